@@ -1,0 +1,307 @@
+//! The layout on the table, kept as its open ends.
+//!
+//! The engine only needs the open ends to generate moves and score; the full
+//! picture (which tile lies where) is the hand's public history of plays,
+//! each naming the end it went on, from which a client draws the layout.
+
+use serde::{Deserialize, Serialize};
+
+use crate::moves::EndId;
+use crate::seating::Seat;
+use crate::tile::Tile;
+use crate::variant::{BoardLayout, SpinnerDoubles, SpinnerOpening};
+
+/// The most open ends any layout can have (double-18, every double a spinner).
+pub const MAX_ENDS: usize = 40;
+
+const NO_SPINNER: u8 = u8::MAX;
+
+/// One open end of the layout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct OpenEnd {
+    /// The pip value a tile must join.
+    pub pip: u8,
+    /// The tile that exposes this end.
+    pub tile: Tile,
+    /// That tile is a double lying across the end: it counts both halves.
+    pub double: bool,
+    /// The end counts in end-sum scoring (a spinner's short sides count only
+    /// once played on).
+    pub scored: bool,
+    /// The seat owning this arm (longana), if any.
+    pub owner: Option<Seat>,
+    /// A longana arm opened to every seat because its owner passed.
+    pub opened: bool,
+    /// The seat that last played here (`None` for the lead).
+    pub last: Option<Seat>,
+    #[serde(skip)]
+    spinner: u8,
+}
+
+/// The open ends of the layout.
+#[derive(Clone, Debug)]
+pub struct Board {
+    ends: [OpenEnd; MAX_ENDS],
+    len: u8,
+    /// For each spinner, how many long sides are still uncovered.
+    spinners_pending: [u8; MAX_ENDS],
+    spinners: u8,
+    layout: BoardLayout,
+}
+
+impl Board {
+    pub(crate) fn new(layout: BoardLayout) -> Board {
+        let blank = OpenEnd {
+            pip: 0,
+            tile: Tile(0),
+            double: false,
+            scored: false,
+            owner: None,
+            opened: false,
+            last: None,
+            spinner: NO_SPINNER,
+        };
+        Board { ends: [blank; MAX_ENDS], len: 0, spinners_pending: [0; MAX_ENDS], spinners: 0, layout }
+    }
+
+    /// The open ends, indexed by [`EndId`].
+    #[inline]
+    pub fn ends(&self) -> &[OpenEnd] {
+        &self.ends[..self.len as usize]
+    }
+
+    /// Whether nothing has been played yet.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The end with this id.
+    #[inline]
+    pub fn end(&self, id: EndId) -> Option<&OpenEnd> {
+        self.ends().get(id.0 as usize)
+    }
+
+    /// A bitmask of the pips showing on open ends (bit `p` for pip `p`).
+    pub fn open_pips(&self) -> u32 {
+        self.ends().iter().fold(0, |m, e| m | 1 << e.pip)
+    }
+
+    fn push(&mut self, e: OpenEnd) {
+        self.ends[self.len as usize] = e;
+        self.len += 1;
+    }
+
+    fn spins(&self, t: Tile) -> bool {
+        t.is_double()
+            && match self.layout {
+                BoardLayout::Spinner(s) => s.doubles == SpinnerDoubles::Every || self.spinners == 0,
+                _ => false,
+            }
+    }
+
+    fn opening(&self) -> SpinnerOpening {
+        match self.layout {
+            BoardLayout::Spinner(s) => s.opens,
+            _ => SpinnerOpening::AfterBothSides,
+        }
+    }
+
+    fn new_spinner(&mut self, pending: u8) -> u8 {
+        let id = self.spinners;
+        self.spinners_pending[id as usize] = pending;
+        self.spinners += 1;
+        id
+    }
+
+    fn open_short_sides(&mut self, t: Tile, pip: u8) {
+        for _ in 0..2 {
+            self.push(OpenEnd {
+                pip,
+                tile: t,
+                double: true,
+                scored: false,
+                owner: None,
+                opened: false,
+                last: None,
+                spinner: NO_SPINNER,
+            });
+        }
+    }
+
+    /// Places the first tile of the hand.
+    pub(crate) fn lead(&mut self, t: Tile, seats: u8) {
+        let (lo, hi) = t.faces();
+        let end = |pip| OpenEnd {
+            pip,
+            tile: t,
+            double: lo == hi,
+            scored: true,
+            owner: None,
+            opened: false,
+            last: None,
+            spinner: NO_SPINNER,
+        };
+        match self.layout {
+            BoardLayout::Longana(_) => {
+                for s in 0..seats {
+                    self.push(OpenEnd { owner: Some(Seat(s)), ..end(lo) });
+                }
+            }
+            _ if self.spins(t) => {
+                let at_once = self.opening() == SpinnerOpening::AtOnce;
+                let id = self.new_spinner(if at_once { 0 } else { 2 });
+                let spinner = if at_once { NO_SPINNER } else { id };
+                self.push(OpenEnd { spinner, ..end(lo) });
+                self.push(OpenEnd { spinner, ..end(hi) });
+                if at_once {
+                    self.open_short_sides(t, lo);
+                }
+            }
+            _ => {
+                self.push(end(lo));
+                self.push(end(hi));
+            }
+        }
+    }
+
+    /// Joins `t` to end `id` by face `face`; the other face becomes the end.
+    pub(crate) fn place(&mut self, id: EndId, t: Tile, face: u8, seat: Seat) {
+        let (lo, hi) = t.faces();
+        let out = if face == 0 { hi } else { lo };
+        let i = id.0 as usize;
+        let old = self.ends[i];
+        if old.spinner != NO_SPINNER {
+            let pending = &mut self.spinners_pending[old.spinner as usize];
+            *pending -= 1;
+            if *pending == 0 {
+                self.open_short_sides(old.tile, old.pip);
+            }
+        }
+        let mut spinner = NO_SPINNER;
+        if self.spins(t) {
+            if self.opening() == SpinnerOpening::AtOnce {
+                self.new_spinner(0);
+                self.open_short_sides(t, out);
+            } else {
+                spinner = self.new_spinner(1);
+            }
+        }
+        self.ends[i] = OpenEnd {
+            pip: out,
+            tile: t,
+            double: lo == hi,
+            scored: true,
+            owner: old.owner,
+            opened: old.opened && old.owner != Some(seat),
+            last: Some(seat),
+            spinner,
+        };
+    }
+
+    /// Opens every arm owned by `seat` (it passed).
+    pub(crate) fn open_arms_of(&mut self, seat: Seat) {
+        let len = self.len as usize;
+        for e in &mut self.ends[..len] {
+            if e.owner == Some(seat) {
+                e.opened = true;
+            }
+        }
+    }
+
+    /// The sum of the scored open ends: a double across an end counts both
+    /// halves, once per tile however many of its sides are open.
+    pub fn end_sum(&self) -> u32 {
+        let ends = self.ends();
+        let mut sum = 0u32;
+        for (i, e) in ends.iter().enumerate() {
+            if !e.scored {
+                continue;
+            }
+            if e.double {
+                if ends[..i].iter().any(|p| p.scored && p.double && p.tile == e.tile) {
+                    continue;
+                }
+                sum += 2 * e.pip as u32;
+            } else {
+                sum += e.pip as u32;
+            }
+        }
+        sum
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::variant::{LonganaSpec, SpinnerSpec};
+
+    fn d(a: u8, b: u8) -> Tile {
+        Tile::domino(a, b)
+    }
+
+    #[test]
+    fn line_ends_follow_the_played_faces() {
+        let mut b = Board::new(BoardLayout::Line);
+        b.lead(d(3, 5), 4);
+        assert_eq!(b.ends().iter().map(|e| e.pip).collect::<Vec<_>>(), vec![3, 5]);
+        b.place(EndId(1), d(5, 2), 1, Seat(1)); // [2|5]: face 1 (the 5) joins
+        assert_eq!(b.ends()[1].pip, 2);
+        assert_eq!(b.end_sum(), 5);
+        b.place(EndId(0), d(3, 3), 0, Seat(2));
+        assert_eq!(b.end_sum(), 6 + 2);
+    }
+
+    #[test]
+    fn lead_double_counts_once() {
+        let mut b = Board::new(BoardLayout::Line);
+        b.lead(d(5, 5), 2);
+        assert_eq!(b.end_sum(), 10);
+    }
+
+    #[test]
+    fn first_double_spinner_opens_after_both_sides() {
+        let mut b = Board::new(BoardLayout::Spinner(SpinnerSpec::default()));
+        b.lead(d(5, 5), 2);
+        assert_eq!(b.ends().len(), 2);
+        assert_eq!(b.end_sum(), 10);
+        b.place(EndId(0), d(5, 3), 1, Seat(1)); // [3|5], 5 joins, 3 out
+        assert_eq!(b.end_sum(), 3 + 10);
+        assert_eq!(b.ends().len(), 2);
+        b.place(EndId(1), d(5, 1), 1, Seat(0));
+        assert_eq!(b.ends().len(), 4, "short sides open");
+        assert_eq!(b.end_sum(), 3 + 1, "short sides count only once played on");
+        b.place(EndId(2), d(5, 6), 0, Seat(1));
+        assert_eq!(b.end_sum(), 3 + 1 + 6);
+        // A second double is not a spinner under "first".
+        b.place(EndId(3), d(5, 5), 0, Seat(0));
+        assert_eq!(b.ends().len(), 4);
+        assert_eq!(b.end_sum(), 3 + 1 + 6 + 10);
+    }
+
+    #[test]
+    fn mid_line_spinner_needs_its_far_side_covered() {
+        let mut b =
+            Board::new(BoardLayout::Spinner(SpinnerSpec { doubles: SpinnerDoubles::Every, ..Default::default() }));
+        b.lead(d(2, 4), 2);
+        b.place(EndId(1), d(4, 4), 0, Seat(1));
+        assert_eq!(b.ends().len(), 2);
+        assert_eq!(b.end_sum(), 2 + 8);
+        b.place(EndId(1), d(4, 1), 1, Seat(0));
+        assert_eq!(b.ends().len(), 4);
+        assert_eq!(b.ends()[2].pip, 4);
+    }
+
+    #[test]
+    fn longana_has_an_arm_per_seat() {
+        let mut b = Board::new(BoardLayout::Longana(LonganaSpec::default()));
+        b.lead(d(9, 9), 3);
+        assert_eq!(b.ends().len(), 3);
+        assert_eq!(b.ends()[2].owner, Some(Seat(2)));
+        b.open_arms_of(Seat(1));
+        assert!(b.ends()[1].opened);
+        b.place(EndId(1), d(9, 0), 1, Seat(1));
+        assert!(!b.ends()[1].opened, "the owner closes its arm by playing on it");
+    }
+}

@@ -1,0 +1,62 @@
+//! # capicua-engine
+//!
+//! The rules of dominoes as data, and a referee that plays them.
+//!
+//! A [`Variant`] is plain, serializable data: one field per rule choice
+//! (tile set, deal, lead, layout, matching, turn order, stuck policy, blocked
+//! hands, scoring, target, visibility). [`Variant::validate`] turns it into
+//! [`Rules`], the only thing a [`Game`] accepts. Classic games are named
+//! [`preset`]s of that data.
+//!
+//! The engine is pure: no IO, no clock, no global state. A game is fully
+//! determined by its rules, seating and seed; its move log replays it.
+//!
+//! ```
+//! use capicua_engine::{Game, Rules, Seat, Seating};
+//!
+//! let rules = Rules::preset("latin").unwrap();
+//! let mut game = Game::new(rules.into(), Seating::new(4), 2026).unwrap();
+//! while let Some(seat) = game.to_move() {
+//!     // A seat decides from its view only.
+//!     let view = game.view(seat);
+//!     let moves = view.legal_moves();
+//!     let m = moves[moves.len() / 2];
+//!     game.play(m).expect("a legal move is accepted");
+//! }
+//! let winner = game.outcome().unwrap().winner;
+//! assert!(game.scores().iter().any(|&s| s >= 100));
+//! # let _ = winner;
+//! ```
+//!
+//! Design notes:
+//! - Moves are small and `Copy`; [`Game::legal_moves`] returns a
+//!   fixed-capacity [`MoveList`] that never allocates.
+//! - Hands are 256-bit [`TileSet`]s; every matching rule compiles at
+//!   validation into a table, so move generation is a few ANDs per open end.
+//! - Randomness is ChaCha8 keyed from the seed by SplitMix64, with bounded
+//!   integers computed here: a stored seed deals the same forever.
+
+mod board;
+mod error;
+mod game;
+mod moves;
+mod presets;
+mod rng;
+mod rules;
+mod seating;
+mod tile;
+mod variant;
+mod view;
+
+pub use board::{Board, MAX_ENDS, OpenEnd};
+pub use error::{IllegalMove, SeatingError, SetupError, VariantError};
+pub use game::{
+    Action, Event, Events, Game, HandEnd, HandResult, LeadRequirement, Outcome, Record, ReplayError, Setup,
+};
+pub use moves::{EndId, MAX_MOVES, Move, MoveList};
+pub use presets::{PRESETS, preset};
+pub use rules::Rules;
+pub use seating::{MAX_SEATS, Seat, Seating, Side, Table};
+pub use tile::{MAX_PIP, MAX_TILES, PIP_VALUES, Tile, TileCatalog, TileSet, TileSetIter};
+pub use variant::*;
+pub use view::{View, ViewSnapshot};

@@ -1,0 +1,232 @@
+//! The classic games as named presets of variant data.
+//!
+//! Each preset documents the rule choices it makes and where sources
+//! disagree; every disagreement is an option of the [`Variant`] model, so a
+//! house rule is an override, not new code. Sources: pagat.com (John
+//! McLeod's rules pages) as digested in the project's rules reference.
+
+use crate::tile::Tile;
+use crate::variant::*;
+
+/// The names of every preset, in a stable order.
+pub const PRESETS: &[&str] =
+    &["block", "draw", "all-fives", "fives-and-threes", "latin", "puerto-rico", "cuban", "longana"];
+
+/// A preset by name, or `None`.
+///
+/// | name | tiles | seats | hand | rest | stuck | layout | lead (first / later) | scoring | target |
+/// |---|---|---|---|---|---|---|---|---|---|
+/// | `block` | double-6 | 2-4 | 7 (2 seats), 5 (3-4) | out of play | pass | line | highest double / winner | opponents' pips; blocked: lowest seat, tie scores nothing | 100 |
+/// | `draw` | double-6 | 2-4 | 7, 5 | stock, keep 2 | draw until playable, must play it | line | highest double / winner | as block | 100 |
+/// | `all-fives` | double-6 | 2-4 (4: pairs) | 7 | stock | draw until playable | first double spins after both sides | lot / winner | ends multiple of 5 during play; opponents' pips rounded to 5 | 150, ends at once |
+/// | `fives-and-threes` | double-6 | 2-4 (4: pairs) | 7, 5 | out of play | pass | line | lot / winner | 5s and 3s during play; 1 for winning | exactly 61, ends at once |
+/// | `latin` | double-6 | 4, pairs | 7 | none left | pass | line | [6\|6] holder leads it / next seat, any tile | losers' pips; blocked: lower team, tie scores nothing | 100 |
+/// | `puerto-rico` | as latin | | | | | | | going out: all three other hands; blocked: both teams' pips to the lighter team | 200 |
+/// | `cuban` | double-9 | 4, pairs | 10 | 15 out of play | pass | line | lot / next seat | losers' pips; blocked: lower team | 100 |
+/// | `longana` | double-9 | 2-4 | 8 | out of play | pass | longana, arm per seat | highest double / winner leads any double (redeal if none) | opponents' pips | 100 |
+///
+/// Choices where sources differ (each an option): `draw` keeps 2 tiles in the
+/// stock (common rules); `all-fives` deals 7 to every count (most sources;
+/// pagat gives 9/7/5) and plays to 150 (sources give 61 to 250); `cuban` leads
+/// by lot (variant: highest double), scores the losers' pips (variant: all
+/// pips), compares team totals when blocked (eastern Cuba: single hands) and
+/// plays to 100 (sources: 100 or 150); `latin` and `cuban` later hands are led
+/// by the next seat (variant: the winner); `longana` arms open to everyone
+/// once their owner passes (variant: all arms always open).
+///
+/// ```
+/// use capicua_engine::{preset, PRESETS};
+/// for name in PRESETS {
+///     let v = preset(name).unwrap();
+///     assert_eq!(&v.name, name);
+///     v.validate().unwrap();
+/// }
+/// assert!(preset("no-such-game").is_none());
+/// ```
+pub fn preset(name: &str) -> Option<Variant> {
+    Some(match name {
+        "block" => block(),
+        "draw" => draw(),
+        "all-fives" => all_fives(),
+        "fives-and-threes" => fives_and_threes(),
+        "latin" => latin(),
+        "puerto-rico" => puerto_rico(),
+        "cuban" => cuban(),
+        "longana" => longana(),
+        _ => return None,
+    })
+}
+
+fn block() -> Variant {
+    Variant {
+        name: "block".into(),
+        description: "Block game: double-six, pass when unable, lowest hand wins a block.".into(),
+        tiles: TileSpec { max_pip: 6, value: TileValue::PipSum },
+        players: PlayersSpec { min: 2, max: 4, teams: Teams::None },
+        deal: DealSpec { hand_size: HandSize::BySeats(vec![[2, 7], [3, 5], [4, 5]]), rest: Rest::OutOfPlay },
+        lead: LeadSpec {
+            first: FirstLeader::HighestDouble,
+            later: LaterLeader::Winner,
+            tile: LeadTile::Any,
+            redeal_without_double: false,
+        },
+        board: BoardLayout::Line,
+        matching: MatchRule::Equal,
+        turn: TurnSpec { direction: Direction::Clockwise },
+        stuck: StuckSpec { when_unable: WhenUnable::Pass, keep: 0, must_play_drawn: true },
+        blocked: BlockedSpec { compare: BlockedCompare::Seat, tie: BlockedTie::NoScore },
+        scoring: ScoringSpec {
+            out: HandPoints::Opponents,
+            blocked: HandPoints::Opponents,
+            round_to: 0,
+            capicua: Capicua::None,
+            win_bonus: 0,
+            during_play: PlayScoring::None,
+        },
+        target: MatchTarget::Points { points: 100, exact: false, immediate: false },
+        visibility: Visibility::default(),
+    }
+}
+
+fn draw() -> Variant {
+    Variant {
+        name: "draw".into(),
+        description: "Draw game: as block, but a seat that cannot play draws until it can (2 tiles stay).".into(),
+        deal: DealSpec { hand_size: HandSize::BySeats(vec![[2, 7], [3, 5], [4, 5]]), rest: Rest::Stock },
+        stuck: StuckSpec { when_unable: WhenUnable::DrawUntilPlayable, keep: 2, must_play_drawn: true },
+        ..block()
+    }
+}
+
+fn all_fives() -> Variant {
+    Variant {
+        name: "all-fives".into(),
+        description: "All Fives (Muggins with a spinner): score the open ends when they make a multiple of 5.".into(),
+        players: PlayersSpec { min: 2, max: 4, teams: Teams::PairsIfFourPlus },
+        deal: DealSpec { hand_size: HandSize::Fixed(7), rest: Rest::Stock },
+        lead: LeadSpec {
+            first: FirstLeader::Lot,
+            later: LaterLeader::Winner,
+            tile: LeadTile::Any,
+            redeal_without_double: false,
+        },
+        board: BoardLayout::Spinner(SpinnerSpec {
+            doubles: SpinnerDoubles::First,
+            opens: SpinnerOpening::AfterBothSides,
+        }),
+        stuck: StuckSpec { when_unable: WhenUnable::DrawUntilPlayable, keep: 0, must_play_drawn: true },
+        scoring: ScoringSpec {
+            out: HandPoints::Opponents,
+            blocked: HandPoints::Opponents,
+            round_to: 5,
+            capicua: Capicua::None,
+            win_bonus: 0,
+            during_play: PlayScoring::EndsMultipleOf(5),
+        },
+        target: MatchTarget::Points { points: 150, exact: false, immediate: true },
+        ..block()
+    }
+}
+
+fn fives_and_threes() -> Variant {
+    Variant {
+        name: "fives-and-threes".into(),
+        description: "Fives and Threes: ends divisible by 5 and/or 3 score; exactly 61 wins.".into(),
+        players: PlayersSpec { min: 2, max: 4, teams: Teams::PairsIfFourPlus },
+        lead: LeadSpec {
+            first: FirstLeader::Lot,
+            later: LaterLeader::Winner,
+            tile: LeadTile::Any,
+            redeal_without_double: false,
+        },
+        scoring: ScoringSpec {
+            out: HandPoints::Nothing,
+            blocked: HandPoints::Nothing,
+            round_to: 0,
+            capicua: Capicua::None,
+            win_bonus: 1,
+            during_play: PlayScoring::FivesAndThrees,
+        },
+        target: MatchTarget::Points { points: 61, exact: true, immediate: true },
+        ..block()
+    }
+}
+
+fn latin() -> Variant {
+    Variant {
+        name: "latin".into(),
+        description: "Latin American partnership: 4 players in pairs, all 28 tiles dealt, [6|6] leads.".into(),
+        tiles: TileSpec { max_pip: 6, value: TileValue::PipSum },
+        players: PlayersSpec { min: 4, max: 4, teams: Teams::Pairs },
+        deal: DealSpec { hand_size: HandSize::Fixed(7), rest: Rest::OutOfPlay },
+        lead: LeadSpec {
+            first: FirstLeader::HolderOf(Tile::domino(6, 6)),
+            later: LaterLeader::Next,
+            tile: LeadTile::Any,
+            redeal_without_double: false,
+        },
+        board: BoardLayout::Line,
+        matching: MatchRule::Equal,
+        turn: TurnSpec { direction: Direction::CounterClockwise },
+        stuck: StuckSpec { when_unable: WhenUnable::Pass, keep: 0, must_play_drawn: true },
+        blocked: BlockedSpec { compare: BlockedCompare::Team, tie: BlockedTie::NoScore },
+        scoring: ScoringSpec {
+            out: HandPoints::Opponents,
+            blocked: HandPoints::Opponents,
+            round_to: 0,
+            capicua: Capicua::None,
+            win_bonus: 0,
+            during_play: PlayScoring::None,
+        },
+        target: MatchTarget::Points { points: 100, exact: false, immediate: false },
+        visibility: Visibility::default(),
+    }
+}
+
+fn puerto_rico() -> Variant {
+    let l = latin();
+    Variant {
+        name: "puerto-rico".into(),
+        description: "Puerto Rican partnership: going out scores all three other hands; to 200.".into(),
+        scoring: ScoringSpec { out: HandPoints::AllOthers, blocked: HandPoints::All, ..l.scoring },
+        target: MatchTarget::Points { points: 200, exact: false, immediate: false },
+        ..l
+    }
+}
+
+fn cuban() -> Variant {
+    let l = latin();
+    Variant {
+        name: "cuban".into(),
+        description: "Cuban double-nine partnership: 10 tiles each, 15 out of play, no drawing.".into(),
+        tiles: TileSpec { max_pip: 9, value: TileValue::PipSum },
+        deal: DealSpec { hand_size: HandSize::Fixed(10), rest: Rest::OutOfPlay },
+        lead: LeadSpec {
+            first: FirstLeader::Lot,
+            later: LaterLeader::Next,
+            tile: LeadTile::Any,
+            redeal_without_double: false,
+        },
+        ..l
+    }
+}
+
+fn longana() -> Variant {
+    Variant {
+        name: "longana".into(),
+        description: "Longana: double-nine, the lead double opens an arm for every player.".into(),
+        tiles: TileSpec { max_pip: 9, value: TileValue::PipSum },
+        players: PlayersSpec { min: 2, max: 4, teams: Teams::None },
+        deal: DealSpec { hand_size: HandSize::Fixed(8), rest: Rest::OutOfPlay },
+        lead: LeadSpec {
+            first: FirstLeader::HighestDouble,
+            later: LaterLeader::Winner,
+            tile: LeadTile::AnyDouble,
+            redeal_without_double: true,
+        },
+        board: BoardLayout::Longana(LonganaSpec { access: ArmAccess::OwnOrOpened }),
+        turn: TurnSpec { direction: Direction::CounterClockwise },
+        blocked: BlockedSpec { compare: BlockedCompare::Seat, tie: BlockedTie::NoScore },
+        ..block()
+    }
+}

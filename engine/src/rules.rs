@@ -1,0 +1,256 @@
+//! Validated rules: a [`Variant`] that is known to be playable, with the
+//! tables the move generator reads precomputed.
+
+use crate::error::VariantError;
+use crate::moves::MAX_MOVES;
+use crate::seating::{MAX_SEATS, Seating, Table};
+use crate::tile::{MAX_PIP, PIP_VALUES, Tile, TileCatalog, TileSet};
+use crate::variant::*;
+
+/// A validated variant. The only way to get one is [`Variant::validate`]
+/// (or [`Rules::preset`]), so a [`Game`](crate::Game) never meets a rule
+/// combination that cannot be played.
+#[derive(Clone, Debug)]
+pub struct Rules {
+    variant: Variant,
+    catalog: TileCatalog,
+    /// `joins[e]`: bit `f` set when a face showing `f` may join an end showing `e`.
+    joins: [u32; PIP_VALUES],
+    /// `playable[e]`: the tiles with some face that joins an end showing `e`.
+    playable: [TileSet; PIP_VALUES],
+    /// `by_face[e][f]`: the tiles that join an end showing `e` by face `f`
+    /// (face 1 only for non-doubles: a double joins the same way either side).
+    by_face: [[TileSet; 2]; PIP_VALUES],
+    max_ends: usize,
+}
+
+impl Variant {
+    /// Checks every field and combination and returns playable [`Rules`].
+    ///
+    /// The error names the field in the variant-file spelling.
+    ///
+    /// ```
+    /// use capicua_engine::{preset, Rest, WhenUnable};
+    /// let mut v = preset("block").unwrap();
+    /// v.stuck.when_unable = WhenUnable::DrawUntilPlayable;
+    /// v.deal.rest = Rest::OutOfPlay;
+    /// let e = v.validate().unwrap_err();
+    /// assert_eq!(e.field, "stuck.when-unable");
+    /// ```
+    pub fn validate(&self) -> Result<Rules, VariantError> {
+        Rules::new(self.clone())
+    }
+}
+
+impl Rules {
+    /// Validates a variant.
+    pub fn new(variant: Variant) -> Result<Rules, VariantError> {
+        let v = &variant;
+        fn err(field: &str, message: impl Into<String>) -> VariantError {
+            VariantError::new(field, message)
+        }
+        if v.name.trim().is_empty() {
+            return Err(err("name", "must not be empty"));
+        }
+        if v.tiles.max_pip > MAX_PIP {
+            return Err(err(
+                "tiles.max-pip",
+                format!("{} is above the largest set, double-{MAX_PIP}", v.tiles.max_pip),
+            ));
+        }
+        let catalog = TileCatalog::double_n(v.tiles.max_pip, |t| match v.tiles.value {
+            TileValue::PipSum => {
+                let (a, b) = t.faces();
+                a as i32 + b as i32
+            }
+        });
+
+        let (min, max) = (v.players.min, v.players.max);
+        if min < 2 || max as usize > MAX_SEATS || min > max {
+            return Err(err(
+                "players",
+                format!("min {min} / max {max}: seats must satisfy 2 <= min <= max <= {MAX_SEATS}"),
+            ));
+        }
+        for n in min..=max {
+            Table::resolve(&Seating::new(n), &v.players.teams)
+                .map_err(|e| err("players.teams", format!("with {n} seats: {e}")))?;
+        }
+
+        let mut max_hand = 0usize;
+        for n in min..=max {
+            let Some(h) = v.deal.hand_size.for_seats(n) else {
+                return Err(err("deal.hand-size", format!("no hand size for {n} seats")));
+            };
+            if h == 0 || n as usize * h as usize > catalog.len() {
+                return Err(err(
+                    "deal.hand-size",
+                    format!(
+                        "{n} seats x {h} tiles does not fit the {} tiles of double-{}",
+                        catalog.len(),
+                        v.tiles.max_pip
+                    ),
+                ));
+            }
+            let stock = catalog.len() - n as usize * h as usize;
+            let drawable = if v.deal.rest == Rest::Stock && v.stuck.when_unable != WhenUnable::Pass {
+                stock.saturating_sub(v.stuck.keep as usize)
+            } else {
+                0
+            };
+            max_hand = max_hand.max(h as usize + drawable);
+        }
+        if v.stuck.when_unable != WhenUnable::Pass && v.deal.rest == Rest::OutOfPlay {
+            return Err(err("stuck.when-unable", "drawing needs a stock: set deal.rest = \"stock\""));
+        }
+        if v.stuck.when_unable == WhenUnable::DrawUpTo(0) {
+            return Err(err("stuck.when-unable", "draw-up-to needs at least 1 tile"));
+        }
+
+        match v.lead.first {
+            FirstLeader::HolderOf(t) if t.index() >= catalog.len() => {
+                return Err(err("lead.first", format!("{t} is not in the double-{} set", v.tiles.max_pip)));
+            }
+            FirstLeader::Seat(s) if s >= min => {
+                return Err(err("lead.first", format!("seat {s} does not exist with {min} seats")));
+            }
+            _ => {}
+        }
+        if let BoardLayout::Longana(_) = v.board {
+            let first_double = match v.lead.first {
+                FirstLeader::HolderOf(t) => t.is_double(),
+                FirstLeader::HighestDouble => true,
+                FirstLeader::Seat(_) | FirstLeader::Lot => v.lead.tile != LeadTile::Any,
+            };
+            let later_double = match v.lead.later {
+                LaterLeader::AsFirst => first_double,
+                LaterLeader::Winner | LaterLeader::Next => v.lead.tile != LeadTile::Any,
+            };
+            if !v.lead.redeal_without_double {
+                return Err(err("lead.redeal-without-double", "a longana needs a lead double: set it to true"));
+            }
+            if !first_double || !later_double {
+                return Err(err("lead", "a longana opens from a double: lead.first and lead.tile must require one"));
+            }
+        }
+
+        let joins: [u32; PIP_VALUES] = std::array::from_fn(|e| {
+            (0..PIP_VALUES as u8).filter(|&f| v.matching.joins(e as u8, f)).fold(0u32, |m, f| m | 1 << f)
+        });
+        let playable: [TileSet; PIP_VALUES] = std::array::from_fn(|e| {
+            (0..=v.tiles.max_pip)
+                .filter(|&f| joins[e] & (1 << f) != 0)
+                .fold(TileSet::EMPTY, |s, f| s.or(catalog.suit(f)))
+        });
+
+        let by_face: [[TileSet; 2]; PIP_VALUES] = std::array::from_fn(|e| {
+            let mut m = [TileSet::EMPTY; 2];
+            for t in catalog.all().iter() {
+                let (lo, hi) = t.faces();
+                if joins[e] & (1 << lo) != 0 {
+                    m[0].insert(t);
+                }
+                if lo != hi && joins[e] & (1 << hi) != 0 {
+                    m[1].insert(t);
+                }
+            }
+            m
+        });
+        let doubles = catalog.doubles().len();
+        let max_ends = match v.board {
+            BoardLayout::Line => 2,
+            BoardLayout::Spinner(SpinnerSpec { doubles: SpinnerDoubles::First, .. }) => 4,
+            BoardLayout::Spinner(SpinnerSpec { doubles: SpinnerDoubles::Every, .. }) => 2 + 2 * doubles,
+            BoardLayout::Longana(_) => max as usize,
+        };
+        // Worst case of the move list: every open end, every tile that can
+        // join it, every distinct way of joining, plus draw and pass.
+        let per_end = (0..=v.tiles.max_pip as usize).map(|e| playable[e].len()).max().unwrap_or(0).min(max_hand);
+        let ways = if catalog.all().iter().any(|t| {
+            let (a, b) = t.faces();
+            a != b && (0..PIP_VALUES).any(|e| joins[e] & (1 << a) != 0 && joins[e] & (1 << b) != 0)
+        }) {
+            2
+        } else {
+            1
+        };
+        let worst = max_ends * per_end * ways + 2;
+        if worst > MAX_MOVES {
+            return Err(err(
+                "board",
+                format!("up to {worst} legal moves in one position; the engine supports {MAX_MOVES}"),
+            ));
+        }
+
+        match v.scoring.during_play {
+            PlayScoring::EndsMultipleOf(0) => {
+                return Err(err("scoring.during-play", "ends-multiple-of needs a positive number"));
+            }
+            PlayScoring::None | PlayScoring::EndsMultipleOf(_) | PlayScoring::FivesAndThrees => {}
+        }
+        match v.target {
+            MatchTarget::Points { points: 0, .. } => return Err(err("target", "points must be positive")),
+            MatchTarget::Hands(0) => return Err(err("target", "hands must be positive")),
+            _ => {}
+        }
+        if v.visibility.hands == HandVisibility::Partners && v.players.teams == Teams::None {
+            return Err(err("visibility.hands", "\"partners\" needs teams (players.teams)"));
+        }
+
+        Ok(Rules { variant, catalog, joins, playable, by_face, max_ends })
+    }
+
+    /// A named preset, validated. See [`preset`](crate::preset) for the names.
+    ///
+    /// ```
+    /// let r = capicua_engine::Rules::preset("cuban").unwrap();
+    /// assert_eq!(r.catalog().len(), 55);
+    /// ```
+    pub fn preset(name: &str) -> Option<Rules> {
+        crate::presets::preset(name).map(|v| v.validate().expect("presets are valid"))
+    }
+
+    /// The variant these rules were validated from.
+    pub fn variant(&self) -> &Variant {
+        &self.variant
+    }
+    /// The tile set.
+    pub fn catalog(&self) -> &TileCatalog {
+        &self.catalog
+    }
+    /// The hand size for `seats` seats (validated to exist in the seat range).
+    pub fn hand_size(&self, seats: u8) -> u8 {
+        self.variant.deal.hand_size.for_seats(seats).unwrap_or(0)
+    }
+    /// The most open ends the layout can have.
+    pub fn max_ends(&self) -> usize {
+        self.max_ends
+    }
+    /// Whether a face showing `face` may join an end showing `end`.
+    #[inline]
+    pub fn joins(&self, end: u8, face: u8) -> bool {
+        self.joins[end as usize] & (1 << face) != 0
+    }
+    /// The tiles that may join an end showing `end`.
+    #[inline]
+    pub fn playable_on(&self, end: u8) -> TileSet {
+        self.playable[end as usize]
+    }
+    /// The tiles that join an end showing `end` by face `face` (0 or 1).
+    #[inline]
+    pub fn joining_by_face(&self, end: u8, face: usize) -> &TileSet {
+        &self.by_face[end as usize][face]
+    }
+    /// Whether seats may draw from the stock at all.
+    pub fn draws(&self) -> bool {
+        self.variant.deal.rest == Rest::Stock && self.variant.stuck.when_unable != WhenUnable::Pass
+    }
+    /// The seat range.
+    pub fn seat_range(&self) -> std::ops::RangeInclusive<u8> {
+        self.variant.players.min..=self.variant.players.max
+    }
+    /// Whether `t` is in this set.
+    pub fn has_tile(&self, t: Tile) -> bool {
+        t.index() < self.catalog.len()
+    }
+}

@@ -1,0 +1,493 @@
+//! The unchecked description of a variant: plain, serializable data.
+//!
+//! A [`Variant`] is what a user writes (or a preset returns). It is never
+//! played directly: [`Variant::validate`] checks every field and every
+//! combination, precomputes the tables the move generator needs and returns
+//! [`Rules`](crate::Rules), the only thing a [`Game`](crate::Game) accepts.
+//! Each rule choice is a field holding an enum of named options; adding an
+//! option is adding an enum variant and its implementation.
+
+use serde::{Deserialize, Serialize};
+
+use crate::tile::Tile;
+
+/// Every rule choice of a domino variant.
+///
+/// Serialized in kebab-case; unit options are plain strings
+/// (`board = "line"`) and options with parameters are one-key tables
+/// (`board = { spinner = { doubles = "first" } }`).
+///
+/// ```
+/// use capicua_engine::{preset, Variant};
+/// let latin: Variant = preset("latin").unwrap();
+/// let json = serde_json::to_string(&latin).unwrap();
+/// let back: Variant = serde_json::from_str(&json).unwrap();
+/// assert_eq!(back, latin);
+/// assert!(back.validate().is_ok());
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct Variant {
+    /// Stable name of the variant (a preset name, or the user's own).
+    pub name: String,
+    /// Free text shown to players.
+    #[serde(default)]
+    pub description: String,
+    /// The tile set and how tiles are valued.
+    pub tiles: TileSpec,
+    /// How many seats, and how they form teams.
+    pub players: PlayersSpec,
+    /// How tiles are dealt.
+    pub deal: DealSpec,
+    /// Who leads each hand, and with what.
+    pub lead: LeadSpec,
+    /// The shape of the layout on the table.
+    pub board: BoardLayout,
+    /// When a tile may be joined to an open end.
+    #[serde(default)]
+    pub matching: MatchRule,
+    /// The order in which seats move.
+    #[serde(default)]
+    pub turn: TurnSpec,
+    /// What a seat does when it cannot (or will not) play.
+    pub stuck: StuckSpec,
+    /// How a blocked hand is decided.
+    pub blocked: BlockedSpec,
+    /// How hands and plays score.
+    pub scoring: ScoringSpec,
+    /// When the match ends.
+    pub target: MatchTarget,
+    /// What each seat may see.
+    #[serde(default)]
+    pub visibility: Visibility,
+}
+
+/// The tile set.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct TileSpec {
+    /// The set is double-`max_pip` (0..=18): 6 gives 28 tiles, 9 gives 55, 12 gives 91.
+    pub max_pip: u8,
+    /// How a tile is valued when hands are counted.
+    #[serde(default)]
+    pub value: TileValue,
+}
+
+/// How a tile is valued when hands are counted.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TileValue {
+    /// The sum of the faces (the usual count).
+    #[default]
+    PipSum,
+}
+
+/// How many seats play and how they form teams.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct PlayersSpec {
+    /// Fewest seats (at least 2).
+    pub min: u8,
+    /// Most seats (at most 10).
+    pub max: u8,
+    /// Teams, if any.
+    #[serde(default)]
+    pub teams: Teams,
+}
+
+/// How seats form teams (partnerships).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Teams {
+    /// Every seat plays for itself.
+    #[default]
+    None,
+    /// Partners sit opposite: with `n` seats, seat `i` partners seat `i + n/2`
+    /// (4 seats: {0,2} and {1,3}; 6 seats: three pairs). Needs an even count.
+    Pairs,
+    /// As `pairs` with 4, 6, 8 or 10 seats; fewer or an odd number of
+    /// seats play for themselves (All Fives, Fives and Threes).
+    PairsIfFourPlus,
+    /// Two teams on alternate seats (even seats against odd seats).
+    Alternate,
+    /// An explicit partition of the seats (for exactly that many seats).
+    Fixed(Vec<Vec<u8>>),
+}
+
+/// How tiles are dealt.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct DealSpec {
+    /// Tiles per seat.
+    pub hand_size: HandSize,
+    /// What happens to the tiles not dealt.
+    pub rest: Rest,
+}
+
+/// Tiles per seat: a number, or a table by seat count.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum HandSize {
+    /// The same for every seat count.
+    Fixed(u8),
+    /// `[[seats, tiles], ...]`: e.g. `[[2, 9], [3, 7], [4, 5]]`.
+    BySeats(Vec<[u8; 2]>),
+}
+
+impl HandSize {
+    /// The hand size for `seats` seats, if the table has one.
+    pub fn for_seats(&self, seats: u8) -> Option<u8> {
+        match self {
+            HandSize::Fixed(n) => Some(*n),
+            HandSize::BySeats(t) => t.iter().find(|e| e[0] == seats).map(|e| e[1]),
+        }
+    }
+}
+
+/// What happens to the tiles that are not dealt.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Rest {
+    /// They form the stock (boneyard) that seats may draw from.
+    Stock,
+    /// They lie face down out of play for the whole hand.
+    OutOfPlay,
+}
+
+/// Who leads each hand and what they must lead.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct LeadSpec {
+    /// The leader of the first hand.
+    pub first: FirstLeader,
+    /// The leader of later hands.
+    pub later: LaterLeader,
+    /// What a leader chosen by seat (fixed seat, lot, winner, next) must lead.
+    #[serde(default)]
+    pub tile: LeadTile,
+    /// Redeal when the lead needs a double and nobody holds one (otherwise
+    /// the designated seat leads any tile).
+    #[serde(default)]
+    pub redeal_without_double: bool,
+}
+
+/// The leader of the first hand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FirstLeader {
+    /// The holder of this tile leads it. If it is not dealt (it lies in the
+    /// stock or out of play), the holder of the highest double leads it.
+    HolderOf(Tile),
+    /// The holder of the highest double leads it.
+    HighestDouble,
+    /// A fixed seat leads.
+    Seat(u8),
+    /// A seat drawn by lot (seeded) leads.
+    Lot,
+}
+
+/// The leader of every hand after the first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LaterLeader {
+    /// The seat that won the previous hand (the previous leader if nobody won).
+    Winner,
+    /// The seat after the previous leader, in turn order.
+    Next,
+    /// The first-hand rule again.
+    AsFirst,
+}
+
+/// What a leader chosen by seat must lead.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LeadTile {
+    /// Any tile.
+    #[default]
+    Any,
+    /// Any double; a leader without one yields to the next seat holding one.
+    AnyDouble,
+    /// Its highest double; a leader without one yields to the next seat holding one.
+    HighestDouble,
+}
+
+/// The shape of the layout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BoardLayout {
+    /// A single line with two open ends.
+    Line,
+    /// Doubles that open on four sides (All Fives, Five-Up).
+    Spinner(SpinnerSpec),
+    /// The lead double opens one arm per seat (Longana / Cuban longana).
+    Longana(LonganaSpec),
+}
+
+/// Which doubles spin and when their short sides open.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct SpinnerSpec {
+    /// Which doubles are spinners.
+    #[serde(default)]
+    pub doubles: SpinnerDoubles,
+    /// When the two short sides of a spinner open.
+    #[serde(default)]
+    pub opens: SpinnerOpening,
+}
+
+/// Which doubles are spinners.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SpinnerDoubles {
+    /// Only the first double played (All Fives).
+    #[default]
+    First,
+    /// Every double (Five-Up, the sources' "every double is a spinner").
+    Every,
+}
+
+/// When a spinner's two short sides open.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SpinnerOpening {
+    /// Once both long sides are covered (All Fives).
+    #[default]
+    AfterBothSides,
+    /// As soon as the double is placed.
+    AtOnce,
+}
+
+/// Who may play on which arm of a longana.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct LonganaSpec {
+    /// Access to other seats' arms.
+    #[serde(default)]
+    pub access: ArmAccess,
+}
+
+/// Access to the arms of a longana.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ArmAccess {
+    /// A seat plays on its own arm, or on an arm whose owner has passed since
+    /// last playing on it (the arm is "open"; the owner closes it by playing on it).
+    #[default]
+    OwnOrOpened,
+    /// Any seat plays on any arm.
+    Any,
+}
+
+/// When a tile may be joined to an open end.
+///
+/// Every rule compiles, at validation, to a table of which faces join which
+/// end pips, so the move generator costs the same whatever the rule.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MatchRule {
+    /// The touching faces show the same pips.
+    #[default]
+    Equal,
+}
+
+impl MatchRule {
+    /// Whether a tile face showing `face` may join an end showing `end`.
+    pub fn joins(&self, end: u8, face: u8) -> bool {
+        match self {
+            MatchRule::Equal => end == face,
+        }
+    }
+}
+
+/// The order in which seats move.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct TurnSpec {
+    /// Seats are numbered clockwise around the table.
+    #[serde(default)]
+    pub direction: Direction,
+}
+
+/// Direction of play. Seats are numbered clockwise.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Direction {
+    /// Seat `s` is followed by seat `s + 1`.
+    Clockwise,
+    /// Seat `s` is followed by seat `s - 1` (Latin American and Cuban play).
+    #[default]
+    CounterClockwise,
+}
+
+/// What a seat does when it cannot play.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct StuckSpec {
+    /// Pass or draw.
+    pub when_unable: WhenUnable,
+    /// Tiles that must stay in the stock (never drawn).
+    #[serde(default)]
+    pub keep: u8,
+    /// A drawn tile that fits must be played at once (otherwise the seat may
+    /// keep drawing while the stock allows).
+    #[serde(default = "yes")]
+    pub must_play_drawn: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// What a seat that cannot play does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WhenUnable {
+    /// Pass (knock). Block games.
+    Pass,
+    /// Draw until a tile fits or the stock is down to `keep`, then pass.
+    DrawUntilPlayable,
+    /// Draw at most this many tiles, then pass if still unable.
+    DrawUpTo(u8),
+}
+
+/// How a blocked hand (nobody can move) is decided.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct BlockedSpec {
+    /// Compare the lowest single hand, or team totals.
+    pub compare: BlockedCompare,
+    /// What an equal lowest count means.
+    pub tie: BlockedTie,
+}
+
+/// What is compared in a blocked hand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BlockedCompare {
+    /// The seat with the fewest pips wins (for its team).
+    Seat,
+    /// The team with the fewest pips in total wins.
+    Team,
+}
+
+/// What an equal lowest count in a blocked hand means.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BlockedTie {
+    /// Nobody scores.
+    NoScore,
+    /// The side of the seat that led the hand wins.
+    LeaderWins,
+    /// The side of the seat that made the last play wins.
+    BlockerWins,
+    /// Nobody scores and the next hand's points count double.
+    NextHandDouble,
+}
+
+/// How hands and plays score.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct ScoringSpec {
+    /// What the winner scores when a seat goes out.
+    pub out: HandPoints,
+    /// What the winner scores when the hand is blocked.
+    pub blocked: HandPoints,
+    /// Round hand points to the nearest multiple of this (0 or 1: no rounding).
+    #[serde(default)]
+    pub round_to: u8,
+    /// Bonus for going out with a capicúa.
+    #[serde(default)]
+    pub capicua: Capicua,
+    /// Fixed points for winning the hand, on top of `out`/`blocked`.
+    #[serde(default)]
+    pub win_bonus: i32,
+    /// Points scored during play.
+    #[serde(default)]
+    pub during_play: PlayScoring,
+}
+
+/// What the winning side of a hand scores.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum HandPoints {
+    /// The pips left in the opponents' hands.
+    Opponents,
+    /// The pips of every hand but the winning seat's (partner included).
+    AllOthers,
+    /// The pips of every hand, the winners' included.
+    All,
+    /// The opponents' pips minus the winning side's.
+    Difference,
+    /// Nothing (only bonuses and play scoring count).
+    Nothing,
+}
+
+/// Bonus for going out with a capicúa: a last tile, not a double, that fits
+/// two open ends.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Capicua {
+    /// No bonus.
+    #[default]
+    None,
+    /// The hand's points are doubled.
+    Double,
+    /// Fixed points are added.
+    Bonus(i32),
+}
+
+/// Points scored during play, by the side of the seat that played.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PlayScoring {
+    /// None.
+    #[default]
+    None,
+    /// The open ends (a double at an end counting both halves) sum to a
+    /// multiple of this: score the sum (All Fives: 5).
+    EndsMultipleOf(u8),
+    /// Fives and Threes: sum/5 if divisible by 5 plus sum/3 if divisible by 3.
+    FivesAndThrees,
+}
+
+/// When the match ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MatchTarget {
+    /// The first side to reach `points` wins.
+    Points {
+        /// The target.
+        points: u32,
+        /// Points that would take a side past the target score nothing.
+        #[serde(default)]
+        exact: bool,
+        /// The match ends the moment a side reaches the target, even mid-hand
+        /// (otherwise it is checked when a hand ends).
+        #[serde(default)]
+        immediate: bool,
+    },
+    /// A fixed number of hands; the highest total wins.
+    Hands(u32),
+}
+
+/// What each seat may see.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct Visibility {
+    /// Whose hands a seat sees besides its own.
+    #[serde(default)]
+    pub hands: HandVisibility,
+}
+
+/// Whose hands a seat sees besides its own.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum HandVisibility {
+    /// Only its own.
+    #[default]
+    Own,
+    /// Its own and its partners'.
+    Partners,
+    /// Every hand (open game).
+    Open,
+}
