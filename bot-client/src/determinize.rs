@@ -1,0 +1,328 @@
+//! Sampling the hidden tiles consistently with everything public.
+//!
+//! A determinization is a full game — every hand, the stock, the tiles out
+//! of play — that the viewer cannot tell from the real one: it starts from
+//! a [`Setup`] at the beginning of the hand and replays the hand's public
+//! history move by move. The engine refuses any move that the sampled deal
+//! makes illegal (a pass while holding a playable tile, a play of a tile
+//! the seat never held, a draw from an empty stock, a drawn tile that had to
+//! be played), so every deal [`sample`] returns is consistent by
+//! construction; the constraints below only make the sampler find one
+//! quickly:
+//!
+//! - a seat holds no tile showing a pip it has passed on since its last
+//!   draw ([`PublicFacts::voids`]);
+//! - each seat holds exactly its public number of tiles, the stock its
+//!   public size;
+//! - a seat's hand at the start of the hand is what it played plus what it
+//!   holds, minus what it drew; the tile played right after a run of draws
+//!   was the last one drawn (when drawn tiles that fit must be played);
+//! - the viewer's own hand and draws are its real ones.
+
+use std::sync::Arc;
+
+use capicua_engine::{
+    Action, FirstLeader, Game, LaterLeader, MAX_SEATS, Move, Rules, Seat, Seating, Setup, Tile, TileSet,
+};
+
+use crate::facts::PublicFacts;
+use crate::rng::{BotRng, derive_seed};
+use crate::seat_view::SeatView;
+
+/// How many times [`sample`] tries before giving up.
+pub const MAX_ATTEMPTS: usize = 64;
+
+/// A sampled deal: the current hand of every seat and the game replayed to
+/// the viewer's position.
+pub struct Deal {
+    /// Each seat's hand now, as sampled (the viewer's is its real hand).
+    pub hands: [TileSet; MAX_SEATS],
+    /// The determinized game, at the same public position as the real one.
+    pub game: Game,
+}
+
+/// Samples a deal consistent with `view`, or `None` if [`MAX_ATTEMPTS`]
+/// tries all failed (a position whose constraints the greedy sampler keeps
+/// missing; callers fall back to a rule of thumb).
+pub fn sample(view: &dyn SeatView, rules: &Arc<Rules>, facts: &PublicFacts, rng: &mut BotRng) -> Option<Deal> {
+    let plan = Plan::new(view, facts);
+    (0..MAX_ATTEMPTS).find_map(|_| plan.attempt(view, rules, facts, rng))
+}
+
+/// What stays the same across attempts.
+struct Plan {
+    me: Seat,
+    seats: usize,
+    hand_size: usize,
+    /// The unknown tiles: hidden hands, stock, out of play.
+    unknown: Vec<Tile>,
+    /// Seats whose current hand must be sampled, with how many tiles.
+    hidden: Vec<(Seat, usize)>,
+    /// Tiles each hidden seat may hold (its voids removed).
+    allowed: [TileSet; MAX_SEATS],
+    /// Known current hands (the viewer's, and any it sees).
+    known: [Option<TileSet>; MAX_SEATS],
+    /// Draw runs of each seat, in order: (first history index, draws, tile
+    /// played right after when it must have been the last drawn).
+    runs: [Vec<DrawRun>; MAX_SEATS],
+    /// When each seat played each of its tiles (history index).
+    play_index: Vec<(Seat, Tile, usize)>,
+    stock_len: usize,
+}
+
+#[derive(Clone, Copy)]
+struct DrawRun {
+    start: usize,
+    len: usize,
+    then_played: Option<Tile>,
+}
+
+impl Plan {
+    fn new(view: &dyn SeatView, facts: &PublicFacts) -> Plan {
+        let me = view.seat();
+        let seats = view.seats() as usize;
+        let rules = view.rules();
+        let unknown: Vec<Tile> = view.unseen().iter().collect();
+        let mut known = [None; MAX_SEATS];
+        let mut hidden = Vec::new();
+        let mut allowed = [TileSet::EMPTY; MAX_SEATS];
+        let forbidden_at_start = forbidden_at_start(view);
+        for s in (0..seats as u8).map(Seat) {
+            match if s == me { Some(view.hand()) } else { view.hand_of(s) } {
+                Some(h) => known[s.index()] = Some(h),
+                None => {
+                    hidden.push((s, view.hand_len(s)));
+                    let mut a = TileSet::EMPTY;
+                    for &t in &unknown {
+                        let (lo, hi) = t.faces();
+                        let void = facts.voids[s.index()] & ((1 << lo) | (1 << hi)) != 0;
+                        let excluded = facts.draws[s.index()] == 0 && forbidden_at_start.contains(t);
+                        if !void && !excluded {
+                            a.insert(t);
+                        }
+                    }
+                    allowed[s.index()] = a;
+                }
+            }
+        }
+        let must_play_drawn = rules.variant().stuck.must_play_drawn;
+        let history = view.history();
+        let mut runs: [Vec<DrawRun>; MAX_SEATS] = Default::default();
+        let mut play_index = Vec::new();
+        let mut i = 0;
+        while i < history.len() {
+            let r = history[i];
+            match r.action {
+                Action::Draw => {
+                    let start = i;
+                    while i < history.len() && history[i].seat == r.seat && history[i].action == Action::Draw {
+                        i += 1;
+                    }
+                    let then_played = match history.get(i) {
+                        Some(next) if next.seat == r.seat && must_play_drawn => match next.action {
+                            Action::Play { tile, .. } => Some(tile),
+                            _ => None,
+                        },
+                        _ => None,
+                    };
+                    runs[r.seat.index()].push(DrawRun { start, len: i - start, then_played });
+                    continue;
+                }
+                Action::Play { tile, .. } => play_index.push((r.seat, tile, i)),
+                Action::Pass { .. } => {}
+            }
+            i += 1;
+        }
+        Plan {
+            me,
+            seats,
+            hand_size: rules.hand_size(view.seats()) as usize,
+            unknown,
+            hidden,
+            allowed,
+            known,
+            runs,
+            play_index,
+            stock_len: view.stock_len(),
+        }
+    }
+
+    fn attempt(&self, view: &dyn SeatView, rules: &Arc<Rules>, facts: &PublicFacts, rng: &mut BotRng) -> Option<Deal> {
+        let current = self.sample_current(rng)?;
+        let (hands, stock) = self.start_of_hand(view, facts, &current.0, &current.1, rng)?;
+        let scores: Vec<i32> = view.scores().iter().zip(view.play_points()).map(|(s, p)| s - p).collect();
+        let setup = Setup {
+            seed: derive_seed(rng.next_u64(), view.hand_number() as u64),
+            hand: view.hand_number(),
+            scores,
+            hands: hands[..self.seats].to_vec(),
+            stock,
+            leader: view.leader(),
+        };
+        let mut game = Game::from_setup(rules.clone(), Seating::new(self.seats as u8), setup).ok()?;
+        for r in view.history() {
+            let m = match r.action {
+                Action::Play { tile, end, face } => Move::Play { tile, end, face },
+                Action::Draw => Move::Draw,
+                Action::Pass { .. } => Move::Pass,
+            };
+            game.play(m).ok()?;
+        }
+        Some(Deal { hands: current.0, game })
+    }
+
+    /// Samples every seat's current hand and the current stock.
+    fn sample_current(&self, rng: &mut BotRng) -> Option<([TileSet; MAX_SEATS], Vec<Tile>)> {
+        let mut hands = [TileSet::EMPTY; MAX_SEATS];
+        for (s, h) in self.known.iter().enumerate() {
+            if let Some(h) = h {
+                hands[s] = *h;
+            }
+        }
+        let mut room = [0usize; MAX_SEATS];
+        for &(s, n) in &self.hidden {
+            room[s.index()] = n;
+        }
+        let hidden_total: usize = self.hidden.iter().map(|h| h.1).sum();
+        let mut stock_room = self.stock_len;
+        let mut out_room = self.unknown.len().checked_sub(hidden_total + self.stock_len)?;
+        // Most constrained tiles first, random order among equals.
+        let mut order: Vec<(usize, u64, Tile)> = self
+            .unknown
+            .iter()
+            .map(|&t| {
+                let options = self.hidden.iter().filter(|(s, _)| self.allowed[s.index()].contains(t)).count();
+                (options, rng.next_u64(), t)
+            })
+            .collect();
+        order.sort_unstable();
+        let mut stock = Vec::with_capacity(self.stock_len);
+        for (_, _, t) in order {
+            let mut total = stock_room + out_room;
+            for &(s, _) in &self.hidden {
+                if self.allowed[s.index()].contains(t) {
+                    total += room[s.index()];
+                }
+            }
+            if total == 0 {
+                return None;
+            }
+            let mut pick = rng.below(total);
+            let mut placed = false;
+            for &(s, _) in &self.hidden {
+                if self.allowed[s.index()].contains(t) {
+                    if pick < room[s.index()] {
+                        hands[s.index()].insert(t);
+                        room[s.index()] -= 1;
+                        placed = true;
+                        break;
+                    }
+                    pick -= room[s.index()];
+                }
+            }
+            if !placed {
+                if pick < stock_room {
+                    stock.push(t);
+                    stock_room -= 1;
+                } else {
+                    out_room -= 1;
+                }
+            }
+        }
+        Some((hands, stock))
+    }
+
+    /// Rebuilds the hands at the start of the hand and the stock order from
+    /// the sampled current hands and stock.
+    fn start_of_hand(
+        &self,
+        view: &dyn SeatView,
+        facts: &PublicFacts,
+        current: &[TileSet; MAX_SEATS],
+        rest_of_stock: &[Tile],
+        rng: &mut BotRng,
+    ) -> Option<([TileSet; MAX_SEATS], Vec<Tile>)> {
+        let mut hands = [TileSet::EMPTY; MAX_SEATS];
+        // drawn[s][k]: the tile seat s drew at its k-th draw.
+        let mut drawn: [Vec<Tile>; MAX_SEATS] = Default::default();
+        for s in 0..self.seats {
+            let seat = Seat(s as u8);
+            let held = current[s].or(facts.played_by[s]);
+            let total: usize = self.runs[s].iter().map(|r| r.len).sum();
+            let mut slots: Vec<Option<Tile>> = vec![None; total];
+            let mut taken = TileSet::EMPTY;
+            let mut k = 0;
+            for run in &self.runs[s] {
+                if let Some(t) = run.then_played {
+                    slots[k + run.len - 1] = Some(t);
+                    taken.insert(t);
+                }
+                k += run.len;
+            }
+            // The viewer knows what it drew; others' draws come from what
+            // they hold or played later.
+            let pool = if seat == self.me { view.own_draws() } else { held };
+            let mut k = 0;
+            for run in &self.runs[s] {
+                for j in 0..run.len {
+                    if slots[k + j].is_none() {
+                        let at = run.start + j;
+                        let candidates: Vec<Tile> = pool
+                            .minus(taken)
+                            .iter()
+                            .filter(|&t| self.played_at(seat, t).is_none_or(|i| i > at))
+                            .collect();
+                        if candidates.is_empty() {
+                            return None;
+                        }
+                        let t = candidates[rng.below(candidates.len())];
+                        slots[k + j] = Some(t);
+                        taken.insert(t);
+                    }
+                }
+                k += run.len;
+            }
+            hands[s] = held.minus(taken);
+            if hands[s].len() != self.hand_size {
+                return None;
+            }
+            drawn[s] = slots.into_iter().map(|t| t.expect("every slot is filled")).collect();
+        }
+        let mut next = [0usize; MAX_SEATS];
+        let mut stock = Vec::new();
+        for r in view.history() {
+            if r.action == Action::Draw {
+                let s = r.seat.index();
+                stock.push(drawn[s][next[s]]);
+                next[s] += 1;
+            }
+        }
+        let mut rest = rest_of_stock.to_vec();
+        rng.shuffle(&mut rest);
+        stock.extend(rest);
+        Some((hands, stock))
+    }
+
+    fn played_at(&self, seat: Seat, t: Tile) -> Option<usize> {
+        self.play_index.iter().find(|&&(s, tile, _)| s == seat && tile == t).map(|p| p.2)
+    }
+}
+
+/// Tiles no seat can have been dealt, given how the hand was led: when the
+/// highest double dealt leads, no seat was dealt a higher double.
+fn forbidden_at_start(view: &dyn SeatView) -> TileSet {
+    let rules = view.rules();
+    let lead = &rules.variant().lead;
+    let first_rule = view.hand_number() == 0 || lead.later == LaterLeader::AsFirst;
+    let Some(first) = view.history().first() else { return TileSet::EMPTY };
+    let Action::Play { tile: led, .. } = first.action else { return TileSet::EMPTY };
+    let by_highest_double = match lead.first {
+        FirstLeader::HighestDouble => true,
+        FirstLeader::HolderOf(t) => t != led,
+        _ => false,
+    };
+    if !first_rule || !by_highest_double || !led.is_double() {
+        return TileSet::EMPTY;
+    }
+    rules.catalog().doubles().iter().filter(|d| d.faces().0 > led.faces().0).collect()
+}

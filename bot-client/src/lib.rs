@@ -1,0 +1,50 @@
+//! # capicua-bot
+//!
+//! Domino strategies, and an arena that measures them.
+//!
+//! One implementation of each strategy serves everywhere: the arena, the
+//! bots the server hosts and remote bot clients. A strategy decides only
+//! from a [`SeatView`] — what its seat may know, never the hidden hands —
+//! and returns one of the seat's legal moves.
+//!
+//! ```
+//! use capicua_bot::{referee::play_turn, spec::build};
+//! use capicua_engine::{Game, Rules, Seating};
+//!
+//! let mut game = Game::new(Rules::preset("latin").unwrap().into(), Seating::new(4), 7).unwrap();
+//! let mut bots: Vec<_> = ["smart", "random", "bota-gorda", "heuristic"]
+//!     .iter()
+//!     .enumerate()
+//!     .map(|(i, s)| build(s, i as u64).unwrap())
+//!     .collect();
+//! let mut scratch = Vec::new();
+//! while let Some(seat) = game.to_move() {
+//!     play_turn(&mut game, bots[seat.index()].as_mut(), &mut scratch).unwrap();
+//! }
+//! assert!(game.outcome().is_some());
+//! ```
+//!
+//! Modules:
+//! - [`seat_view`]: the [`SeatView`] trait and its three implementations
+//!   (engine view, in-process fast path, remote snapshot);
+//! - [`strategy`]: the [`Strategy`] trait and every strategy;
+//! - [`spec`]: strategies by name and the spec-string language;
+//! - [`determinize`]: sampling hidden tiles consistently (for `pimc`);
+//! - [`referee`]: asking a strategy and playing its move;
+//! - [`arena`]: many games in process, with statistics and an SPRT.
+
+pub mod arena;
+pub mod determinize;
+pub mod error;
+pub mod facts;
+pub mod referee;
+pub mod rng;
+pub mod seat_view;
+pub mod spec;
+pub mod stats;
+pub mod strategy;
+
+pub use error::{ArenaError, BotError, SpecError};
+pub use rng::BotRng;
+pub use seat_view::{SeatView, SnapshotSeat, TableSeat};
+pub use strategy::Strategy;

@@ -1,0 +1,308 @@
+//! What a seat knows: the one interface every strategy decides from.
+//!
+//! A strategy never sees a [`Game`]: it gets a `&dyn SeatView`, which
+//! answers only what the seat's [`View`] answers. Three implementations
+//! serve every place a bot plays:
+//!
+//! - [`View<'_>`]: the engine's borrowed view, for any in-process caller;
+//! - [`TableSeat`]: a game and a seat, for hot loops (arena, search). It
+//!   forwards to [`Game::view`] and only differs in filling the legal moves
+//!   into a caller's list instead of copying a 4 KiB list by value;
+//! - [`SnapshotSeat`]: the rules and an owned [`ViewSnapshot`], for remote
+//!   bots that receive snapshots from the server.
+//!
+//! So one implementation of each strategy serves local arenas, the bots the
+//! server hosts and remote clients.
+
+use capicua_engine::{
+    Action, Direction, Game, LeadRequirement, MoveList, OpenEnd, Record, Rules, Seat, Seating, Side, Table, TileSet,
+    View, ViewSnapshot,
+};
+
+use crate::error::BotError;
+
+/// Everything one seat may know about the hand in progress.
+pub trait SeatView {
+    /// The viewer.
+    fn seat(&self) -> Seat;
+    /// The rules.
+    fn rules(&self) -> &Rules;
+    /// Number of seats.
+    fn seats(&self) -> u8;
+    /// The side a seat scores for.
+    fn side_of(&self, s: Seat) -> Side;
+    /// The seat after `s` in turn order.
+    fn next_seat(&self, s: Seat) -> Seat;
+    /// The viewer's hand.
+    fn hand(&self) -> TileSet;
+    /// A seat's hand, if the viewer may see it.
+    fn hand_of(&self, s: Seat) -> Option<TileSet>;
+    /// The tiles the viewer drew this hand.
+    fn own_draws(&self) -> TileSet;
+    /// How many tiles a seat holds.
+    fn hand_len(&self, s: Seat) -> usize;
+    /// Tiles in the stock.
+    fn stock_len(&self) -> usize;
+    /// The open ends.
+    fn ends(&self) -> &[OpenEnd];
+    /// The public history of this hand.
+    fn history(&self) -> &[Record];
+    /// The seat that led this hand.
+    fn leader(&self) -> Seat;
+    /// What the leader must lead, while the table is empty.
+    fn lead_requirement(&self) -> Option<LeadRequirement>;
+    /// Current hand number, from 0.
+    fn hand_number(&self) -> u32;
+    /// Match scores by side.
+    fn scores(&self) -> &[i32];
+    /// Points scored during play this hand, by side.
+    fn play_points(&self) -> &[i32];
+    /// Fills `out` with the viewer's legal moves (empty unless it is to move).
+    fn legal_moves(&self, out: &mut MoveList);
+
+    /// Whether two seats are on the same side.
+    fn partners(&self, a: Seat, b: Seat) -> bool {
+        self.side_of(a) == self.side_of(b)
+    }
+    /// The tiles played so far this hand.
+    fn played(&self) -> TileSet {
+        self.history()
+            .iter()
+            .filter_map(|r| match r.action {
+                Action::Play { tile, .. } => Some(tile),
+                _ => None,
+            })
+            .collect()
+    }
+    /// The tiles whose place the viewer does not know (hidden hands, stock,
+    /// out of play).
+    fn unseen(&self) -> TileSet {
+        let mut known = self.played();
+        for s in (0..self.seats()).map(Seat) {
+            if let Some(h) = self.hand_of(s) {
+                known = known.or(h);
+            }
+        }
+        self.rules().catalog().all().minus(known)
+    }
+}
+
+impl SeatView for View<'_> {
+    fn seat(&self) -> Seat {
+        View::seat(self).unwrap_or(Seat(0))
+    }
+    fn rules(&self) -> &Rules {
+        View::rules(self)
+    }
+    fn seats(&self) -> u8 {
+        View::seats(self)
+    }
+    fn side_of(&self, s: Seat) -> Side {
+        View::side_of(self, s)
+    }
+    fn next_seat(&self, s: Seat) -> Seat {
+        View::next_seat(self, s)
+    }
+    fn hand(&self) -> TileSet {
+        View::hand(self)
+    }
+    fn hand_of(&self, s: Seat) -> Option<TileSet> {
+        View::hand_of(self, s)
+    }
+    fn own_draws(&self) -> TileSet {
+        View::seat(self).and_then(|s| self.drawn_by(s)).unwrap_or_default()
+    }
+    fn hand_len(&self, s: Seat) -> usize {
+        View::hand_len(self, s)
+    }
+    fn stock_len(&self) -> usize {
+        View::stock_len(self)
+    }
+    fn ends(&self) -> &[OpenEnd] {
+        View::ends(self)
+    }
+    fn history(&self) -> &[Record] {
+        View::history(self)
+    }
+    fn leader(&self) -> Seat {
+        View::leader(self)
+    }
+    fn lead_requirement(&self) -> Option<LeadRequirement> {
+        View::lead_requirement(self)
+    }
+    fn hand_number(&self) -> u32 {
+        View::hand_number(self)
+    }
+    fn scores(&self) -> &[i32] {
+        View::scores(self)
+    }
+    fn play_points(&self) -> &[i32] {
+        View::play_points(self)
+    }
+    fn legal_moves(&self, out: &mut MoveList) {
+        *out = View::legal_moves(self);
+    }
+}
+
+/// A seat at an in-process game: the same answers as `game.view(seat)`,
+/// with legal moves filled in place (the fast path for arenas and search).
+#[derive(Clone, Copy)]
+pub struct TableSeat<'a> {
+    view: View<'a>,
+    game: &'a Game,
+}
+
+impl<'a> TableSeat<'a> {
+    /// The view of `seat` at `game`.
+    pub fn new(game: &'a Game, seat: Seat) -> TableSeat<'a> {
+        TableSeat { view: game.view(seat), game }
+    }
+}
+
+impl SeatView for TableSeat<'_> {
+    fn seat(&self) -> Seat {
+        SeatView::seat(&self.view)
+    }
+    fn rules(&self) -> &Rules {
+        self.game.rules()
+    }
+    fn seats(&self) -> u8 {
+        self.view.seats()
+    }
+    fn side_of(&self, s: Seat) -> Side {
+        self.view.side_of(s)
+    }
+    fn next_seat(&self, s: Seat) -> Seat {
+        self.game.next_seat(s)
+    }
+    fn hand(&self) -> TileSet {
+        self.view.hand()
+    }
+    fn hand_of(&self, s: Seat) -> Option<TileSet> {
+        self.view.hand_of(s)
+    }
+    fn own_draws(&self) -> TileSet {
+        SeatView::own_draws(&self.view)
+    }
+    fn hand_len(&self, s: Seat) -> usize {
+        self.view.hand_len(s)
+    }
+    fn stock_len(&self) -> usize {
+        self.view.stock_len()
+    }
+    fn ends(&self) -> &[OpenEnd] {
+        self.game.board().ends()
+    }
+    fn history(&self) -> &[Record] {
+        self.game.history()
+    }
+    fn leader(&self) -> Seat {
+        self.view.leader()
+    }
+    fn lead_requirement(&self) -> Option<LeadRequirement> {
+        self.view.lead_requirement()
+    }
+    fn hand_number(&self) -> u32 {
+        self.view.hand_number()
+    }
+    fn scores(&self) -> &[i32] {
+        self.game.scores()
+    }
+    fn play_points(&self) -> &[i32] {
+        self.game.play_points()
+    }
+    fn legal_moves(&self, out: &mut MoveList) {
+        if self.game.to_move() == self.view.seat() {
+            self.game.fill_legal_moves(out);
+        } else {
+            out.clear();
+        }
+    }
+}
+
+/// A seat known only through a [`ViewSnapshot`] (a remote bot).
+pub struct SnapshotSeat<'a> {
+    rules: &'a Rules,
+    snap: &'a ViewSnapshot,
+    seat: Seat,
+    table: Table,
+}
+
+impl<'a> SnapshotSeat<'a> {
+    /// The seat a snapshot was taken for. Fails for a spectator's snapshot
+    /// or one whose seat count the rules do not allow.
+    ///
+    /// Teams follow the variant's team rule (a snapshot does not carry an
+    /// explicit seating).
+    pub fn new(rules: &'a Rules, snap: &'a ViewSnapshot) -> Result<SnapshotSeat<'a>, BotError> {
+        let seat = snap.seat.ok_or(BotError::Spectator)?;
+        let seats = snap.hand_sizes.len() as u8;
+        // The engine resolves teams only inside a game: a throwaway game
+        // gives the table.
+        let game =
+            Game::new(rules.clone().into(), Seating::new(seats), 0).map_err(|e| BotError::Snapshot(e.to_string()))?;
+        Ok(SnapshotSeat { rules, snap, seat, table: *game.table() })
+    }
+}
+
+impl SeatView for SnapshotSeat<'_> {
+    fn seat(&self) -> Seat {
+        self.seat
+    }
+    fn rules(&self) -> &Rules {
+        self.rules
+    }
+    fn seats(&self) -> u8 {
+        self.table.seats()
+    }
+    fn side_of(&self, s: Seat) -> Side {
+        self.table.side_of(s)
+    }
+    fn next_seat(&self, s: Seat) -> Seat {
+        let last = self.table.seats() - 1;
+        match self.rules.variant().turn.direction {
+            Direction::Clockwise => Seat(if s.0 == last { 0 } else { s.0 + 1 }),
+            Direction::CounterClockwise => Seat(if s.0 == 0 { last } else { s.0 - 1 }),
+        }
+    }
+    fn hand(&self) -> TileSet {
+        self.snap.hand.unwrap_or_default()
+    }
+    fn hand_of(&self, s: Seat) -> Option<TileSet> {
+        self.snap.hands.get(s.index()).copied().flatten()
+    }
+    fn own_draws(&self) -> TileSet {
+        self.snap.drawn.get(self.seat.index()).copied().flatten().unwrap_or_default()
+    }
+    fn hand_len(&self, s: Seat) -> usize {
+        self.snap.hand_sizes.get(s.index()).map_or(0, |&n| n as usize)
+    }
+    fn stock_len(&self) -> usize {
+        self.snap.stock
+    }
+    fn ends(&self) -> &[OpenEnd] {
+        &self.snap.ends
+    }
+    fn history(&self) -> &[Record] {
+        &self.snap.history
+    }
+    fn leader(&self) -> Seat {
+        self.snap.leader
+    }
+    fn lead_requirement(&self) -> Option<LeadRequirement> {
+        self.snap.lead_requirement
+    }
+    fn hand_number(&self) -> u32 {
+        self.snap.hand_number
+    }
+    fn scores(&self) -> &[i32] {
+        &self.snap.scores
+    }
+    fn play_points(&self) -> &[i32] {
+        &self.snap.play_points
+    }
+    fn legal_moves(&self, out: &mut MoveList) {
+        out.clear();
+        out.extend(self.snap.legal_moves.iter().copied());
+    }
+}
