@@ -1,0 +1,181 @@
+//! Per-entrant statistics, the public [`Standing`], and the ranking order.
+
+use serde::{Deserialize, Serialize};
+
+use crate::round::EntrantId;
+use crate::scoring::WinnerRule;
+use crate::tiebreak::TieBreak;
+
+/// One row of the standings.
+///
+/// Numbers cover the whole tournament (points carry over between stages).
+/// Ranks are total: no two entrants share one (ties left after every
+/// tie-break go to the better seed).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct Standing {
+    /// 1 for the leader.
+    pub rank: u32,
+    /// The entrant.
+    pub entrant: EntrantId,
+    /// Its name.
+    pub name: String,
+    /// Tournament points (byes and the lenient referee's halving included).
+    pub points: i64,
+    /// Games won.
+    pub wins: u32,
+    /// Games drawn.
+    pub draws: u32,
+    /// Games lost.
+    pub losses: u32,
+    /// Games played.
+    pub games: u32,
+    /// Byes received.
+    pub byes: u32,
+    /// Timeouts of its players.
+    pub timeouts: u32,
+    /// Sum of its sides' match scores.
+    pub score: i64,
+    /// One value per configured tie-break, in order (higher ranks first).
+    pub tie_breaks: Vec<i64>,
+    /// The furthest stage it reached (index into `stages`).
+    pub stage: u32,
+    /// Out of a knockout, or did not advance from a stage.
+    pub eliminated: bool,
+    /// Disqualified (ranks below everyone not disqualified).
+    pub disqualified: bool,
+    /// Times the lenient referee let it stay in.
+    pub reprieves: u32,
+}
+
+/// Running statistics of one entrant.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub(crate) struct Stats {
+    pub games: u32,
+    pub wins: u32,
+    pub draws: u32,
+    pub losses: u32,
+    pub byes: u32,
+    pub timeouts: u32,
+    pub points: i64,
+    pub score: i64,
+    pub margin: i64,
+    /// Current run of consecutive losses.
+    pub streak: u32,
+    /// Seat scores summed per member (one entry per player of the entrant).
+    pub member_scores: Vec<i64>,
+    pub reprieves: u32,
+}
+
+/// One played game, as the ranking needs it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub(crate) struct GameLog {
+    pub sides: Vec<Vec<EntrantId>>,
+    pub winner: Option<usize>,
+}
+
+/// Everything the ranking reads.
+pub(crate) struct Ranker<'a> {
+    pub stats: &'a [Stats],
+    pub games: &'a [GameLog],
+    pub tie_breaks: &'a [TieBreak],
+    pub winner: WinnerRule,
+    pub seeds: &'a [u32],
+    pub lots: &'a [u32],
+}
+
+impl Ranker<'_> {
+    /// The winner rule's key (higher first).
+    pub(crate) fn primary(&self, e: EntrantId) -> [i64; 2] {
+        let s = &self.stats[e.index()];
+        match self.winner {
+            WinnerRule::MostPoints => [s.points, 0],
+            WinnerRule::MostWins => [i64::from(s.wins), s.points],
+            WinnerRule::BestPlayer => [s.member_scores.iter().copied().max().unwrap_or(0), s.points],
+        }
+    }
+
+    fn value(&self, tb: TieBreak, e: EntrantId, group: &[EntrantId]) -> i64 {
+        let s = &self.stats[e.index()];
+        match tb {
+            TieBreak::HeadToHead => self.head_to_head(e, group),
+            TieBreak::Wins => i64::from(s.wins),
+            TieBreak::Points => s.points,
+            TieBreak::ScoreDifference => s.margin,
+            TieBreak::Buchholz => self
+                .games
+                .iter()
+                .filter_map(|g| g.sides.iter().position(|side| side.contains(&e)).map(|i| (g, i)))
+                .map(|(g, i)| {
+                    g.sides
+                        .iter()
+                        .enumerate()
+                        .filter(|&(j, _)| j != i)
+                        .flat_map(|(_, side)| side.iter().map(|o| self.stats[o.index()].points))
+                        .sum::<i64>()
+                })
+                .sum(),
+            TieBreak::FewestTimeouts => -i64::from(s.timeouts),
+            TieBreak::Lot => -i64::from(self.lots[e.index()]),
+        }
+    }
+
+    fn head_to_head(&self, e: EntrantId, group: &[EntrantId]) -> i64 {
+        let rival = |side: &Vec<EntrantId>| side.iter().any(|x| *x != e && group.contains(x));
+        let mut total = 0;
+        for g in self.games {
+            let (Some(mine), Some(w)) = (g.sides.iter().position(|s| s.contains(&e)), g.winner) else { continue };
+            if w == mine {
+                if g.sides.iter().enumerate().any(|(j, s)| j != mine && rival(s)) {
+                    total += 1;
+                }
+            } else if rival(&g.sides[w]) {
+                total -= 1;
+            }
+        }
+        total
+    }
+
+    /// Orders `ids` by `coarse` (higher first), then the tie-breaks, then
+    /// seed; returns each entrant with its tie-break values.
+    pub(crate) fn rank<K: Ord>(&self, ids: &[EntrantId], coarse: impl Fn(EntrantId) -> K) -> Vec<(EntrantId, Vec<i64>)> {
+        let mut order: Vec<EntrantId> = ids.to_vec();
+        order.sort_by_key(|&e| self.seeds[e.index()]);
+        order.sort_by(|&a, &b| coarse(b).cmp(&coarse(a)));
+        let mut values: Vec<Vec<i64>> = vec![Vec::new(); self.stats.len()];
+        let mut start = 0;
+        while start < order.len() {
+            let key = coarse(order[start]);
+            let end = start + order[start..].iter().take_while(|&&e| coarse(e) == key).count();
+            let group = &mut order[start..end];
+            for &e in group.iter() {
+                values[e.index()] = self.tie_breaks.iter().map(|&tb| self.value(tb, e, group)).collect();
+            }
+            self.refine(group, 0, &mut values);
+            start = end;
+        }
+        order.into_iter().map(|e| (e, std::mem::take(&mut values[e.index()]))).collect()
+    }
+
+    fn refine(&self, group: &mut [EntrantId], level: usize, values: &mut [Vec<i64>]) {
+        if group.len() <= 1 {
+            return;
+        }
+        let Some(&tb) = self.tie_breaks.get(level) else {
+            group.sort_by_key(|&e| self.seeds[e.index()]);
+            return;
+        };
+        let snapshot = group.to_vec();
+        for &e in group.iter() {
+            values[e.index()][level] = self.value(tb, e, &snapshot);
+        }
+        group.sort_by(|&a, &b| values[b.index()][level].cmp(&values[a.index()][level]));
+        let mut start = 0;
+        while start < group.len() {
+            let v = values[group[start].index()][level];
+            let end = start + group[start..].iter().take_while(|&&e| values[e.index()][level] == v).count();
+            self.refine(&mut group[start..end], level + 1, values);
+            start = end;
+        }
+    }
+}
