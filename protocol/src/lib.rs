@@ -1,0 +1,645 @@
+//! # capicua-protocol
+//!
+//! The wire protocol between the capicua server and its clients (humans,
+//! remote bots, spectators): JSON text frames over a WebSocket, one message
+//! per frame, tagged by `type`. Both sides use these serde types, so the
+//! server and the Rust bot client cannot drift apart; other languages use the
+//! JSON Schema printed by `capicua-server schema` and `PROTOCOL.md`.
+//!
+//! Rules of the road:
+//! - The first client message is [`ClientMsg::Hello`] with
+//!   [`PROTOCOL_VERSION`]; a mismatch is answered with
+//!   [`ErrorCode::VersionMismatch`] and the connection is closed.
+//! - Every client frame may carry an `id`; the server echoes it in the reply
+//!   (a [`ServerFrame`] with the same `id`).
+//! - Every error carries a machine-readable [`ErrorCode`] and a human message.
+//! - A [`ServerMsg::Prompt`] carries the seat's view, its legal moves and a
+//!   prompt id; a [`ClientMsg::Move`] must echo that id, so a stale or
+//!   duplicated move is rejected instead of being applied to another turn.
+//! - Game messages of a room carry a per-room sequence number `seq` that
+//!   grows by one per broadcast; a gap means missed events, and
+//!   [`ClientMsg::Resync`] asks for the current state.
+//!
+//! ```
+//! use capicua_protocol::{ClientFrame, ClientMsg, PROTOCOL_VERSION};
+//! let hello = ClientFrame::new(Some(1), ClientMsg::Hello { version: PROTOCOL_VERSION, token: None });
+//! let json = serde_json::to_string(&hello).unwrap();
+//! assert_eq!(json, r#"{"id":1,"type":"hello","version":1}"#);
+//! let back: ClientFrame = serde_json::from_str(&json).unwrap();
+//! assert_eq!(back, hello);
+//! ```
+
+use capicua_engine::{Event, Move, Variant, ViewSnapshot};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// The protocol version this crate speaks.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// The largest text frame the server accepts, in bytes.
+pub const MAX_FRAME_BYTES: usize = 64 * 1024;
+
+/// A room's id.
+pub type RoomId = u64;
+/// A prompt's id: unique per room, it names one turn of one seat.
+pub type PromptId = u64;
+/// A stored game's id.
+pub type GameId = i64;
+
+/// A frame sent by a client: an optional request id and a message.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ClientFrame {
+    /// Echoed by the server in its reply, if present.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<u64>,
+    /// The message.
+    #[serde(flatten)]
+    pub msg: ClientMsg,
+}
+
+impl ClientFrame {
+    /// A frame with an optional request id.
+    pub fn new(id: Option<u64>, msg: ClientMsg) -> ClientFrame {
+        ClientFrame { id, msg }
+    }
+}
+
+/// What a client may ask.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "type", rename_all = "kebab-case")]
+pub enum ClientMsg {
+    /// The first message of a connection. With a token the connection acts
+    /// for that registered player (or as admin with the admin token); without
+    /// one it is a guest.
+    Hello {
+        /// Must equal [`PROTOCOL_VERSION`].
+        version: u32,
+        /// A player's secret token, or the admin token.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        token: Option<String>,
+    },
+    /// Registers a new player name; the reply carries its secret token, shown
+    /// once. The connection then acts for that player.
+    Register {
+        /// 1 to 32 characters: letters, digits, `-`, `_`, `.`.
+        name: String,
+    },
+    /// Lists the rooms.
+    ListRooms,
+    /// Creates a room.
+    CreateRoom(Box<RoomSpec>),
+    /// Takes a seat (and so a side): the given one, or the first empty one.
+    Join {
+        /// The room.
+        room: RoomId,
+        /// The seat wanted, or any empty one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seat: Option<u8>,
+    },
+    /// Leaves a room (seat or spectator place). Leaving a seat during a
+    /// match hands the seat's turns to the timeout policy.
+    Leave {
+        /// The room.
+        room: RoomId,
+    },
+    /// Watches a room with the spectator's view.
+    Spectate {
+        /// The room.
+        room: RoomId,
+    },
+    /// Fills every empty seat with a server-hosted bot.
+    FillBots {
+        /// The room.
+        room: RoomId,
+        /// The strategy's name (`GET /api/variants` lists them under `strategies`).
+        strategy: String,
+    },
+    /// Says the seat is ready; a match starts when every seat is filled and
+    /// ready. Send it again after a match for the next one.
+    Ready {
+        /// The room.
+        room: RoomId,
+    },
+    /// Plays a move in answer to a prompt.
+    Move {
+        /// The room.
+        room: RoomId,
+        /// The prompt being answered.
+        prompt: PromptId,
+        /// One of the prompt's legal moves.
+        #[schemars(with = "MoveShape")]
+        r#move: Move,
+    },
+    /// Asks for the current state of a room: a `sync` message, then the
+    /// pending prompt again if it is this seat's turn.
+    Resync {
+        /// The room.
+        room: RoomId,
+    },
+    /// Admin only: closes a room, abandoning any match in play.
+    CloseRoom {
+        /// The room.
+        room: RoomId,
+    },
+    /// Keep-alive; answered with `pong`.
+    Ping,
+}
+
+/// How to create a room.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub struct RoomSpec {
+    /// A preset name (`GET /api/variants`). Exactly one of `preset` and
+    /// `variant` must be given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preset: Option<String>,
+    /// A full variant (the engine's variant format).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<serde_json::Value>")]
+    pub variant: Option<Variant>,
+    /// Seats at the table (default: the variant's maximum).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seats: Option<u8>,
+    /// Explicit teams as lists of seats (default: the variant's team rule).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub teams: Option<Vec<Vec<u8>>>,
+    /// Rated rooms update ratings and admit registered players only.
+    #[serde(default)]
+    pub rated: bool,
+    /// Time control (default: 30 s per move, no bank).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time: Option<TimeControl>,
+    /// What happens when a seat runs out of time (default: a random legal move).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on_timeout: Option<TimeoutPolicy>,
+}
+
+/// A room's clock.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub struct TimeControl {
+    /// Milliseconds per move before the bank is used.
+    pub move_ms: u64,
+    /// A per-seat bank of extra milliseconds for the whole match (0: none).
+    #[serde(default)]
+    pub bank_ms: u64,
+}
+
+impl Default for TimeControl {
+    fn default() -> Self {
+        TimeControl { move_ms: 30_000, bank_ms: 0 }
+    }
+}
+
+/// What the referee does for a seat whose time ran out.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum TimeoutPolicy {
+    /// Plays a legal move chosen by a named strategy.
+    Strategy {
+        /// The strategy's name.
+        name: String,
+    },
+    /// Passes where passing is legal; otherwise plays as the `random` strategy.
+    Pass,
+    /// The seat's side forfeits the match.
+    Forfeit,
+}
+
+impl Default for TimeoutPolicy {
+    fn default() -> Self {
+        TimeoutPolicy::Strategy { name: "random".into() }
+    }
+}
+
+/// A frame sent by the server: the echoed request id, if it answers one,
+/// and a message.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ServerFrame {
+    /// The `id` of the client frame this answers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<u64>,
+    /// The message.
+    #[serde(flatten)]
+    pub msg: ServerMsg,
+}
+
+/// What the server sends.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "type", rename_all = "kebab-case")]
+pub enum ServerMsg {
+    /// Answer to `hello`.
+    Welcome {
+        /// The server's protocol version.
+        version: u32,
+        /// Who this connection acts for.
+        player: PlayerInfo,
+        /// Rooms where this player holds a seat (after a reconnect: seats
+        /// given back, prompts follow).
+        #[serde(default)]
+        seats: Vec<SeatRef>,
+    },
+    /// Answer to `register`: keep the token secret, it is shown only once.
+    Registered {
+        /// The registered name.
+        name: String,
+        /// The secret token for `hello`.
+        token: String,
+    },
+    /// Answer to `list-rooms`.
+    Rooms {
+        /// Every open room.
+        rooms: Vec<RoomInfo>,
+    },
+    /// A room's state: the answer to `create-room`, and pushed to its
+    /// members when its seating or status changes.
+    Room {
+        /// The room.
+        room: RoomInfo,
+    },
+    /// Answer to `join`: the seat taken.
+    Seated {
+        /// The room.
+        room: RoomId,
+        /// The seat.
+        seat: u8,
+    },
+    /// Answer to `leave`.
+    Left {
+        /// The room.
+        room: RoomId,
+    },
+    /// Answer to `spectate`.
+    Spectating {
+        /// The room.
+        room: RoomId,
+    },
+    /// Answer to `ready`, `fill-bots` and `close-room`.
+    Ok {
+        /// The room.
+        room: RoomId,
+    },
+    /// A match started. `view` is the receiver's view (a spectator's for
+    /// spectators).
+    GameStarted {
+        /// The room.
+        room: RoomId,
+        /// Per-room sequence number.
+        seq: u64,
+        /// The receiver's seat, `None` for a spectator.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seat: Option<u8>,
+        /// The receiver's view.
+        #[schemars(with = "serde_json::Value")]
+        view: Box<ViewSnapshot>,
+    },
+    /// Your turn: answer with a `move` carrying `prompt` and one of `legal-moves`.
+    Prompt {
+        /// The room.
+        room: RoomId,
+        /// Echo it in the move.
+        prompt: PromptId,
+        /// Your seat.
+        seat: u8,
+        /// Your view of the game.
+        #[schemars(with = "serde_json::Value")]
+        view: Box<ViewSnapshot>,
+        /// The legal moves.
+        #[schemars(with = "Vec<MoveShape>")]
+        legal_moves: Vec<Move>,
+        /// Milliseconds left for this move, bank included.
+        deadline_ms: u64,
+    },
+    /// A move was accepted (answer to `move`).
+    Accepted {
+        /// The room.
+        room: RoomId,
+        /// The prompt it answered.
+        prompt: PromptId,
+    },
+    /// What happened at the table after one move, in order. `view` is the
+    /// receiver's new view when the events changed what it holds (a new hand
+    /// was dealt, or a seat it sees drew).
+    Events {
+        /// The room.
+        room: RoomId,
+        /// Per-room sequence number.
+        seq: u64,
+        /// The events (engine format; a draw never names the tile).
+        #[schemars(with = "Vec<serde_json::Value>")]
+        events: Vec<Event>,
+        /// The receiver's new view, when its tiles changed.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schemars(with = "Option<serde_json::Value>")]
+        view: Option<Box<ViewSnapshot>>,
+    },
+    /// The match is over and stored.
+    GameOver {
+        /// The room.
+        room: RoomId,
+        /// Per-room sequence number.
+        seq: u64,
+        /// The stored game (`GET /api/games/{id}`), `None` if it could not be stored.
+        game: Option<GameId>,
+        /// The result.
+        result: GameResult,
+    },
+    /// Answer to `resync`: the current state and sequence number.
+    Sync {
+        /// The room.
+        room: RoomId,
+        /// The room's latest sequence number.
+        seq: u64,
+        /// The room.
+        info: RoomInfo,
+        /// The receiver's view of the match in play, if any.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schemars(with = "Option<serde_json::Value>")]
+        view: Option<Box<ViewSnapshot>>,
+    },
+    /// The room was closed.
+    RoomClosed {
+        /// The room.
+        room: RoomId,
+        /// Why.
+        reason: String,
+    },
+    /// Answer to `ping`.
+    Pong,
+    /// Something went wrong; nothing changed.
+    Error {
+        /// What, for programs.
+        code: ErrorCode,
+        /// What, for people.
+        message: String,
+    },
+    /// The server is going away; the connection closes next.
+    Closing {
+        /// Why.
+        reason: String,
+        /// Whether reconnecting later makes sense.
+        reconnect: bool,
+    },
+}
+
+/// Who a connection acts for.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub struct PlayerInfo {
+    /// The player's name (guests get `guest-N`).
+    pub name: String,
+    /// A guest: may join casual rooms only.
+    pub guest: bool,
+    /// Holds the admin token.
+    pub admin: bool,
+}
+
+/// A seat held in a room.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SeatRef {
+    /// The room.
+    pub room: RoomId,
+    /// The seat.
+    pub seat: u8,
+}
+
+/// A room as the lobby shows it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub struct RoomInfo {
+    /// The id.
+    pub id: RoomId,
+    /// The variant's name.
+    pub variant: String,
+    /// Every seat, in order.
+    pub seats: Vec<SeatInfo>,
+    /// Waiting, playing or closed.
+    pub status: RoomStatus,
+    /// Whether the room is rated.
+    pub rated: bool,
+    /// Spectators watching.
+    pub spectators: u32,
+    /// The clock.
+    pub time: TimeControl,
+    /// The timeout policy.
+    pub on_timeout: TimeoutPolicy,
+    /// Matches finished in this room.
+    pub games_played: u32,
+}
+
+/// A room's state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum RoomStatus {
+    /// Seats being filled or readied.
+    Waiting,
+    /// A match is in play.
+    Playing,
+    /// Closed; it will disappear.
+    Closed,
+}
+
+/// One seat of a room.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub struct SeatInfo {
+    /// The seat number.
+    pub seat: u8,
+    /// The side (team) it scores for.
+    pub side: u8,
+    /// Who sits there, if anyone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub occupant: Option<Occupant>,
+}
+
+/// Who sits in a seat.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub struct Occupant {
+    /// The player's name (or the hosted strategy's).
+    pub name: String,
+    /// Player, guest or hosted bot.
+    pub kind: OccupantKind,
+    /// Ready for the next match.
+    pub ready: bool,
+    /// Currently connected (hosted bots always are).
+    pub connected: bool,
+}
+
+/// The kind of a seat's occupant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum OccupantKind {
+    /// A registered player (human or remote bot).
+    Player,
+    /// An unregistered guest.
+    Guest,
+    /// A bot hosted by the server.
+    HostedBot,
+}
+
+/// How a match ended.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub struct GameResult {
+    /// The winning side, `None` for a drawn match.
+    pub winner: Option<u8>,
+    /// Match scores by side.
+    pub scores: Vec<i32>,
+    /// Hands played.
+    pub hands: u32,
+    /// The seat whose side forfeited (on time), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub forfeit: Option<u8>,
+}
+
+/// Machine-readable error codes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum ErrorCode {
+    /// The frame is not valid JSON.
+    BadJson,
+    /// The JSON is valid but not a known message (unknown `type` or bad fields).
+    BadMessage,
+    /// A binary frame: the protocol is text only.
+    BinaryFrame,
+    /// The frame exceeds [`MAX_FRAME_BYTES`].
+    FrameTooLarge,
+    /// `hello` carried another protocol version.
+    VersionMismatch,
+    /// The first message must be `hello`.
+    HelloRequired,
+    /// `hello` was already received.
+    AlreadyGreeted,
+    /// The token is unknown.
+    BadToken,
+    /// The action needs the admin token or a registered player.
+    Unauthorized,
+    /// The name is taken.
+    NameTaken,
+    /// The name is not acceptable.
+    BadName,
+    /// No such room.
+    NoSuchRoom,
+    /// The room has no empty seat (or the seat asked for is taken).
+    SeatTaken,
+    /// No such seat at this table.
+    NoSuchSeat,
+    /// The connection holds no seat in this room.
+    NotSeated,
+    /// The connection already holds a seat in this room.
+    AlreadySeated,
+    /// The room spec or variant is invalid.
+    BadVariant,
+    /// The request is malformed or impossible in the room's state.
+    BadRequest,
+    /// A match is in play: the seating cannot change.
+    GameInProgress,
+    /// No such hosted strategy.
+    UnknownStrategy,
+    /// It is not this seat's turn (or no match is in play).
+    NotYourTurn,
+    /// The move answers a prompt that is not the pending one.
+    StalePrompt,
+    /// The move is not legal; nothing changed.
+    IllegalMove,
+    /// Too many messages: slow down.
+    RateLimited,
+    /// The server is at its connection cap.
+    TooManyConnections,
+    /// The server is shutting down.
+    ShuttingDown,
+    /// The client is too slow reading its frames.
+    SlowConsumer,
+    /// A server fault (logged).
+    Internal,
+}
+
+/// WebSocket close codes the server uses, and whether a client should reconnect.
+pub mod close {
+    /// Server shutting down or restarting: reconnect later.
+    pub const GOING_AWAY: u16 = 1001;
+    /// Protocol violation (binary frames, bad `hello`): do not reconnect as is.
+    pub const POLICY: u16 = 1008;
+    /// A frame above the size limit: do not resend it.
+    pub const TOO_BIG: u16 = 1009;
+    /// Connection cap reached: reconnect later.
+    pub const TRY_AGAIN_LATER: u16 = 1013;
+    /// Wrong token: do not reconnect with it.
+    pub const BAD_TOKEN: u16 = 4001;
+    /// Protocol version mismatch: upgrade the client.
+    pub const VERSION_MISMATCH: u16 = 4002;
+    /// Flooding: reconnect after a pause.
+    pub const FLOOD: u16 = 4003;
+    /// The client did not read its frames fast enough: reconnect.
+    pub const SLOW_CONSUMER: u16 = 4004;
+
+    /// Whether a client closed with `code` may reconnect (with backoff).
+    pub fn may_reconnect(code: u16) -> bool {
+        matches!(code, GOING_AWAY | TRY_AGAIN_LATER | FLOOD | SLOW_CONSUMER | 1006 | 1011)
+    }
+}
+
+/// A [`Move`]'s JSON shape, for the schema only (the engine's type is used on the wire).
+#[derive(JsonSchema)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+#[allow(dead_code)]
+enum MoveShape {
+    /// Join `tile` (its two faces) to open end `end` (255 for the lead) by face `face` (0 or 1).
+    Play {
+        /// The tile, as its two faces.
+        tile: [u8; 2],
+        /// The open end (255: the lead).
+        end: u8,
+        /// Which face joins: 0 the low face, 1 the high face.
+        face: u8,
+    },
+    /// Draw from the stock.
+    Draw,
+    /// Pass.
+    Pass,
+}
+
+/// Errors decoding a client frame.
+#[derive(Debug, thiserror::Error)]
+pub enum DecodeError {
+    /// Not JSON.
+    #[error("not valid JSON: {0}")]
+    Json(serde_json::Error),
+    /// JSON, but not a known message.
+    #[error("not a known message: {0}")]
+    Message(serde_json::Error),
+}
+
+impl DecodeError {
+    /// The error code to answer with.
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            DecodeError::Json(_) => ErrorCode::BadJson,
+            DecodeError::Message(_) => ErrorCode::BadMessage,
+        }
+    }
+}
+
+/// Decodes a client frame, telling malformed JSON from unknown messages,
+/// and recovering the request id of a bad message when it can.
+pub fn decode_client(text: &str) -> Result<ClientFrame, (Option<u64>, DecodeError)> {
+    match serde_json::from_str::<ClientFrame>(text) {
+        Ok(f) => Ok(f),
+        Err(e) if e.is_syntax() || e.is_eof() => Err((None, DecodeError::Json(e))),
+        Err(e) => {
+            let id = serde_json::from_str::<serde_json::Value>(text).ok().and_then(|v| v.get("id")?.as_u64());
+            Err((id, DecodeError::Message(e)))
+        }
+    }
+}
+
+/// The JSON Schemas of every client and server frame, as one JSON document
+/// `{"client": ..., "server": ...}`.
+pub fn json_schema() -> serde_json::Value {
+    serde_json::json!({
+        "protocol-version": PROTOCOL_VERSION,
+        "client": schemars::schema_for!(ClientFrame),
+        "server": schemars::schema_for!(ServerFrame),
+    })
+}

@@ -1,0 +1,406 @@
+//! One WebSocket connection: a receive loop (this task) and a send task.
+//!
+//! The receive loop `select!`s between the next frame, the server's shutdown
+//! signal and the slow-consumer signal; it decodes frames, enforces the
+//! handshake, the rate limit and the frame size, and forwards room requests
+//! to room tasks. The send task drains the connection's [`Outbox`]. Both are
+//! written over `Sink`/`Stream` of WebSocket messages so tests can drive them
+//! with plain channels.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+use axum::extract::ws::{CloseFrame, Message, Utf8Bytes};
+use capicua_protocol::{
+    ClientFrame, ClientMsg, ErrorCode, MAX_FRAME_BYTES, PROTOCOL_VERSION, PlayerInfo, RoomId, SeatRef, ServerMsg,
+    close, decode_client,
+};
+use futures_util::{Sink, SinkExt, Stream, StreamExt};
+use tokio::sync::{mpsc, oneshot};
+
+use crate::metrics::Metrics;
+use crate::room::{self, RoomCmd};
+use crate::{AppState, Client, ConnId, Identity, Outbox};
+
+/// A token bucket: `rate` tokens a second, at most `burst` saved.
+struct Bucket {
+    tokens: f64,
+    rate: f64,
+    burst: f64,
+    last: Instant,
+}
+
+impl Bucket {
+    fn new(rate: u32, burst: u32) -> Bucket {
+        Bucket { tokens: burst as f64, rate: rate as f64, burst: burst as f64, last: Instant::now() }
+    }
+    fn take(&mut self) -> bool {
+        let now = Instant::now();
+        self.tokens = (self.tokens + now.duration_since(self.last).as_secs_f64() * self.rate).min(self.burst);
+        self.last = now;
+        if self.tokens >= 1.0 {
+            self.tokens -= 1.0;
+            true
+        } else {
+            false
+        }
+    }
+}
+
+/// Why the receive loop ended.
+enum End {
+    /// The client went away.
+    Gone,
+    /// We close with this code and reason.
+    Close(u16, &'static str),
+}
+
+struct Conn {
+    state: Arc<AppState>,
+    id: ConnId,
+    out: Outbox,
+    ident: Option<Arc<Identity>>,
+    rooms: HashSet<RoomId>,
+    bucket: Bucket,
+    rejected_in_a_row: u32,
+}
+
+/// Refuses a connection at the cap: an error frame, then close code 1013
+/// (try again later).
+pub async fn refuse<S>(mut sink: S)
+where
+    S: Sink<Message> + Unpin,
+{
+    let frame = crate::encode(
+        None,
+        ServerMsg::Error { code: ErrorCode::TooManyConnections, message: "the server is at its connection cap".into() },
+    );
+    let _ = sink.send(Message::Text(frame)).await;
+    let _ = sink
+        .send(Message::Close(Some(CloseFrame { code: close::TRY_AGAIN_LATER, reason: "connection cap".into() })))
+        .await;
+}
+
+/// Serves one connection until the client leaves, the server shuts down or
+/// the connection must be closed.
+pub async fn serve<S, R, E>(state: Arc<AppState>, sink: S, mut stream: R)
+where
+    S: Sink<Message> + Unpin + Send + 'static,
+    R: Stream<Item = Result<Message, E>> + Unpin,
+{
+    let _guard = state.task_guard();
+    let (out, rx) = Outbox::new(state.config.outbound_buffer);
+    let (close_tx, close_rx) = oneshot::channel();
+    let sender = tokio::spawn(send_loop(sink, rx, close_rx));
+    state.metrics.connections.fetch_add(1, Ordering::Relaxed);
+    Metrics::inc(&state.metrics.connections_total);
+    let mut conn = Conn {
+        id: state.next_conn_id(),
+        bucket: Bucket::new(state.config.rate_per_sec, state.config.rate_burst),
+        state,
+        out: out.clone(),
+        ident: None,
+        rooms: HashSet::new(),
+        rejected_in_a_row: 0,
+    };
+    let mut shutdown = conn.state.shutdown();
+    let end = loop {
+        tokio::select! {
+            frame = stream.next() => match frame {
+                None | Some(Err(_)) => break End::Gone,
+                Some(Ok(msg)) => match conn.on_message(msg).await {
+                    Some(end) => break end,
+                    None => continue,
+                },
+            },
+            _ = crate::shutdown_signalled(&mut shutdown) => {
+                out.send(None, ServerMsg::Closing { reason: "the server is shutting down".into(), reconnect: true });
+                break End::Close(close::GOING_AWAY, "server shutting down");
+            }
+            _ = out.killed() => break End::Close(close::SLOW_CONSUMER, "too slow reading frames"),
+        }
+    };
+    for room in conn.rooms.drain() {
+        if let Some(h) = conn.state.room(room) {
+            let _ = h.tx.send(RoomCmd::Disconnected { conn: conn.id });
+        }
+    }
+    conn.state.metrics.connections.fetch_sub(1, Ordering::Relaxed);
+    if let End::Close(code, reason) = end {
+        let _ = close_tx.send((code, reason));
+    }
+    // Rooms hold clones of the outbox; the send task ends on the close
+    // signal, or (client gone) when we drop our end here.
+    drop(conn);
+    drop(out);
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(5), sender).await;
+}
+
+/// The send task: writes queued frames; on a close request, flushes what is
+/// queued and sends the close frame.
+async fn send_loop<S>(
+    mut sink: S,
+    mut rx: mpsc::Receiver<Utf8Bytes>,
+    mut close_rx: oneshot::Receiver<(u16, &'static str)>,
+) where
+    S: Sink<Message> + Unpin,
+{
+    loop {
+        tokio::select! {
+            biased;
+            frame = rx.recv() => match frame {
+                Some(text) => {
+                    if sink.send(Message::Text(text)).await.is_err() {
+                        return;
+                    }
+                }
+                None => break,
+            },
+            req = &mut close_rx => {
+                while let Ok(text) = rx.try_recv() {
+                    if sink.send(Message::Text(text)).await.is_err() {
+                        return;
+                    }
+                }
+                if let Ok((code, reason)) = req {
+                    let _ = sink.send(Message::Close(Some(CloseFrame { code, reason: reason.into() }))).await;
+                }
+                return;
+            }
+        }
+    }
+    let _ = sink.close().await;
+}
+
+impl Conn {
+    fn error(&self, id: Option<u64>, code: ErrorCode, message: impl Into<String>) {
+        Metrics::inc(&self.state.metrics.errors);
+        self.out.send(id, ServerMsg::Error { code, message: message.into() });
+    }
+
+    fn client(&self) -> Option<Client> {
+        Some(Client { conn: self.id, ident: self.ident.clone()?, out: self.out.clone() })
+    }
+
+    async fn on_message(&mut self, msg: Message) -> Option<End> {
+        let text = match msg {
+            Message::Text(t) => t,
+            Message::Binary(_) => {
+                self.error(None, ErrorCode::BinaryFrame, "the protocol uses text frames only");
+                return Some(End::Close(close::POLICY, "binary frame"));
+            }
+            Message::Close(_) => return Some(End::Gone),
+            Message::Ping(_) | Message::Pong(_) => return None,
+        };
+        Metrics::inc(&self.state.metrics.frames_in);
+        if text.len() > MAX_FRAME_BYTES {
+            self.error(None, ErrorCode::FrameTooLarge, format!("frames are limited to {MAX_FRAME_BYTES} bytes"));
+            return Some(End::Close(close::TOO_BIG, "frame too large"));
+        }
+        if !self.bucket.take() {
+            self.rejected_in_a_row += 1;
+            if self.rejected_in_a_row > self.state.config.flood_limit {
+                self.error(None, ErrorCode::RateLimited, "flooding: closing the connection");
+                return Some(End::Close(close::FLOOD, "flood"));
+            }
+            self.error(None, ErrorCode::RateLimited, "too many messages; slow down");
+            return None;
+        }
+        self.rejected_in_a_row = 0;
+        let frame = match decode_client(&text) {
+            Ok(f) => f,
+            Err((id, e)) => {
+                self.error(id, e.code(), e.to_string());
+                return None;
+            }
+        };
+        self.on_frame(frame).await
+    }
+
+    async fn on_frame(&mut self, ClientFrame { id, msg }: ClientFrame) -> Option<End> {
+        let Some(client) = self.client() else {
+            return match msg {
+                ClientMsg::Hello { version, token } => self.hello(id, version, token).await,
+                ClientMsg::Ping => {
+                    self.out.send(id, ServerMsg::Pong);
+                    None
+                }
+                _ => {
+                    self.error(id, ErrorCode::HelloRequired, "the first message must be hello");
+                    None
+                }
+            };
+        };
+        let forward = |room: RoomId, cmd: RoomCmd| -> bool {
+            match self.state.room(room) {
+                Some(h) => h.tx.send(cmd).is_ok(),
+                None => false,
+            }
+        };
+        let (room, sent) = match msg {
+            ClientMsg::Hello { .. } => {
+                self.error(id, ErrorCode::AlreadyGreeted, "hello was already received");
+                return None;
+            }
+            ClientMsg::Ping => {
+                self.out.send(id, ServerMsg::Pong);
+                return None;
+            }
+            ClientMsg::Register { name } => {
+                self.register(id, name).await;
+                return None;
+            }
+            ClientMsg::ListRooms => {
+                let mut rooms: Vec<_> = {
+                    let rooms = self.state.rooms.lock().expect("rooms lock");
+                    rooms.values().map(|h| h.info.clone()).collect()
+                };
+                let mut list: Vec<_> = rooms.drain(..).map(|i| i.lock().expect("room info lock").clone()).collect();
+                list.sort_by_key(|r| r.id);
+                self.out.send(id, ServerMsg::Rooms { rooms: list });
+                return None;
+            }
+            ClientMsg::CreateRoom(spec) => {
+                if spec.rated && client.ident.player_id.is_none() && !client.ident.admin {
+                    self.error(id, ErrorCode::Unauthorized, "only registered players create rated rooms");
+                    return None;
+                }
+                match room::create(&self.state, *spec).await {
+                    Ok(info) => {
+                        self.out.send(id, ServerMsg::Room { room: info });
+                    }
+                    Err((code, message)) => self.error(id, code, message),
+                }
+                return None;
+            }
+            ClientMsg::Join { room, seat } => (room, forward(room, RoomCmd::Join { client, seat, id })),
+            ClientMsg::Leave { room } => (room, forward(room, RoomCmd::Leave { client, id })),
+            ClientMsg::Spectate { room } => (room, forward(room, RoomCmd::Spectate { client, id })),
+            ClientMsg::FillBots { room, strategy } => (room, forward(room, RoomCmd::FillBots { client, strategy, id })),
+            ClientMsg::Ready { room } => (room, forward(room, RoomCmd::Ready { client, id })),
+            ClientMsg::Move { room, prompt, r#move } => {
+                (room, forward(room, RoomCmd::Move { client, prompt, mv: r#move, id }))
+            }
+            ClientMsg::Resync { room } => (room, forward(room, RoomCmd::Resync { client, id })),
+            ClientMsg::CloseRoom { room } => {
+                if !client.ident.admin {
+                    self.error(id, ErrorCode::Unauthorized, "closing a room needs the admin token");
+                    return None;
+                }
+                (room, forward(room, RoomCmd::Close { client, id }))
+            }
+        };
+        if sent {
+            self.rooms.insert(room);
+        } else {
+            self.error(id, ErrorCode::NoSuchRoom, format!("no room {room}"));
+        }
+        None
+    }
+
+    async fn hello(&mut self, id: Option<u64>, version: u32, token: Option<String>) -> Option<End> {
+        if version != PROTOCOL_VERSION {
+            self.error(
+                id,
+                ErrorCode::VersionMismatch,
+                format!("this server speaks protocol version {PROTOCOL_VERSION}, not {version}"),
+            );
+            return Some(End::Close(close::VERSION_MISMATCH, "protocol version mismatch"));
+        }
+        let ident = match token {
+            None => Identity { player_id: None, name: format!("guest-{}", self.id), admin: false },
+            Some(t) if self.state.config.admin_token.as_deref() == Some(t.as_str()) => {
+                Identity { player_id: None, name: "admin".into(), admin: true }
+            }
+            Some(t) => match self.state.db.player_by_token(&t).await {
+                Ok(Some(p)) => Identity { player_id: Some(p.id), name: p.name, admin: false },
+                Ok(None) => {
+                    self.error(id, ErrorCode::BadToken, "unknown token");
+                    return Some(End::Close(close::BAD_TOKEN, "bad token"));
+                }
+                Err(e) => {
+                    tracing::error!(error = %e, "token lookup");
+                    self.error(id, ErrorCode::Internal, "could not check the token; try again");
+                    return Some(End::Close(close::TRY_AGAIN_LATER, "internal error"));
+                }
+            },
+        };
+        self.ident = Some(Arc::new(ident));
+        let seats = self.reattach().await;
+        let ident = self.ident.as_ref().expect("just set");
+        self.out.send(
+            id,
+            ServerMsg::Welcome {
+                version: PROTOCOL_VERSION,
+                player: PlayerInfo { name: ident.name.clone(), guest: ident.player_id.is_none(), admin: ident.admin },
+                seats: seats.clone(),
+            },
+        );
+        // After the welcome: each room sends its state and the pending prompt.
+        let client = self.client().expect("greeted");
+        for s in seats {
+            if let Some(h) = self.state.room(s.room) {
+                let _ = h.tx.send(RoomCmd::Resync { client: client.clone(), id: None });
+            }
+        }
+        None
+    }
+
+    /// Gives a registered player its seats back on this connection.
+    async fn reattach(&mut self) -> Vec<SeatRef> {
+        let client = self.client().expect("greeted");
+        let Some(pid) = client.ident.player_id else { return vec![] };
+        let rooms: Vec<RoomId> = self
+            .state
+            .seats_by_player
+            .lock()
+            .expect("seats lock")
+            .get(&pid)
+            .map(|s| s.iter().copied().collect())
+            .unwrap_or_default();
+        let mut seats = vec![];
+        for room in rooms {
+            let Some(h) = self.state.room(room) else { continue };
+            let (reply, rx) = oneshot::channel();
+            if h.tx.send(RoomCmd::Reattach { client: client.clone(), reply }).is_err() {
+                continue;
+            }
+            if let Ok(got) = rx.await {
+                if !got.is_empty() {
+                    self.rooms.insert(room);
+                }
+                seats.extend(got.into_iter().map(|seat| SeatRef { room, seat }));
+            }
+        }
+        seats.sort_by_key(|s| (s.room, s.seat));
+        seats
+    }
+
+    async fn register(&mut self, id: Option<u64>, name: String) {
+        let ok_chars = name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+        if name.is_empty() || name.len() > 32 || !ok_chars || name.starts_with("guest-") || name == "admin" {
+            return self.error(
+                id,
+                ErrorCode::BadName,
+                "names are 1 to 32 letters, digits, '-', '_' or '.', not 'admin' nor 'guest-*'",
+            );
+        }
+        if self.ident.as_ref().is_some_and(|i| i.player_id.is_some()) {
+            return self.error(id, ErrorCode::BadRequest, "this connection already acts for a registered player");
+        }
+        match self.state.db.register(&name).await {
+            Ok((player, token)) => {
+                self.ident =
+                    Some(Arc::new(Identity { player_id: Some(player.id), name: player.name.clone(), admin: false }));
+                self.out.send(id, ServerMsg::Registered { name: player.name, token });
+            }
+            Err(crate::db::DbError::NameTaken(n)) => self.error(id, ErrorCode::NameTaken, format!("{n:?} is taken")),
+            Err(e) => {
+                tracing::error!(error = %e, "register");
+                self.error(id, ErrorCode::Internal, "could not register; try again");
+            }
+        }
+    }
+}

@@ -1,0 +1,203 @@
+//! HTTP routes: the WebSocket endpoint and the read-only REST API.
+//!
+//! HTTP errors log their internals and answer a JSON body
+//! `{"code": ..., "message": ...}` with the matching status.
+
+use std::sync::Arc;
+
+use axum::Json;
+use axum::Router;
+use axum::extract::ws::WebSocketUpgrade;
+use axum::extract::{Path, Query, State};
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use capicua_engine::{Event, Game, Rules, Seat, ViewSnapshot};
+use capicua_protocol::ErrorCode;
+use futures_util::StreamExt;
+use serde::{Deserialize, Serialize};
+
+use crate::AppState;
+use crate::db::{SeatRecord, Standing};
+
+/// The routes.
+pub fn router(state: Arc<AppState>) -> Router {
+    Router::new()
+        .route("/ws", get(ws))
+        .route("/api/variants", get(variants))
+        .route("/api/rooms", get(rooms))
+        .route("/api/games/{id}", get(game))
+        .route("/api/leaderboard", get(leaderboard))
+        .route("/healthz", get(|| async { "ok" }))
+        .route("/metrics", get(metrics))
+        .with_state(state)
+}
+
+/// An HTTP error: a status, a code and a message.
+#[derive(Debug)]
+pub struct ApiError {
+    status: StatusCode,
+    code: ErrorCode,
+    message: String,
+}
+
+impl ApiError {
+    fn new(status: StatusCode, code: ErrorCode, message: impl Into<String>) -> ApiError {
+        ApiError { status, code, message: message.into() }
+    }
+    fn internal(e: impl std::fmt::Display) -> ApiError {
+        tracing::error!(error = %e, "http handler");
+        ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Internal, "internal error (logged)")
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        (self.status, Json(serde_json::json!({"code": self.code, "message": self.message}))).into_response()
+    }
+}
+
+async fn ws(State(state): State<Arc<AppState>>, upgrade: WebSocketUpgrade) -> Response {
+    // Above our own protocol limit, so an oversize frame gets a clear error
+    // code from us before the connection closes.
+    upgrade.max_message_size(1 << 20).max_frame_size(1 << 20).on_upgrade(move |socket| async move {
+        let (sink, stream) = socket.split();
+        match state.conn_permits.clone().try_acquire_owned() {
+            Ok(permit) => {
+                crate::conn::serve(state, sink, stream).await;
+                drop(permit);
+            }
+            Err(_) => {
+                crate::metrics::Metrics::inc(&state.metrics.connections_refused);
+                crate::conn::refuse(sink).await;
+            }
+        }
+    })
+}
+
+#[derive(Serialize)]
+struct PresetEntry {
+    name: &'static str,
+    variant: capicua_engine::Variant,
+}
+
+async fn variants() -> Json<serde_json::Value> {
+    let presets: Vec<PresetEntry> = capicua_engine::PRESETS
+        .iter()
+        .filter_map(|&name| Some(PresetEntry { name, variant: capicua_engine::preset(name)? }))
+        .collect();
+    Json(serde_json::json!({ "presets": presets, "strategies": crate::bots::STRATEGIES }))
+}
+
+async fn rooms(State(state): State<Arc<AppState>>) -> Json<Vec<capicua_protocol::RoomInfo>> {
+    let infos: Vec<_> = state.rooms.lock().expect("rooms lock").values().map(|h| h.info.clone()).collect();
+    let mut list: Vec<_> = infos.iter().map(|i| i.lock().expect("room info lock").clone()).collect();
+    list.sort_by_key(|r| r.id);
+    Json(list)
+}
+
+#[derive(Deserialize)]
+struct ViewQuery {
+    seat: Option<u8>,
+}
+
+/// One step of a replay: what the viewer saw after a move.
+#[derive(Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct ReplayStep {
+    /// The public events of the move.
+    pub events: Vec<Event>,
+    /// The viewer's view afterwards.
+    pub view: ViewSnapshot,
+}
+
+/// A finished game from one viewpoint: never more than that viewer saw
+/// during play (no seed, no raw deal).
+#[derive(Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct Replay {
+    /// The game id.
+    pub id: i64,
+    /// The room it was played in.
+    pub room: Option<i64>,
+    /// The variant.
+    pub variant: capicua_engine::Variant,
+    /// The viewpoint, `None` for the spectator's.
+    pub seat: Option<u8>,
+    /// Who sat where.
+    pub seats: Vec<SeatRecord>,
+    /// Final scores by side.
+    pub scores: Vec<i32>,
+    /// The winning side.
+    pub winner: Option<u8>,
+    /// The seat whose side forfeited.
+    pub forfeit: Option<u8>,
+    /// The view at the start.
+    pub start: ViewSnapshot,
+    /// One step per move.
+    pub steps: Vec<ReplayStep>,
+}
+
+async fn game(
+    State(state): State<Arc<AppState>>,
+    Path(id): Path<i64>,
+    Query(q): Query<ViewQuery>,
+) -> Result<Json<Replay>, ApiError> {
+    let g = state
+        .db
+        .game(id)
+        .await
+        .map_err(ApiError::internal)?
+        .ok_or_else(|| ApiError::new(StatusCode::NOT_FOUND, ErrorCode::BadRequest, format!("no game {id}")))?;
+    if let Some(s) = q.seat {
+        if s >= g.seating.seats {
+            return Err(ApiError::new(
+                StatusCode::BAD_REQUEST,
+                ErrorCode::NoSuchSeat,
+                format!("seats are 0..{}", g.seating.seats),
+            ));
+        }
+    }
+    let rules = Rules::new(g.variant.clone()).map_err(ApiError::internal)?;
+    let mut game = Game::new(rules.into(), g.seating.clone(), g.seed).map_err(ApiError::internal)?;
+    let snap = |game: &Game| match q.seat {
+        Some(s) => game.view(Seat(s)).snapshot(),
+        None => game.spectator_view().snapshot(),
+    };
+    let start = snap(&game);
+    let mut steps = Vec::with_capacity(g.moves.len());
+    for m in &g.moves {
+        let events = game.play(*m).map_err(ApiError::internal)?;
+        steps.push(ReplayStep { events: events.to_vec(), view: snap(&game) });
+    }
+    Ok(Json(Replay {
+        id: g.id,
+        room: g.room_id,
+        variant: g.variant,
+        seat: q.seat,
+        seats: g.seats,
+        scores: g.scores,
+        winner: g.winner,
+        forfeit: g.forfeit,
+        start,
+        steps,
+    }))
+}
+
+#[derive(Deserialize)]
+struct BoardQuery {
+    variant: String,
+    limit: Option<u32>,
+}
+
+async fn leaderboard(
+    State(state): State<Arc<AppState>>,
+    Query(q): Query<BoardQuery>,
+) -> Result<Json<Vec<Standing>>, ApiError> {
+    let limit = q.limit.unwrap_or(100).min(1000);
+    Ok(Json(state.db.leaderboard(&q.variant, limit).await.map_err(ApiError::internal)?))
+}
+
+async fn metrics(State(state): State<Arc<AppState>>) -> impl IntoResponse {
+    ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], state.metrics.render())
+}

@@ -1,0 +1,272 @@
+//! # capicua-server
+//!
+//! The lobby, referee and persistence of capicua: HTTP and WebSocket on one
+//! port (axum), one task per room owning its [`Game`](capicua_engine::Game),
+//! one receive task and one send task per connection, SQLite through sqlx.
+//!
+//! ```text
+//! client ──ws──▶ conn task ──RoomCmd──▶ room task (owns the Game) ──▶ Outbox of each member ──▶ send task ──ws──▶ client
+//!                                           │ finished game
+//!                                           ▼
+//!                                   db writer task (batched transactions, ratings) ──▶ SQLite (WAL)
+//! ```
+//!
+//! [`run`] serves until its shutdown future resolves, then tells every
+//! connection and every room, waits for them, and lets the database writer
+//! commit what is queued.
+
+pub mod bots;
+pub mod conn;
+pub mod db;
+pub mod http;
+pub mod metrics;
+pub mod room;
+
+use std::collections::{HashMap, HashSet};
+use std::future::Future;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::extract::ws::Utf8Bytes;
+use capicua_protocol::{RoomId, RoomInfo, ServerFrame, ServerMsg};
+use tokio::net::TcpListener;
+use tokio::sync::{Notify, Semaphore, mpsc, watch};
+
+pub use db::Db;
+
+/// Server settings (the CLI fills them from flags and environment).
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// The admin token, if admin actions are enabled.
+    pub admin_token: Option<String>,
+    /// Most simultaneous WebSocket connections.
+    pub max_connections: usize,
+    /// Messages per second a connection may send (token bucket refill).
+    pub rate_per_sec: u32,
+    /// Burst size of the token bucket.
+    pub rate_burst: u32,
+    /// Rejected messages in a row before a flooding connection is closed.
+    pub flood_limit: u32,
+    /// How long a disconnected player's seat is kept.
+    pub reconnect_grace: Duration,
+    /// Frames queued for a connection before it counts as a slow consumer.
+    pub outbound_buffer: usize,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            admin_token: None,
+            max_connections: 20_000,
+            rate_per_sec: 200,
+            rate_burst: 400,
+            flood_limit: 200,
+            reconnect_grace: Duration::from_secs(60),
+            outbound_buffer: 1024,
+        }
+    }
+}
+
+/// Errors of the server as a whole.
+#[derive(Debug, thiserror::Error)]
+pub enum ServerError {
+    /// Socket trouble.
+    #[error("io: {0}")]
+    Io(#[from] std::io::Error),
+    /// Database trouble.
+    #[error(transparent)]
+    Db(#[from] db::DbError),
+}
+
+/// A connection's id, unique for the server's life.
+pub type ConnId = u64;
+
+/// Who a connection acts for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Identity {
+    /// The registered player, `None` for a guest.
+    pub player_id: Option<i64>,
+    /// Name shown.
+    pub name: String,
+    /// Admin rights.
+    pub admin: bool,
+}
+
+/// The send side of a connection: frames queued for its send task.
+///
+/// Rooms never wait on a client: a full queue marks the connection as a slow
+/// consumer and it is closed, so one stuck client cannot stall a table.
+#[derive(Clone)]
+pub struct Outbox(Arc<OutboxInner>);
+
+struct OutboxInner {
+    tx: mpsc::Sender<Utf8Bytes>,
+    kill: Notify,
+    killed: AtomicBool,
+}
+
+impl Outbox {
+    /// A new outbox and the receiver its send task drains.
+    pub fn new(capacity: usize) -> (Outbox, mpsc::Receiver<Utf8Bytes>) {
+        let (tx, rx) = mpsc::channel(capacity);
+        (Outbox(Arc::new(OutboxInner { tx, kill: Notify::new(), killed: AtomicBool::new(false) })), rx)
+    }
+
+    /// Queues a serialized frame; false if the connection is gone or too slow.
+    pub fn send_text(&self, text: Utf8Bytes) -> bool {
+        match self.0.tx.try_send(text) {
+            Ok(()) => true,
+            Err(mpsc::error::TrySendError::Full(_)) => {
+                self.0.killed.store(true, Ordering::Relaxed);
+                self.0.kill.notify_one();
+                false
+            }
+            Err(mpsc::error::TrySendError::Closed(_)) => false,
+        }
+    }
+
+    /// Serializes and queues a frame.
+    pub fn send(&self, id: Option<u64>, msg: ServerMsg) -> bool {
+        self.send_text(encode(id, msg))
+    }
+
+    /// Resolves when the connection was marked as a slow consumer.
+    pub async fn killed(&self) {
+        if self.0.killed.load(Ordering::Relaxed) {
+            return;
+        }
+        self.0.kill.notified().await;
+    }
+
+    /// Whether the connection is still there.
+    pub fn is_open(&self) -> bool {
+        !self.0.tx.is_closed()
+    }
+}
+
+/// Serializes a server frame.
+pub fn encode(id: Option<u64>, msg: ServerMsg) -> Utf8Bytes {
+    let s = serde_json::to_string(&ServerFrame { id, msg }).expect("server frames always serialize");
+    Utf8Bytes::from(s)
+}
+
+/// A connected client as rooms see it.
+#[derive(Clone)]
+pub struct Client {
+    /// The connection.
+    pub conn: ConnId,
+    /// Who it acts for.
+    pub ident: Arc<Identity>,
+    /// Where its frames go.
+    pub out: Outbox,
+}
+
+/// A running room, as the lobby holds it.
+#[derive(Clone)]
+pub struct RoomHandle {
+    /// Commands to the room task.
+    pub tx: mpsc::UnboundedSender<room::RoomCmd>,
+    /// The room's lobby entry, updated by the room task.
+    pub info: Arc<Mutex<RoomInfo>>,
+}
+
+/// State shared by every task: held in an `Arc`.
+pub struct AppState {
+    /// Settings.
+    pub config: Config,
+    /// The database.
+    pub db: Db,
+    /// Open rooms. A std `Mutex`: it is held only to insert, remove or clone
+    /// a handle, never across an `.await`, so it never blocks a worker for long.
+    pub rooms: Mutex<HashMap<RoomId, RoomHandle>>,
+    /// Rooms where each registered player holds a seat (for reconnects).
+    /// Same locking rule as `rooms`.
+    pub seats_by_player: Mutex<HashMap<i64, HashSet<RoomId>>>,
+    /// One permit per open WebSocket connection.
+    pub conn_permits: Arc<Semaphore>,
+    /// Counters for `/metrics`.
+    pub metrics: metrics::Metrics,
+    next_conn: AtomicU64,
+    shutdown: watch::Receiver<bool>,
+    /// Every connection and room task holds a clone; `run` waits for all to
+    /// be dropped (mini-redis's shutdown-complete pattern).
+    done: mpsc::Sender<()>,
+}
+
+impl AppState {
+    /// A fresh connection id.
+    pub fn next_conn_id(&self) -> ConnId {
+        self.next_conn.fetch_add(1, Ordering::Relaxed) + 1
+    }
+    /// A receiver that turns true when the server shuts down.
+    pub fn shutdown(&self) -> watch::Receiver<bool> {
+        self.shutdown.clone()
+    }
+    /// A guard that keeps `run` from returning while held.
+    pub fn task_guard(&self) -> mpsc::Sender<()> {
+        self.done.clone()
+    }
+    /// The handle of a room.
+    pub fn room(&self, id: RoomId) -> Option<RoomHandle> {
+        self.rooms.lock().expect("rooms lock").get(&id).cloned()
+    }
+    /// Whether the server is shutting down.
+    pub fn is_shutting_down(&self) -> bool {
+        *self.shutdown.borrow()
+    }
+}
+
+/// Serves HTTP and WebSocket on `listener` until `shutdown` resolves; then
+/// tells every connection and room, waits for them to finish, and closes the
+/// database once every finished game is committed.
+pub async fn run(
+    listener: TcpListener,
+    db: Db,
+    config: Config,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), ServerError> {
+    let (shutdown_tx, shutdown_rx) = watch::channel(false);
+    let (done_tx, mut done_rx) = mpsc::channel::<()>(1);
+    let state = Arc::new(AppState {
+        conn_permits: Arc::new(Semaphore::new(config.max_connections)),
+        config,
+        db: db.clone(),
+        rooms: Mutex::new(HashMap::new()),
+        seats_by_player: Mutex::new(HashMap::new()),
+        metrics: metrics::Metrics::default(),
+        next_conn: AtomicU64::new(0),
+        shutdown: shutdown_rx.clone(),
+        done: done_tx,
+    });
+    let app = http::router(state.clone());
+    let mut http_shutdown = shutdown_rx.clone();
+    let server = axum::serve(listener, app).with_graceful_shutdown(async move {
+        shutdown_signalled(&mut http_shutdown).await;
+    });
+    let server = tokio::spawn(async move { server.await });
+    shutdown.await;
+    tracing::info!("shutting down: closing connections and rooms");
+    let _ = shutdown_tx.send(true);
+    // Rooms end on the shutdown signal too; drop our own handles to them.
+    let rooms: Vec<RoomHandle> = state.rooms.lock().expect("rooms lock").drain().map(|(_, h)| h).collect();
+    for r in &rooms {
+        let _ = r.tx.send(room::RoomCmd::Shutdown);
+    }
+    drop(rooms);
+    let done = state.done.clone();
+    drop(state);
+    drop(done);
+    // Every task holding a guard has ended when recv() yields None.
+    let _ = tokio::time::timeout(Duration::from_secs(10), done_rx.recv()).await;
+    let _ = tokio::time::timeout(Duration::from_secs(5), server).await;
+    db.close().await;
+    tracing::info!("shutdown complete");
+    Ok(())
+}
+
+/// Resolves once the shutdown flag is set (at once if it already is).
+pub async fn shutdown_signalled(rx: &mut watch::Receiver<bool>) {
+    // The borrow guard `wait_for` returns is not `Send`: drop it here.
+    let _ = rx.wait_for(|s| *s).await.is_ok();
+}

@@ -1,0 +1,56 @@
+//! Counters exported at `GET /metrics` in the Prometheus text format.
+
+use std::fmt::Write;
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+
+/// Server counters: relaxed atomics, bumped on hot paths without locks.
+#[derive(Default)]
+pub struct Metrics {
+    /// Open WebSocket connections.
+    pub connections: AtomicI64,
+    /// Connections accepted since start.
+    pub connections_total: AtomicU64,
+    /// Connections refused at the cap.
+    pub connections_refused: AtomicU64,
+    /// Frames received.
+    pub frames_in: AtomicU64,
+    /// Errors sent to clients.
+    pub errors: AtomicU64,
+    /// Moves applied by referees.
+    pub moves: AtomicU64,
+    /// Matches finished and stored.
+    pub games_finished: AtomicU64,
+    /// Matches whose storing failed.
+    pub games_store_failed: AtomicU64,
+    /// Open rooms.
+    pub rooms: AtomicI64,
+    /// Timeouts applied.
+    pub timeouts: AtomicU64,
+}
+
+impl Metrics {
+    /// Adds one.
+    pub fn inc(c: &AtomicU64) {
+        c.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// The Prometheus text exposition.
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        let mut line = |name: &str, kind: &str, help: &str, v: i64| {
+            let _ = writeln!(out, "# HELP capicua_{name} {help}\n# TYPE capicua_{name} {kind}\ncapicua_{name} {v}");
+        };
+        let g = |a: &AtomicU64| a.load(Ordering::Relaxed) as i64;
+        line("connections", "gauge", "Open WebSocket connections.", self.connections.load(Ordering::Relaxed));
+        line("connections_total", "counter", "WebSocket connections accepted.", g(&self.connections_total));
+        line("connections_refused_total", "counter", "Connections refused at the cap.", g(&self.connections_refused));
+        line("frames_received_total", "counter", "Client frames received.", g(&self.frames_in));
+        line("errors_total", "counter", "Error messages sent to clients.", g(&self.errors));
+        line("moves_total", "counter", "Moves applied by referees.", g(&self.moves));
+        line("games_finished_total", "counter", "Matches finished and stored.", g(&self.games_finished));
+        line("games_store_failed_total", "counter", "Matches that could not be stored.", g(&self.games_store_failed));
+        line("rooms", "gauge", "Open rooms.", self.rooms.load(Ordering::Relaxed));
+        line("timeouts_total", "counter", "Moves decided by a timeout policy.", g(&self.timeouts));
+        out
+    }
+}
