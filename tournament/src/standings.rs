@@ -82,6 +82,8 @@ pub(crate) struct Ranker<'a> {
     pub winner: WinnerRule,
     pub seeds: &'a [u32],
     pub lots: &'a [u32],
+    /// Indices into `games` of each entrant's games.
+    pub by_entrant: &'a [Vec<usize>],
 }
 
 impl Ranker<'_> {
@@ -102,9 +104,9 @@ impl Ranker<'_> {
             TieBreak::Wins => i64::from(s.wins),
             TieBreak::Points => s.points,
             TieBreak::ScoreDifference => s.margin,
-            TieBreak::Buchholz => self
-                .games
+            TieBreak::Buchholz => self.by_entrant[e.index()]
                 .iter()
+                .map(|&i| &self.games[i])
                 .filter_map(|g| g.sides.iter().position(|side| side.contains(&e)).map(|i| (g, i)))
                 .map(|(g, i)| {
                     g.sides
@@ -123,7 +125,7 @@ impl Ranker<'_> {
     fn head_to_head(&self, e: EntrantId, group: &[EntrantId]) -> i64 {
         let rival = |side: &Vec<EntrantId>| side.iter().any(|x| *x != e && group.contains(x));
         let mut total = 0;
-        for g in self.games {
+        for g in self.by_entrant[e.index()].iter().map(|&i| &self.games[i]) {
             let (Some(mine), Some(w)) = (g.sides.iter().position(|s| s.contains(&e)), g.winner) else { continue };
             if w == mine {
                 if g.sides.iter().enumerate().any(|(j, s)| j != mine && rival(s)) {

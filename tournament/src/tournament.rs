@@ -105,6 +105,7 @@ pub struct Tournament {
     lots: Vec<u32>,
     stats: Vec<Stats>,
     games: Vec<GameLog>,
+    by_entrant: Vec<Vec<usize>>,
     disqualified: Vec<bool>,
     eliminated: Vec<bool>,
     stage_reached: Vec<u32>,
@@ -161,6 +162,7 @@ impl Tournament {
             seeds,
             lots,
             games: Vec::new(),
+            by_entrant: vec![Vec::new(); n],
             disqualified: vec![false; n],
             eliminated: vec![false; n],
             stage_reached: vec![0; n],
@@ -361,6 +363,9 @@ impl Tournament {
                 }
             }
         }
+        for e in table.sides.iter().flatten() {
+            self.by_entrant[e.index()].push(self.games.len());
+        }
         self.games.push(GameLog { sides: table.sides.clone(), winner: result.winner.map(|w| w as usize) });
         if self.groups[group].is_knockout() {
             let through = match result.winner {
@@ -391,6 +396,7 @@ impl Tournament {
             winner: scoring.winner,
             seeds: &self.seeds,
             lots: &self.lots,
+            by_entrant: &self.by_entrant,
         }
     }
 
@@ -439,7 +445,8 @@ impl Tournament {
                 (0..self.entrants.len()).map(|i| !self.disqualified[i] && !self.eliminated[i]).collect();
             let mut plans = Vec::new();
             for g in 0..self.groups.len() {
-                let ranked = self.group_ranking(&self.groups[g]);
+                let ranked =
+                    if self.groups[g].needs_ranking() { self.group_ranking(&self.groups[g]) } else { Vec::new() };
                 let ctx = Ctx { active: &active, ranked: &ranked };
                 if let Some(plan) = self.groups[g].next(&ctx, &mut rng) {
                     plans.push((g, plan));
@@ -525,12 +532,12 @@ impl Tournament {
         }
         self.rounds.push(round);
         self.stage_rounds += 1;
-        let contenders: Vec<EntrantId> = self
-            .standings()
-            .into_iter()
-            .filter(|s| !s.disqualified && !s.eliminated)
-            .map(|s| s.entrant)
-            .collect();
+        let stop = &spec.stop;
+        let contenders: Vec<EntrantId> = if stop.points.is_some() || stop.winners.is_some() {
+            self.standings().into_iter().filter(|s| !s.disqualified && !s.eliminated).map(|s| s.entrant).collect()
+        } else {
+            Vec::new()
+        };
         let points: Vec<i64> = contenders.iter().map(|e| self.stats[e.index()].points).collect();
         let reason = spec.stop.reached(self.rounds.len() as u32, self.games.len() as u32, &points);
         match reason {

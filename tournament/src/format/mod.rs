@@ -87,6 +87,11 @@ impl Group {
         matches!(self.state, State::Knockout(_) | State::DoubleKnockout(_))
     }
 
+    /// Whether planning reads the current ranking (Swiss pairs by standing).
+    pub(crate) fn needs_ranking(&self) -> bool {
+        matches!(self.state, State::Swiss { .. })
+    }
+
     /// Plans the next round, or `None` when the group is done.
     pub(crate) fn next(&mut self, ctx: &Ctx<'_>, rng: &mut TourRng) -> Option<Plan> {
         let plan = match &mut self.state {
