@@ -168,6 +168,10 @@ impl Plan {
             };
             game.play(m).ok()?;
         }
+        // The deal must leave the hand going, with the viewer to move.
+        if game.to_move() != Some(self.me) || game.history().len() != view.history().len() {
+            return None;
+        }
         Some(Deal { hands: current.0, game })
     }
 

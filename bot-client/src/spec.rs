@@ -25,7 +25,7 @@ pub const STRATEGIES: &[(&str, &str)] = &[
     ("carrier", "keeps the widest variety of pips in hand, so it passes less"),
     ("support", "partner-aware: covers pips its partner passed on, leaves ends the partner can follow"),
     ("disabler", "blocks the opponents: leaves ends they have passed on"),
-    ("smart", "blends the above, weighted by hand size, score and who is about to go out"),
+    ("smart", "blends the above, weighted by hand size, score and who is about to go out [weights=h/c/s/d/b]"),
     ("cheater", "proposes an illegal play first, then heuristic's legal move [inner=<name>]"),
     ("pimc", "perfect-information Monte Carlo [samples=200, ms=<cap>, rollout=heavy|random, rollouts=1]"),
     (
@@ -97,7 +97,23 @@ fn build_named(spec: &str, seed: u64) -> Result<Box<dyn Strategy>, SpecError> {
         "carrier" => no_params().map(|_| Box::new(Scored::new(Carrier, seed)) as Box<dyn Strategy>)?,
         "support" => no_params().map(|_| Box::new(Scored::new(Support, seed)) as Box<dyn Strategy>)?,
         "disabler" => no_params().map(|_| Box::new(Scored::new(Disabler, seed)) as Box<dyn Strategy>)?,
-        "smart" => no_params().map(|_| Box::new(Smart::new(seed)) as Box<dyn Strategy>)?,
+        "smart" => {
+            let mut weights = Smart::BASE;
+            for &(k, v) in &params {
+                match k {
+                    "weights" => {
+                        let w: Vec<f64> = v.split('/').map(str::parse).collect::<Result<_, _>>().map_err(|_| {
+                            bad(k, "expected five numbers: heuristic/carrier/support/disabler/bota-gorda")
+                        })?;
+                        weights = w.try_into().map_err(|_| {
+                            bad(k, "expected five numbers: heuristic/carrier/support/disabler/bota-gorda")
+                        })?;
+                    }
+                    _ => return Err(bad(k, "unknown parameter")),
+                }
+            }
+            Box::new(Smart::with_weights(weights, seed))
+        }
         "cheater" => {
             let mut inner = "heuristic";
             for &(k, v) in &params {

@@ -28,6 +28,11 @@ pub struct Context<'a> {
     pub max_value: f64,
     /// The tiles a full hand holds.
     pub full_hand: usize,
+    /// The seat that moves after the viewer.
+    pub next: Seat,
+    /// `outside[p]`: tiles showing pip `p` that are neither played nor in
+    /// the viewer's hand (others may hold them).
+    pub outside: [u8; PIP_VALUES],
 }
 
 impl<'a> Context<'a> {
@@ -46,6 +51,14 @@ impl<'a> Context<'a> {
         let others = (0..view.seats()).map(Seat).filter(|&s| s != me);
         let (partners, opponents) = others.partition(|&s| view.partners(s, me));
         let cat = view.rules().catalog();
+        let mut outside = [0u8; PIP_VALUES];
+        for t in cat.all().minus(view.played()).minus(hand).iter() {
+            let (lo, hi) = t.faces();
+            outside[lo as usize] += 1;
+            if hi != lo {
+                outside[hi as usize] += 1;
+            }
+        }
         let max_value = cat.all().iter().map(|t| cat.value(t)).max().unwrap_or(1).max(1) as f64;
         Context {
             view,
@@ -57,6 +70,8 @@ impl<'a> Context<'a> {
             opponents,
             max_value,
             full_hand: view.rules().hand_size(view.seats()) as usize,
+            next: view.next_seat(me),
+            outside,
         }
     }
 

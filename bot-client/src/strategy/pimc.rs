@@ -132,7 +132,11 @@ fn roll_out(game: &mut Game, hands_before: usize, policy: Rollout, rng: &mut Bot
 impl Strategy for Pimc {
     fn name(&self) -> String {
         let c = &self.config;
-        let mut s = format!("pimc:samples={}", c.budget.samples);
+        let d = PimcConfig::default();
+        let mut s = "pimc".to_string();
+        if c.budget.samples != d.budget.samples {
+            s += &format!(":samples={}", c.budget.samples);
+        }
         if let Some(t) = c.budget.time {
             s += &format!(":ms={}", t.as_millis());
         }

@@ -8,47 +8,43 @@ use crate::seat_view::SeatView;
 
 /// Blends heuristic, carrier, support, disabler and bota-gorda. Each
 /// scorer's scores are rescaled to `0..=1` over the legal plays, then
-/// weighted by the situation: early on it shapes its hand (heuristic,
-/// carrier); when an opponent is about to go out it sheds points and
-/// blocks (bota-gorda, disabler); when a partner is about to go out, or its
-/// side leads the match, it supports.
+/// weighted by the situation: mostly heuristic, more so early on; when an
+/// opponent is about to go out it sheds points and blocks (bota-gorda,
+/// disabler); when a partner is about to go out it supports.
 pub struct Smart {
     rng: BotRng,
+    base: [f64; 5],
 }
 
 impl Smart {
-    /// A smart player.
+    /// The default base weights of heuristic, carrier, support, disabler
+    /// and bota-gorda, before the situation adjusts them.
+    pub const BASE: [f64; 5] = [3.0, 0.5, 0.5, 1.5, 0.5];
+
+    /// A smart player with the default weights.
     pub fn new(seed: u64) -> Smart {
-        Smart { rng: BotRng::new(seed) }
+        Smart::with_weights(Smart::BASE, seed)
+    }
+
+    /// A smart player with other base weights.
+    pub fn with_weights(base: [f64; 5], seed: u64) -> Smart {
+        Smart { rng: BotRng::new(seed), base }
     }
 
     /// The weight of each scorer in this situation.
-    fn weights(ctx: &Context<'_>) -> [f64; 5] {
+    fn weights(&self, ctx: &Context<'_>) -> [f64; 5] {
         let opp_short = ctx.fewest_tiles(&ctx.opponents);
         let partner_short = ctx.fewest_tiles(&ctx.partners);
-        let mine = ctx.hand.len();
-        let scores = ctx.view.scores();
-        let my_side = ctx.view.side_of(ctx.me).index();
-        let leading = scores.iter().enumerate().all(|(i, &s)| i == my_side || s <= scores[my_side]);
-        let (mut heuristic, mut carrier, mut support, mut disabler, mut bota) = (1.0, 1.0, 1.0, 1.0, 0.5);
+        let [mut heuristic, carrier, mut support, mut disabler, mut bota] = self.base;
         if ctx.early() {
-            heuristic += 1.5;
-            carrier += 0.5;
+            heuristic += 1.0;
         }
         if opp_short <= 2 {
-            bota += 2.0;
-            disabler += 2.0;
-        } else if opp_short <= 3 {
+            bota += 1.5;
             disabler += 1.0;
         }
-        if partner_short <= 2 || partner_short < mine {
-            support += 2.0;
-        }
-        if leading {
-            support += 0.5;
-        }
-        if mine <= 2 {
-            carrier += 1.0;
+        if partner_short <= 2 {
+            support += 1.0;
         }
         [heuristic, carrier, support, disabler, bota]
     }
@@ -56,12 +52,16 @@ impl Smart {
 
 impl Strategy for Smart {
     fn name(&self) -> String {
-        "smart".into()
+        if self.base == Smart::BASE {
+            return "smart".into();
+        }
+        let w: Vec<String> = self.base.iter().map(|w| w.to_string()).collect();
+        format!("smart:weights={}", w.join("/"))
     }
     fn choose(&mut self, view: &dyn SeatView) -> Move {
         let ctx = Context::new(view);
         let scorers: [&dyn Scorer; 5] = [&Heuristic, &Carrier, &Support, &Disabler, &BotaGorda];
-        let weights = Smart::weights(&ctx);
+        let weights = self.weights(&ctx);
         pick_best(view, &mut self.rng, |plays| {
             let mut total = vec![0.0; plays.len()];
             for (scorer, w) in scorers.iter().zip(weights) {

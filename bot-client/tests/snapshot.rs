@@ -1,0 +1,39 @@
+//! One implementation serves local and remote bots: a strategy deciding
+//! from a serialized snapshot chooses exactly what it chooses from the
+//! in-process view.
+
+use capicua_bot::seat_view::{SeatView, SnapshotSeat, TableSeat};
+use capicua_bot::spec::build;
+use capicua_engine::{Game, MoveList, Rules, Seating, ViewSnapshot};
+
+#[test]
+fn snapshot_and_view_give_the_same_decisions() {
+    let rules = Rules::preset("latin").unwrap();
+    for spec in ["heuristic", "smart", "disabler", "support", "carrier", "pimc:samples=4"] {
+        let mut game = Game::new(rules.clone().into(), Seating::new(4), 5).unwrap();
+        let mut local = build(spec, 9).unwrap();
+        let mut remote = build(spec, 9).unwrap();
+        while let Some(seat) = game.to_move() {
+            let json = serde_json::to_string(&game.view(seat).snapshot()).unwrap();
+            let snap: ViewSnapshot = serde_json::from_str(&json).unwrap();
+            let remote_view = SnapshotSeat::new(&rules, &snap).unwrap();
+            let local_view = TableSeat::new(&game, seat);
+            assert_eq!(remote_view.unseen(), local_view.unseen());
+            let (mut a, mut b) = (MoveList::new(), MoveList::new());
+            remote_view.legal_moves(&mut a);
+            local_view.legal_moves(&mut b);
+            assert_eq!(a, b);
+            let m = local.choose(&local_view);
+            assert_eq!(remote.choose(&remote_view), m, "{spec} decided differently from a snapshot");
+            game.play(m).unwrap();
+        }
+    }
+}
+
+#[test]
+fn a_spectator_snapshot_is_refused() {
+    let rules = Rules::preset("latin").unwrap();
+    let game = Game::new(rules.clone().into(), Seating::new(4), 5).unwrap();
+    let snap = game.spectator_view().snapshot();
+    assert!(SnapshotSeat::new(&rules, &snap).is_err());
+}

@@ -1,0 +1,39 @@
+//! Strategy specs: names, parameters, conditionals and files.
+
+use capicua_bot::SpecError;
+use capicua_bot::spec::{STRATEGIES, build};
+
+#[test]
+fn every_listed_name_builds_and_names_itself() {
+    for (name, _) in STRATEGIES.iter().filter(|(n, _)| !n.contains(' ')) {
+        assert_eq!(build(name, 1).unwrap().name(), *name);
+    }
+}
+
+#[test]
+fn parameters_are_checked() {
+    assert_eq!(build("pimc:samples=50:ms=20", 1).unwrap().name(), "pimc:samples=50:ms=20");
+    assert!(matches!(build("pimc:samples=lots", 1), Err(SpecError::BadParameter { .. })));
+    assert!(matches!(build("random:x=1", 1), Err(SpecError::BadParameter { .. })));
+    assert!(matches!(build("smart:weights=1/2", 1), Err(SpecError::BadParameter { .. })));
+    assert!(matches!(build("nobody", 1), Err(SpecError::UnknownStrategy(_))));
+    assert!(matches!(build("", 1), Err(SpecError::Empty)));
+}
+
+#[test]
+fn conditionals_nest_to_the_right() {
+    let s = build("bota-gorda while hand-pips > 25 else carrier while opponent-tiles <= 2 else heuristic", 1).unwrap();
+    assert_eq!(s.name(), "bota-gorda while hand-pips > 25 else carrier while opponent-tiles <= 2 else heuristic");
+    assert!(matches!(build("bota-gorda while pips > 25 else random", 1), Err(SpecError::BadCondition(_))));
+    assert!(build("bota-gorda while hand-pips > 25", 1).is_err(), "an else is required");
+}
+
+#[test]
+fn a_spec_file_is_read() {
+    let path = std::env::temp_dir().join(format!("capicua-bot-spec-{}.txt", std::process::id()));
+    std::fs::write(&path, "# heavy hands first\nbota-gorda while hand-pips > 25\nelse smart\n").unwrap();
+    let s = build(&format!("@{}", path.display()), 1).unwrap();
+    assert_eq!(s.name(), "bota-gorda while hand-pips > 25 else smart");
+    std::fs::remove_file(&path).unwrap();
+    assert!(matches!(build("@/no/such/file", 1), Err(SpecError::File { .. })));
+}
