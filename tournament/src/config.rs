@@ -6,6 +6,7 @@
 //! [`Tournament`](crate::Tournament) accepts; a [`ConfigError`] names the bad
 //! field in the file's spelling.
 
+use capicua_engine::Teams;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
@@ -239,10 +240,34 @@ fn check_variants(field: &str, variants: &[String], table: TableKind) -> Result<
                     ),
                 ));
             }
+            let pairs = match &variant.players.teams {
+                Teams::None => false,
+                Teams::Pairs | Teams::PairsIfFourPlus | Teams::Alternate => true,
+                Teams::Fixed(groups) => {
+                    let mut g: Vec<Vec<u8>> = groups
+                        .iter()
+                        .map(|t| {
+                            let mut t = t.clone();
+                            t.sort();
+                            t
+                        })
+                        .collect();
+                    g.sort();
+                    g == [vec![0, 2], vec![1, 3]]
+                }
+            };
+            let wants_pairs = matches!(table, TableKind::FixedPairs | TableKind::RotatingPartners);
+            if seats == 4 && pairs != wants_pairs {
+                let how = if pairs { "in partnerships" } else { "every seat for itself" };
+                return Err(ConfigError::new(f, format!("preset {v} plays 4 seats {how}, unlike a {table:?} table")));
+            }
         } else if !(v.ends_with(".toml") || v.ends_with(".json")) {
             return Err(ConfigError::new(
                 f,
-                format!("{v:?} is neither a preset ({}) nor a .toml/.json variant file", capicua_engine::PRESETS.join(", ")),
+                format!(
+                    "{v:?} is neither a preset ({}) nor a .toml/.json variant file",
+                    capicua_engine::PRESETS.join(", ")
+                ),
             ));
         }
     }
@@ -324,16 +349,12 @@ impl TournamentSpec {
         let last = self.stages.len() - 1;
         for (i, stage) in self.stages.iter().enumerate() {
             let f = |name: &str| format!("stages[{i}].{name}");
-            match stage.format {
-                FormatKind::RoundRobin => {
-                    if stage.legs.is_some_and(|l| !(1..=4).contains(&l)) {
-                        return Err(ConfigError::new(f("legs"), "between 1 and 4"));
-                    }
+            match (stage.format, stage.legs) {
+                (FormatKind::RoundRobin, Some(l)) if !(1..=4).contains(&l) => {
+                    return Err(ConfigError::new(f("legs"), "between 1 and 4"));
                 }
-                _ if stage.legs.is_some() => {
-                    return Err(ConfigError::new(f("legs"), "only a round robin has legs"));
-                }
-                _ => {}
+                (FormatKind::RoundRobin, _) | (_, None) => {}
+                (_, Some(_)) => return Err(ConfigError::new(f("legs"), "only a round robin has legs")),
             }
             match (stage.format, stage.rounds) {
                 (FormatKind::Swiss, None) => return Err(ConfigError::new(f("rounds"), "a Swiss stage needs rounds")),
@@ -344,8 +365,7 @@ impl TournamentSpec {
                 (_, Some(_)) => return Err(ConfigError::new(f("rounds"), "only a Swiss stage has rounds")),
                 _ => {}
             }
-            if matches!(stage.format, FormatKind::Knockout | FormatKind::DoubleKnockout) && !self.table.head_to_head()
-            {
+            if matches!(stage.format, FormatKind::Knockout | FormatKind::DoubleKnockout) && !self.table.head_to_head() {
                 return Err(ConfigError::new(
                     f("format"),
                     format!("knockouts need two entrants per table, not a {:?} table", self.table),
@@ -362,7 +382,9 @@ impl TournamentSpec {
                 check_variants(&f("variants"), v, self.table)?;
             }
             match (i == last, stage.advance) {
-                (true, Some(_)) => return Err(ConfigError::new(f("advance"), "the last stage has nobody to advance to")),
+                (true, Some(_)) => {
+                    return Err(ConfigError::new(f("advance"), "the last stage has nobody to advance to"));
+                }
                 (false, None) => return Err(ConfigError::new(f("advance"), "say how many of each group go on")),
                 (false, Some(k)) => {
                     let smallest = entrants / groups;

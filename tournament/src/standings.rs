@@ -140,10 +140,14 @@ impl Ranker<'_> {
 
     /// Orders `ids` by `coarse` (higher first), then the tie-breaks, then
     /// seed; returns each entrant with its tie-break values.
-    pub(crate) fn rank<K: Ord>(&self, ids: &[EntrantId], coarse: impl Fn(EntrantId) -> K) -> Vec<(EntrantId, Vec<i64>)> {
+    pub(crate) fn rank<K: Ord>(
+        &self,
+        ids: &[EntrantId],
+        coarse: impl Fn(EntrantId) -> K,
+    ) -> Vec<(EntrantId, Vec<i64>)> {
         let mut order: Vec<EntrantId> = ids.to_vec();
         order.sort_by_key(|&e| self.seeds[e.index()]);
-        order.sort_by(|&a, &b| coarse(b).cmp(&coarse(a)));
+        order.sort_by_key(|&e| std::cmp::Reverse(coarse(e)));
         let mut values: Vec<Vec<i64>> = vec![Vec::new(); self.stats.len()];
         let mut start = 0;
         while start < order.len() {
@@ -179,5 +183,55 @@ impl Ranker<'_> {
             self.refine(&mut group[start..end], level + 1, values);
             start = end;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stats(points: i64, wins: u32, margin: i64, timeouts: u32) -> Stats {
+        Stats { points, wins, margin, timeouts, games: 2, member_scores: vec![0], ..Stats::default() }
+    }
+
+    /// Three entrants level on points; games: 0 beat 1, 2 beat 0 (4 players, 2 at a table).
+    fn order(tie_breaks: &[TieBreak], lots: &[u32]) -> Vec<u32> {
+        let st = vec![stats(6, 2, 5, 3), stats(6, 1, 9, 0), stats(6, 2, -1, 1), stats(12, 3, 0, 0)];
+        let e = EntrantId;
+        let games = vec![
+            GameLog { sides: vec![vec![e(0)], vec![e(1)]], winner: Some(0) },
+            GameLog { sides: vec![vec![e(2)], vec![e(0)]], winner: Some(0) },
+            GameLog { sides: vec![vec![e(1)], vec![e(3)]], winner: Some(1) },
+        ];
+        let by_entrant = vec![vec![0, 1], vec![0, 2], vec![1], vec![2]];
+        let ranker = Ranker {
+            stats: &st,
+            games: &games,
+            tie_breaks,
+            winner: WinnerRule::MostPoints,
+            seeds: &[0, 1, 2, 3],
+            lots,
+            by_entrant: &by_entrant,
+        };
+        let ids: Vec<EntrantId> = (0..3).map(e).collect();
+        ranker.rank(&ids, |x| ranker.primary(x)).into_iter().map(|(x, _)| x.0).collect()
+    }
+
+    #[test]
+    fn each_tie_break_orders_level_entrants() {
+        let lots = [0, 1, 2, 3];
+        assert_eq!(order(&[], &lots), vec![0, 1, 2]);
+        // Head-to-head among 0, 1, 2: 0 is +1 -1, 1 is -1, 2 is +1.
+        assert_eq!(order(&[TieBreak::HeadToHead], &lots), vec![2, 0, 1]);
+        assert_eq!(order(&[TieBreak::Wins], &lots), vec![0, 2, 1]);
+        assert_eq!(order(&[TieBreak::ScoreDifference], &lots), vec![1, 0, 2]);
+        assert_eq!(order(&[TieBreak::FewestTimeouts], &lots), vec![1, 2, 0]);
+        // Buchholz: 0 met 1 and 2 (12), 1 met 0 and 3 (18), 2 met 0 (6).
+        assert_eq!(order(&[TieBreak::Buchholz], &lots), vec![1, 0, 2]);
+        assert_eq!(order(&[TieBreak::Lot], &[2, 0, 1, 3]), vec![1, 2, 0]);
+        // Later tie-breaks only split what earlier ones left level.
+        assert_eq!(order(&[TieBreak::Wins, TieBreak::ScoreDifference], &lots), vec![0, 2, 1]);
+        assert_eq!(order(&[TieBreak::Wins, TieBreak::FewestTimeouts], &lots), vec![2, 0, 1]);
+        assert_eq!(order(&[TieBreak::Points], &lots), vec![0, 1, 2]);
     }
 }

@@ -307,7 +307,11 @@ impl Tournament {
             return Err(RecordError::AlreadyRecorded { round, table: result.table });
         }
         if result.seats.len() != table.seats.len() {
-            return Err(RecordError::SeatCount { table: table.id, expected: table.seats.len(), got: result.seats.len() });
+            return Err(RecordError::SeatCount {
+                table: table.id,
+                expected: table.seats.len(),
+                got: result.seats.len(),
+            });
         }
         if let Some(w) = result.winner
             && w as usize >= table.sides.len()
@@ -339,7 +343,8 @@ impl Tournament {
                 Some(w) if w as usize == s => Outcome::Win,
                 Some(_) => Outcome::Loss,
             };
-            let best_other = side_scores.iter().enumerate().filter(|&(j, _)| j != s).map(|(_, &v)| v).max().unwrap_or(0);
+            let best_other =
+                side_scores.iter().enumerate().filter(|&(j, _)| j != s).map(|(_, &v)| v).max().unwrap_or(0);
             for &e in side {
                 let members = &self.entrants[e.index()].members;
                 let st = &mut self.stats[e.index()];
@@ -413,8 +418,12 @@ impl Tournament {
 
     /// Active members of a group, best first.
     fn group_ranking(&self, group: &Group) -> Vec<EntrantId> {
-        let ids: Vec<EntrantId> =
-            group.members.iter().copied().filter(|e| !self.disqualified[e.index()] && !self.eliminated[e.index()]).collect();
+        let ids: Vec<EntrantId> = group
+            .members
+            .iter()
+            .copied()
+            .filter(|e| !self.disqualified[e.index()] && !self.eliminated[e.index()])
+            .collect();
         let ranker = self.ranker();
         ranker.rank(&ids, |e| (self.knockout_depth(e), ranker.primary(e))).into_iter().map(|(e, _)| e).collect()
     }
@@ -490,7 +499,10 @@ impl Tournament {
     /// (partners opposite).
     fn seats(&self, kind: TableKind, sides: &[Vec<EntrantId>]) -> Vec<Seat> {
         let players = |s: usize| -> Vec<(String, EntrantId)> {
-            sides[s].iter().flat_map(|&e| self.entrants[e.index()].members.iter().map(move |p| (p.clone(), e))).collect()
+            sides[s]
+                .iter()
+                .flat_map(|&e| self.entrants[e.index()].members.iter().map(move |p| (p.clone(), e)))
+                .collect()
         };
         (0..kind.seats())
             .map(|k| {

@@ -118,7 +118,8 @@ impl DoubleKnockout {
                 let i = (0..pool.len()).min_by_key(|&i| (byes[pool[i].index()], i)).expect("odd is not empty");
                 plan.byes.push(pool.remove(i));
             }
-            let folded: Vec<EntrantId> = (0..pool.len() / 2).flat_map(|i| [pool[i], pool[pool.len() - 1 - i]]).collect();
+            let folded: Vec<EntrantId> =
+                (0..pool.len() / 2).flat_map(|i| [pool[i], pool[pool.len() - 1 - i]]).collect();
             plan.tables.extend(pair_avoiding(&folded, opponents).into_iter().map(|(a, b)| vec![vec![a], vec![b]]));
         }
         Some(plan)

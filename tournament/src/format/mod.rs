@@ -141,7 +141,10 @@ impl Group {
 /// Splits `4k` entrants, taken in `order`, into tables of four: each table
 /// starts with the first entrant left and adds, one at a time, the entrant
 /// with the lowest `cost` against the table so far (first in order on ties).
-pub(crate) fn fill_fours<K: Ord>(order: &[EntrantId], cost: impl Fn(&[EntrantId], EntrantId) -> K) -> Vec<Vec<EntrantId>> {
+pub(crate) fn fill_fours<K: Ord>(
+    order: &[EntrantId],
+    cost: impl Fn(&[EntrantId], EntrantId) -> K,
+) -> Vec<Vec<EntrantId>> {
     let mut left: Vec<EntrantId> = order.to_vec();
     let mut tables = Vec::new();
     while left.len() >= 4 {

@@ -101,8 +101,7 @@ impl RoundRobin {
         rng: &mut TourRng,
     ) -> Option<Plan> {
         let legs = self.legs;
-        let deficit =
-            |e: EntrantId| active.iter().filter(|&&f| f != e && opponents.get(e, f) < legs).count();
+        let deficit = |e: EntrantId| active.iter().filter(|&&f| f != e && opponents.get(e, f) < legs).count();
         if active.iter().all(|&e| deficit(e) == 0) || self.next as usize > 4 * active.len() * legs as usize + 8 {
             return None;
         }

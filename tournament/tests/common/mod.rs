@@ -20,7 +20,7 @@ pub fn entrants(table: &str, n: usize) -> String {
 
 /// A spec from JSON fragments: `stages` is a JSON array, `extra` more top-level fields (starting with a comma or empty).
 pub fn spec(table: &str, n: usize, stages: &str, extra: &str) -> TournamentSpec {
-    let variant = if table == "duel" { "block" } else { "latin" };
+    let variant = if table == "fixed-pairs" || table == "rotating-partners" { "latin" } else { "block" };
     let json = format!(
         r#"{{ "name": "t", "seed": 11, "table": "{table}", "variants": ["{variant}"], "entrants": {}, "stages": {stages} {extra} }}"#,
         entrants(table, n)
@@ -49,7 +49,11 @@ pub fn random_result(seed: u64, round: &Round, table: &Table, draws: bool) -> Ma
         .seats
         .iter()
         .enumerate()
-        .map(|(i, _)| SeatResult { score: (mix(h + i as u64) % 100) as i64, pips: (mix(h ^ i as u64) % 40) as u32, timeouts: 0 })
+        .map(|(i, _)| SeatResult {
+            score: (mix(h + i as u64) % 100) as i64,
+            pips: (mix(h ^ i as u64) % 40) as u32,
+            timeouts: 0,
+        })
         .collect();
     MatchResult { round: round.number, table: table.id, seats, winner: (pick < sides).then_some(pick as u32) }
 }
@@ -74,8 +78,11 @@ pub fn play(t: &mut Tournament, mut policy: impl FnMut(&Round, &Table) -> MatchR
 /// The lower-id entrant's side wins (a fixed strength order).
 pub fn stronger_wins(round: &Round, table: &Table) -> MatchResult {
     let best = (0..table.sides.len()).min_by_key(|&s| table.sides[s].iter().min().copied()).unwrap();
-    let seats =
-        table.seats.iter().map(|s| SeatResult { score: if s.side as usize == best { 10 } else { 0 }, ..SeatResult::default() }).collect();
+    let seats = table
+        .seats
+        .iter()
+        .map(|s| SeatResult { score: if s.side as usize == best { 10 } else { 0 }, ..SeatResult::default() })
+        .collect();
     MatchResult { round: round.number, table: table.id, seats, winner: Some(best as u32) }
 }
 
