@@ -575,7 +575,16 @@ impl Tournament {
             self.finished = Some(StopReason::Completed);
             return;
         };
-        let rankings: Vec<Vec<EntrantId>> = self.groups.iter().map(|g| self.group_ranking(g)).collect();
+        // Everyone of the stage still qualified, knockout losers included (ranked by how far they went).
+        let rankings: Vec<Vec<EntrantId>> = self
+            .groups
+            .iter()
+            .map(|g| {
+                let ids: Vec<EntrantId> = g.members.iter().copied().filter(|e| !self.disqualified[e.index()]).collect();
+                let ranker = self.ranker();
+                ranker.rank(&ids, |e| (self.knockout_depth(e), ranker.primary(e))).into_iter().map(|(e, _)| e).collect()
+            })
+            .collect();
         let mut next = Vec::new();
         for place in 0..k as usize {
             for r in &rankings {
@@ -586,9 +595,7 @@ impl Tournament {
         }
         for g in &self.groups {
             for e in &g.members {
-                if !next.contains(e) {
-                    self.eliminated[e.index()] = true;
-                }
+                self.eliminated[e.index()] = !next.contains(e);
             }
         }
         self.start_stage(self.stage + 1, next);

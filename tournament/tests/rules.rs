@@ -436,6 +436,25 @@ fn groups_then_knockout_of_the_top_two() {
 }
 
 #[test]
+fn a_knockout_can_feed_a_final_round_robin() {
+    // The two finalists of a knockout (winner and runner-up) replay a best-of-three league.
+    let stages = r#"[{ "format": "knockout", "advance": 2 }, { "format": "round-robin", "legs": 3 }]"#;
+    let mut t = Tournament::new(config("duel", 8, stages, ""));
+    let rounds = play(&mut t, |r, tb| {
+        // In the final stage the runner-up (p1) wins.
+        let ids: Vec<EntrantId> = tb.sides.iter().flatten().copied().collect();
+        let w = if r.stage == 1 { E(1) } else { *ids.iter().min().unwrap() };
+        result(r, tb, Some(w), move |e| if e == w { 10 } else { 0 }, |_| 0)
+    });
+    assert_eq!(rounds.len(), 3 + 3);
+    assert!(rounds[3..].iter().all(|r| r.tables.len() == 1 && r.byes.is_empty()));
+    let s = t.standings();
+    assert_eq!((s[0].entrant, s[0].stage, s[1].entrant, s[1].stage), (E(1), 1, E(0), 1));
+    assert!(s[2..].iter().all(|s| s.eliminated && s.stage == 0));
+    assert!(!s[0].eliminated && !s[1].eliminated);
+}
+
+#[test]
 fn variants_cycle_by_round_and_stages_override() {
     let stages =
         r#"[{ "format": "swiss", "rounds": 3, "advance": 2 }, { "format": "knockout", "variants": ["longana"] }]"#;
