@@ -213,3 +213,45 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases(64)))]
+
+    /// Under disqualification rules, in every format: a disqualified entrant is
+    /// never seated again, ranks are 1..=n with the disqualified last, and the
+    /// tournament still ends.
+    #[test]
+    fn disqualified_entrants_are_never_seated_again(n in 4usize..=40, format in 0usize..7, seed in any::<u64>()) {
+        let (table, stages) = [
+            ("duel", r#"[{ "format": "round-robin", "legs": 2 }]"#),
+            ("duel", r#"[{ "format": "swiss", "rounds": 5 }]"#),
+            ("duel", r#"[{ "format": "knockout" }]"#),
+            ("duel", r#"[{ "format": "double-knockout" }]"#),
+            ("free-for-all", r#"[{ "format": "round-robin" }]"#),
+            ("rotating-partners", r#"[{ "format": "swiss", "rounds": 4 }]"#),
+            ("fixed-pairs", r#"[{ "format": "swiss", "rounds": 3, "advance": 2 }, { "format": "double-knockout" }]"#),
+        ][format];
+        let extra = r#", "disqualify": { "consecutive-losses": 2, "loss-percent": 70, "min-games": 3 }"#;
+        let mut t = Tournament::new(config(table, n, stages, extra));
+        let mut out: Vec<EntrantId> = Vec::new();
+        let mut rounds = 0;
+        while let Some(round) = t.next_round() {
+            rounds += 1;
+            prop_assert!(rounds < 2000);
+            for tb in &round.tables {
+                prop_assert!(tb.sides.iter().flatten().all(|e| !out.contains(e)), "disqualified {:?} seated", out);
+            }
+            prop_assert!(round.byes.iter().all(|e| !out.contains(e)));
+            for tb in &round.tables {
+                t.record(random_result(seed, &round, tb, true)).unwrap();
+            }
+            let standings = t.standings();
+            prop_assert_eq!(standings.iter().map(|s| s.rank).collect::<Vec<_>>(), (1..=n as u32).collect::<Vec<_>>());
+            let first_dq = standings.iter().position(|s| s.disqualified).unwrap_or(n);
+            prop_assert!(standings[first_dq..].iter().all(|s| s.disqualified));
+            out = standings.iter().filter(|s| s.disqualified).map(|s| s.entrant).collect();
+        }
+        prop_assert!(t.is_finished());
+        prop_assert!(t.winners().iter().all(|w| !out.contains(w)));
+    }
+}
