@@ -66,7 +66,7 @@ impl ClientFrame {
 
 /// What a client may ask.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(tag = "type", rename_all = "kebab-case")]
+#[serde(tag = "type", rename_all = "kebab-case", rename_all_fields = "kebab-case")]
 pub enum ClientMsg {
     /// The first message of a connection. With a token the connection acts
     /// for that registered player (or as admin with the admin token); without
@@ -226,7 +226,7 @@ pub struct ServerFrame {
 
 /// What the server sends.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(tag = "type", rename_all = "kebab-case")]
+#[serde(tag = "type", rename_all = "kebab-case", rename_all_fields = "kebab-case")]
 pub enum ServerMsg {
     /// Answer to `hello`.
     Welcome {

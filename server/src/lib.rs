@@ -241,6 +241,11 @@ pub async fn run(
     });
     let app = http::router(state.clone());
     let mut http_shutdown = shutdown_rx.clone();
+    // Prompts and moves are small frames on a round trip: Nagle's algorithm
+    // would hold each one back waiting for an ACK.
+    let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
     let server = axum::serve(listener, app).with_graceful_shutdown(async move {
         shutdown_signalled(&mut http_shutdown).await;
     });

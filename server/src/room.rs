@@ -698,13 +698,18 @@ impl Room {
         }
         let elapsed = p.started.elapsed().as_millis() as u64;
         let over = elapsed.saturating_sub(self.time.move_ms);
+        if !self.game.as_ref().is_some_and(|g| g.is_legal(mv)) {
+            // Nothing changed; the prompt stands.
+            return self.reply_err(&client, id, ErrorCode::IllegalMove, format!("{mv} is not a legal move here"));
+        }
+        // Accepted first, then the events: the mover learns at once.
+        client.out.send(id, ServerMsg::Accepted { room: self.id, prompt });
         if let Err(e) = self.apply(mv) {
-            // The engine refused it and changed nothing; the prompt stands.
-            return self.reply_err(&client, id, ErrorCode::IllegalMove, e.to_string());
+            tracing::error!(room = self.id, error = %e, "a move checked legal was refused");
+            return self.close("internal error");
         }
         let bank = &mut self.banks[seat.index()];
         *bank = bank.saturating_sub(over);
-        client.out.send(id, ServerMsg::Accepted { room: self.id, prompt });
         self.advance().await;
     }
 

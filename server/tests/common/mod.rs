@@ -1,0 +1,345 @@
+//! Test harness: a real server on port 0 and real WebSocket clients.
+#![allow(dead_code)]
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use capicua_server::{Config, Db};
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::oneshot;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+
+/// A running server.
+pub struct TestServer {
+    pub addr: SocketAddr,
+    pub db_path: PathBuf,
+    stop: Option<oneshot::Sender<()>>,
+    task: Option<tokio::task::JoinHandle<()>>,
+}
+
+static NEXT: AtomicU64 = AtomicU64::new(0);
+
+/// A fresh database path under the temp dir.
+pub fn temp_db() -> PathBuf {
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    let p = std::env::temp_dir().join(format!("capicua-test-{}-{n}-{}.db", std::process::id(), rand_suffix()));
+    let _ = std::fs::remove_file(&p);
+    p
+}
+
+fn rand_suffix() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().subsec_nanos() as u64
+}
+
+impl TestServer {
+    pub async fn start() -> TestServer {
+        Self::start_with(temp_db(), Config::default()).await
+    }
+
+    pub async fn start_with(db_path: PathBuf, config: Config) -> TestServer {
+        let db = Db::open(db_path.to_str().unwrap()).await.expect("open db");
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let (tx, rx) = oneshot::channel::<()>();
+        let task = tokio::spawn(async move {
+            capicua_server::run(listener, db, config, async move {
+                let _ = rx.await;
+            })
+            .await
+            .expect("server runs");
+        });
+        TestServer { addr, db_path, stop: Some(tx), task: Some(task) }
+    }
+
+    /// Graceful shutdown, waiting for the server to finish.
+    pub async fn stop(&mut self) {
+        if let Some(tx) = self.stop.take() {
+            let _ = tx.send(());
+        }
+        if let Some(t) = self.task.take() {
+            tokio::time::timeout(Duration::from_secs(30), t).await.expect("server stops in time").unwrap();
+        }
+    }
+
+    pub fn url(&self) -> String {
+        format!("ws://{}/ws", self.addr)
+    }
+
+    pub async fn client(&self) -> Client {
+        Client::connect(&self.url()).await
+    }
+
+    /// A greeted guest.
+    pub async fn guest(&self) -> Client {
+        let mut c = self.client().await;
+        c.hello(None).await;
+        c
+    }
+
+    /// A registered player: (client, token).
+    pub async fn player(&self, name: &str) -> (Client, String) {
+        let mut c = self.guest().await;
+        let r = c.request(json!({"type": "register", "name": name})).await;
+        assert_eq!(r["type"], "registered", "{r}");
+        let token = r["token"].as_str().unwrap().to_string();
+        (c, token)
+    }
+
+    /// `GET path`: (status, body).
+    pub async fn get(&self, path: &str) -> (u16, String) {
+        http_get(self.addr, path).await
+    }
+
+    pub async fn get_json(&self, path: &str) -> Value {
+        let (status, body) = self.get(path).await;
+        assert_eq!(status, 200, "GET {path}: {body}");
+        serde_json::from_str(&body).unwrap()
+    }
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        if let Some(tx) = self.stop.take() {
+            let _ = tx.send(());
+        }
+    }
+}
+
+/// A minimal HTTP/1.1 GET.
+pub async fn http_get(addr: SocketAddr, path: &str) -> (u16, String) {
+    let mut s = TcpStream::connect(addr).await.unwrap();
+    s.write_all(format!("GET {path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n").as_bytes()).await.unwrap();
+    let mut buf = Vec::new();
+    s.read_to_end(&mut buf).await.unwrap();
+    let text = String::from_utf8_lossy(&buf).to_string();
+    let status: u16 = text.split(' ').nth(1).unwrap().parse().unwrap();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap();
+    let body =
+        if head.to_ascii_lowercase().contains("transfer-encoding: chunked") { dechunk(body) } else { body.into() };
+    (status, body)
+}
+
+fn dechunk(mut s: &str) -> String {
+    let mut out = String::new();
+    loop {
+        let Some((len, rest)) = s.split_once("\r\n") else { break };
+        let n = usize::from_str_radix(len.trim(), 16).unwrap_or(0);
+        if n == 0 {
+            break;
+        }
+        out.push_str(&rest[..n]);
+        s = &rest[n + 2..];
+    }
+    out
+}
+
+/// A WebSocket client that records every frame it receives.
+pub struct Client {
+    ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
+    next_id: u64,
+    /// Every text frame received, in order.
+    pub frames: Vec<Value>,
+    /// Frames received but not yet consumed by `recv`.
+    queue: std::collections::VecDeque<Value>,
+    /// The close code, once closed.
+    pub closed: Option<u16>,
+}
+
+pub const WAIT: Duration = Duration::from_secs(20);
+
+impl Client {
+    pub async fn connect(url: &str) -> Client {
+        let (ws, _) = tokio_tungstenite::connect_async_with_config(url, None, true).await.expect("connect");
+        Client { ws, next_id: 0, frames: vec![], queue: Default::default(), closed: None }
+    }
+
+    pub async fn send(&mut self, v: Value) {
+        self.ws.send(Message::Text(v.to_string().into())).await.unwrap();
+    }
+
+    pub async fn send_raw(&mut self, m: Message) {
+        let _ = self.ws.send(m).await;
+    }
+
+    /// Reads one more frame from the socket: false when the socket ended.
+    async fn pull(&mut self, wait: Option<Duration>) -> bool {
+        loop {
+            let next = match wait {
+                Some(w) => match tokio::time::timeout(w, self.ws.next()).await {
+                    Ok(n) => n,
+                    Err(_) => panic!(
+                        "no frame within {w:?}; last frames: {:?}",
+                        self.frames.iter().rev().take(3).collect::<Vec<_>>()
+                    ),
+                },
+                None => self.ws.next().await,
+            };
+            match next {
+                Some(Ok(Message::Text(t))) => {
+                    let v: Value = serde_json::from_str(&t).expect("server frames are JSON");
+                    self.frames.push(v.clone());
+                    self.queue.push_back(v);
+                    return true;
+                }
+                Some(Ok(Message::Close(c))) => {
+                    self.closed = Some(c.map(|c| u16::from(c.code)).unwrap_or(1005));
+                    return false;
+                }
+                Some(Ok(_)) => continue,
+                Some(Err(_)) | None => {
+                    self.closed.get_or_insert(1006);
+                    return false;
+                }
+            }
+        }
+    }
+
+    /// The next frame.
+    pub async fn recv(&mut self) -> Value {
+        if let Some(v) = self.queue.pop_front() {
+            return v;
+        }
+        assert!(
+            self.pull(Some(WAIT)).await,
+            "connection closed ({:?}); frames: {:?}",
+            self.closed,
+            self.frames.iter().rev().take(3).collect::<Vec<_>>()
+        );
+        self.queue.pop_front().unwrap()
+    }
+
+    /// The next frame, waiting without a client-side timeout (for paused-time tests).
+    pub async fn recv_untimed(&mut self) -> Value {
+        if let Some(v) = self.queue.pop_front() {
+            return v;
+        }
+        assert!(self.pull(None).await, "connection closed ({:?})", self.closed);
+        self.queue.pop_front().unwrap()
+    }
+
+    /// The next frame of type `t`, skipping others.
+    pub async fn recv_type(&mut self, t: &str) -> Value {
+        loop {
+            let v = self.recv().await;
+            if v["type"] == t {
+                return v;
+            }
+        }
+    }
+
+    /// Waits for the close frame, returning its code.
+    pub async fn closed_with(&mut self) -> u16 {
+        while self.closed.is_none() {
+            if !self.pull(Some(WAIT)).await {
+                break;
+            }
+        }
+        self.closed.unwrap()
+    }
+
+    /// Sends a request with a fresh id and returns the reply carrying that id.
+    pub async fn request(&mut self, mut v: Value) -> Value {
+        self.next_id += 1;
+        let id = self.next_id;
+        v["id"] = json!(id);
+        self.send(v).await;
+        let mut deferred = vec![];
+        loop {
+            let r = self.recv().await;
+            if r["id"] == json!(id) {
+                // Frames that arrived first stay queued, in order.
+                for d in deferred.into_iter().rev() {
+                    self.queue.push_front(d);
+                }
+                return r;
+            }
+            deferred.push(r);
+        }
+    }
+
+    pub async fn hello(&mut self, token: Option<&str>) -> Value {
+        let mut m = json!({"type": "hello", "version": capicua_protocol::PROTOCOL_VERSION});
+        if let Some(t) = token {
+            m["token"] = json!(t);
+        }
+        let r = self.request(m).await;
+        assert_eq!(r["type"], "welcome", "{r}");
+        r
+    }
+
+    /// Creates a room from a spec, returning its id.
+    pub async fn create_room(&mut self, spec: Value) -> u64 {
+        let mut m = spec;
+        m["type"] = json!("create-room");
+        let r = self.request(m).await;
+        assert_eq!(r["type"], "room", "{r}");
+        r["room"]["id"].as_u64().unwrap()
+    }
+
+    pub async fn join(&mut self, room: u64, seat: Option<u8>) -> u8 {
+        let mut m = json!({"type": "join", "room": room});
+        if let Some(s) = seat {
+            m["seat"] = json!(s);
+        }
+        let r = self.request(m).await;
+        assert_eq!(r["type"], "seated", "{r}");
+        r["seat"].as_u64().unwrap() as u8
+    }
+
+    pub async fn ready(&mut self, room: u64) {
+        let r = self.request(json!({"type": "ready", "room": room})).await;
+        assert_eq!(r["type"], "ok", "{r}");
+    }
+}
+
+/// A deterministic pick among legal moves.
+pub fn pick(moves: &Value, salt: u64) -> Value {
+    let list = moves.as_array().expect("legal moves");
+    assert!(!list.is_empty());
+    list[(salt as usize) % list.len()].clone()
+}
+
+/// Answers prompts with legal moves until `game-over`; returns the client
+/// and the game-over frame.
+pub async fn play_until_over(mut c: Client, room: u64, mut salt: u64) -> (Client, Value) {
+    loop {
+        let v = c.recv().await;
+        match v["type"].as_str().unwrap() {
+            "prompt" => {
+                assert_eq!(v["room"], json!(room));
+                salt = salt.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                let m = pick(&v["legal-moves"], salt >> 33);
+                c.send(json!({"type": "move", "room": room, "prompt": v["prompt"], "move": m})).await;
+            }
+            "game-over" => return (c, v),
+            "room-closed" | "error" => panic!("unexpected: {v}"),
+            _ => {}
+        }
+    }
+}
+
+/// Plays every client to the end of the match in parallel; returns the
+/// clients (in order) and the stored game id.
+pub async fn play_out(clients: Vec<Client>, room: u64) -> (Vec<Client>, i64) {
+    let tasks: Vec<_> = clients
+        .into_iter()
+        .enumerate()
+        .map(|(i, c)| tokio::spawn(play_until_over(c, room, i as u64 * 7919 + 1)))
+        .collect();
+    let mut out = vec![];
+    let mut id = None;
+    for t in tasks {
+        let (c, over) = t.await.expect("player task");
+        let g = over["game"].as_i64().expect("game stored");
+        assert!(id.is_none() || id == Some(g));
+        id = Some(g);
+        out.push(c);
+    }
+    (out, id.unwrap())
+}

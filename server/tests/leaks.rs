@@ -1,0 +1,146 @@
+//! The leak test: every frame sent to every seat (and to a spectator) over
+//! many games of several presets is checked against the referee's record of
+//! who held which tile; no frame may name a tile held by a seat whose hand
+//! the receiver may not see.
+
+mod common;
+
+use std::sync::Arc;
+
+use capicua_engine::{Game, Rules, Seat, TileSet, ViewSnapshot};
+use common::*;
+use serde_json::{Value, json};
+
+/// `held[h][o]`: every tile seat `o` held at any point of hand `h`.
+fn tiles_held(
+    rules: Arc<Rules>,
+    seating: capicua_engine::Seating,
+    seed: u64,
+    moves: &[capicua_engine::Move],
+) -> Vec<Vec<TileSet>> {
+    let mut game = Game::new(rules, seating, seed).unwrap();
+    let n = game.table().seats() as usize;
+    let mut held: Vec<Vec<TileSet>> = vec![];
+    let note = |g: &Game, held: &mut Vec<Vec<TileSet>>| {
+        let h = g.hand_number() as usize;
+        while held.len() <= h {
+            held.push(vec![TileSet::EMPTY; n]);
+        }
+        for o in 0..n {
+            held[h][o] = held[h][o].or(g.hand(Seat(o as u8)));
+        }
+    };
+    note(&game, &mut held);
+    for m in moves {
+        game.play(*m).unwrap();
+        note(&game, &mut held);
+    }
+    held
+}
+
+/// Every view snapshot a frame carries.
+fn snapshots(frame: &Value) -> Vec<ViewSnapshot> {
+    ["view"]
+        .iter()
+        .filter_map(|k| frame.get(*k))
+        .filter(|v| !v.is_null())
+        .map(|v| serde_json::from_value(v.clone()).unwrap_or_else(|e| panic!("bad view {e}: {frame}")))
+        .collect()
+}
+
+/// The leaks in one receiver's frames: (frame index, other seat, tiles).
+fn leaks(
+    frames: &[Value],
+    viewer: Option<u8>,
+    sees: &dyn Fn(u8) -> bool,
+    held: &[Vec<TileSet>],
+) -> Vec<(usize, u8, TileSet)> {
+    let mut out = vec![];
+    for (i, f) in frames.iter().enumerate() {
+        for snap in snapshots(f) {
+            assert_eq!(snap.seat.map(|s| s.0), viewer, "a frame carried another viewer's snapshot: {f}");
+            let shown = snap.held_tiles();
+            let Some(hand) = held.get(snap.hand_number as usize) else { continue };
+            for (o, tiles) in hand.iter().enumerate() {
+                if sees(o as u8) {
+                    continue;
+                }
+                let leaked = shown.and(*tiles);
+                if !leaked.is_empty() {
+                    out.push((i, o as u8, leaked));
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn the_checker_catches_a_leak() {
+    let rules: Arc<Rules> = Rules::preset("latin").unwrap().into();
+    let game = Game::new(rules.clone(), capicua_engine::Seating::new(4), 5).unwrap();
+    let held = tiles_held(rules, capicua_engine::Seating::new(4), 5, &[]);
+    // Seat 2's own snapshot relabelled as seat 1's: it shows seat 2's hand.
+    let mut snap = game.view(Seat(2)).snapshot();
+    snap.seat = Some(Seat(1));
+    let frames = vec![json!({"type": "prompt", "view": snap})];
+    let view = game.view(Seat(1));
+    let found = leaks(&frames, Some(1), &|o| view.sees(Seat(o)), &held);
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0].1, 2);
+    // The honest snapshot passes.
+    let frames = vec![json!({"type": "prompt", "view": game.view(Seat(1)).snapshot()})];
+    assert!(leaks(&frames, Some(1), &|o| view.sees(Seat(o)), &held).is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_frame_holds_a_hidden_tile() {
+    let per_preset: usize = std::env::var("CAPICUA_LEAK_GAMES").ok().and_then(|s| s.parse().ok()).unwrap_or(5);
+    let server = TestServer::start().await;
+    let db = capicua_server::Db::open(server.db_path.to_str().unwrap()).await.unwrap();
+    let mut partners = serde_json::to_value(capicua_engine::preset("latin").unwrap()).unwrap();
+    partners["name"] = json!("latin-open-partners");
+    partners["visibility"] = json!({"hands": "partners"});
+    let specs = vec![
+        (json!({"preset": "block", "seats": 2}), 2usize),
+        (json!({"preset": "draw", "seats": 3}), 3),
+        (json!({"preset": "all-fives", "seats": 4}), 4),
+        (json!({"preset": "latin"}), 4),
+        (json!({"preset": "longana", "seats": 3}), 3),
+        (json!({"variant": partners}), 4),
+    ];
+    let mut games = 0;
+    for (spec, seats) in specs {
+        for _ in 0..per_preset {
+            let mut players = vec![];
+            for _ in 0..seats {
+                players.push(server.guest().await);
+            }
+            let room = players[0].create_room(spec.clone()).await;
+            let mut spectator = server.guest().await;
+            assert_eq!(spectator.request(json!({"type": "spectate", "room": room})).await["type"], "spectating");
+            for (i, p) in players.iter_mut().enumerate() {
+                assert_eq!(p.join(room, Some(i as u8)).await, i as u8);
+            }
+            for p in players.iter_mut() {
+                p.ready(room).await;
+            }
+            let (players, game_id) = play_out(players, room).await;
+            spectator.recv_type("game-over").await;
+            let stored = db.game(game_id).await.unwrap().expect("stored");
+            let rules: Arc<Rules> = Rules::new(stored.variant.clone()).unwrap().into();
+            let held = tiles_held(rules.clone(), stored.seating.clone(), stored.seed, &stored.moves);
+            let table = Game::new(rules, stored.seating.clone(), stored.seed).unwrap();
+            for (i, p) in players.iter().enumerate() {
+                let view = table.view(Seat(i as u8));
+                let found = leaks(&p.frames, Some(i as u8), &|o| view.sees(Seat(o)), &held);
+                assert!(found.is_empty(), "{spec}: seat {i} was shown hidden tiles: {found:?}");
+                assert!(p.frames.iter().any(|f| f["type"] == "prompt"));
+            }
+            let found = leaks(&spectator.frames, None, &|_| false, &held);
+            assert!(found.is_empty(), "{spec}: the spectator was shown hidden tiles: {found:?}");
+            games += 1;
+        }
+    }
+    assert_eq!(games, 6 * per_preset);
+}
