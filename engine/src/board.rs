@@ -35,14 +35,15 @@ pub struct OpenEnd {
     pub opened: bool,
     /// The seat that last played here (`None` for the lead).
     pub last: Option<Seat>,
-    #[serde(skip)]
-    spinner: u8,
 }
 
 /// The open ends of the layout.
 #[derive(Clone, Debug)]
 pub struct Board {
     ends: [OpenEnd; MAX_ENDS],
+    /// For each end, the spinner whose long side it is while that spinner's
+    /// short sides are still closed (`NO_SPINNER` otherwise).
+    end_spinner: [u8; MAX_ENDS],
     len: u8,
     /// For each spinner, how many long sides are still uncovered.
     spinners_pending: [u8; MAX_ENDS],
@@ -52,17 +53,16 @@ pub struct Board {
 
 impl Board {
     pub(crate) fn new(layout: BoardLayout) -> Board {
-        let blank = OpenEnd {
-            pip: 0,
-            tile: Tile(0),
-            double: false,
-            scored: false,
-            owner: None,
-            opened: false,
-            last: None,
-            spinner: NO_SPINNER,
-        };
-        Board { ends: [blank; MAX_ENDS], len: 0, spinners_pending: [0; MAX_ENDS], spinners: 0, layout }
+        let blank =
+            OpenEnd { pip: 0, tile: Tile(0), double: false, scored: false, owner: None, opened: false, last: None };
+        Board {
+            ends: [blank; MAX_ENDS],
+            end_spinner: [NO_SPINNER; MAX_ENDS],
+            len: 0,
+            spinners_pending: [0; MAX_ENDS],
+            spinners: 0,
+            layout,
+        }
     }
 
     /// The open ends, indexed by [`EndId`].
@@ -88,8 +88,9 @@ impl Board {
         self.ends().iter().fold(0, |m, e| m | 1 << e.pip)
     }
 
-    fn push(&mut self, e: OpenEnd) {
+    fn push(&mut self, e: OpenEnd, spinner: u8) {
         self.ends[self.len as usize] = e;
+        self.end_spinner[self.len as usize] = spinner;
         self.len += 1;
     }
 
@@ -117,51 +118,35 @@ impl Board {
 
     fn open_short_sides(&mut self, t: Tile, pip: u8) {
         for _ in 0..2 {
-            self.push(OpenEnd {
-                pip,
-                tile: t,
-                double: true,
-                scored: false,
-                owner: None,
-                opened: false,
-                last: None,
-                spinner: NO_SPINNER,
-            });
+            let end = OpenEnd { pip, tile: t, double: true, scored: false, owner: None, opened: false, last: None };
+            self.push(end, NO_SPINNER);
         }
     }
 
     /// Places the first tile of the hand.
     pub(crate) fn lead(&mut self, t: Tile, seats: u8) {
         let (lo, hi) = t.faces();
-        let end = |pip| OpenEnd {
-            pip,
-            tile: t,
-            double: lo == hi,
-            scored: true,
-            owner: None,
-            opened: false,
-            last: None,
-            spinner: NO_SPINNER,
-        };
+        let end =
+            |pip| OpenEnd { pip, tile: t, double: lo == hi, scored: true, owner: None, opened: false, last: None };
         match self.layout {
             BoardLayout::Longana(_) => {
                 for s in 0..seats {
-                    self.push(OpenEnd { owner: Some(Seat(s)), ..end(lo) });
+                    self.push(OpenEnd { owner: Some(Seat(s)), ..end(lo) }, NO_SPINNER);
                 }
             }
             _ if self.spins(t) => {
                 let at_once = self.opening() == SpinnerOpening::AtOnce;
                 let id = self.new_spinner(if at_once { 0 } else { 2 });
                 let spinner = if at_once { NO_SPINNER } else { id };
-                self.push(OpenEnd { spinner, ..end(lo) });
-                self.push(OpenEnd { spinner, ..end(hi) });
+                self.push(end(lo), spinner);
+                self.push(end(hi), spinner);
                 if at_once {
                     self.open_short_sides(t, lo);
                 }
             }
             _ => {
-                self.push(end(lo));
-                self.push(end(hi));
+                self.push(end(lo), NO_SPINNER);
+                self.push(end(hi), NO_SPINNER);
             }
         }
     }
@@ -172,8 +157,9 @@ impl Board {
         let out = if face == 0 { hi } else { lo };
         let i = id.0 as usize;
         let old = self.ends[i];
-        if old.spinner != NO_SPINNER {
-            let pending = &mut self.spinners_pending[old.spinner as usize];
+        let old_spinner = self.end_spinner[i];
+        if old_spinner != NO_SPINNER {
+            let pending = &mut self.spinners_pending[old_spinner as usize];
             *pending -= 1;
             if *pending == 0 {
                 self.open_short_sides(old.tile, old.pip);
@@ -196,8 +182,8 @@ impl Board {
             owner: old.owner,
             opened: old.opened && old.owner != Some(seat),
             last: Some(seat),
-            spinner,
         };
+        self.end_spinner[i] = spinner;
     }
 
     /// Opens every arm owned by `seat` (it passed).

@@ -23,6 +23,11 @@ use crate::variant::*;
 /// Redeals allowed before a hand is led by the designated seat with any tile.
 const MAX_REDEALS: u32 = 1000;
 
+/// A safety net for targets that may never be reached (an exact target
+/// always overshot, scores that stay tied): after this many hands the match
+/// ends and the highest score wins (a shared top score is a draw).
+pub const MAX_HANDS_PER_MATCH: u32 = 500;
+
 /// What happened as the result of one move, in order. Never allocates.
 pub type Events = ArrayVec<Event, 8>;
 

@@ -51,7 +51,8 @@ mod view;
 pub use board::{Board, MAX_ENDS, OpenEnd};
 pub use error::{IllegalMove, SeatingError, SetupError, VariantError};
 pub use game::{
-    Action, Event, Events, Game, HandEnd, HandResult, LeadRequirement, Outcome, Record, ReplayError, Setup,
+    Action, Event, Events, Game, HandEnd, HandResult, LeadRequirement, MAX_HANDS_PER_MATCH, Outcome, Record,
+    ReplayError, Setup,
 };
 pub use moves::{EndId, MAX_MOVES, Move, MoveList};
 pub use presets::{PRESETS, preset};

@@ -188,6 +188,15 @@ impl Rules {
             }
             PlayScoring::None | PlayScoring::EndsMultipleOf(_) | PlayScoring::FivesAndThrees => {}
         }
+        let sc = &v.scoring;
+        let can_score = sc.out != HandPoints::Nothing
+            || sc.blocked != HandPoints::Nothing
+            || sc.win_bonus > 0
+            || sc.during_play != PlayScoring::None
+            || matches!(sc.capicua, Capicua::Bonus(b) if b > 0);
+        if matches!(v.target, MatchTarget::Points { .. }) && !can_score {
+            return Err(err("scoring", "nothing ever scores, so the points target can never be reached"));
+        }
         match v.target {
             MatchTarget::Points { points: 0, .. } => return Err(err("target", "points must be positive")),
             MatchTarget::Hands(0) => return Err(err("target", "hands must be positive")),

@@ -1,0 +1,288 @@
+//! Scripted hands with results computed by hand, one per rule family, and
+//! the pinned seed -> deal snapshot.
+
+mod common;
+
+use std::sync::Arc;
+
+use capicua_engine::*;
+use common::*;
+
+fn d(a: u8, b: u8) -> Tile {
+    Tile::domino(a, b)
+}
+
+fn set(tiles: &[(u8, u8)]) -> TileSet {
+    tiles.iter().map(|&(a, b)| d(a, b)).collect()
+}
+
+fn lead(a: u8, b: u8) -> Move {
+    Move::Play { tile: d(a, b), end: EndId::LEAD, face: 0 }
+}
+
+/// Play `[a|b]` on `end`, the face showing `pip` touching it.
+fn on(g: &Game, a: u8, b: u8, end: u8) -> Move {
+    let pip = g.board().ends()[end as usize].pip;
+    let (lo, _) = d(a, b).faces();
+    let face = if lo == pip { 0 } else { 1 };
+    Move::Play { tile: d(a, b), end: EndId(end), face }
+}
+
+fn rules(v: Variant) -> Arc<Rules> {
+    Arc::new(v.validate().unwrap())
+}
+
+fn setup(hand: u32, hands: Vec<TileSet>, stock: Vec<Tile>, leader: u8) -> Setup {
+    Setup { seed: 9, hand, scores: vec![], hands, stock, leader: Seat(leader) }
+}
+
+/// A latin hand that blocks with both ends on 0 and all seven 0s played,
+/// the teams holding 63 pips each. Seats move 0, 3, 2, 1 (counter-clockwise).
+fn blocked_latin(v: Variant) -> Game {
+    let hands = vec![
+        set(&[(0, 0), (0, 3), (5, 6), (6, 6), (5, 5), (4, 6), (1, 1)]),
+        set(&[(0, 2), (0, 5), (2, 6), (3, 3), (3, 5), (4, 4), (4, 5)]),
+        set(&[(1, 2), (0, 4), (1, 5), (1, 4), (2, 2), (2, 3), (3, 6)]),
+        set(&[(0, 1), (3, 4), (0, 6), (1, 3), (1, 6), (2, 4), (2, 5)]),
+    ];
+    // Hand 1: the later-hand rule (any tile) applies, so seat 0 may lead [0|0].
+    let mut g = Game::from_setup(rules(v), Seating::new(4), setup(1, hands, vec![], 0)).unwrap();
+    play_checked(&mut g, lead(0, 0));
+    let script = [(3, (0, 1), 0), (2, (1, 2), 0), (1, (0, 2), 0), (0, (0, 3), 1), (3, (3, 4), 1), (2, (0, 4), 1)];
+    for (seat, (a, b), end) in script {
+        assert_eq!(g.to_move(), Some(Seat(seat)));
+        let m = on(&g, a, b, end);
+        play_checked(&mut g, m);
+    }
+    for (seat, (a, b), end) in [(1, (0, 5), 0), (0, (5, 6), 0), (3, (0, 6), 0)] {
+        assert_eq!(g.to_move(), Some(Seat(seat)));
+        assert!(g.hand_results().is_empty(), "not blocked before the last zero");
+        let m = on(&g, a, b, end);
+        play_checked(&mut g, m);
+    }
+    g
+}
+
+#[test]
+fn blocked_latin_tie_scores_nothing() {
+    let g = blocked_latin(preset("latin").unwrap());
+    let r = &g.hand_results()[0];
+    assert_eq!(r.end, HandEnd::Blocked { blocker: Seat(3) });
+    assert_eq!(r.pips.as_slice(), &[34, 39, 29, 24]);
+    assert_eq!(r.pips[0] + r.pips[2], 63);
+    assert_eq!(r.pips[1] + r.pips[3], 63);
+    assert_eq!(r.winner, None);
+    assert_eq!(r.points, 0);
+    assert_eq!(g.scores(), &[0, 0]);
+    assert_eq!(g.hand_number(), 2, "the next hand is dealt");
+}
+
+#[test]
+fn blocked_latin_tie_options() {
+    let mut v = preset("latin").unwrap();
+    v.blocked.tie = BlockedTie::LeaderWins;
+    let g = blocked_latin(v.clone());
+    assert_eq!(g.hand_results()[0].winner, Some(Side(0)));
+    assert_eq!(g.scores(), &[63, 0], "the leader's team scores the losers' pips");
+
+    v.blocked.tie = BlockedTie::BlockerWins;
+    let g = blocked_latin(v.clone());
+    assert_eq!(g.scores(), &[0, 63], "seat 3 blocked");
+
+    v.blocked.tie = BlockedTie::NextHandDouble;
+    let g = blocked_latin(v.clone());
+    assert_eq!(g.scores(), &[0, 0]);
+    assert_eq!(g.multiplier(), 2, "the next hand counts double");
+
+    v.blocked.compare = BlockedCompare::Seat;
+    v.blocked.tie = BlockedTie::NoScore;
+    let g = blocked_latin(v);
+    // Seat 3 holds 24, the lightest single hand: its team scores 34 + 29.
+    assert_eq!(g.hand_results()[0].winner_seat, Some(Seat(3)));
+    assert_eq!(g.scores(), &[0, 63]);
+}
+
+#[test]
+fn puerto_rico_blocked_gives_both_teams_pips() {
+    let mut v = preset("puerto-rico").unwrap();
+    v.blocked.tie = BlockedTie::LeaderWins;
+    let g = blocked_latin(v);
+    assert_eq!(g.scores(), &[126, 0]);
+}
+
+/// Block game, 2 seats: seat 0 goes out with [1|4] on ends 1 and 4.
+fn capicua_hand(capicua: Capicua) -> Game {
+    let mut v = preset("block").unwrap();
+    v.scoring.capicua = capicua;
+    let hands = vec![set(&[(2, 3), (0, 2), (1, 4)]), set(&[(3, 4), (0, 1), (6, 6), (5, 5)])];
+    let mut g = Game::from_setup(rules(v), Seating::new(2), setup(0, hands, vec![], 0)).unwrap();
+    play_checked(&mut g, lead(2, 3));
+    let m = on(&g, 3, 4, 1);
+    play_checked(&mut g, m);
+    let m = on(&g, 0, 2, 0);
+    play_checked(&mut g, m);
+    let m = on(&g, 0, 1, 0);
+    play_checked(&mut g, m);
+    assert_eq!(g.board().ends().iter().map(|e| e.pip).collect::<Vec<_>>(), vec![1, 4]);
+    let legal = g.legal_moves();
+    assert_eq!(legal.len(), 2, "[1|4] fits both ends: two moves");
+    play_checked(&mut g, legal[0]);
+    g
+}
+
+#[test]
+fn capicua_bonus() {
+    let plain = capicua_hand(Capicua::None);
+    assert_eq!(plain.hand_results()[0].end, HandEnd::Out { seat: Seat(0), capicua: true });
+    assert_eq!(plain.scores(), &[22, 0], "[6|6] + [5|5] left");
+    assert_eq!(capicua_hand(Capicua::Double).scores(), &[44, 0]);
+    assert_eq!(capicua_hand(Capicua::Bonus(25)).scores(), &[47, 0]);
+}
+
+#[test]
+fn draw_game_forces_draws_until_a_tile_fits() {
+    let hands = vec![set(&[(6, 6), (0, 1), (2, 4)]), set(&[(0, 2), (0, 3), (1, 3)])];
+    let stock = vec![d(1, 1), d(2, 2), d(3, 6), d(4, 4), d(5, 5)];
+    let mut g = Game::from_setup(rules(preset("draw").unwrap()), Seating::new(2), setup(0, hands, stock, 0)).unwrap();
+    assert_eq!(g.legal_moves().as_slice(), &[lead(6, 6)], "the highest double must lead");
+    play_checked(&mut g, lead(6, 6));
+    for drawn in 1..=3 {
+        assert_eq!(g.legal_moves().as_slice(), &[Move::Draw], "no 6: draw ({drawn})");
+        assert!(g.play(Move::Pass).is_err(), "passing is not allowed while the stock allows a draw");
+        play_checked(&mut g, Move::Draw);
+        assert_no_leak(&g);
+    }
+    assert_eq!(g.drawn_by(Seat(1)), set(&[(1, 1), (2, 2), (3, 6)]));
+    assert_eq!(g.view(Seat(0)).drawn_by(Seat(1)), None, "seat 0 does not see what seat 1 drew");
+    assert_eq!(g.view(Seat(1)).drawn_by(Seat(1)), Some(set(&[(1, 1), (2, 2), (3, 6)])));
+    let legal = g.legal_moves();
+    assert!(legal.iter().all(|m| matches!(m, Move::Play { tile, .. } if *tile == d(3, 6))), "{legal:?}");
+    assert_eq!(legal.len(), 2, "[3|6] fits either side of [6|6]");
+    play_checked(&mut g, legal[0]);
+    assert_eq!(g.stock_len(), 2);
+    // Seat 0 holds [0|1] and [2|4]: nothing fits 6 and 3, and the last two
+    // tiles of the stock may not be drawn: it must pass.
+    assert_eq!(g.legal_moves().as_slice(), &[Move::Pass]);
+    let actions: Vec<_> = g.history().iter().map(|r| r.action).collect();
+    assert_eq!(actions.iter().filter(|a| **a == Action::Draw).count(), 3);
+}
+
+#[test]
+fn all_fives_scores_during_play_and_rounds_the_count() {
+    let hands = vec![set(&[(5, 5), (1, 5), (1, 4)]), set(&[(0, 5), (0, 4), (6, 6), (2, 3)])];
+    let mut g =
+        Game::from_setup(rules(preset("all-fives").unwrap()), Seating::new(2), setup(0, hands, vec![], 0)).unwrap();
+    play_checked(&mut g, lead(5, 5));
+    assert_eq!(g.scores(), &[10, 0], "the lead spinner counts 10");
+    let m = on(&g, 0, 5, 0);
+    play_checked(&mut g, m);
+    assert_eq!(g.scores(), &[10, 10], "0 + the spinner's 10");
+    let m = on(&g, 1, 5, 1);
+    play_checked(&mut g, m);
+    assert_eq!(g.board().ends().len(), 4, "both long sides covered: the spinner opens");
+    assert_eq!(g.board().end_sum(), 1, "0 + 1; the short sides count once played on");
+    assert_eq!(g.scores(), &[10, 10]);
+    let m = on(&g, 0, 4, 0);
+    play_checked(&mut g, m);
+    assert_eq!(g.scores(), &[10, 15], "4 + 1 = 5");
+    let m = on(&g, 1, 4, 0);
+    play_checked(&mut g, m);
+    let r = &g.hand_results()[0];
+    assert_eq!(r.end, HandEnd::Out { seat: Seat(0), capicua: true });
+    assert_eq!(r.pips[1], 17, "[6|6] + [2|3]");
+    assert_eq!(r.points, 15, "17 rounds to 15");
+    assert_eq!(g.scores(), &[25, 15]);
+    assert_eq!(r.play_points.as_slice(), &[10, 15]);
+}
+
+#[test]
+fn fives_and_threes_scores_and_exact_target() {
+    let hands = vec![set(&[(3, 6), (6, 6), (0, 0)]), set(&[(3, 3), (1, 2), (4, 4)])];
+    let v = preset("fives-and-threes").unwrap();
+    let mut g = Game::from_setup(rules(v.clone()), Seating::new(2), setup(0, hands.clone(), vec![], 0)).unwrap();
+    play_checked(&mut g, lead(3, 6));
+    assert_eq!(g.scores(), &[3, 0], "9: three 3s");
+    let m = on(&g, 3, 3, 0);
+    play_checked(&mut g, m);
+    assert_eq!(g.scores(), &[3, 4], "6 + 6 = 12: four 3s");
+    let m = on(&g, 6, 6, 1);
+    play_checked(&mut g, m);
+    // 6 + 12 = 18: six 3s. Then nobody holds a 3 or a 6: the hand blocks,
+    // seat 0's [0|0] (0 pips) beats [1|2] + [4|4], and winning scores 1.
+    assert_eq!(g.hand_results()[0].end, HandEnd::Blocked { blocker: Seat(0) });
+    assert_eq!(g.hand_results()[0].play_points.as_slice(), &[9, 4]);
+    assert_eq!(g.scores(), &[10, 4]);
+
+    // Exact target: from 58, the 3 for [3|6] reaches 61 and wins at once.
+    let mut s = setup(0, hands.clone(), vec![], 0);
+    s.scores = vec![58, 0];
+    let mut g = Game::from_setup(rules(v.clone()), Seating::new(2), s).unwrap();
+    play_checked(&mut g, lead(3, 6));
+    assert_eq!(g.outcome(), Some(Outcome { winner: Some(Side(0)) }));
+    assert_eq!(g.hand_results()[0].end, HandEnd::Target);
+
+    // From 59 the same 3 would overshoot: it scores nothing.
+    let mut s = setup(0, hands, vec![], 0);
+    s.scores = vec![59, 0];
+    let mut g = Game::from_setup(rules(v), Seating::new(2), s).unwrap();
+    play_checked(&mut g, lead(3, 6));
+    assert_eq!(g.scores(), &[59, 0]);
+    assert_eq!(g.outcome(), None);
+}
+
+#[test]
+fn longana_arms_open_when_their_owner_passes() {
+    // 3 seats, counter-clockwise: 0, 2, 1.
+    let hands = vec![set(&[(9, 9), (1, 1), (2, 2)]), set(&[(9, 1), (9, 5), (0, 0)]), set(&[(3, 4), (3, 5), (6, 7)])];
+    let mut g =
+        Game::from_setup(rules(preset("longana").unwrap()), Seating::new(3), setup(0, hands, vec![], 0)).unwrap();
+    assert_eq!(g.legal_moves().as_slice(), &[lead(9, 9)], "the highest double leads");
+    play_checked(&mut g, lead(9, 9));
+    assert_eq!(g.board().ends().len(), 3, "one arm per seat");
+    assert_eq!(g.to_move(), Some(Seat(2)));
+    assert_eq!(g.legal_moves().as_slice(), &[Move::Pass], "no 9 for seat 2's own arm");
+    play_checked(&mut g, Move::Pass);
+    assert!(g.board().ends()[2].opened, "seat 2's arm is open to all");
+    assert_eq!(g.to_move(), Some(Seat(1)));
+    let legal = g.legal_moves();
+    let ends: Vec<u8> = legal
+        .iter()
+        .filter_map(|m| match m {
+            Move::Play { end, .. } => Some(end.0),
+            _ => None,
+        })
+        .collect();
+    assert!(ends.iter().all(|&e| e == 1 || e == 2), "own arm or the opened arm only: {legal:?}");
+    assert!(ends.contains(&2) && ends.contains(&1));
+    let m = on(&g, 9, 1, 2);
+    play_checked(&mut g, m);
+    assert_eq!(g.board().ends()[2].pip, 1);
+    assert!(g.board().ends()[2].opened, "it stays open until its owner plays on it");
+    // Seat 0 has no 9 and no 1 on its arms... [1|1] fits arm 2 (open, showing 1).
+    let legal = g.legal_moves();
+    assert!(legal.iter().all(|m| matches!(m, Move::Play { end: EndId(2), .. })), "{legal:?}");
+    play_checked(&mut g, legal[0]);
+    assert_no_leak(&g);
+}
+
+#[test]
+fn seed_to_deal_snapshot() {
+    // Pinned: a stored seed must deal the same hands forever. If this fails,
+    // the shuffle or the generator changed and every stored game is broken.
+    let g = Game::new(Arc::new(Rules::preset("latin").unwrap()), Seating::new(4), 42).unwrap();
+    let hands: Vec<String> = (0..4).map(|s| format!("{:?}", g.hand(Seat(s)))).collect();
+    insta_like(
+        &hands.join("\n"),
+        "{[0|0], [1|3], [2|5], [5|5], [0|6], [2|6], [5|6]}\n\
+         {[1|2], [2|2], [0|3], [2|4], [3|4], [4|5], [6|6]}\n\
+         {[0|1], [0|2], [0|4], [1|4], [0|5], [1|5], [1|6]}\n\
+         {[1|1], [2|3], [3|3], [4|4], [3|5], [3|6], [4|6]}",
+    );
+    assert_eq!(g.leader(), Seat(1), "the [6|6] holder leads");
+    let cuban = Game::new(Arc::new(Rules::preset("cuban").unwrap()), Seating::new(4), 7).unwrap();
+    assert_eq!(cuban.out_of_play().len(), 15);
+}
+
+fn insta_like(actual: &str, expected: &str) {
+    assert_eq!(actual, expected, "\nactual:\n{actual}\n");
+}
