@@ -22,7 +22,7 @@
 use std::sync::Arc;
 
 use capicua_engine::{
-    Action, FirstLeader, Game, LaterLeader, MAX_SEATS, Move, Rules, Seat, Seating, Setup, Tile, TileSet,
+    Action, FirstLeader, Game, LaterLeader, MAX_SEATS, Move, MoveList, Rules, Seat, Seating, Setup, Tile, TileSet,
 };
 
 use crate::facts::PublicFacts;
@@ -39,14 +39,58 @@ pub struct Deal {
     pub hands: [TileSet; MAX_SEATS],
     /// The determinized game, at the same public position as the real one.
     pub game: Game,
+    /// The log-likelihood of the opponents' plays in this deal under the
+    /// [`PlayModel`] (0 under the uniform model).
+    pub log_weight: f64,
+}
+
+/// How the opponents are assumed to choose among their legal plays, to
+/// weigh sampled deals by how well they explain the plays seen. (Partners
+/// are not modelled: they are usually the same strategy as the viewer.)
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum PlayModel {
+    /// Every legal move equally likely: every consistent deal weighs the same.
+    Uniform,
+    /// Heavier tiles more likely: a play's probability is proportional to
+    /// `exp(beta * value)` over the legal plays (players shed weight).
+    Heavy {
+        /// How strongly weight is preferred (per point of tile value).
+        beta: f64,
+    },
 }
 
 /// Samples a deal consistent with `view`, or `None` if [`MAX_ATTEMPTS`]
 /// tries all failed (a position whose constraints the greedy sampler keeps
 /// missing; callers fall back to a rule of thumb).
 pub fn sample(view: &dyn SeatView, rules: &Arc<Rules>, facts: &PublicFacts, rng: &mut BotRng) -> Option<Deal> {
+    sample_weighted(view, rules, facts, PlayModel::Uniform, rng)
+}
+
+/// As [`sample`], also weighing the deal under `model`.
+pub fn sample_weighted(
+    view: &dyn SeatView,
+    rules: &Arc<Rules>,
+    facts: &PublicFacts,
+    model: PlayModel,
+    rng: &mut BotRng,
+) -> Option<Deal> {
     let plan = Plan::new(view, facts);
-    (0..MAX_ATTEMPTS).find_map(|_| plan.attempt(view, rules, facts, rng))
+    (0..MAX_ATTEMPTS).find_map(|_| plan.attempt(view, rules, facts, model, rng))
+}
+
+/// The log-probability of `m` among the legal moves of `game` under `model`.
+fn log_likelihood(game: &Game, m: Move, model: PlayModel, moves: &mut MoveList) -> f64 {
+    let PlayModel::Heavy { beta } = model else { return 0.0 };
+    let Move::Play { tile, .. } = m else { return 0.0 };
+    game.fill_legal_moves(moves);
+    let cat = game.rules().catalog();
+    let value = |m: &Move| match *m {
+        Move::Play { tile, .. } => cat.value(tile) as f64,
+        _ => 0.0,
+    };
+    let top = moves.iter().map(value).fold(f64::NEG_INFINITY, f64::max);
+    let norm: f64 = moves.iter().map(|m| (beta * (value(m) - top)).exp()).sum();
+    beta * (cat.value(tile) as f64 - top) - norm.ln()
 }
 
 /// What stays the same across attempts.
@@ -147,7 +191,14 @@ impl Plan {
         }
     }
 
-    fn attempt(&self, view: &dyn SeatView, rules: &Arc<Rules>, facts: &PublicFacts, rng: &mut BotRng) -> Option<Deal> {
+    fn attempt(
+        &self,
+        view: &dyn SeatView,
+        rules: &Arc<Rules>,
+        facts: &PublicFacts,
+        model: PlayModel,
+        rng: &mut BotRng,
+    ) -> Option<Deal> {
         let current = self.sample_current(rng)?;
         let (hands, stock) = self.start_of_hand(view, facts, &current.0, &current.1, rng)?;
         let scores: Vec<i32> = view.scores().iter().zip(view.play_points()).map(|(s, p)| s - p).collect();
@@ -160,19 +211,24 @@ impl Plan {
             leader: view.leader(),
         };
         let mut game = Game::from_setup(rules.clone(), Seating::new(self.seats as u8), setup).ok()?;
+        let mut log_weight = 0.0;
+        let mut moves = MoveList::new();
         for r in view.history() {
             let m = match r.action {
                 Action::Play { tile, end, face } => Move::Play { tile, end, face },
                 Action::Draw => Move::Draw,
                 Action::Pass { .. } => Move::Pass,
             };
+            if !view.partners(r.seat, self.me) {
+                log_weight += log_likelihood(&game, m, model, &mut moves);
+            }
             game.play(m).ok()?;
         }
         // The deal must leave the hand going, with the viewer to move.
         if game.to_move() != Some(self.me) || game.history().len() != view.history().len() {
             return None;
         }
-        Some(Deal { hands: current.0, game })
+        Some(Deal { hands: current.0, game, log_weight })
     }
 
     /// Samples every seat's current hand and the current stock.

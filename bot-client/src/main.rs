@@ -54,8 +54,8 @@ struct ArenaArgs {
     json: bool,
     /// Run an SPRT `elo0,elo1` between the first strategy and the first one
     /// seated against it, stopping when it decides (games is then a cap).
-    #[arg(long, value_delimiter = ',', num_args = 2, allow_hyphen_values = true)]
-    sprt: Option<Vec<f64>>,
+    #[arg(long, value_name = "ELO0,ELO1", allow_hyphen_values = true)]
+    sprt: Option<String>,
     /// Also measure milliseconds per move for each seat.
     #[arg(long)]
     time_moves: bool,
@@ -90,7 +90,14 @@ fn arena(args: ArenaArgs) -> Result<()> {
         (Some(g), None) => (Mode::Hands, g),
         (None, None) => (Mode::Hands, 1000),
     };
-    let sprt = args.sprt.map(|v| Sprt::new(v[0], v[1]));
+    let sprt = match args.sprt.as_deref() {
+        None => None,
+        Some(text) => {
+            let bounds: Vec<f64> = text.split(',').map(|v| v.trim().parse()).collect::<Result<_, _>>()?;
+            let [elo0, elo1] = bounds[..] else { bail!("--sprt takes two numbers: elo0,elo1") };
+            Some(Sprt::new(elo0, elo1))
+        }
+    };
     let arena = Arena::new(ArenaConfig {
         variant: load_variant(&args.variant)?,
         seats: args.seats,

@@ -10,6 +10,7 @@
 
 use std::time::Duration;
 
+use crate::determinize::PlayModel;
 use crate::error::SpecError;
 use crate::rng::derive_seed;
 use crate::strategy::{
@@ -27,7 +28,10 @@ pub const STRATEGIES: &[(&str, &str)] = &[
     ("disabler", "blocks the opponents: leaves ends they have passed on"),
     ("smart", "blends the above, weighted by hand size, score and who is about to go out [weights=h/c/s/d/b]"),
     ("cheater", "proposes an illegal play first, then heuristic's legal move [inner=<name>]"),
-    ("pimc", "perfect-information Monte Carlo [samples=200, ms=<cap>, rollout=heavy|random, rollouts=1]"),
+    (
+        "pimc",
+        "perfect-information Monte Carlo [samples=200, ms=<cap>, rollout=heavy|block|own-block|random, rollouts=1, solve=10, model=uniform|heavy, beta=0.5]",
+    ),
     (
         "X while COND else Y",
         "conditional: COND is `<measure> <op> <n>`, measures: hand-pips hand-tiles opponent-tiles partner-tiles stock played score-lead",
@@ -132,11 +136,25 @@ fn build_named(spec: &str, seed: u64) -> Result<Box<dyn Strategy>, SpecError> {
                     "samples" => c.budget.samples = number()?.max(1),
                     "ms" => c.budget.time = Some(Duration::from_millis(number()? as u64)),
                     "rollouts" => c.rollouts = number()?.max(1),
+                    "solve" => c.solve_below = number()?,
+                    "model" => {
+                        c.model = match v {
+                            "uniform" => PlayModel::Uniform,
+                            "heavy" => PlayModel::Heavy { beta: 0.5 },
+                            _ => return Err(bad(k, "expected uniform or heavy")),
+                        }
+                    }
+                    "beta" => {
+                        let beta = v.parse::<f64>().map_err(|_| bad(k, "expected a number"))?;
+                        c.model = PlayModel::Heavy { beta };
+                    }
                     "rollout" => {
                         c.rollout = match v {
                             "heavy" => Rollout::Heavy,
                             "random" => Rollout::Random,
-                            _ => return Err(bad(k, "expected heavy or random")),
+                            "block" => Rollout::Block,
+                            "own-block" => Rollout::OwnBlock,
+                            _ => return Err(bad(k, "expected heavy, block, own-block or random")),
                         }
                     }
                     _ => return Err(bad(k, "unknown parameter")),

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use capicua_engine::{Game, Move, MoveList, Rules, Side};
 
 use super::{Heuristic, Scored, Strategy};
-use crate::determinize;
+use crate::determinize::{self, PlayModel};
 use crate::facts::PublicFacts;
 use crate::rng::BotRng;
 use crate::seat_view::SeatView;
@@ -26,6 +26,11 @@ pub enum Rollout {
     Random,
     /// Every seat plays its heaviest playable tile (random among equals).
     Heavy,
+    /// Every seat plays to leave the next seat the fewest playable tiles
+    /// (the deal is open in a rollout), then the heaviest.
+    Block,
+    /// The deciding side plays as in `Block`, the other sides as in `Heavy`.
+    OwnBlock,
 }
 
 /// When to stop sampling.
@@ -38,7 +43,7 @@ pub struct Budget {
 }
 
 /// The knobs of [`Pimc`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PimcConfig {
     /// The budget per move.
     pub budget: Budget,
@@ -46,11 +51,22 @@ pub struct PimcConfig {
     pub rollout: Rollout,
     /// Rollouts per sample and candidate move.
     pub rollouts: u32,
+    /// How other seats are assumed to play, to weigh the samples.
+    pub model: PlayModel,
+    /// Solve a sample exactly (alpha-beta on win / tie / loss) instead of
+    /// rolling it out once at most this many tiles remain in all hands.
+    pub solve_below: u32,
 }
 
 impl Default for PimcConfig {
     fn default() -> PimcConfig {
-        PimcConfig { budget: Budget { samples: 200, time: None }, rollout: Rollout::Heavy, rollouts: 1 }
+        PimcConfig {
+            budget: Budget { samples: 200, time: None },
+            rollout: Rollout::Heavy,
+            rollouts: 1,
+            solve_below: 10,
+            model: PlayModel::Uniform,
+        }
     }
 }
 
@@ -94,14 +110,63 @@ fn hand_value(game: &Game, hands_before: usize, side: Side) -> f64 {
     }
 }
 
+/// The exact value of the hand for `side` (+1 won, 0 tied, -1 lost) with
+/// every seat playing perfectly on open cards: alpha-beta, heaviest tiles
+/// tried first.
+fn solve(game: &Game, hands_before: usize, side: Side, mut alpha: i8, mut beta: i8) -> i8 {
+    let Some(seat) = game.to_move().filter(|_| game.hand_results().len() == hands_before) else {
+        return match game.hand_results().get(hands_before).and_then(|r| r.winner) {
+            Some(w) if w == side => 1,
+            Some(_) => -1,
+            None => 0,
+        };
+    };
+    let mut moves = MoveList::new();
+    game.fill_legal_moves(&mut moves);
+    let cat = game.rules().catalog();
+    moves.sort_unstable_by_key(|m| match *m {
+        Move::Play { tile, .. } => -cat.value(tile),
+        _ => 0,
+    });
+    let maximizing = game.table().side_of(seat) == side;
+    let mut best = if maximizing { -1 } else { 1 };
+    for &m in moves.iter() {
+        let mut g = game.clone();
+        g.play(m).expect("legal moves are accepted");
+        let v = solve(&g, hands_before, side, alpha, beta);
+        if maximizing {
+            best = best.max(v);
+            alpha = alpha.max(v);
+        } else {
+            best = best.min(v);
+            beta = beta.min(v);
+        }
+        if alpha >= beta {
+            break;
+        }
+    }
+    best
+}
+
+/// Tiles left in all hands.
+fn tiles_in_hands(game: &Game) -> u32 {
+    (0..game.table().seats()).map(|s| game.hand_len(capicua_engine::Seat(s)) as u32).sum()
+}
+
 /// Plays `game` to the end of the current hand with `policy`.
-fn roll_out(game: &mut Game, hands_before: usize, policy: Rollout, rng: &mut BotRng, moves: &mut MoveList) {
+fn roll_out(game: &mut Game, hands_before: usize, policy: Rollout, side: Side, rng: &mut BotRng, moves: &mut MoveList) {
     let rules = game.rules_arc().clone();
     let cat = rules.catalog();
     while game.hand_results().len() == hands_before && game.to_move().is_some() {
         game.fill_legal_moves(moves);
+        let policy = match policy {
+            Rollout::OwnBlock if game.to_move().map(|s| game.table().side_of(s)) == Some(side) => Rollout::Block,
+            Rollout::OwnBlock => Rollout::Heavy,
+            p => p,
+        };
         let m = match policy {
             Rollout::Random => moves[rng.below(moves.len())],
+            Rollout::Block | Rollout::OwnBlock => pick_max(moves, rng, |m| block_score(game, cat, m)),
             Rollout::Heavy => {
                 let mut best = moves[0];
                 let mut best_value = i32::MIN;
@@ -129,6 +194,47 @@ fn roll_out(game: &mut Game, hands_before: usize, policy: Rollout, rng: &mut Bot
     }
 }
 
+/// The move of `moves` with the highest `score`, random among equals.
+fn pick_max(moves: &MoveList, rng: &mut BotRng, score: impl Fn(Move) -> i32) -> Move {
+    let mut best = moves[0];
+    let mut best_score = i32::MIN;
+    let mut ties = 0;
+    for &m in moves.iter() {
+        let v = score(m);
+        if v > best_score {
+            (best, best_score, ties) = (m, v, 1);
+        } else if v == best_score {
+            ties += 1;
+            if rng.below(ties) == 0 {
+                best = m;
+            }
+        }
+    }
+    best
+}
+
+/// Fewer playable tiles left to the next seat first, then heavier tiles.
+fn block_score(game: &Game, cat: &capicua_engine::TileCatalog, m: Move) -> i32 {
+    let Move::Play { tile, end, face } = m else { return i32::MIN };
+    let (lo, hi) = tile.faces();
+    let ends = game.board().ends();
+    let open = if ends.is_empty() {
+        (1u32 << lo) | (1 << hi)
+    } else {
+        let far = if face == 0 { hi } else { lo };
+        ends.iter().enumerate().filter(|&(i, _)| i != end.0 as usize).fold(1u32 << far, |m, (_, e)| m | (1 << e.pip))
+    };
+    let Some(seat) = game.to_move() else { return 0 };
+    let next = game.hand(game.next_seat(seat));
+    let mut reachable = capicua_engine::TileSet::EMPTY;
+    let mut bits = open;
+    while bits != 0 {
+        reachable = reachable.or(cat.suit(bits.trailing_zeros() as u8));
+        bits &= bits - 1;
+    }
+    -100 * next.and(reachable).len() as i32 + cat.value(tile)
+}
+
 impl Strategy for Pimc {
     fn name(&self) -> String {
         let c = &self.config;
@@ -140,8 +246,17 @@ impl Strategy for Pimc {
         if let Some(t) = c.budget.time {
             s += &format!(":ms={}", t.as_millis());
         }
-        if c.rollout == Rollout::Random {
-            s += ":rollout=random";
+        match c.rollout {
+            Rollout::Heavy => {}
+            Rollout::Random => s += ":rollout=random",
+            Rollout::Block => s += ":rollout=block",
+            Rollout::OwnBlock => s += ":rollout=own-block",
+        }
+        if c.solve_below != d.solve_below {
+            s += &format!(":solve={}", c.solve_below);
+        }
+        if let PlayModel::Heavy { beta } = c.model {
+            s += &format!(":model=heavy:beta={beta}");
         }
         if c.rollouts != 1 {
             s += &format!(":rollouts={}", c.rollouts);
@@ -160,30 +275,51 @@ impl Strategy for Pimc {
         let facts = PublicFacts::of(view);
         let side = view.side_of(view.seat());
         let hands_before = view.hand_number() as usize;
-        let mut totals = vec![0.0f64; legal.len()];
+        let mut values: Vec<(f64, Vec<f64>)> = Vec::new();
         let mut sampled = 0u32;
         let mut scratch = MoveList::new();
         for _ in 0..self.config.budget.samples {
             if self.config.budget.time.is_some_and(|t| sampled > 0 && started.elapsed() >= t) {
                 break;
             }
-            let Some(deal) = determinize::sample(view, &rules, &facts, &mut self.rng) else { continue };
+            let Some(deal) = determinize::sample_weighted(view, &rules, &facts, self.config.model, &mut self.rng)
+            else {
+                continue;
+            };
+            let mut totals = vec![0.0f64; legal.len()];
             // Hand results index from the first hand of the match; a
             // determinized game starts at this hand with none recorded.
             let before = deal.game.hand_results().len();
             debug_assert!(before == 0 || before == hands_before);
+            let exact = tiles_in_hands(&deal.game) <= self.config.solve_below;
             for (i, &m) in legal.iter().enumerate() {
+                if exact {
+                    let mut g = deal.game.clone();
+                    g.play(m).expect("a legal move stays legal in a consistent deal");
+                    totals[i] += solve(&g, before, side, -1, 1) as f64 * self.config.rollouts as f64;
+                    continue;
+                }
                 for _ in 0..self.config.rollouts {
                     let mut g = deal.game.clone();
                     g.play(m).expect("a legal move stays legal in a consistent deal");
-                    roll_out(&mut g, before, self.config.rollout, &mut self.rng, &mut scratch);
+                    roll_out(&mut g, before, self.config.rollout, side, &mut self.rng, &mut scratch);
                     totals[i] += hand_value(&g, before, side);
                 }
             }
+            values.push((deal.log_weight, totals));
             sampled += 1;
         }
         if sampled == 0 {
             return self.fallback.choose(view);
+        }
+        // Weigh each sample by its likelihood (all equal under the uniform model).
+        let top = values.iter().map(|v| v.0).fold(f64::NEG_INFINITY, f64::max);
+        let mut totals = vec![0.0f64; legal.len()];
+        for (log_weight, v) in &values {
+            let w = (log_weight - top).exp();
+            for (t, x) in totals.iter_mut().zip(v) {
+                *t += w * x;
+            }
         }
         let best = (0..legal.len()).max_by(|&a, &b| totals[a].total_cmp(&totals[b])).expect("two moves at least");
         legal[best]
