@@ -156,7 +156,14 @@ async fn send_loop<S>(
                         return;
                     }
                 }
-                None => break,
+                None => {
+                    // Every sender is gone; a close request may be waiting.
+                    if let Ok((code, reason)) = close_rx.try_recv() {
+                        let _ = sink.send(Message::Close(Some(CloseFrame { code, reason: reason.into() }))).await;
+                        return;
+                    }
+                    break;
+                }
             },
             req = &mut close_rx => {
                 while let Ok(text) = rx.try_recv() {

@@ -186,7 +186,13 @@ impl Db {
             .synchronous(SqliteSynchronous::Normal)
             .busy_timeout(Duration::from_secs(10))
             .foreign_keys(true);
-        let pool = SqlitePoolOptions::new().max_connections(4).connect_with(opts).await?;
+        let pool = SqlitePoolOptions::new()
+            .max_connections(4)
+            // No ping before each checkout: it costs a round trip to the
+            // SQLite worker thread on every query.
+            .test_before_acquire(false)
+            .connect_with(opts)
+            .await?;
         sqlx::migrate!("../migrations").run(&pool).await?;
         let (tx, rx) = mpsc::channel(4096);
         let (done_tx, writer_done) = tokio::sync::watch::channel(false);

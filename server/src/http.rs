@@ -186,7 +186,7 @@ async fn game(
 
 #[derive(Deserialize)]
 struct BoardQuery {
-    variant: String,
+    variant: Option<String>,
     limit: Option<u32>,
 }
 
@@ -195,7 +195,10 @@ async fn leaderboard(
     Query(q): Query<BoardQuery>,
 ) -> Result<Json<Vec<Standing>>, ApiError> {
     let limit = q.limit.unwrap_or(100).min(1000);
-    Ok(Json(state.db.leaderboard(&q.variant, limit).await.map_err(ApiError::internal)?))
+    let Some(variant) = q.variant else {
+        return Err(ApiError::new(StatusCode::BAD_REQUEST, ErrorCode::BadRequest, "give ?variant=NAME"));
+    };
+    Ok(Json(state.db.leaderboard(&variant, limit).await.map_err(ApiError::internal)?))
 }
 
 async fn metrics(State(state): State<Arc<AppState>>) -> impl IntoResponse {

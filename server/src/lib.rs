@@ -188,6 +188,8 @@ pub struct AppState {
     /// Counters for `/metrics`.
     pub metrics: metrics::Metrics,
     next_conn: AtomicU64,
+    /// Set when shutdown starts: no new rooms.
+    closing: AtomicBool,
     shutdown: watch::Receiver<bool>,
     /// Every connection and room task holds a clone; `run` waits for all to
     /// be dropped (mini-redis's shutdown-complete pattern).
@@ -213,7 +215,7 @@ impl AppState {
     }
     /// Whether the server is shutting down.
     pub fn is_shutting_down(&self) -> bool {
-        *self.shutdown.borrow()
+        self.closing.load(Ordering::SeqCst) || *self.shutdown.borrow()
     }
 }
 
@@ -236,6 +238,7 @@ pub async fn run(
         seats_by_player: Mutex::new(HashMap::new()),
         metrics: metrics::Metrics::default(),
         next_conn: AtomicU64::new(0),
+        closing: AtomicBool::new(false),
         shutdown: shutdown_rx.clone(),
         done: done_tx,
     });
@@ -251,14 +254,21 @@ pub async fn run(
     });
     let server = tokio::spawn(async move { server.await });
     shutdown.await;
-    tracing::info!("shutting down: closing connections and rooms");
-    let _ = shutdown_tx.send(true);
-    // Rooms end on the shutdown signal too; drop our own handles to them.
-    let rooms: Vec<RoomHandle> = state.rooms.lock().expect("rooms lock").drain().map(|(_, h)| h).collect();
+    tracing::info!("shutting down: closing rooms, then connections");
+    // Rooms first, so players still connected hear that their room closed;
+    // a room never stops mid-write (a finished game's commit is awaited
+    // inside the room task before it reads its next command).
+    state.closing.store(true, Ordering::SeqCst);
+    let rooms: Vec<RoomHandle> = state.rooms.lock().expect("rooms lock").values().cloned().collect();
     for r in &rooms {
         let _ = r.tx.send(room::RoomCmd::Shutdown);
     }
     drop(rooms);
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while !state.rooms.lock().expect("rooms lock").is_empty() && tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let _ = shutdown_tx.send(true);
     let done = state.done.clone();
     drop(state);
     drop(done);

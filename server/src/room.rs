@@ -278,7 +278,6 @@ pub async fn create(state: &Arc<AppState>, spec: RoomSpec) -> Result<RoomInfo, (
 
 impl Room {
     async fn run(&mut self, mut rx: mpsc::UnboundedReceiver<RoomCmd>) {
-        let mut shutdown = self.state.shutdown();
         while !self.closed {
             let deadline = self.next_deadline();
             tokio::select! {
@@ -287,7 +286,6 @@ impl Room {
                     Some(cmd) => self.handle(cmd).await,
                 },
                 _ = sleep_until_opt(deadline) => self.on_timer().await,
-                _ = crate::shutdown_signalled(&mut shutdown) => self.close("the server is shutting down"),
             }
         }
         self.state.rooms.lock().expect("rooms lock").remove(&self.id);

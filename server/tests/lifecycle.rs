@@ -1,0 +1,228 @@
+//! Reconnects, timeouts (paused time), ratings, restarts and shutdown.
+
+mod common;
+
+use std::time::Duration;
+
+use capicua_server::Config;
+use common::*;
+use serde_json::{Value, json};
+
+/// Reads frames until a prompt for `room`.
+async fn next_prompt(c: &mut Client) -> Value {
+    c.recv_type("prompt").await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reconnecting_player_gets_its_seat_and_prompt_back() {
+    let server = TestServer::start().await;
+    let (mut p, token) = server.player("alice").await;
+    let room = p.create_room(json!({"preset": "block", "seats": 2})).await;
+    p.join(room, Some(0)).await;
+    assert_eq!(p.request(json!({"type": "fill-bots", "room": room, "strategy": "random"})).await["type"], "ok");
+    p.ready(room).await;
+    let prompt = next_prompt(&mut p).await;
+    let last_seq = p.frames.iter().filter_map(|f| f["seq"].as_u64()).max().unwrap();
+    drop(p);
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let rooms = server.get_json("/api/rooms").await;
+    assert_eq!(rooms[0]["seats"][0]["occupant"]["connected"], false, "{rooms}");
+
+    let mut p = server.client().await;
+    let welcome = p.hello(Some(&token)).await;
+    assert_eq!(welcome["player"]["name"], "alice");
+    assert_eq!(welcome["seats"], json!([{"room": room, "seat": 0}]));
+    let sync = p.recv_type("sync").await;
+    assert!(sync["seq"].as_u64().unwrap() >= last_seq);
+    assert_eq!(sync["view"]["seat"], 0);
+    let again = next_prompt(&mut p).await;
+    assert_eq!(again["prompt"], prompt["prompt"], "the pending prompt is sent again");
+    let m = pick(&again["legal-moves"], 0);
+    let r = p.request(json!({"type": "move", "room": room, "prompt": again["prompt"], "move": m})).await;
+    assert_eq!(r["type"], "accepted", "{r}");
+    let (_, over) = play_until_over(p, room, 3).await;
+    assert!(over["game"].as_i64().is_some());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_seat_left_past_the_grace_period_is_freed() {
+    let config = Config { reconnect_grace: Duration::from_millis(200), ..Config::default() };
+    let server = TestServer::start_with(temp_db(), config).await;
+    let mut g = server.guest().await;
+    let room = g.create_room(json!({"preset": "block", "seats": 2})).await;
+    g.join(room, None).await;
+    drop(g);
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    let rooms = server.get_json("/api/rooms").await;
+    assert_eq!(rooms[0]["seats"][0].get("occupant"), None, "{rooms}");
+}
+
+/// Sets up a 2-seat block room with move-ms 1000 and the given policy, seat
+/// 0 a guest and seat 1 a hosted bot, and returns the guest at its first prompt.
+async fn timed_room(server: &TestServer, policy: Value, bank_ms: u64) -> (Client, u64, Value) {
+    let mut c = server.guest().await;
+    let room = c
+        .create_room(
+            json!({"preset": "block", "seats": 2, "time": {"move-ms": 1000, "bank-ms": bank_ms}, "on-timeout": policy}),
+        )
+        .await;
+    c.join(room, Some(0)).await;
+    assert_eq!(c.request(json!({"type": "fill-bots", "room": room, "strategy": "first"})).await["type"], "ok");
+    c.ready(room).await;
+    let p = next_prompt(&mut c).await;
+    (c, room, p)
+}
+
+/// Waits (in paused time) for the events of seat 0's timed-out move.
+async fn timed_out_move(c: &mut Client) -> Value {
+    loop {
+        let f = c.recv_untimed().await;
+        if f["type"] == "events" && f["events"][0]["seat"] == 0 {
+            return f["events"][0].clone();
+        }
+        assert_ne!(f["type"], "game-over", "{f}");
+    }
+}
+
+#[tokio::test]
+async fn timeouts_apply_the_strategy_policy_after_move_time_and_bank() {
+    let server = TestServer::start().await;
+    let (mut c, _room, prompt) = timed_room(&server, json!({"kind": "strategy", "name": "first"}), 2000).await;
+    assert_eq!(prompt["deadline-ms"].as_u64().map(|d| d > 2900), Some(true), "{prompt}");
+    tokio::time::pause();
+    let t0 = tokio::time::Instant::now();
+    let ev = timed_out_move(&mut c).await;
+    let waited = t0.elapsed();
+    assert!(waited >= Duration::from_millis(2900) && waited < Duration::from_millis(3500), "{waited:?}");
+    // The `first` strategy plays the first legal move.
+    let first = &prompt["legal-moves"][0];
+    assert_eq!(ev["event"], "played");
+    assert_eq!(ev["tile"], first["tile"]);
+    // The bank is spent: the next prompt allows the bare move time.
+    let next = loop {
+        let f = c.recv_untimed().await;
+        if f["type"] == "prompt" || f["type"] == "game-over" {
+            break f;
+        }
+    };
+    if next["type"] == "prompt" {
+        assert!(next["deadline-ms"].as_u64().unwrap() <= 1000, "{next}");
+    }
+    tokio::time::resume();
+}
+
+#[tokio::test]
+async fn timeouts_pass_where_passing_is_legal() {
+    let server = TestServer::start().await;
+    let (mut c, _room, mut prompt) = timed_room(&server, json!({"kind": "pass"}), 0).await;
+    tokio::time::pause();
+    // Let every prompt time out; whenever passing was legal the move is a pass,
+    // otherwise a legal play.
+    let mut passes = 0;
+    loop {
+        let can_pass = prompt["legal-moves"].as_array().unwrap().contains(&json!({"kind": "pass"}));
+        let ev = timed_out_move(&mut c).await;
+        if can_pass {
+            assert_eq!(ev["event"], "passed", "{ev}");
+            passes += 1;
+        } else {
+            assert_eq!(ev["event"], "played", "{ev}");
+        }
+        prompt = loop {
+            let f = c.recv_untimed().await;
+            if f["type"] == "prompt" || f["type"] == "game-over" {
+                break f;
+            }
+        };
+        if prompt["type"] == "game-over" {
+            break;
+        }
+    }
+    tokio::time::resume();
+    assert!(passes > 0, "a whole match without a forced pass");
+}
+
+#[tokio::test]
+async fn timeouts_forfeit_the_match_under_the_forfeit_policy() {
+    let server = TestServer::start().await;
+    let (mut c, _room, _prompt) = timed_room(&server, json!({"kind": "forfeit"}), 0).await;
+    tokio::time::pause();
+    let over = loop {
+        let f = c.recv_untimed().await;
+        if f["type"] == "game-over" {
+            break f;
+        }
+    };
+    tokio::time::resume();
+    assert_eq!(over["result"]["forfeit"], 0, "{over}");
+    assert_eq!(over["result"]["winner"], 1, "{over}");
+    let game = over["game"].as_i64().expect("a forfeited match is stored");
+    let replay = server.get_json(&format!("/api/games/{game}")).await;
+    assert_eq!(replay["forfeit"], 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rated_matches_update_the_leaderboard() {
+    let server = TestServer::start().await;
+    let (mut a, _) = server.player("ann").await;
+    let (mut b, _) = server.player("bob").await;
+    let (mut g, _) = (server.guest().await, ());
+    let room = a.create_room(json!({"preset": "block", "seats": 2, "rated": true})).await;
+    let r = g.request(json!({"type": "join", "room": room})).await;
+    assert_eq!(r["code"], "unauthorized", "guests stay out of rated rooms");
+    a.join(room, Some(0)).await;
+    b.join(room, Some(1)).await;
+    a.ready(room).await;
+    b.ready(room).await;
+    let (_, _game) = play_out(vec![a, b], room).await;
+    let board = server.get_json("/api/leaderboard?variant=block").await;
+    let rows = board.as_array().unwrap();
+    assert_eq!(rows.len(), 2, "{board}");
+    assert_eq!(rows[0]["games"], 1);
+    assert_eq!(rows[0]["wins"].as_i64().unwrap() + rows[1]["wins"].as_i64().unwrap(), 1);
+    assert!(rows[0]["ordinal"].as_f64().unwrap() > rows[1]["ordinal"].as_f64().unwrap());
+    assert_eq!(rows[0]["wins"], 1, "the winner ranks first");
+    let (status, _) = server.get("/api/leaderboard").await;
+    assert_eq!(status, 400);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_restart_keeps_every_stored_game_and_player() {
+    let db = temp_db();
+    let mut server = TestServer::start_with(db.clone(), Config::default()).await;
+    let (_, token) = server.player("carol").await;
+    let mut ids = vec![];
+    for preset in ["block", "draw", "cuban"] {
+        let mut w = server.guest().await;
+        let room = w.create_room(json!({"preset": preset})).await;
+        w.request(json!({"type": "spectate", "room": room})).await;
+        w.request(json!({"type": "fill-bots", "room": room, "strategy": "random"})).await;
+        let over = w.recv_type("game-over").await;
+        ids.push((over["game"].as_i64().unwrap(), server.get_json(&format!("/api/games/{}", over["game"])).await));
+    }
+    server.stop().await;
+    let server = TestServer::start_with(db, Config::default()).await;
+    for (id, before) in ids {
+        assert_eq!(server.get_json(&format!("/api/games/{id}")).await, before);
+    }
+    let mut c = server.client().await;
+    assert_eq!(c.hello(Some(&token)).await["player"]["name"], "carol");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shutdown_tells_rooms_in_play_and_closes_with_going_away() {
+    let mut server = TestServer::start().await;
+    let mut p = server.guest().await;
+    let room = p.create_room(json!({"preset": "latin"})).await;
+    p.join(room, None).await;
+    p.request(json!({"type": "fill-bots", "room": room, "strategy": "random"})).await;
+    p.ready(room).await;
+    next_prompt(&mut p).await;
+    server.stop().await;
+    let code = p.closed_with().await;
+    assert_eq!(code, capicua_protocol::close::GOING_AWAY);
+    assert!(capicua_protocol::close::may_reconnect(code));
+    let types: Vec<&str> = p.frames.iter().map(|f| f["type"].as_str().unwrap()).collect();
+    assert!(types.contains(&"closing"), "{types:?}");
+    assert!(types.contains(&"room-closed"), "{types:?}");
+}
