@@ -26,8 +26,8 @@ fn tiles_held(
         while held.len() <= h {
             held.push(vec![TileSet::EMPTY; n]);
         }
-        for o in 0..n {
-            held[h][o] = held[h][o].or(g.hand(Seat(o as u8)));
+        for (o, tiles) in held[h].iter_mut().enumerate() {
+            *tiles = tiles.or(g.hand(Seat(o as u8)));
         }
     };
     note(&game, &mut held);
