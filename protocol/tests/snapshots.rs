@@ -1,0 +1,201 @@
+//! Snapshot tests: the exact JSON of every message. A change here is a
+//! protocol change: bump `PROTOCOL_VERSION` and update PROTOCOL.md.
+
+use capicua_engine::{EndId, Event, Game, Move, Rules, Seat, Seating, Side, Tile};
+use capicua_protocol::*;
+use serde_json::json;
+
+fn client(id: Option<u64>, msg: ClientMsg) -> String {
+    serde_json::to_string(&ClientFrame::new(id, msg)).unwrap()
+}
+
+fn server(id: Option<u64>, msg: ServerMsg) -> String {
+    serde_json::to_string(&ServerFrame { id, msg }).unwrap()
+}
+
+#[test]
+fn client_messages() {
+    let cases: Vec<(ClientMsg, &str)> = vec![
+        (
+            ClientMsg::Hello { version: 1, token: Some("t0k".into()) },
+            r#"{"id":1,"type":"hello","version":1,"token":"t0k"}"#,
+        ),
+        (ClientMsg::Register { name: "ana".into() }, r#"{"id":1,"type":"register","name":"ana"}"#),
+        (ClientMsg::ListRooms, r#"{"id":1,"type":"list-rooms"}"#),
+        (
+            ClientMsg::CreateRoom(Box::new(RoomSpec {
+                preset: Some("latin".into()),
+                time: Some(TimeControl { move_ms: 5000, bank_ms: 60000 }),
+                on_timeout: Some(TimeoutPolicy::Pass),
+                ..Default::default()
+            })),
+            r#"{"id":1,"type":"create-room","preset":"latin","rated":false,"time":{"move-ms":5000,"bank-ms":60000},"on-timeout":{"kind":"pass"}}"#,
+        ),
+        (ClientMsg::Join { room: 3, seat: Some(2) }, r#"{"id":1,"type":"join","room":3,"seat":2}"#),
+        (ClientMsg::Join { room: 3, seat: None }, r#"{"id":1,"type":"join","room":3}"#),
+        (ClientMsg::Leave { room: 3 }, r#"{"id":1,"type":"leave","room":3}"#),
+        (ClientMsg::Spectate { room: 3 }, r#"{"id":1,"type":"spectate","room":3}"#),
+        (
+            ClientMsg::FillBots { room: 3, strategy: "random".into() },
+            r#"{"id":1,"type":"fill-bots","room":3,"strategy":"random"}"#,
+        ),
+        (ClientMsg::Ready { room: 3 }, r#"{"id":1,"type":"ready","room":3}"#),
+        (
+            ClientMsg::Move {
+                room: 3,
+                prompt: 17,
+                r#move: Move::Play { tile: Tile::domino(6, 6), end: EndId::LEAD, face: 0 },
+            },
+            r#"{"id":1,"type":"move","room":3,"prompt":17,"move":{"kind":"play","tile":[6,6],"end":255,"face":0}}"#,
+        ),
+        (
+            ClientMsg::Move { room: 3, prompt: 18, r#move: Move::Draw },
+            r#"{"id":1,"type":"move","room":3,"prompt":18,"move":{"kind":"draw"}}"#,
+        ),
+        (ClientMsg::Resync { room: 3 }, r#"{"id":1,"type":"resync","room":3}"#),
+        (ClientMsg::CloseRoom { room: 3 }, r#"{"id":1,"type":"close-room","room":3}"#),
+        (ClientMsg::Ping, r#"{"id":1,"type":"ping"}"#),
+    ];
+    for (msg, want) in cases {
+        assert_eq!(client(Some(1), msg.clone()), want);
+        let back: ClientFrame = serde_json::from_str(want).unwrap();
+        assert_eq!(back.msg, msg);
+    }
+    assert_eq!(client(None, ClientMsg::Ping), r#"{"type":"ping"}"#);
+}
+
+fn info() -> RoomInfo {
+    RoomInfo {
+        id: 3,
+        variant: "block".into(),
+        seats: vec![
+            SeatInfo {
+                seat: 0,
+                side: 0,
+                occupant: Some(Occupant {
+                    name: "ana".into(),
+                    kind: OccupantKind::Player,
+                    ready: true,
+                    connected: true,
+                }),
+            },
+            SeatInfo { seat: 1, side: 1, occupant: None },
+        ],
+        status: RoomStatus::Waiting,
+        rated: false,
+        spectators: 1,
+        time: TimeControl::default(),
+        on_timeout: TimeoutPolicy::default(),
+        games_played: 0,
+    }
+}
+
+#[test]
+fn server_messages() {
+    let cases: Vec<(ServerMsg, &str)> = vec![
+        (
+            ServerMsg::Welcome {
+                version: 1,
+                player: PlayerInfo { name: "ana".into(), guest: false, admin: false },
+                seats: vec![SeatRef { room: 3, seat: 0 }],
+            },
+            r#"{"id":1,"type":"welcome","version":1,"player":{"name":"ana","guest":false,"admin":false},"seats":[{"room":3,"seat":0}]}"#,
+        ),
+        (
+            ServerMsg::Registered { name: "ana".into(), token: "abc".into() },
+            r#"{"id":1,"type":"registered","name":"ana","token":"abc"}"#,
+        ),
+        (
+            ServerMsg::Room { room: info() },
+            r#"{"id":1,"type":"room","room":{"id":3,"variant":"block","seats":[{"seat":0,"side":0,"occupant":{"name":"ana","kind":"player","ready":true,"connected":true}},{"seat":1,"side":1}],"status":"waiting","rated":false,"spectators":1,"time":{"move-ms":30000,"bank-ms":0},"on-timeout":{"kind":"strategy","name":"random"},"games-played":0}}"#,
+        ),
+        (ServerMsg::Seated { room: 3, seat: 1 }, r#"{"id":1,"type":"seated","room":3,"seat":1}"#),
+        (ServerMsg::Left { room: 3 }, r#"{"id":1,"type":"left","room":3}"#),
+        (ServerMsg::Spectating { room: 3 }, r#"{"id":1,"type":"spectating","room":3}"#),
+        (ServerMsg::Ok { room: 3 }, r#"{"id":1,"type":"ok","room":3}"#),
+        (ServerMsg::Accepted { room: 3, prompt: 17 }, r#"{"id":1,"type":"accepted","room":3,"prompt":17}"#),
+        (
+            ServerMsg::Events {
+                room: 3,
+                seq: 9,
+                events: vec![
+                    Event::Played { seat: Seat(1), tile: Tile::domino(3, 5), end: EndId(0), face: 1 },
+                    Event::Drew { seat: Seat(0) },
+                    Event::Scored { side: Side(1), points: 10 },
+                ],
+                view: None,
+            },
+            r#"{"id":1,"type":"events","room":3,"seq":9,"events":[{"event":"played","seat":1,"tile":[3,5],"end":0,"face":1},{"event":"drew","seat":0},{"event":"scored","side":1,"points":10}]}"#,
+        ),
+        (
+            ServerMsg::GameOver {
+                room: 3,
+                seq: 40,
+                game: Some(12),
+                result: GameResult { winner: Some(1), scores: vec![40, 101], hands: 3, forfeit: None },
+            },
+            r#"{"id":1,"type":"game-over","room":3,"seq":40,"game":12,"result":{"winner":1,"scores":[40,101],"hands":3}}"#,
+        ),
+        (
+            ServerMsg::RoomClosed { room: 3, reason: "bye".into() },
+            r#"{"id":1,"type":"room-closed","room":3,"reason":"bye"}"#,
+        ),
+        (ServerMsg::Pong, r#"{"id":1,"type":"pong"}"#),
+        (
+            ServerMsg::Error { code: ErrorCode::StalePrompt, message: "prompt 3 is not the pending one (4)".into() },
+            r#"{"id":1,"type":"error","code":"stale-prompt","message":"prompt 3 is not the pending one (4)"}"#,
+        ),
+        (
+            ServerMsg::Closing { reason: "the server is shutting down".into(), reconnect: true },
+            r#"{"id":1,"type":"closing","reason":"the server is shutting down","reconnect":true}"#,
+        ),
+    ];
+    for (msg, want) in cases {
+        assert_eq!(server(Some(1), msg.clone()), want);
+        let back: ServerFrame = serde_json::from_str(want).unwrap();
+        assert_eq!(back.msg, msg);
+    }
+}
+
+#[test]
+fn prompt_carries_view_legal_moves_and_prompt_id() {
+    let game = Game::new(Rules::preset("block").unwrap().into(), Seating::new(2), 11).unwrap();
+    let seat = game.to_move().unwrap();
+    let view = game.view(seat).snapshot();
+    let msg = ServerMsg::Prompt {
+        room: 3,
+        prompt: 1,
+        seat: seat.0,
+        legal_moves: view.legal_moves.clone(),
+        view: Box::new(view.clone()),
+        deadline_ms: 30000,
+    };
+    let v = serde_json::to_value(ServerFrame { id: None, msg: msg.clone() }).unwrap();
+    let mut keys: Vec<&str> = v.as_object().unwrap().keys().map(|k| k.as_str()).collect();
+    keys.sort();
+    assert_eq!(keys, ["deadline-ms", "legal-moves", "prompt", "room", "seat", "type", "view"]);
+    assert_eq!(v["type"], "prompt");
+    assert_eq!(v["view"]["seat"], json!(seat.0));
+    assert_eq!(v["view"]["hand"].as_array().unwrap().len(), 7);
+    let back: ServerFrame = serde_json::from_value(v).unwrap();
+    assert_eq!(back.msg, msg);
+}
+
+#[test]
+fn decoding_tells_bad_json_from_unknown_messages() {
+    assert_eq!(decode_client("{oops").unwrap_err().1.code(), ErrorCode::BadJson);
+    let (id, e) = decode_client(r#"{"id":5,"type":"fly"}"#).unwrap_err();
+    assert_eq!((id, e.code()), (Some(5), ErrorCode::BadMessage));
+    let (_, e) = decode_client(r#"{"type":"join"}"#).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::BadMessage);
+    assert!(decode_client(r#"{"type":"ping"}"#).is_ok());
+}
+
+#[test]
+fn the_schema_names_every_message_type() {
+    let schema = json_schema().to_string();
+    for t in ["hello", "create-room", "move", "resync", "prompt", "game-over", "stale-prompt", "legal-moves"] {
+        assert!(schema.contains(&format!("\"{t}\"")), "schema lacks {t}");
+    }
+    assert_eq!(json_schema()["protocol-version"], PROTOCOL_VERSION);
+}
