@@ -49,6 +49,8 @@ pub struct Board {
     spinners_pending: [u8; MAX_ENDS],
     spinners: u8,
     layout: BoardLayout,
+    /// The layout has spinners (checked on every placement).
+    spinning: bool,
 }
 
 impl Board {
@@ -61,6 +63,7 @@ impl Board {
             len: 0,
             spinners_pending: [0; MAX_ENDS],
             spinners: 0,
+            spinning: matches!(layout, BoardLayout::Spinner(_)),
             layout,
         }
     }
@@ -152,16 +155,33 @@ impl Board {
     }
 
     /// Joins `t` to end `id` by face `face`; the other face becomes the end.
+    #[inline]
     pub(crate) fn place(&mut self, id: EndId, t: Tile, face: u8, seat: Seat) {
         let (lo, hi) = t.faces();
-        let out = if face == 0 { hi } else { lo };
         let i = id.0 as usize;
-        let old = self.ends[i];
+        if self.spinning {
+            self.place_spinning(i, t, if face == 0 { hi } else { lo });
+        }
+        // Only what changes is written: owner and scored stay (an end that
+        // is played on always counts).
+        let e = &mut self.ends[i];
+        e.pip = if face == 0 { hi } else { lo };
+        e.tile = t;
+        e.double = lo == hi;
+        e.scored = true;
+        e.opened &= e.owner != Some(seat);
+        e.last = Some(seat);
+    }
+
+    /// The spinner bookkeeping of a placement on end `i`: covering a long
+    /// side, and a double that becomes a spinner.
+    fn place_spinning(&mut self, i: usize, t: Tile, out: u8) {
         let old_spinner = self.end_spinner[i];
         if old_spinner != NO_SPINNER {
             let pending = &mut self.spinners_pending[old_spinner as usize];
             *pending -= 1;
             if *pending == 0 {
+                let old = self.ends[i];
                 self.open_short_sides(old.tile, old.pip);
             }
         }
@@ -174,15 +194,6 @@ impl Board {
                 spinner = self.new_spinner(1);
             }
         }
-        self.ends[i] = OpenEnd {
-            pip: out,
-            tile: t,
-            double: lo == hi,
-            scored: true,
-            owner: old.owner,
-            opened: old.opened && old.owner != Some(seat),
-            last: Some(seat),
-        };
         self.end_spinner[i] = spinner;
     }
 

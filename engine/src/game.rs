@@ -248,9 +248,47 @@ pub struct Game {
     last_player: Option<Seat>,
     play_points: [i32; MAX_SEATS],
     history: Vec<Record>,
-    /// 64-bit words of a tile set this catalog uses: the hot bitset loops
-    /// are compiled once per word count and dispatched on this.
+    hot: Hot,
+}
+
+/// Rule choices read on every move, copied out of the rules once so the hot
+/// path neither follows the `Arc` nor matches rule enums each time.
+#[derive(Clone, Copy, Debug)]
+struct Hot {
+    /// 64-bit words of a tile set this catalog uses: the bitset loops are
+    /// compiled once per word count and dispatched on this.
     words: u8,
+    last_seat: u8,
+    clockwise: bool,
+    /// Longana arms are closed to all but their owner until opened.
+    restricted: bool,
+    /// Seats may draw at all (a stock and a drawing policy).
+    draws: bool,
+    keep: u8,
+    /// Most tiles drawn in one turn; 0 for "until playable".
+    draw_limit: u8,
+    must_play_drawn: bool,
+    play_scoring: bool,
+}
+
+impl Hot {
+    fn new(rules: &Rules, seats: u8) -> Hot {
+        let v = rules.variant();
+        Hot {
+            words: rules.catalog().words() as u8,
+            last_seat: seats - 1,
+            clockwise: v.turn.direction == Direction::Clockwise,
+            restricted: matches!(v.board, BoardLayout::Longana(LonganaSpec { access: ArmAccess::OwnOrOpened })),
+            draws: rules.draws(),
+            keep: v.stuck.keep,
+            draw_limit: match v.stuck.when_unable {
+                WhenUnable::DrawUpTo(k) => k,
+                WhenUnable::Pass | WhenUnable::DrawUntilPlayable => 0,
+            },
+            must_play_drawn: v.stuck.must_play_drawn,
+            play_scoring: v.scoring.during_play != PlayScoring::None,
+        }
+    }
 }
 
 /// Calls `$f::<W>($args)` with `W` the game's word count, so loops over the
@@ -289,7 +327,10 @@ fn push_plays_w<const W: usize>(
                 while bits != 0 {
                     let tile = Tile((w * 64) as u8 + bits.trailing_zeros() as u8);
                     bits &= bits - 1;
-                    list.push(Move::Play { tile, end, face });
+                    // Validation bounds the moves of any position by the
+                    // capacity; `try_push` spares the panic path of `push`.
+                    let pushed = list.try_push(Move::Play { tile, end, face });
+                    debug_assert!(pushed.is_ok(), "move list overflow");
                 }
             }
         }
@@ -350,7 +391,7 @@ impl Game {
             last_player: None,
             play_points: [0; MAX_SEATS],
             history: Vec::with_capacity(48),
-            words: rules.catalog().words() as u8,
+            hot: Hot::new(&rules, n),
             rules,
         })
     }
@@ -544,10 +585,11 @@ impl Game {
     /// The seat after `s` in turn order.
     #[inline]
     pub fn next_seat(&self, s: Seat) -> Seat {
-        let last = self.table.seats() - 1;
-        match self.rules.variant().turn.direction {
-            Direction::Clockwise => Seat(if s.0 == last { 0 } else { s.0 + 1 }),
-            Direction::CounterClockwise => Seat(if s.0 == 0 { last } else { s.0 - 1 }),
+        let last = self.hot.last_seat;
+        if self.hot.clockwise {
+            Seat(if s.0 == last { 0 } else { s.0 + 1 })
+        } else {
+            Seat(if s.0 == 0 { last } else { s.0 - 1 })
         }
     }
 
@@ -713,7 +755,7 @@ impl Game {
     /// Whether arms of a longana are closed to seats other than their owner.
     #[inline]
     fn arms_restricted(&self) -> bool {
-        matches!(self.rules.variant().board, BoardLayout::Longana(LonganaSpec { access: ArmAccess::OwnOrOpened }))
+        self.hot.restricted
     }
 
     #[inline]
@@ -724,27 +766,24 @@ impl Game {
     fn push_plays(&self, seat: Seat, list: &mut MoveList) {
         let hand = &self.hands[seat.index()];
         let (ends, rules, restricted) = (self.board.ends(), &*self.rules, self.arms_restricted());
-        by_words!(self.words, push_plays_w(hand, ends, rules, seat, restricted, list))
+        by_words!(self.hot.words, push_plays_w(hand, ends, rules, seat, restricted, list))
     }
 
     /// Whether `seat` has a tile it may play now.
     fn has_play(&self, seat: Seat) -> bool {
         let hand = &self.hands[seat.index()];
         let (ends, rules, restricted) = (self.board.ends(), &*self.rules, self.arms_restricted());
-        by_words!(self.words, has_play_w(hand, ends, rules, seat, restricted))
+        by_words!(self.hot.words, has_play_w(hand, ends, rules, seat, restricted))
     }
 
+    #[inline]
     fn stock_drawable(&self) -> bool {
-        self.rules.draws() && self.stock.len() > self.rules.variant().stuck.keep as usize
+        self.hot.draws && self.stock.len() > self.hot.keep as usize
     }
 
+    #[inline]
     fn may_draw(&self) -> bool {
-        self.stock_drawable()
-            && match self.rules.variant().stuck.when_unable {
-                WhenUnable::Pass => false,
-                WhenUnable::DrawUntilPlayable => true,
-                WhenUnable::DrawUpTo(k) => self.drawn_this_turn < k,
-            }
+        self.stock_drawable() && (self.hot.draw_limit == 0 || self.drawn_this_turn < self.hot.draw_limit)
     }
 
     /// The legal moves of the seat to move (empty once the match is over).
@@ -781,7 +820,7 @@ impl Game {
         self.push_plays(seat, list);
         if list.is_empty() {
             list.push(if self.may_draw() { Move::Draw } else { Move::Pass });
-        } else if !self.rules.variant().stuck.must_play_drawn && self.drawn_this_turn > 0 && self.may_draw() {
+        } else if !self.hot.must_play_drawn && self.drawn_this_turn > 0 && self.may_draw() {
             list.push(Move::Draw);
         }
     }
@@ -818,8 +857,7 @@ impl Game {
             Move::Draw => {
                 self.may_draw()
                     && !self.board.is_empty()
-                    && (!self.has_play(seat)
-                        || (!self.rules.variant().stuck.must_play_drawn && self.drawn_this_turn > 0))
+                    && (!self.has_play(seat) || (!self.hot.must_play_drawn && self.drawn_this_turn > 0))
             }
             Move::Pass => !self.board.is_empty() && !self.has_play(seat) && !self.may_draw(),
         }
@@ -940,10 +978,10 @@ impl Game {
 
     /// Scores the ends after a play. Returns true when this ended the match.
     fn score_play(&mut self, seat: Seat, ev: &mut Events) -> bool {
-        let rule = self.rules.variant().scoring.during_play;
-        if rule == PlayScoring::None {
+        if !self.hot.play_scoring {
             return false;
         }
+        let rule = self.rules.variant().scoring.during_play;
         let sum = self.board.end_sum() as i32;
         let points = match rule {
             PlayScoring::None => 0,

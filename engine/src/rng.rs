@@ -91,6 +91,37 @@ mod tests {
     }
 
     #[test]
+    fn shuffle_is_uniform_over_positions() {
+        // 5 items: each item lands in each position 1/5 of the time.
+        let mut counts = [[0u32; 5]; 5];
+        let mut rng = GameRng::new(3, Purpose::Deal { hand: 0, attempt: 0 });
+        for _ in 0..50_000 {
+            let mut v = [0usize, 1, 2, 3, 4];
+            rng.shuffle(&mut v);
+            for (pos, &item) in v.iter().enumerate() {
+                counts[item][pos] += 1;
+            }
+        }
+        for row in counts {
+            for c in row {
+                assert!((9_400..10_600).contains(&c), "{counts:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn batches_use_several_draws_for_long_decks() {
+        // 190 tiles (double-18) need many batches; all items must survive.
+        let mut rng = GameRng::new(5, Purpose::Deal { hand: 2, attempt: 0 });
+        let mut v: Vec<u16> = (0..190).collect();
+        rng.shuffle(&mut v);
+        let mut sorted = v.clone();
+        sorted.sort();
+        assert_eq!(sorted, (0..190).collect::<Vec<_>>());
+        assert_ne!(v, sorted);
+    }
+
+    #[test]
     fn streams_differ_and_repeat() {
         let a: Vec<u32> = {
             let mut r = GameRng::new(1, Purpose::Deal { hand: 0, attempt: 0 });
