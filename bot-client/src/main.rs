@@ -31,7 +31,7 @@ enum Command {
 /// Arguments of `capicua-bot arena`.
 #[derive(clap::Args)]
 struct ArenaArgs {
-    /// A preset name (latin, block, ...) or a variant file (JSON).
+    /// A preset name (latin, block, ...) or a variant file (`.toml` or `.json`).
     #[arg(long, default_value = "latin")]
     variant: String,
     /// One strategy spec per seat, comma-separated (e.g. pimc,bota-gorda,pimc,bota-gorda).
@@ -79,7 +79,11 @@ fn load_variant(name: &str) -> Result<Variant> {
     }
     if Path::new(name).exists() {
         let text = std::fs::read_to_string(name).with_context(|| format!("reading {name}"))?;
-        return serde_json::from_str(&text).with_context(|| format!("parsing variant file {name}"));
+        return if name.ends_with(".toml") {
+            toml::from_str(&text).with_context(|| format!("parsing variant file {name}"))
+        } else {
+            serde_json::from_str(&text).with_context(|| format!("parsing variant file {name}"))
+        };
     }
     bail!("{name:?} is neither a preset ({}) nor a variant file", capicua_engine::PRESETS.join(", "))
 }
