@@ -1,76 +1,43 @@
-//! Server-hosted bots and timeout moves: a small strategy trait.
+//! Server-hosted bots and timeout moves.
 //!
-//! A hosted bot decides from its seat's [`View`] only, exactly like a
-//! remote one; the room asks it for a move when its seat is to move.
+//! Strategies come from `capicua-bot`'s registry (the same code local and
+//! remote bots run), named by its spec strings (`random`, `bota-gorda`,
+//! `pimc:samples=50`, ...). A hosted bot decides from its seat's [`View`]
+//! only, exactly like a remote one; the room asks it for a move when its
+//! seat is to move.
 
+use capicua_bot::{SeatView, Strategy};
 use capicua_engine::{Move, View};
-use rand_chacha::ChaCha8Rng;
-use rand_core::{RngCore, SeedableRng};
 
 /// A move chooser for a hosted seat.
 pub trait HostedStrategy: Send {
-    /// The strategy's name.
-    fn name(&self) -> &str;
-    /// A legal move for the viewer, who is to move.
+    /// The strategy's spec.
+    fn name(&self) -> String;
+    /// A move for the viewer, who is to move (the room checks it is legal).
     fn choose(&mut self, view: &View<'_>) -> Move;
 }
 
-/// The names of the hosted strategies.
-pub const STRATEGIES: &[&str] = &["random", "first", "heaviest"];
+/// A `capicua-bot` strategy behind the hosted-bot trait.
+struct Registry(Box<dyn Strategy>);
 
-/// A hosted strategy by name, seeded.
-pub fn strategy(name: &str, seed: u64) -> Option<Box<dyn HostedStrategy>> {
-    Some(match name {
-        "random" => Box::new(Random(ChaCha8Rng::seed_from_u64(seed))),
-        "first" => Box::new(First),
-        "heaviest" => Box::new(Heaviest),
-        _ => return None,
-    })
-}
-
-/// Uniform over the legal moves.
-struct Random(ChaCha8Rng);
-
-impl HostedStrategy for Random {
-    fn name(&self) -> &str {
-        "random"
+impl HostedStrategy for Registry {
+    fn name(&self) -> String {
+        self.0.name()
     }
     fn choose(&mut self, view: &View<'_>) -> Move {
-        let moves = view.legal_moves();
-        moves[(self.0.next_u64() % moves.len() as u64) as usize]
+        self.0.choose(view as &dyn SeatView)
     }
 }
 
-/// The first legal move.
-struct First;
-
-impl HostedStrategy for First {
-    fn name(&self) -> &str {
-        "first"
-    }
-    fn choose(&mut self, view: &View<'_>) -> Move {
-        view.legal_moves()[0]
-    }
+/// The named strategies (any spec `capicua-bot strategies` documents also
+/// works, e.g. `pimc:samples=50` or a conditional).
+pub fn names() -> Vec<&'static str> {
+    capicua_bot::spec::STRATEGIES.iter().map(|(n, _)| *n).filter(|n| !n.contains(' ')).collect()
 }
 
-/// Plays the tile worth the most pips (sheds weight), else draws or passes.
-struct Heaviest;
-
-impl HostedStrategy for Heaviest {
-    fn name(&self) -> &str {
-        "heaviest"
-    }
-    fn choose(&mut self, view: &View<'_>) -> Move {
-        let catalog = view.rules().catalog();
-        let moves = view.legal_moves();
-        *moves
-            .iter()
-            .max_by_key(|m| match m {
-                Move::Play { tile, .. } => catalog.value(*tile),
-                _ => -1,
-            })
-            .expect("the seat to move has a legal move")
-    }
+/// A hosted strategy by spec, seeded; `None` if the spec does not build.
+pub fn strategy(spec: &str, seed: u64) -> Option<Box<dyn HostedStrategy>> {
+    capicua_bot::spec::build(spec, seed).ok().map(|s| Box::new(Registry(s)) as Box<dyn HostedStrategy>)
 }
 
 #[cfg(test)]
@@ -79,8 +46,8 @@ mod tests {
     use capicua_engine::{Game, Rules, Seating};
 
     #[test]
-    fn every_strategy_finishes_a_match_with_legal_moves() {
-        for name in STRATEGIES {
+    fn registry_strategies_finish_a_match_with_legal_moves() {
+        for name in ["random", "bota-gorda", "heuristic", "smart"] {
             let rules = Rules::preset("draw").unwrap();
             let mut game = Game::new(rules.into(), Seating::new(3), 9).unwrap();
             let mut bots: Vec<_> = (0..3).map(|i| strategy(name, i).unwrap()).collect();
@@ -91,5 +58,6 @@ mod tests {
             assert!(game.outcome().is_some());
         }
         assert!(strategy("nope", 0).is_none());
+        assert!(names().contains(&"random"));
     }
 }

@@ -86,7 +86,7 @@ async fn variants() -> Json<serde_json::Value> {
         .iter()
         .filter_map(|&name| Some(PresetEntry { name, variant: capicua_engine::preset(name)? }))
         .collect();
-    Json(serde_json::json!({ "presets": presets, "strategies": crate::bots::STRATEGIES }))
+    Json(serde_json::json!({ "presets": presets, "strategies": crate::bots::names() }))
 }
 
 async fn rooms(State(state): State<Arc<AppState>>) -> Json<Vec<capicua_protocol::RoomInfo>> {

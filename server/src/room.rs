@@ -224,7 +224,7 @@ pub async fn create(state: &Arc<AppState>, spec: RoomSpec) -> Result<RoomInfo, (
     let timeout_bot = bots::strategy(timeout_name, random_seed()).ok_or_else(|| {
         bad(
             ErrorCode::UnknownStrategy,
-            format!("unknown strategy {timeout_name:?}; known: {}", bots::STRATEGIES.join(", ")),
+            format!("unknown strategy {timeout_name:?}; known: {}", bots::names().join(", ")),
         )
     })?;
     let id = state.db.create_room(rules.variant(), seats, spec.rated).await.map_err(|e| {
@@ -523,7 +523,7 @@ impl Room {
                 &client,
                 id,
                 ErrorCode::UnknownStrategy,
-                format!("unknown strategy {strategy:?}; known: {}", bots::STRATEGIES.join(", ")),
+                format!("unknown strategy {strategy:?}; known: {}", bots::names().join(", ")),
             );
         }
         if self.game.is_some() {

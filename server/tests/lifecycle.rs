@@ -67,7 +67,7 @@ async fn timed_room(server: &TestServer, policy: Value, bank_ms: u64) -> (Client
         )
         .await;
     c.join(room, Some(0)).await;
-    assert_eq!(c.request(json!({"type": "fill-bots", "room": room, "strategy": "first"})).await["type"], "ok");
+    assert_eq!(c.request(json!({"type": "fill-bots", "room": room, "strategy": "random"})).await["type"], "ok");
     c.ready(room).await;
     let p = next_prompt(&mut c).await;
     (c, room, p)
@@ -87,17 +87,18 @@ async fn timed_out_move(c: &mut Client) -> Value {
 #[tokio::test]
 async fn timeouts_apply_the_strategy_policy_after_move_time_and_bank() {
     let server = TestServer::start().await;
-    let (mut c, _room, prompt) = timed_room(&server, json!({"kind": "strategy", "name": "first"}), 2000).await;
+    let (mut c, _room, prompt) = timed_room(&server, json!({"kind": "strategy", "name": "bota-gorda"}), 2000).await;
     assert_eq!(prompt["deadline-ms"].as_u64().map(|d| d > 2900), Some(true), "{prompt}");
     tokio::time::pause();
     let t0 = tokio::time::Instant::now();
     let ev = timed_out_move(&mut c).await;
     let waited = t0.elapsed();
     assert!(waited >= Duration::from_millis(2900) && waited < Duration::from_millis(3500), "{waited:?}");
-    // The `first` strategy plays the first legal move.
-    let first = &prompt["legal-moves"][0];
+    // `bota-gorda` plays the heaviest legal tile (block: pip sum).
+    let pips = |t: &Value| t[0].as_u64().unwrap() + t[1].as_u64().unwrap();
+    let heaviest = prompt["legal-moves"].as_array().unwrap().iter().map(|m| pips(&m["tile"])).max().unwrap();
     assert_eq!(ev["event"], "played");
-    assert_eq!(ev["tile"], first["tile"]);
+    assert_eq!(pips(&ev["tile"]), heaviest, "{ev} {prompt}");
     // The bank is spent: the next prompt allows the bare move time.
     let next = loop {
         let f = c.recv_untimed().await;

@@ -54,7 +54,7 @@ async fn hosted_bots_alone_play_one_match_a_spectator_watches_and_rest_endpoints
     let rooms = server.get_json("/api/rooms").await;
     assert_eq!(rooms[0]["id"], json!(room));
     assert_eq!(rooms[0]["seats"].as_array().unwrap().len(), 3);
-    let r = watcher.request(json!({"type": "fill-bots", "room": room, "strategy": "heaviest"})).await;
+    let r = watcher.request(json!({"type": "fill-bots", "room": room, "strategy": "bota-gorda"})).await;
     assert_eq!(r["type"], "ok");
     let over = watcher.recv_type("game-over").await;
     let game = over["game"].as_i64().unwrap();
