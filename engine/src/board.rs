@@ -68,6 +68,13 @@ impl Board {
         }
     }
 
+    /// Empties the layout for a new hand. Only the counters are reset: ends
+    /// beyond `len` are never read.
+    pub(crate) fn clear(&mut self) {
+        self.len = 0;
+        self.spinners = 0;
+    }
+
     /// The open ends, indexed by [`EndId`].
     #[inline]
     pub fn ends(&self) -> &[OpenEnd] {

@@ -20,6 +20,17 @@ use crate::seating::{MAX_SEATS, Seat, Seating, Side, Table};
 use crate::tile::{MAX_TILES, Tile, TileSet};
 use crate::variant::*;
 
+/// Every tile id in order: the deck before a shuffle.
+const IDENTITY_DECK: [Tile; MAX_TILES] = {
+    let mut d = [Tile(0); MAX_TILES];
+    let mut i = 0;
+    while i < MAX_TILES {
+        d[i] = Tile(i as u8);
+        i += 1;
+    }
+    d
+};
+
 /// Redeals allowed before a hand is led by the designated seat with any tile.
 const MAX_REDEALS: u32 = 1000;
 
@@ -249,6 +260,9 @@ pub struct Game {
     play_points: [i32; MAX_SEATS],
     history: Vec<Record>,
     hot: Hot,
+    /// Every tile in some hand: with the board's open-end mask it answers
+    /// "can anybody still play?" in one AND after each move.
+    in_hands: TileSet,
 }
 
 /// Rule choices read on every move, copied out of the rules once so the hot
@@ -392,6 +406,7 @@ impl Game {
             play_points: [0; MAX_SEATS],
             history: Vec::with_capacity(48),
             hot: Hot::new(&rules, n),
+            in_hands: TileSet::EMPTY,
             rules,
         })
     }
@@ -463,6 +478,7 @@ impl Game {
             g.scores[i] = *s;
         }
         g.hands[..n].copy_from_slice(&setup.hands);
+        g.in_hands = setup.hands.iter().fold(TileSet::EMPTY, |a, h| a.or(*h));
         // The stock is drawn from the back.
         g.stock.extend(setup.stock.iter().rev().copied());
         g.out_of_play = all.minus(seen);
@@ -597,11 +613,15 @@ impl Game {
         let n = self.table.seats() as usize;
         let h = self.rules.hand_size(self.table.seats()) as usize;
         let len = self.rules.catalog().len();
-        let mut deck: ArrayVec<Tile, MAX_TILES> = (0..len).map(|i| Tile(i as u8)).collect();
-        GameRng::new(self.seed, Purpose::Deal { hand: self.hand_no, attempt }).shuffle(&mut deck);
+        let mut deck = IDENTITY_DECK;
+        let deck = &mut deck[..len];
+        GameRng::new(self.seed, Purpose::Deal { hand: self.hand_no, attempt }).shuffle(deck);
+        let mut dealt = TileSet::EMPTY;
         for s in 0..n {
             self.hands[s] = deck[s * h..(s + 1) * h].iter().copied().collect();
+            dealt = dealt.or(self.hands[s]);
         }
+        self.in_hands = dealt;
         self.stock.clear();
         self.out_of_play = TileSet::EMPTY;
         let rest = &deck[n * h..];
@@ -742,7 +762,7 @@ impl Game {
         self.leader = leader;
         self.to_move = leader;
         self.lead_req = req;
-        self.board = Board::new(self.rules.variant().board);
+        self.board.clear();
         self.drawn_by = [TileSet::EMPTY; MAX_SEATS];
         self.drawn_this_turn = 0;
         self.last_player = None;
@@ -882,12 +902,32 @@ impl Game {
         if !self.is_legal(m) {
             return Err(IllegalMove::NotLegal(m));
         }
+        Ok(self.play_unchecked(m))
+    }
+
+    /// Plays `m` without checking it, for a caller that took it from
+    /// [`Game::legal_moves`] of this very position (search, perft-style
+    /// counts, random playouts). It is the caller's responsibility that the
+    /// move is legal: an illegal one may leave the game inconsistent (never
+    /// memory-unsafe). Checked in debug builds. Anything that referees
+    /// other parties' moves uses [`Game::play`].
+    ///
+    /// ```
+    /// use capicua_engine::{Game, Rules, Seating};
+    /// let mut g = Game::new(Rules::preset("latin").unwrap().into(), Seating::new(4), 5).unwrap();
+    /// let m = g.legal_moves()[0];
+    /// let events = g.play_unchecked(m);
+    /// assert!(!events.is_empty());
+    /// ```
+    pub fn play_unchecked(&mut self, m: Move) -> Events {
+        debug_assert!(self.is_legal(m), "play_unchecked with an illegal move: {m}");
         let mut ev = Events::new();
         let seat = self.to_move;
         self.log.push(m);
         match m {
             Move::Play { tile, end, face } => {
                 self.hands[seat.index()].remove(tile);
+                self.in_hands.remove(tile);
                 let out = self.hands[seat.index()].is_empty();
                 let capicua = out && !tile.is_double() && self.fits_two_ends(seat, tile);
                 if self.board.is_empty() {
@@ -899,7 +939,7 @@ impl Game {
                 ev.push(Event::Played { seat, tile, end, face });
                 self.last_player = Some(seat);
                 if self.score_play(seat, &mut ev) {
-                    return Ok(ev);
+                    return ev;
                 }
                 if out {
                     self.end_hand(HandEnd::Out { seat, capicua }, &mut ev);
@@ -910,6 +950,7 @@ impl Game {
             Move::Draw => {
                 let t = self.stock.pop().expect("a legal draw has a stock");
                 self.hands[seat.index()].insert(t);
+                self.in_hands.insert(t);
                 self.drawn_by[seat.index()].insert(t);
                 self.drawn_this_turn += 1;
                 self.history.push(Record { seat, action: Action::Draw });
@@ -922,7 +963,7 @@ impl Game {
                 self.advance(&mut ev);
             }
         }
-        Ok(ev)
+        ev
     }
 
     fn fits_two_ends(&self, seat: Seat, t: Tile) -> bool {
@@ -940,7 +981,7 @@ impl Game {
     fn advance(&mut self, ev: &mut Events) {
         self.drawn_this_turn = 0;
         self.to_move = self.next_seat(self.to_move);
-        if self.has_play(self.to_move) || self.may_draw() || self.anyone_can_move() {
+        if self.anyone_can_move() {
             return;
         }
         let blocker = self.last_player.unwrap_or(self.leader);
@@ -953,8 +994,9 @@ impl Game {
         if self.stock_drawable() {
             return true;
         }
-        let open = self.board.ends().iter().fold(TileSet::EMPTY, |m, e| m.or(self.rules.playable_on(e.pip)));
-        (0..self.table.seats()).any(|s| self.hands[s as usize].intersects(&open))
+        let rules = &*self.rules;
+        let open = self.board.ends().iter().fold(TileSet::EMPTY, |m, e| m.or(rules.playable_on(e.pip)));
+        self.in_hands.intersects(&open)
     }
 
     /// Adds `points` to `side`, honouring an exact target. Returns the points
