@@ -38,6 +38,7 @@
 
 mod board;
 mod error;
+mod file;
 mod game;
 mod moves;
 mod presets;
@@ -50,6 +51,7 @@ mod view;
 
 pub use board::{Board, MAX_ENDS, OpenEnd};
 pub use error::{IllegalMove, SeatingError, SetupError, VariantError};
+pub use file::{FileFormat, VariantFileError};
 pub use game::{
     Action, Event, Events, Game, HandEnd, HandResult, LeadRequirement, MAX_HANDS_PER_MATCH, Outcome, Record,
     ReplayError, Setup,
