@@ -13,7 +13,7 @@
 //! Tables merge into the base field by field; any other value replaces it.
 //! Errors name the file, the line, the field, the bad value and the allowed
 //! ones: `latin.toml:4: matching: unknown option "equl"; expected one of:
-//! equal`. Parsing is pure: the caller reads the file and passes its text.
+//! equal, greater, ...`. Parsing is pure: the caller reads the file and passes its text.
 
 use std::fmt;
 
@@ -78,7 +78,7 @@ impl Variant {
     /// "#).unwrap();
     /// assert_eq!(v.players.min, 4);
     /// let err = Variant::from_file_text("bad.toml", "base = \"latin\"\nmatching = \"equl\"\n").unwrap_err();
-    /// assert_eq!(err.to_string(), "bad.toml:2: matching: unknown option \"equl\"; expected one of: equal");
+    /// assert!(err.to_string().starts_with("bad.toml:2: matching: unknown option \"equl\"; expected one of: equal, greater,"));
     /// ```
     pub fn from_file_text(origin: &str, text: &str) -> Result<Variant, VariantFileError> {
         let format = FileFormat::from_origin(origin);

@@ -866,13 +866,7 @@ impl Game {
                         };
                 }
                 let Some(e) = self.board.end(end) else { return false };
-                let (lo, hi) = tile.faces();
-                self.may_use(seat, e)
-                    && match face {
-                        0 => self.rules.joins(e.pip, lo),
-                        1 => lo != hi && self.rules.joins(e.pip, hi),
-                        _ => false,
-                    }
+                self.may_use(seat, e) && self.rules.joins_by_face(e.pip, tile, face)
             }
             Move::Draw => {
                 self.may_draw()
@@ -967,14 +961,8 @@ impl Game {
     }
 
     fn fits_two_ends(&self, seat: Seat, t: Tile) -> bool {
-        let (lo, hi) = t.faces();
         let r = &*self.rules;
-        self.board
-            .ends()
-            .iter()
-            .filter(|e| self.may_use(seat, e) && (r.joins(e.pip, lo) || r.joins(e.pip, hi)))
-            .nth(1)
-            .is_some()
+        self.board.ends().iter().filter(|e| self.may_use(seat, e) && r.playable_on(e.pip).contains(t)).nth(1).is_some()
     }
 
     /// Passes the turn on; ends the hand if nobody can move any more.

@@ -137,20 +137,43 @@ impl Rules {
         let joins: [u32; PIP_VALUES] = std::array::from_fn(|e| {
             (0..PIP_VALUES as u8).filter(|&f| v.matching.joins(e as u8, f)).fold(0u32, |m, f| m | 1 << f)
         });
+        if let MatchRule::CongruentMod(0) = v.matching {
+            return Err(err("matching", "congruent-mod needs a positive modulus"));
+        }
+        let wild: TileSet = match &v.wild {
+            WildTiles::None => TileSet::EMPTY,
+            WildTiles::List(tiles) => {
+                if let Some(t) = tiles.iter().find(|t| t.index() >= catalog.len()) {
+                    return Err(err("wild", format!("{t} is not in the double-{} set", v.tiles.max_pip)));
+                }
+                tiles.iter().copied().collect()
+            }
+            WildTiles::Matadors => catalog
+                .all()
+                .iter()
+                .filter(|t| {
+                    let (a, b) = t.faces();
+                    a + b == v.tiles.max_pip + 1 || (a == 0 && b == 0)
+                })
+                .collect(),
+        };
+        let ends = 0..=v.tiles.max_pip as usize;
+        if !ends.clone().any(|e| joins[e] != 0) && wild.is_empty() {
+            return Err(err("matching", "this rule never lets a tile join an end: no hand could be played"));
+        }
         let playable: [TileSet; PIP_VALUES] = std::array::from_fn(|e| {
-            (0..=v.tiles.max_pip)
-                .filter(|&f| joins[e] & (1 << f) != 0)
-                .fold(TileSet::EMPTY, |s, f| s.or(catalog.suit(f)))
+            (0..=v.tiles.max_pip).filter(|&f| joins[e] & (1 << f) != 0).fold(wild, |s, f| s.or(catalog.suit(f)))
         });
 
         let by_face: [[TileSet; 2]; PIP_VALUES] = std::array::from_fn(|e| {
             let mut m = [TileSet::EMPTY; 2];
             for t in catalog.all().iter() {
                 let (lo, hi) = t.faces();
-                if joins[e] & (1 << lo) != 0 {
+                // A wild tile joins by either face.
+                if joins[e] & (1 << lo) != 0 || wild.contains(t) {
                     m[0].insert(t);
                 }
-                if lo != hi && joins[e] & (1 << hi) != 0 {
+                if lo != hi && (joins[e] & (1 << hi) != 0 || wild.contains(t)) {
                     m[1].insert(t);
                 }
             }
@@ -166,10 +189,11 @@ impl Rules {
         // Worst case of the move list: every open end, every tile that can
         // join it, every distinct way of joining, plus draw and pass.
         let per_end = (0..=v.tiles.max_pip as usize).map(|e| playable[e].len()).max().unwrap_or(0).min(max_hand);
-        let ways = if catalog.all().iter().any(|t| {
-            let (a, b) = t.faces();
-            a != b && (0..PIP_VALUES).any(|e| joins[e] & (1 << a) != 0 && joins[e] & (1 << b) != 0)
-        }) {
+        let ways = if !wild.is_empty()
+            || catalog.all().iter().any(|t| {
+                let (a, b) = t.faces();
+                a != b && (0..PIP_VALUES).any(|e| joins[e] & (1 << a) != 0 && joins[e] & (1 << b) != 0)
+            }) {
             2
         } else {
             1
@@ -235,10 +259,17 @@ impl Rules {
     pub fn max_ends(&self) -> usize {
         self.max_ends
     }
-    /// Whether a face showing `face` may join an end showing `end`.
+    /// Whether a face showing `face` may join an end showing `end` (by the
+    /// matching rule alone; wild tiles join by any face).
     #[inline]
     pub fn joins(&self, end: u8, face: u8) -> bool {
         self.joins[end as usize] & (1 << face) != 0
+    }
+    /// Whether `tile` may join an end showing `end` by face `face` (0: the
+    /// low face touches; 1: the high face), wild tiles included.
+    #[inline]
+    pub fn joins_by_face(&self, end: u8, tile: Tile, face: u8) -> bool {
+        face < 2 && self.by_face[end as usize][face as usize].contains(tile)
     }
     /// The tiles that may join an end showing `end`.
     #[inline]

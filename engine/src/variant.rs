@@ -46,6 +46,9 @@ pub struct Variant {
     /// When a tile may be joined to an open end.
     #[serde(default)]
     pub matching: MatchRule,
+    /// Tiles that play anywhere.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub wild: WildTiles,
     /// The order in which seats move.
     #[serde(default)]
     pub turn: TurnSpec,
@@ -278,25 +281,90 @@ pub enum ArmAccess {
     Any,
 }
 
-/// When a tile may be joined to an open end.
+/// When a tile may be joined to an open end, from the pips of the end and
+/// of the touching face. Rules compose with `all`, `any` and `not`.
 ///
 /// Every rule compiles, at validation, to a table of which faces join which
 /// end pips, so the move generator costs the same whatever the rule.
+///
+/// ```
+/// use capicua_engine::MatchRule;
+/// let matador = MatchRule::SumTo(7);
+/// assert!(matador.joins(3, 4) && !matador.joins(3, 3));
+/// let odd_or_equal = MatchRule::Any(vec![MatchRule::Equal, MatchRule::Not(Box::new(MatchRule::SameParity))]);
+/// assert!(odd_or_equal.joins(2, 2) && odd_or_equal.joins(2, 5) && !odd_or_equal.joins(2, 4));
+/// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum MatchRule {
-    /// The touching faces show the same pips.
+    /// The touching faces show the same pips (every classic game).
     #[default]
     Equal,
+    /// The face played is greater than the end.
+    Greater,
+    /// The face played is smaller than the end.
+    Smaller,
+    /// The two differ by exactly one.
+    Consecutive,
+    /// Equal, and a blank joins anything (either side).
+    ZeroWild,
+    /// One is a multiple of the other (a blank, 0, is a multiple of everything).
+    Multiple,
+    /// Equal modulo `n`.
+    CongruentMod(u8),
+    /// Their greatest common divisor is `n` (gcd(0, x) = x).
+    Gcd(u8),
+    /// They sum to `k` (Matador: 7 with double-six, n + 1 with double-n).
+    SumTo(u8),
+    /// Both even or both odd.
+    SameParity,
+    /// Their greatest common divisor is 1.
+    Coprime,
+    /// Every listed rule holds.
+    All(Vec<MatchRule>),
+    /// Some listed rule holds.
+    Any(Vec<MatchRule>),
+    /// The rule does not hold.
+    Not(Box<MatchRule>),
 }
 
 impl MatchRule {
     /// Whether a tile face showing `face` may join an end showing `end`.
     pub fn joins(&self, end: u8, face: u8) -> bool {
+        fn gcd(a: u8, b: u8) -> u8 {
+            if b == 0 { a } else { gcd(b, a % b) }
+        }
         match self {
             MatchRule::Equal => end == face,
+            MatchRule::Greater => face > end,
+            MatchRule::Smaller => face < end,
+            MatchRule::Consecutive => end.abs_diff(face) == 1,
+            MatchRule::ZeroWild => end == face || end == 0 || face == 0,
+            MatchRule::Multiple => end == 0 || face == 0 || face % end == 0 || end % face == 0,
+            MatchRule::CongruentMod(n) => *n > 0 && end % n == face % n,
+            MatchRule::Gcd(n) => gcd(end, face) == *n,
+            MatchRule::SumTo(k) => end as u16 + face as u16 == *k as u16,
+            MatchRule::SameParity => end % 2 == face % 2,
+            MatchRule::Coprime => gcd(end, face) == 1,
+            MatchRule::All(rules) => rules.iter().all(|r| r.joins(end, face)),
+            MatchRule::Any(rules) => rules.iter().any(|r| r.joins(end, face)),
+            MatchRule::Not(rule) => !rule.joins(end, face),
         }
     }
+}
+
+/// Tiles that play on any open end, either way round.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WildTiles {
+    /// None.
+    #[default]
+    None,
+    /// These tiles.
+    List(Vec<Tile>),
+    /// Matador's wild tiles: those whose faces sum to the highest pip + 1,
+    /// and the double blank.
+    Matadors,
 }
 
 /// The order in which seats move.
@@ -336,6 +404,10 @@ pub struct StuckSpec {
 
 fn yes() -> bool {
     true
+}
+
+fn is_default<T: Default + PartialEq>(t: &T) -> bool {
+    *t == T::default()
 }
 
 /// What a seat that cannot play does.

@@ -87,7 +87,35 @@ fn arb_variant() -> impl Strategy<Value = Variant> {
         }),
         (1u32..=3).prop_map(MatchTarget::Hands),
     ];
+    let leaf = prop_oneof![
+        Just(MatchRule::Equal),
+        Just(MatchRule::Greater),
+        Just(MatchRule::Smaller),
+        Just(MatchRule::Consecutive),
+        Just(MatchRule::ZeroWild),
+        Just(MatchRule::Multiple),
+        (2u8..=4).prop_map(MatchRule::CongruentMod),
+        (1u8..=2).prop_map(MatchRule::Gcd),
+        (3u8..=12).prop_map(MatchRule::SumTo),
+        Just(MatchRule::SameParity),
+        Just(MatchRule::Coprime),
+    ];
+    let matching = leaf.prop_recursive(2, 6, 3, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 1..3).prop_map(MatchRule::All),
+            prop::collection::vec(inner.clone(), 1..3).prop_map(MatchRule::Any),
+            inner.prop_map(|r| MatchRule::Not(Box::new(r))),
+        ]
+    });
+    let matching = prop_oneof![3 => Just(MatchRule::Equal), 2 => matching];
+    let wild = prop_oneof![
+        4 => Just(WildTiles::None),
+        1 => Just(WildTiles::Matadors),
+        1 => Just(WildTiles::List(vec![Tile::domino(0, 1)])),
+    ];
     let misc = (
+        matching,
+        wild,
         prop_oneof![Just(Direction::Clockwise), Just(Direction::CounterClockwise)],
         prop_oneof![Just(HandVisibility::Own), Just(HandVisibility::Partners), Just(HandVisibility::Open)],
     );
@@ -103,7 +131,7 @@ fn arb_variant() -> impl Strategy<Value = Variant> {
                 (compare, tie),
                 (out, blocked_points, round_to, capicua, win_bonus, during_play),
                 target,
-                (direction, hands),
+                (matching, wild, direction, hands),
             )| {
                 Variant {
                     name: "random".into(),
@@ -113,7 +141,8 @@ fn arb_variant() -> impl Strategy<Value = Variant> {
                     deal: DealSpec { hand_size: HandSize::Fixed(hand), rest },
                     lead: LeadSpec { first, later, tile, redeal_without_double: redeal },
                     board,
-                    matching: MatchRule::Equal,
+                    matching,
+                    wild,
                     turn: TurnSpec { direction },
                     stuck: StuckSpec { when_unable, keep, must_play_drawn },
                     blocked: BlockedSpec { compare, tie },
