@@ -14,7 +14,7 @@ use crate::determinize::PlayModel;
 use crate::error::SpecError;
 use crate::rng::derive_seed;
 use crate::strategy::{
-    BotaGorda, Budget, Carrier, Cheater, Condition, Conditional, Disabler, Heuristic, Pimc, PimcConfig, Random,
+    BotaGorda, Budget, Carrier, Cheater, Condition, Conditional, Disabler, Heuristic, Ismcts, Pimc, PimcConfig, Random,
     Rollout, Scored, Smart, Strategy, Support,
 };
 
@@ -162,6 +162,18 @@ fn build_named(spec: &str, seed: u64) -> Result<Box<dyn Strategy>, SpecError> {
             }
             let _: Budget = c.budget;
             Box::new(Pimc::new(c, seed))
+        }
+        "ismcts" => {
+            let mut iterations = 2000;
+            for &(k, v) in &params {
+                match k {
+                    "iterations" => {
+                        iterations = v.parse::<u32>().map_err(|_| bad(k, "expected a whole number"))?.max(1)
+                    }
+                    _ => return Err(bad(k, "unknown parameter")),
+                }
+            }
+            Box::new(Ismcts::new(iterations, seed))
         }
         other => return Err(SpecError::UnknownStrategy(other.to_string())),
     })

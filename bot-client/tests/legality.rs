@@ -60,6 +60,13 @@ fn rule_of_thumb_strategies_only_choose_legal_moves() {
 fn pimc_only_chooses_legal_moves() {
     let games = common::size("CAPICUA_BOT_SOAK", 4).div_ceil(4);
     assert!(check("pimc:samples=3", games) > 0);
+    assert!(check("pimc:samples=3:beta=2:solve=6", games) > 0);
+}
+
+#[test]
+fn ismcts_only_chooses_legal_moves() {
+    let games = common::size("CAPICUA_BOT_SOAK", 4).div_ceil(4);
+    assert!(check("ismcts:iterations=20", games) > 0);
 }
 
 #[test]

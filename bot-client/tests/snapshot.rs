@@ -9,7 +9,7 @@ use capicua_engine::{Game, MoveList, Rules, Seating, ViewSnapshot};
 #[test]
 fn snapshot_and_view_give_the_same_decisions() {
     let rules = Rules::preset("latin").unwrap();
-    for spec in ["heuristic", "smart", "disabler", "support", "carrier", "pimc:samples=4"] {
+    for spec in ["heuristic", "smart", "disabler", "support", "carrier", "pimc:samples=4", "ismcts:iterations=30"] {
         let mut game = Game::new(rules.clone().into(), Seating::new(4), 5).unwrap();
         let mut local = build(spec, 9).unwrap();
         let mut remote = build(spec, 9).unwrap();

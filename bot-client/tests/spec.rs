@@ -37,3 +37,31 @@ fn a_spec_file_is_read() {
     std::fs::remove_file(&path).unwrap();
     assert!(matches!(build("@/no/such/file", 1), Err(SpecError::File { .. })));
 }
+
+#[test]
+fn a_conditional_plays_its_branch() {
+    use capicua_bot::seat_view::TableSeat;
+    use capicua_engine::{Game, Rules, Seating};
+    let rules = Rules::preset("latin").unwrap();
+    // Never more than 7 tiles in hand: always the `else` branch; always
+    // at least 0: always the `while` branch.
+    let mut never = build("random while hand-tiles > 100 else bota-gorda", 3).unwrap();
+    let mut always = build("bota-gorda while hand-tiles >= 0 else random", 3).unwrap();
+    let mut heavy = build("bota-gorda", 3).unwrap();
+    let mut game = Game::new(rules.into(), Seating::new(4), 8).unwrap();
+    let mut checked = 0;
+    while let Some(seat) = game.to_move() {
+        let view = TableSeat::new(&game, seat);
+        let m = heavy.choose(&view);
+        let value = |m| match m {
+            capicua_engine::Move::Play { tile, .. } => game.rules().catalog().value(tile),
+            _ => -1,
+        };
+        // Ties between equally heavy plays may break differently: compare weights.
+        assert_eq!(value(never.choose(&view)), value(m));
+        assert_eq!(value(always.choose(&view)), value(m));
+        checked += 1;
+        game.play(m).unwrap();
+    }
+    assert!(checked > 10);
+}

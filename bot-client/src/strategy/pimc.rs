@@ -100,7 +100,7 @@ impl Pimc {
 /// The value of the finished hand (or match) for `side`: +1 won, -1 lost,
 /// 0 nobody won, plus a little for the points so that among equally likely
 /// wins the bigger one is preferred.
-fn hand_value(game: &Game, hands_before: usize, side: Side) -> f64 {
+pub(crate) fn hand_value(game: &Game, hands_before: usize, side: Side) -> f64 {
     let Some(r) = game.hand_results().get(hands_before) else { return 0.0 };
     let points = 0.001 * r.points.min(200) as f64;
     match r.winner {
@@ -154,7 +154,14 @@ fn tiles_in_hands(game: &Game) -> u32 {
 }
 
 /// Plays `game` to the end of the current hand with `policy`.
-fn roll_out(game: &mut Game, hands_before: usize, policy: Rollout, side: Side, rng: &mut BotRng, moves: &mut MoveList) {
+pub(crate) fn roll_out(
+    game: &mut Game,
+    hands_before: usize,
+    policy: Rollout,
+    side: Side,
+    rng: &mut BotRng,
+    moves: &mut MoveList,
+) {
     let rules = game.rules_arc().clone();
     let cat = rules.catalog();
     while game.hand_results().len() == hands_before && game.to_move().is_some() {
