@@ -34,12 +34,16 @@ fn main() {
         v.target = MatchTarget::Hands(1);
         let rules = Arc::new(v.validate().unwrap());
         let seats = if rules.seat_range().contains(&4) { 4 } else { *rules.seat_range().start() };
-        let deals = if std::env::var_os("SKIP_DEALS").is_some() { 0.0 } else { measure_deals(&rules, seats, hands) };
-        let (rate, moves) = measure_hands(&rules, seats, hands, false);
-        let (unchecked, _) = measure_hands(&rules, seats, hands, true);
+        // MODE=checked|unchecked|special runs one loop alone (for callgrind).
+        let mode = std::env::var("MODE").unwrap_or_default();
+        let run = |m: &str| mode.is_empty() || mode == m;
+        let deals = if run("deals") { measure_deals(&rules, seats, hands) } else { 0.0 };
+        let (rate, moves) = if run("checked") { measure_hands(&rules, seats, hands, false) } else { (0.0, 0.0) };
+        let (unchecked, _) = if run("unchecked") { measure_hands(&rules, seats, hands, true) } else { (0.0, 0.0) };
         println!("{name:<18} {rate:>14.0} {unchecked:>14.0} {deals:>14.0} {moves:>12.1}");
     }
-    if only.as_deref().is_none_or(|o| o == "latin") {
+    let mode = std::env::var("MODE").unwrap_or_default();
+    if only.as_deref().is_none_or(|o| o == "latin") && (mode.is_empty() || mode == "special") {
         let (rate, moves) = special_latin(hands);
         println!("{:<18} {rate:>14.0} {:>14} {:>14} {moves:>12.1}", "latin (special)", "-", "-");
     }

@@ -351,6 +351,15 @@ fn push_plays_w<const W: usize>(
     }
 }
 
+/// Whether some tile of `tiles` joins some open end (arm access ignored).
+#[inline(always)]
+fn any_joins_w<const W: usize>(tiles: &TileSet, ends: &[crate::board::OpenEnd], rules: &Rules) -> bool {
+    ends.iter().any(|e| {
+        let p = rules.playable_on(e.pip);
+        (0..W).any(|w| tiles.0[w] & p.0[w] != 0)
+    })
+}
+
 #[inline(always)]
 fn has_play_w<const W: usize>(
     hand: &TileSet,
@@ -922,7 +931,7 @@ impl Game {
             Move::Play { tile, end, face } => {
                 self.hands[seat.index()].remove(tile);
                 self.in_hands.remove(tile);
-                let out = self.hands[seat.index()].is_empty();
+                let out = self.hands[seat.index()].0[..self.hot.words as usize].iter().all(|&w| w == 0);
                 let capicua = out && !tile.is_double() && self.fits_two_ends(seat, tile);
                 if self.board.is_empty() {
                     self.board.lead(tile, self.table.seats());
@@ -982,9 +991,8 @@ impl Game {
         if self.stock_drawable() {
             return true;
         }
-        let rules = &*self.rules;
-        let open = self.board.ends().iter().fold(TileSet::EMPTY, |m, e| m.or(rules.playable_on(e.pip)));
-        self.in_hands.intersects(&open)
+        let (tiles, ends, rules) = (&self.in_hands, self.board.ends(), &*self.rules);
+        by_words!(self.hot.words, any_joins_w(tiles, ends, rules))
     }
 
     /// Adds `points` to `side`, honouring an exact target. Returns the points
