@@ -26,6 +26,56 @@ enum Command {
     Strategies,
     /// Play many games between strategies in process and print statistics.
     Arena(ArenaArgs),
+    /// Play on a capicua server as remote bots until stopped.
+    Play(PlayArgs),
+    /// Load a capicua server: N rooms of 4 remote bots, print throughput and latency.
+    Load(LoadArgs),
+}
+
+/// Arguments of `capicua-bot play`.
+#[derive(clap::Args)]
+struct PlayArgs {
+    /// The server's WebSocket URL.
+    #[arg(long, default_value = "ws://127.0.0.1:8080/ws")]
+    server: String,
+    /// A registered player's token (without one: a guest, casual rooms only).
+    #[arg(long, env = "CAPICUA_TOKEN")]
+    token: Option<String>,
+    /// The strategy spec (see `capicua-bot strategies`).
+    #[arg(long, default_value = "random")]
+    strategy: String,
+    /// Join this room (default: the first waiting room of the preset with a free seat, else a new one).
+    #[arg(long)]
+    room: Option<u64>,
+    /// The preset of rooms to find or create.
+    #[arg(long, default_value = "latin")]
+    preset: String,
+    /// Bots to run in this process.
+    #[arg(long, default_value_t = 1)]
+    count: usize,
+    /// Stop each bot after this many matches (default: play until stopped).
+    #[arg(long)]
+    matches: Option<u64>,
+}
+
+/// Arguments of `capicua-bot load`.
+#[derive(clap::Args)]
+struct LoadArgs {
+    /// The server's WebSocket URL.
+    #[arg(long, default_value = "ws://127.0.0.1:8080/ws")]
+    server: String,
+    /// Rooms to fill with 4 bots each.
+    #[arg(long, default_value_t = 100)]
+    tables: usize,
+    /// Seconds to measure.
+    #[arg(long, default_value_t = 10)]
+    seconds: u64,
+    /// The preset played (4 seats).
+    #[arg(long, default_value = "latin")]
+    preset: String,
+    /// Print one JSON object.
+    #[arg(long)]
+    json: bool,
 }
 
 /// Arguments of `capicua-bot arena`.
@@ -70,7 +120,57 @@ fn main() -> Result<()> {
             Ok(())
         }
         Command::Arena(args) => arena(args),
+        Command::Play(args) => remote_play(args),
+        Command::Load(args) => load(args),
     }
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime> {
+    Ok(tokio::runtime::Builder::new_multi_thread().enable_all().build()?)
+}
+
+fn remote_play(a: PlayArgs) -> Result<()> {
+    let cfg = capicua_bot::remote::PlayConfig {
+        server: a.server,
+        token: a.token,
+        strategy: a.strategy,
+        room: a.room,
+        preset: a.preset,
+        count: a.count,
+        matches: a.matches,
+    };
+    let tally = std::sync::Arc::new(capicua_bot::remote::Tally::default());
+    runtime()?.block_on(async {
+        tokio::select! {
+            r = capicua_bot::remote::play(cfg, tally.clone()) => r.context("remote play"),
+            _ = tokio::signal::ctrl_c() => Ok(()),
+        }
+    })?;
+    eprintln!(
+        "moves {}, matches {}, errors {}, reconnects {}",
+        tally.moves.load(Ordering::Relaxed),
+        tally.games.load(Ordering::Relaxed),
+        tally.errors.load(Ordering::Relaxed),
+        tally.reconnects.load(Ordering::Relaxed)
+    );
+    Ok(())
+}
+
+fn load(a: LoadArgs) -> Result<()> {
+    let cfg =
+        capicua_bot::load::LoadConfig { server: a.server, tables: a.tables, seconds: a.seconds, preset: a.preset };
+    let r = runtime()?.block_on(capicua_bot::load::run(cfg)).context("load")?;
+    if a.json {
+        println!("{}", serde_json::to_string(&r)?);
+    } else {
+        println!("tables {} ({} connections), {:.1} s", r.tables, r.connections, r.seconds);
+        println!("moves/s {:.0}  finished games/s {:.1}", r.moves_per_sec, r.finished_games_per_sec);
+        println!(
+            "prompt->accepted p50 {:.2} ms  p99 {:.2} ms  errors {}",
+            r.latency_p50_ms, r.latency_p99_ms, r.errors
+        );
+    }
+    Ok(())
 }
 
 fn load_variant(name: &str) -> Result<Variant> {

@@ -152,7 +152,17 @@ async fn send_loop<S>(
             biased;
             frame = rx.recv() => match frame {
                 Some(text) => {
-                    if sink.send(Message::Text(text)).await.is_err() {
+                    // Feed everything already queued, then flush once: one
+                    // write for a burst of frames instead of one per frame.
+                    if sink.feed(Message::Text(text)).await.is_err() {
+                        return;
+                    }
+                    while let Ok(more) = rx.try_recv() {
+                        if sink.feed(Message::Text(more)).await.is_err() {
+                            return;
+                        }
+                    }
+                    if sink.flush().await.is_err() {
                         return;
                     }
                 }

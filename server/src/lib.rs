@@ -59,8 +59,8 @@ impl Default for Config {
         Config {
             admin_token: None,
             max_connections: 20_000,
-            rate_per_sec: 200,
-            rate_burst: 400,
+            rate_per_sec: 1000,
+            rate_burst: 2000,
             flood_limit: 200,
             reconnect_grace: Duration::from_secs(60),
             outbound_buffer: 1024,

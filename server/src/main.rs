@@ -28,7 +28,7 @@ enum Command {
         #[arg(long, env = "CAPICUA_MAX_CONNECTIONS", default_value_t = 20_000)]
         max_connections: usize,
         /// Messages per second one connection may send.
-        #[arg(long, default_value_t = 200)]
+        #[arg(long, env = "CAPICUA_RATE", default_value_t = 1000)]
         rate: u32,
         /// Seconds a disconnected player's seat is kept.
         #[arg(long, default_value_t = 60)]

@@ -1,0 +1,338 @@
+//! Remote bots: play on a capicua server over its WebSocket protocol.
+//!
+//! `capicua-bot play` runs [`play`]: each bot connects, says hello (with a
+//! token, or as a guest), takes the seat it is given back (reconnect), asked
+//! for (`--room`) or finds (the first waiting room with an empty seat, else a
+//! new room), says ready, answers every prompt with its strategy, says ready
+//! again after each match, and on a dropped connection reconnects with
+//! randomized, capped exponential backoff. A close code that forbids
+//! reconnecting (bad token, version mismatch) ends the bot with an error.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use capicua_engine::{Move, Rules};
+use capicua_protocol::{
+    ClientFrame, ClientMsg, PROTOCOL_VERSION, RoomId, RoomSpec, RoomStatus, ServerFrame, ServerMsg, close,
+};
+use futures_util::{SinkExt, StreamExt};
+use tokio::net::TcpStream;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+
+use crate::seat_view::SnapshotSeat;
+use crate::spec;
+
+/// Errors of a remote bot.
+#[derive(Debug, thiserror::Error)]
+pub enum RemoteError {
+    /// The WebSocket failed.
+    #[error("websocket: {0}")]
+    Ws(#[from] tokio_tungstenite::tungstenite::Error),
+    /// The server sent something we could not read.
+    #[error("bad frame from the server: {0}")]
+    Frame(#[from] serde_json::Error),
+    /// The server closed the connection with a code that forbids reconnecting.
+    #[error("closed by the server with code {code}: {reason}")]
+    Refused {
+        /// The close code.
+        code: u16,
+        /// Its reason.
+        reason: String,
+    },
+    /// The server answered with an error we cannot recover from.
+    #[error("server error {code}: {message}")]
+    Server {
+        /// The code.
+        code: String,
+        /// The message.
+        message: String,
+    },
+    /// The strategy spec does not build.
+    #[error(transparent)]
+    Spec(#[from] crate::SpecError),
+    /// The connection ended.
+    #[error("connection closed")]
+    Closed,
+}
+
+/// What `capicua-bot play` was asked.
+#[derive(Clone, Debug)]
+pub struct PlayConfig {
+    /// `ws://HOST:PORT/ws`.
+    pub server: String,
+    /// A registered player's token (guests play casual rooms only).
+    pub token: Option<String>,
+    /// The strategy spec.
+    pub strategy: String,
+    /// The room to join, or find one.
+    pub room: Option<RoomId>,
+    /// The preset for a room this bot creates when it finds none.
+    pub preset: String,
+    /// Bots in this process.
+    pub count: usize,
+    /// Stop after this many finished matches per bot (`None`: until stopped).
+    pub matches: Option<u64>,
+}
+
+/// Counters shared by the bots of one process.
+#[derive(Debug, Default)]
+pub struct Tally {
+    /// Moves accepted.
+    pub moves: AtomicU64,
+    /// Matches finished (seen by each bot).
+    pub games: AtomicU64,
+    /// Error frames received.
+    pub errors: AtomicU64,
+    /// Reconnects.
+    pub reconnects: AtomicU64,
+}
+
+/// A WebSocket connection speaking the protocol.
+pub struct Connection {
+    ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
+    next_id: u64,
+}
+
+impl Connection {
+    /// Connects (Nagle off: frames are small and latency matters).
+    pub async fn connect(url: &str) -> Result<Connection, RemoteError> {
+        let (ws, _) = tokio_tungstenite::connect_async_with_config(url, None, true).await?;
+        Ok(Connection { ws, next_id: 0 })
+    }
+
+    /// Sends a message with a fresh request id, returning the id.
+    pub async fn send(&mut self, msg: ClientMsg) -> Result<u64, RemoteError> {
+        self.next_id += 1;
+        let text = serde_json::to_string(&ClientFrame::new(Some(self.next_id), msg))?;
+        self.ws.send(Message::Text(text.into())).await?;
+        Ok(self.next_id)
+    }
+
+    /// The next server frame; a close frame becomes an error carrying its code.
+    pub async fn recv(&mut self) -> Result<ServerFrame, RemoteError> {
+        loop {
+            match self.ws.next().await {
+                Some(Ok(Message::Text(t))) => return Ok(serde_json::from_str(&t)?),
+                Some(Ok(Message::Close(Some(c)))) => {
+                    return Err(RemoteError::Refused { code: c.code.into(), reason: c.reason.to_string() });
+                }
+                Some(Ok(Message::Close(None))) | None => return Err(RemoteError::Closed),
+                Some(Ok(_)) => continue,
+                Some(Err(e)) => return Err(e.into()),
+            }
+        }
+    }
+
+    /// Sends a request and waits for its reply, handing other frames to `other`.
+    pub async fn request(
+        &mut self,
+        msg: ClientMsg,
+        mut other: impl FnMut(ServerMsg),
+    ) -> Result<ServerMsg, RemoteError> {
+        let id = self.send(msg).await?;
+        loop {
+            let f = self.recv().await?;
+            if f.id == Some(id) {
+                return Ok(f.msg);
+            }
+            other(f.msg);
+        }
+    }
+
+    /// Says hello; returns the rooms where this player already sits.
+    pub async fn hello(&mut self, token: Option<String>) -> Result<Vec<capicua_protocol::SeatRef>, RemoteError> {
+        match self.request(ClientMsg::Hello { version: PROTOCOL_VERSION, token }, |_| {}).await? {
+            ServerMsg::Welcome { seats, .. } => Ok(seats),
+            other => Err(unexpected(other)),
+        }
+    }
+
+    /// Closes politely.
+    pub async fn close(mut self) {
+        let _ = self.ws.close(None).await;
+    }
+}
+
+fn unexpected(msg: ServerMsg) -> RemoteError {
+    match msg {
+        ServerMsg::Error { code, message } => {
+            RemoteError::Server { code: serde_json::to_string(&code).unwrap_or_default(), message }
+        }
+        other => RemoteError::Server { code: "unexpected".into(), message: format!("{other:?}") },
+    }
+}
+
+/// Randomized capped exponential backoff: full jitter over
+/// `[0, min(cap, base * 2^attempt)]`.
+pub fn backoff(attempt: u32, seed: u64) -> Duration {
+    let base_ms = 200u64;
+    let cap_ms = 30_000u64;
+    let top = base_ms.saturating_mul(1u64 << attempt.min(20)).min(cap_ms);
+    let r = crate::rng::derive_seed(seed, attempt as u64);
+    Duration::from_millis(top / 2 + r % (top / 2 + 1))
+}
+
+/// Runs `count` bots until stopped (or each has played `matches`).
+pub async fn play(cfg: PlayConfig, tally: Arc<Tally>) -> Result<(), RemoteError> {
+    spec::build(&cfg.strategy, 0)?;
+    let mut tasks = Vec::new();
+    for i in 0..cfg.count.max(1) {
+        let cfg = cfg.clone();
+        let tally = tally.clone();
+        tasks.push(tokio::spawn(async move { run_bot(cfg, i as u64, tally).await }));
+    }
+    let mut first_err = None;
+    for t in tasks {
+        match t.await {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => {
+                first_err.get_or_insert(e);
+            }
+            Err(e) => {
+                first_err.get_or_insert(RemoteError::Server { code: "panic".into(), message: e.to_string() });
+            }
+        }
+    }
+    first_err.map_or(Ok(()), Err)
+}
+
+/// One bot: sessions separated by backoff until done or refused.
+async fn run_bot(cfg: PlayConfig, index: u64, tally: Arc<Tally>) -> Result<(), RemoteError> {
+    let mut attempt = 0u32;
+    let mut played = 0u64;
+    let seed = crate::rng::derive_seed(0xb07, index ^ std::process::id() as u64);
+    loop {
+        match session(&cfg, index, &tally, &mut played, &mut attempt).await {
+            Ok(()) => return Ok(()),
+            Err(RemoteError::Refused { code, reason }) if !close::may_reconnect(code) => {
+                return Err(RemoteError::Refused { code, reason });
+            }
+            Err(e @ RemoteError::Spec(_)) => return Err(e),
+            Err(e) => {
+                let wait = backoff(attempt, seed);
+                eprintln!("bot {index}: {e}; reconnecting in {wait:?}");
+                attempt += 1;
+                tally.reconnects.fetch_add(1, Ordering::Relaxed);
+                tokio::time::sleep(wait).await;
+            }
+        }
+    }
+}
+
+/// Finds a room with an empty seat, or creates one.
+async fn find_seat(conn: &mut Connection, cfg: &PlayConfig) -> Result<RoomId, RemoteError> {
+    if let Some(room) = cfg.room {
+        return match conn.request(ClientMsg::Join { room, seat: None }, |_| {}).await? {
+            ServerMsg::Seated { .. } => Ok(room),
+            other => Err(unexpected(other)),
+        };
+    }
+    for _ in 0..5 {
+        let ServerMsg::Rooms { rooms } = conn.request(ClientMsg::ListRooms, |_| {}).await? else {
+            continue;
+        };
+        let open = rooms.iter().find(|r| {
+            r.status == RoomStatus::Waiting
+                && r.variant == cfg.preset
+                && r.seats.iter().any(|s| s.occupant.is_none())
+                && (cfg.token.is_some() || !r.rated)
+        });
+        let room = match open {
+            Some(r) => r.id,
+            None => {
+                let spec = RoomSpec { preset: Some(cfg.preset.clone()), ..Default::default() };
+                match conn.request(ClientMsg::CreateRoom(Box::new(spec)), |_| {}).await? {
+                    ServerMsg::Room { room } => room.id,
+                    other => return Err(unexpected(other)),
+                }
+            }
+        };
+        // Another bot may have taken the seat in between: try again.
+        if let ServerMsg::Seated { .. } = conn.request(ClientMsg::Join { room, seat: None }, |_| {}).await? {
+            return Ok(room);
+        }
+    }
+    Err(RemoteError::Server { code: "no-seat".into(), message: "could not find a free seat".into() })
+}
+
+async fn session(
+    cfg: &PlayConfig,
+    index: u64,
+    tally: &Tally,
+    played: &mut u64,
+    attempt: &mut u32,
+) -> Result<(), RemoteError> {
+    let mut conn = Connection::connect(&cfg.server).await?;
+    let seats = conn.hello(cfg.token.clone()).await?;
+    *attempt = 0;
+    let room = match seats.first() {
+        Some(s) => s.room,
+        None => {
+            let room = find_seat(&mut conn, cfg).await?;
+            conn.send(ClientMsg::Ready { room }).await?;
+            room
+        }
+    };
+    let mut strategy = spec::build(&cfg.strategy, crate::rng::derive_seed(index, std::process::id() as u64))?;
+    let mut rules: Option<(String, Rules)> = None;
+    loop {
+        let frame = conn.recv().await?;
+        match frame.msg {
+            ServerMsg::Prompt { room: r, prompt, view, legal_moves, .. } if r == room => {
+                if rules.as_ref().is_none_or(|(n, _)| *n != view.variant) {
+                    rules = Rules::preset(&view.variant).map(|r| (view.variant.clone(), r));
+                }
+                let m: Move = match &rules {
+                    Some((_, rules)) => match SnapshotSeat::new(rules, &view) {
+                        Ok(seat) => strategy.choose(&seat),
+                        Err(_) => legal_moves[0],
+                    },
+                    // A custom variant the bot cannot rebuild: first legal move.
+                    None => legal_moves[0],
+                };
+                let m = if legal_moves.contains(&m) { m } else { legal_moves[0] };
+                conn.send(ClientMsg::Move { room, prompt, r#move: m }).await?;
+            }
+            ServerMsg::Accepted { .. } => {
+                tally.moves.fetch_add(1, Ordering::Relaxed);
+            }
+            ServerMsg::GameOver { room: r, .. } if r == room => {
+                tally.games.fetch_add(1, Ordering::Relaxed);
+                *played += 1;
+                if cfg.matches.is_some_and(|m| *played >= m) {
+                    let _ = conn.send(ClientMsg::Leave { room }).await;
+                    conn.close().await;
+                    return Ok(());
+                }
+                conn.send(ClientMsg::Ready { room }).await?;
+            }
+            ServerMsg::RoomClosed { room: r, .. } if r == room => {
+                // Start over: find another room.
+                return Err(RemoteError::Closed);
+            }
+            ServerMsg::Error { code, message } => {
+                tally.errors.fetch_add(1, Ordering::Relaxed);
+                eprintln!("bot {index}: server error {code:?}: {message}");
+            }
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_grows_is_capped_and_jittered() {
+        let first = backoff(0, 1);
+        assert!(first >= Duration::from_millis(100) && first <= Duration::from_millis(200));
+        let late = backoff(30, 1);
+        assert!(late >= Duration::from_millis(15_000) && late <= Duration::from_millis(30_000));
+        assert!(backoff(4, 1) > backoff(1, 1));
+        let spread: std::collections::HashSet<_> = (0..20).map(|s| backoff(6, s)).collect();
+        assert!(spread.len() > 10, "jittered");
+    }
+}
