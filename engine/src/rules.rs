@@ -58,12 +58,7 @@ impl Rules {
                 format!("{} is above the largest set, double-{MAX_PIP}", v.tiles.max_pip),
             ));
         }
-        let catalog = TileCatalog::double_n(v.tiles.max_pip, |t| match v.tiles.value {
-            TileValue::PipSum => {
-                let (a, b) = t.faces();
-                a as i32 + b as i32
-            }
-        });
+        let catalog = TileCatalog::double_n(v.tiles.max_pip, |t| v.tiles.value.of(t));
 
         let (min, max) = (v.players.min, v.players.max);
         if min < 2 || max as usize > MAX_SEATS || min > max {

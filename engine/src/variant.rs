@@ -76,13 +76,48 @@ pub struct TileSpec {
     pub value: TileValue,
 }
 
-/// How a tile is valued when hands are counted.
+/// How a tile is valued when hands are counted (and by value-minded bots).
+///
+/// ```
+/// use capicua_engine::{Tile, TileValue};
+/// let t = Tile::domino(2, 5);
+/// assert_eq!(TileValue::PipSum.of(t), 7);
+/// assert_eq!(TileValue::Difference.of(t), 3);
+/// assert_eq!(TileValue::LargestFace.of(t), 5);
+/// assert_eq!(TileValue::DoublesDouble.of(Tile::domino(4, 4)), 16);
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum TileValue {
     /// The sum of the faces (the usual count).
     #[default]
     PipSum,
+    /// The difference of the faces (doubles are worth 0).
+    Difference,
+    /// The larger face.
+    LargestFace,
+    /// The sum of the faces, doubled for a double.
+    DoublesDouble,
+}
+
+impl TileValue {
+    /// The value of `t` under this rule.
+    pub fn of(self, t: Tile) -> i32 {
+        let (lo, hi) = t.faces();
+        let (lo, hi) = (lo as i32, hi as i32);
+        match self {
+            TileValue::PipSum => lo + hi,
+            TileValue::Difference => hi - lo,
+            TileValue::LargestFace => hi,
+            TileValue::DoublesDouble => {
+                if lo == hi {
+                    2 * (lo + hi)
+                } else {
+                    lo + hi
+                }
+            }
+        }
+    }
 }
 
 /// How many seats play and how they form teams.

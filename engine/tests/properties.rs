@@ -14,7 +14,15 @@ use common::*;
 use proptest::prelude::*;
 
 fn arb_variant() -> impl Strategy<Value = Variant> {
-    let tiles = (3u8..=12, prop_oneof![Just(TileValue::PipSum)]);
+    let tiles = (
+        3u8..=12,
+        prop_oneof![
+            Just(TileValue::PipSum),
+            Just(TileValue::Difference),
+            Just(TileValue::LargestFace),
+            Just(TileValue::DoublesDouble)
+        ],
+    );
     let players = (
         2u8..=6,
         0u8..=2,

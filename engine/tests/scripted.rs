@@ -286,3 +286,27 @@ fn seed_to_deal_snapshot() {
 fn insta_like(actual: &str, expected: &str) {
     assert_eq!(actual, expected, "\nactual:\n{actual}\n");
 }
+
+#[test]
+fn tile_values_count_the_hands() {
+    // The capicua hand leaves [6|6] and [5|5] in seat 1's hand.
+    for (value, expected) in [
+        (TileValue::PipSum, 22),
+        (TileValue::Difference, 0),
+        (TileValue::LargestFace, 11),
+        (TileValue::DoublesDouble, 44),
+    ] {
+        let mut v = preset("block").unwrap();
+        v.tiles.value = value;
+        let hands = vec![set(&[(2, 3), (0, 2), (1, 4)]), set(&[(3, 4), (0, 1), (6, 6), (5, 5)])];
+        let mut g = Game::from_setup(rules(v), Seating::new(2), setup(0, hands, vec![], 0)).unwrap();
+        for m in [lead(2, 3)] {
+            play_checked(&mut g, m);
+        }
+        for (a, b, end) in [(3, 4, 1), (0, 2, 0), (0, 1, 0), (1, 4, 0)] {
+            let m = on(&g, a, b, end);
+            play_checked(&mut g, m);
+        }
+        assert_eq!(g.hand_results()[0].pips[1], expected, "{value:?}");
+    }
+}
