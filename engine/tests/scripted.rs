@@ -300,9 +300,7 @@ fn tile_values_count_the_hands() {
         v.tiles.value = value;
         let hands = vec![set(&[(2, 3), (0, 2), (1, 4)]), set(&[(3, 4), (0, 1), (6, 6), (5, 5)])];
         let mut g = Game::from_setup(rules(v), Seating::new(2), setup(0, hands, vec![], 0)).unwrap();
-        for m in [lead(2, 3)] {
-            play_checked(&mut g, m);
-        }
+        play_checked(&mut g, lead(2, 3));
         for (a, b, end) in [(3, 4, 1), (0, 2, 0), (0, 1, 0), (1, 4, 0)] {
             let m = on(&g, a, b, end);
             play_checked(&mut g, m);
