@@ -37,6 +37,7 @@
 //!   integers computed here: a stored seed deals the same forever.
 
 mod board;
+mod catalog;
 mod error;
 mod file;
 mod game;
@@ -50,6 +51,7 @@ mod variant;
 mod view;
 
 pub use board::{Board, MAX_ENDS, OpenEnd};
+pub use catalog::{Param, ParamKind, RuleOption, catalog};
 pub use error::{IllegalMove, SeatingError, SetupError, VariantError};
 pub use file::{FileFormat, VariantFileError};
 pub use game::{

@@ -1,0 +1,314 @@
+//! The rule catalog: every option of every rule field, described as data.
+//!
+//! A client builds its variant menus from [`catalog`] (the server serves it
+//! as JSON), and the docs are checked against it: a test asks serde which
+//! option names each field accepts and fails if the catalog lists any more
+//! or any fewer. Adding a rule is adding its enum variant (with its
+//! implementation) and one [`RuleOption`] here, nothing else.
+//!
+//! ```
+//! let cat = capicua_engine::catalog();
+//! let greater = cat.iter().find(|o| o.id == "matching.greater").unwrap();
+//! assert_eq!(greater.field, "matching");
+//! assert!(greater.params.is_empty());
+//! let sum_to = cat.iter().find(|o| o.id == "matching.sum-to").unwrap();
+//! assert_eq!(sum_to.params[0].kind, capicua_engine::ParamKind::Integer { min: 0, max: 36 });
+//! ```
+
+use serde::Serialize;
+
+/// One option of one rule field.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct RuleOption {
+    /// Stable id: `field.option`, as written in a variant file.
+    pub id: &'static str,
+    /// The variant field it is an option of (dotted).
+    pub field: &'static str,
+    /// The option's name in a variant file.
+    pub option: &'static str,
+    /// A human name.
+    pub name: &'static str,
+    /// One sentence.
+    pub description: &'static str,
+    /// Parameters, in order.
+    pub params: Vec<Param>,
+}
+
+/// A parameter of an option.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct Param {
+    /// Its name (for a single parameter, the option's value itself).
+    pub name: &'static str,
+    /// Its type and range.
+    pub kind: ParamKind,
+    /// Its default, as it would be written in a variant file.
+    pub default: &'static str,
+}
+
+/// The type of a parameter.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case", tag = "type")]
+pub enum ParamKind {
+    /// A whole number in a range.
+    Integer {
+        /// Smallest.
+        min: i64,
+        /// Largest.
+        max: i64,
+    },
+    /// A yes/no.
+    Bool,
+    /// A tile, `[a, b]`.
+    Tile,
+    /// A list of tiles.
+    Tiles,
+    /// Other rules of the same field (composition).
+    Rules,
+}
+
+fn int(name: &'static str, min: i64, max: i64, default: &'static str) -> Param {
+    Param { name, kind: ParamKind::Integer { min, max }, default }
+}
+
+macro_rules! opt {
+    ($field:literal, $option:literal, $name:literal, $desc:literal $(, $param:expr)* $(,)?) => {
+        RuleOption {
+            id: concat!($field, ".", $option),
+            field: $field,
+            option: $option,
+            name: $name,
+            description: $desc,
+            params: vec![$($param),*],
+        }
+    };
+}
+
+/// Every rule option, grouped by field in variant-file order.
+pub fn catalog() -> Vec<RuleOption> {
+    vec![
+        opt!("tiles.value", "pip-sum", "Pip sum", "A tile is worth the sum of its faces."),
+        opt!("tiles.value", "difference", "Difference", "A tile is worth the difference of its faces."),
+        opt!("tiles.value", "largest-face", "Largest face", "A tile is worth its larger face."),
+        opt!("tiles.value", "doubles-double", "Doubles count double", "The pip sum, doubled for a double."),
+        opt!("players.teams", "none", "No teams", "Every seat plays for itself."),
+        opt!("players.teams", "pairs", "Partners opposite", "Seat i partners seat i + n/2."),
+        opt!(
+            "players.teams",
+            "pairs-if-four-plus",
+            "Partners from four",
+            "Partners opposite with 4, 6, 8 or 10 seats; fewer or odd play alone."
+        ),
+        opt!("players.teams", "alternate", "Two alternate teams", "Even seats against odd seats."),
+        opt!(
+            "players.teams",
+            "fixed",
+            "Fixed teams",
+            "An explicit partition of the seats.",
+            Param { name: "teams", kind: ParamKind::Rules, default: "[]" }
+        ),
+        opt!("deal.rest", "stock", "Stock", "Undealt tiles form a stock seats may draw from."),
+        opt!("deal.rest", "out-of-play", "Out of play", "Undealt tiles lie face down for the whole hand."),
+        opt!(
+            "lead.first",
+            "holder-of",
+            "Holder of a tile",
+            "The holder of this tile leads it.",
+            Param { name: "tile", kind: ParamKind::Tile, default: "[6, 6]" }
+        ),
+        opt!("lead.first", "highest-double", "Highest double", "The holder of the highest double leads it."),
+        opt!("lead.first", "seat", "Fixed seat", "A given seat leads.", int("seat", 0, 9, "0")),
+        opt!("lead.first", "lot", "By lot", "A seat drawn by lot leads."),
+        opt!("lead.later", "winner", "Winner leads", "The winner of the previous hand leads."),
+        opt!("lead.later", "next", "Next seat leads", "The seat after the previous leader leads."),
+        opt!("lead.later", "as-first", "As the first hand", "The first-hand rule picks the leader again."),
+        opt!("lead.tile", "any", "Any tile", "The leader may lead any tile."),
+        opt!("lead.tile", "any-double", "Any double", "The leader must lead a double."),
+        opt!("lead.tile", "highest-double", "Its highest double", "The leader must lead its highest double."),
+        opt!("board", "line", "Line", "A single line with two open ends."),
+        opt!(
+            "board",
+            "spinner",
+            "Spinners",
+            "Doubles open on four sides once their long sides are covered.",
+            Param { name: "doubles", kind: ParamKind::Rules, default: "first" },
+            Param { name: "opens", kind: ParamKind::Rules, default: "after-both-sides" }
+        ),
+        opt!(
+            "board",
+            "longana",
+            "Longana",
+            "The lead double opens one arm per seat.",
+            Param { name: "access", kind: ParamKind::Rules, default: "own-or-opened" }
+        ),
+        opt!("matching", "equal", "Equal", "Touching faces show the same pips."),
+        opt!("matching", "greater", "Greater", "The face played is greater than the end."),
+        opt!("matching", "smaller", "Smaller", "The face played is smaller than the end."),
+        opt!("matching", "consecutive", "Consecutive", "The two differ by exactly one."),
+        opt!("matching", "zero-wild", "Blanks are wild", "Equal, and a blank joins anything."),
+        opt!("matching", "multiple", "Multiple", "One is a multiple of the other."),
+        opt!("matching", "congruent-mod", "Congruent", "Equal modulo n.", int("n", 1, 18, "2")),
+        opt!("matching", "gcd", "Common divisor", "Their greatest common divisor is n.", int("n", 1, 18, "1")),
+        opt!("matching", "sum-to", "Sum to", "They sum to k (Matador: 7).", int("k", 0, 36, "7")),
+        opt!("matching", "same-parity", "Same parity", "Both even or both odd."),
+        opt!("matching", "coprime", "Coprime", "Their greatest common divisor is 1."),
+        opt!(
+            "matching",
+            "all",
+            "All of",
+            "Every listed rule holds.",
+            Param { name: "rules", kind: ParamKind::Rules, default: "[]" }
+        ),
+        opt!(
+            "matching",
+            "any",
+            "Any of",
+            "Some listed rule holds.",
+            Param { name: "rules", kind: ParamKind::Rules, default: "[]" }
+        ),
+        opt!(
+            "matching",
+            "not",
+            "Not",
+            "The rule does not hold.",
+            Param { name: "rule", kind: ParamKind::Rules, default: "equal" }
+        ),
+        opt!("wild", "none", "No wild tiles", "No tile plays anywhere."),
+        opt!(
+            "wild",
+            "list",
+            "Wild tiles",
+            "These tiles play on any end, either way round.",
+            Param { name: "tiles", kind: ParamKind::Tiles, default: "[]" }
+        ),
+        opt!("wild", "matadors", "Matadors", "Tiles summing to the highest pip + 1, and [0|0], play anywhere."),
+        opt!("turn.direction", "clockwise", "Clockwise", "Seat s is followed by seat s + 1."),
+        opt!("turn.direction", "counter-clockwise", "Counter-clockwise", "Seat s is followed by seat s - 1."),
+        opt!("stuck.when-unable", "pass", "Pass", "A seat that cannot play passes."),
+        opt!(
+            "stuck.when-unable",
+            "draw-until-playable",
+            "Draw until playable",
+            "Draw until a tile fits or the stock is down to its reserve."
+        ),
+        opt!(
+            "stuck.when-unable",
+            "draw-up-to",
+            "Draw up to",
+            "Draw at most n tiles, then pass.",
+            int("n", 1, 255, "1")
+        ),
+        opt!("blocked.compare", "seat", "Lightest hand", "The seat with the fewest pips wins a blocked hand."),
+        opt!("blocked.compare", "team", "Lightest team", "The team with the fewest pips wins a blocked hand."),
+        opt!("blocked.tie", "no-score", "Nobody scores", "An equal lowest count scores nothing."),
+        opt!("blocked.tie", "leader-wins", "Leader wins", "The side that led the hand wins a tie."),
+        opt!("blocked.tie", "blocker-wins", "Blocker wins", "The side that made the last play wins a tie."),
+        opt!("blocked.tie", "next-hand-double", "Next hand double", "Nobody scores; the next hand counts double."),
+        opt!("scoring.out", "opponents", "Opponents' pips", "The winners score the pips left in the losers' hands."),
+        opt!("scoring.out", "all-others", "All other hands", "Every hand but the winning seat's, partner included."),
+        opt!("scoring.out", "all", "All hands", "Every hand's pips, the winners' included."),
+        opt!("scoring.out", "difference", "Difference", "The losers' pips minus the winners'."),
+        opt!("scoring.out", "nothing", "Nothing", "Only bonuses and play scoring count."),
+        opt!("scoring.blocked", "opponents", "Opponents' pips", "A blocked hand's winners score the losers' pips."),
+        opt!("scoring.blocked", "all-others", "All other hands", "Every hand but the lightest winning seat's."),
+        opt!("scoring.blocked", "all", "All hands", "Every hand's pips, the winners' included."),
+        opt!("scoring.blocked", "difference", "Difference", "The losers' pips minus the winners'."),
+        opt!("scoring.blocked", "nothing", "Nothing", "Only bonuses and play scoring count."),
+        opt!("scoring.capicua", "none", "No capicúa bonus", "Going out with a capicúa earns nothing extra."),
+        opt!("scoring.capicua", "double", "Capicúa doubles", "A capicúa doubles the hand's points."),
+        opt!("scoring.capicua", "bonus", "Capicúa bonus", "A capicúa adds fixed points.", int("points", 0, 1000, "25")),
+        opt!("scoring.during-play", "none", "No play scoring", "Nothing scores during play."),
+        opt!(
+            "scoring.during-play",
+            "ends-multiple-of",
+            "Ends multiple of",
+            "Open ends summing to a multiple of k score the sum (All Fives: 5).",
+            int("k", 1, 255, "5")
+        ),
+        opt!(
+            "scoring.during-play",
+            "fives-and-threes",
+            "Fives and threes",
+            "Ends divisible by 5 and/or 3 score sum/5 + sum/3."
+        ),
+        opt!(
+            "target",
+            "points",
+            "Points",
+            "The first side to reach the target wins.",
+            int("points", 1, 100_000, "100"),
+            Param { name: "exact", kind: ParamKind::Bool, default: "false" },
+            Param { name: "immediate", kind: ParamKind::Bool, default: "false" }
+        ),
+        opt!("target", "hands", "Hands", "A fixed number of hands; the highest total wins.", int("hands", 1, 500, "1")),
+        opt!("visibility.hands", "own", "Own hand", "A seat sees only its own hand."),
+        opt!("visibility.hands", "partners", "Partners' hands", "A seat sees its own and its partners' hands."),
+        opt!("visibility.hands", "open", "Open hands", "Every hand is face up."),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use super::*;
+    use crate::variant::*;
+
+    /// The option names serde accepts for a field, read from its error for
+    /// an unknown option.
+    fn accepted<T: serde::de::DeserializeOwned + std::fmt::Debug>() -> BTreeSet<String> {
+        let err = serde_json::from_str::<T>("\"no-such-option\"").unwrap_err().to_string();
+        // "expected `a`", "expected `a` or `b`", "expected one of `a`, `b`, ..."
+        let list = err.split(", expected ").nth(1).unwrap_or_else(|| panic!("no list in {err:?}"));
+        let list = list.split(" at line").next().unwrap();
+        list.split('`').skip(1).step_by(2).map(str::to_string).collect()
+    }
+
+    fn listed(field: &str) -> BTreeSet<String> {
+        catalog().into_iter().filter(|o| o.field == field).map(|o| o.option.to_string()).collect()
+    }
+
+    #[test]
+    fn the_catalog_lists_exactly_the_options_serde_accepts() {
+        let fields: Vec<(&str, BTreeSet<String>)> = vec![
+            ("tiles.value", accepted::<TileValue>()),
+            ("players.teams", accepted::<Teams>()),
+            ("deal.rest", accepted::<Rest>()),
+            ("lead.first", accepted::<FirstLeader>()),
+            ("lead.later", accepted::<LaterLeader>()),
+            ("lead.tile", accepted::<LeadTile>()),
+            ("board", accepted::<BoardLayout>()),
+            ("matching", accepted::<MatchRule>()),
+            ("wild", accepted::<WildTiles>()),
+            ("turn.direction", accepted::<Direction>()),
+            ("stuck.when-unable", accepted::<WhenUnable>()),
+            ("blocked.compare", accepted::<BlockedCompare>()),
+            ("blocked.tie", accepted::<BlockedTie>()),
+            ("scoring.out", accepted::<HandPoints>()),
+            ("scoring.blocked", accepted::<HandPoints>()),
+            ("scoring.capicua", accepted::<Capicua>()),
+            ("scoring.during-play", accepted::<PlayScoring>()),
+            ("target", accepted::<MatchTarget>()),
+            ("visibility.hands", accepted::<HandVisibility>()),
+        ];
+        for (field, options) in &fields {
+            assert_eq!(&listed(field), options, "catalog vs serde for {field}");
+        }
+        let covered: BTreeSet<&str> = fields.iter().map(|(f, _)| *f).collect();
+        for o in catalog() {
+            assert!(covered.contains(o.field), "{} belongs to no checked field", o.id);
+            assert!(!o.description.is_empty() && o.description.ends_with('.'), "{}: one sentence", o.id);
+        }
+        let ids: BTreeSet<&str> = catalog().iter().map(|o| o.id).collect();
+        assert_eq!(ids.len(), catalog().len(), "ids are unique");
+    }
+
+    #[test]
+    fn the_catalog_serializes_for_clients() {
+        let json = serde_json::to_value(catalog()).unwrap();
+        assert_eq!(json[0]["id"], "tiles.value.pip-sum");
+        let ct = json.as_array().unwrap().iter().find(|o| o["id"] == "matching.congruent-mod").unwrap();
+        assert_eq!(ct["params"][0]["kind"]["type"], "integer");
+    }
+}
