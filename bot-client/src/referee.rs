@@ -32,8 +32,16 @@ pub fn play_turn(game: &mut Game, strategy: &mut dyn Strategy, proposals: &mut V
     let Some(seat) = game.to_move() else {
         return Err(BotError::NoLegalProposal { strategy: strategy.name(), last: None, error: IllegalMove::MatchOver });
     };
+    let view = TableSeat::new(game, seat);
+    if !strategy.proposes_alternatives() {
+        let m = strategy.choose(&view);
+        return match game.play(m) {
+            Ok(events) => Ok(Played { chosen: m, refused: 0, events }),
+            Err(error) => Err(BotError::NoLegalProposal { strategy: strategy.name(), last: Some(m), error }),
+        };
+    }
     proposals.clear();
-    strategy.propose(&TableSeat::new(game, seat), proposals);
+    strategy.propose(&view, proposals);
     let mut refused = 0;
     let mut last = None;
     for &m in proposals.iter() {

@@ -54,6 +54,9 @@ impl Strategy for Cheater {
         }
         self.inner.propose(view, out);
     }
+    fn proposes_alternatives(&self) -> bool {
+        true
+    }
     fn reseed(&mut self, seed: u64) {
         self.inner.reseed(seed);
     }

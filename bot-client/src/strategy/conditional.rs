@@ -173,6 +173,9 @@ impl Strategy for Conditional {
     fn propose(&mut self, view: &dyn SeatView, out: &mut Vec<Move>) {
         if self.when.holds(view) { self.then.propose(view, out) } else { self.otherwise.propose(view, out) }
     }
+    fn proposes_alternatives(&self) -> bool {
+        self.then.proposes_alternatives() || self.otherwise.proposes_alternatives()
+    }
     fn reseed(&mut self, seed: u64) {
         self.then.reseed(seed);
         self.otherwise.reseed(seed ^ 0x5555_5555_5555_5555);

@@ -52,6 +52,12 @@ pub trait Strategy: Send {
         out.push(self.choose(view));
     }
 
+    /// Whether [`Strategy::propose`] may list anything but the move of
+    /// [`Strategy::choose`]; when not, referees just ask `choose`.
+    fn proposes_alternatives(&self) -> bool {
+        false
+    }
+
     /// Restarts the strategy's random stream (the arena calls this before
     /// every game so results do not depend on how games meet threads).
     fn reseed(&mut self, seed: u64);
