@@ -87,6 +87,8 @@ pub trait SeatView {
     }
 }
 
+/// A spectator's view answers as seat 0 for [`SeatView::seat`] with an
+/// empty hand; strategies are only ever asked to move for seated views.
 impl SeatView for View<'_> {
     fn seat(&self) -> Seat {
         View::seat(self).unwrap_or(Seat(0))
