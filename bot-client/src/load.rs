@@ -211,7 +211,8 @@ async fn player(
                 }
             }
             ServerMsg::Error { code, message } => {
-                if counters.errors.fetch_add(1, Ordering::Relaxed) < 10 {
+                let n = counters.errors.fetch_add(1, Ordering::Relaxed);
+                if n < 10 {
                     eprintln!("room {room}: server error {code:?}: {message}");
                 }
             }

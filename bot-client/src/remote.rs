@@ -157,9 +157,10 @@ impl Connection {
 
 fn unexpected(msg: ServerMsg) -> RemoteError {
     match msg {
-        ServerMsg::Error { code, message } => {
-            RemoteError::Server { code: serde_json::to_string(&code).unwrap_or_default(), message }
-        }
+        ServerMsg::Error { code, message } => RemoteError::Server {
+            code: serde_json::to_value(code).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default(),
+            message,
+        },
         other => RemoteError::Server { code: "unexpected".into(), message: format!("{other:?}") },
     }
 }
@@ -210,6 +211,11 @@ async fn run_bot(cfg: PlayConfig, index: u64, tally: Arc<Tally>) -> Result<(), R
                 return Err(RemoteError::Refused { code, reason });
             }
             Err(e @ RemoteError::Spec(_)) => return Err(e),
+            // Retrying cannot fix these.
+            Err(e @ RemoteError::Server { .. }) if matches!(&e, RemoteError::Server { code, .. } if code == "bad-token" || code == "version-mismatch") =>
+            {
+                return Err(e);
+            }
             Err(e) => {
                 let wait = backoff(attempt, seed);
                 eprintln!("bot {index}: {e}; reconnecting in {wait:?}");
@@ -229,6 +235,10 @@ async fn find_seat(conn: &mut Connection, cfg: &PlayConfig) -> Result<RoomId, Re
             other => Err(unexpected(other)),
         };
     }
+    // The bots of one process look for seats one at a time, so they fill
+    // one room together instead of each creating its own.
+    static FINDING: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+    let _turn = FINDING.lock().await;
     for _ in 0..5 {
         let ServerMsg::Rooms { rooms } = conn.request(ClientMsg::ListRooms, |_| {}).await? else {
             continue;

@@ -1,0 +1,90 @@
+//! Remote bots against a live server: `capicua-bot play` (the library behind
+//! it) and the Python example bot.
+
+mod common;
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use capicua_bot::remote::{PlayConfig, Tally, play};
+use common::*;
+use serde_json::json;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn remote_bots_fill_a_room_with_hosted_bots_and_finish_matches() {
+    let server = TestServer::start().await;
+    let mut host = server.guest().await;
+    let room = host.create_room(json!({"preset": "latin"})).await;
+    let cfg = PlayConfig {
+        server: server.url(),
+        token: None,
+        strategy: "heuristic".into(),
+        room: Some(room),
+        preset: "latin".into(),
+        count: 2,
+        matches: Some(2),
+    };
+    let tally = Arc::new(Tally::default());
+    let bots = tokio::spawn(play(cfg, tally.clone()));
+    // Wait until both remote bots sit, then fill the rest with hosted bots.
+    for _ in 0..200 {
+        let rooms = server.get_json("/api/rooms").await;
+        let seated = rooms[0]["seats"].as_array().unwrap().iter().filter(|s| s.get("occupant").is_some()).count();
+        if seated == 2 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let r = host.request(json!({"type": "fill-bots", "room": room, "strategy": "random"})).await;
+    assert_eq!(r["type"], "ok", "{r}");
+    tokio::time::timeout(Duration::from_secs(60), bots).await.expect("bots finish").unwrap().unwrap();
+    assert_eq!(tally.games.load(Ordering::Relaxed), 4, "two bots saw two matches each");
+    assert!(tally.moves.load(Ordering::Relaxed) > 20);
+    assert_eq!(tally.errors.load(Ordering::Relaxed), 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn remote_bots_find_or_create_rooms_and_a_bad_token_is_final() {
+    let server = TestServer::start().await;
+    let cfg = PlayConfig {
+        server: server.url(),
+        token: None,
+        strategy: "random".into(),
+        room: None,
+        preset: "block".into(),
+        count: 4,
+        matches: Some(1),
+    };
+    let tally = Arc::new(Tally::default());
+    tokio::time::timeout(Duration::from_secs(60), play(cfg.clone(), tally.clone())).await.expect("in time").unwrap();
+    assert_eq!(tally.games.load(Ordering::Relaxed), 4);
+    let bad = PlayConfig { token: Some("nope".into()), ..cfg };
+    let err = tokio::time::timeout(Duration::from_secs(20), play(bad, Arc::new(Tally::default())))
+        .await
+        .expect("a refused token is not retried forever")
+        .unwrap_err();
+    assert!(err.to_string().contains("bad-token"), "{err}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_python_example_bot_completes_a_match() {
+    let python = ["python3", "python"]
+        .into_iter()
+        .find(|p| std::process::Command::new(p).arg("--version").output().map(|o| o.status.success()).unwrap_or(false));
+    let Some(python) = python else {
+        eprintln!("skipped: python3 is not installed");
+        return;
+    };
+    let server = TestServer::start().await;
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/python-bot/bot.py");
+    let child = tokio::process::Command::new(python)
+        .args([script, "--server", &server.url(), "--preset", "block", "--fill-bots", "random", "--matches", "1"])
+        .output();
+    let out = tokio::time::timeout(Duration::from_secs(120), child).await.expect("the bot finishes").unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "python bot failed (is `websockets` installed? pip install websockets): {stderr}");
+    assert!(stderr.contains("over: winner side"), "{stderr}");
+    let count = capicua_server::Db::open(server.db_path.to_str().unwrap()).await.unwrap().game_count().await.unwrap();
+    assert_eq!(count, 1);
+}
