@@ -185,6 +185,10 @@ pub fn catalog() -> Vec<RuleOption> {
         opt!("wild", "matadors", "Matadors", "Tiles summing to the highest pip + 1, and [0|0], play anywhere."),
         opt!("turn.direction", "clockwise", "Clockwise", "Seat s is followed by seat s + 1."),
         opt!("turn.direction", "counter-clockwise", "Counter-clockwise", "Seat s is followed by seat s - 1."),
+        opt!("turn.order", "fixed", "Round the table", "Seats move in turn in the direction of play."),
+        opt!("turn.order", "random-seat", "Random seat", "A seat drawn at random moves each turn."),
+        opt!("turn.order", "reverse-on-pass", "Reverse on pass", "The direction reverses whenever a seat passes."),
+        opt!("turn.order", "repeat-while-able", "Repeat while able", "A seat that played moves again while it can."),
         opt!("stuck.when-unable", "pass", "Pass", "A seat that cannot play passes."),
         opt!(
             "stuck.when-unable",
@@ -282,6 +286,7 @@ mod tests {
             ("matching", accepted::<MatchRule>()),
             ("wild", accepted::<WildTiles>()),
             ("turn.direction", accepted::<Direction>()),
+            ("turn.order", accepted::<TurnOrder>()),
             ("stuck.when-unable", accepted::<WhenUnable>()),
             ("blocked.compare", accepted::<BlockedCompare>()),
             ("blocked.tie", accepted::<BlockedTie>()),

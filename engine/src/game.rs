@@ -263,6 +263,10 @@ pub struct Game {
     /// Every tile in some hand: with the board's open-end mask it answers
     /// "can anybody still play?" in one AND after each move.
     in_hands: TileSet,
+    /// The direction of play is reversed (turn order "reverse on pass").
+    reversed: bool,
+    /// Turns taken this hand (moves other than draws).
+    turns: u32,
 }
 
 /// Rule choices read on every move, copied out of the rules once so the hot
@@ -283,6 +287,9 @@ struct Hot {
     draw_limit: u8,
     must_play_drawn: bool,
     play_scoring: bool,
+    order: TurnOrder,
+    may_pass: bool,
+    max_turns: u32,
 }
 
 impl Hot {
@@ -301,6 +308,9 @@ impl Hot {
             },
             must_play_drawn: v.stuck.must_play_drawn,
             play_scoring: v.scoring.during_play != PlayScoring::None,
+            order: v.turn.order,
+            may_pass: v.stuck.may_pass,
+            max_turns: v.turn.max_turns,
         }
     }
 }
@@ -416,6 +426,8 @@ impl Game {
             history: Vec::with_capacity(48),
             hot: Hot::new(&rules, n),
             in_hands: TileSet::EMPTY,
+            reversed: false,
+            turns: 0,
             rules,
         })
     }
@@ -611,7 +623,7 @@ impl Game {
     #[inline]
     pub fn next_seat(&self, s: Seat) -> Seat {
         let last = self.hot.last_seat;
-        if self.hot.clockwise {
+        if self.hot.clockwise != self.reversed {
             Seat(if s.0 == last { 0 } else { s.0 + 1 })
         } else {
             Seat(if s.0 == 0 { last } else { s.0 - 1 })
@@ -772,6 +784,8 @@ impl Game {
         self.to_move = leader;
         self.lead_req = req;
         self.board.clear();
+        self.reversed = false;
+        self.turns = 0;
         self.drawn_by = [TileSet::EMPTY; MAX_SEATS];
         self.drawn_this_turn = 0;
         self.last_player = None;
@@ -849,8 +863,13 @@ impl Game {
         self.push_plays(seat, list);
         if list.is_empty() {
             list.push(if self.may_draw() { Move::Draw } else { Move::Pass });
-        } else if !self.hot.must_play_drawn && self.drawn_this_turn > 0 && self.may_draw() {
-            list.push(Move::Draw);
+        } else {
+            if !self.hot.must_play_drawn && self.drawn_this_turn > 0 && self.may_draw() {
+                list.push(Move::Draw);
+            }
+            if self.hot.may_pass {
+                list.push(Move::Pass);
+            }
         }
     }
 
@@ -882,7 +901,10 @@ impl Game {
                     && !self.board.is_empty()
                     && (!self.has_play(seat) || (!self.hot.must_play_drawn && self.drawn_this_turn > 0))
             }
-            Move::Pass => !self.board.is_empty() && !self.has_play(seat) && !self.may_draw(),
+            Move::Pass => {
+                !self.board.is_empty()
+                    && ((self.hot.may_pass && self.has_play(seat)) || (!self.has_play(seat) && !self.may_draw()))
+            }
         }
     }
 
@@ -947,7 +969,7 @@ impl Game {
                 if out {
                     self.end_hand(HandEnd::Out { seat, capicua }, &mut ev);
                 } else {
-                    self.advance(&mut ev);
+                    self.advance(false, &mut ev);
                 }
             }
             Move::Draw => {
@@ -963,7 +985,7 @@ impl Game {
                 self.history.push(Record { seat, action: Action::Pass { open_pips: self.board.open_pips() } });
                 self.board.open_arms_of(seat);
                 ev.push(Event::Passed { seat });
-                self.advance(&mut ev);
+                self.advance(true, &mut ev);
             }
         }
         ev
@@ -974,11 +996,30 @@ impl Game {
         self.board.ends().iter().filter(|e| self.may_use(seat, e) && r.playable_on(e.pip).contains(t)).nth(1).is_some()
     }
 
-    /// Passes the turn on; ends the hand if nobody can move any more.
-    fn advance(&mut self, ev: &mut Events) {
+    /// Passes the turn on; ends the hand if nobody can move any more (or
+    /// the turn cap is reached). `passed`: the seat passed rather than played.
+    fn advance(&mut self, passed: bool, ev: &mut Events) {
         self.drawn_this_turn = 0;
-        self.to_move = self.next_seat(self.to_move);
-        if self.anyone_can_move() {
+        self.turns += 1;
+        let seat = self.to_move;
+        self.to_move = match self.hot.order {
+            TurnOrder::Fixed => self.next_seat(seat),
+            TurnOrder::ReverseOnPass => {
+                self.reversed ^= passed;
+                self.next_seat(seat)
+            }
+            TurnOrder::RepeatWhileAble if !passed && self.has_play(seat) => seat,
+            TurnOrder::RepeatWhileAble => self.next_seat(seat),
+            TurnOrder::RandomSeat => {
+                // SplitMix64 of (seed, hand, turn): seeded and replayable
+                // without carrying a generator in the game state.
+                let mut x = self.seed ^ ((self.hand_no as u64) << 40) ^ self.turns as u64;
+                let r = crate::rng::splitmix64(&mut x);
+                Seat(((r >> 32) * self.table.seats() as u64 >> 32) as u8)
+            }
+        };
+        let capped = self.hot.max_turns != 0 && self.turns >= self.hot.max_turns;
+        if !capped && self.anyone_can_move() {
             return;
         }
         let blocker = self.last_player.unwrap_or(self.leader);

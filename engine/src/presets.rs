@@ -73,8 +73,8 @@ fn block() -> Variant {
         board: BoardLayout::Line,
         matching: MatchRule::Equal,
         wild: WildTiles::None,
-        turn: TurnSpec { direction: Direction::Clockwise },
-        stuck: StuckSpec { when_unable: WhenUnable::Pass, keep: 0, must_play_drawn: true },
+        turn: TurnSpec { direction: Direction::Clockwise, ..TurnSpec::default() },
+        stuck: StuckSpec { when_unable: WhenUnable::Pass, keep: 0, must_play_drawn: true, may_pass: false },
         blocked: BlockedSpec { compare: BlockedCompare::Seat, tie: BlockedTie::NoScore },
         scoring: ScoringSpec {
             out: HandPoints::Opponents,
@@ -94,7 +94,12 @@ fn draw() -> Variant {
         name: "draw".into(),
         description: "Draw game: as block, but a seat that cannot play draws until it can (2 tiles stay).".into(),
         deal: DealSpec { hand_size: HandSize::BySeats(vec![[2, 7], [3, 5], [4, 5]]), rest: Rest::Stock },
-        stuck: StuckSpec { when_unable: WhenUnable::DrawUntilPlayable, keep: 2, must_play_drawn: true },
+        stuck: StuckSpec {
+            when_unable: WhenUnable::DrawUntilPlayable,
+            keep: 2,
+            must_play_drawn: true,
+            may_pass: false,
+        },
         ..block()
     }
 }
@@ -115,7 +120,12 @@ fn all_fives() -> Variant {
             doubles: SpinnerDoubles::First,
             opens: SpinnerOpening::AfterBothSides,
         }),
-        stuck: StuckSpec { when_unable: WhenUnable::DrawUntilPlayable, keep: 0, must_play_drawn: true },
+        stuck: StuckSpec {
+            when_unable: WhenUnable::DrawUntilPlayable,
+            keep: 0,
+            must_play_drawn: true,
+            may_pass: false,
+        },
         scoring: ScoringSpec {
             out: HandPoints::Opponents,
             blocked: HandPoints::Opponents,
@@ -169,8 +179,8 @@ fn latin() -> Variant {
         board: BoardLayout::Line,
         matching: MatchRule::Equal,
         wild: WildTiles::None,
-        turn: TurnSpec { direction: Direction::CounterClockwise },
-        stuck: StuckSpec { when_unable: WhenUnable::Pass, keep: 0, must_play_drawn: true },
+        turn: TurnSpec { direction: Direction::CounterClockwise, ..TurnSpec::default() },
+        stuck: StuckSpec { when_unable: WhenUnable::Pass, keep: 0, must_play_drawn: true, may_pass: false },
         blocked: BlockedSpec { compare: BlockedCompare::Team, tie: BlockedTie::NoScore },
         scoring: ScoringSpec {
             out: HandPoints::Opponents,
@@ -227,7 +237,7 @@ fn longana() -> Variant {
             redeal_without_double: true,
         },
         board: BoardLayout::Longana(LonganaSpec { access: ArmAccess::OwnOrOpened }),
-        turn: TurnSpec { direction: Direction::CounterClockwise },
+        turn: TurnSpec { direction: Direction::CounterClockwise, ..TurnSpec::default() },
         blocked: BlockedSpec { compare: BlockedCompare::Seat, tie: BlockedTie::NoScore },
         ..block()
     }

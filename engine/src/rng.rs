@@ -29,8 +29,9 @@ impl Purpose {
     }
 }
 
-/// SplitMix64, used only to expand a 64-bit seed into a ChaCha key.
-fn splitmix64(state: &mut u64) -> u64 {
+/// SplitMix64: expands a 64-bit seed into a ChaCha key, and hashes
+/// (seed, hand, turn) for the random turn order.
+pub(crate) fn splitmix64(state: &mut u64) -> u64 {
     *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
     let mut z = *state;
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);

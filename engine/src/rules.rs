@@ -98,6 +98,17 @@ impl Rules {
         if v.stuck.when_unable != WhenUnable::Pass && v.deal.rest == Rest::OutOfPlay {
             return Err(err("stuck.when-unable", "drawing needs a stock: set deal.rest = \"stock\""));
         }
+        if v.stuck.may_pass && v.turn.max_turns == 0 {
+            return Err(err("turn.max-turns", "passing while able could go on forever: set a turn cap"));
+        }
+        if v.turn.order == TurnOrder::ReverseOnPass && v.turn.max_turns == 0 {
+            // Two stuck seats can hand the turn back and forth forever while
+            // the seats that could play never move.
+            return Err(err(
+                "turn.max-turns",
+                "reverse-on-pass can bounce between stuck seats forever: set a turn cap",
+            ));
+        }
         if v.stuck.when_unable == WhenUnable::DrawUpTo(0) {
             return Err(err("stuck.when-unable", "draw-up-to needs at least 1 tile"));
         }

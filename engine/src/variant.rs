@@ -409,6 +409,30 @@ pub struct TurnSpec {
     /// Seats are numbered clockwise around the table.
     #[serde(default)]
     pub direction: Direction,
+    /// How the next seat is chosen.
+    #[serde(default)]
+    pub order: TurnOrder,
+    /// A safety net for rules that could loop (passing while able): a hand
+    /// that reaches this many turns ends as blocked. 0: no cap.
+    #[serde(default)]
+    pub max_turns: u32,
+}
+
+/// How the next seat to move is chosen.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TurnOrder {
+    /// Round the table in the direction of play.
+    #[default]
+    Fixed,
+    /// A seat drawn at random (seeded) every turn, possibly the same one.
+    RandomSeat,
+    /// Round the table, reversing the direction whenever a seat passes.
+    /// Needs `turn.max-turns`: two stuck seats could otherwise bounce the
+    /// turn between them forever.
+    ReverseOnPass,
+    /// A seat that played moves again while it can play.
+    RepeatWhileAble,
 }
 
 /// Direction of play. Seats are numbered clockwise.
@@ -435,6 +459,10 @@ pub struct StuckSpec {
     /// keep drawing while the stock allows).
     #[serde(default = "yes")]
     pub must_play_drawn: bool,
+    /// A seat may pass even when it could play (then a pass no longer
+    /// proves a seat lacks the open pips). Needs `turn.max-turns`.
+    #[serde(default)]
+    pub may_pass: bool,
 }
 
 fn yes() -> bool {

@@ -121,7 +121,17 @@ fn arb_variant() -> impl Strategy<Value = Variant> {
         1 => Just(WildTiles::Matadors),
         1 => Just(WildTiles::List(vec![Tile::domino(0, 1)])),
     ];
+    let turns = (
+        prop_oneof![
+            3 => Just(TurnOrder::Fixed),
+            1 => Just(TurnOrder::RandomSeat),
+            1 => Just(TurnOrder::ReverseOnPass),
+            1 => Just(TurnOrder::RepeatWhileAble)
+        ],
+        prop_oneof![3 => Just(false), 1 => Just(true)],
+    );
     let misc = (
+        turns,
         matching,
         wild,
         prop_oneof![Just(Direction::Clockwise), Just(Direction::CounterClockwise)],
@@ -139,7 +149,7 @@ fn arb_variant() -> impl Strategy<Value = Variant> {
                 (compare, tie),
                 (out, blocked_points, round_to, capicua, win_bonus, during_play),
                 target,
-                (matching, wild, direction, hands),
+                ((order, may_pass), matching, wild, direction, hands),
             )| {
                 Variant {
                     name: "random".into(),
@@ -151,8 +161,8 @@ fn arb_variant() -> impl Strategy<Value = Variant> {
                     board,
                     matching,
                     wild,
-                    turn: TurnSpec { direction },
-                    stuck: StuckSpec { when_unable, keep, must_play_drawn },
+                    turn: TurnSpec { direction, order, max_turns: 0 },
+                    stuck: StuckSpec { when_unable, keep, must_play_drawn, may_pass },
                     blocked: BlockedSpec { compare, tie },
                     scoring: ScoringSpec { out, blocked: blocked_points, round_to, capicua, win_bonus, during_play },
                     target,
@@ -184,6 +194,9 @@ fn repair(mut v: Variant) -> Variant {
     }
     if v.stuck.when_unable != WhenUnable::Pass {
         v.deal.rest = Rest::Stock;
+    }
+    if v.stuck.may_pass || v.turn.order != TurnOrder::Fixed {
+        v.turn.max_turns = 100;
     }
     if v.visibility.hands == HandVisibility::Partners && v.players.teams == Teams::None {
         v.visibility.hands = HandVisibility::Own;
@@ -225,7 +238,7 @@ fn check_rules(rules: Arc<Rules>, seats: u8, seed: u64) -> Result<(), TestCaseEr
     // Every hand ends: a hand has at most (tiles) plays, (stock) draws and a
     // pass per seat between plays; the match at most MAX_HANDS_PER_MATCH hands.
     let cap = MAX_HANDS_PER_MATCH as usize * 2 * (rules.catalog().len() + 2) * (seats as usize + 1);
-    let hand_cap = 2 * (rules.catalog().len() + 2) * (seats as usize + 1);
+    let hand_cap = 2 * (rules.catalog().len() + 2) * (seats as usize + 1) + 2 * rules.variant().turn.max_turns as usize;
     let mut hand_steps = 0usize;
     let mut hand_no = g.hand_number();
     // Check the first hands of each match: long matches of rarely-scoring

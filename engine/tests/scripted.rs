@@ -308,3 +308,73 @@ fn tile_values_count_the_hands() {
         assert_eq!(g.hand_results()[0].pips[1], expected, "{value:?}");
     }
 }
+
+/// Block game, 3 seats clockwise, with the given turn order.
+fn three_seat_game(order: TurnOrder, may_pass: bool, hands: Vec<TileSet>) -> Game {
+    let mut v = preset("block").unwrap();
+    v.players.min = 3;
+    v.turn.order = order;
+    v.turn.max_turns = 60;
+    v.stuck.may_pass = may_pass;
+    Game::from_setup(rules(v), Seating::new(3), setup(1, hands, vec![], 0)).unwrap()
+}
+
+#[test]
+fn repeat_while_able_keeps_the_turn() {
+    let hands = vec![set(&[(1, 1), (1, 2), (2, 3)]), set(&[(5, 5), (6, 6)]), set(&[(4, 4), (0, 6)])];
+    let mut g = three_seat_game(TurnOrder::RepeatWhileAble, false, hands);
+    play_checked(&mut g, lead(1, 1));
+    assert_eq!(g.to_move(), Some(Seat(0)), "seat 0 can still play [1|2]: it moves again");
+    let m = on(&g, 1, 2, 0);
+    play_checked(&mut g, m);
+    assert_eq!(g.to_move(), Some(Seat(0)), "and again with [2|3]");
+}
+
+#[test]
+fn reverse_on_pass_turns_the_table_around() {
+    let hands = vec![set(&[(1, 1), (1, 2), (4, 5)]), set(&[(5, 5), (6, 6)]), set(&[(1, 3), (0, 6)])];
+    let mut g = three_seat_game(TurnOrder::ReverseOnPass, false, hands);
+    play_checked(&mut g, lead(1, 1));
+    assert_eq!(g.to_move(), Some(Seat(1)));
+    play_checked(&mut g, Move::Pass);
+    assert_eq!(g.to_move(), Some(Seat(0)), "after seat 1 passes, play runs counter-clockwise");
+    let m = on(&g, 1, 2, 0);
+    play_checked(&mut g, m);
+    assert_eq!(g.to_move(), Some(Seat(2)), "seat 0's next, counter-clockwise, is seat 2");
+}
+
+#[test]
+fn random_seat_order_is_seeded() {
+    let hands = vec![set(&[(1, 1), (1, 2)]), set(&[(1, 5), (2, 6)]), set(&[(1, 3), (2, 4)])];
+    let seats: Vec<Vec<u8>> = (0..2)
+        .map(|_| {
+            let mut g = three_seat_game(TurnOrder::RandomSeat, false, hands.clone());
+            let mut seen = vec![];
+            while g.hand_results().is_empty() {
+                seen.push(g.to_move().unwrap().0);
+                let m = g.legal_moves()[0];
+                play_checked(&mut g, m);
+            }
+            seen
+        })
+        .collect();
+    assert_eq!(seats[0], seats[1], "the same seed gives the same order");
+}
+
+#[test]
+fn passing_while_able_is_offered_and_capped() {
+    let hands = vec![set(&[(1, 1), (1, 2)]), set(&[(1, 5), (2, 6)]), set(&[(1, 3), (2, 4)])];
+    let mut g = three_seat_game(TurnOrder::Fixed, true, hands);
+    play_checked(&mut g, lead(1, 1));
+    assert!(g.legal_moves().contains(&Move::Pass), "seat 1 may pass though it holds [1|5]");
+    let mut turns = 1;
+    while g.hand_results().is_empty() {
+        play_checked(&mut g, Move::Pass);
+        turns += 1;
+    }
+    assert_eq!(turns, 60, "everyone passing ends the hand at the turn cap");
+    assert!(matches!(g.hand_results()[0].end, HandEnd::Blocked { .. }));
+    let mut v = preset("block").unwrap();
+    v.stuck.may_pass = true;
+    assert_eq!(v.validate().unwrap_err().field, "turn.max-turns");
+}
