@@ -1015,7 +1015,7 @@ impl Game {
                 // without carrying a generator in the game state.
                 let mut x = self.seed ^ ((self.hand_no as u64) << 40) ^ self.turns as u64;
                 let r = crate::rng::splitmix64(&mut x);
-                Seat(((r >> 32) * self.table.seats() as u64 >> 32) as u8)
+                Seat((((r >> 32) * self.table.seats() as u64) >> 32) as u8)
             }
         };
         let capped = self.hot.max_turns != 0 && self.turns >= self.hot.max_turns;
