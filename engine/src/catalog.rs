@@ -237,6 +237,12 @@ pub fn catalog() -> Vec<RuleOption> {
             "Ends divisible by 5 and/or 3 score sum/5 + sum/3."
         ),
         opt!(
+            "scoring.during-play",
+            "headers",
+            "Double and triple headers",
+            "Equal ends score 2, or 3 when one of them is a double (Bergen)."
+        ),
+        opt!(
             "target",
             "points",
             "Points",

@@ -1061,7 +1061,7 @@ impl Game {
             return false;
         }
         let rule = self.rules.variant().scoring.during_play;
-        let sum = self.board.end_sum() as i32;
+        let sum = if matches!(rule, PlayScoring::Headers) { 0 } else { self.board.end_sum() as i32 };
         let points = match rule {
             PlayScoring::None => 0,
             PlayScoring::EndsMultipleOf(k) => {
@@ -1081,6 +1081,12 @@ impl Game {
                 }
                 p
             }
+            PlayScoring::Headers => match self.board.ends() {
+                [a, b] if a.pip == b.pip && a.tile == b.tile => 2,
+                [a, b] if a.pip == b.pip && (a.double || b.double) => 3,
+                [a, b] if a.pip == b.pip => 2,
+                _ => 0,
+            },
         };
         if points == 0 {
             return false;

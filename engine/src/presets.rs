@@ -9,8 +9,18 @@ use crate::tile::Tile;
 use crate::variant::*;
 
 /// The names of every preset, in a stable order.
-pub const PRESETS: &[&str] =
-    &["block", "draw", "all-fives", "fives-and-threes", "latin", "puerto-rico", "cuban", "longana"];
+pub const PRESETS: &[&str] = &[
+    "block",
+    "draw",
+    "all-fives",
+    "fives-and-threes",
+    "latin",
+    "puerto-rico",
+    "cuban",
+    "longana",
+    "matador",
+    "bergen",
+];
 
 /// A preset by name, or `None`.
 ///
@@ -24,6 +34,8 @@ pub const PRESETS: &[&str] =
 /// | `puerto-rico` | as latin | | | | | | | going out: all three other hands; blocked: both teams' pips to the lighter team | 200 |
 /// | `cuban` | double-9 | 4, pairs | 10 | 15 out of play | pass | line | lot / next seat | losers' pips; blocked: lower team | 100 |
 /// | `longana` | double-9 | 2-4 | 8 | out of play | pass | longana, arm per seat | highest double / winner leads any double (redeal if none) | opponents' pips | 100 |
+/// | `matador` | double-6 | 2-4 | 7 (2 seats), 5 (3-4) | stock | draw until playable | line; joined ends sum to 7, matadors [0\|0] [1\|6] [2\|5] [3\|4] play anywhere | highest double / winner | opponents' pips | 100 |
+/// | `bergen` | double-6 | 2-4 | 6 (2-3), 5 (4) | stock | draw until playable | line | highest double / winner | headers during play (2, triple 3); 2 for winning | 15 |
 ///
 /// Choices where sources differ (each an option): `draw` keeps 2 tiles in the
 /// stock (common rules); `all-fives` deals 7 to every count (most sources;
@@ -32,7 +44,11 @@ pub const PRESETS: &[&str] =
 /// pips), compares team totals when blocked (eastern Cuba: single hands) and
 /// plays to 100 (sources: 100 or 150); `latin` and `cuban` later hands are led
 /// by the next seat (variant: the winner); `longana` arms open to everyone
-/// once their owner passes (variant: all arms always open).
+/// once their owner passes (variant: all arms always open); `matador` deals
+/// 7 to two seats and 5 to more (some sources: 5 to all) and draws to the
+/// last tile (some: keep 2); `bergen` plays to 15 at every table size
+/// (sources: 15 for two, 10 for three or four) and decides a block by the
+/// lightest hand (sources vary).
 ///
 /// ```
 /// use capicua_engine::{preset, PRESETS};
@@ -53,6 +69,8 @@ pub fn preset(name: &str) -> Option<Variant> {
         "puerto-rico" => puerto_rico(),
         "cuban" => cuban(),
         "longana" => longana(),
+        "matador" => matador(),
+        "bergen" => bergen(),
         _ => return None,
     })
 }
@@ -239,6 +257,47 @@ fn longana() -> Variant {
         board: BoardLayout::Longana(LonganaSpec { access: ArmAccess::OwnOrOpened }),
         turn: TurnSpec { direction: Direction::CounterClockwise, ..TurnSpec::default() },
         blocked: BlockedSpec { compare: BlockedCompare::Seat, tie: BlockedTie::NoScore },
+        ..block()
+    }
+}
+
+fn matador() -> Variant {
+    Variant {
+        name: "matador".into(),
+        description: "Matador: joined ends sum to 7; the matadors play anywhere; a blank end is dead.".into(),
+        deal: DealSpec { hand_size: HandSize::BySeats(vec![[2, 7], [3, 5], [4, 5]]), rest: Rest::Stock },
+        matching: MatchRule::SumTo(7),
+        wild: WildTiles::Matadors,
+        stuck: StuckSpec {
+            when_unable: WhenUnable::DrawUntilPlayable,
+            keep: 0,
+            must_play_drawn: true,
+            may_pass: false,
+        },
+        ..block()
+    }
+}
+
+fn bergen() -> Variant {
+    Variant {
+        name: "bergen".into(),
+        description: "Bergen: equal ends score 2 (3 with a double); going out or winning a block scores 2.".into(),
+        deal: DealSpec { hand_size: HandSize::BySeats(vec![[2, 6], [3, 6], [4, 5]]), rest: Rest::Stock },
+        stuck: StuckSpec {
+            when_unable: WhenUnable::DrawUntilPlayable,
+            keep: 0,
+            must_play_drawn: true,
+            may_pass: false,
+        },
+        scoring: ScoringSpec {
+            out: HandPoints::Nothing,
+            blocked: HandPoints::Nothing,
+            round_to: 0,
+            capicua: Capicua::None,
+            win_bonus: 2,
+            during_play: PlayScoring::Headers,
+        },
+        target: MatchTarget::Points { points: 15, exact: false, immediate: true },
         ..block()
     }
 }

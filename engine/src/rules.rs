@@ -216,7 +216,11 @@ impl Rules {
             PlayScoring::EndsMultipleOf(0) => {
                 return Err(err("scoring.during-play", "ends-multiple-of needs a positive number"));
             }
-            PlayScoring::None | PlayScoring::EndsMultipleOf(_) | PlayScoring::FivesAndThrees => {}
+            PlayScoring::Headers if v.board != BoardLayout::Line => {
+                return Err(err("scoring.during-play", "headers count the two ends of a line: set board = \"line\""));
+            }
+            PlayScoring::None | PlayScoring::EndsMultipleOf(_) | PlayScoring::FivesAndThrees | PlayScoring::Headers => {
+            }
         }
         let sc = &v.scoring;
         let can_score = sc.out != HandPoints::Nothing

@@ -583,6 +583,10 @@ pub enum PlayScoring {
     EndsMultipleOf(u8),
     /// Fives and Threes: sum/5 if divisible by 5 plus sum/3 if divisible by 3.
     FivesAndThrees,
+    /// Bergen, on a line: both ends show the same pip (a double-header) scores
+    /// 2, or 3 when one of those ends is a double (a triple-header); a
+    /// double alone on the table is a double-header.
+    Headers,
 }
 
 /// When the match ends.

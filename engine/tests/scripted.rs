@@ -378,3 +378,42 @@ fn passing_while_able_is_offered_and_capped() {
     v.stuck.may_pass = true;
     assert_eq!(v.validate().unwrap_err().field, "turn.max-turns");
 }
+
+#[test]
+fn bergen_headers() {
+    let hands = vec![set(&[(3, 3), (3, 5), (0, 1)]), set(&[(3, 6), (5, 6), (2, 2)])];
+    let mut g =
+        Game::from_setup(rules(preset("bergen").unwrap()), Seating::new(2), setup(0, hands, vec![], 0)).unwrap();
+    play_checked(&mut g, lead(3, 3));
+    assert_eq!(g.scores(), &[2, 0], "a lone double is a double-header");
+    let m = on(&g, 3, 6, 0);
+    play_checked(&mut g, m);
+    assert_eq!(g.scores(), &[2, 0], "6 and 3: nothing");
+    let m = on(&g, 3, 5, 1);
+    play_checked(&mut g, m);
+    assert_eq!(g.scores(), &[2, 0], "6 and 5: nothing");
+    let m = on(&g, 5, 6, 1);
+    play_checked(&mut g, m);
+    assert_eq!(g.hand_results()[0].play_points.as_slice(), &[2, 2], "6 and 6: a double-header");
+    // Nobody holds a 6 now: seat 0 ([0|1], 1 pip) wins the block and its 2.
+    assert_eq!(g.hand_results()[0].end, HandEnd::Blocked { blocker: Seat(1) });
+    assert_eq!(g.scores(), &[4, 2]);
+}
+
+#[test]
+fn matador_preset_plays_by_sums() {
+    let rules = rules(preset("matador").unwrap());
+    let hands = vec![set(&[(2, 3), (0, 0), (6, 6)]), set(&[(1, 4), (5, 5), (1, 1)])];
+    let mut g = Game::from_setup(rules, Seating::new(2), setup(1, hands, vec![], 0)).unwrap();
+    play_checked(&mut g, lead(2, 3));
+    // [1|4]: the 4 joins the 3 (sum 7); [5|5] joins the 2; [1|1] joins nothing.
+    let tiles: Vec<Tile> = g
+        .legal_moves()
+        .iter()
+        .filter_map(|m| match m {
+            Move::Play { tile, .. } => Some(*tile),
+            _ => None,
+        })
+        .collect();
+    assert!(tiles.contains(&d(1, 4)) && tiles.contains(&d(5, 5)) && !tiles.contains(&d(1, 1)), "{tiles:?}");
+}
