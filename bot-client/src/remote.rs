@@ -98,7 +98,9 @@ pub struct Connection {
 impl Connection {
     /// Connects (Nagle off: frames are small and latency matters).
     pub async fn connect(url: &str) -> Result<Connection, RemoteError> {
-        let (ws, _) = tokio_tungstenite::connect_async_with_config(url, None, true).await?;
+        // Small read buffer: the transport zero-fills it on every read.
+        let config = tokio_tungstenite::tungstenite::protocol::WebSocketConfig::default().read_buffer_size(4096);
+        let (ws, _) = tokio_tungstenite::connect_async_with_config(url, Some(config), true).await?;
         Ok(Connection { ws, next_id: 0 })
     }
 
