@@ -63,19 +63,21 @@ async fn ws(State(state): State<Arc<AppState>>, upgrade: WebSocketUpgrade) -> Re
     // A small read buffer: the transport zero-fills the whole buffer on
     // every read, and at the default 128 KiB that memset dominated a
     // profile of small-frame traffic.
-    upgrade.max_message_size(1 << 20).max_frame_size(1 << 20).read_buffer_size(4096).on_upgrade(move |socket| async move {
-        let (sink, stream) = socket.split();
-        match state.conn_permits.clone().try_acquire_owned() {
-            Ok(permit) => {
-                crate::conn::serve(state, sink, stream).await;
-                drop(permit);
+    upgrade.max_message_size(1 << 20).max_frame_size(1 << 20).read_buffer_size(4096).on_upgrade(
+        move |socket| async move {
+            let (sink, stream) = socket.split();
+            match state.conn_permits.clone().try_acquire_owned() {
+                Ok(permit) => {
+                    crate::conn::serve(state, sink, stream).await;
+                    drop(permit);
+                }
+                Err(_) => {
+                    crate::metrics::Metrics::inc(&state.metrics.connections_refused);
+                    crate::conn::refuse(sink).await;
+                }
             }
-            Err(_) => {
-                crate::metrics::Metrics::inc(&state.metrics.connections_refused);
-                crate::conn::refuse(sink).await;
-            }
-        }
-    })
+        },
+    )
 }
 
 #[derive(Serialize)]
