@@ -421,3 +421,47 @@ impl Conn {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{AppState, Config, Db};
+
+    /// The handler over plain channels: no socket, no HTTP.
+    #[tokio::test]
+    async fn a_connection_driven_through_channels_answers_in_order() {
+        let path = std::env::temp_dir().join(format!("capicua-conn-unit-{}.db", std::process::id()));
+        let _ = std::fs::remove_file(&path);
+        let db = Db::open(path.to_str().unwrap()).await.unwrap();
+        let (state, _shutdown, _done) = AppState::new(db, Config::default());
+        let frames = [
+            r#"{"id":1,"type":"ping"}"#,
+            r#"{"id":2,"type":"hello","version":1}"#,
+            r#"{"oops"#,
+            r#"{"id":3,"type":"join","room":77}"#,
+        ];
+        let input = futures_util::stream::iter(
+            frames.iter().map(|f| Ok::<_, std::convert::Infallible>(Message::Text((*f).into()))).collect::<Vec<_>>(),
+        );
+        let (tx, mut rx) = mpsc::unbounded_channel::<Message>();
+        let sink = futures_util::sink::unfold(tx, |tx, m: Message| async move {
+            tx.send(m).map_err(|_| ())?;
+            Ok::<_, ()>(tx)
+        });
+        serve(state, Box::pin(sink), input).await;
+        let mut got = vec![];
+        while let Ok(Message::Text(t)) = rx.try_recv() {
+            let v: serde_json::Value = serde_json::from_str(&t).unwrap();
+            got.push((v["id"].as_u64(), v["type"].as_str().unwrap().to_string(), v["code"].as_str().map(String::from)));
+        }
+        assert_eq!(
+            got,
+            vec![
+                (Some(1), "pong".into(), None),
+                (Some(2), "welcome".into(), None),
+                (None, "error".into(), Some("bad-json".into())),
+                (Some(3), "error".into(), Some("no-such-room".into())),
+            ]
+        );
+    }
+}

@@ -197,6 +197,26 @@ pub struct AppState {
 }
 
 impl AppState {
+    /// Fresh shared state, with the sender that signals shutdown and the
+    /// receiver that yields `None` once every task guard is dropped.
+    pub fn new(db: Db, config: Config) -> (Arc<AppState>, watch::Sender<bool>, mpsc::Receiver<()>) {
+        let (shutdown_tx, shutdown_rx) = watch::channel(false);
+        let (done_tx, done_rx) = mpsc::channel::<()>(1);
+        let state = Arc::new(AppState {
+            conn_permits: Arc::new(Semaphore::new(config.max_connections)),
+            config,
+            db,
+            rooms: Mutex::new(HashMap::new()),
+            seats_by_player: Mutex::new(HashMap::new()),
+            metrics: metrics::Metrics::default(),
+            next_conn: AtomicU64::new(0),
+            closing: AtomicBool::new(false),
+            shutdown: shutdown_rx,
+            done: done_tx,
+        });
+        (state, shutdown_tx, done_rx)
+    }
+
     /// A fresh connection id.
     pub fn next_conn_id(&self) -> ConnId {
         self.next_conn.fetch_add(1, Ordering::Relaxed) + 1
@@ -228,20 +248,8 @@ pub async fn run(
     config: Config,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServerError> {
-    let (shutdown_tx, shutdown_rx) = watch::channel(false);
-    let (done_tx, mut done_rx) = mpsc::channel::<()>(1);
-    let state = Arc::new(AppState {
-        conn_permits: Arc::new(Semaphore::new(config.max_connections)),
-        config,
-        db: db.clone(),
-        rooms: Mutex::new(HashMap::new()),
-        seats_by_player: Mutex::new(HashMap::new()),
-        metrics: metrics::Metrics::default(),
-        next_conn: AtomicU64::new(0),
-        closing: AtomicBool::new(false),
-        shutdown: shutdown_rx.clone(),
-        done: done_tx,
-    });
+    let (state, shutdown_tx, mut done_rx) = AppState::new(db.clone(), config);
+    let shutdown_rx = state.shutdown();
     let app = http::router(state.clone());
     let mut http_shutdown = shutdown_rx.clone();
     // Prompts and moves are small frames on a round trip: Nagle's algorithm
