@@ -108,6 +108,13 @@ pub fn catalog() -> Vec<RuleOption> {
             "An explicit partition of the seats.",
             Param { name: "teams", kind: ParamKind::Rules, default: "[]" }
         ),
+        opt!("deal.method", "random", "Random", "Each seat takes the next tiles of the shuffled set."),
+        opt!(
+            "deal.method",
+            "same-suit",
+            "All of a suit",
+            "Each seat gets as many tiles of one pip as it can hold, the rest at random."
+        ),
         opt!("deal.rest", "stock", "Stock", "Undealt tiles form a stock seats may draw from."),
         opt!("deal.rest", "out-of-play", "Out of play", "Undealt tiles lie face down for the whole hand."),
         opt!(
@@ -285,6 +292,7 @@ mod tests {
             ("tiles.value", accepted::<TileValue>()),
             ("players.teams", accepted::<Teams>()),
             ("deal.rest", accepted::<Rest>()),
+            ("deal.method", accepted::<DealMethod>()),
             ("lead.first", accepted::<FirstLeader>()),
             ("lead.later", accepted::<LaterLeader>()),
             ("lead.tile", accepted::<LeadTile>()),

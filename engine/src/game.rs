@@ -636,7 +636,11 @@ impl Game {
         let len = self.rules.catalog().len();
         let mut deck = IDENTITY_DECK;
         let deck = &mut deck[..len];
-        GameRng::new(self.seed, Purpose::Deal { hand: self.hand_no, attempt }).shuffle(deck);
+        let mut rng = GameRng::new(self.seed, Purpose::Deal { hand: self.hand_no, attempt });
+        rng.shuffle(deck);
+        if self.rules.variant().deal.method == DealMethod::SameSuit {
+            self.gather_suits(deck, n, h, &mut rng);
+        }
         let mut dealt = TileSet::EMPTY;
         for s in 0..n {
             self.hands[s] = deck[s * h..(s + 1) * h].iter().copied().collect();
@@ -651,6 +655,31 @@ impl Game {
             // after the hands is drawn first.
             Rest::Stock => self.stock.extend(rest.iter().rev().copied()),
             Rest::OutOfPlay => self.out_of_play = rest.iter().copied().collect(),
+        }
+    }
+
+    /// Reorders the shuffled `deck` so that seat `s`'s slice
+    /// `s * h .. (s + 1) * h` starts with as many tiles of one pip as it can
+    /// hold, the pip drawn among those with the most tiles left.
+    fn gather_suits(&self, deck: &mut [Tile], n: usize, h: usize, rng: &mut GameRng) {
+        let max_pip = self.rules.catalog().max_pip();
+        for s in 0..n {
+            let start = s * h;
+            let left = &deck[start..];
+            let count = |p: u8| left.iter().filter(|t| t.faces().0 == p || t.faces().1 == p).count();
+            let best = (0..=max_pip).map(count).max().unwrap_or(0);
+            let candidates: ArrayVec<u8, { crate::tile::PIP_VALUES }> =
+                (0..=max_pip).filter(|&p| count(p) == best).collect();
+            let pip = candidates[rng.below(candidates.len() as u32) as usize];
+            // Stable partition of the remainder: the pip's tiles first.
+            let mut next = start;
+            for i in start..deck.len() {
+                let (lo, hi) = deck[i].faces();
+                if (lo == pip || hi == pip) && next < start + h {
+                    deck[next..=i].rotate_right(1);
+                    next += 1;
+                }
+            }
         }
     }
 

@@ -81,7 +81,11 @@ fn block() -> Variant {
         description: "Block game: double-six, pass when unable, lowest hand wins a block.".into(),
         tiles: TileSpec { max_pip: 6, value: TileValue::PipSum },
         players: PlayersSpec { min: 2, max: 4, teams: Teams::None },
-        deal: DealSpec { hand_size: HandSize::BySeats(vec![[2, 7], [3, 5], [4, 5]]), rest: Rest::OutOfPlay },
+        deal: DealSpec {
+            hand_size: HandSize::BySeats(vec![[2, 7], [3, 5], [4, 5]]),
+            rest: Rest::OutOfPlay,
+            method: DealMethod::Random,
+        },
         lead: LeadSpec {
             first: FirstLeader::HighestDouble,
             later: LaterLeader::Winner,
@@ -111,7 +115,11 @@ fn draw() -> Variant {
     Variant {
         name: "draw".into(),
         description: "Draw game: as block, but a seat that cannot play draws until it can (2 tiles stay).".into(),
-        deal: DealSpec { hand_size: HandSize::BySeats(vec![[2, 7], [3, 5], [4, 5]]), rest: Rest::Stock },
+        deal: DealSpec {
+            hand_size: HandSize::BySeats(vec![[2, 7], [3, 5], [4, 5]]),
+            rest: Rest::Stock,
+            method: DealMethod::Random,
+        },
         stuck: StuckSpec {
             when_unable: WhenUnable::DrawUntilPlayable,
             keep: 2,
@@ -127,7 +135,7 @@ fn all_fives() -> Variant {
         name: "all-fives".into(),
         description: "All Fives (Muggins with a spinner): score the open ends when they make a multiple of 5.".into(),
         players: PlayersSpec { min: 2, max: 4, teams: Teams::PairsIfFourPlus },
-        deal: DealSpec { hand_size: HandSize::Fixed(7), rest: Rest::Stock },
+        deal: DealSpec { hand_size: HandSize::Fixed(7), rest: Rest::Stock, method: DealMethod::Random },
         lead: LeadSpec {
             first: FirstLeader::Lot,
             later: LaterLeader::Winner,
@@ -187,7 +195,7 @@ fn latin() -> Variant {
         description: "Latin American partnership: 4 players in pairs, all 28 tiles dealt, [6|6] leads.".into(),
         tiles: TileSpec { max_pip: 6, value: TileValue::PipSum },
         players: PlayersSpec { min: 4, max: 4, teams: Teams::Pairs },
-        deal: DealSpec { hand_size: HandSize::Fixed(7), rest: Rest::OutOfPlay },
+        deal: DealSpec { hand_size: HandSize::Fixed(7), rest: Rest::OutOfPlay, method: DealMethod::Random },
         lead: LeadSpec {
             first: FirstLeader::HolderOf(Tile::domino(6, 6)),
             later: LaterLeader::Next,
@@ -230,7 +238,7 @@ fn cuban() -> Variant {
         name: "cuban".into(),
         description: "Cuban double-nine partnership: 10 tiles each, 15 out of play, no drawing.".into(),
         tiles: TileSpec { max_pip: 9, value: TileValue::PipSum },
-        deal: DealSpec { hand_size: HandSize::Fixed(10), rest: Rest::OutOfPlay },
+        deal: DealSpec { hand_size: HandSize::Fixed(10), rest: Rest::OutOfPlay, method: DealMethod::Random },
         lead: LeadSpec {
             first: FirstLeader::Lot,
             later: LaterLeader::Next,
@@ -247,7 +255,7 @@ fn longana() -> Variant {
         description: "Longana: double-nine, the lead double opens an arm for every player.".into(),
         tiles: TileSpec { max_pip: 9, value: TileValue::PipSum },
         players: PlayersSpec { min: 2, max: 4, teams: Teams::None },
-        deal: DealSpec { hand_size: HandSize::Fixed(8), rest: Rest::OutOfPlay },
+        deal: DealSpec { hand_size: HandSize::Fixed(8), rest: Rest::OutOfPlay, method: DealMethod::Random },
         lead: LeadSpec {
             first: FirstLeader::HighestDouble,
             later: LaterLeader::Winner,
@@ -265,7 +273,11 @@ fn matador() -> Variant {
     Variant {
         name: "matador".into(),
         description: "Matador: joined ends sum to 7; the matadors play anywhere; a blank end is dead.".into(),
-        deal: DealSpec { hand_size: HandSize::BySeats(vec![[2, 7], [3, 5], [4, 5]]), rest: Rest::Stock },
+        deal: DealSpec {
+            hand_size: HandSize::BySeats(vec![[2, 7], [3, 5], [4, 5]]),
+            rest: Rest::Stock,
+            method: DealMethod::Random,
+        },
         matching: MatchRule::SumTo(7),
         wild: WildTiles::Matadors,
         stuck: StuckSpec {
@@ -282,7 +294,11 @@ fn bergen() -> Variant {
     Variant {
         name: "bergen".into(),
         description: "Bergen: equal ends score 2 (3 with a double); going out or winning a block scores 2.".into(),
-        deal: DealSpec { hand_size: HandSize::BySeats(vec![[2, 6], [3, 6], [4, 5]]), rest: Rest::Stock },
+        deal: DealSpec {
+            hand_size: HandSize::BySeats(vec![[2, 6], [3, 6], [4, 5]]),
+            rest: Rest::Stock,
+            method: DealMethod::Random,
+        },
         stuck: StuckSpec {
             when_unable: WhenUnable::DrawUntilPlayable,
             keep: 0,

@@ -160,6 +160,22 @@ pub struct DealSpec {
     pub hand_size: HandSize,
     /// What happens to the tiles not dealt.
     pub rest: Rest,
+    /// How hands are made from the shuffled tiles.
+    #[serde(default)]
+    pub method: DealMethod,
+}
+
+/// How hands are made from the shuffled tiles.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DealMethod {
+    /// Each seat takes the next tiles of the shuffled set.
+    #[default]
+    Random,
+    /// Each seat in turn, from seat 0, takes as many tiles as it can of one
+    /// pip drawn at random (among the pips with the most tiles left), and
+    /// the rest of its hand from the shuffled remainder.
+    SameSuit,
 }
 
 /// Tiles per seat: a number, or a table by seat count.

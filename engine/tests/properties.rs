@@ -28,7 +28,11 @@ fn arb_variant() -> impl Strategy<Value = Variant> {
         0u8..=2,
         prop_oneof![Just(Teams::None), Just(Teams::Pairs), Just(Teams::PairsIfFourPlus), Just(Teams::Alternate)],
     );
-    let deal = (1u8..=9, prop_oneof![Just(Rest::Stock), Just(Rest::OutOfPlay)]);
+    let deal = (
+        1u8..=9,
+        prop_oneof![Just(Rest::Stock), Just(Rest::OutOfPlay)],
+        prop_oneof![3 => Just(DealMethod::Random), 1 => Just(DealMethod::SameSuit)],
+    );
     let lead = (
         prop_oneof![
             (0u8..=6, 0u8..=6).prop_map(|(a, b)| FirstLeader::HolderOf(Tile::domino(a, b))),
@@ -142,7 +146,7 @@ fn arb_variant() -> impl Strategy<Value = Variant> {
             |(
                 (max_pip, value),
                 (min, extra, teams),
-                (hand, rest),
+                (hand, rest, method),
                 (first, later, tile, redeal),
                 board,
                 (when_unable, keep, must_play_drawn),
@@ -156,7 +160,7 @@ fn arb_variant() -> impl Strategy<Value = Variant> {
                     description: String::new(),
                     tiles: TileSpec { max_pip, value },
                     players: PlayersSpec { min, max: (min + extra).min(MAX_SEATS as u8), teams },
-                    deal: DealSpec { hand_size: HandSize::Fixed(hand), rest },
+                    deal: DealSpec { hand_size: HandSize::Fixed(hand), rest, method },
                     lead: LeadSpec { first, later, tile, redeal_without_double: redeal },
                     board,
                     matching,

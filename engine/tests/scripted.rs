@@ -417,3 +417,22 @@ fn matador_preset_plays_by_sums() {
         .collect();
     assert!(tiles.contains(&d(1, 4)) && tiles.contains(&d(5, 5)) && !tiles.contains(&d(1, 1)), "{tiles:?}");
 }
+
+#[test]
+fn same_suit_deal_gives_each_seat_a_suit() {
+    let mut v = preset("block").unwrap();
+    v.deal.method = DealMethod::SameSuit;
+    let rules = rules(v);
+    for seed in 0..50 {
+        let g = Game::new(rules.clone(), Seating::new(2), seed).unwrap();
+        // Seat 0 chooses first from all 28 tiles: every pip has 7, so it
+        // gets 7 of one pip. Seat 1 gets as many of one pip as remain (at
+        // least 6: the pip shares only one tile with seat 0's suit).
+        for (seat, at_least) in [(0u8, 7usize), (1, 6)] {
+            let hand = g.hand(Seat(seat));
+            let best = (0..=6u8).map(|p| hand.and(rules.catalog().suit(p)).len()).max().unwrap();
+            assert!(best >= at_least, "seed {seed} seat {seat}: {hand:?}");
+        }
+        assert_tiles_conserved(&g);
+    }
+}
