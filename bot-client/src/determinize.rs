@@ -10,8 +10,8 @@
 //! construction; the constraints below only make the sampler find one
 //! quickly:
 //!
-//! - a seat holds no tile showing a pip it has passed on since its last
-//!   draw ([`PublicFacts::voids`]);
+//! - a seat holds no tile that joins an end it has passed on since its
+//!   last draw ([`PublicFacts::excluded`]);
 //! - each seat holds exactly its public number of tiles, the stock its
 //!   public size;
 //! - a seat's hand at the start of the hand is what it played plus what it
@@ -138,8 +138,7 @@ impl Plan {
                     hidden.push((s, view.hand_len(s)));
                     let mut a = TileSet::EMPTY;
                     for &t in &unknown {
-                        let (lo, hi) = t.faces();
-                        let void = facts.voids[s.index()] & ((1 << lo) | (1 << hi)) != 0;
+                        let void = facts.excluded[s.index()].contains(t);
                         let excluded = facts.draws[s.index()] == 0 && forbidden_at_start.contains(t);
                         if !void && !excluded {
                             a.insert(t);

@@ -12,13 +12,17 @@ use crate::seat_view::SeatView;
 pub struct PublicFacts {
     /// Tiles each seat played this hand.
     pub played_by: [TileSet; MAX_SEATS],
-    /// Pips each seat has shown it lacks *now* (bit `p` for pip `p`). A
-    /// seat that passes, or starts drawing, holds no tile joining an open
-    /// end it may use; since then it has gained only tiles it drew while
+    /// Pips of open ends each seat has shown it cannot follow *now* (bit `p`
+    /// for pip `p`). A seat that passes, or starts drawing, holds no tile
+    /// joining an open end it may use; since then it has gained only tiles it drew while
     /// unable to play (when drawn tiles that fit must be played), so its
     /// hand still lacks those pips. (Not for a seat in the middle of
     /// drawing: its last drawn tile may fit.)
     pub voids: [u32; MAX_SEATS],
+    /// Tiles each seat cannot hold now: those joining a pip of
+    /// [`PublicFacts::voids`] under the variant's matching rule (for equal
+    /// faces, the tiles showing the pip).
+    pub excluded: [TileSet; MAX_SEATS],
     /// Passes by seat.
     pub passes: [u32; MAX_SEATS],
     /// Draws by seat.
@@ -188,10 +192,17 @@ impl PublicFacts {
         if let Some(last) = history.last().filter(|r| r.action == Action::Draw) {
             f.voids[last.seat.index()] = 0;
         }
+        for s in 0..view.seats() as usize {
+            let mut bits = f.voids[s];
+            while bits != 0 {
+                f.excluded[s] = f.excluded[s].or(rules.playable_on(bits.trailing_zeros() as u8));
+                bits &= bits - 1;
+            }
+        }
         f
     }
 
-    /// Whether `s` has shown it lacks pip `p`.
+    /// Whether `s` has shown it cannot follow an end showing pip `p`.
     pub fn lacks(&self, s: Seat, p: u8) -> bool {
         self.voids[s.index()] & (1 << p) != 0
     }
