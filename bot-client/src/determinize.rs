@@ -30,7 +30,7 @@ use crate::rng::{BotRng, derive_seed};
 use crate::seat_view::SeatView;
 
 /// How many times [`sample`] tries before giving up.
-pub const MAX_ATTEMPTS: usize = 64;
+pub const MAX_ATTEMPTS: usize = 256;
 
 /// A sampled deal: the current hand of every seat and the game replayed to
 /// the viewer's position.
