@@ -179,11 +179,9 @@ fn load_variant(name: &str) -> Result<Variant> {
     }
     if Path::new(name).exists() {
         let text = std::fs::read_to_string(name).with_context(|| format!("reading {name}"))?;
-        return if name.ends_with(".toml") {
-            toml::from_str(&text).with_context(|| format!("parsing variant file {name}"))
-        } else {
-            serde_json::from_str(&text).with_context(|| format!("parsing variant file {name}"))
-        };
+        // The engine's loader: `base = "<preset>"` + overrides, and errors
+        // that name the line, the field and the allowed values.
+        return Variant::from_file_text(name, &text).map_err(|e| anyhow::anyhow!("{e}"));
     }
     bail!("{name:?} is neither a preset ({}) nor a variant file", capicua_engine::PRESETS.join(", "))
 }
