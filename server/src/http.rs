@@ -91,7 +91,13 @@ async fn variants() -> Json<serde_json::Value> {
         .iter()
         .filter_map(|&name| Some(PresetEntry { name, variant: capicua_engine::preset(name)? }))
         .collect();
-    Json(serde_json::json!({ "presets": presets, "strategies": crate::bots::names() }))
+    // The rule catalog lets a client build its variant menus: every option
+    // of every field with its parameters.
+    Json(serde_json::json!({
+        "presets": presets,
+        "catalog": capicua_engine::catalog(),
+        "strategies": crate::bots::names(),
+    }))
 }
 
 async fn rooms(State(state): State<Arc<AppState>>) -> Json<Vec<capicua_protocol::RoomInfo>> {

@@ -64,6 +64,8 @@ async fn hosted_bots_alone_play_one_match_a_spectator_watches_and_rest_endpoints
     assert_eq!(replay["variant"]["name"], "all-fives");
     assert_eq!(server.get("/healthz").await, (200, "ok".into()));
     let variants = server.get_json("/api/variants").await;
+    let catalog = variants["catalog"].as_array().expect("the rule catalog is served");
+    assert!(catalog.iter().any(|o| o["id"] == "matching.sum-to" && o["params"][0]["name"] == "k"));
     assert_eq!(variants["presets"].as_array().unwrap().len(), capicua_engine::PRESETS.len());
     assert!(variants["strategies"].as_array().unwrap().contains(&json!("random")));
 }
