@@ -636,7 +636,7 @@ impl Game {
         let len = self.rules.catalog().len();
         let mut deck = IDENTITY_DECK;
         let deck = &mut deck[..len];
-        let mut rng = GameRng::new(self.seed, Purpose::Deal { hand: self.hand_no, attempt });
+        let mut rng = GameRng::for_purpose(self.seed, Purpose::Deal { hand: self.hand_no, attempt });
         rng.shuffle(deck);
         if self.rules.variant().deal.method == DealMethod::SameSuit {
             self.gather_suits(deck, n, h, &mut rng);
@@ -761,7 +761,7 @@ impl Game {
                 FirstLeader::HighestDouble => return highest_double().or_else(|| self.no_double_fallback(Seat(0))),
                 FirstLeader::Seat(s) => Seat(s),
                 FirstLeader::Lot => {
-                    Seat(GameRng::new(self.seed, Purpose::Lot { hand: self.hand_no }).below(n as u32) as u8)
+                    Seat(GameRng::for_purpose(self.seed, Purpose::Lot { hand: self.hand_no }).below(n as u32) as u8)
                 }
             }
         } else {

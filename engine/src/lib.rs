@@ -60,6 +60,7 @@ pub use game::{
 };
 pub use moves::{EndId, MAX_MOVES, Move, MoveList};
 pub use presets::{PRESETS, preset};
+pub use rng::SeededRng;
 pub use rules::Rules;
 pub use seating::{MAX_SEATS, Seat, Seating, Side, Table};
 pub use tile::{MAX_PIP, MAX_TILES, PIP_VALUES, Tile, TileCatalog, TileSet, TileSetIter};

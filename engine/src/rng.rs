@@ -10,8 +10,8 @@
 use rand_chacha::ChaCha8Rng;
 use rand_core::{RngCore, SeedableRng};
 
-/// What a random stream is used for; each gets a distinct ChaCha stream so
-/// that adding a new use never shifts the numbers of an existing one.
+/// What a random stream is used for in a game; each gets a distinct ChaCha
+/// stream so that adding a new use never shifts the numbers of an existing one.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Purpose {
     /// Shuffling the tiles of hand `hand`, attempt `attempt` (redeals).
@@ -21,7 +21,7 @@ pub(crate) enum Purpose {
 }
 
 impl Purpose {
-    fn stream(self) -> u64 {
+    pub(crate) fn stream(self) -> u64 {
         match self {
             Purpose::Deal { hand, attempt } => (1 << 60) | ((hand as u64) << 20) | attempt as u64,
             Purpose::Lot { hand } => (2 << 60) | hand as u64,
@@ -39,23 +39,43 @@ pub(crate) fn splitmix64(state: &mut u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// The engine's random source: ChaCha8 keyed by the game seed.
-pub(crate) struct GameRng(ChaCha8Rng);
+/// Seeded randomness with a stable, named algorithm: ChaCha8 keyed from a
+/// 64-bit seed by SplitMix64, on a caller-chosen ChaCha stream, with bounded
+/// integers by Lemire's method written here. The same (seed, stream) gives
+/// the same numbers forever; the engine uses it for deals and lots, the
+/// tournament library for draws, tie-breaks and its lenient judge.
+///
+/// ```
+/// use capicua_engine::SeededRng;
+/// let a: Vec<u32> = { let mut r = SeededRng::new(7, 1); (0..4).map(|_| r.below(10)).collect() };
+/// let b: Vec<u32> = { let mut r = SeededRng::new(7, 1); (0..4).map(|_| r.below(10)).collect() };
+/// assert_eq!(a, b);
+/// ```
+pub struct SeededRng(ChaCha8Rng);
 
-impl GameRng {
-    pub(crate) fn new(seed: u64, purpose: Purpose) -> GameRng {
+/// The engine's own name for it.
+pub(crate) type GameRng = SeededRng;
+
+impl SeededRng {
+    /// The generator for `seed` on ChaCha stream `stream`.
+    pub fn new(seed: u64, stream: u64) -> SeededRng {
         let mut state = seed;
         let mut key = [0u8; 32];
         for chunk in key.chunks_exact_mut(8) {
             chunk.copy_from_slice(&splitmix64(&mut state).to_le_bytes());
         }
         let mut rng = ChaCha8Rng::from_seed(key);
-        rng.set_stream(purpose.stream());
-        GameRng(rng)
+        rng.set_stream(stream);
+        SeededRng(rng)
+    }
+
+    /// The generator of a game purpose.
+    pub(crate) fn for_purpose(seed: u64, purpose: Purpose) -> SeededRng {
+        SeededRng::new(seed, purpose.stream())
     }
 
     /// A uniform integer in `0..n` (`n > 0`), by Lemire's method.
-    pub(crate) fn below(&mut self, n: u32) -> u32 {
+    pub fn below(&mut self, n: u32) -> u32 {
         debug_assert!(n > 0);
         let mut m = self.0.next_u32() as u64 * n as u64;
         if (m as u32) < n {
@@ -68,7 +88,7 @@ impl GameRng {
     }
 
     /// Fisher-Yates shuffle, from the last element down.
-    pub(crate) fn shuffle<T>(&mut self, items: &mut [T]) {
+    pub fn shuffle<T>(&mut self, items: &mut [T]) {
         for i in (1..items.len()).rev() {
             let j = self.below(i as u32 + 1) as usize;
             items.swap(i, j);
@@ -82,7 +102,7 @@ mod tests {
 
     #[test]
     fn below_is_in_range_and_covers_it() {
-        let mut rng = GameRng::new(7, Purpose::Lot { hand: 0 });
+        let mut rng = GameRng::for_purpose(7, Purpose::Lot { hand: 0 });
         let mut seen = [0u32; 7];
         for _ in 0..7000 {
             let x = rng.below(7) as usize;
@@ -95,7 +115,7 @@ mod tests {
     fn shuffle_is_uniform_over_positions() {
         // 5 items: each item lands in each position 1/5 of the time.
         let mut counts = [[0u32; 5]; 5];
-        let mut rng = GameRng::new(3, Purpose::Deal { hand: 0, attempt: 0 });
+        let mut rng = GameRng::for_purpose(3, Purpose::Deal { hand: 0, attempt: 0 });
         for _ in 0..50_000 {
             let mut v = [0usize, 1, 2, 3, 4];
             rng.shuffle(&mut v);
@@ -113,7 +133,7 @@ mod tests {
     #[test]
     fn batches_use_several_draws_for_long_decks() {
         // 190 tiles (double-18) need many batches; all items must survive.
-        let mut rng = GameRng::new(5, Purpose::Deal { hand: 2, attempt: 0 });
+        let mut rng = GameRng::for_purpose(5, Purpose::Deal { hand: 2, attempt: 0 });
         let mut v: Vec<u16> = (0..190).collect();
         rng.shuffle(&mut v);
         let mut sorted = v.clone();
@@ -125,15 +145,15 @@ mod tests {
     #[test]
     fn streams_differ_and_repeat() {
         let a: Vec<u32> = {
-            let mut r = GameRng::new(1, Purpose::Deal { hand: 0, attempt: 0 });
+            let mut r = GameRng::for_purpose(1, Purpose::Deal { hand: 0, attempt: 0 });
             (0..8).map(|_| r.below(1000)).collect()
         };
         let b: Vec<u32> = {
-            let mut r = GameRng::new(1, Purpose::Deal { hand: 1, attempt: 0 });
+            let mut r = GameRng::for_purpose(1, Purpose::Deal { hand: 1, attempt: 0 });
             (0..8).map(|_| r.below(1000)).collect()
         };
         let a2: Vec<u32> = {
-            let mut r = GameRng::new(1, Purpose::Deal { hand: 0, attempt: 0 });
+            let mut r = GameRng::for_purpose(1, Purpose::Deal { hand: 0, attempt: 0 });
             (0..8).map(|_| r.below(1000)).collect()
         };
         assert_ne!(a, b);

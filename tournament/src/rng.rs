@@ -1,11 +1,9 @@
 //! Seeded randomness that replays forever.
 //!
-//! Same scheme as the engine: ChaCha8 keyed from the 64-bit tournament seed by
-//! SplitMix64, one ChaCha stream per purpose, bounded integers by Lemire's
-//! method written here (no `rand` distributions, whose algorithms may change).
+//! The engine's generator (ChaCha8 keyed from the 64-bit tournament seed by
+//! SplitMix64, Lemire bounded integers) on one ChaCha stream per purpose.
 
-use rand_chacha::ChaCha8Rng;
-use rand_core::{RngCore, SeedableRng};
+use capicua_engine::SeededRng;
 
 /// What a random stream is used for; each gets its own ChaCha stream.
 #[derive(Clone, Copy, Debug)]
@@ -31,48 +29,23 @@ impl Purpose {
     }
 }
 
-fn splitmix64(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
-/// The tournament's random source.
-pub(crate) struct TourRng(ChaCha8Rng);
+/// The tournament's random source: the engine's [`SeededRng`] on the
+/// tournament's own streams.
+pub(crate) struct TourRng(SeededRng);
 
 impl TourRng {
     pub(crate) fn new(seed: u64, purpose: Purpose) -> TourRng {
-        let mut state = seed;
-        let mut key = [0u8; 32];
-        for chunk in key.chunks_exact_mut(8) {
-            chunk.copy_from_slice(&splitmix64(&mut state).to_le_bytes());
-        }
-        let mut rng = ChaCha8Rng::from_seed(key);
-        rng.set_stream(purpose.stream());
-        TourRng(rng)
+        TourRng(SeededRng::new(seed, purpose.stream()))
     }
 
     /// A uniform integer in `0..n` (`n > 0`).
     pub(crate) fn below(&mut self, n: u32) -> u32 {
-        debug_assert!(n > 0);
-        let mut m = self.0.next_u32() as u64 * n as u64;
-        if (m as u32) < n {
-            let threshold = n.wrapping_neg() % n;
-            while (m as u32) < threshold {
-                m = self.0.next_u32() as u64 * n as u64;
-            }
-        }
-        (m >> 32) as u32
+        self.0.below(n)
     }
 
     /// Fisher-Yates shuffle, from the last element down.
     pub(crate) fn shuffle<T>(&mut self, items: &mut [T]) {
-        for i in (1..items.len()).rev() {
-            let j = self.below(i as u32 + 1) as usize;
-            items.swap(i, j);
-        }
+        self.0.shuffle(items)
     }
 
     /// True with probability `per_million / 1_000_000`.
