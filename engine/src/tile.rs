@@ -209,14 +209,7 @@ impl TileSet {
     /// The tiles in id order. Does not allocate.
     #[inline]
     pub fn iter(&self) -> TileSetIter {
-        TileSetIter { words: self.0, w: 0, end: 4 }
-    }
-
-    /// The tiles in id order, looking only at the first `words` 64-bit words
-    /// (a catalog of at most `64 * words` tiles: see [`TileCatalog::words`]).
-    #[inline]
-    pub fn iter_words(&self, words: usize) -> TileSetIter {
-        TileSetIter { words: self.0, w: 0, end: words }
+        TileSetIter { words: self.0, w: 0 }
     }
 
     /// Whether the two sets share a tile.
@@ -268,14 +261,13 @@ impl<'de> Deserialize<'de> for TileSet {
 pub struct TileSetIter {
     words: [u64; 4],
     w: usize,
-    end: usize,
 }
 
 impl Iterator for TileSetIter {
     type Item = Tile;
     #[inline]
     fn next(&mut self) -> Option<Tile> {
-        while self.w < self.end {
+        while self.w < 4 {
             let word = self.words[self.w];
             if word != 0 {
                 self.words[self.w] = word & (word - 1);
