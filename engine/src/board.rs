@@ -6,10 +6,11 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::game::{Action, Record};
 use crate::moves::EndId;
 use crate::seating::Seat;
 use crate::tile::Tile;
-use crate::variant::{BoardLayout, SpinnerDoubles, SpinnerOpening};
+use crate::variant::{BoardLayout, ChickenFootSpec, SpinnerDoubles, SpinnerOpening, TrainsSpec};
 
 /// The most open ends any layout can have (double-18, every double a spinner).
 pub const MAX_ENDS: usize = 40;
@@ -51,10 +52,19 @@ pub struct Board {
     layout: BoardLayout,
     /// The layout has spinners (checked on every placement).
     spinning: bool,
+    /// Doubles open ends that must be covered first (train games, chicken
+    /// foot): placements go through `place_constrained`.
+    constrained: bool,
+    /// Ends that must be covered before any other (bit `i` for end `i`):
+    /// an unsatisfied double, the centre of a chicken foot or its toes.
+    must_cover: u64,
 }
 
 impl Board {
-    pub(crate) fn new(layout: BoardLayout) -> Board {
+    /// An empty layout of this shape. Games build their own; a client or a
+    /// bot that keeps the layout from the public history builds one and
+    /// [`Board::apply`]s each record to it.
+    pub fn new(layout: BoardLayout) -> Board {
         let blank =
             OpenEnd { pip: 0, tile: Tile(0), double: false, scored: false, owner: None, opened: false, last: None };
         Board {
@@ -64,6 +74,11 @@ impl Board {
             spinners_pending: [0; MAX_ENDS],
             spinners: 0,
             spinning: matches!(layout, BoardLayout::Spinner(_)),
+            constrained: matches!(
+                layout,
+                BoardLayout::Trains(TrainsSpec { satisfy_doubles: true, .. }) | BoardLayout::ChickenFoot(_)
+            ),
+            must_cover: 0,
             layout,
         }
     }
@@ -73,6 +88,35 @@ impl Board {
     pub(crate) fn clear(&mut self) {
         self.len = 0;
         self.spinners = 0;
+        self.must_cover = 0;
+    }
+
+    /// The ends that must be covered before any other, as a bitmask (bit
+    /// `i` for [`EndId`] `i`); 0 when play is free. Set by an unsatisfied
+    /// double in a train game, and by the centre and the toes of a chicken
+    /// foot: while it is not 0, those ends are the only ones anybody may
+    /// play on, whoever owns them.
+    #[inline]
+    pub fn must_cover(&self) -> u64 {
+        self.must_cover
+    }
+
+    /// Whether `seat` may play on end `i` now: a pending double or toe
+    /// restricts play to those ends; otherwise, under `restricted` access,
+    /// a private arm or train is closed to others until its owner passes.
+    #[inline]
+    pub fn may_use(&self, seat: Seat, i: usize, restricted: bool) -> bool {
+        if self.must_cover != 0 {
+            return self.must_cover >> i & 1 == 1;
+        }
+        let e = &self.ends[i];
+        !restricted || e.owner == Some(seat) || e.opened
+    }
+
+    /// The pips of the ends `seat` may play on now (bit `p` for pip `p`).
+    pub fn usable_pips(&self, seat: Seat, restricted: bool) -> u32 {
+        let usable = self.ends().iter().enumerate().filter(|&(i, _)| self.may_use(seat, i, restricted));
+        usable.fold(0, |m, (_, e)| m | 1 << e.pip)
     }
 
     /// The open ends, indexed by [`EndId`].
@@ -144,6 +188,21 @@ impl Board {
                     self.push(OpenEnd { owner: Some(Seat(s)), ..end(lo) }, NO_SPINNER);
                 }
             }
+            BoardLayout::Trains(TrainsSpec { public, .. }) => {
+                for s in 0..seats {
+                    self.push(OpenEnd { owner: Some(Seat(s)), ..end(lo) }, NO_SPINNER);
+                }
+                if public {
+                    // Owned by nobody and open: every seat may extend it.
+                    self.push(OpenEnd { opened: true, ..end(lo) }, NO_SPINNER);
+                }
+            }
+            BoardLayout::ChickenFoot(ChickenFootSpec { centre, .. }) => {
+                for _ in 0..centre {
+                    self.must_cover |= 1 << self.len;
+                    self.push(end(lo), NO_SPINNER);
+                }
+            }
             _ if self.spins(t) => {
                 let at_once = self.opening() == SpinnerOpening::AtOnce;
                 let id = self.new_spinner(if at_once { 0 } else { 2 });
@@ -166,8 +225,10 @@ impl Board {
     pub(crate) fn place(&mut self, id: EndId, t: Tile, face: u8, seat: Seat) {
         let (lo, hi) = t.faces();
         let i = id.0 as usize;
-        if self.spinning {
-            self.place_spinning(i, t, if face == 0 { hi } else { lo });
+        // One test on the common path (a plain line or longana) for all
+        // the layouts that grow ends or constrain play.
+        if self.spinning | self.constrained {
+            self.place_rare(i, t, if face == 0 { hi } else { lo }, seat);
         }
         // Only what changes is written: owner and scored stay (an end that
         // is played on always counts).
@@ -178,6 +239,16 @@ impl Board {
         e.scored = true;
         e.opened &= e.owner != Some(seat);
         e.last = Some(seat);
+    }
+
+    #[inline(never)]
+    fn place_rare(&mut self, i: usize, t: Tile, out: u8, seat: Seat) {
+        if self.spinning {
+            self.place_spinning(i, t, out);
+        }
+        if self.constrained {
+            self.place_constrained(i, t, out, seat);
+        }
     }
 
     /// The spinner bookkeeping of a placement on end `i`: covering a long
@@ -202,6 +273,71 @@ impl Board {
             }
         }
         self.end_spinner[i] = spinner;
+    }
+
+    /// Covering a pending end, and a double that must now be satisfied (a
+    /// train game) or grows its toes (a chicken foot).
+    fn place_constrained(&mut self, i: usize, t: Tile, out: u8, seat: Seat) {
+        self.must_cover &= !(1u64 << i);
+        if !t.is_double() {
+            return;
+        }
+        match self.layout {
+            BoardLayout::Trains(TrainsSpec { satisfy_doubles: true, .. }) => self.must_cover |= 1 << i,
+            BoardLayout::ChickenFoot(ChickenFootSpec { toes, .. }) => {
+                self.must_cover |= 1 << i;
+                // The double's far side becomes `toes` ends: this one and
+                // `toes - 1` new ones beside it (validation bounds their number).
+                for _ in 1..toes {
+                    self.must_cover |= 1 << self.len;
+                    let toe = OpenEnd {
+                        pip: out,
+                        tile: t,
+                        double: true,
+                        scored: true,
+                        owner: None,
+                        opened: false,
+                        last: Some(seat),
+                    };
+                    self.push(toe, NO_SPINNER);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Replays one public record of a hand at a table of `seats` seats,
+    /// exactly as the game moved its board: so the layout of any view can
+    /// be rebuilt from its history (the engine's own rules, not a copy).
+    ///
+    /// ```
+    /// use capicua_engine::{Board, Game, Rules, Seating};
+    /// let mut g = Game::new(Rules::preset("all-fives").unwrap().into(), Seating::new(2), 3).unwrap();
+    /// for _ in 0..6 {
+    ///     let m = g.legal_moves()[0];
+    ///     g.play(m).unwrap();
+    /// }
+    /// let mut b = Board::new(g.rules().variant().board);
+    /// for r in g.history() {
+    ///     b.apply(r, 2);
+    /// }
+    /// assert_eq!(b.ends(), g.board().ends());
+    /// ```
+    pub fn apply(&mut self, r: &Record, seats: u8) {
+        match r.action {
+            Action::Play { tile, end, .. } if end == EndId::LEAD => {
+                if self.is_empty() {
+                    self.lead(tile, seats);
+                }
+            }
+            Action::Play { tile, end, face } => {
+                if (end.0 as usize) < self.len as usize {
+                    self.place(end, tile, face, r.seat);
+                }
+            }
+            Action::Pass { .. } => self.open_arms_of(r.seat),
+            Action::Draw => {}
+        }
     }
 
     /// Opens every arm owned by `seat` (it passed).
@@ -239,6 +375,7 @@ impl Board {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game::{Action, Record};
     use crate::variant::{LonganaSpec, SpinnerSpec};
 
     fn d(a: u8, b: u8) -> Tile {
@@ -295,6 +432,86 @@ mod tests {
         b.place(EndId(1), d(4, 1), 1, Seat(0));
         assert_eq!(b.ends().len(), 4);
         assert_eq!(b.ends()[2].pip, 4);
+    }
+
+    #[test]
+    fn trains_have_a_private_train_per_seat_and_a_public_one() {
+        let mut b = Board::new(BoardLayout::Trains(TrainsSpec::default()));
+        b.lead(d(12, 12), 3);
+        assert_eq!(b.ends().len(), 4);
+        assert_eq!(b.ends()[3].owner, None, "the public train");
+        // Seat 1 may use its own train and the public one only.
+        let usable: Vec<usize> = (0..4).filter(|&i| b.may_use(Seat(1), i, true)).collect();
+        assert_eq!(usable, vec![1, 3]);
+        // A pass marks seat 0's train: open to everyone until seat 0 plays on it.
+        b.open_arms_of(Seat(0));
+        assert!(b.may_use(Seat(1), 0, true));
+        b.place(EndId(0), d(12, 3), 1, Seat(0));
+        assert!(!b.may_use(Seat(1), 0, true), "the owner lifts its marker by playing on its train");
+        assert_eq!(b.must_cover(), 0);
+    }
+
+    #[test]
+    fn a_train_double_must_be_satisfied_before_anything_else() {
+        let mut b = Board::new(BoardLayout::Trains(TrainsSpec::default()));
+        b.lead(d(12, 12), 2);
+        b.place(EndId(2), d(12, 5), 1, Seat(0)); // public train now shows 5
+        b.place(EndId(2), d(5, 5), 0, Seat(1));
+        assert_eq!(b.must_cover(), 1 << 2);
+        // Everybody, even on a private train elsewhere, must cover end 2 first.
+        assert!(!b.may_use(Seat(0), 0, true));
+        assert!(b.may_use(Seat(0), 2, true));
+        assert!(b.may_use(Seat(1), 2, false));
+        assert_eq!(b.usable_pips(Seat(0), true), 1 << 5);
+        b.place(EndId(2), d(5, 1), 0, Seat(0));
+        assert_eq!(b.must_cover(), 0, "satisfied");
+        assert!(b.may_use(Seat(0), 0, true));
+        // Without the rule a double is just a tile.
+        let mut free = Board::new(BoardLayout::Trains(TrainsSpec { public: false, satisfy_doubles: false }));
+        free.lead(d(12, 12), 2);
+        assert_eq!(free.ends().len(), 2);
+        free.place(EndId(0), d(12, 12), 0, Seat(0));
+        assert_eq!(free.must_cover(), 0);
+    }
+
+    #[test]
+    fn chicken_foot_covers_the_centre_then_three_toes() {
+        let mut b = Board::new(BoardLayout::ChickenFoot(ChickenFootSpec::default()));
+        b.lead(d(9, 9), 4);
+        assert_eq!(b.ends().len(), 4);
+        assert_eq!(b.must_cover(), 0b1111, "all four sides first");
+        for (i, t) in [d(9, 1), d(9, 2), d(9, 3)].into_iter().enumerate() {
+            b.place(EndId(i as u8), t, 1, Seat(0));
+            assert_ne!(b.must_cover(), 0);
+        }
+        b.place(EndId(3), d(9, 4), 1, Seat(0));
+        assert_eq!(b.must_cover(), 0, "the centre is covered");
+        // A double on end 0 (showing 1) grows two more toes, all three pending.
+        b.place(EndId(0), d(1, 1), 0, Seat(1));
+        assert_eq!(b.ends().len(), 6);
+        assert_eq!(b.must_cover(), 1 | 1 << 4 | 1 << 5);
+        assert!(b.ends()[4..].iter().all(|e| e.pip == 1 && e.double));
+        assert!(!b.may_use(Seat(2), 1, false), "play elsewhere waits for the toes");
+        for i in [4u8, 0, 5] {
+            b.place(EndId(i), d(1, 6), 0, Seat(2));
+        }
+        assert_eq!(b.must_cover(), 0);
+        assert!(b.may_use(Seat(2), 1, false));
+    }
+
+    #[test]
+    fn apply_rebuilds_the_layout_from_records() {
+        let mut b = Board::new(BoardLayout::ChickenFoot(ChickenFootSpec::default()));
+        let play =
+            |seat, tile, end, face| Record { seat: Seat(seat), action: Action::Play { tile, end: EndId(end), face } };
+        b.apply(&play(0, d(6, 6), EndId::LEAD.0, 0), 2);
+        b.apply(&play(1, d(6, 2), 0, 1), 2);
+        assert_eq!(b.ends().len(), 4);
+        assert_eq!(b.ends()[0].pip, 2);
+        assert_eq!(b.must_cover(), 0b1110);
+        // A record naming an end that does not exist is ignored, not a panic.
+        b.apply(&play(1, d(5, 2), 30, 1), 2);
+        assert_eq!(b.ends().len(), 4);
     }
 
     #[test]

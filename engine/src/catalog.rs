@@ -66,6 +66,8 @@ pub enum ParamKind {
     Tiles,
     /// Other rules of the same field (composition).
     Rules,
+    /// A number from 0 to 1.
+    Fraction,
 }
 
 fn int(name: &'static str, min: i64, max: i64, default: &'static str) -> Param {
@@ -92,6 +94,20 @@ pub fn catalog() -> Vec<RuleOption> {
         opt!("tiles.value", "difference", "Difference", "A tile is worth the difference of its faces."),
         opt!("tiles.value", "largest-face", "Largest face", "A tile is worth its larger face."),
         opt!("tiles.value", "doubles-double", "Doubles count double", "The pip sum, doubled for a double."),
+        opt!(
+            "tiles.value",
+            "random-formula",
+            "Random formula",
+            "Each tile is valued, per deal, by one of the four formulas drawn at random (public once dealt)."
+        ),
+        opt!(
+            "tiles.value",
+            "random-faces",
+            "Random face values",
+            "Each pip is worth, per deal, a number drawn from lo..=hi; a tile is worth its two faces.",
+            int("lo", -1000, 1000, "0"),
+            int("hi", -1000, 1000, "6")
+        ),
         opt!("players.teams", "none", "No teams", "Every seat plays for itself."),
         opt!("players.teams", "pairs", "Partners opposite", "Seat i partners seat i + n/2."),
         opt!(
@@ -111,7 +127,7 @@ pub fn catalog() -> Vec<RuleOption> {
         opt!("deal.method", "random", "Random", "Each seat takes the next tiles of the shuffled set."),
         opt!(
             "deal.method",
-            "same-suit",
+            "all-of-a-suit",
             "All of a suit",
             "Each seat gets as many tiles of one pip as it can hold, the rest at random."
         ),
@@ -127,6 +143,12 @@ pub fn catalog() -> Vec<RuleOption> {
         opt!("lead.first", "highest-double", "Highest double", "The holder of the highest double leads it."),
         opt!("lead.first", "seat", "Fixed seat", "A given seat leads.", int("seat", 0, 9, "0")),
         opt!("lead.first", "lot", "By lot", "A seat drawn by lot leads."),
+        opt!(
+            "lead.first",
+            "round-double",
+            "Round double",
+            "Hand k is led with the double N-k by its holder, dealing again until it is dealt."
+        ),
         opt!("lead.later", "winner", "Winner leads", "The winner of the previous hand leads."),
         opt!("lead.later", "next", "Next seat leads", "The seat after the previous leader leads."),
         opt!("lead.later", "as-first", "As the first hand", "The first-hand rule picks the leader again."),
@@ -148,6 +170,22 @@ pub fn catalog() -> Vec<RuleOption> {
             "Longana",
             "The lead double opens one arm per seat.",
             Param { name: "access", kind: ParamKind::Rules, default: "own-or-opened" }
+        ),
+        opt!(
+            "board",
+            "trains",
+            "Trains",
+            "The lead double is a hub starting a private train per seat, open to others while marked, and a public train.",
+            Param { name: "public", kind: ParamKind::Bool, default: "true" },
+            Param { name: "satisfy-doubles", kind: ParamKind::Bool, default: "true" }
+        ),
+        opt!(
+            "board",
+            "chicken-foot",
+            "Chicken foot",
+            "The lead double takes tiles on all sides first; every later double needs its toes covered first.",
+            int("centre", 2, 8, "4"),
+            int("toes", 1, 5, "3")
         ),
         opt!("matching", "equal", "Equal", "Touching faces show the same pips."),
         opt!("matching", "greater", "Greater", "The face played is greater than the end."),
@@ -221,11 +259,23 @@ pub fn catalog() -> Vec<RuleOption> {
         opt!("scoring.out", "all", "All hands", "Every hand's pips, the winners' included."),
         opt!("scoring.out", "difference", "Difference", "The losers' pips minus the winners'."),
         opt!("scoring.out", "nothing", "Nothing", "Only bonuses and play scoring count."),
+        opt!(
+            "scoring.out",
+            "own-pips",
+            "Penalty points",
+            "Every side scores the pips left in its own hands; the lowest total wins the match."
+        ),
         opt!("scoring.blocked", "opponents", "Opponents' pips", "A blocked hand's winners score the losers' pips."),
         opt!("scoring.blocked", "all-others", "All other hands", "Every hand but the lightest winning seat's."),
         opt!("scoring.blocked", "all", "All hands", "Every hand's pips, the winners' included."),
         opt!("scoring.blocked", "difference", "Difference", "The losers' pips minus the winners'."),
         opt!("scoring.blocked", "nothing", "Nothing", "Only bonuses and play scoring count."),
+        opt!(
+            "scoring.blocked",
+            "own-pips",
+            "Penalty points",
+            "Every side scores the pips left in its own hands; the lowest total wins the match."
+        ),
         opt!("scoring.capicua", "none", "No capicúa bonus", "Going out with a capicúa earns nothing extra."),
         opt!("scoring.capicua", "double", "Capicúa doubles", "A capicúa doubles the hand's points."),
         opt!("scoring.capicua", "bonus", "Capicúa bonus", "A capicúa adds fixed points.", int("points", 0, 1000, "25")),
@@ -262,6 +312,95 @@ pub fn catalog() -> Vec<RuleOption> {
         opt!("visibility.hands", "own", "Own hand", "A seat sees only its own hand."),
         opt!("visibility.hands", "partners", "Partners' hands", "A seat sees its own and its partners' hands."),
         opt!("visibility.hands", "open", "Open hands", "Every hand is face up."),
+        opt!("visibility.hands", "counts-only", "Counts only", "A seat sees its own hand and the others' tile counts."),
+        opt!(
+            "visibility.hands",
+            "shown",
+            "Some tiles shown",
+            "Besides its own hand, a seat sees n tiles of every hand, chosen at random when dealt.",
+            int("tiles", 0, 255, "1")
+        ),
+        opt!(
+            "end",
+            "most-passed",
+            "Most seats passed",
+            "The hand ends, decided as blocked, once more than half the seats have passed n times.",
+            int("n", 1, 255, "2")
+        ),
+        opt!(
+            "end",
+            "hand-score",
+            "Hand score",
+            "The hand ends, won by that side, once a side's play points this hand reach n.",
+            int("n", 1, 100_000, "30")
+        ),
+        opt!("ranking.by", "standard", "Standard", "Blocked hands go by blocked.compare; seats rank by fewest points."),
+        opt!("ranking.by", "fewest-points", "Fewest points", "The seat with the fewest points left wins."),
+        opt!("ranking.by", "most-points", "Most points", "The seat with the most points left wins."),
+        opt!("ranking.by", "median-points", "Median points", "The seat holding the median count wins."),
+        opt!("ranking.by", "fewest-tiles", "Fewest tiles", "The seat with the fewest tiles left wins."),
+        opt!("ranking.by", "most-tiles", "Most tiles", "The seat with the most tiles left wins."),
+        opt!("ranking.by", "team-most", "Team with most", "The team with the most points in total wins."),
+        opt!("ranking.by", "team-fewest", "Team with fewest", "The team with the fewest points in total wins."),
+        opt!("referee", "strict", "Strict", "Every illegal move is refused."),
+        opt!(
+            "referee",
+            "lenient",
+            "Lenient judge",
+            "A well-formed illegal play is accepted with probability accept, and the side loses a fraction of its score.",
+            Param { name: "accept", kind: ParamKind::Fraction, default: "0.5" },
+            Param { name: "penalty", kind: ParamKind::Fraction, default: "0.3333333333333333" },
+            int("points", -100_000, 100_000, "0")
+        ),
+        opt!(
+            "when.if",
+            "seat-passes",
+            "Seat passed n times",
+            "The seat to move has passed n times this hand.",
+            int("n", 1, 255, "2")
+        ),
+        opt!(
+            "when.if",
+            "any-seat-passes",
+            "Any seat passed n times",
+            "Some seat has passed n times this hand.",
+            int("n", 1, 255, "2")
+        ),
+        opt!(
+            "when.if",
+            "team-passes",
+            "Team passed n times",
+            "The team of the seat to move has passed n times this hand.",
+            int("n", 1, 255, "2")
+        ),
+        opt!("when.if", "passed-last-turn", "Passed last turn", "The seat to move passed on its last turn."),
+        opt!(
+            "when.if",
+            "nobody-can-play",
+            "Nobody can play",
+            "No tile in any hand fits an open end under the variant's own matching."
+        ),
+        opt!(
+            "when.if",
+            "pips-above",
+            "Pips above",
+            "The seat to move holds more than x points.",
+            int("x", -100_000, 100_000, "20")
+        ),
+        opt!(
+            "when.if",
+            "turns-above",
+            "Turns above",
+            "More than x turns have been played this hand.",
+            int("x", 0, 100_000, "20")
+        ),
+        opt!(
+            "when.if",
+            "hands-above",
+            "Hands above",
+            "More than x hands of the match have been played.",
+            int("x", 0, 100_000, "3")
+        ),
     ]
 }
 
@@ -310,6 +449,10 @@ mod tests {
             ("scoring.during-play", accepted::<PlayScoring>()),
             ("target", accepted::<MatchTarget>()),
             ("visibility.hands", accepted::<HandVisibility>()),
+            ("end", accepted::<EndRule>()),
+            ("ranking.by", accepted::<RankBy>()),
+            ("referee", accepted::<Referee>()),
+            ("when.if", accepted::<Condition>()),
         ];
         for (field, options) in &fields {
             assert_eq!(&listed(field), options, "catalog vs serde for {field}");

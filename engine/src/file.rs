@@ -242,10 +242,23 @@ fn find_key(text: &str, format: FileFormat, path: &[&str]) -> Option<usize> {
 
 fn find_toml_key(text: &str, keys: &[&str]) -> Option<usize> {
     let mut table: Vec<String> = Vec::new();
+    // Entries of arrays of tables (`[[when]]`) seen so far, by array name.
+    let mut entries: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     for (i, raw) in text.lines().enumerate() {
         let line = raw.split('#').next().unwrap_or("").trim();
         if let Some(header) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
-            table = header.trim_matches(|c| c == '[' || c == ']').split('.').map(|s| s.trim().to_string()).collect();
+            let name = header.trim_matches(|c| c == '[' || c == ']');
+            table = name.split('.').map(|s| s.trim().to_string()).collect();
+            if header.starts_with('[') {
+                // `[[when]]`: the n-th entry is `when.n` (the spelling of
+                // serde's paths and of validation errors).
+                let n = entries.entry(name.to_string()).or_insert(0);
+                if table.iter().map(String::as_str).eq(keys.iter().copied()) {
+                    return Some(i + 1);
+                }
+                table.push(n.to_string());
+                *n += 1;
+            }
             if table.iter().map(String::as_str).eq(keys.iter().copied()) {
                 return Some(i + 1);
             }

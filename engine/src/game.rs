@@ -20,6 +20,14 @@ use crate::seating::{MAX_SEATS, Seat, Seating, Side, Table};
 use crate::tile::{MAX_TILES, Tile, TileSet};
 use crate::variant::*;
 
+mod conditions;
+mod dealt;
+mod ranking;
+mod referee;
+
+use conditions::Ext;
+pub use referee::Ruling;
+
 /// Every tile id in order: the deck before a shuffle.
 const IDENTITY_DECK: [Tile; MAX_TILES] = {
     let mut d = [Tile(0); MAX_TILES];
@@ -93,6 +101,14 @@ pub enum Event {
         /// The winning side (`None`: a drawn match).
         winner: Option<Side>,
     },
+    /// The lenient referee accepted an illegal play (the `Played` event
+    /// before it) and the seat's side paid a penalty.
+    Overruled {
+        /// Who played it.
+        seat: Seat,
+        /// Points its side lost.
+        penalty: i32,
+    },
 }
 
 /// How a hand ended.
@@ -113,6 +129,17 @@ pub enum HandEnd {
     },
     /// A side reached the target during play and the match ended at once.
     Target,
+    /// Most seats had passed the variant's number of times (end rule
+    /// `most-passed`); decided as a blocked hand.
+    Passes {
+        /// The seat that made the last play.
+        blocker: Seat,
+    },
+    /// A side's play points this hand reached the variant's `hand-score`.
+    HandScore {
+        /// The seat whose play reached it.
+        seat: Seat,
+    },
 }
 
 /// The record of a finished hand.
@@ -135,14 +162,21 @@ pub struct HandResult {
     pub pips: ArrayVec<i32, MAX_SEATS>,
     /// Points each side scored during play, by side.
     pub play_points: ArrayVec<i32, MAX_SEATS>,
+    /// Every seat, best first, by the variant's ranking rule (`ranking.by`).
+    #[serde(default)]
+    pub ranking: ArrayVec<Seat, MAX_SEATS>,
 }
 
 /// How the match ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct Outcome {
     /// The winning side (`None`: drawn).
     pub winner: Option<Side>,
+    /// Every side, best first: by match score, highest first (a side that
+    /// shares a score ranks after those with a lower side number).
+    #[serde(default)]
+    pub ranking: ArrayVec<Side, MAX_SEATS>,
 }
 
 /// One entry of a hand's public history.
@@ -235,7 +269,14 @@ pub struct ReplayError {
 /// ```
 #[derive(Clone, Debug)]
 pub struct Game {
+    /// The rules in force: `base`, or while conditional rules hold, their
+    /// compiled combination.
     rules: Arc<Rules>,
+    /// The rules the game was created with.
+    base: Arc<Rules>,
+    /// State of the rarely used rules (conditions, end rules, per-deal tile
+    /// values, shown tiles, the lenient referee); `None` for classic games.
+    ext: Option<Box<Ext>>,
     table: Table,
     seating: Seating,
     seed: u64,
@@ -290,16 +331,28 @@ struct Hot {
     order: TurnOrder,
     may_pass: bool,
     max_turns: u32,
+    /// Some rule must look at each move (conditional rules, end rules).
+    watch: bool,
+    /// The variant has conditional rules.
+    conditional: bool,
+    /// Hands are counted the classic way (fixed tile values, no penalty).
+    plain_count: bool,
+    /// A ranking rule other than the standard one decides blocked hands.
+    ranked: bool,
 }
 
 impl Hot {
     fn new(rules: &Rules, seats: u8) -> Hot {
         let v = rules.variant();
         Hot {
+            watch: !v.when.is_empty() || !v.end.is_empty(),
+            conditional: !v.when.is_empty(),
+            plain_count: !v.tiles.value.is_random() && v.ranking.never_played == 1,
+            ranked: v.ranking.by != RankBy::Standard,
             words: rules.catalog().words() as u8,
             last_seat: seats - 1,
             clockwise: v.turn.direction == Direction::Clockwise,
-            restricted: matches!(v.board, BoardLayout::Longana(LonganaSpec { access: ArmAccess::OwnOrOpened })),
+            restricted: rules.restricted_arms(),
             draws: rules.draws(),
             keep: v.stuck.keep,
             draw_limit: match v.stuck.when_unable {
@@ -331,14 +384,18 @@ macro_rules! by_words {
 #[inline(always)]
 fn push_plays_w<const W: usize>(
     hand: &TileSet,
-    ends: &[crate::board::OpenEnd],
+    board: &Board,
     rules: &Rules,
     seat: Seat,
     restricted: bool,
     list: &mut MoveList,
 ) {
+    let ends = board.ends();
+    // One test per position, not per end, for the layouts where every open
+    // end is everybody's.
+    let gated = restricted || board.must_cover() != 0;
     for (i, e) in ends.iter().enumerate() {
-        if restricted && e.owner != Some(seat) && !e.opened {
+        if gated && !board.may_use(seat, i, restricted) {
             continue;
         }
         let end = EndId(i as u8);
@@ -363,23 +420,24 @@ fn push_plays_w<const W: usize>(
 
 /// Whether some tile of `tiles` joins some open end (arm access ignored).
 #[inline(always)]
-fn any_joins_w<const W: usize>(tiles: &TileSet, ends: &[crate::board::OpenEnd], rules: &Rules) -> bool {
-    ends.iter().any(|e| {
+fn any_joins_w<const W: usize>(tiles: &TileSet, board: &Board, rules: &Rules) -> bool {
+    let joins = |e: &crate::board::OpenEnd| {
         let p = rules.playable_on(e.pip);
         (0..W).any(|w| tiles.0[w] & p.0[w] != 0)
-    })
+    };
+    let must = board.must_cover();
+    if must == 0 {
+        board.ends().iter().any(joins)
+    } else {
+        board.ends().iter().enumerate().any(|(i, e)| must >> i & 1 == 1 && joins(e))
+    }
 }
 
 #[inline(always)]
-fn has_play_w<const W: usize>(
-    hand: &TileSet,
-    ends: &[crate::board::OpenEnd],
-    rules: &Rules,
-    seat: Seat,
-    restricted: bool,
-) -> bool {
-    ends.iter().any(|e| {
-        (!restricted || e.owner == Some(seat) || e.opened) && {
+fn has_play_w<const W: usize>(hand: &TileSet, board: &Board, rules: &Rules, seat: Seat, restricted: bool) -> bool {
+    let gated = restricted || board.must_cover() != 0;
+    board.ends().iter().enumerate().any(|(i, e)| {
+        (!gated || board.may_use(seat, i, restricted)) && {
             let p = rules.playable_on(e.pip);
             (0..W).any(|w| hand.0[w] & p.0[w] != 0)
         }
@@ -402,7 +460,10 @@ impl Game {
         }
         let table = Table::resolve(&seating, &v.players.teams)?;
         let board = Board::new(v.board);
+        let ext = Ext::needed(&rules).then(|| Box::new(Ext::new(&rules)));
         Ok(Game {
+            base: rules.clone(),
+            ext,
             table,
             seating,
             seed,
@@ -454,6 +515,9 @@ impl Game {
         self.log.clear();
         self.outcome = None;
         self.leader = Seat(0);
+        if let Some(ext) = &mut self.ext {
+            ext.lenient.clear();
+        }
         self.start_hand();
     }
 
@@ -506,6 +570,9 @@ impl Game {
         g.leader = setup.leader;
         g.to_move = setup.leader;
         g.lead_req = g.lead_requirement(setup.leader, g.lead_tile_rule());
+        if g.ext.is_some() {
+            g.hand_extras();
+        }
         Ok(g)
     }
 
@@ -513,20 +580,32 @@ impl Game {
     pub fn replay(rules: Arc<Rules>, seating: Seating, seed: u64, moves: &[Move]) -> Result<Game, ReplayError> {
         let mut g =
             Game::new(rules, seating, seed).map_err(|_| ReplayError { index: 0, error: IllegalMove::MatchOver })?;
+        let lenient = matches!(g.base.variant().referee, Referee::Lenient(_));
         for (index, &m) in moves.iter().enumerate() {
-            g.play(m).map_err(|error| ReplayError { index, error })?;
+            // A lenient referee's coin is seeded by the move's position, so
+            // an accepted illegal play is accepted again.
+            let played = if lenient { g.referee_play(m).map(|_| ()) } else { g.play(m).map(|_| ()) };
+            played.map_err(|error| ReplayError { index, error })?;
         }
         Ok(g)
     }
 
     // ----- accessors -----
 
-    /// The rules.
+    /// The rules the game was created with.
+    // The field `rules` holds the rules in force now ([`Game::rules_now`]).
+    #[allow(clippy::misnamed_getters)]
     pub fn rules(&self) -> &Rules {
-        &self.rules
+        &self.base
     }
     /// The shared rules (cheap to clone into another game).
     pub fn rules_arc(&self) -> &Arc<Rules> {
+        &self.base
+    }
+    /// The rules in force now: [`Game::rules`] unless conditional rules
+    /// (`when`) hold, then their combination (public: it follows from the
+    /// public state).
+    pub fn rules_now(&self) -> &Rules {
         &self.rules
     }
     /// The seating the game was created with.
@@ -580,7 +659,7 @@ impl Game {
     }
     /// The result of the match, once it is over.
     pub fn outcome(&self) -> Option<Outcome> {
-        self.outcome
+        self.outcome.clone()
     }
     /// The layout.
     pub fn board(&self) -> &Board {
@@ -702,6 +781,7 @@ impl Game {
         match (self.first_rule_applies(), lead.first) {
             (true, FirstLeader::HolderOf(t)) => LeadTileRule::Tile(t),
             (true, FirstLeader::HighestDouble) => LeadTileRule::HighestDouble,
+            (true, FirstLeader::RoundDouble) => LeadTileRule::Tile(self.round_double()),
             _ => LeadTileRule::Seat(lead.tile),
         }
     }
@@ -759,6 +839,8 @@ impl Game {
                     return highest_double().or_else(|| self.no_double_fallback(Seat(0)));
                 }
                 FirstLeader::HighestDouble => return highest_double().or_else(|| self.no_double_fallback(Seat(0))),
+                // Not dealt: deal again (the round's double must start it).
+                FirstLeader::RoundDouble => return by_tile(Some(self.round_double())),
                 FirstLeader::Seat(s) => Seat(s),
                 FirstLeader::Lot => {
                     Seat(GameRng::for_purpose(self.seed, Purpose::Lot { hand: self.hand_no }).below(n as u32) as u8)
@@ -778,6 +860,14 @@ impl Game {
                 needs_double(designated).or_else(|| self.no_double_fallback(designated))
             }
         }
+    }
+
+    /// The double that leads this hand under [`FirstLeader::RoundDouble`]:
+    /// `[N|N]` first, one pip lower each hand, `[N|N]` again after `[0|0]`.
+    fn round_double(&self) -> Tile {
+        let max = self.rules.catalog().max_pip();
+        let p = max - (self.hand_no % (max as u32 + 1)) as u8;
+        Tile::domino(p, p)
     }
 
     /// Nobody holds the double the lead needs: redeal, or let `seat` (the
@@ -800,6 +890,9 @@ impl Game {
     }
 
     fn start_hand(&mut self) {
+        if self.ext.is_some() {
+            self.reset_rules();
+        }
         let mut chosen = None;
         for attempt in 0..MAX_REDEALS {
             self.deal(attempt);
@@ -820,6 +913,9 @@ impl Game {
         self.last_player = None;
         self.play_points = [0; MAX_SEATS];
         self.history.clear();
+        if self.ext.is_some() {
+            self.hand_extras();
+        }
     }
 
     // ----- move generation -----
@@ -831,21 +927,21 @@ impl Game {
     }
 
     #[inline]
-    fn may_use(&self, seat: Seat, e: &crate::board::OpenEnd) -> bool {
-        !self.arms_restricted() || e.owner == Some(seat) || e.opened
+    fn may_use(&self, seat: Seat, i: usize) -> bool {
+        self.board.may_use(seat, i, self.arms_restricted())
     }
 
     fn push_plays(&self, seat: Seat, list: &mut MoveList) {
         let hand = &self.hands[seat.index()];
-        let (ends, rules, restricted) = (self.board.ends(), &*self.rules, self.arms_restricted());
-        by_words!(self.hot.words, push_plays_w(hand, ends, rules, seat, restricted, list))
+        let (board, rules, restricted) = (&self.board, &*self.rules, self.arms_restricted());
+        by_words!(self.hot.words, push_plays_w(hand, board, rules, seat, restricted, list))
     }
 
     /// Whether `seat` has a tile it may play now.
     fn has_play(&self, seat: Seat) -> bool {
         let hand = &self.hands[seat.index()];
-        let (ends, rules, restricted) = (self.board.ends(), &*self.rules, self.arms_restricted());
-        by_words!(self.hot.words, has_play_w(hand, ends, rules, seat, restricted))
+        let (board, rules, restricted) = (&self.board, &*self.rules, self.arms_restricted());
+        by_words!(self.hot.words, has_play_w(hand, board, rules, seat, restricted))
     }
 
     #[inline]
@@ -923,7 +1019,7 @@ impl Game {
                         };
                 }
                 let Some(e) = self.board.end(end) else { return false };
-                self.may_use(seat, e) && self.rules.joins_by_face(e.pip, tile, face)
+                self.may_use(seat, end.0 as usize) && self.rules.joins_by_face(e.pip, tile, face)
             }
             Move::Draw => {
                 self.may_draw()
@@ -974,7 +1070,11 @@ impl Game {
     /// assert!(!events.is_empty());
     /// ```
     pub fn play_unchecked(&mut self, m: Move) -> Events {
-        debug_assert!(self.is_legal(m), "play_unchecked with an illegal move: {m}");
+        // The lenient referee plays illegal moves through here on purpose.
+        debug_assert!(
+            self.is_legal(m) || self.ext.as_ref().is_some_and(|e| e.overruling),
+            "play_unchecked with an illegal move: {m}"
+        );
         let mut ev = Events::new();
         let seat = self.to_move;
         self.log.push(m);
@@ -982,7 +1082,7 @@ impl Game {
             Move::Play { tile, end, face } => {
                 self.hands[seat.index()].remove(tile);
                 self.in_hands.remove(tile);
-                let out = self.hands[seat.index()].0[..self.hot.words as usize].iter().all(|&w| w == 0);
+                let out = self.hands[seat.index()].is_empty();
                 let capicua = out && !tile.is_double() && self.fits_two_ends(seat, tile);
                 if self.board.is_empty() {
                     self.board.lead(tile, self.table.seats());
@@ -1011,18 +1111,29 @@ impl Game {
                 ev.push(Event::Drew { seat });
             }
             Move::Pass => {
-                self.history.push(Record { seat, action: Action::Pass { open_pips: self.board.open_pips() } });
+                // A pending double or toe is all a seat may play on, so it
+                // is all a pass says the seat lacks.
+                let open_pips = if self.board.must_cover() != 0 {
+                    self.board.usable_pips(seat, false)
+                } else {
+                    self.board.open_pips()
+                };
+                self.history.push(Record { seat, action: Action::Pass { open_pips } });
                 self.board.open_arms_of(seat);
                 ev.push(Event::Passed { seat });
                 self.advance(true, &mut ev);
             }
+        }
+        if self.hot.watch {
+            self.after_move(seat, m, &mut ev);
         }
         ev
     }
 
     fn fits_two_ends(&self, seat: Seat, t: Tile) -> bool {
         let r = &*self.rules;
-        self.board.ends().iter().filter(|e| self.may_use(seat, e) && r.playable_on(e.pip).contains(t)).nth(1).is_some()
+        let ends = self.board.ends().iter().enumerate();
+        ends.filter(|&(i, e)| self.may_use(seat, i) && r.playable_on(e.pip).contains(t)).nth(1).is_some()
     }
 
     /// Passes the turn on; ends the hand if nobody can move any more (or
@@ -1051,18 +1162,23 @@ impl Game {
         if !capped && self.anyone_can_move() {
             return;
         }
+        // A conditional rule ("nobody can play") may give the seats a move.
+        if !capped && self.hot.conditional && self.rescued_by_conditions() {
+            return;
+        }
         let blocker = self.last_player.unwrap_or(self.leader);
         self.end_hand(HandEnd::Blocked { blocker }, ev);
     }
 
     /// Whether some seat could still play or draw. Arm access is ignored:
     /// a seat stuck on a closed arm opens it by passing.
+    #[inline(always)]
     fn anyone_can_move(&self) -> bool {
         if self.stock_drawable() {
             return true;
         }
-        let (tiles, ends, rules) = (&self.in_hands, self.board.ends(), &*self.rules);
-        by_words!(self.hot.words, any_joins_w(tiles, ends, rules))
+        let (tiles, board, rules) = (&self.in_hands, &self.board, &*self.rules);
+        by_words!(self.hot.words, any_joins_w(tiles, board, rules))
     }
 
     /// Adds `points` to `side`, honouring an exact target. Returns the points
@@ -1139,6 +1255,9 @@ impl Game {
     }
 
     fn pips(&self) -> [i32; MAX_SEATS] {
+        if !self.hot.plain_count {
+            return self.counted_pips();
+        }
         let cat = self.rules.catalog();
         std::array::from_fn(|s| if s < self.table.seats() as usize { cat.value_of(self.hands[s]) } else { 0 })
     }
@@ -1151,6 +1270,7 @@ impl Game {
         let best_seat_of =
             |side: Side| self.table.members(side).min_by_key(|s| pips[s.index()]).expect("sides have members");
         let decided = match spec.compare {
+            _ if self.hot.ranked => self.ranked_winner(pips),
             BlockedCompare::Seat => {
                 let low = seats().map(|s| pips[s.index()]).min().unwrap_or(0);
                 let mut lowest = seats().filter(|s| pips[s.index()] == low);
@@ -1188,12 +1308,29 @@ impl Game {
         let carried = self.multiplier;
         let winner = match end {
             HandEnd::Out { seat, .. } => Some((self.table.side_of(seat), seat)),
-            HandEnd::Blocked { blocker } => self.blocked_winner(&pips, blocker),
+            HandEnd::Blocked { blocker } | HandEnd::Passes { blocker } => self.blocked_winner(&pips, blocker),
+            HandEnd::HandScore { seat } => Some((self.table.side_of(seat), seat)),
             HandEnd::Target => unreachable!("target ends are recorded by score_play"),
         };
         let mut points = 0;
-        if let Some((side, seat)) = winner {
-            let rule = if matches!(end, HandEnd::Out { .. }) { scoring.out } else { scoring.blocked };
+        if self.rules.penalty_scoring() {
+            // Every side takes its own pips (doubled by a carried tie).
+            let mut totals = [0i32; MAX_SEATS];
+            for (s, &p) in pips.iter().enumerate().take(n) {
+                totals[self.table.side_of(Seat(s as u8)).index()] += p;
+            }
+            for (i, &t) in totals[..self.table.sides() as usize].iter().enumerate() {
+                self.add_score(Side(i as u8), t * carried);
+            }
+            if winner.is_some() {
+                self.multiplier = 1;
+            }
+        } else if let Some((side, seat)) = winner {
+            let rule = if matches!(end, HandEnd::Out { .. } | HandEnd::HandScore { .. }) {
+                scoring.out
+            } else {
+                scoring.blocked
+            };
             let (mut own, mut opp, mut others) = (0, 0, 0);
             for (s, &p) in pips.iter().enumerate().take(n) {
                 if self.table.side_of(Seat(s as u8)) == side {
@@ -1210,7 +1347,7 @@ impl Game {
                 HandPoints::AllOthers => others,
                 HandPoints::All => own + opp,
                 HandPoints::Difference => opp - own,
-                HandPoints::Nothing => 0,
+                HandPoints::Nothing | HandPoints::OwnPips => 0,
             };
             if scoring.round_to > 1 {
                 let r = scoring.round_to as i32;
@@ -1256,17 +1393,27 @@ impl Game {
             winner,
             winner_seat: seat,
             points,
-            pips: pips[..n].iter().copied().collect(),
-            play_points: self.play_points[..sides].iter().copied().collect(),
+            pips: ArrayVec::try_from(&pips[..n]).expect("seats fit"),
+            play_points: ArrayVec::try_from(&self.play_points[..sides]).expect("sides fit"),
+            ranking: self.hand_ranking(pips, seat),
         });
         ev.push(Event::HandOver { hand: self.hand_no, winner });
     }
 
     fn after_hand(&mut self, ev: &mut Events) {
         let sides = self.table.sides() as usize;
-        let best = *self.scores[..sides].iter().max().expect("two sides at least");
+        let scores = &self.scores[..sides];
+        // Under penalty scoring the lowest total leads.
+        let low = self.rules.penalty_scoring();
+        let best = if low { scores.iter().min() } else { scores.iter().max() };
+        let best = *best.expect("two sides at least");
         let leaders: ArrayVec<usize, MAX_SEATS> = (0..sides).filter(|&i| self.scores[i] == best).collect();
         let over = match self.rules.variant().target {
+            // Penalty points: someone reaching the target ends the match,
+            // the lowest total wins (play on while that is shared).
+            MatchTarget::Points { .. } if low => ((0..sides).any(|i| self.target_reached(Side(i as u8)))
+                && leaders.len() == 1)
+                .then(|| Some(Side(leaders[0] as u8))),
             MatchTarget::Points { .. } => {
                 // Play on while the top score is shared, even past the target.
                 (self.target_reached(Side(leaders[0] as u8)) && leaders.len() == 1)
@@ -1276,6 +1423,11 @@ impl Game {
                 (self.hand_no + 1 >= h).then(|| (leaders.len() == 1).then(|| Side(leaders[0] as u8)))
             }
         };
+        // The safety net: a match that never settles ends here, the leader
+        // winning (a shared lead is a draw).
+        let over = over.or_else(|| {
+            (self.hand_no + 1 >= MAX_HANDS_PER_MATCH).then(|| (leaders.len() == 1).then(|| Side(leaders[0] as u8)))
+        });
         match over {
             Some(winner) => self.finish(winner, ev),
             None => {
@@ -1287,7 +1439,7 @@ impl Game {
     }
 
     fn finish(&mut self, winner: Option<Side>, ev: &mut Events) {
-        self.outcome = Some(Outcome { winner });
+        self.outcome = Some(Outcome { winner, ranking: self.match_ranking(winner) });
         ev.push(Event::MatchOver { winner });
     }
 }

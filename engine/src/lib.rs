@@ -28,6 +28,12 @@
 //! # let _ = winner;
 //! ```
 //!
+//! Beyond the classic choices a variant may set end rules (`end`), a
+//! ranking rule (`ranking`), a lenient referee ([`Game::referee_play`]),
+//! partial visibility, per-deal random tile values and conditional rules
+//! (`when`: "when CONDITION, use RULE", every combination compiled at
+//! validation; a variant without them pays one predictable branch per move).
+//!
 //! Design notes:
 //! - Moves are small and `Copy`; [`Game::legal_moves`] returns a
 //!   fixed-capacity [`MoveList`] that never allocates.
@@ -56,12 +62,12 @@ pub use error::{IllegalMove, SeatingError, SetupError, VariantError};
 pub use file::{FileFormat, VariantFileError};
 pub use game::{
     Action, Event, Events, Game, HandEnd, HandResult, LeadRequirement, MAX_HANDS_PER_MATCH, Outcome, Record,
-    ReplayError, Setup,
+    ReplayError, Ruling, Setup,
 };
 pub use moves::{EndId, MAX_MOVES, Move, MoveList};
 pub use presets::{PRESETS, preset};
 pub use rng::SeededRng;
-pub use rules::Rules;
+pub use rules::{MAX_WHEN, Rules};
 pub use seating::{MAX_SEATS, Seat, Seating, Side, Table};
 pub use tile::{MAX_PIP, MAX_TILES, PIP_VALUES, Tile, TileCatalog, TileSet, TileSetIter};
 pub use variant::*;

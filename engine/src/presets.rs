@@ -20,6 +20,9 @@ pub const PRESETS: &[&str] = &[
     "longana",
     "matador",
     "bergen",
+    "sniff",
+    "mexican-train",
+    "chicken-foot",
 ];
 
 /// A preset by name, or `None`.
@@ -35,7 +38,10 @@ pub const PRESETS: &[&str] = &[
 /// | `cuban` | double-9 | 4, pairs | 10 | 15 out of play | pass | line | lot / next seat | losers' pips; blocked: lower team | 100 |
 /// | `longana` | double-9 | 2-4 | 8 | out of play | pass | longana, arm per seat | highest double / winner leads any double (redeal if none) | opponents' pips | 100 |
 /// | `matador` | double-6 | 2-4 | 7 (2 seats), 5 (3-4) | stock | draw until playable | line; joined ends sum to 7, matadors [0\|0] [1\|6] [2\|5] [3\|4] play anywhere | highest double / winner | opponents' pips | 100 |
+/// | `sniff` | double-6 | 2-4 (4: pairs) | 7, 6, 5 | stock, keep 2 | draw up to 2, then pass | the first double (the sniff) spins, open at once | lot / winner | ends multiple of 5 during play; opponents' pips rounded to 5 | 200, ends at once |
 /// | `bergen` | double-6 | 2-4 | 6 (2-3), 5 (4) | stock | draw until playable | line | highest double / winner | headers during play (2, triple 3); 2 for winning | 15 |
+/// | `mexican-train` | double-12 | 2-10 | 15 (2-4), 11 (5-6), 10 (7-8), 8 (9-10) | stock | draw one, play it if it fits, else pass and mark the train | trains: a private train per seat, open while marked, the public Mexican train; a double must be satisfied first | [12\|12] in hand 0, one lower each hand (redeal until dealt) | penalty: every seat its own pips, lowest total wins | 13 hands |
+/// | `chicken-foot` | double-9 | 2-8 | 9 (2), 7 (3-5), 6 (6), 5 (7-8) | stock | draw one, play it if it fits, else pass | chicken foot: the centre double's 4 sides first, then 3 toes on every later double | [9\|9] in hand 0, one lower each hand (redeal until dealt) | penalty: every seat its own pips, lowest total wins | 10 hands |
 ///
 /// Choices where sources differ (each an option): `draw` keeps 2 tiles in the
 /// stock (common rules); `all-fives` deals 7 to every count (most sources;
@@ -48,7 +54,24 @@ pub const PRESETS: &[&str] = &[
 /// 7 to two seats and 5 to more (some sources: 5 to all) and draws to the
 /// last tile (some: keep 2); `bergen` plays to 15 at every table size
 /// (sources: 15 for two, 10 for three or four) and decides a block by the
-/// lightest hand (sources vary).
+/// lightest hand (sources vary); `sniff` (pagat.com, domino-games.com,
+/// domino-play.com, onlinedominogames.com, *The Book of Indoor and Outdoor
+/// Games*) opens all four sides of the sniff at once as most sources do
+/// (pagat: only one tile on each short side, not modelled; US rules after
+/// Grady and Goldberg: a regular spinner, `opens = "after-both-sides"`),
+/// draws at most two tiles a turn (domino-games, domino-play; another
+/// source: until playable, `when-unable = "draw-until-playable"`), keeps 2
+/// in the stock at every table size (the source keeps them only with two
+/// players), leads later hands by the winner (pagat: a blocked hand's
+/// successor is led by lot; here the previous leader leads again) and
+/// plays to 200 (sources: 100 or 200);
+/// `mexican-train` and `chicken-foot` take the
+/// round's double from whoever was dealt it and deal again when nobody was
+/// (sources: the starter draws from the stock until it turns up), play one
+/// tile per turn (house rules: several on your own train) and value
+/// [0\|0] at 0 (house rules: 25 or 50); `chicken-foot` opens 4 sides of the
+/// centre (variant "double chicken foot": `centre = 6`) and deals by the
+/// common table of hand sizes (sources range from 7 to 21 for two).
 ///
 /// ```
 /// use capicua_engine::{preset, PRESETS};
@@ -71,6 +94,9 @@ pub fn preset(name: &str) -> Option<Variant> {
         "longana" => longana(),
         "matador" => matador(),
         "bergen" => bergen(),
+        "sniff" => sniff(),
+        "mexican-train" => mexican_train(),
+        "chicken-foot" => chicken_foot(),
         _ => return None,
     })
 }
@@ -108,6 +134,10 @@ fn block() -> Variant {
         },
         target: MatchTarget::Points { points: 100, exact: false, immediate: false },
         visibility: Visibility::default(),
+        end: Vec::new(),
+        ranking: RankingSpec::default(),
+        referee: Referee::Strict,
+        when: Vec::new(),
     }
 }
 
@@ -165,6 +195,23 @@ fn all_fives() -> Variant {
     }
 }
 
+fn sniff() -> Variant {
+    let f = all_fives();
+    Variant {
+        name: "sniff".into(),
+        description: "Sniff: a fives game whose first double, the sniff, opens on four sides; draw at most two.".into(),
+        deal: DealSpec {
+            hand_size: HandSize::BySeats(vec![[2, 7], [3, 6], [4, 5]]),
+            rest: Rest::Stock,
+            method: DealMethod::Random,
+        },
+        board: BoardLayout::Spinner(SpinnerSpec { doubles: SpinnerDoubles::First, opens: SpinnerOpening::AtOnce }),
+        stuck: StuckSpec { when_unable: WhenUnable::DrawUpTo(2), keep: 2, must_play_drawn: true, may_pass: false },
+        target: MatchTarget::Points { points: 200, exact: false, immediate: true },
+        ..f
+    }
+}
+
 fn fives_and_threes() -> Variant {
     Variant {
         name: "fives-and-threes".into(),
@@ -218,6 +265,10 @@ fn latin() -> Variant {
         },
         target: MatchTarget::Points { points: 100, exact: false, immediate: false },
         visibility: Visibility::default(),
+        end: Vec::new(),
+        ranking: RankingSpec::default(),
+        referee: Referee::Strict,
+        when: Vec::new(),
     }
 }
 
@@ -315,5 +366,64 @@ fn bergen() -> Variant {
         },
         target: MatchTarget::Points { points: 15, exact: false, immediate: true },
         ..block()
+    }
+}
+
+fn mexican_train() -> Variant {
+    Variant {
+        name: "mexican-train".into(),
+        description: "Mexican Train: double-twelve trains from a hub, a public train, doubles satisfied first, lowest total after 13 rounds wins.".into(),
+        tiles: TileSpec { max_pip: 12, value: TileValue::PipSum },
+        players: PlayersSpec { min: 2, max: 10, teams: Teams::None },
+        deal: DealSpec {
+            hand_size: HandSize::BySeats(vec![
+                [2, 15],
+                [3, 15],
+                [4, 15],
+                [5, 11],
+                [6, 11],
+                [7, 10],
+                [8, 10],
+                [9, 8],
+                [10, 8],
+            ]),
+            rest: Rest::Stock,
+            method: DealMethod::Random,
+        },
+        lead: LeadSpec {
+            first: FirstLeader::RoundDouble,
+            later: LaterLeader::AsFirst,
+            tile: LeadTile::Any,
+            redeal_without_double: true,
+        },
+        board: BoardLayout::Trains(TrainsSpec { public: true, satisfy_doubles: true }),
+        stuck: StuckSpec { when_unable: WhenUnable::DrawUpTo(1), keep: 0, must_play_drawn: true, may_pass: false },
+        scoring: ScoringSpec {
+            out: HandPoints::OwnPips,
+            blocked: HandPoints::OwnPips,
+            round_to: 0,
+            capicua: Capicua::None,
+            win_bonus: 0,
+            during_play: PlayScoring::None,
+        },
+        target: MatchTarget::Hands(13),
+        ..block()
+    }
+}
+
+fn chicken_foot() -> Variant {
+    Variant {
+        name: "chicken-foot".into(),
+        description: "Chicken Foot: double-nine, the centre's four sides first, three toes on every double, lowest total after 10 rounds wins.".into(),
+        tiles: TileSpec { max_pip: 9, value: TileValue::PipSum },
+        players: PlayersSpec { min: 2, max: 8, teams: Teams::None },
+        deal: DealSpec {
+            hand_size: HandSize::BySeats(vec![[2, 9], [3, 7], [4, 7], [5, 7], [6, 6], [7, 5], [8, 5]]),
+            rest: Rest::Stock,
+            method: DealMethod::Random,
+        },
+        board: BoardLayout::ChickenFoot(ChickenFootSpec { centre: 4, toes: 3 }),
+        target: MatchTarget::Hands(10),
+        ..mexican_train()
     }
 }

@@ -18,6 +18,12 @@ pub(crate) enum Purpose {
     Deal { hand: u32, attempt: u32 },
     /// Drawing the leader of a hand by lot.
     Lot { hand: u32 },
+    /// The lenient referee's coin for the move at log position `position`.
+    Referee { hand: u32, position: u32 },
+    /// The per-deal tile values of hand `hand` (random-valued tile rules).
+    Values { hand: u32 },
+    /// The tiles of each hand shown to everyone (partial visibility).
+    Shown { hand: u32 },
 }
 
 impl Purpose {
@@ -25,6 +31,9 @@ impl Purpose {
         match self {
             Purpose::Deal { hand, attempt } => (1 << 60) | ((hand as u64) << 20) | attempt as u64,
             Purpose::Lot { hand } => (2 << 60) | hand as u64,
+            Purpose::Referee { hand, position } => (3 << 60) | ((hand as u64) << 32) | position as u64,
+            Purpose::Values { hand } => (4 << 60) | hand as u64,
+            Purpose::Shown { hand } => (5 << 60) | hand as u64,
         }
     }
 }
@@ -85,6 +94,34 @@ impl SeededRng {
             }
         }
         (m >> 32) as u32
+    }
+
+    /// A uniform number in `[0, 1)` from 53 random bits (exact in `f64`).
+    pub fn unit(&mut self) -> f64 {
+        (self.0.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    /// A uniform integer in `lo..=hi` (`lo <= hi`, span below 2^32).
+    pub fn between(&mut self, lo: i32, hi: i32) -> i32 {
+        debug_assert!(lo <= hi);
+        let span = (hi as i64 - lo as i64 + 1) as u64;
+        if span > u32::MAX as u64 {
+            return lo.wrapping_add(self.0.next_u32() as i32);
+        }
+        (lo as i64 + self.below(span as u32) as i64) as i32
+    }
+
+    /// A uniform 64-bit number: a seed for a child generator (a seat's bot,
+    /// the k-th table of a round) that replays with its parent's seed.
+    ///
+    /// ```
+    /// use capicua_engine::SeededRng;
+    /// let child = SeededRng::new(7, 3).next_u64();
+    /// assert_eq!(child, SeededRng::new(7, 3).next_u64());
+    /// assert_ne!(child, SeededRng::new(7, 4).next_u64());
+    /// ```
+    pub fn next_u64(&mut self) -> u64 {
+        self.0.next_u64()
     }
 
     /// Fisher-Yates shuffle, from the last element down.

@@ -1,6 +1,9 @@
 //! Validated rules: a [`Variant`] that is known to be playable, with the
 //! tables the move generator reads precomputed.
 
+use std::sync::Arc;
+
+use crate::board::MAX_ENDS;
 use crate::error::VariantError;
 use crate::moves::MAX_MOVES;
 use crate::seating::{MAX_SEATS, Seating, Table};
@@ -22,7 +25,13 @@ pub struct Rules {
     /// (face 1 only for non-doubles: a double joins the same way either side).
     by_face: [[TileSet; 2]; PIP_VALUES],
     max_ends: usize,
+    /// For a variant with conditional rules: the rules in force for each
+    /// set of active conditions (bit `i`: `when[i]` holds), index 0 unused.
+    alternates: Vec<Arc<Rules>>,
 }
+
+/// Most `[[when]]` entries: every combination is compiled at validation.
+pub const MAX_WHEN: usize = 6;
 
 impl Variant {
     /// Checks every field and combination and returns playable [`Rules`].
@@ -122,21 +131,24 @@ impl Rules {
             }
             _ => {}
         }
-        if let BoardLayout::Longana(_) = v.board {
+        if v.lead.first == FirstLeader::RoundDouble && v.lead.later != LaterLeader::AsFirst {
+            return Err(err("lead.later", "round-double picks every hand's leader: set lead.later = \"as-first\""));
+        }
+        if let BoardLayout::Longana(_) | BoardLayout::Trains(_) | BoardLayout::ChickenFoot(_) = v.board {
             let first_double = match v.lead.first {
                 FirstLeader::HolderOf(t) => t.is_double(),
-                FirstLeader::HighestDouble => true,
+                FirstLeader::HighestDouble | FirstLeader::RoundDouble => true,
                 FirstLeader::Seat(_) | FirstLeader::Lot => v.lead.tile != LeadTile::Any,
             };
             let later_double = match v.lead.later {
                 LaterLeader::AsFirst => first_double,
                 LaterLeader::Winner | LaterLeader::Next => v.lead.tile != LeadTile::Any,
             };
-            if !v.lead.redeal_without_double {
-                return Err(err("lead.redeal-without-double", "a longana needs a lead double: set it to true"));
+            if !v.lead.redeal_without_double && v.lead.first != FirstLeader::RoundDouble {
+                return Err(err("lead.redeal-without-double", "this board needs a lead double: set it to true"));
             }
             if !first_double || !later_double {
-                return Err(err("lead", "a longana opens from a double: lead.first and lead.tile must require one"));
+                return Err(err("lead", "this board opens from a double: lead.first and lead.tile must require one"));
             }
         }
 
@@ -191,7 +203,21 @@ impl Rules {
             BoardLayout::Spinner(SpinnerSpec { doubles: SpinnerDoubles::First, .. }) => 4,
             BoardLayout::Spinner(SpinnerSpec { doubles: SpinnerDoubles::Every, .. }) => 2 + 2 * doubles,
             BoardLayout::Longana(_) => max as usize,
+            BoardLayout::Trains(t) => max as usize + t.public as usize,
+            // The centre's sides, then each later double turns one end into `toes`.
+            BoardLayout::ChickenFoot(c) => c.centre as usize + (doubles - 1) * (c.toes as usize).saturating_sub(1),
         };
+        if let BoardLayout::ChickenFoot(c) = v.board {
+            if !(2..=8).contains(&c.centre) || !(1..=5).contains(&c.toes) {
+                return Err(err("board", "chicken-foot: centre must be 2..=8 sides and toes 1..=5"));
+            }
+        }
+        if max_ends > MAX_ENDS {
+            return Err(err(
+                "board",
+                format!("up to {max_ends} open ends with this set; the engine supports {MAX_ENDS}"),
+            ));
+        }
         // Worst case of the move list: every open end, every tile that can
         // join it, every distinct way of joining, plus draw and pass.
         let per_end = (0..=v.tiles.max_pip as usize).map(|e| playable[e].len()).max().unwrap_or(0).min(max_hand);
@@ -223,6 +249,23 @@ impl Rules {
             }
         }
         let sc = &v.scoring;
+        if (sc.out == HandPoints::OwnPips) != (sc.blocked == HandPoints::OwnPips) {
+            return Err(err(
+                "scoring",
+                "own-pips is penalty scoring for the whole match: set both out and blocked to it",
+            ));
+        }
+        if sc.out == HandPoints::OwnPips {
+            if let MatchTarget::Points { exact: true, .. } = v.target {
+                return Err(err("target.exact", "an exact target does not apply to penalty scoring (own-pips)"));
+            }
+            if sc.during_play != PlayScoring::None || sc.win_bonus != 0 || sc.capicua != Capicua::None {
+                return Err(err(
+                    "scoring",
+                    "own-pips counts penalty points only: no play scoring, win bonus or capicua",
+                ));
+            }
+        }
         let can_score = sc.out != HandPoints::Nothing
             || sc.blocked != HandPoints::Nothing
             || sc.win_bonus > 0
@@ -239,8 +282,10 @@ impl Rules {
         if v.visibility.hands == HandVisibility::Partners && v.players.teams == Teams::None {
             return Err(err("visibility.hands", "\"partners\" needs teams (players.teams)"));
         }
+        validate_extras(v)?;
+        let alternates = compile_when(v)?;
 
-        Ok(Rules { variant, catalog, joins, playable, by_face, max_ends })
+        Ok(Rules { variant, catalog, joins, playable, by_face, max_ends, alternates })
     }
 
     /// A named preset, validated. See [`preset`](crate::preset) for the names.
@@ -291,6 +336,20 @@ impl Rules {
     pub fn joining_by_face(&self, end: u8, face: usize) -> &TileSet {
         &self.by_face[end as usize][face]
     }
+    /// Whether some open ends belong to a seat and are closed to the others
+    /// until that seat passes: a longana's arms under `own-or-opened`, the
+    /// private trains of a train game.
+    pub fn restricted_arms(&self) -> bool {
+        matches!(
+            self.variant.board,
+            BoardLayout::Longana(LonganaSpec { access: ArmAccess::OwnOrOpened }) | BoardLayout::Trains(_)
+        )
+    }
+    /// Penalty scoring ([`HandPoints::OwnPips`]): sides collect the pips
+    /// left in their hands and the lowest total wins.
+    pub fn penalty_scoring(&self) -> bool {
+        self.variant.scoring.out == HandPoints::OwnPips
+    }
     /// Whether seats may draw from the stock at all.
     pub fn draws(&self) -> bool {
         self.variant.deal.rest == Rest::Stock && self.variant.stuck.when_unable != WhenUnable::Pass
@@ -299,8 +358,96 @@ impl Rules {
     pub fn seat_range(&self) -> std::ops::RangeInclusive<u8> {
         self.variant.players.min..=self.variant.players.max
     }
+    /// The rules in force while the conditional rules of `mask` hold (bit
+    /// `i` for `when[i]`); `None` for mask 0 or a variant without `when`.
+    pub fn when_rules(&self, mask: u32) -> Option<&Arc<Rules>> {
+        if mask == 0 { None } else { self.alternates.get(mask as usize) }
+    }
     /// Whether `t` is in this set.
     pub fn has_tile(&self, t: Tile) -> bool {
         t.index() < self.catalog.len()
     }
+}
+
+/// Checks the options that do not shape the move generator: tile values,
+/// end rules, ranking, referee and visibility.
+fn validate_extras(v: &Variant) -> Result<(), VariantError> {
+    fn err(field: impl Into<String>, message: impl Into<String>) -> VariantError {
+        VariantError::new(field, message)
+    }
+    if let TileValue::RandomFaces { lo, hi } = v.tiles.value {
+        if lo > hi || lo < -1000 || hi > 1000 {
+            return Err(err("tiles.value", format!("random-faces needs -1000 <= lo <= hi <= 1000, got {lo}..{hi}")));
+        }
+    }
+    let plays_score = v.scoring.during_play != PlayScoring::None
+        || v.when.iter().any(|w| w.rules.during_play.is_some_and(|p| p != PlayScoring::None));
+    for rule in &v.end {
+        match *rule {
+            EndRule::MostPassed(0) => return Err(err("end", "most-passed needs at least 1 pass")),
+            EndRule::HandScore(0) => return Err(err("end", "hand-score needs a positive score")),
+            EndRule::HandScore(_) if !plays_score => {
+                return Err(err("end", "hand-score needs points scored during play (scoring.during-play)"));
+            }
+            EndRule::MostPassed(_) | EndRule::HandScore(_) => {}
+        }
+    }
+    if v.ranking.never_played == 0 {
+        return Err(err("ranking.never-played", "the multiplier must be at least 1"));
+    }
+    if let Referee::Lenient(l) = v.referee {
+        for (name, f) in [("accept", l.accept), ("penalty", l.penalty)] {
+            if !(0.0..=1.0).contains(&f.0) {
+                return Err(err(format!("referee.lenient.{name}"), format!("{} is not between 0 and 1", f.0)));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Compiles the rules of every combination of `when` entries.
+fn compile_when(v: &Variant) -> Result<Vec<Arc<Rules>>, VariantError> {
+    if v.when.is_empty() {
+        return Ok(Vec::new());
+    }
+    if v.when.len() > MAX_WHEN {
+        return Err(VariantError::new("when", format!("{} entries; at most {MAX_WHEN}", v.when.len())));
+    }
+    for (i, w) in v.when.iter().enumerate() {
+        if w.rules.is_empty() {
+            return Err(VariantError::new(format!("when.{i}.use"), "overrides no rule"));
+        }
+        match w.condition {
+            Condition::SeatPasses(0) | Condition::AnySeatPasses(0) | Condition::TeamPasses(0) => {
+                return Err(VariantError::new(format!("when.{i}.if"), "a pass count of 0 always holds"));
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::with_capacity(1 << v.when.len());
+    let mut base = v.clone();
+    base.when.clear();
+    out.push(Arc::new(Rules::new(base.clone())?));
+    for mask in 1u32..(1 << v.when.len()) {
+        let mut alt = base.clone();
+        for (i, w) in v.when.iter().enumerate() {
+            if mask & (1 << i) != 0 {
+                w.rules.apply(&mut alt);
+            }
+        }
+        let rules = Rules::new(alt).map_err(|e| {
+            let field =
+                if mask.is_power_of_two() { format!("when.{}.use", mask.trailing_zeros()) } else { "when".to_string() };
+            let active: Vec<String> =
+                (0..v.when.len()).filter(|i| mask & (1 << i) != 0).map(|i| i.to_string()).collect();
+            let when = if mask.is_power_of_two() {
+                "while it holds".to_string()
+            } else {
+                format!("while entries {} hold together", active.join(", "))
+            };
+            VariantError::new(field, format!("{when}: {}: {}", e.field, e.message))
+        })?;
+        out.push(Arc::new(rules));
+    }
+    Ok(out)
 }

@@ -81,8 +81,16 @@ pub struct Table {
 }
 
 impl Table {
-    /// Resolves a seating against a team rule.
-    pub(crate) fn resolve(seating: &Seating, rule: &Teams) -> Result<Table, SeatingError> {
+    /// Resolves a seating against a team rule (the seating's explicit
+    /// teams, if any, override the rule).
+    ///
+    /// ```
+    /// use capicua_engine::{Seat, Seating, Table, Teams};
+    /// let t = Table::resolve(&Seating::new(4), &Teams::Pairs).unwrap();
+    /// assert!(t.same_side(Seat(0), Seat(2)));
+    /// assert_eq!(t.teams(), vec![vec![0, 2], vec![1, 3]]);
+    /// ```
+    pub fn resolve(seating: &Seating, rule: &Teams) -> Result<Table, SeatingError> {
         let n = seating.seats;
         if let Some(p) = &seating.teams {
             return Table::from_partition(n, Some(p));
@@ -177,6 +185,14 @@ impl Table {
     #[inline]
     pub fn same_side(&self, a: Seat, b: Seat) -> bool {
         self.side_of[a.index()] == self.side_of[b.index()]
+    }
+    /// The seats of each side, by side (empty when seats play alone): an
+    /// explicit partition that [`Table::resolve`] turns back into this table.
+    pub fn teams(&self) -> Vec<Vec<u8>> {
+        if !self.teams {
+            return Vec::new();
+        }
+        (0..self.sides).map(|side| self.members(Side(side)).map(|s| s.0).collect()).collect()
     }
     /// The seats of a side.
     pub fn members(&self, side: Side) -> impl Iterator<Item = Seat> + '_ {

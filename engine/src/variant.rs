@@ -63,6 +63,19 @@ pub struct Variant {
     /// What each seat may see.
     #[serde(default)]
     pub visibility: Visibility,
+    /// Ways a hand ends besides going out, blocking and the turn cap.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub end: Vec<EndRule>,
+    /// Who wins a hand nobody went out of, and how seats rank.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub ranking: RankingSpec,
+    /// What the referee does with an illegal play.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub referee: Referee,
+    /// Conditional rules: "when CONDITION, use RULE", in order (a later
+    /// entry wins where two active entries override the same rule).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub when: Vec<WhenRule>,
 }
 
 /// The tile set.
@@ -85,6 +98,8 @@ pub struct TileSpec {
 /// assert_eq!(TileValue::Difference.of(t), 3);
 /// assert_eq!(TileValue::LargestFace.of(t), 5);
 /// assert_eq!(TileValue::DoublesDouble.of(Tile::domino(4, 4)), 16);
+/// // Random rules are valued per deal by the game; `of` gives the pip sum.
+/// assert_eq!(TileValue::RandomFaces { lo: -3, hi: 3 }.of(t), 7);
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -98,15 +113,34 @@ pub enum TileValue {
     LargestFace,
     /// The sum of the faces, doubled for a double.
     DoublesDouble,
+    /// Each tile is valued, per deal, by one of the four formulas above drawn
+    /// at random (seeded) for that tile.
+    RandomFormula,
+    /// Each pip value `0..=max-pip` is worth, per deal, a number drawn at
+    /// random (seeded) from `lo..=hi` (possibly negative or zero); a tile
+    /// is worth the sum of its two faces' worths.
+    RandomFaces {
+        /// Smallest worth of a face.
+        lo: i32,
+        /// Largest worth of a face.
+        hi: i32,
+    },
 }
 
 impl TileValue {
-    /// The value of `t` under this rule.
+    /// Whether the values are drawn per deal ([`Game::tile_value`](crate::Game::tile_value)
+    /// gives them; they are public once the deal is made).
+    pub fn is_random(self) -> bool {
+        matches!(self, TileValue::RandomFormula | TileValue::RandomFaces { .. })
+    }
+
+    /// The value of `t` under this rule (for a random rule, the nominal
+    /// pip sum: the game values each deal itself).
     pub fn of(self, t: Tile) -> i32 {
         let (lo, hi) = t.faces();
         let (lo, hi) = (lo as i32, hi as i32);
         match self {
-            TileValue::PipSum => lo + hi,
+            TileValue::PipSum | TileValue::RandomFormula | TileValue::RandomFaces { .. } => lo + hi,
             TileValue::Difference => hi - lo,
             TileValue::LargestFace => hi,
             TileValue::DoublesDouble => {
@@ -172,9 +206,10 @@ pub enum DealMethod {
     /// Each seat takes the next tiles of the shuffled set.
     #[default]
     Random,
-    /// Each seat in turn, from seat 0, takes as many tiles as it can of one
-    /// pip drawn at random (among the pips with the most tiles left), and
-    /// the rest of its hand from the shuffled remainder.
+    /// All of a suit: each seat in turn, from seat 0, takes as many tiles
+    /// as it can of one pip drawn at random (among the pips with the most
+    /// tiles left), and the rest of its hand from the shuffled remainder.
+    #[serde(rename = "all-of-a-suit")]
     SameSuit,
 }
 
@@ -238,6 +273,11 @@ pub enum FirstLeader {
     Seat(u8),
     /// A seat drawn by lot (seeded) leads.
     Lot,
+    /// The round's double, counting down: hand `k` is led with
+    /// `[N-k|N-k]` (wrapping after `[0|0]`) by whoever holds it; a deal
+    /// that leaves it in the stock or out of play is dealt again (Mexican
+    /// Train's engine, Chicken Foot's centre).
+    RoundDouble,
 }
 
 /// The leader of every hand after the first.
@@ -275,6 +315,62 @@ pub enum BoardLayout {
     Spinner(SpinnerSpec),
     /// The lead double opens one arm per seat (Longana / Cuban longana).
     Longana(LonganaSpec),
+    /// Train games (Mexican Train): the lead double is the hub; it starts a
+    /// personal train for every seat, open to others only while marked
+    /// (its owner passed and has not played on it since), plus an optional
+    /// public train open to everyone.
+    Trains(TrainsSpec),
+    /// Chicken Foot: the lead double takes tiles on all its sides before
+    /// anything else, and every later double needs its toes covered before
+    /// play continues elsewhere.
+    ChickenFoot(ChickenFootSpec),
+}
+
+/// The trains of a train game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct TrainsSpec {
+    /// A public train (the Mexican train) that every seat may extend.
+    #[serde(default = "yes")]
+    pub public: bool,
+    /// A double must be satisfied (covered) before any other play, by
+    /// whichever seat is next, even on another seat's private train.
+    #[serde(default = "yes")]
+    pub satisfy_doubles: bool,
+}
+
+impl Default for TrainsSpec {
+    fn default() -> Self {
+        TrainsSpec { public: true, satisfy_doubles: true }
+    }
+}
+
+/// The shape of a chicken foot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct ChickenFootSpec {
+    /// Sides of the centre double, all covered before any other play
+    /// (4; 6 in "double chicken foot").
+    #[serde(default = "four")]
+    pub centre: u8,
+    /// Toes of a later double, all covered before play continues
+    /// elsewhere (3, the chicken's foot).
+    #[serde(default = "three")]
+    pub toes: u8,
+}
+
+impl Default for ChickenFootSpec {
+    fn default() -> Self {
+        ChickenFootSpec { centre: 4, toes: 3 }
+    }
+}
+
+fn four() -> u8 {
+    4
+}
+
+fn three() -> u8 {
+    3
 }
 
 /// Which doubles spin and when their short sides open.
@@ -571,6 +667,10 @@ pub enum HandPoints {
     Difference,
     /// Nothing (only bonuses and play scoring count).
     Nothing,
+    /// Penalty scoring (Mexican Train, Chicken Foot): every side scores the
+    /// value left in its own hands, winner or not, and the lowest total
+    /// wins the match. Used for both `out` and `blocked`.
+    OwnPips,
 }
 
 /// Bonus for going out with a capicúa: a last tile, not a double, that fits
@@ -645,4 +745,229 @@ pub enum HandVisibility {
     Partners,
     /// Every hand (open game).
     Open,
+    /// Only tile counts (which are public anyway): the sources' name for
+    /// closed hands, the same as `own`.
+    CountsOnly,
+    /// Its own hand, and `tiles` tiles of every other hand chosen at random
+    /// (seeded) when the hand is dealt, public to everyone while held. Tiles
+    /// drawn later stay hidden.
+    Shown {
+        /// Tiles of each hand shown.
+        tiles: u8,
+    },
+}
+
+/// A way a hand ends besides a seat going out, nobody being able to move and
+/// the turn cap.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EndRule {
+    /// Most seats (more than half) have passed at least this many times
+    /// this hand: the hand ends and is decided as a blocked hand.
+    MostPassed(u8),
+    /// A side's points scored during play in this hand reach this many: the
+    /// hand ends, that side wins it (scored as going out, without capicúa).
+    /// Needs play scoring.
+    HandScore(u32),
+}
+
+/// Who wins a hand that nobody went out of, and the order of the seats in
+/// every hand's [`HandResult::ranking`](crate::HandResult::ranking).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct RankingSpec {
+    /// The ranking rule.
+    #[serde(default)]
+    pub by: RankBy,
+    /// A seat that never played in the hand has its count multiplied by
+    /// this when the hand is counted (1: no penalty).
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub never_played: u8,
+}
+
+impl Default for RankingSpec {
+    fn default() -> RankingSpec {
+        RankingSpec { by: RankBy::Standard, never_played: 1 }
+    }
+}
+
+fn one() -> u8 {
+    1
+}
+
+fn is_one(n: &u8) -> bool {
+    *n == 1
+}
+
+/// How seats (and teams) rank in a hand. "Points" are the tile values left
+/// in a hand (after the never-played penalty).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RankBy {
+    /// The classic rule: a blocked hand goes by `blocked.compare`; seats
+    /// rank by fewest points, the winner first.
+    #[default]
+    Standard,
+    /// The seat with the fewest points wins.
+    FewestPoints,
+    /// The seat with the most points wins.
+    MostPoints,
+    /// The seat holding the median count wins (the lower median for an even
+    /// number of seats); seats rank by distance from it.
+    MedianPoints,
+    /// The seat with the fewest tiles wins.
+    FewestTiles,
+    /// The seat with the most tiles wins.
+    MostTiles,
+    /// The team with the most points in total wins.
+    TeamMost,
+    /// The team with the fewest points in total wins.
+    TeamFewest,
+}
+
+/// What the referee does with a play that is not legal.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Referee {
+    /// Every illegal move is refused (the game is untouched).
+    #[default]
+    Strict,
+    /// The sources' "corrupt judge", through
+    /// [`Game::referee_play`](crate::Game::referee_play) only: a well-formed
+    /// illegal play (a tile the seat holds, on an existing open end) is
+    /// accepted with probability `accept` (seeded by seed, hand and log
+    /// position, so a replay is exact) and the seat's side pays `penalty`.
+    Lenient(LenientSpec),
+}
+
+/// Parameters of the lenient referee.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct LenientSpec {
+    /// Probability that an illegal play is accepted, 0 to 1.
+    pub accept: Fraction,
+    /// Fraction of the side's (positive) match score it loses, rounded
+    /// down, when an illegal play is accepted (default one third).
+    #[serde(default = "Fraction::third")]
+    pub penalty: Fraction,
+    /// Fixed points lost on top of the fraction.
+    #[serde(default)]
+    pub points: i32,
+}
+
+/// A number from 0 to 1, compared by its bits (so variants stay `Eq`).
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Fraction(pub f64);
+
+impl Fraction {
+    /// One third.
+    pub fn third() -> Fraction {
+        Fraction(1.0 / 3.0)
+    }
+}
+
+impl PartialEq for Fraction {
+    fn eq(&self, other: &Fraction) -> bool {
+        self.0.to_bits() == other.0.to_bits()
+    }
+}
+
+impl Eq for Fraction {}
+
+/// One conditional rule: while `if` holds, the rules of `use` replace the
+/// variant's own.
+///
+/// ```toml
+/// [[when]]
+/// if = { any-seat-passes = 2 }
+/// use = { direction = "clockwise" }
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WhenRule {
+    /// The condition.
+    #[serde(rename = "if")]
+    pub condition: Condition,
+    /// The rules that apply while it holds.
+    #[serde(rename = "use")]
+    pub rules: RuleOverride,
+}
+
+/// A condition on the state of the hand or match, re-evaluated after each
+/// move that can change it. "Passes" count this hand's passes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Condition {
+    /// The seat to move has passed at least this many times.
+    SeatPasses(u8),
+    /// Some seat has passed at least this many times.
+    AnySeatPasses(u8),
+    /// The team of the seat to move has passed at least this many times in total.
+    TeamPasses(u8),
+    /// The seat to move passed on its last turn.
+    PassedLastTurn,
+    /// No tile in any hand joins an open end under the variant's own
+    /// matching rule and wild tiles (arm access ignored).
+    NobodyCanPlay,
+    /// The seat to move holds more than this many points (tile values).
+    PipsAbove(i32),
+    /// More than this many turns have been played this hand.
+    TurnsAbove(u32),
+    /// More than this many hands of the match have been played.
+    HandsAbove(u32),
+}
+
+/// Rule choices a conditional rule may override; unset fields keep the
+/// variant's own.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct RuleOverride {
+    /// `turn.direction`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub direction: Option<Direction>,
+    /// `turn.order`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub order: Option<TurnOrder>,
+    /// `matching`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub matching: Option<MatchRule>,
+    /// `stuck.when-unable`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub when_unable: Option<WhenUnable>,
+    /// `stuck.may-pass`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub may_pass: Option<bool>,
+    /// `scoring.during-play`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub during_play: Option<PlayScoring>,
+}
+
+impl RuleOverride {
+    /// Whether it overrides nothing.
+    pub fn is_empty(&self) -> bool {
+        *self == RuleOverride::default()
+    }
+
+    /// Writes its choices over `v`.
+    pub fn apply(&self, v: &mut Variant) {
+        if let Some(d) = self.direction {
+            v.turn.direction = d;
+        }
+        if let Some(o) = self.order {
+            v.turn.order = o;
+        }
+        if let Some(m) = &self.matching {
+            v.matching = m.clone();
+        }
+        if let Some(w) = self.when_unable {
+            v.stuck.when_unable = w;
+        }
+        if let Some(p) = self.may_pass {
+            v.stuck.may_pass = p;
+        }
+        if let Some(p) = self.during_play {
+            v.scoring.during_play = p;
+        }
+    }
 }

@@ -61,6 +61,18 @@ impl<'a> View<'a> {
     pub fn seats(&self) -> u8 {
         self.game.table().seats()
     }
+    /// The resolved seating: every seat's side (public).
+    ///
+    /// ```
+    /// use capicua_engine::{Game, Rules, Seat, Seating};
+    /// let g = Game::new(Rules::preset("latin").unwrap().into(), Seating::new(4), 3).unwrap();
+    /// let t = g.view(Seat(0)).table();
+    /// assert!(t.same_side(Seat(0), Seat(2)));
+    /// assert_eq!(t.teams(), vec![vec![0, 2], vec![1, 3]]);
+    /// ```
+    pub fn table(&self) -> &'a crate::seating::Table {
+        self.game.table()
+    }
     /// Whether two seats are on the same side.
     pub fn partners(&self, a: Seat, b: Seat) -> bool {
         self.game.table().same_side(a, b)
@@ -75,7 +87,7 @@ impl<'a> View<'a> {
         let Some(me) = self.seat else { return false };
         me == other
             || match self.game.rules().variant().visibility.hands {
-                HandVisibility::Own => false,
+                HandVisibility::Own | HandVisibility::CountsOnly | HandVisibility::Shown { .. } => false,
                 HandVisibility::Partners => self.game.table().same_side(me, other),
                 HandVisibility::Open => true,
             }
@@ -88,6 +100,30 @@ impl<'a> View<'a> {
     /// A seat's hand, if this viewer may see it.
     pub fn hand_of(&self, s: Seat) -> Option<TileSet> {
         self.sees(s).then(|| self.game.hand(s))
+    }
+    /// The tiles of a seat's hand shown to everyone (visibility
+    /// `shown`), spectators included; empty under other rules.
+    pub fn shown_of(&self, s: Seat) -> TileSet {
+        self.game.shown(s)
+    }
+    /// The tiles of `s`'s hand this viewer knows: all of it if it sees the
+    /// hand, else the shown ones.
+    pub fn known_of(&self, s: Seat) -> TileSet {
+        if self.sees(s) { self.game.hand(s) } else { self.game.shown(s) }
+    }
+    /// The value of a tile in this deal (public once dealt; drawn per deal
+    /// under the random tile-value rules).
+    pub fn tile_value(&self, t: crate::tile::Tile) -> i32 {
+        self.game.tile_value(t)
+    }
+    /// The per-deal value of every tile by id, under the random tile-value
+    /// rules (`None`: the catalog's values).
+    pub fn tile_values(&self) -> Option<&'a [i32]> {
+        self.game.tile_values()
+    }
+    /// The rules in force now (conditional rules may replace some choices).
+    pub fn rules_now(&self) -> &'a Rules {
+        self.game.rules_now()
     }
     /// The tiles a seat drew this hand, if this viewer may see its hand.
     pub fn drawn_by(&self, s: Seat) -> Option<TileSet> {
@@ -153,6 +189,26 @@ impl<'a> View<'a> {
             _ => MoveList::new(),
         }
     }
+    /// Fills `out` with the viewer's legal moves (empty unless it is the
+    /// viewer's turn), reusing the caller's list: the allocation-free form
+    /// of [`View::legal_moves`] for search loops.
+    ///
+    /// ```
+    /// use capicua_engine::{Game, MoveList, Rules, Seating};
+    /// let g = Game::new(Rules::preset("latin").unwrap().into(), Seating::new(4), 3).unwrap();
+    /// let mut out = MoveList::new();
+    /// let me = g.to_move().unwrap();
+    /// g.view(me).fill_legal_moves(&mut out);
+    /// assert_eq!(out, g.legal_moves());
+    /// g.view(g.next_seat(me)).fill_legal_moves(&mut out);
+    /// assert!(out.is_empty());
+    /// ```
+    pub fn fill_legal_moves(&self, out: &mut MoveList) {
+        match self.seat {
+            Some(s) if self.game.to_move() == Some(s) => self.game.fill_legal_moves(out),
+            _ => out.clear(),
+        }
+    }
     /// The tiles played so far this hand.
     pub fn played(&self) -> TileSet {
         self.history()
@@ -169,9 +225,7 @@ impl<'a> View<'a> {
     pub fn unseen(&self) -> TileSet {
         let mut known = self.played();
         for s in (0..self.seats()).map(Seat) {
-            if let Some(h) = self.hand_of(s) {
-                known = known.or(h);
-            }
+            known = known.or(self.known_of(s));
         }
         self.rules().catalog().all().minus(known)
     }
@@ -189,7 +243,15 @@ impl<'a> View<'a> {
             hand: self.seat.map(|_| self.hand()),
             hands: seats.clone().map(|s| self.hand_of(s)).collect(),
             drawn: seats.clone().map(|s| self.drawn_by(s)).collect(),
-            hand_sizes: seats.map(|s| self.hand_len(s) as u8).collect(),
+            hand_sizes: seats.clone().map(|s| self.hand_len(s) as u8).collect(),
+            teams: self.table().teams(),
+            shown: if matches!(self.rules().variant().visibility.hands, HandVisibility::Shown { .. }) {
+                seats.map(|s| self.shown_of(s)).collect()
+            } else {
+                Vec::new()
+            },
+            values: self.tile_values().map(<[i32]>::to_vec),
+            active_conditions: self.game.active_conditions(),
             stock: self.stock_len(),
             ends: self.ends().to_vec(),
             history: self.history().to_vec(),
@@ -227,6 +289,20 @@ pub struct ViewSnapshot {
     pub drawn: Vec<Option<TileSet>>,
     /// Tiles held by each seat.
     pub hand_sizes: Vec<u8>,
+    /// The seats of each team, by side, when seats play in teams (empty
+    /// otherwise; absent in snapshots from before teams were sent, where
+    /// the variant's team rule applies: see [`ViewSnapshot::table`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub teams: Vec<Vec<u8>>,
+    /// Each seat's tiles shown to everyone (visibility `shown` only).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shown: Vec<TileSet>,
+    /// The value of every tile by id in this deal (random tile values only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub values: Option<Vec<i32>>,
+    /// The conditional rules in force (bit `i`: the variant's `when[i]`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub active_conditions: u32,
     /// Tiles in the stock.
     pub stock: usize,
     /// The open ends.
@@ -246,13 +322,41 @@ pub struct ViewSnapshot {
 }
 
 impl ViewSnapshot {
+    /// The table this snapshot was taken at: its explicit teams, or the
+    /// variant's team rule for `rules` when it carries none.
+    ///
+    /// ```
+    /// use capicua_engine::{Game, Rules, Seat, Seating};
+    /// let rules = Rules::preset("latin").unwrap();
+    /// let seating = Seating::new(4).with_teams(vec![vec![0, 2], vec![1, 3]]);
+    /// let g = Game::new(rules.clone().into(), seating, 3).unwrap();
+    /// let mut snap = g.view(Seat(1)).snapshot();
+    /// assert_eq!(snap.table(&rules).unwrap(), *g.table());
+    /// snap.teams.clear(); // an old snapshot: the variant's rule (pairs)
+    /// assert!(snap.table(&rules).unwrap().same_side(Seat(1), Seat(3)));
+    /// ```
+    pub fn table(&self, rules: &Rules) -> Result<crate::seating::Table, crate::error::SeatingError> {
+        let mut seating = crate::seating::Seating::new(self.hand_sizes.len() as u8);
+        if !self.teams.is_empty() {
+            seating = seating.with_teams(self.teams.clone());
+        }
+        crate::seating::Table::resolve(&seating, &rules.variant().players.teams)
+    }
     /// Every tile this snapshot names as held by a seat (own hand, visible
-    /// hands, visible draws): what a leak test checks against visibility.
+    /// hands, visible draws, shown tiles): what a leak test checks against
+    /// visibility.
     pub fn held_tiles(&self) -> TileSet {
         let mut s = self.hand.unwrap_or_default();
         for h in self.hands.iter().chain(self.drawn.iter()).flatten() {
             s = s.or(*h);
         }
+        for h in &self.shown {
+            s = s.or(*h);
+        }
         s
     }
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }

@@ -20,7 +20,9 @@ fn arb_variant() -> impl Strategy<Value = Variant> {
             Just(TileValue::PipSum),
             Just(TileValue::Difference),
             Just(TileValue::LargestFace),
-            Just(TileValue::DoublesDouble)
+            Just(TileValue::DoublesDouble),
+            Just(TileValue::RandomFormula),
+            (-5i32..=0, 0i32..=6).prop_map(|(lo, hi)| TileValue::RandomFaces { lo, hi }),
         ],
     );
     let players = (
@@ -38,7 +40,8 @@ fn arb_variant() -> impl Strategy<Value = Variant> {
             (0u8..=6, 0u8..=6).prop_map(|(a, b)| FirstLeader::HolderOf(Tile::domino(a, b))),
             Just(FirstLeader::HighestDouble),
             Just(FirstLeader::Seat(1)),
-            Just(FirstLeader::Lot)
+            Just(FirstLeader::Lot),
+            Just(FirstLeader::RoundDouble)
         ],
         prop_oneof![Just(LaterLeader::Winner), Just(LaterLeader::Next), Just(LaterLeader::AsFirst)],
         prop_oneof![Just(LeadTile::Any), Just(LeadTile::AnyDouble), Just(LeadTile::HighestDouble)],
@@ -53,6 +56,9 @@ fn arb_variant() -> impl Strategy<Value = Variant> {
         any::<bool>().prop_map(|any_arm| BoardLayout::Longana(LonganaSpec {
             access: if any_arm { ArmAccess::Any } else { ArmAccess::OwnOrOpened }
         })),
+        (any::<bool>(), any::<bool>())
+            .prop_map(|(public, satisfy_doubles)| BoardLayout::Trains(TrainsSpec { public, satisfy_doubles })),
+        (2u8..=6, 1u8..=3).prop_map(|(centre, toes)| BoardLayout::ChickenFoot(ChickenFootSpec { centre, toes })),
     ];
     let stuck = (
         prop_oneof![
@@ -78,7 +84,8 @@ fn arb_variant() -> impl Strategy<Value = Variant> {
             Just(HandPoints::AllOthers),
             Just(HandPoints::All),
             Just(HandPoints::Difference),
-            Just(HandPoints::Nothing)
+            Just(HandPoints::Nothing),
+            Just(HandPoints::OwnPips)
         ]
     };
     let scoring = (
@@ -139,42 +146,113 @@ fn arb_variant() -> impl Strategy<Value = Variant> {
         matching,
         wild,
         prop_oneof![Just(Direction::Clockwise), Just(Direction::CounterClockwise)],
-        prop_oneof![Just(HandVisibility::Own), Just(HandVisibility::Partners), Just(HandVisibility::Open)],
+        prop_oneof![
+            Just(HandVisibility::Own),
+            Just(HandVisibility::Partners),
+            Just(HandVisibility::Open),
+            Just(HandVisibility::CountsOnly),
+            (0u8..=3).prop_map(|tiles| HandVisibility::Shown { tiles }),
+        ],
     );
-    (tiles, players, deal, lead, board, stuck, blocked, scoring, target, misc)
-        .prop_map(
-            |(
-                (max_pip, value),
-                (min, extra, teams),
-                (hand, rest, method),
-                (first, later, tile, redeal),
+    let base = (tiles, players, deal, lead, board, stuck, blocked, scoring, target, misc).prop_map(
+        |(
+            (max_pip, value),
+            (min, extra, teams),
+            (hand, rest, method),
+            (first, later, tile, redeal),
+            board,
+            (when_unable, keep, must_play_drawn),
+            (compare, tie),
+            (out, blocked_points, round_to, capicua, win_bonus, during_play),
+            target,
+            ((order, may_pass), matching, wild, direction, hands),
+        )| {
+            Variant {
+                name: "random".into(),
+                description: String::new(),
+                tiles: TileSpec { max_pip, value },
+                players: PlayersSpec { min, max: (min + extra).min(MAX_SEATS as u8), teams },
+                deal: DealSpec { hand_size: HandSize::Fixed(hand), rest, method },
+                lead: LeadSpec { first, later, tile, redeal_without_double: redeal },
                 board,
-                (when_unable, keep, must_play_drawn),
-                (compare, tie),
-                (out, blocked_points, round_to, capicua, win_bonus, during_play),
+                matching,
+                wild,
+                turn: TurnSpec { direction, order, max_turns: 0 },
+                stuck: StuckSpec { when_unable, keep, must_play_drawn, may_pass },
+                blocked: BlockedSpec { compare, tie },
+                scoring: ScoringSpec { out, blocked: blocked_points, round_to, capicua, win_bonus, during_play },
                 target,
-                ((order, may_pass), matching, wild, direction, hands),
-            )| {
-                Variant {
-                    name: "random".into(),
-                    description: String::new(),
-                    tiles: TileSpec { max_pip, value },
-                    players: PlayersSpec { min, max: (min + extra).min(MAX_SEATS as u8), teams },
-                    deal: DealSpec { hand_size: HandSize::Fixed(hand), rest, method },
-                    lead: LeadSpec { first, later, tile, redeal_without_double: redeal },
-                    board,
-                    matching,
-                    wild,
-                    turn: TurnSpec { direction, order, max_turns: 0 },
-                    stuck: StuckSpec { when_unable, keep, must_play_drawn, may_pass },
-                    blocked: BlockedSpec { compare, tie },
-                    scoring: ScoringSpec { out, blocked: blocked_points, round_to, capicua, win_bonus, during_play },
-                    target,
-                    visibility: Visibility { hands },
-                }
-            },
-        )
-        .prop_map(repair)
+                visibility: Visibility { hands },
+                end: Vec::new(),
+                ranking: RankingSpec::default(),
+                referee: Referee::Strict,
+                when: Vec::new(),
+            }
+        },
+    );
+    (base, arb_extras()).prop_map(|(mut v, (end, ranking, referee, when))| {
+        v.end = end;
+        v.ranking = ranking;
+        v.referee = referee;
+        v.when = when;
+        repair(v)
+    })
+}
+
+/// The rule options of issue 3 that do not shape the board: end rules,
+/// ranking, referee and conditional rules.
+fn arb_extras() -> impl Strategy<Value = (Vec<EndRule>, RankingSpec, Referee, Vec<WhenRule>)> {
+    let end = prop::collection::vec(
+        prop_oneof![(1u8..=3).prop_map(EndRule::MostPassed), (5u32..=40).prop_map(EndRule::HandScore)],
+        0..=2,
+    );
+    let by = prop_oneof![
+        3 => Just(RankBy::Standard),
+        1 => Just(RankBy::FewestPoints),
+        1 => Just(RankBy::MostPoints),
+        1 => Just(RankBy::MedianPoints),
+        1 => Just(RankBy::FewestTiles),
+        1 => Just(RankBy::MostTiles),
+        1 => Just(RankBy::TeamMost),
+        1 => Just(RankBy::TeamFewest),
+    ];
+    let ranking =
+        (by, prop_oneof![3 => Just(1u8), 1 => 2u8..=3]).prop_map(|(by, never_played)| RankingSpec { by, never_played });
+    let referee = prop_oneof![
+        2 => Just(Referee::Strict),
+        1 => (prop_oneof![Just(0.0), Just(0.3), Just(1.0)], 0i32..=3).prop_map(|(accept, points)| {
+            Referee::Lenient(LenientSpec { accept: Fraction(accept), penalty: Fraction::third(), points })
+        }),
+    ];
+    let condition = prop_oneof![
+        (1u8..=3).prop_map(Condition::SeatPasses),
+        (1u8..=3).prop_map(Condition::AnySeatPasses),
+        (1u8..=3).prop_map(Condition::TeamPasses),
+        Just(Condition::PassedLastTurn),
+        Just(Condition::NobodyCanPlay),
+        (0i32..=30).prop_map(Condition::PipsAbove),
+        (0u32..=12).prop_map(Condition::TurnsAbove),
+        (0u32..=2).prop_map(Condition::HandsAbove),
+    ];
+    let overrides = prop_oneof![
+        prop_oneof![Just(Direction::Clockwise), Just(Direction::CounterClockwise)]
+            .prop_map(|d| RuleOverride { direction: Some(d), ..RuleOverride::default() }),
+        prop_oneof![Just(TurnOrder::Fixed), Just(TurnOrder::ReverseOnPass), Just(TurnOrder::RepeatWhileAble)]
+            .prop_map(|o| RuleOverride { order: Some(o), ..RuleOverride::default() }),
+        prop_oneof![Just(MatchRule::ZeroWild), Just(MatchRule::SameParity), Just(MatchRule::Equal)]
+            .prop_map(|m| RuleOverride { matching: Some(m), ..RuleOverride::default() }),
+        prop_oneof![Just(WhenUnable::Pass), Just(WhenUnable::DrawUpTo(1))]
+            .prop_map(|w| RuleOverride { when_unable: Some(w), ..RuleOverride::default() }),
+        any::<bool>().prop_map(|p| RuleOverride { may_pass: Some(p), ..RuleOverride::default() }),
+        prop_oneof![Just(PlayScoring::None), Just(PlayScoring::EndsMultipleOf(5))]
+            .prop_map(|p| RuleOverride { during_play: Some(p), ..RuleOverride::default() }),
+    ];
+    let when = prop::collection::vec(
+        (condition, overrides).prop_map(|(condition, rules)| WhenRule { condition, rules }),
+        0..=2,
+    );
+    let when = prop_oneof![1 => Just(Vec::new()), 1 => when];
+    (end, ranking, referee, when)
 }
 
 /// Makes a generated variant playable where it is cheap to do so.
@@ -189,7 +267,22 @@ fn repair(mut v: Variant) -> Variant {
         let most = (tiles / v.players.max as usize).max(1) as u8;
         v.deal.hand_size = HandSize::Fixed(h.min(most));
     }
-    if matches!(v.board, BoardLayout::Longana(_)) {
+    if v.lead.first == FirstLeader::RoundDouble {
+        v.lead.later = LaterLeader::AsFirst;
+    }
+    if v.scoring.out == HandPoints::OwnPips || v.scoring.blocked == HandPoints::OwnPips {
+        v.scoring = ScoringSpec {
+            out: HandPoints::OwnPips,
+            blocked: HandPoints::OwnPips,
+            round_to: v.scoring.round_to,
+            capicua: Capicua::None,
+            win_bonus: 0,
+            during_play: PlayScoring::None,
+        };
+    }
+    if matches!(v.board, BoardLayout::Longana(_) | BoardLayout::Trains(_) | BoardLayout::ChickenFoot(_))
+        && v.lead.first != FirstLeader::RoundDouble
+    {
         v.lead.redeal_without_double = true;
         v.lead.first = FirstLeader::HighestDouble;
         if v.lead.tile == LeadTile::Any {
@@ -199,8 +292,19 @@ fn repair(mut v: Variant) -> Variant {
     if v.stuck.when_unable != WhenUnable::Pass {
         v.deal.rest = Rest::Stock;
     }
-    if v.stuck.may_pass || v.turn.order != TurnOrder::Fixed {
+    for w in &mut v.when {
+        if w.rules.when_unable.is_some_and(|u| u != WhenUnable::Pass) && v.deal.rest != Rest::Stock {
+            w.rules.when_unable = Some(WhenUnable::Pass);
+        }
+    }
+    let overrides_turns = v.when.iter().any(|w| w.rules.may_pass == Some(true) || w.rules.order.is_some());
+    if v.stuck.may_pass || v.turn.order != TurnOrder::Fixed || overrides_turns {
         v.turn.max_turns = 100;
+    }
+    let plays_score = v.scoring.during_play != PlayScoring::None
+        || v.when.iter().any(|w| w.rules.during_play.is_some_and(|p| p != PlayScoring::None));
+    if !plays_score {
+        v.end.retain(|e| !matches!(e, EndRule::HandScore(_)));
     }
     if v.visibility.hands == HandVisibility::Partners && v.players.teams == Teams::None {
         v.visibility.hands = HandVisibility::Own;
@@ -245,6 +349,8 @@ fn check_rules(rules: Arc<Rules>, seats: u8, seed: u64) -> Result<(), TestCaseEr
     let hand_cap = 2 * (rules.catalog().len() + 2) * (seats as usize + 1) + 2 * rules.variant().turn.max_turns as usize;
     let mut hand_steps = 0usize;
     let mut hand_no = g.hand_number();
+    let lenient = matches!(rules.variant().referee, Referee::Lenient(_));
+    let mut overruled = 0usize;
     // Check the first hands of each match: long matches of rarely-scoring
     // variants add time, not coverage.
     while g.to_move().is_some() && g.hand_number() < 4 {
@@ -269,6 +375,28 @@ fn check_rules(rules: Arc<Rules>, seats: u8, seed: u64) -> Result<(), TestCaseEr
                 prop_assert!(c.play(m).is_ok(), "{m} listed but refused");
             }
         }
+        // A lenient referee: now and then, a well-formed illegal play (a
+        // held tile on end 0) goes through `referee_play`; if accepted, it
+        // is this step's move.
+        if lenient && steps % 5 == 0 && !g.board().ends().is_empty() {
+            let seat = g.to_move().expect("a seat moves");
+            let illegal = g
+                .hand(seat)
+                .iter()
+                .map(|tile| Move::Play { tile, end: EndId(0), face: 0 })
+                .find(|m| !legal.contains(m));
+            if let Some(m) = illegal {
+                let before = state_digest(&g);
+                match g.referee_play(m) {
+                    Ok(ruling) => {
+                        prop_assert!(matches!(ruling, Ruling::Overruled { .. }), "{m} was illegal");
+                        overruled += 1;
+                        continue;
+                    }
+                    Err(_) => prop_assert_eq!(&state_digest(&g), &before, "a refused play changed the game"),
+                }
+            }
+        }
         let others = other_moves(&g, &legal, rng);
         let before = (steps % 3 == 0).then(|| state_digest(&g));
         for &m in &others {
@@ -291,6 +419,8 @@ fn check_rules(rules: Arc<Rules>, seats: u8, seed: u64) -> Result<(), TestCaseEr
         Game::replay(rules, Seating::new(seats), seed, g.log()).map_err(|e| TestCaseError::fail(e.to_string()))?;
     prop_assert_eq!(state_digest(&replay), state_digest(&g), "replay differs");
     prop_assert_eq!(replay.hand_results(), g.hand_results());
+    prop_assert_eq!(replay.overruled_plays(), g.overruled_plays());
+    prop_assert_eq!(g.overruled_plays().len(), overruled, "every accepted illegal play is logged");
     Ok(())
 }
 

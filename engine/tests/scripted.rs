@@ -8,18 +8,6 @@ use std::sync::Arc;
 use capicua_engine::*;
 use common::*;
 
-fn d(a: u8, b: u8) -> Tile {
-    Tile::domino(a, b)
-}
-
-fn set(tiles: &[(u8, u8)]) -> TileSet {
-    tiles.iter().map(|&(a, b)| d(a, b)).collect()
-}
-
-fn lead(a: u8, b: u8) -> Move {
-    Move::Play { tile: d(a, b), end: EndId::LEAD, face: 0 }
-}
-
 /// Play `[a|b]` on `end`, the face showing `pip` touching it.
 fn on(g: &Game, a: u8, b: u8, end: u8) -> Move {
     let pip = g.board().ends()[end as usize].pip;
@@ -218,7 +206,7 @@ fn fives_and_threes_scores_and_exact_target() {
     s.scores = vec![58, 0];
     let mut g = Game::from_setup(rules(v.clone()), Seating::new(2), s).unwrap();
     play_checked(&mut g, lead(3, 6));
-    assert_eq!(g.outcome(), Some(Outcome { winner: Some(Side(0)) }));
+    assert_eq!(g.outcome().map(|o| o.winner), Some(Some(Side(0))));
     assert_eq!(g.hand_results()[0].end, HandEnd::Target);
 
     // From 59 the same 3 would overshoot: it scores nothing.
@@ -407,14 +395,7 @@ fn matador_preset_plays_by_sums() {
     let mut g = Game::from_setup(rules, Seating::new(2), setup(1, hands, vec![], 0)).unwrap();
     play_checked(&mut g, lead(2, 3));
     // [1|4]: the 4 joins the 3 (sum 7); [5|5] joins the 2; [1|1] joins nothing.
-    let tiles: Vec<Tile> = g
-        .legal_moves()
-        .iter()
-        .filter_map(|m| match m {
-            Move::Play { tile, .. } => Some(*tile),
-            _ => None,
-        })
-        .collect();
+    let tiles = played_tiles(&g);
     assert!(tiles.contains(&d(1, 4)) && tiles.contains(&d(5, 5)) && !tiles.contains(&d(1, 1)), "{tiles:?}");
 }
 
@@ -435,4 +416,148 @@ fn same_suit_deal_gives_each_seat_a_suit() {
         }
         assert_tiles_conserved(&g);
     }
+}
+
+/// Three seats of Mexican Train (clockwise 0, 1, 2), hand 0, the stock
+/// starting with [0|6] then [1|3].
+fn mexican_hand(target: MatchTarget) -> Game {
+    let v = Variant { target, ..preset("mexican-train").unwrap() };
+    let hands = vec![set(&[(12, 12), (5, 12), (3, 4)]), set(&[(1, 12), (2, 9)]), set(&[(1, 1), (8, 12)])];
+    let mut stock = vec![d(0, 6), d(1, 3)];
+    let dealt: TileSet = hands.iter().fold(set(&[(0, 6), (1, 3)]), |a, h| a.or(*h));
+    stock.extend(Rules::preset("mexican-train").unwrap().catalog().all().iter().filter(|t| !dealt.contains(*t)));
+    Game::from_setup(rules(v), Seating::new(3), setup(0, hands, stock, 0)).unwrap()
+}
+
+fn ends_of(moves: &[Move]) -> Vec<(Tile, u8)> {
+    let mut v: Vec<_> = moves
+        .iter()
+        .filter_map(|m| match *m {
+            Move::Play { tile, end, .. } => Some((tile, end.0)),
+            _ => None,
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn mexican_train_private_trains_markers_and_satisfied_doubles() {
+    let mut g = mexican_hand(MatchTarget::Hands(1));
+    assert_eq!(g.lead_requirement_now(), LeadRequirement::Tile(d(12, 12)));
+    play_checked(&mut g, lead(12, 12));
+    assert_eq!(g.board().ends().len(), 4, "three private trains and the Mexican train");
+    // Seat 1: its own train (1) or the public one (3), not the others'.
+    assert_eq!(ends_of(&g.legal_moves()), vec![(d(1, 12), 1), (d(1, 12), 3)]);
+    play_on(&mut g, 1, 12, 3);
+    // Seat 2 doubles the public train: it must be satisfied first.
+    play_on(&mut g, 1, 1, 3);
+    assert_eq!(g.board().must_cover(), 1 << 3);
+    // Seat 0 could play [5|12] on its own train, but the double comes first:
+    // it draws [0|6], still cannot, passes, and its train is marked.
+    assert_eq!(g.legal_moves().as_slice(), &[Move::Draw]);
+    play_checked(&mut g, Move::Draw);
+    assert_eq!(g.legal_moves().as_slice(), &[Move::Pass]);
+    play_checked(&mut g, Move::Pass);
+    assert!(g.board().ends()[0].opened, "seat 0's train is marked");
+    assert!(matches!(g.history().last().unwrap().action, Action::Pass { open_pips } if open_pips == 1 << 1));
+    // Seat 1 draws [1|3], which satisfies the double (and must be played there).
+    play_checked(&mut g, Move::Draw);
+    assert_eq!(ends_of(&g.legal_moves()), vec![(d(1, 3), 3)]);
+    play_on(&mut g, 1, 3, 3);
+    assert_eq!(g.board().must_cover(), 0);
+    // Seat 2: its own train or seat 0's marked one; seat 1's stays closed.
+    assert_eq!(ends_of(&g.legal_moves()), vec![(d(8, 12), 0), (d(8, 12), 2)]);
+    play_on(&mut g, 8, 12, 0);
+    // Seat 2 is out. Penalty scoring: everyone takes their own pips.
+    let r = g.hand_results().last().unwrap().clone();
+    assert!(matches!(r.end, HandEnd::Out { seat: Seat(2), .. }));
+    assert_eq!(g.scores(), &[17 + 7 + 6, 11, 0]);
+    // One hand: the lowest total wins the match.
+    let outcome = g.outcome().unwrap();
+    assert_eq!(outcome.winner, Some(Side(2)));
+    assert_eq!(outcome.ranking.as_slice(), &[Side(2), Side(1), Side(0)], "penalty points rank the lowest first");
+}
+
+#[test]
+fn round_doubles_count_down_and_penalty_points_rank_lowest_first() {
+    let mut g = mexican_hand(MatchTarget::Hands(3));
+    play_checked(&mut g, lead(12, 12));
+    let script: [fn(&Game) -> Move; 6] =
+        [|g| on(g, 1, 12, 3), |g| on(g, 1, 1, 3), |_| Move::Draw, |_| Move::Pass, |_| Move::Draw, |g| on(g, 1, 3, 3)];
+    for f in script {
+        let m = f(&g);
+        play_checked(&mut g, m);
+    }
+    play_on(&mut g, 8, 12, 0);
+    // Hand 1 is led with [11|11] by whoever was dealt it.
+    assert_eq!(g.hand_number(), 1);
+    let leader = g.to_move().unwrap();
+    assert!(g.hand(leader).contains(d(11, 11)));
+    assert_eq!(g.lead_requirement_now(), LeadRequirement::Tile(d(11, 11)));
+    assert_eq!(g.legal_moves().as_slice(), &[lead(11, 11)]);
+    while g.to_move().is_some() {
+        let m = g.legal_moves()[0];
+        play_checked(&mut g, m);
+        if g.hand_number() == 2 && g.history().is_empty() {
+            assert_eq!(g.lead_requirement_now(), LeadRequirement::Tile(d(10, 10)));
+        }
+    }
+    // After three hands the lowest total wins (a shared lowest is a draw).
+    let scores = g.scores().to_vec();
+    let low = *scores.iter().min().unwrap();
+    let lows: Vec<usize> = (0..3).filter(|&i| scores[i] == low).collect();
+    let expected = (lows.len() == 1).then(|| Side(lows[0] as u8));
+    let outcome = g.outcome().unwrap();
+    assert_eq!(outcome.winner, expected);
+    let ranked: Vec<i32> = outcome.ranking.iter().map(|s| scores[s.index()]).collect();
+    if expected.is_some() {
+        assert!(ranked.windows(2).all(|w| w[0] <= w[1]), "lowest first: {ranked:?}");
+    }
+    assert_eq!(g.hand_results().len(), 3);
+}
+
+#[test]
+fn chicken_foot_centre_then_toes() {
+    let v = Variant { target: MatchTarget::Hands(1), ..preset("chicken-foot").unwrap() };
+    let hands = vec![
+        set(&[(9, 9), (5, 5), (2, 3)]),
+        set(&[(9, 1), (9, 2), (5, 6)]),
+        set(&[(9, 3), (9, 5), (5, 7)]),
+        set(&[(9, 4), (5, 8), (0, 0)]),
+    ];
+    let dealt: TileSet = hands.iter().fold(TileSet::EMPTY, |a, h| a.or(*h));
+    let stock: Vec<Tile> =
+        Rules::preset("chicken-foot").unwrap().catalog().all().iter().filter(|t| !dealt.contains(*t)).collect();
+    let mut g = Game::from_setup(rules(v), Seating::new(4), setup(0, hands, stock, 0)).unwrap();
+    play_checked(&mut g, lead(9, 9));
+    assert_eq!(g.board().must_cover(), 0b1111);
+    // Seat 1 must play on a side of the centre with a 9: any of the four sides.
+    assert_eq!(g.legal_moves().len(), 8);
+    play_on(&mut g, 1, 9, 0);
+    play_on(&mut g, 3, 9, 1);
+    play_on(&mut g, 4, 9, 2);
+    // Seat 0 has no 9: it draws (the stock has tiles).
+    assert_eq!(g.legal_moves().as_slice(), &[Move::Draw]);
+    let drawn = g.stock().next().unwrap();
+    play_checked(&mut g, Move::Draw);
+    if g.legal_moves().as_slice() == [Move::Pass] {
+        play_checked(&mut g, Move::Pass);
+    } else {
+        let m = g.legal_moves()[0];
+        assert!(matches!(m, Move::Play { tile, .. } if tile == drawn));
+        play_checked(&mut g, m);
+    }
+    if g.board().must_cover() != 0 {
+        assert_eq!(g.board().must_cover(), 1 << 3);
+        // Seat 1 covers the last side with [9|2].
+        play_on(&mut g, 2, 9, 3);
+    }
+    assert_eq!(g.board().must_cover(), 0, "the centre is covered");
+}
+
+/// Plays `[a|b]` on `end` (see [`on`]), checking it.
+fn play_on(g: &mut Game, a: u8, b: u8, end: u8) {
+    let m = on(g, a, b, end);
+    play_checked(g, m);
 }

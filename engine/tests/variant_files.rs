@@ -3,7 +3,7 @@
 //! `tests/bad_variants/` fails with the pinned message in its `.err` file
 //! (`CAPICUA_BLESS=1` writes missing ones).
 //!
-//! Scale with `CAPICUA_FILE_GAMES` (games per file, default 200).
+//! Scale with `CAPICUA_FILE_GAMES` (complete matches per file, default 50).
 
 mod common;
 
@@ -33,7 +33,9 @@ fn every_variant_file_plays() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../variants");
     let files = files_in(&dir);
     assert!(files.len() >= PRESETS.len(), "a file per preset at least");
-    let games: u64 = std::env::var("CAPICUA_FILE_GAMES").ok().and_then(|v| v.parse().ok()).unwrap_or(200);
+    let games: u64 = std::env::var("CAPICUA_FILE_GAMES").ok().and_then(|v| v.parse().ok()).unwrap_or(50);
+    let mut finished = 0u64;
+    let count = files.len() as u64;
     for path in files {
         let rules = Arc::new(load(&path).unwrap_or_else(|e| panic!("{e}")));
         let seats = *rules.seat_range().end();
@@ -42,7 +44,9 @@ fn every_variant_file_plays() {
         for seed in 0..games {
             g.restart(seed);
             let mut x = seed | 1;
-            while g.to_move().is_some() && g.hand_number() < 2 {
+            // To the end of the match: every hand, every deal, the match's
+            // own end (target, hands, or the safety cap).
+            while g.to_move().is_some() {
                 let legal = g.legal_moves();
                 x ^= x << 13;
                 x ^= x >> 7;
@@ -54,9 +58,13 @@ fn every_variant_file_plays() {
                     assert_no_leak(&g);
                 }
             }
+            assert!(g.outcome().is_some(), "{} seed {seed}: the match ended", path.display());
         }
         assert!(moves > games, "{}: games were played", path.display());
+        finished += games;
     }
+    assert_eq!(finished, games * count);
+    eprintln!("{finished} complete matches over {count} variant files");
 }
 
 #[test]

@@ -2,7 +2,7 @@
 //! the variant tests of later issues).
 #![allow(dead_code, missing_docs)]
 
-use capicua_engine::{Action, Game, Move, Seat, TileSet, ViewSnapshot};
+use capicua_engine::{Action, EndId, Game, HandVisibility, Move, Seat, Tile, TileSet, ViewSnapshot};
 
 /// Every tile is in exactly one place: a hand, the stock, out of play, or
 /// on the table.
@@ -42,30 +42,62 @@ pub fn assert_no_leak(g: &Game) {
             None => g.spectator_view(),
         };
         let snap: ViewSnapshot = view.snapshot();
-        let held = snap.held_tiles();
         let json = serde_json::to_string(&snap).unwrap();
         let back: ViewSnapshot = serde_json::from_str(&json).unwrap();
         assert_eq!(back, snap, "snapshot round-trips");
-        for other in (0..seats).map(Seat) {
-            if view.sees(other) {
-                continue;
-            }
-            let hidden = g.hand(other).or(g.drawn_by(other));
-            assert!(
-                !held.intersects(&hidden),
-                "viewer {viewer:?} holds tiles of hidden {other}: {:?}",
-                held.and(hidden)
-            );
+        if let Err(e) = snapshot_leak(g, viewer, &snap) {
+            panic!("{e}");
         }
-        if viewer.is_none() {
-            assert!(held.is_empty(), "a spectator sees no hand");
-        }
-        // Nothing in the snapshot names a stock or out-of-play tile either:
-        // the only tiles it may name are held ones it sees, and played ones.
-        let allowed = held.or(view.played());
-        let hidden_elsewhere = g.stock().collect::<TileSet>().or(g.out_of_play());
-        assert!(!allowed.intersects(&hidden_elsewhere));
     }
+}
+
+/// Why `snap`, sent to `viewer` (`None`: a spectator), reveals a tile the
+/// viewer may not know, judged from the rules and the referee's knowledge.
+pub fn snapshot_leak(g: &Game, viewer: Option<Seat>, snap: &ViewSnapshot) -> Result<(), String> {
+    let seats = g.table().seats();
+    let view = match viewer {
+        Some(s) => g.view(s),
+        None => g.spectator_view(),
+    };
+    let held = snap.held_tiles();
+    for other in (0..seats).map(Seat) {
+        if view.sees(other) {
+            continue;
+        }
+        // Partial visibility: the shown tiles are public, but never more
+        // than the rule's count, never a drawn tile, and only while held.
+        let shown = g.shown(other);
+        match g.rules().variant().visibility.hands {
+            HandVisibility::Shown { tiles } if shown.len() > tiles as usize => return Err("too many shown".into()),
+            HandVisibility::Shown { .. } => {}
+            _ if !shown.is_empty() => return Err("tiles shown without the rule".into()),
+            _ => {}
+        }
+        if shown.intersects(&g.drawn_by(other)) {
+            return Err("a drawn tile is shown".into());
+        }
+        if shown.minus(g.hand(other)) != TileSet::EMPTY {
+            return Err("shown tiles are not held".into());
+        }
+        let hidden = g.hand(other).or(g.drawn_by(other)).minus(shown);
+        if held.intersects(&hidden) {
+            return Err(format!("viewer {viewer:?} holds tiles of hidden {other}: {:?}", held.and(hidden)));
+        }
+    }
+    if viewer.is_none() {
+        let shown = (0..seats).fold(TileSet::EMPTY, |a, s| a.or(g.shown(Seat(s))));
+        if held != shown {
+            return Err("a spectator sees no hand, only shown tiles".into());
+        }
+    }
+    // Nothing in the snapshot names a stock or out-of-play tile either:
+    // the only tiles it may name are held ones it sees, and played ones.
+    let allowed = held.or(view.played());
+    let hidden_elsewhere = g.stock().collect::<TileSet>().or(g.out_of_play());
+    if allowed.intersects(&hidden_elsewhere) {
+        return Err("a stock or out-of-play tile is named".into());
+    }
+    Ok(())
 }
 
 /// A digest of everything observable, to check a refused move changed nothing.
@@ -82,4 +114,31 @@ pub fn state_digest(g: &Game) -> String {
 pub fn play_checked(g: &mut Game, m: Move) {
     g.play(m).unwrap_or_else(|e| panic!("{m} refused: {e}"));
     assert_tiles_conserved(g);
+}
+
+/// The tile `[a|b]`.
+pub fn d(a: u8, b: u8) -> Tile {
+    Tile::domino(a, b)
+}
+
+/// A set of tiles from `(a, b)` pairs.
+pub fn set(tiles: &[(u8, u8)]) -> TileSet {
+    tiles.iter().map(|&(a, b)| d(a, b)).collect()
+}
+
+/// Leading `[a|b]`.
+pub fn lead(a: u8, b: u8) -> Move {
+    Move::Play { tile: d(a, b), end: EndId::LEAD, face: 0 }
+}
+
+/// The tiles of the legal plays of the seat to move, in list order (a tile
+/// that fits two ends appears twice).
+pub fn played_tiles(g: &Game) -> Vec<Tile> {
+    g.legal_moves()
+        .iter()
+        .filter_map(|m| match m {
+            Move::Play { tile, .. } => Some(*tile),
+            _ => None,
+        })
+        .collect()
 }

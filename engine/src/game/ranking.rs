@@ -1,0 +1,106 @@
+//! Counting hands and ranking seats and sides (`ranking`).
+
+use super::*;
+
+impl Game {
+    /// Each seat's count for the hand: its tiles' values in this deal,
+    /// multiplied by `ranking.never-played` for a seat that never played.
+    pub(super) fn counted_pips(&self) -> [i32; MAX_SEATS] {
+        let n = self.table.seats() as usize;
+        let penalty = self.base.variant().ranking.never_played as i32;
+        let mut played = 0u16;
+        if penalty != 1 {
+            for r in &self.history {
+                if let Action::Play { .. } = r.action {
+                    played |= 1 << r.seat.0;
+                }
+            }
+        }
+        std::array::from_fn(|s| {
+            if s >= n {
+                return 0;
+            }
+            let p = self.value_of(self.hands[s]);
+            if penalty != 1 && played & (1 << s) == 0 { p * penalty } else { p }
+        })
+    }
+
+    /// Sort key of seat `s` under the ranking rule: lower ranks first.
+    fn rank_key(&self, by: RankBy, pips: &[i32; MAX_SEATS], s: Seat) -> (i64, i32, u8) {
+        let n = self.table.seats() as usize;
+        let p = pips[s.index()];
+        let team = |s: Seat| -> i64 { self.table.members(self.table.side_of(s)).map(|m| pips[m.index()] as i64).sum() };
+        let primary = match by {
+            RankBy::Standard | RankBy::FewestPoints => p as i64,
+            RankBy::MostPoints => -(p as i64),
+            RankBy::MedianPoints => {
+                let mut sorted: ArrayVec<i32, MAX_SEATS> = pips[..n].iter().copied().collect();
+                sorted.sort_unstable();
+                (p as i64 - sorted[(n - 1) / 2] as i64).abs()
+            }
+            RankBy::FewestTiles => self.hands[s.index()].len() as i64,
+            RankBy::MostTiles => -(self.hands[s.index()].len() as i64),
+            RankBy::TeamFewest => team(s),
+            RankBy::TeamMost => -team(s),
+        };
+        (primary, p, s.0)
+    }
+
+    /// The winner of a hand nobody went out of under a ranking rule other
+    /// than the standard one; `None` when the best rank is shared by
+    /// different sides.
+    pub(super) fn ranked_winner(&self, pips: &[i32; MAX_SEATS]) -> Option<(Side, Seat)> {
+        let by = self.base.variant().ranking.by;
+        let seats = (0..self.table.seats()).map(Seat);
+        let best = seats.clone().map(|s| self.rank_key(by, pips, s).0).min()?;
+        let mut top = seats.filter(|&s| self.rank_key(by, pips, s).0 == best);
+        let first = top.next()?;
+        let side = self.table.side_of(first);
+        if !top.all(|s| self.table.side_of(s) == side) {
+            return None;
+        }
+        // The side's best seat by count leads next.
+        let seat = self
+            .table
+            .members(side)
+            .filter(|&s| self.rank_key(by, pips, s).0 == best)
+            .min_by_key(|s| (pips[s.index()], s.0));
+        Some((side, seat.unwrap_or(first)))
+    }
+
+    /// Every seat, best first, by the ranking rule; the hand's winning seat
+    /// first under the standard rule.
+    pub(super) fn hand_ranking(&self, pips: &[i32; MAX_SEATS], winner: Option<Seat>) -> ArrayVec<Seat, MAX_SEATS> {
+        let n = self.table.seats() as usize;
+        let mut keyed: ArrayVec<((bool, i64, i32, u8), Seat), MAX_SEATS> = ArrayVec::new();
+        if self.hot.ranked {
+            let by = self.base.variant().ranking.by;
+            keyed.extend((0..n as u8).map(Seat).map(|s| ((false, 0, 0, 0), s)));
+            for k in &mut keyed {
+                let (a, b, c) = self.rank_key(by, pips, k.1);
+                k.0 = (false, a, b, c);
+            }
+        } else {
+            // The standard rule: the winner, then by count.
+            keyed.extend((0..n as u8).map(|s| ((Some(Seat(s)) != winner, pips[s as usize] as i64, 0, s), Seat(s))));
+        }
+        // Insertion sort: at most ten seats, no allocation.
+        for i in 1..keyed.len() {
+            let mut j = i;
+            while j > 0 && keyed[j - 1].0 > keyed[j].0 {
+                keyed.swap(j - 1, j);
+                j -= 1;
+            }
+        }
+        keyed.iter().map(|k| k.1).collect()
+    }
+
+    /// Every side, best first: the winner, then by match score.
+    pub(super) fn match_ranking(&self, winner: Option<Side>) -> ArrayVec<Side, MAX_SEATS> {
+        let mut sides: ArrayVec<Side, MAX_SEATS> = (0..self.table.sides()).map(Side).collect();
+        // Penalty scoring ranks the lowest total first.
+        let sign = if self.rules.penalty_scoring() { 1 } else { -1 };
+        sides.sort_by_key(|&s| (Some(s) != winner, sign * self.scores[s.index()], s.0));
+        sides
+    }
+}
