@@ -145,6 +145,23 @@ impl Ranker<'_> {
         ids: &[EntrantId],
         coarse: impl Fn(EntrantId) -> K,
     ) -> Vec<(EntrantId, Vec<i64>)> {
+        self.rank_with(ids, coarse, true)
+    }
+
+    /// The order alone: tie-breaks are computed only where a tie needs them.
+    /// Pairings and stop rules rank after every round; computing every
+    /// entrant's tie-breaks there (each a walk over its games) made a long
+    /// tournament's replay quadratic in its results.
+    pub(crate) fn order<K: Ord>(&self, ids: &[EntrantId], coarse: impl Fn(EntrantId) -> K) -> Vec<EntrantId> {
+        self.rank_with(ids, coarse, false).into_iter().map(|(e, _)| e).collect()
+    }
+
+    fn rank_with<K: Ord>(
+        &self,
+        ids: &[EntrantId],
+        coarse: impl Fn(EntrantId) -> K,
+        all_values: bool,
+    ) -> Vec<(EntrantId, Vec<i64>)> {
         let mut order: Vec<EntrantId> = ids.to_vec();
         order.sort_by_key(|&e| self.seeds[e.index()]);
         order.sort_by_key(|&e| std::cmp::Reverse(coarse(e)));
@@ -155,7 +172,12 @@ impl Ranker<'_> {
             let end = start + order[start..].iter().take_while(|&&e| coarse(e) == key).count();
             let group = &mut order[start..end];
             for &e in group.iter() {
-                values[e.index()] = self.tie_breaks.iter().map(|&tb| self.value(tb, e, group)).collect();
+                values[e.index()] = if all_values {
+                    self.tie_breaks.iter().map(|&tb| self.value(tb, e, group)).collect()
+                } else {
+                    // `refine` fills the levels a tie reaches.
+                    vec![0; self.tie_breaks.len()]
+                };
             }
             self.refine(group, 0, &mut values);
             start = end;
@@ -214,7 +236,7 @@ mod tests {
             by_entrant: &by_entrant,
         };
         let ids: Vec<EntrantId> = (0..3).map(e).collect();
-        ranker.rank(&ids, |x| ranker.primary(x)).into_iter().map(|(x, _)| x.0).collect()
+        ranker.order(&ids, |x| ranker.primary(x)).into_iter().map(|x| x.0).collect()
     }
 
     #[test]

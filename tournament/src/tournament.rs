@@ -425,7 +425,7 @@ impl Tournament {
             .filter(|e| !self.disqualified[e.index()] && !self.eliminated[e.index()])
             .collect();
         let ranker = self.ranker();
-        ranker.rank(&ids, |e| (self.knockout_depth(e), ranker.primary(e))).into_iter().map(|(e, _)| e).collect()
+        ranker.order(&ids, |e| (self.knockout_depth(e), ranker.primary(e)))
     }
 
     fn start_stage(&mut self, stage: usize, order: Vec<EntrantId>) {
@@ -582,7 +582,7 @@ impl Tournament {
             .map(|g| {
                 let ids: Vec<EntrantId> = g.members.iter().copied().filter(|e| !self.disqualified[e.index()]).collect();
                 let ranker = self.ranker();
-                ranker.rank(&ids, |e| (self.knockout_depth(e), ranker.primary(e))).into_iter().map(|(e, _)| e).collect()
+                ranker.order(&ids, |e| (self.knockout_depth(e), ranker.primary(e)))
             })
             .collect();
         let mut next = Vec::new();
