@@ -22,7 +22,8 @@
 //!
 //! ```
 //! use capicua_protocol::{ClientFrame, ClientMsg, PROTOCOL_VERSION};
-//! let hello = ClientFrame::new(Some(1), ClientMsg::Hello { version: PROTOCOL_VERSION, token: None });
+//! let hello =
+//!     ClientFrame::new(Some(1), ClientMsg::Hello { version: PROTOCOL_VERSION, token: None, lean_prompts: false });
 //! let json = serde_json::to_string(&hello).unwrap();
 //! assert_eq!(json, r#"{"id":1,"type":"hello","version":1}"#);
 //! let back: ClientFrame = serde_json::from_str(&json).unwrap();
@@ -45,6 +46,8 @@ pub type RoomId = u64;
 pub type PromptId = u64;
 /// A stored game's id.
 pub type GameId = i64;
+/// A tournament's id.
+pub type TournamentId = i64;
 
 /// A frame sent by a client: an optional request id and a message.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -77,6 +80,12 @@ pub enum ClientMsg {
         /// A player's secret token, or the admin token.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         token: Option<String>,
+        /// Lean prompts: `prompt` frames to this connection carry no `view`
+        /// (only the prompt id, seat, legal moves and deadline). For clients
+        /// that choose from the legal moves alone, or keep their own view
+        /// from `game-started`, `events` and `sync`.
+        #[serde(default, skip_serializing_if = "is_false")]
+        lean_prompts: bool,
     },
     /// Registers a new player name; the reply carries its secret token, shown
     /// once. The connection then acts for that player.
@@ -143,6 +152,17 @@ pub enum ClientMsg {
     },
     /// Keep-alive; answered with `pong`.
     Ping,
+    /// A registered player (a remote bot or a human) waits for tournament
+    /// tables: answered with `awaiting`, then an `assignment` for every table
+    /// due now and every table that becomes due while the connection lasts.
+    AwaitAssignments,
+    /// Follows a tournament: answered with a `tournament-progress` whose
+    /// progress is `subscribed`, then one per round started, table finished
+    /// and at the end.
+    SubscribeTournament {
+        /// The tournament's id.
+        tournament: TournamentId,
+    },
 }
 
 /// How to create a room.
@@ -172,6 +192,11 @@ pub struct RoomSpec {
     /// What happens when a seat runs out of time (default: a random legal move).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub on_timeout: Option<TimeoutPolicy>,
+    /// Makes the room reproducible: the first match deals from this seed (the
+    /// k-th from `seed + k`), and server-hosted bots draw their choices from
+    /// seeds derived from it. Default: fresh seeds from the OS.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
 }
 
 /// A room's clock.
@@ -301,9 +326,11 @@ pub enum ServerMsg {
         prompt: PromptId,
         /// Your seat.
         seat: u8,
-        /// Your view of the game.
-        #[schemars(with = "serde_json::Value")]
-        view: Box<ViewSnapshot>,
+        /// Your view of the game; absent for a connection that asked for
+        /// lean prompts in `hello`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schemars(with = "Option<serde_json::Value>")]
+        view: Option<Box<ViewSnapshot>>,
         /// The legal moves.
         #[schemars(with = "Vec<MoveShape>")]
         legal_moves: Vec<Move>,
@@ -380,6 +407,80 @@ pub enum ServerMsg {
         /// Whether reconnecting later makes sense.
         reconnect: bool,
     },
+    /// Answer to `await-assignments`: how many tables await this player now
+    /// (their `assignment` frames follow).
+    Awaiting {
+        /// Tables due now.
+        pending: u32,
+    },
+    /// A tournament table is due: `join` the room at this seat, then `ready`.
+    /// The room plays one match and closes.
+    Assignment {
+        /// The tournament.
+        tournament: TournamentId,
+        /// The round (from 0).
+        round: u32,
+        /// The table in its round.
+        table: u32,
+        /// The room to join.
+        room: RoomId,
+        /// The seat reserved for the receiver.
+        seat: u8,
+        /// The variant played.
+        variant: String,
+    },
+    /// News of a followed tournament.
+    TournamentProgress {
+        /// The tournament.
+        tournament: TournamentId,
+        /// What happened.
+        progress: Progress,
+    },
+}
+
+/// What happened in a tournament (`tournament-progress`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "event", rename_all = "kebab-case", rename_all_fields = "kebab-case")]
+pub enum Progress {
+    /// Answer to `subscribe-tournament`: where it stands.
+    Subscribed {
+        /// `pending`, `running`, `finished` or `failed`.
+        status: String,
+        /// Results recorded so far.
+        results: u32,
+    },
+    /// A round's tables were opened.
+    RoundStarted {
+        /// The round (from 0).
+        round: u32,
+        /// Its stage (from 0).
+        stage: u32,
+        /// The variant played.
+        variant: String,
+        /// Tables in play.
+        tables: u32,
+    },
+    /// A table's match is over, stored and recorded.
+    TableFinished {
+        /// The round.
+        round: u32,
+        /// The table.
+        table: u32,
+        /// The stored game (`GET /api/games/{id}`).
+        game: GameId,
+        /// The winning side of the table (index into its sides), `None` for a draw.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        winner: Option<u32>,
+    },
+    /// The tournament is over.
+    Finished {
+        /// The winners' names.
+        winners: Vec<String>,
+    },
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 /// Who a connection acts for.
@@ -425,6 +526,10 @@ pub struct RoomInfo {
     pub on_timeout: TimeoutPolicy,
     /// Matches finished in this room.
     pub games_played: u32,
+    /// The room deals from a seed its creator chose: whoever knows the seed
+    /// knows every hand, so such a room is for practice and bot testing.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub seeded: bool,
 }
 
 /// A room's state.
@@ -553,6 +658,10 @@ pub enum ErrorCode {
     SlowConsumer,
     /// A server fault (logged).
     Internal,
+    /// No such tournament.
+    NoSuchTournament,
+    /// The tournament spec is invalid (the message names the field).
+    BadTournament,
 }
 
 /// WebSocket close codes the server uses, and whether a client should reconnect.

@@ -17,8 +17,12 @@ fn server(id: Option<u64>, msg: ServerMsg) -> String {
 fn client_messages() {
     let cases: Vec<(ClientMsg, &str)> = vec![
         (
-            ClientMsg::Hello { version: 1, token: Some("t0k".into()) },
+            ClientMsg::Hello { version: 1, token: Some("t0k".into()), lean_prompts: false },
             r#"{"id":1,"type":"hello","version":1,"token":"t0k"}"#,
+        ),
+        (
+            ClientMsg::Hello { version: 1, token: None, lean_prompts: true },
+            r#"{"id":1,"type":"hello","version":1,"lean-prompts":true}"#,
         ),
         (ClientMsg::Register { name: "ana".into() }, r#"{"id":1,"type":"register","name":"ana"}"#),
         (ClientMsg::ListRooms, r#"{"id":1,"type":"list-rooms"}"#),
@@ -55,6 +59,8 @@ fn client_messages() {
         (ClientMsg::Resync { room: 3 }, r#"{"id":1,"type":"resync","room":3}"#),
         (ClientMsg::CloseRoom { room: 3 }, r#"{"id":1,"type":"close-room","room":3}"#),
         (ClientMsg::Ping, r#"{"id":1,"type":"ping"}"#),
+        (ClientMsg::AwaitAssignments, r#"{"id":1,"type":"await-assignments"}"#),
+        (ClientMsg::SubscribeTournament { tournament: 2 }, r#"{"id":1,"type":"subscribe-tournament","tournament":2}"#),
     ];
     for (msg, want) in cases {
         assert_eq!(client(Some(1), msg.clone()), want);
@@ -87,6 +93,7 @@ fn info() -> RoomInfo {
         time: TimeControl::default(),
         on_timeout: TimeoutPolicy::default(),
         games_played: 0,
+        seeded: false,
     }
 }
 
@@ -149,6 +156,43 @@ fn server_messages() {
             ServerMsg::Closing { reason: "the server is shutting down".into(), reconnect: true },
             r#"{"id":1,"type":"closing","reason":"the server is shutting down","reconnect":true}"#,
         ),
+        (ServerMsg::Awaiting { pending: 1 }, r#"{"id":1,"type":"awaiting","pending":1}"#),
+        (
+            ServerMsg::Assignment { tournament: 2, round: 0, table: 1, room: 7, seat: 3, variant: "latin".into() },
+            r#"{"id":1,"type":"assignment","tournament":2,"round":0,"table":1,"room":7,"seat":3,"variant":"latin"}"#,
+        ),
+        (
+            ServerMsg::TournamentProgress {
+                tournament: 2,
+                progress: Progress::Subscribed { status: "running".into(), results: 5 },
+            },
+            r#"{"id":1,"type":"tournament-progress","tournament":2,"progress":{"event":"subscribed","status":"running","results":5}}"#,
+        ),
+        (
+            ServerMsg::TournamentProgress {
+                tournament: 2,
+                progress: Progress::RoundStarted { round: 3, stage: 0, variant: "latin".into(), tables: 2 },
+            },
+            r#"{"id":1,"type":"tournament-progress","tournament":2,"progress":{"event":"round-started","round":3,"stage":0,"variant":"latin","tables":2}}"#,
+        ),
+        (
+            ServerMsg::TournamentProgress {
+                tournament: 2,
+                progress: Progress::TableFinished { round: 3, table: 1, game: 40, winner: Some(0) },
+            },
+            r#"{"id":1,"type":"tournament-progress","tournament":2,"progress":{"event":"table-finished","round":3,"table":1,"game":40,"winner":0}}"#,
+        ),
+        (
+            ServerMsg::TournamentProgress {
+                tournament: 2,
+                progress: Progress::Finished { winners: vec!["ana".into()] },
+            },
+            r#"{"id":1,"type":"tournament-progress","tournament":2,"progress":{"event":"finished","winners":["ana"]}}"#,
+        ),
+        (
+            ServerMsg::Error { code: ErrorCode::NoSuchTournament, message: "no tournament 9".into() },
+            r#"{"id":1,"type":"error","code":"no-such-tournament","message":"no tournament 9"}"#,
+        ),
     ];
     for (msg, want) in cases {
         assert_eq!(server(Some(1), msg.clone()), want);
@@ -167,7 +211,7 @@ fn prompt_carries_view_legal_moves_and_prompt_id() {
         prompt: 1,
         seat: seat.0,
         legal_moves: view.legal_moves.clone(),
-        view: Box::new(view.clone()),
+        view: Some(Box::new(view.clone())),
         deadline_ms: 30000,
     };
     let v = serde_json::to_value(ServerFrame { id: None, msg: msg.clone() }).unwrap();
@@ -179,6 +223,21 @@ fn prompt_carries_view_legal_moves_and_prompt_id() {
     assert_eq!(v["view"]["hand"].as_array().unwrap().len(), 7);
     let back: ServerFrame = serde_json::from_value(v).unwrap();
     assert_eq!(back.msg, msg);
+    // A lean prompt: the same without the view.
+    let lean = ServerMsg::Prompt {
+        room: 3,
+        prompt: 2,
+        seat: 1,
+        legal_moves: vec![Move::Draw, Move::Pass],
+        view: None,
+        deadline_ms: 500,
+    };
+    let text = server(None, lean.clone());
+    assert_eq!(
+        text,
+        r#"{"type":"prompt","room":3,"prompt":2,"seat":1,"legal-moves":[{"kind":"draw"},{"kind":"pass"}],"deadline-ms":500}"#
+    );
+    assert_eq!(serde_json::from_str::<ServerFrame>(&text).unwrap().msg, lean);
 }
 
 #[test]
