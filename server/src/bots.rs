@@ -15,17 +15,43 @@ pub trait HostedStrategy: Send {
     fn name(&self) -> String;
     /// A move for the viewer, who is to move (the room checks it is legal).
     fn choose(&mut self, view: &View<'_>) -> Move;
+    /// Whether a move costs microseconds (one pass over the legal moves):
+    /// the room then asks inline. Otherwise (searches such as `pimc`, which
+    /// think for milliseconds) the room runs the strategy on tokio's
+    /// blocking pool and keeps serving its commands meanwhile.
+    fn is_quick(&self) -> bool {
+        false
+    }
+}
+
+/// Strategies whose move is a single pass over the legal moves.
+const QUICK: &[&str] = &["random", "bota-gorda", "heuristic", "carrier", "support", "disabler", "smart", "cheater"];
+
+/// Whether every strategy a spec names (a plain spec, or each branch of a
+/// conditional `X while COND else Y`) is in the quick list.
+pub fn is_quick_spec(spec: &str) -> bool {
+    spec.split(" else ").all(|branch| {
+        let name = branch.split(" while ").next().unwrap_or("").trim();
+        let base = name.split(':').next().unwrap_or("");
+        QUICK.contains(&base)
+    })
 }
 
 /// A `capicua-bot` strategy behind the hosted-bot trait.
-struct Registry(Box<dyn Strategy>);
+struct Registry {
+    inner: Box<dyn Strategy>,
+    quick: bool,
+}
 
 impl HostedStrategy for Registry {
     fn name(&self) -> String {
-        self.0.name()
+        self.inner.name()
     }
     fn choose(&mut self, view: &View<'_>) -> Move {
-        self.0.choose(view as &dyn SeatView)
+        self.inner.choose(view as &dyn SeatView)
+    }
+    fn is_quick(&self) -> bool {
+        self.quick
     }
 }
 
@@ -37,7 +63,9 @@ pub fn names() -> Vec<&'static str> {
 
 /// A hosted strategy by spec, seeded; `None` if the spec does not build.
 pub fn strategy(spec: &str, seed: u64) -> Option<Box<dyn HostedStrategy>> {
-    capicua_bot::spec::build(spec, seed).ok().map(|s| Box::new(Registry(s)) as Box<dyn HostedStrategy>)
+    capicua_bot::spec::build(spec, seed)
+        .ok()
+        .map(|inner| Box::new(Registry { inner, quick: is_quick_spec(spec) }) as Box<dyn HostedStrategy>)
 }
 
 #[cfg(test)]
@@ -58,6 +86,19 @@ mod tests {
             assert!(game.outcome().is_some());
         }
         assert!(strategy("nope", 0).is_none());
+        assert!(strategy("random", 0).unwrap().is_quick());
+        assert!(!strategy("pimc:samples=5", 0).unwrap().is_quick());
         assert!(names().contains(&"random"));
+    }
+
+    #[test]
+    fn searches_are_not_quick_even_inside_a_conditional() {
+        assert!(is_quick_spec("bota-gorda"));
+        assert!(is_quick_spec("smart:weights=1/1/1/1/1"));
+        assert!(is_quick_spec("bota-gorda while hand-pips > 25 else heuristic"));
+        assert!(!is_quick_spec("pimc:samples=50"));
+        assert!(!is_quick_spec("ismcts"));
+        assert!(!is_quick_spec("bota-gorda while stock > 3 else pimc"));
+        assert!(!is_quick_spec("pimc while stock > 3 else random"));
     }
 }

@@ -128,6 +128,7 @@ where
         }
     }
     conn.state.metrics.connections.fetch_sub(1, Ordering::Relaxed);
+    let closing = matches!(end, End::Close(..));
     if let End::Close(code, reason) = end {
         let _ = close_tx.send((code, reason));
     }
@@ -136,7 +137,24 @@ where
     drop(conn);
     drop(out);
     let _ = tokio::time::timeout(std::time::Duration::from_secs(5), sender).await;
+    if closing {
+        // Finish the closing handshake: drop what the client still sends
+        // until its close frame. A socket closed with unread input is reset
+        // by the kernel, and a reset can destroy our close frame and last
+        // replies before the client has read them.
+        let _ = tokio::time::timeout(CLOSE_WAIT, async {
+            while let Some(Ok(msg)) = stream.next().await {
+                if matches!(msg, Message::Close(_)) {
+                    break;
+                }
+            }
+        })
+        .await;
+    }
 }
+
+/// How long a closing connection waits for the client's close frame.
+const CLOSE_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// The send task: writes queued frames; on a close request, flushes what is
 /// queued and sends the close frame.
@@ -239,7 +257,10 @@ impl Conn {
     async fn on_frame(&mut self, ClientFrame { id, msg }: ClientFrame) -> Option<End> {
         let Some(client) = self.client() else {
             return match msg {
-                ClientMsg::Hello { version, token } => self.hello(id, version, token).await,
+                ClientMsg::Hello { version, token, lean_prompts } => {
+                    self.out.set_lean_prompts(lean_prompts);
+                    self.hello(id, version, token).await
+                }
                 ClientMsg::Ping => {
                     self.out.send(id, ServerMsg::Pong);
                     None
@@ -290,6 +311,14 @@ impl Conn {
                     }
                     Err((code, message)) => self.error(id, code, message),
                 }
+                return None;
+            }
+            ClientMsg::AwaitAssignments => {
+                crate::tournament::await_assignments(&self.state, &client, id);
+                return None;
+            }
+            ClientMsg::SubscribeTournament { tournament } => {
+                crate::tournament::subscribe(&self.state, &client, tournament, id).await;
                 return None;
             }
             ClientMsg::Join { room, seat } => (room, forward(room, RoomCmd::Join { client, seat, id })),
@@ -411,6 +440,15 @@ impl Conn {
             Ok((player, token)) => {
                 self.ident =
                     Some(Arc::new(Identity { player_id: Some(player.id), name: player.name.clone(), admin: false }));
+                // Seats taken as a guest now belong to the player. The rooms
+                // hear it before any later command of this connection (same
+                // channel, sent first), so the next move finds its seat.
+                let client = self.client().expect("greeted");
+                for room in &self.rooms {
+                    if let Some(h) = self.state.room(*room) {
+                        let _ = h.tx.send(RoomCmd::Promote { client: client.clone() });
+                    }
+                }
                 self.out.send(id, ServerMsg::Registered { name: player.name, token });
             }
             Err(crate::db::DbError::NameTaken(n)) => self.error(id, ErrorCode::NameTaken, format!("{n:?} is taken")),

@@ -9,6 +9,7 @@
 
 use std::collections::HashMap;
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use capicua_engine::{HandResult, Move, Seating, Variant};
@@ -90,6 +91,9 @@ pub struct GameRecord {
     pub seats: Vec<SeatRecord>,
     /// Whether ratings are updated.
     pub rated: bool,
+    /// The tournament table this match decides: its result is stored in the
+    /// same transaction as the game.
+    pub tournament: Option<crate::tournament::TableLink>,
 }
 
 /// A stored game, as read back.
@@ -141,7 +145,82 @@ pub struct Standing {
 
 struct StoreJob {
     record: GameRecord,
+    /// Encoded by the caller (in parallel, off the single writer).
+    encoded: Encoded,
     reply: oneshot::Sender<Result<i64, String>>,
+}
+
+/// A game's JSON columns.
+struct Encoded {
+    seating_json: String,
+    moves_json: String,
+    scores_json: String,
+    /// (hand number, result JSON) per finished hand.
+    hands: Vec<(i64, String)>,
+}
+
+impl Encoded {
+    fn of(g: &GameRecord) -> Result<Encoded, DbError> {
+        Ok(Encoded {
+            seating_json: serde_json::to_string(&g.seating)?,
+            moves_json: encode_moves(&g.moves),
+            scores_json: serde_json::to_string(&g.scores)?,
+            hands: g
+                .hands
+                .iter()
+                .map(|h| Ok((h.hand as i64, serde_json::to_string(h)?)))
+                .collect::<Result<_, DbError>>()?,
+        })
+    }
+}
+
+/// The stored form of a move log: a JSON array with `[a, b, end, face]` for
+/// a play of tile `[a, b]`, `"d"` for a draw and `"p"` for a pass, about a
+/// quarter of the engine's move JSON. (Games stored before it hold the
+/// engine's JSON; [`decode_moves`] reads both.)
+pub fn encode_moves(moves: &[Move]) -> String {
+    use std::fmt::Write;
+    let mut s = String::with_capacity(2 + moves.len() * 13);
+    s.push('[');
+    for (i, m) in moves.iter().enumerate() {
+        if i > 0 {
+            s.push(',');
+        }
+        match m {
+            Move::Play { tile, end, face } => {
+                let (a, b) = tile.faces();
+                let _ = write!(s, "[{a},{b},{},{face}]", end.0);
+            }
+            Move::Draw => s.push_str("\"d\""),
+            Move::Pass => s.push_str("\"p\""),
+        }
+    }
+    s.push(']');
+    s
+}
+
+/// Reads a stored move log (either form of [`encode_moves`]).
+pub fn decode_moves(text: &str) -> Result<Vec<Move>, DbError> {
+    #[derive(serde::Deserialize)]
+    #[serde(untagged)]
+    enum Packed {
+        Play([u8; 4]),
+        Word(String),
+        Engine(Move),
+    }
+    let packed: Vec<Packed> = serde_json::from_str(text)?;
+    packed
+        .into_iter()
+        .map(|p| match p {
+            Packed::Play([a, b, end, face]) if a.max(b) <= capicua_engine::MAX_PIP && face <= 1 => {
+                Ok(Move::Play { tile: capicua_engine::Tile::domino(a, b), end: capicua_engine::EndId(end), face })
+            }
+            Packed::Word(w) if w == "d" => Ok(Move::Draw),
+            Packed::Word(w) if w == "p" => Ok(Move::Pass),
+            Packed::Engine(m) => Ok(m),
+            _ => Err(DbError::Json(serde::de::Error::custom(format!("not a stored move in {text:.40}")))),
+        })
+        .collect()
 }
 
 /// The database: a pool for reads and a writer task for finished games.
@@ -196,10 +275,12 @@ impl Db {
         sqlx::migrate!("../migrations").run(&pool).await?;
         let (tx, rx) = mpsc::channel(4096);
         let (done_tx, writer_done) = tokio::sync::watch::channel(false);
+        // Loaded now, so the first finished game costs no extra reads.
+        let state = WriterState::load(&pool).await?;
         tokio::spawn({
             let pool = pool.clone();
             async move {
-                writer(pool, rx).await;
+                writer(pool, rx, state).await;
                 let _ = done_tx.send(true);
             }
         });
@@ -279,7 +360,8 @@ impl Db {
     /// transaction; returns its id once it is durable.
     pub async fn store_game(&self, record: GameRecord) -> Result<i64, DbError> {
         let (reply, rx) = oneshot::channel();
-        self.writer.send(StoreJob { record, reply }).await.map_err(|_| DbError::WriterGone)?;
+        let encoded = Encoded::of(&record)?;
+        self.writer.send(StoreJob { record, encoded, reply }).await.map_err(|_| DbError::WriterGone)?;
         match rx.await {
             Ok(Ok(id)) => Ok(id),
             Ok(Err(msg)) => Err(DbError::Sql(sqlx::Error::Protocol(msg))),
@@ -319,7 +401,7 @@ impl Db {
             variant: serde_json::from_str(r.get::<&str, _>(2))?,
             seed: r.get::<i64, _>(3) as u64,
             seating: serde_json::from_str(r.get::<&str, _>(4))?,
-            moves: serde_json::from_str(r.get::<&str, _>(5))?,
+            moves: decode_moves(r.get::<&str, _>(5))?,
             scores: serde_json::from_str(r.get::<&str, _>(6))?,
             winner: r.get::<Option<i64>, _>(7).map(|w| w as u8),
             forfeit: r.get::<Option<i64>, _>(8).map(|w| w as u8),
@@ -369,13 +451,20 @@ impl Db {
 }
 
 /// The single writer: batches queued games into one transaction each round.
-async fn writer(pool: SqlitePool, mut rx: mpsc::Receiver<StoreJob>) {
-    // Ratings cache: this task is the only writer of `ratings`, so after the
-    // first read of a row its cached value is the stored one.
-    let mut cache: HashMap<(String, i64), Rated> = HashMap::new();
-    let mut batch = Vec::with_capacity(512);
-    while rx.recv_many(&mut batch, 512).await > 0 {
-        let result = store_batch(&pool, &mut cache, &batch).await;
+async fn writer(pool: SqlitePool, mut rx: mpsc::Receiver<StoreJob>, state: WriterState) {
+    // This task is the only writer of `games` and `ratings`: it numbers new
+    // games itself and keeps every rating in memory (loaded at open;
+    // reloaded after a failed transaction), so a batch needs no reads at all.
+    let mut state = Some(state);
+    let mut batch = Vec::with_capacity(MAX_BATCH);
+    while rx.recv_many(&mut batch, MAX_BATCH).await > 0 {
+        let result = match &mut state {
+            Some(st) => store_batch(&pool, st, &batch).await,
+            None => match WriterState::load(&pool).await {
+                Ok(st) => store_batch(&pool, state.insert(st), &batch).await,
+                Err(e) => Err(e),
+            },
+        };
         match result {
             Ok(ids) => {
                 for (job, id) in batch.drain(..).zip(ids) {
@@ -384,9 +473,9 @@ async fn writer(pool: SqlitePool, mut rx: mpsc::Receiver<StoreJob>) {
             }
             Err(e) => {
                 tracing::error!(error = %e, games = batch.len(), "storing finished games failed");
-                // The transaction rolled back: the cache may hold ratings that
-                // were never committed.
-                cache.clear();
+                // The transaction rolled back: the memory state may hold ids
+                // and ratings that were never committed.
+                state = None;
                 for job in batch.drain(..) {
                     let _ = job.reply.send(Err(e.to_string()));
                 }
@@ -395,6 +484,14 @@ async fn writer(pool: SqlitePool, mut rx: mpsc::Receiver<StoreJob>) {
     }
 }
 
+/// Most games stored in one transaction.
+const MAX_BATCH: usize = 512;
+/// Rows per multi-row `INSERT` (SQLite allows 32,766 bound values).
+const GAME_ROWS: usize = 64;
+const SEAT_ROWS: usize = 128;
+const HAND_ROWS: usize = 256;
+const RATING_ROWS: usize = 128;
+
 #[derive(Clone, Copy)]
 struct Rated {
     rating: WengLinRating,
@@ -402,86 +499,232 @@ struct Rated {
     wins: i64,
 }
 
-async fn store_batch(
-    pool: &SqlitePool,
-    cache: &mut HashMap<(String, i64), Rated>,
-    batch: &[StoreJob],
-) -> Result<Vec<i64>, DbError> {
-    let mut tx = pool.begin().await?;
-    let mut ids = Vec::with_capacity(batch.len());
-    let mut touched: HashMap<(String, i64), Rated> = HashMap::new();
-    for job in batch {
-        let g = &job.record;
-        let id = insert_game(&mut tx, g).await?;
-        if g.rated && g.seats.iter().all(|s| s.player_id.is_some()) {
-            rate(&mut tx, cache, &mut touched, g).await?;
-        }
-        ids.push(id);
-    }
-    for ((variant, player), r) in &touched {
-        sqlx::query(
-            "INSERT INTO ratings (variant, player_id, mu, sigma, ordinal, games, wins) VALUES (?, ?, ?, ?, ?, ?, ?)
-             ON CONFLICT (variant, player_id) DO UPDATE SET mu = excluded.mu, sigma = excluded.sigma,
-             ordinal = excluded.ordinal, games = excluded.games, wins = excluded.wins",
-        )
-        .bind(variant)
-        .bind(player)
-        .bind(r.rating.rating)
-        .bind(r.rating.uncertainty)
-        .bind(r.rating.rating - 3.0 * r.rating.uncertainty)
-        .bind(r.games)
-        .bind(r.wins)
-        .execute(&mut *tx)
-        .await?;
-    }
-    tx.commit().await?;
-    cache.extend(touched);
-    Ok(ids)
+/// What the writer knows of the committed database.
+struct WriterState {
+    /// The id the next stored game gets.
+    next_game: i64,
+    /// Every rating, by (variant, player).
+    ratings: HashMap<(String, i64), Rated>,
+    /// The last variant encoded, and its JSON (games of a room share it).
+    variant_json: Option<(Variant, Arc<str>)>,
 }
 
-async fn insert_game(tx: &mut Transaction<'_, Sqlite>, g: &GameRecord) -> Result<i64, DbError> {
-    let id = sqlx::query(
-        "INSERT INTO games (room_id, variant, variant_json, seed, seating_json, moves_json, scores_json, winner,
-         forfeit, hands, rated, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+impl WriterState {
+    async fn load(pool: &SqlitePool) -> Result<WriterState, DbError> {
+        let max: Option<i64> = sqlx::query("SELECT MAX(id) FROM games").fetch_one(pool).await?.get(0);
+        let rows =
+            sqlx::query("SELECT variant, player_id, mu, sigma, games, wins FROM ratings").fetch_all(pool).await?;
+        let ratings = rows
+            .into_iter()
+            .map(|r| {
+                let rated = Rated {
+                    rating: WengLinRating { rating: r.get(2), uncertainty: r.get(3) },
+                    games: r.get(4),
+                    wins: r.get(5),
+                };
+                ((r.get::<String, _>(0), r.get::<i64, _>(1)), rated)
+            })
+            .collect();
+        Ok(WriterState { next_game: max.unwrap_or(0) + 1, ratings, variant_json: None })
+    }
+
+    fn variant_json(&mut self, v: &Variant) -> Result<Arc<str>, DbError> {
+        if let Some((cached, json)) = &self.variant_json {
+            if cached == v {
+                return Ok(json.clone());
+            }
+        }
+        let json: Arc<str> = serde_json::to_string(v)?.into();
+        self.variant_json = Some((v.clone(), json.clone()));
+        Ok(json)
+    }
+}
+
+type SqliteQuery<'a> = sqlx::query::Query<'a, Sqlite, sqlx::sqlite::SqliteArguments<'a>>;
+
+/// `INSERT INTO table (cols) VALUES (?, ...), ...` for `rows` rows, with a tail.
+fn multi_insert(head: &str, cols: usize, rows: usize, tail: &str) -> String {
+    let one = format!("({})", vec!["?"; cols].join(", "));
+    format!("{head} VALUES {}{tail}", vec![one; rows].join(", "))
+}
+
+/// Runs a multi-row insert over `items` in chunks of `per` rows; `bind`
+/// binds one item's values. Full chunks reuse one prepared statement.
+async fn insert_rows<T>(
+    tx: &mut Transaction<'_, Sqlite>,
+    head: &str,
+    cols: usize,
+    tail: &str,
+    per: usize,
+    items: &[T],
+    bind: impl for<'a> Fn(SqliteQuery<'a>, &'a T) -> SqliteQuery<'a>,
+) -> Result<(), DbError> {
+    let full = multi_insert(head, cols, per, tail);
+    for chunk in items.chunks(per) {
+        let partial;
+        let sql: &str = if chunk.len() == per {
+            &full
+        } else {
+            partial = multi_insert(head, cols, chunk.len(), tail);
+            &partial
+        };
+        // A partial chunk's statement is used once: not worth caching.
+        let mut q = sqlx::query(sql).persistent(chunk.len() == per);
+        for item in chunk {
+            q = bind(q, item);
+        }
+        // The statement text is owned by this frame; run it before it goes.
+        q.execute(&mut **tx).await?;
+    }
+    Ok(())
+}
+
+struct GameRow<'a> {
+    id: i64,
+    room_id: Option<i64>,
+    variant: &'a str,
+    variant_json: Arc<str>,
+    seed: i64,
+    seating_json: &'a str,
+    moves_json: &'a str,
+    scores_json: &'a str,
+    winner: Option<i64>,
+    forfeit: Option<i64>,
+    hands: i64,
+    rated: bool,
+    finished_at: i64,
+}
+
+struct SeatRow<'a> {
+    game_id: i64,
+    seat: i64,
+    side: i64,
+    player_id: Option<i64>,
+    name: &'a str,
+    kind: &'a str,
+    score: i64,
+}
+
+struct HandRow<'a> {
+    game_id: i64,
+    hand: i64,
+    result_json: &'a str,
+}
+
+async fn store_batch(pool: &SqlitePool, st: &mut WriterState, batch: &[StoreJob]) -> Result<Vec<i64>, DbError> {
+    // Everything is encoded before the transaction opens.
+    let now = now_secs();
+    let mut games = Vec::with_capacity(batch.len());
+    let mut seats = Vec::with_capacity(batch.len() * 4);
+    let mut hands = Vec::with_capacity(batch.len() * 4);
+    let mut touched: HashMap<(String, i64), Rated> = HashMap::new();
+    for (i, job) in batch.iter().enumerate() {
+        let (g, e) = (&job.record, &job.encoded);
+        let id = st.next_game + i as i64;
+        games.push(GameRow {
+            id,
+            room_id: g.room_id,
+            variant: &g.variant.name,
+            variant_json: st.variant_json(&g.variant)?,
+            seed: g.seed as i64,
+            seating_json: &e.seating_json,
+            moves_json: &e.moves_json,
+            scores_json: &e.scores_json,
+            winner: g.winner.map(i64::from),
+            forfeit: g.forfeit.map(i64::from),
+            hands: g.hands.len() as i64,
+            rated: g.rated,
+            finished_at: now,
+        });
+        for s in &g.seats {
+            seats.push(SeatRow {
+                game_id: id,
+                seat: s.seat as i64,
+                side: s.side as i64,
+                player_id: s.player_id,
+                name: &s.name,
+                kind: &s.kind,
+                score: g.scores.get(s.side as usize).copied().unwrap_or(0) as i64,
+            });
+        }
+        for (hand, json) in &e.hands {
+            hands.push(HandRow { game_id: id, hand: *hand, result_json: json });
+        }
+        if g.rated && g.seats.iter().all(|s| s.player_id.is_some()) {
+            rate(&st.ratings, &mut touched, g);
+        }
+    }
+    let ratings: Vec<((String, i64), Rated)> = touched.iter().map(|(k, r)| (k.clone(), *r)).collect();
+    let mut tx = pool.begin().await?;
+    insert_rows(
+        &mut tx,
+        "INSERT INTO games (id, room_id, variant, variant_json, seed, seating_json, moves_json, scores_json, winner, \
+         forfeit, hands, rated, finished_at)",
+        13,
+        "",
+        GAME_ROWS,
+        &games,
+        |q, g| {
+            q.bind(g.id)
+                .bind(g.room_id)
+                .bind(g.variant)
+                .bind(&*g.variant_json)
+                .bind(g.seed)
+                .bind(g.seating_json)
+                .bind(g.moves_json)
+                .bind(g.scores_json)
+                .bind(g.winner)
+                .bind(g.forfeit)
+                .bind(g.hands)
+                .bind(g.rated)
+                .bind(g.finished_at)
+        },
     )
-    .bind(g.room_id)
-    .bind(&g.variant.name)
-    .bind(serde_json::to_string(&g.variant)?)
-    .bind(g.seed as i64)
-    .bind(serde_json::to_string(&g.seating)?)
-    .bind(serde_json::to_string(&g.moves)?)
-    .bind(serde_json::to_string(&g.scores)?)
-    .bind(g.winner.map(i64::from))
-    .bind(g.forfeit.map(i64::from))
-    .bind(g.hands.len() as i64)
-    .bind(g.rated)
-    .bind(now_secs())
-    .execute(&mut **tx)
-    .await?
-    .last_insert_rowid();
-    for s in &g.seats {
-        sqlx::query(
-            "INSERT INTO game_seats (game_id, seat, side, player_id, name, kind, score) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        )
-        .bind(id)
-        .bind(s.seat as i64)
-        .bind(s.side as i64)
-        .bind(s.player_id)
-        .bind(&s.name)
-        .bind(&s.kind)
-        .bind(g.scores.get(s.side as usize).copied().unwrap_or(0))
-        .execute(&mut **tx)
-        .await?;
+    .await?;
+    insert_rows(
+        &mut tx,
+        "INSERT INTO game_seats (game_id, seat, side, player_id, name, kind, score)",
+        7,
+        "",
+        SEAT_ROWS,
+        &seats,
+        |q, s| q.bind(s.game_id).bind(s.seat).bind(s.side).bind(s.player_id).bind(s.name).bind(s.kind).bind(s.score),
+    )
+    .await?;
+    insert_rows(&mut tx, "INSERT INTO hands (game_id, hand, result_json)", 3, "", HAND_ROWS, &hands, |q, h| {
+        q.bind(h.game_id).bind(h.hand).bind(h.result_json)
+    })
+    .await?;
+    // A tournament match is stored with its game: a result is never
+    // committed without the game that decided it, nor the reverse.
+    for (i, job) in batch.iter().enumerate() {
+        if let Some(link) = &job.record.tournament {
+            crate::tournament::store::insert_match(&mut tx, st.next_game + i as i64, link).await?;
+        }
     }
-    for h in &g.hands {
-        sqlx::query("INSERT INTO hands (game_id, hand, result_json) VALUES (?, ?, ?)")
-            .bind(id)
-            .bind(h.hand as i64)
-            .bind(serde_json::to_string(h)?)
-            .execute(&mut **tx)
-            .await?;
-    }
-    Ok(id)
+    insert_rows(
+        &mut tx,
+        "INSERT INTO ratings (variant, player_id, mu, sigma, ordinal, games, wins)",
+        7,
+        " ON CONFLICT (variant, player_id) DO UPDATE SET mu = excluded.mu, sigma = excluded.sigma, \
+         ordinal = excluded.ordinal, games = excluded.games, wins = excluded.wins",
+        RATING_ROWS,
+        &ratings,
+        |q, ((variant, player), r)| {
+            q.bind(variant)
+                .bind(*player)
+                .bind(r.rating.rating)
+                .bind(r.rating.uncertainty)
+                .bind(r.rating.rating - 3.0 * r.rating.uncertainty)
+                .bind(r.games)
+                .bind(r.wins)
+        },
+    )
+    .await?;
+    tx.commit().await?;
+    st.next_game += batch.len() as i64;
+    st.ratings.extend(touched);
+    Ok(games.iter().map(|g| g.id).collect())
 }
 
 /// Ranks of the sides: the winner first, then by score; a forfeiting side last.
@@ -499,12 +742,9 @@ pub fn side_ranks(scores: &[i32], winner: Option<u8>, forfeit_side: Option<u8>) 
     (0..scores.len()).map(|s| 1 + (0..scores.len()).filter(|&o| key(o) > key(s)).count()).collect()
 }
 
-async fn rate(
-    tx: &mut Transaction<'_, Sqlite>,
-    cache: &mut HashMap<(String, i64), Rated>,
-    touched: &mut HashMap<(String, i64), Rated>,
-    g: &GameRecord,
-) -> Result<(), DbError> {
+/// Updates the ratings of a rated game's players into `touched` (ratings
+/// changed in this batch, read first) over `stored` (the committed ones).
+fn rate(stored: &HashMap<(String, i64), Rated>, touched: &mut HashMap<(String, i64), Rated>, g: &GameRecord) {
     let sides = g.scores.len();
     let forfeit_side = g.forfeit.and_then(|seat| g.seats.iter().find(|s| s.seat == seat)).map(|s| s.side);
     let ranks = side_ranks(&g.scores, g.winner, forfeit_side);
@@ -512,24 +752,11 @@ async fn rate(
     for s in &g.seats {
         let pid = s.player_id.expect("checked by the caller");
         let key = (g.variant.name.clone(), pid);
-        let current = match touched.get(&key).or_else(|| cache.get(&key)) {
-            Some(r) => *r,
-            None => {
-                let row = sqlx::query("SELECT mu, sigma, games, wins FROM ratings WHERE variant = ? AND player_id = ?")
-                    .bind(&key.0)
-                    .bind(pid)
-                    .fetch_optional(&mut **tx)
-                    .await?;
-                match row {
-                    Some(r) => Rated {
-                        rating: WengLinRating { rating: r.get(0), uncertainty: r.get(1) },
-                        games: r.get(2),
-                        wins: r.get(3),
-                    },
-                    None => Rated { rating: WengLinRating::new(), games: 0, wins: 0 },
-                }
-            }
-        };
+        let current = touched.get(&key).or_else(|| stored.get(&key)).copied().unwrap_or(Rated {
+            rating: WengLinRating::new(),
+            games: 0,
+            wins: 0,
+        });
         if let Some(team) = teams.get_mut(s.side as usize) {
             team.push((pid, current));
         }
@@ -556,7 +783,6 @@ async fn rate(
             );
         }
     }
-    Ok(())
 }
 
 #[cfg(test)]
@@ -568,6 +794,27 @@ mod tests {
         assert_eq!(side_ranks(&[100, 40], Some(0), None), vec![1, 2]);
         assert_eq!(side_ranks(&[10, 40, 5], Some(2), Some(1)), vec![2, 3, 1]);
         assert_eq!(side_ranks(&[10, 10], None, None), vec![1, 1]);
+    }
+
+    #[test]
+    fn move_logs_round_trip_packed_and_old_rows_still_read() {
+        use capicua_engine::{Game, Rules, Seating};
+        let mut game = Game::new(Rules::preset("draw").unwrap().into(), Seating::new(3), 5).unwrap();
+        while game.to_move().is_some() {
+            let legal = game.legal_moves();
+            let m = legal[legal.len() / 2];
+            game.play(m).unwrap();
+        }
+        let log = game.log().to_vec();
+        assert!(log.contains(&Move::Draw) || log.contains(&Move::Pass));
+        let packed = encode_moves(&log);
+        assert_eq!(decode_moves(&packed).unwrap(), log);
+        let engine_json = serde_json::to_string(&log).unwrap();
+        assert!(packed.len() * 3 < engine_json.len(), "{} vs {}", packed.len(), engine_json.len());
+        assert_eq!(decode_moves(&engine_json).unwrap(), log);
+        assert_eq!(decode_moves("[]").unwrap(), vec![]);
+        assert!(decode_moves(r#"["x"]"#).is_err());
+        assert!(decode_moves("[[1,2,3]]").is_err());
     }
 
     #[test]

@@ -7,13 +7,14 @@ use std::sync::Arc;
 
 use axum::Json;
 use axum::Router;
+use axum::body::Bytes;
 use axum::extract::ws::WebSocketUpgrade;
 use axum::extract::{Path, Query, State};
-use axum::http::{StatusCode, header};
+use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use capicua_engine::{Event, Game, Rules, Seat, ViewSnapshot};
-use capicua_protocol::ErrorCode;
+use capicua_protocol::{ErrorCode, RoomInfo, RoomSpec};
 use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
 
@@ -25,11 +26,12 @@ pub fn router(state: Arc<AppState>) -> Router {
     Router::new()
         .route("/ws", get(ws))
         .route("/api/variants", get(variants))
-        .route("/api/rooms", get(rooms))
+        .route("/api/rooms", get(rooms).post(create_room))
         .route("/api/games/{id}", get(game))
         .route("/api/leaderboard", get(leaderboard))
         .route("/healthz", get(|| async { "ok" }))
         .route("/metrics", get(metrics))
+        .merge(crate::tournament::http::routes())
         .with_state(state)
 }
 
@@ -107,6 +109,69 @@ async fn rooms(State(state): State<Arc<AppState>>) -> Json<Vec<capicua_protocol:
     Json(list)
 }
 
+/// The HTTP status of a room-creation error code.
+fn status_of(code: ErrorCode) -> StatusCode {
+    match code {
+        ErrorCode::Unauthorized => StatusCode::FORBIDDEN,
+        ErrorCode::BadToken => StatusCode::UNAUTHORIZED,
+        ErrorCode::ShuttingDown => StatusCode::SERVICE_UNAVAILABLE,
+        ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
+        _ => StatusCode::BAD_REQUEST,
+    }
+}
+
+/// `POST /api/rooms`: creates a room from a JSON [`RoomSpec`] (the fields of
+/// the `create-room` message), with the WebSocket path's validation and
+/// error codes. `Authorization: Bearer TOKEN` (a player's token or the
+/// admin token) is needed for rated rooms; without it the caller is a guest.
+async fn create_room(
+    State(state): State<Arc<AppState>>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<(StatusCode, Json<RoomInfo>), ApiError> {
+    let token = match headers.get(header::AUTHORIZATION) {
+        None => None,
+        Some(v) => match v.to_str().ok().and_then(|v| v.strip_prefix("Bearer ")) {
+            Some(t) => Some(t.trim().to_string()),
+            None => {
+                return Err(ApiError::new(
+                    StatusCode::UNAUTHORIZED,
+                    ErrorCode::BadToken,
+                    "the Authorization header must be `Bearer TOKEN`",
+                ));
+            }
+        },
+    };
+    let (registered, admin) = match token {
+        None => (false, false),
+        Some(t) if state.config.admin_token.as_deref() == Some(t.as_str()) => (false, true),
+        Some(t) => match state.db.player_by_token(&t).await.map_err(ApiError::internal)? {
+            Some(_) => (true, false),
+            None => return Err(ApiError::new(StatusCode::UNAUTHORIZED, ErrorCode::BadToken, "unknown token")),
+        },
+    };
+    let spec: RoomSpec = match serde_json::from_slice(&body) {
+        Ok(s) => s,
+        Err(e) if e.is_syntax() || e.is_eof() => {
+            return Err(ApiError::new(StatusCode::BAD_REQUEST, ErrorCode::BadJson, format!("not valid JSON: {e}")));
+        }
+        Err(e) => {
+            return Err(ApiError::new(StatusCode::BAD_REQUEST, ErrorCode::BadMessage, format!("not a room spec: {e}")));
+        }
+    };
+    if spec.rated && !registered && !admin {
+        return Err(ApiError::new(
+            StatusCode::FORBIDDEN,
+            ErrorCode::Unauthorized,
+            "only registered players create rated rooms",
+        ));
+    }
+    match crate::room::create(&state, spec).await {
+        Ok(info) => Ok((StatusCode::CREATED, Json(info))),
+        Err((code, message)) => Err(ApiError::new(status_of(code), code, message)),
+    }
+}
+
 #[derive(Deserialize)]
 struct ViewQuery {
     seat: Option<u8>,
@@ -178,8 +243,9 @@ async fn game(
     let start = snap(&game);
     let mut steps = Vec::with_capacity(g.moves.len());
     for m in &g.moves {
-        let events = game.play(*m).map_err(ApiError::internal)?;
-        steps.push(ReplayStep { events: events.to_vec(), view: snap(&game) });
+        // `referee_play` also replays the plays a lenient referee let stand.
+        let ruling = game.referee_play(*m).map_err(ApiError::internal)?;
+        steps.push(ReplayStep { events: ruling.events().to_vec(), view: snap(&game) });
     }
     Ok(Json(Replay {
         id: g.id,

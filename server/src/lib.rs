@@ -21,6 +21,7 @@ pub mod db;
 pub mod http;
 pub mod metrics;
 pub mod room;
+pub mod tournament;
 
 use std::collections::{HashMap, HashSet};
 use std::future::Future;
@@ -104,13 +105,16 @@ struct OutboxInner {
     tx: mpsc::Sender<Utf8Bytes>,
     kill: Notify,
     killed: AtomicBool,
+    lean: AtomicBool,
 }
 
 impl Outbox {
     /// A new outbox and the receiver its send task drains.
     pub fn new(capacity: usize) -> (Outbox, mpsc::Receiver<Utf8Bytes>) {
         let (tx, rx) = mpsc::channel(capacity);
-        (Outbox(Arc::new(OutboxInner { tx, kill: Notify::new(), killed: AtomicBool::new(false) })), rx)
+        let inner =
+            OutboxInner { tx, kill: Notify::new(), killed: AtomicBool::new(false), lean: AtomicBool::new(false) };
+        (Outbox(Arc::new(inner)), rx)
     }
 
     /// Queues a serialized frame; false if the connection is gone or too slow.
@@ -137,6 +141,16 @@ impl Outbox {
             return;
         }
         self.0.kill.notified().await;
+    }
+
+    /// Asks for lean prompts (no view), as the client said in `hello`.
+    pub fn set_lean_prompts(&self, lean: bool) {
+        self.0.lean.store(lean, Ordering::Relaxed);
+    }
+
+    /// Whether prompts to this connection leave out the view.
+    pub fn lean_prompts(&self) -> bool {
+        self.0.lean.load(Ordering::Relaxed)
     }
 
     /// Whether the connection is still there.
@@ -187,6 +201,8 @@ pub struct AppState {
     pub conn_permits: Arc<Semaphore>,
     /// Counters for `/metrics`.
     pub metrics: metrics::Metrics,
+    /// Tournaments: assignments, subscribers, running tournaments.
+    pub tournaments: tournament::Registry,
     next_conn: AtomicU64,
     /// Set when shutdown starts: no new rooms.
     closing: AtomicBool,
@@ -209,6 +225,7 @@ impl AppState {
             rooms: Mutex::new(HashMap::new()),
             seats_by_player: Mutex::new(HashMap::new()),
             metrics: metrics::Metrics::default(),
+            tournaments: tournament::Registry::default(),
             next_conn: AtomicU64::new(0),
             closing: AtomicBool::new(false),
             shutdown: shutdown_rx,
@@ -251,6 +268,7 @@ pub async fn run(
     let (state, shutdown_tx, mut done_rx) = AppState::new(db.clone(), config);
     let shutdown_rx = state.shutdown();
     let app = http::router(state.clone());
+    tournament::spawn_scheduler(state.clone());
     let mut http_shutdown = shutdown_rx.clone();
     // Prompts and moves are small frames on a round trip: Nagle's algorithm
     // would hold each one back waiting for an ACK.

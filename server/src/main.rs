@@ -1,6 +1,7 @@
 //! `capicua-server`: serve, print the protocol schema, print standings.
 
 use anyhow::Context;
+use capicua_server::tournament::store::{self, SpecFormat};
 use clap::{Parser, Subcommand};
 use tokio::net::TcpListener;
 
@@ -36,17 +37,31 @@ enum Command {
     },
     /// Prints the JSON Schema of every protocol message.
     Schema,
-    /// Prints the leaderboard of every rated variant (or one).
+    /// Prints the leaderboard of every rated variant (or one), or a tournament's standings.
     Standings {
         /// SQLite database.
         #[arg(long, env = "CAPICUA_DATABASE", default_value = "capicua.db")]
         database: String,
+        /// A tournament's standings instead of the ratings.
+        #[arg(long)]
+        tournament: Option<i64>,
+        /// Print JSON (with `--tournament`).
+        #[arg(long)]
+        json: bool,
         /// Only this variant.
         #[arg(long)]
         variant: Option<String>,
         /// Lines per variant.
         #[arg(long, default_value_t = 20)]
         limit: u32,
+    },
+    /// Creates or lists tournaments (in the database; a serving server runs them).
+    Tournament {
+        #[command(subcommand)]
+        command: TournamentCommand,
+        /// SQLite database.
+        #[arg(long, env = "CAPICUA_DATABASE", default_value = "capicua.db", global = true)]
+        database: String,
     },
     /// Registers a player name and prints its secret token.
     Register {
@@ -56,6 +71,19 @@ enum Command {
         #[arg(long, env = "CAPICUA_DATABASE", default_value = "capicua.db")]
         database: String,
     },
+}
+
+#[derive(Subcommand)]
+enum TournamentCommand {
+    /// Validates a tournament file (TOML, or JSON by extension) and stores it
+    /// as pending; a serving server on the same database starts it within a second.
+    Create {
+        /// The tournament file.
+        #[arg(long)]
+        file: std::path::PathBuf,
+    },
+    /// Lists the tournaments, newest first.
+    List,
 }
 
 #[tokio::main]
@@ -82,7 +110,31 @@ async fn main() -> anyhow::Result<()> {
         Command::Schema => {
             println!("{}", serde_json::to_string_pretty(&capicua_protocol::json_schema())?);
         }
-        Command::Standings { database, variant, limit } => {
+        Command::Standings { database, tournament: Some(id), json, .. } => {
+            let db = capicua_server::Db::open(&database).await.with_context(|| format!("opening {database}"))?;
+            let Some(summary) = store::summary_of(&db, id).await? else {
+                anyhow::bail!("no tournament {id}");
+            };
+            let rows = store::standings(&db, id).await?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&rows)?);
+            } else {
+                println!("{} (tournament {id}, {}, {} results)", summary.name, summary.status, summary.results);
+                println!(
+                    "{:>4}  {:<24} {:>6} {:>5} {:>5} {:>6} {:>5} {:>7}",
+                    "rank", "entrant", "points", "wins", "draws", "losses", "games", "score"
+                );
+                for r in rows {
+                    let flag = if r.disqualified { " (disqualified)" } else { "" };
+                    println!(
+                        "{:>4}  {:<24} {:>6} {:>5} {:>5} {:>6} {:>5} {:>7}{flag}",
+                        r.rank, r.entrant, r.points, r.wins, r.draws, r.losses, r.games, r.score
+                    );
+                }
+            }
+            db.close().await;
+        }
+        Command::Standings { database, variant, limit, .. } => {
             let db = capicua_server::Db::open(&database).await.with_context(|| format!("opening {database}"))?;
             let variants = match variant {
                 Some(v) => vec![v],
@@ -105,6 +157,39 @@ async fn main() -> anyhow::Result<()> {
                 }
             }
             db.close().await;
+        }
+        Command::Tournament { command: TournamentCommand::Create { file }, database } => {
+            let text = std::fs::read_to_string(&file).with_context(|| format!("reading {}", file.display()))?;
+            let format =
+                if file.extension().is_some_and(|e| e == "json") { SpecFormat::Json } else { SpecFormat::Toml };
+            let db = capicua_server::Db::open(&database).await.with_context(|| format!("opening {database}"))?;
+            let created = store::create(&db, &text, format).await;
+            db.close().await;
+            let (id, config) = created.with_context(|| format!("{}", file.display()))?;
+            println!(
+                "created tournament {id} ({:?}, {} entrants), pending: a server serving {database} starts it",
+                config.spec().name,
+                config.entrant_count()
+            );
+        }
+        Command::Tournament { command: TournamentCommand::List, database } => {
+            let db = capicua_server::Db::open(&database).await.with_context(|| format!("opening {database}"))?;
+            let list = store::list(&db).await?;
+            db.close().await;
+            if list.is_empty() {
+                println!("no tournaments");
+            }
+            for t in list {
+                println!(
+                    "{:>4}  {:<28} {:<9} {:>3} entrants {:>6} results{}",
+                    t.id,
+                    t.name,
+                    t.status,
+                    t.entrants,
+                    t.results,
+                    t.error.map(|e| format!("  ({e})")).unwrap_or_default()
+                );
+            }
         }
         Command::Register { name, database } => {
             let db = capicua_server::Db::open(&database).await.with_context(|| format!("opening {database}"))?;

@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::extract::ws::Utf8Bytes;
-use capicua_engine::{Event, Game, Move, Rules, Seat, Seating, Variant};
+use capicua_engine::{Event, Game, Move, Rules, Seat, Seating, SeededRng, Variant};
 use capicua_protocol::{
     ErrorCode, GameResult, Occupant, OccupantKind, PromptId, RoomId, RoomInfo, RoomSpec, RoomStatus, SeatInfo,
     ServerMsg, TimeControl, TimeoutPolicy,
@@ -100,6 +100,12 @@ pub enum RoomCmd {
         /// The seats given back.
         reply: oneshot::Sender<Vec<u8>>,
     },
+    /// A guest connection registered: the seats it holds as a guest now
+    /// belong to the player it acts for.
+    Promote {
+        /// The connection, with its new identity.
+        client: Client,
+    },
     /// A connection ended.
     Disconnected {
         /// Which.
@@ -141,8 +147,28 @@ enum SeatState {
     Bot {
         name: String,
         player_id: Option<i64>,
-        strategy: Box<dyn HostedStrategy>,
+        /// `None` while it thinks on the blocking pool.
+        strategy: Option<Box<dyn HostedStrategy>>,
     },
+}
+
+/// Whose strategy is thinking off the room task.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Thinker {
+    /// The hosted bot of the seat to move.
+    Seat,
+    /// The timeout policy's strategy, for a seat out of time.
+    Timeout,
+}
+
+/// A move being chosen on tokio's blocking pool: the room keeps serving
+/// commands (and other rooms their tables) meanwhile.
+struct Thinking {
+    seat: Seat,
+    who: Thinker,
+    /// Moves in the log when it started: the result is for that position only.
+    plies: usize,
+    task: tokio::task::JoinHandle<(Box<dyn HostedStrategy>, Move)>,
 }
 
 struct Pending {
@@ -161,7 +187,9 @@ struct Room {
     rated: bool,
     time: TimeControl,
     on_timeout: TimeoutPolicy,
-    timeout_bot: Box<dyn HostedStrategy>,
+    /// `None` while it thinks on the blocking pool.
+    timeout_bot: Option<Box<dyn HostedStrategy>>,
+    thinking: Option<Thinking>,
     seats: Vec<SeatState>,
     spectators: Vec<Client>,
     game: Option<Game>,
@@ -172,10 +200,28 @@ struct Room {
     games_played: u32,
     info: Arc<Mutex<RoomInfo>>,
     closed: bool,
+    /// A tournament table: reserved seats, one match, result stored with the game.
+    tournament: Option<crate::tournament::TableHook>,
+    /// Timeouts per seat in the match in play.
+    timeouts: Vec<u32>,
+    /// The room's seed, when its creator asked for a reproducible room.
+    seed: Option<u64>,
 }
 
 fn random_seed() -> u64 {
     getrandom::u64().unwrap_or(0x5eed)
+}
+
+/// Stream of the timeout policy's bot; seat `i`'s hosted bot uses `1 + i`.
+const TIMEOUT_BOT_STREAM: u64 = 0;
+
+/// A seed for one of the room's random choices: derived from the room's
+/// seed when it has one (so the whole room replays), else fresh.
+fn seed_from(room_seed: Option<u64>, stream: u64) -> u64 {
+    match room_seed {
+        Some(seed) => SeededRng::new(seed, stream).next_u64(),
+        None => random_seed(),
+    }
 }
 
 fn bad(code: ErrorCode, message: impl Into<String>) -> (ErrorCode, String) {
@@ -184,6 +230,24 @@ fn bad(code: ErrorCode, message: impl Into<String>) -> (ErrorCode, String) {
 
 /// Validates a room spec, records the room and starts its task.
 pub async fn create(state: &Arc<AppState>, spec: RoomSpec) -> Result<RoomInfo, (ErrorCode, String)> {
+    create_with(state, spec, None).await
+}
+
+/// Opens the room of a tournament table: hosted seats filled, the other
+/// seats reserved for their players; it plays one match and closes.
+pub(crate) async fn create_table(
+    state: &Arc<AppState>,
+    spec: RoomSpec,
+    setup: crate::tournament::TableSetup,
+) -> Result<RoomInfo, (ErrorCode, String)> {
+    create_with(state, spec, Some(setup)).await
+}
+
+async fn create_with(
+    state: &Arc<AppState>,
+    spec: RoomSpec,
+    setup: Option<crate::tournament::TableSetup>,
+) -> Result<RoomInfo, (ErrorCode, String)> {
     if state.is_shutting_down() {
         return Err(bad(ErrorCode::ShuttingDown, "the server is shutting down"));
     }
@@ -209,6 +273,10 @@ pub async fn create(state: &Arc<AppState>, spec: RoomSpec) -> Result<RoomInfo, (
     let probe = Game::new(rules.clone(), seating.clone(), 0)
         .map_err(|e| bad(ErrorCode::BadVariant, format!("seating: {e}")))?;
     let sides: Vec<u8> = (0..seats).map(|s| probe.table().side_of(Seat(s)).0).collect();
+    if spec.rated && spec.seed.is_some() {
+        // Whoever knows a room's seed knows every hand.
+        return Err(bad(ErrorCode::BadRequest, "a rated room cannot be seeded: the seed would reveal every hand"));
+    }
     let time = spec.time.unwrap_or_default();
     if time.move_ms == 0 || time.move_ms > MAX_CLOCK_MS || time.bank_ms > MAX_CLOCK_MS {
         return Err(bad(
@@ -221,7 +289,7 @@ pub async fn create(state: &Arc<AppState>, spec: RoomSpec) -> Result<RoomInfo, (
         TimeoutPolicy::Strategy { name } => name.as_str(),
         _ => "random",
     };
-    let timeout_bot = bots::strategy(timeout_name, random_seed()).ok_or_else(|| {
+    let timeout_bot = bots::strategy(timeout_name, seed_from(spec.seed, TIMEOUT_BOT_STREAM)).ok_or_else(|| {
         bad(
             ErrorCode::UnknownStrategy,
             format!("unknown strategy {timeout_name:?}; known: {}", bots::names().join(", ")),
@@ -241,6 +309,7 @@ pub async fn create(state: &Arc<AppState>, spec: RoomSpec) -> Result<RoomInfo, (
         time,
         on_timeout: on_timeout.clone(),
         games_played: 0,
+        seeded: spec.seed.is_some(),
     }));
     let mut room = Room {
         id,
@@ -251,7 +320,8 @@ pub async fn create(state: &Arc<AppState>, spec: RoomSpec) -> Result<RoomInfo, (
         rated: spec.rated,
         time,
         on_timeout,
-        timeout_bot,
+        timeout_bot: Some(timeout_bot),
+        thinking: None,
         seats: (0..seats).map(|_| SeatState::Empty).collect(),
         spectators: vec![],
         game: None,
@@ -262,7 +332,19 @@ pub async fn create(state: &Arc<AppState>, spec: RoomSpec) -> Result<RoomInfo, (
         games_played: 0,
         info: info.clone(),
         closed: false,
+        tournament: None,
+        timeouts: vec![0; seats as usize],
+        seed: spec.seed,
     };
+    if let Some(setup) = setup {
+        for (i, h) in setup.hosted.into_iter().enumerate() {
+            let Some(h) = h else { continue };
+            let strategy = bots::strategy(&h.strategy, seed_from(spec.seed, 1 + i as u64))
+                .ok_or_else(|| bad(ErrorCode::UnknownStrategy, format!("unknown strategy {:?}", h.strategy)))?;
+            room.seats[i] = SeatState::Bot { name: h.name, player_id: Some(h.player_id), strategy: Some(strategy) };
+        }
+        room.tournament = Some(setup.hook);
+    }
     room.publish_info();
     let snapshot = room.info.lock().expect("room info lock").clone();
     let (tx, rx) = mpsc::unbounded_channel();
@@ -278,6 +360,10 @@ pub async fn create(state: &Arc<AppState>, spec: RoomSpec) -> Result<RoomInfo, (
 
 impl Room {
     async fn run(&mut self, mut rx: mpsc::UnboundedReceiver<RoomCmd>) {
+        if self.tournament.is_some() {
+            // A table of hosted bots only starts at once.
+            self.maybe_start().await;
+        }
         while !self.closed {
             let deadline = self.next_deadline();
             tokio::select! {
@@ -286,6 +372,7 @@ impl Room {
                     Some(cmd) => self.handle(cmd).await,
                 },
                 _ = sleep_until_opt(deadline) => self.on_timer().await,
+                thought = thought(&mut self.thinking) => self.on_thought(thought).await,
             }
         }
         self.state.rooms.lock().expect("rooms lock").remove(&self.id);
@@ -424,6 +511,7 @@ impl Room {
                 let _ = reply.send(seats);
                 self.publish_info();
             }
+            RoomCmd::Promote { client } => self.promote(client),
             RoomCmd::Disconnected { conn } => {
                 let now = Instant::now();
                 for s in &mut self.seats {
@@ -442,7 +530,40 @@ impl Room {
         }
     }
 
-    fn join(&mut self, client: Client, seat: Option<u8>, id: Option<u64>) {
+    /// Hands the seats a guest connection holds to the player it registered as.
+    fn promote(&mut self, client: Client) {
+        let Some(pid) = client.ident.player_id else { return };
+        let guest = Owner::Guest(client.conn);
+        let mut changed = false;
+        for s in &mut self.seats {
+            if let SeatState::Human { owner, name, client: c, .. } = s {
+                if *owner == guest {
+                    *owner = Owner::Player(pid);
+                    *name = client.ident.name.clone();
+                    *c = Some(client.clone());
+                    changed = true;
+                }
+            }
+        }
+        for s in self.spectators.iter_mut().filter(|s| s.conn == client.conn) {
+            *s = client.clone();
+        }
+        if changed {
+            self.state.seats_by_player.lock().expect("seats lock").entry(pid).or_default().insert(self.id);
+            self.publish_info();
+            self.push_info();
+        }
+    }
+
+    fn join(&mut self, client: Client, mut seat: Option<u8>, id: Option<u64>) {
+        if let Some(t) = &self.tournament {
+            match t.seat_for(client.ident.player_id) {
+                Some(s) => seat = Some(s),
+                None => {
+                    return self.reply_err(&client, id, ErrorCode::Unauthorized, "this tournament table is reserved");
+                }
+            }
+        }
         if self.rated && client.ident.player_id.is_none() {
             return self.reply_err(&client, id, ErrorCode::Unauthorized, "rated rooms admit registered players only");
         }
@@ -518,6 +639,14 @@ impl Room {
     }
 
     async fn fill_bots(&mut self, client: Client, strategy: String, id: Option<u64>) {
+        if self.tournament.is_some() {
+            return self.reply_err(
+                &client,
+                id,
+                ErrorCode::BadRequest,
+                "a tournament table is seated by the tournament",
+            );
+        }
         if bots::strategy(&strategy, 0).is_none() {
             return self.reply_err(
                 &client,
@@ -540,11 +669,11 @@ impl Room {
         } else {
             None
         };
-        for s in self.seats.iter_mut().filter(|s| matches!(s, SeatState::Empty)) {
+        for (i, s) in self.seats.iter_mut().enumerate().filter(|(_, s)| matches!(s, SeatState::Empty)) {
             *s = SeatState::Bot {
                 name: format!("bot:{strategy}"),
                 player_id,
-                strategy: bots::strategy(&strategy, random_seed()).expect("checked above"),
+                strategy: Some(bots::strategy(&strategy, seed_from(self.seed, 1 + i as u64)).expect("checked above")),
             };
         }
         client.out.send(id, ServerMsg::Ok { room: self.id });
@@ -570,7 +699,10 @@ impl Room {
         if !all_ready {
             return;
         }
-        let game = match Game::new(self.rules.clone(), self.seating.clone(), random_seed()) {
+        // A seeded room deals its k-th match from `seed + k`: the first
+        // match's stored seed is the one the room was created with.
+        let deal_seed = self.seed.map_or_else(random_seed, |s| s.wrapping_add(self.games_played as u64));
+        let game = match Game::new(self.rules.clone(), self.seating.clone(), deal_seed) {
             Ok(g) => g,
             Err(e) => {
                 tracing::error!(room = self.id, error = %e, "seating checked at creation failed");
@@ -578,6 +710,7 @@ impl Room {
             }
         };
         self.banks = vec![self.time.bank_ms; self.seats.len()];
+        self.timeouts = vec![0; self.seats.len()];
         self.game = Some(game);
         self.seq += 1;
         let game = self.game.as_ref().expect("just set");
@@ -613,22 +746,27 @@ impl Room {
         self.advance().await;
     }
 
-    /// Plays hosted seats until a player must move (prompted) or the match ends.
+    /// Plays hosted seats until a player must move (prompted), a slow
+    /// strategy starts thinking off the task, or the match ends.
     async fn advance(&mut self) {
         let mut hosted_moves = 0u32;
         loop {
+            if self.thinking.is_some() {
+                return;
+            }
             let Some(game) = self.game.as_ref() else { return };
             let Some(seat) = game.to_move() else {
                 return self.finish(None).await;
             };
             match &mut self.seats[seat.index()] {
                 SeatState::Bot { strategy, .. } => {
-                    let m = strategy.choose(&game.view(seat));
-                    if let Err(e) = self.apply(m) {
-                        tracing::error!(room = self.id, error = %e, "a hosted bot chose an illegal move");
-                        let m = self.timeout_bot.choose(&self.game.as_ref().expect("in play").view(seat));
-                        let _ = self.apply(m);
+                    let Some(bot) = strategy else { return };
+                    if !bot.is_quick() {
+                        let bot = strategy.take().expect("checked");
+                        return self.think(seat, Thinker::Seat, bot);
                     }
+                    let m = bot.choose(&game.view(seat));
+                    self.apply_hosted(seat, m);
                     hosted_moves += 1;
                     if hosted_moves % 64 == 0 {
                         // Bot-only stretches must not monopolize a worker thread.
@@ -638,6 +776,67 @@ impl Room {
                 _ => return self.prompt(seat),
             }
         }
+    }
+
+    /// Applies a hosted seat's move; an illegal one (a strategy bug) is
+    /// logged and replaced by a random legal move.
+    fn apply_hosted(&mut self, seat: Seat, m: Move) {
+        if let Err(e) = self.apply(m) {
+            tracing::error!(room = self.id, error = %e, "a hosted strategy chose an illegal move");
+            let mut fallback = bots::strategy("random", random_seed()).expect("random exists");
+            let m = fallback.choose(&self.game.as_ref().expect("in play").view(seat));
+            let _ = self.apply(m);
+        }
+    }
+
+    /// Runs a slow strategy for `seat` on the blocking pool, on a copy of
+    /// the game (the strategy still sees only its seat's view).
+    fn think(&mut self, seat: Seat, who: Thinker, mut bot: Box<dyn HostedStrategy>) {
+        let game = self.game.clone().expect("thinking needs a game");
+        let plies = game.log().len();
+        let task = tokio::task::spawn_blocking(move || {
+            let m = bot.choose(&game.view(seat));
+            (bot, m)
+        });
+        self.thinking = Some(Thinking { seat, who, plies, task });
+    }
+
+    /// A strategy finished thinking: its move is played if the position is
+    /// still the one it thought about.
+    async fn on_thought(&mut self, (thinking, result): (Thinking, ThoughtResult)) {
+        let bot = match result {
+            Ok((bot, m)) => Some((bot, m)),
+            Err(e) => {
+                tracing::error!(room = self.id, error = %e, "a hosted strategy failed; replaced by random");
+                None
+            }
+        };
+        let (bot, m) = match bot {
+            Some((bot, m)) => (bot, Some(m)),
+            None => (bots::strategy("random", random_seed()).expect("random exists"), None),
+        };
+        match thinking.who {
+            Thinker::Seat => {
+                if let SeatState::Bot { strategy, .. } = &mut self.seats[thinking.seat.index()] {
+                    *strategy = Some(bot);
+                }
+            }
+            Thinker::Timeout => self.timeout_bot = Some(bot),
+        }
+        let current =
+            self.game.as_ref().is_some_and(|g| g.log().len() == thinking.plies && g.to_move() == Some(thinking.seat));
+        if !current {
+            return;
+        }
+        let m = match m {
+            Some(m) => m,
+            None => {
+                let mut fallback = bots::strategy("random", random_seed()).expect("random exists");
+                fallback.choose(&self.game.as_ref().expect("in play").view(thinking.seat))
+            }
+        };
+        self.apply_hosted(thinking.seat, m);
+        self.advance().await;
     }
 
     fn prompt(&mut self, seat: Seat) {
@@ -655,18 +854,19 @@ impl Room {
             return;
         }
         if let SeatState::Human { client: Some(c), .. } = &self.seats[seat.index()] {
-            let view = game.view(seat).snapshot();
+            let view = game.view(seat);
             let left = p.deadline.saturating_duration_since(Instant::now()).as_millis() as u64;
+            // A lean prompt skips building and encoding the view: the
+            // largest part of a prompt, growing with the hand's history.
+            let (legal_moves, view) = if c.out.lean_prompts() {
+                (view.legal_moves().to_vec(), None)
+            } else {
+                let snap = view.snapshot();
+                (snap.legal_moves.clone(), Some(Box::new(snap)))
+            };
             c.out.send(
                 None,
-                ServerMsg::Prompt {
-                    room: self.id,
-                    prompt: p.id,
-                    seat: seat.0,
-                    legal_moves: view.legal_moves.clone(),
-                    view: Box::new(view),
-                    deadline_ms: left,
-                },
+                ServerMsg::Prompt { room: self.id, prompt: p.id, seat: seat.0, legal_moves, view, deadline_ms: left },
             );
         }
     }
@@ -696,16 +896,21 @@ impl Room {
         }
         let elapsed = p.started.elapsed().as_millis() as u64;
         let over = elapsed.saturating_sub(self.time.move_ms);
-        if !self.game.as_ref().is_some_and(|g| g.is_legal(mv)) {
-            // Nothing changed; the prompt stands.
-            return self.reply_err(&client, id, ErrorCode::IllegalMove, format!("{mv} is not a legal move here"));
-        }
+        // The engine referees: a legal move is played; an illegal one is
+        // refused with nothing changed, unless the variant's lenient referee
+        // lets it stand (seeded, so the stored log replays it).
+        let ruling = match self.game.as_mut().map(|g| g.referee_play(mv)) {
+            Some(Ok(ruling)) => ruling,
+            Some(Err(_)) | None => {
+                // Nothing changed; the prompt stands.
+                return self.reply_err(&client, id, ErrorCode::IllegalMove, format!("{mv} is not a legal move here"));
+            }
+        };
         // Accepted first, then the events: the mover learns at once.
         client.out.send(id, ServerMsg::Accepted { room: self.id, prompt });
-        if let Err(e) = self.apply(mv) {
-            tracing::error!(room = self.id, error = %e, "a move checked legal was refused");
-            return self.close("internal error");
-        }
+        self.pending = None;
+        Metrics::inc(&self.state.metrics.moves);
+        self.broadcast_events(ruling.events());
         let bank = &mut self.banks[seat.index()];
         *bank = bank.saturating_sub(over);
         self.advance().await;
@@ -781,11 +986,21 @@ impl Room {
         let Some(game) = self.game.as_ref() else { return };
         Metrics::inc(&self.state.metrics.timeouts);
         self.banks[p.seat.index()] = 0;
+        self.timeouts[p.seat.index()] += 1;
         let view = game.view(p.seat);
         let m = match &self.on_timeout {
             TimeoutPolicy::Forfeit => return self.finish(Some(p.seat)).await,
             TimeoutPolicy::Pass if view.legal_moves().contains(&Move::Pass) => Move::Pass,
-            _ => self.timeout_bot.choose(&view),
+            _ => match self.timeout_bot.take() {
+                Some(bot) if !bot.is_quick() => return self.think(p.seat, Thinker::Timeout, bot),
+                Some(mut bot) => {
+                    let m = bot.choose(&view);
+                    self.timeout_bot = Some(bot);
+                    m
+                }
+                // Already thinking (cannot happen: one pending move at a time).
+                None => return,
+            },
         };
         if let Err(e) = self.apply(m) {
             tracing::error!(room = self.id, error = %e, "timeout policy chose an illegal move");
@@ -833,6 +1048,7 @@ impl Room {
             forfeit: forfeit.map(|s| s.0),
             seats,
             rated: self.rated,
+            tournament: self.tournament.as_ref().map(|t| t.link(&game, winner, &self.timeouts)),
         };
         let hands = game.hand_results().len() as u32;
         let stored = match self.state.db.store_game(record).await {
@@ -860,6 +1076,10 @@ impl Room {
         for c in self.members() {
             c.out.send_text(frame.clone());
         }
+        // After `game-over` is queued: the tournament's news comes after it.
+        if let Some(t) = &mut self.tournament {
+            t.finished(stored);
+        }
         // Seats left during the match are freed; players must say ready again.
         for i in 0..self.seats.len() {
             match &mut self.seats[i] {
@@ -868,7 +1088,7 @@ impl Room {
                 _ => {}
             }
         }
-        if !self.has_humans() {
+        if !self.has_humans() || self.tournament.is_some() {
             // A table of hosted bots plays one match: it would otherwise
             // replay forever with nobody to watch it.
             return self.close("the match is over");
@@ -970,6 +1190,15 @@ impl Room {
             c.out.send_text(frame.clone());
         }
     }
+}
+
+type ThoughtResult = Result<(Box<dyn HostedStrategy>, Move), tokio::task::JoinError>;
+
+/// Resolves when the thinking strategy (if any) is done, taking it out.
+async fn thought(thinking: &mut Option<Thinking>) -> (Thinking, ThoughtResult) {
+    let Some(t) = thinking.as_mut() else { return std::future::pending().await };
+    let result = (&mut t.task).await;
+    (thinking.take().expect("present"), result)
 }
 
 async fn sleep_until_opt(deadline: Option<Instant>) {

@@ -59,12 +59,18 @@ async fn a_seat_left_past_the_grace_period_is_freed() {
 
 /// Sets up a 2-seat block room with move-ms 1000 and the given policy, seat
 /// 0 a guest and seat 1 a hosted bot, and returns the guest at its first prompt.
-async fn timed_room(server: &TestServer, policy: Value, bank_ms: u64) -> (Client, u64, Value) {
+/// A room seeded with `seed`: each run replays the same deals and the same
+/// bot choices, so what a test expects of a match happens every time.
+/// The timed rooms' seed: its first match forces seat 0 to pass.
+const SEED: u64 = 1;
+
+async fn timed_room(server: &TestServer, policy: Value, bank_ms: u64, seed: u64) -> (Client, u64, Value) {
     let mut c = server.guest().await;
     let room = c
-        .create_room(
-            json!({"preset": "block", "seats": 2, "time": {"move-ms": 1000, "bank-ms": bank_ms}, "on-timeout": policy}),
-        )
+        .create_room(json!({
+            "preset": "block", "seats": 2, "time": {"move-ms": 1000, "bank-ms": bank_ms},
+            "on-timeout": policy, "seed": seed,
+        }))
         .await;
     c.join(room, Some(0)).await;
     assert_eq!(c.request(json!({"type": "fill-bots", "room": room, "strategy": "random"})).await["type"], "ok");
@@ -87,7 +93,8 @@ async fn timed_out_move(c: &mut Client) -> Value {
 #[tokio::test]
 async fn timeouts_apply_the_strategy_policy_after_move_time_and_bank() {
     let server = TestServer::start().await;
-    let (mut c, _room, prompt) = timed_room(&server, json!({"kind": "strategy", "name": "bota-gorda"}), 2000).await;
+    let (mut c, _room, prompt) =
+        timed_room(&server, json!({"kind": "strategy", "name": "bota-gorda"}), 2000, SEED).await;
     assert_eq!(prompt["deadline-ms"].as_u64().map(|d| d > 2900), Some(true), "{prompt}");
     tokio::time::pause();
     let t0 = tokio::time::Instant::now();
@@ -121,7 +128,7 @@ async fn timeouts_apply_the_strategy_policy_after_move_time_and_bank() {
 #[tokio::test]
 async fn timeouts_pass_where_passing_is_legal() {
     let server = TestServer::start().await;
-    let (mut c, _room, mut prompt) = timed_room(&server, json!({"kind": "pass"}), 0).await;
+    let (mut c, _room, mut prompt) = timed_room(&server, json!({"kind": "pass"}), 0, SEED).await;
     tokio::time::pause();
     // Let every prompt time out; whenever passing was legal the move is a pass,
     // otherwise a legal play.
@@ -152,7 +159,7 @@ async fn timeouts_pass_where_passing_is_legal() {
 #[tokio::test]
 async fn timeouts_forfeit_the_match_under_the_forfeit_policy() {
     let server = TestServer::start().await;
-    let (mut c, _room, _prompt) = timed_room(&server, json!({"kind": "forfeit"}), 0).await;
+    let (mut c, _room, _prompt) = timed_room(&server, json!({"kind": "forfeit"}), 0, SEED).await;
     tokio::time::pause();
     let over = loop {
         let f = c.recv_untimed().await;
@@ -232,4 +239,68 @@ async fn shutdown_tells_rooms_in_play_and_closes_with_going_away() {
     let types: Vec<&str> = p.frames.iter().map(|f| f["type"].as_str().unwrap()).collect();
     assert!(types.contains(&"closing"), "{types:?}");
     assert!(types.contains(&"room-closed"), "{types:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_guest_who_registers_while_seated_keeps_the_seat() {
+    let server = TestServer::start().await;
+    let mut g = server.guest().await;
+    let room = g.create_room(json!({"preset": "block", "seats": 2})).await;
+    g.join(room, Some(0)).await;
+    let r = g.request(json!({"type": "register", "name": "dora"})).await;
+    assert_eq!(r["type"], "registered", "{r}");
+    let token = r["token"].as_str().unwrap().to_string();
+    // The seat follows the registration: ready and moves are accepted.
+    assert_eq!(g.request(json!({"type": "fill-bots", "room": room, "strategy": "random"})).await["type"], "ok");
+    g.ready(room).await;
+    let rooms = server.get_json("/api/rooms").await;
+    let occupant = &rooms[0]["seats"][0]["occupant"];
+    assert_eq!(occupant["name"], "dora", "{rooms}");
+    assert_eq!(occupant["kind"], "player", "{rooms}");
+    let prompt = next_prompt(&mut g).await;
+    let m = pick(&prompt["legal-moves"], 0);
+    let r = g.request(json!({"type": "move", "room": room, "prompt": prompt["prompt"], "move": m})).await;
+    assert_eq!(r["type"], "accepted", "{r}");
+    // And it is the player's now: a reconnect with the token gets it back.
+    drop(g);
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let mut p = server.client().await;
+    let welcome = p.hello(Some(&token)).await;
+    assert_eq!(welcome["seats"], json!([{"room": room, "seat": 0}]), "{welcome}");
+    let (_, over) = play_until_over(p, room, 5).await;
+    let game = over["game"].as_i64().unwrap();
+    let replay = server.get_json(&format!("/api/games/{game}")).await;
+    assert_eq!(replay["seats"][0]["kind"], "player", "{replay}");
+    assert_eq!(replay["seats"][0]["name"], "dora", "{replay}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_seeded_room_deals_what_its_seed_says_and_a_rated_room_refuses_a_seed() {
+    let server = TestServer::start().await;
+    let mut hands = vec![];
+    for _ in 0..2 {
+        let mut c = server.guest().await;
+        let r = c.request(json!({"type": "create-room", "preset": "block", "seats": 2, "seed": 99})).await;
+        assert_eq!(r["room"]["seeded"], true, "{r}");
+        let room = r["room"]["id"].as_u64().unwrap();
+        c.join(room, Some(0)).await;
+        assert_eq!(c.request(json!({"type": "fill-bots", "room": room, "strategy": "random"})).await["type"], "ok");
+        c.ready(room).await;
+        let started = c.recv_type("game-started").await;
+        hands.push(started["view"]["hand"].clone());
+        let (_, over) = play_until_over(c, room, 5).await;
+        let game = over["game"].as_i64().unwrap();
+        let replay = server.get_json(&format!("/api/games/{game}")).await;
+        // The whole match replays: same deal, same bot choices, same result.
+        hands.push(replay["steps"].clone());
+    }
+    assert_eq!(hands[0], hands[2], "the same seed deals the same first hand");
+    assert_eq!(hands[1], hands[3], "and the same match follows");
+    let rooms = server.get_json("/api/rooms").await;
+    assert!(rooms.as_array().unwrap().iter().all(|r| r["seeded"] == true), "{rooms}");
+    // Whoever knows a seed knows every hand: rated rooms refuse one.
+    let mut c = server.guest().await;
+    assert_eq!(c.request(json!({"type": "register", "name": "eve"})).await["type"], "registered");
+    let r = c.request(json!({"type": "create-room", "preset": "block", "seats": 2, "seed": 1, "rated": true})).await;
+    assert_eq!(r["code"], "bad-request", "{r}");
 }

@@ -4,7 +4,7 @@
 mod common;
 
 use common::*;
-use serde_json::json;
+use serde_json::{Value, json};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn remote_players_and_hosted_bots_finish_a_stored_match() {
@@ -93,4 +93,133 @@ async fn room_creation_errors_are_clear() {
     assert_eq!(r["code"], "unauthorized");
     let r = c.request(json!({"type": "join", "room": 12345})).await;
     assert_eq!(r["code"], "no-such-room");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rooms_are_created_over_http_with_the_websocket_errors() {
+    let server = TestServer::start().await;
+    // A preset, as a guest: the room is listed and playable over WebSocket.
+    let (status, room) = server.post_json("/api/rooms", None, r#"{"preset": "block", "seats": 2}"#).await;
+    assert_eq!(status, 201, "{room}");
+    assert_eq!(room["variant"], "block");
+    assert_eq!(room["seats"].as_array().unwrap().len(), 2);
+    let id = room["id"].as_u64().unwrap();
+    assert_eq!(server.get_json("/api/rooms").await[0]["id"], id);
+    let mut c = server.guest().await;
+    c.join(id, Some(0)).await;
+    assert_eq!(c.request(json!({"type": "fill-bots", "room": id, "strategy": "random"})).await["type"], "ok");
+    c.ready(id).await;
+    let (_, over) = play_until_over(c, id, 1).await;
+    assert!(over["game"].as_i64().is_some());
+    // A full variant.
+    let v = serde_json::to_value(capicua_engine::preset("draw").unwrap()).unwrap();
+    let (status, room) = server.post_json("/api/rooms", None, &json!({"variant": v, "seats": 3}).to_string()).await;
+    assert_eq!(status, 201, "{room}");
+    assert_eq!(room["seats"].as_array().unwrap().len(), 3);
+    // The same errors (code and message) as `create-room`.
+    let mut ws = server.guest().await;
+    let mut bad_variant = v.clone();
+    bad_variant["deal"]["hand-size"] = json!(20);
+    for spec in [
+        json!({"preset": "nope"}),
+        json!({"preset": "latin", "seats": 3}),
+        json!({"variant": bad_variant}),
+        json!({"preset": "block", "on-timeout": {"kind": "strategy", "name": "zzz"}}),
+        json!({"preset": "block", "time": {"move-ms": 0}}),
+        json!({"preset": "block", "variant": v}),
+        json!({"preset": "block", "rated": true}),
+    ] {
+        let (status, http) = server.post_json("/api/rooms", None, &spec.to_string()).await;
+        let mut msg = spec.clone();
+        msg["type"] = json!("create-room");
+        let wsr = ws.request(msg).await;
+        assert_eq!(http["code"], wsr["code"], "{spec}: {http} vs {wsr}");
+        assert_eq!(http["message"], wsr["message"], "{spec}");
+        let want = if wsr["code"] == "unauthorized" { 403 } else { 400 };
+        assert_eq!(status, want, "{spec}: {http}");
+    }
+    // Bad bodies and tokens get machine-readable errors too.
+    let (status, r) = server.post_json("/api/rooms", None, "{oops").await;
+    assert_eq!((status, r["code"].as_str()), (400, Some("bad-json")), "{r}");
+    let (status, r) = server.post_json("/api/rooms", None, r#"{"preset": 5}"#).await;
+    assert_eq!((status, r["code"].as_str()), (400, Some("bad-message")), "{r}");
+    let (status, r) = server.post_json("/api/rooms", Some("wrong"), r#"{"preset": "block"}"#).await;
+    assert_eq!((status, r["code"].as_str()), (401, Some("bad-token")), "{r}");
+    // A registered player's token creates rated rooms.
+    let (_, token) = server.player("erin").await;
+    let (status, room) = server.post_json("/api/rooms", Some(&token), r#"{"preset": "block", "rated": true}"#).await;
+    assert_eq!(status, 201, "{room}");
+    assert_eq!(room["rated"], true);
+}
+
+/// One runtime thread: a hosted strategy thinking on it would stall every
+/// other room. Room A's hosted bots think ~200 ms a move (`pimc` with a time
+/// cap); room B's guest, prompted before room A starts, must still get each
+/// next prompt quickly while room A plays.
+#[tokio::test(flavor = "current_thread")]
+async fn a_slow_hosted_bot_does_not_stall_another_room() {
+    let server = TestServer::start().await;
+    let mut c = server.guest().await;
+    let room = c.create_room(json!({"preset": "block", "seats": 2})).await;
+    c.join(room, Some(0)).await;
+    assert_eq!(c.request(json!({"type": "fill-bots", "room": room, "strategy": "random"})).await["type"], "ok");
+    c.ready(room).await;
+    let mut prompt = c.recv_type("prompt").await;
+    let mut watcher = server.guest().await;
+    let slow = watcher.create_room(json!({"preset": "latin"})).await;
+    watcher.request(json!({"type": "spectate", "room": slow})).await;
+    let r =
+        watcher.request(json!({"type": "fill-bots", "room": slow, "strategy": "pimc:samples=1000000:ms=200"})).await;
+    assert_eq!(r["type"], "ok", "{r}");
+    let mut worst = std::time::Duration::ZERO;
+    for moves in 0..12 {
+        let m = pick(&prompt["legal-moves"], moves);
+        let t0 = std::time::Instant::now();
+        c.send(json!({"type": "move", "room": room, "prompt": prompt["prompt"], "move": m})).await;
+        let next = loop {
+            let f = c.recv().await;
+            if f["type"] == "prompt" || f["type"] == "game-over" {
+                break f;
+            }
+        };
+        worst = worst.max(t0.elapsed());
+        if next["type"] == "game-over" {
+            c.ready(room).await;
+            prompt = c.recv_type("prompt").await;
+        } else {
+            prompt = next;
+        }
+    }
+    assert!(worst < std::time::Duration::from_millis(100), "room B waited {worst:?} for a prompt");
+    // Room A plays meanwhile (off the runtime thread).
+    let ev = watcher.recv_type("events").await;
+    assert_eq!(ev["room"], json!(slow));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lean_prompts_carry_the_legal_moves_without_the_view() {
+    let server = TestServer::start().await;
+    let mut lean = server.client().await;
+    let r = lean.request(json!({"type": "hello", "version": 1, "lean-prompts": true})).await;
+    assert_eq!(r["type"], "welcome", "{r}");
+    let mut full = server.guest().await;
+    let room = lean.create_room(json!({"preset": "block", "seats": 2})).await;
+    lean.join(room, Some(0)).await;
+    full.join(room, Some(1)).await;
+    lean.ready(room).await;
+    full.ready(room).await;
+    let (clients, game) = play_out(vec![lean, full], room).await;
+    let prompts = |c: &Client| -> Vec<Value> { c.frames.iter().filter(|f| f["type"] == "prompt").cloned().collect() };
+    let (lean_prompts, full_prompts) = (prompts(&clients[0]), prompts(&clients[1]));
+    assert!(!lean_prompts.is_empty() && !full_prompts.is_empty());
+    for p in &lean_prompts {
+        assert!(p.get("view").is_none(), "{p}");
+        assert!(!p["legal-moves"].as_array().unwrap().is_empty(), "{p}");
+    }
+    for p in &full_prompts {
+        assert_eq!(p["view"]["legal-moves"], p["legal-moves"], "{p}");
+    }
+    // Both still get the game's start view and the events.
+    assert!(clients[0].frames.iter().any(|f| f["type"] == "game-started" && f["view"]["seat"] == 0));
+    assert!(server.get_json(&format!("/api/games/{game}")).await["steps"].as_array().unwrap().len() > 2);
 }

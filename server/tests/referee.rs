@@ -16,7 +16,9 @@ use tokio_tungstenite::tungstenite::Message;
 async fn two_seat_game(server: &TestServer) -> (Client, Client, u64, Value) {
     let mut a = server.guest().await;
     let mut b = server.guest().await;
-    let room = a.create_room(json!({"preset": "block", "seats": 2})).await;
+    // Seeded: the first hand's deal lets both seats play after the lead,
+    // so the hand is still on after one move.
+    let room = a.create_room(json!({"preset": "block", "seats": 2, "seed": 1})).await;
     a.join(room, Some(0)).await;
     b.join(room, Some(1)).await;
     a.ready(room).await;
@@ -159,4 +161,40 @@ async fn floods_are_limited_then_closed_and_the_connection_cap_holds() {
     assert_eq!(d.recv().await["code"], "too-many-connections");
     assert_eq!(d.closed_with().await, 1013);
     assert!(capicua_protocol::close::may_reconnect(1013));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lenient_variant_lets_an_illegal_play_stand_with_a_penalty() {
+    let server = TestServer::start().await;
+    let mut variant = serde_json::to_value(capicua_engine::preset("block").unwrap()).unwrap();
+    variant["name"] = json!("lenient-block");
+    variant["referee"] = json!({"lenient": {"accept": 1.0, "points": 2}});
+    let mut a = server.guest().await;
+    let mut b = server.guest().await;
+    // Seeded: the second seat holds a tile that does not fit the lead.
+    let room = a.create_room(json!({"variant": variant, "seats": 2, "seed": 1})).await;
+    a.join(room, Some(0)).await;
+    b.join(room, Some(1)).await;
+    a.ready(room).await;
+    b.ready(room).await;
+    let first = a.recv_type("game-started").await["view"]["to-move"].as_u64().unwrap();
+    b.recv_type("game-started").await;
+    let (mut mover, mut other) = if first == 0 { (a, b) } else { (b, a) };
+    // The lead is always strict; then the other seat plays a held tile that
+    // does not fit end 0, and the referee lets it stand.
+    let p = mover.recv_type("prompt").await;
+    let lead = p["legal-moves"][0].clone();
+    let r = mover.request(json!({"type": "move", "room": room, "prompt": p["prompt"], "move": lead})).await;
+    assert_eq!(r["type"], "accepted", "{r}");
+    let p = other.recv_type("prompt").await;
+    let pip = p["view"]["ends"][0]["pip"].as_u64().unwrap();
+    let hand = p["view"]["hand"].as_array().unwrap();
+    let tile = hand.iter().find(|t| t[0].as_u64() != Some(pip) && t[1].as_u64() != Some(pip)).expect("the seed's deal");
+    let m = json!({"kind": "play", "tile": tile, "end": 0, "face": 0});
+    let r = other.request(json!({"type": "move", "room": room, "prompt": p["prompt"], "move": m})).await;
+    assert_eq!(r["type"], "accepted", "{r}");
+    let ev = other.recv_type("events").await;
+    let kinds: Vec<&str> = ev["events"].as_array().unwrap().iter().map(|e| e["event"].as_str().unwrap()).collect();
+    assert_eq!(&kinds[..2], ["played", "overruled"], "{ev}");
+    assert_eq!(ev["events"][1]["penalty"], 2, "no score yet: the fixed 2 points");
 }

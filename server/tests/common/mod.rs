@@ -96,6 +96,12 @@ impl TestServer {
         http_get(self.addr, path).await
     }
 
+    /// `POST path` with a JSON body and an optional bearer token: (status, JSON body).
+    pub async fn post_json(&self, path: &str, token: Option<&str>, body: &str) -> (u16, Value) {
+        let (status, text) = http_request(self.addr, "POST", path, token, Some(body)).await;
+        (status, serde_json::from_str(&text).unwrap_or_else(|e| panic!("POST {path}: {e}: {text}")))
+    }
+
     pub async fn get_json(&self, path: &str) -> Value {
         let (status, body) = self.get(path).await;
         assert_eq!(status, 200, "GET {path}: {body}");
@@ -113,8 +119,28 @@ impl Drop for TestServer {
 
 /// A minimal HTTP/1.1 GET.
 pub async fn http_get(addr: SocketAddr, path: &str) -> (u16, String) {
+    http_request(addr, "GET", path, None, None).await
+}
+
+/// A minimal HTTP/1.1 request with an optional bearer token and JSON body.
+pub async fn http_request(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    token: Option<&str>,
+    body: Option<&str>,
+) -> (u16, String) {
     let mut s = TcpStream::connect(addr).await.unwrap();
-    s.write_all(format!("GET {path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n").as_bytes()).await.unwrap();
+    let mut req = format!("{method} {path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n");
+    if let Some(t) = token {
+        req.push_str(&format!("Authorization: Bearer {t}\r\n"));
+    }
+    if let Some(b) = body {
+        req.push_str(&format!("Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{b}", b.len()));
+    } else {
+        req.push_str("\r\n");
+    }
+    s.write_all(req.as_bytes()).await.unwrap();
     let mut buf = Vec::new();
     s.read_to_end(&mut buf).await.unwrap();
     let text = String::from_utf8_lossy(&buf).to_string();
@@ -239,6 +265,10 @@ impl Client {
                 break;
             }
         }
+        // As a real client does: read on, which sends our close reply, until
+        // the server ends the connection.
+        let ended = tokio::time::timeout(WAIT, async { while self.ws.next().await.is_some() {} }).await;
+        assert!(ended.is_ok(), "the server kept the connection open after closing it");
         self.closed.unwrap()
     }
 

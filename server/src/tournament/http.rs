@@ -1,0 +1,218 @@
+//! `POST /api/tournaments` (admin), `GET /api/tournaments`,
+//! `GET /api/tournaments/{id}`, `GET /api/tournaments/{id}/standings`.
+//!
+//! Errors answer `{"code", "message"}` like every HTTP error of the server,
+//! plus `"field"` when a spec field is at fault: 400 `bad-tournament`,
+//! 401 `unauthorized` (no token), 403 `bad-token` (wrong token, or admin
+//! disabled), 404 `no-such-tournament`.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router};
+use capicua_protocol::ErrorCode;
+use capicua_tournament::{Entrant, MatchResult, Round, Standing, StopReason, Table, Tournament, TournamentSpec};
+use serde::Serialize;
+
+use super::TournamentError;
+use super::store::{self, SpecFormat, StandingRow, Summary};
+use crate::AppState;
+
+/// The tournament routes (merged into [`crate::http::router`]).
+pub fn routes() -> Router<Arc<AppState>> {
+    Router::new()
+        .route("/api/tournaments", get(list).post(create))
+        .route("/api/tournaments/{id}", get(detail))
+        .route("/api/tournaments/{id}/standings", get(standings))
+}
+
+/// An HTTP error of the tournament routes.
+#[derive(Debug)]
+pub struct TournamentApiError {
+    status: StatusCode,
+    code: ErrorCode,
+    message: String,
+    field: Option<String>,
+}
+
+impl TournamentApiError {
+    fn new(status: StatusCode, code: ErrorCode, message: impl Into<String>) -> Self {
+        TournamentApiError { status, code, message: message.into(), field: None }
+    }
+    fn not_found(id: i64) -> Self {
+        Self::new(StatusCode::NOT_FOUND, ErrorCode::NoSuchTournament, format!("no tournament {id}"))
+    }
+}
+
+impl From<TournamentError> for TournamentApiError {
+    fn from(e: TournamentError) -> Self {
+        if e.is_bad_spec() {
+            let mut err = Self::new(StatusCode::BAD_REQUEST, ErrorCode::BadTournament, e.to_string());
+            err.field = e.field().map(str::to_string);
+            err
+        } else {
+            tracing::error!(error = %e, "tournament http handler");
+            Self::new(StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Internal, "internal error (logged)")
+        }
+    }
+}
+
+impl From<crate::db::DbError> for TournamentApiError {
+    fn from(e: crate::db::DbError) -> Self {
+        TournamentError::Db(e).into()
+    }
+}
+
+impl IntoResponse for TournamentApiError {
+    fn into_response(self) -> Response {
+        let mut body = serde_json::json!({"code": self.code, "message": self.message});
+        if let Some(f) = self.field {
+            body["field"] = serde_json::Value::String(f);
+        }
+        (self.status, Json(body)).into_response()
+    }
+}
+
+/// Checks `Authorization: Bearer <admin token>`.
+fn check_admin(state: &AppState, headers: &HeaderMap) -> Result<(), TournamentApiError> {
+    let given = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .map(str::trim);
+    let Some(given) = given else {
+        return Err(TournamentApiError::new(
+            StatusCode::UNAUTHORIZED,
+            ErrorCode::Unauthorized,
+            "send the admin token as `Authorization: Bearer TOKEN`",
+        ));
+    };
+    match &state.config.admin_token {
+        Some(t) if t == given => Ok(()),
+        Some(_) => Err(TournamentApiError::new(StatusCode::FORBIDDEN, ErrorCode::BadToken, "wrong admin token")),
+        None => Err(TournamentApiError::new(
+            StatusCode::FORBIDDEN,
+            ErrorCode::BadToken,
+            "admin actions are disabled (start the server with --admin-token)",
+        )),
+    }
+}
+
+async fn create(
+    State(state): State<Arc<AppState>>,
+    headers: HeaderMap,
+    body: String,
+) -> Result<(StatusCode, Json<Summary>), TournamentApiError> {
+    check_admin(&state, &headers)?;
+    let is_json = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/json"));
+    let format = if is_json { SpecFormat::Json } else { SpecFormat::detect(&body) };
+    let (id, _) = store::create(&state.db, &body, format).await?;
+    state.tournaments.wake();
+    let summary = store::summary_of(&state.db, id).await?.ok_or_else(|| TournamentApiError::not_found(id))?;
+    Ok((StatusCode::CREATED, Json(summary)))
+}
+
+async fn list(State(state): State<Arc<AppState>>) -> Result<Json<Vec<Summary>>, TournamentApiError> {
+    Ok(Json(store::list(&state.db).await?))
+}
+
+/// One table of a round, with its room and result.
+#[derive(Serialize)]
+#[serde(rename_all = "kebab-case")]
+struct TableDetail {
+    #[serde(flatten)]
+    table: Table,
+    room: Option<i64>,
+    attempts: i64,
+    game: Option<i64>,
+    result: Option<MatchResult>,
+}
+
+/// One round.
+#[derive(Serialize)]
+#[serde(rename_all = "kebab-case")]
+struct RoundDetail {
+    number: u32,
+    stage: u32,
+    variant: String,
+    byes: Vec<capicua_tournament::EntrantId>,
+    in_progress: bool,
+    tables: Vec<TableDetail>,
+}
+
+/// `GET /api/tournaments/{id}`.
+#[derive(Serialize)]
+#[serde(rename_all = "kebab-case")]
+struct Detail {
+    #[serde(flatten)]
+    summary: Summary,
+    spec: TournamentSpec,
+    entrants: Vec<Entrant>,
+    rounds: Vec<RoundDetail>,
+    standings: Vec<Standing>,
+    winners: Vec<String>,
+    stop_reason: Option<StopReason>,
+}
+
+async fn detail(State(state): State<Arc<AppState>>, Path(id): Path<i64>) -> Result<Json<Detail>, TournamentApiError> {
+    let stored = store::load(&state.db, id).await?.ok_or_else(|| TournamentApiError::not_found(id))?;
+    let results: Vec<MatchResult> = stored.results.iter().map(|r| r.result.clone()).collect();
+    let t = Tournament::replay(stored.config, &results).map_err(TournamentError::from)?;
+    let rooms: HashMap<(u32, u32), store::StoredTable> =
+        store::tables(&state.db, id).await?.into_iter().map(|s| ((s.round, s.table.id), s)).collect();
+    let by_table: HashMap<(u32, u32), &store::StoredResult> =
+        stored.results.iter().map(|r| ((r.result.round, r.result.table), r)).collect();
+    let round = |r: &Round, in_progress: bool| RoundDetail {
+        number: r.number,
+        stage: r.stage,
+        variant: r.variant.clone(),
+        byes: r.byes.clone(),
+        in_progress,
+        tables: r
+            .tables
+            .iter()
+            .map(|tb| {
+                let stored = rooms.get(&(r.number, tb.id));
+                let res = by_table.get(&(r.number, tb.id));
+                TableDetail {
+                    table: tb.clone(),
+                    room: stored.and_then(|s| s.room),
+                    attempts: stored.map_or(0, |s| s.attempts),
+                    game: res.map(|r| r.game),
+                    result: res.map(|r| r.result.clone()),
+                }
+            })
+            .collect(),
+    };
+    let mut rounds: Vec<RoundDetail> = t.rounds().iter().map(|r| round(r, false)).collect();
+    if let Some(r) = t.next_round() {
+        rounds.push(round(&r, true));
+    }
+    let winners = t.winners().iter().map(|w| t.entrants()[w.index()].name.clone()).collect();
+    Ok(Json(Detail {
+        summary: stored.summary,
+        spec: t.config().spec().clone(),
+        entrants: t.entrants().to_vec(),
+        rounds,
+        standings: t.standings(),
+        winners,
+        stop_reason: t.stop_reason(),
+    }))
+}
+
+async fn standings(
+    State(state): State<Arc<AppState>>,
+    Path(id): Path<i64>,
+) -> Result<Json<Vec<StandingRow>>, TournamentApiError> {
+    if store::summary_of(&state.db, id).await?.is_none() {
+        return Err(TournamentApiError::not_found(id));
+    }
+    Ok(Json(store::standings(&state.db, id).await?))
+}

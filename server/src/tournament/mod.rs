@@ -1,0 +1,398 @@
+//! Tournaments on the server (issue 6): the pure [`capicua_tournament`]
+//! state machine driven by real rooms.
+//!
+//! - [`store`]: the tables of `migrations/0002_tournaments.sql`.
+//! - [`runner`]: one task per running tournament: opens a room per table of
+//!   the round in progress, seats the entrants, waits for the committed
+//!   results, records them and moves on.
+//! - [`http`]: `POST/GET /api/tournaments...`.
+//!
+//! A scheduler task (started by [`crate::run`]) looks for `pending` and
+//! `running` tournaments at start, every second, and at once when one is
+//! created over HTTP; so `capicua-server tournament create` (which only
+//! writes the database) is picked up by a serving server within a second.
+//!
+//! Entrants: a member named `bot:STRATEGY` (optionally `bot:STRATEGY#tag`
+//! to enter one strategy several times) is a hosted bot; any other name is
+//! a registered player (remote bot or human), who is sent an `assignment`
+//! when its table is due, if it has sent `await-assignments`.
+//!
+//! Durability: a table's result is inserted in the same transaction as its
+//! game (see [`store::insert_match`]). After a crash the runner replays the
+//! stored results; a table whose match was interrupted has no result and is
+//! played again from its start in a new room (the interrupted moves are not
+//! kept).
+
+pub mod http;
+pub mod runner;
+pub mod store;
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use capicua_engine::Game;
+use capicua_protocol::{ErrorCode, Progress, RoomId, ServerMsg, TournamentId};
+use capicua_tournament::{ConfigError, MatchResult, RecordError, SeatResult, Table};
+use tokio::sync::{Notify, oneshot};
+
+use crate::db::DbError;
+use crate::{AppState, Client};
+
+/// Errors of tournaments on the server.
+#[derive(Debug, thiserror::Error)]
+pub enum TournamentError {
+    /// The spec is not TOML/JSON of the right shape.
+    #[error("{0}")]
+    Parse(String),
+    /// The spec names a bad field.
+    #[error(transparent)]
+    Invalid(#[from] ConfigError),
+    /// An entrant cannot be seated.
+    #[error("{field}: {message}")]
+    Entrant {
+        /// `entrants[i]`.
+        field: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// A round's variant cannot be loaded.
+    #[error("variant {name:?}: {message}")]
+    Variant {
+        /// The preset or file.
+        name: String,
+        /// Why.
+        message: String,
+    },
+    /// A room could not be opened.
+    #[error("opening a room: {0}")]
+    Room(String),
+    /// A stored result does not fit the tournament.
+    #[error("stored result: {0}")]
+    Record(#[from] RecordError),
+    /// The database failed.
+    #[error(transparent)]
+    Db(#[from] DbError),
+}
+
+impl TournamentError {
+    /// The spec field at fault, for bad specs.
+    pub fn field(&self) -> Option<&str> {
+        match self {
+            TournamentError::Invalid(e) => Some(&e.field),
+            TournamentError::Entrant { field, .. } => Some(field),
+            _ => None,
+        }
+    }
+
+    /// Whether the organiser's input is at fault (HTTP 400).
+    pub fn is_bad_spec(&self) -> bool {
+        matches!(self, TournamentError::Parse(_) | TournamentError::Invalid(_) | TournamentError::Entrant { .. })
+    }
+}
+
+impl From<sqlx::Error> for TournamentError {
+    fn from(e: sqlx::Error) -> Self {
+        TournamentError::Db(DbError::Sql(e))
+    }
+}
+
+/// Who an entrant's member is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Member {
+    /// A server-hosted bot.
+    Hosted {
+        /// Its strategy spec.
+        strategy: String,
+    },
+    /// A registered player.
+    Player(String),
+}
+
+impl Member {
+    /// `bot:STRATEGY[#tag]` is hosted, anything else a player name.
+    pub fn of(name: &str) -> Member {
+        match name.strip_prefix("bot:") {
+            Some(rest) => {
+                let strategy = rest.split_once('#').map_or(rest, |(s, _)| s);
+                Member::Hosted { strategy: strategy.to_string() }
+            }
+            None => Member::Player(name.to_string()),
+        }
+    }
+}
+
+/// A finished tournament match, stored with its game in one transaction.
+#[derive(Clone, Debug)]
+pub struct TableLink {
+    /// The tournament.
+    pub tournament: TournamentId,
+    /// The result (round, table, seats, winner).
+    pub result: MatchResult,
+}
+
+/// What a room playing a tournament table carries.
+pub struct TableHook {
+    tournament: TournamentId,
+    round: u32,
+    table: Table,
+    /// The player id each seat is reserved for (`None`: a hosted seat).
+    reserved: Vec<Option<i64>>,
+    done: Option<oneshot::Sender<Option<i64>>>,
+}
+
+impl TableHook {
+    /// The seat reserved for a player, if any.
+    pub(crate) fn seat_for(&self, player: Option<i64>) -> Option<u8> {
+        let p = player?;
+        self.reserved.iter().position(|r| *r == Some(p)).map(|i| i as u8)
+    }
+
+    /// The result of the finished match, to store with the game. The room's
+    /// sides are the table's sides (the room is seated so).
+    pub(crate) fn link(&self, game: &Game, winner: Option<u8>, timeouts: &[u32]) -> TableLink {
+        let scores = game.scores();
+        let last_pips = game.hand_results().last().map(|h| h.pips.to_vec()).unwrap_or_default();
+        let mut scored = HashSet::new();
+        let seats = self
+            .table
+            .seats
+            .iter()
+            .enumerate()
+            .map(|(i, s)| SeatResult {
+                // A side's score is reported once, on its first seat.
+                score: if scored.insert(s.side) { scores.get(s.side as usize).copied().unwrap_or(0) as i64 } else { 0 },
+                pips: last_pips.get(i).copied().unwrap_or(0).max(0) as u32,
+                timeouts: timeouts.get(i).copied().unwrap_or(0),
+            })
+            .collect();
+        TableLink {
+            tournament: self.tournament,
+            result: MatchResult { round: self.round, table: self.table.id, seats, winner: winner.map(u32::from) },
+        }
+    }
+
+    /// The match is over: `Some(game id)` once committed, `None` if it
+    /// could not be stored.
+    pub(crate) fn finished(&mut self, game: Option<i64>) {
+        if let Some(tx) = self.done.take() {
+            let _ = tx.send(game);
+        }
+    }
+}
+
+/// A hosted seat of a tournament table.
+pub struct HostedSeat {
+    /// Seat name (the entrant's member name).
+    pub name: String,
+    /// Strategy spec.
+    pub strategy: String,
+    /// The hosted bot's player row (for ratings).
+    pub player_id: i64,
+}
+
+/// How a tournament room is seated: hosted seats, and the hook.
+pub struct TableSetup {
+    /// One entry per seat: `Some` for hosted seats.
+    pub hosted: Vec<Option<HostedSeat>>,
+    /// The hook.
+    pub hook: TableHook,
+}
+
+/// A table due for a player.
+#[derive(Clone, Debug)]
+struct Assignment {
+    tournament: TournamentId,
+    round: u32,
+    table: u32,
+    room: RoomId,
+    seat: u8,
+    variant: String,
+}
+
+impl Assignment {
+    fn msg(&self) -> ServerMsg {
+        ServerMsg::Assignment {
+            tournament: self.tournament,
+            round: self.round,
+            table: self.table,
+            room: self.room,
+            seat: self.seat,
+            variant: self.variant.clone(),
+        }
+    }
+}
+
+#[derive(Default)]
+struct Inner {
+    running: HashSet<TournamentId>,
+    /// Connections of players awaiting assignments.
+    waiting: HashMap<i64, Vec<Client>>,
+    /// Tables due, by player.
+    assignments: HashMap<i64, Vec<Assignment>>,
+    subscribers: HashMap<TournamentId, Vec<Client>>,
+}
+
+/// The server's tournament state: who waits for tables, who follows which
+/// tournament, which tournaments run here.
+#[derive(Default)]
+pub struct Registry {
+    inner: Mutex<Inner>,
+    wake: Arc<Notify>,
+}
+
+impl Registry {
+    /// Asks the scheduler to look for new tournaments now.
+    pub fn wake(&self) {
+        self.wake.notify_one();
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+        self.inner.lock().expect("tournament registry lock")
+    }
+
+    fn assign(&self, player: i64, a: Assignment) {
+        let mut inner = self.lock();
+        if let Some(conns) = inner.waiting.get_mut(&player) {
+            conns.retain(|c| c.out.is_open());
+            for c in conns.iter() {
+                c.out.send(None, a.msg());
+            }
+        }
+        inner.assignments.entry(player).or_default().push(a);
+    }
+
+    fn unassign(&self, tournament: TournamentId, round: u32, table: u32) {
+        let mut inner = self.lock();
+        for list in inner.assignments.values_mut() {
+            list.retain(|a| !(a.tournament == tournament && a.round == round && a.table == table));
+        }
+        inner.assignments.retain(|_, l| !l.is_empty());
+    }
+
+    fn unassign_tournament(&self, tournament: TournamentId) {
+        let mut inner = self.lock();
+        for list in inner.assignments.values_mut() {
+            list.retain(|a| a.tournament != tournament);
+        }
+        inner.assignments.retain(|_, l| !l.is_empty());
+    }
+
+    fn publish(&self, tournament: TournamentId, progress: Progress) {
+        let mut inner = self.lock();
+        if let Some(subs) = inner.subscribers.get_mut(&tournament) {
+            subs.retain(|c| c.out.is_open());
+            let frame = crate::encode(None, ServerMsg::TournamentProgress { tournament, progress });
+            for c in subs.iter() {
+                c.out.send_text(frame.clone());
+            }
+        }
+    }
+}
+
+/// `await-assignments`: registers the connection and sends the tables due.
+pub(crate) fn await_assignments(state: &AppState, client: &Client, id: Option<u64>) {
+    let Some(player) = client.ident.player_id else {
+        client.out.send(
+            id,
+            ServerMsg::Error {
+                code: ErrorCode::Unauthorized,
+                message: "only registered players (hello with a token) receive tournament tables".into(),
+            },
+        );
+        return;
+    };
+    let mut inner = state.tournaments.lock();
+    let conns = inner.waiting.entry(player).or_default();
+    conns.retain(|c| c.out.is_open() && c.conn != client.conn);
+    conns.push(client.clone());
+    let due = inner.assignments.get(&player).cloned().unwrap_or_default();
+    client.out.send(id, ServerMsg::Awaiting { pending: due.len() as u32 });
+    for a in due {
+        client.out.send(None, a.msg());
+    }
+}
+
+/// `subscribe-tournament`: answers with where it stands, then streams progress.
+pub(crate) async fn subscribe(state: &AppState, client: &Client, tournament: TournamentId, id: Option<u64>) {
+    match store::summary_of(&state.db, tournament).await {
+        Ok(Some(s)) => {
+            // Registered before the answer is sent: no event can fall in between
+            // unseen (at worst one is seen twice).
+            state.tournaments.lock().subscribers.entry(tournament).or_default().push(client.clone());
+            client.out.send(
+                id,
+                ServerMsg::TournamentProgress {
+                    tournament,
+                    progress: Progress::Subscribed { status: s.status, results: s.results as u32 },
+                },
+            );
+        }
+        Ok(None) => {
+            client.out.send(
+                id,
+                ServerMsg::Error { code: ErrorCode::NoSuchTournament, message: format!("no tournament {tournament}") },
+            );
+        }
+        Err(e) => {
+            tracing::error!(error = %e, "subscribe-tournament");
+            client.out.send(id, ServerMsg::Error { code: ErrorCode::Internal, message: "could not read it".into() });
+        }
+    }
+}
+
+/// How often the scheduler looks for tournaments created by the CLI.
+const POLL: Duration = Duration::from_secs(1);
+
+/// Starts the scheduler: runs every pending or running tournament, looking
+/// again every second and whenever [`Registry::wake`] is called.
+pub fn spawn_scheduler(state: Arc<AppState>) {
+    // The periodic look is driven by a plain thread on the real clock, not
+    // a tokio timer: tests that pause tokio's clock must not see time jump
+    // because of it. It ends once the server's state is gone.
+    let wake = Arc::downgrade(&state.tournaments.wake);
+    let _ = std::thread::Builder::new().name("tournament-poll".into()).spawn(move || {
+        loop {
+            std::thread::sleep(POLL);
+            match wake.upgrade() {
+                Some(w) => w.notify_one(),
+                None => return,
+            }
+        }
+    });
+    tokio::spawn(async move {
+        let mut shutdown = state.shutdown();
+        loop {
+            if state.is_shutting_down() {
+                return;
+            }
+            match store::runnable(&state.db).await {
+                Ok(ids) => {
+                    for id in ids {
+                        if state.tournaments.lock().running.insert(id) {
+                            tokio::spawn(runner::run(state.clone(), id));
+                        }
+                    }
+                }
+                Err(e) => tracing::error!(error = %e, "looking for tournaments"),
+            }
+            tokio::select! {
+                _ = state.tournaments.wake.notified() => {}
+                _ = crate::shutdown_signalled(&mut shutdown) => return,
+            }
+        }
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn members_named_bot_are_hosted_with_their_strategy_spec() {
+        assert_eq!(Member::of("bot:random"), Member::Hosted { strategy: "random".into() });
+        assert_eq!(Member::of("bot:pimc:samples=5#2"), Member::Hosted { strategy: "pimc:samples=5".into() });
+        assert_eq!(Member::of("ana"), Member::Player("ana".into()));
+        assert_eq!(Member::of("robot:x"), Member::Player("robot:x".into()));
+    }
+}

@@ -1,0 +1,223 @@
+//! One task per running tournament.
+//!
+//! ```text
+//! replay stored results ─▶ round in progress ─▶ a room per pending table (hosted seats filled,
+//!        ▲                                      player seats reserved, assignments sent)
+//!        │                                                 │ match over
+//!        └── record new results in commit order ◀── game + result committed in one transaction
+//! ```
+//!
+//! The runner never records a result the database does not hold: when a
+//! room reports its match stored, the runner reads every result committed
+//! since the last one it recorded, in `seq` order, and feeds them to
+//! [`Tournament::record`]; so the live state is always
+//! `Tournament::replay(spec, stored results)`. The next round is planned only
+//! from recorded (hence committed) results.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+use std::time::Duration;
+
+use capicua_engine::Variant;
+use capicua_protocol::{Progress, RoomSpec, TournamentId};
+use capicua_tournament::{MatchResult, Round, Table, Tournament};
+use tokio::sync::{mpsc, oneshot};
+
+use super::{Assignment, HostedSeat, Member, TableHook, TableSetup, TournamentError, store};
+use crate::AppState;
+
+/// Rooms opened for one table before the tournament is marked failed.
+const MAX_ATTEMPTS: u32 = 5;
+
+/// Runs a tournament until it finishes, fails or the server shuts down.
+pub async fn run(state: Arc<AppState>, id: TournamentId) {
+    match drive(&state, id).await {
+        Ok(()) => {}
+        Err(e) if state.is_shutting_down() => tracing::info!(tournament = id, error = %e, "stopped by shutdown"),
+        Err(e) => {
+            tracing::error!(tournament = id, error = %e, "tournament failed");
+            let _ = store::set_status(&state.db, id, "failed", Some(&e.to_string())).await;
+        }
+    }
+    state.tournaments.unassign_tournament(id);
+    state.tournaments.lock().running.remove(&id);
+}
+
+async fn drive(state: &Arc<AppState>, id: TournamentId) -> Result<(), TournamentError> {
+    let db = &state.db;
+    let Some(stored) = store::load(db, id).await? else { return Ok(()) };
+    let results: Vec<MatchResult> = stored.results.iter().map(|r| r.result.clone()).collect();
+    let mut last_seq = stored.results.last().map_or(0, |r| r.seq);
+    let mut t = Tournament::replay(stored.config, &results)?;
+    tracing::info!(tournament = id, results = results.len(), "running tournament");
+    store::set_status(db, id, "running", None).await?;
+    store::save_standings(db, id, &t.standings()).await?;
+    let (tx, mut rx) = mpsc::unbounded_channel::<(u32, u32, Option<i64>)>();
+    let mut shutdown = state.shutdown();
+    // Tables of the current round with a room open, and rooms opened per table.
+    let mut open: HashSet<u32> = HashSet::new();
+    let mut attempts: HashMap<(u32, u32), u32> = HashMap::new();
+    let mut current: Option<u32> = None;
+    while let Some(round) = t.next_round() {
+        if current != Some(round.number) {
+            current = Some(round.number);
+            open.clear();
+            store::save_round(db, id, &round).await?;
+            state.tournaments.publish(
+                id,
+                Progress::RoundStarted {
+                    round: round.number,
+                    stage: round.stage,
+                    variant: round.variant.clone(),
+                    tables: round.tables.len() as u32,
+                },
+            );
+        }
+        for table_no in t.pending_tables() {
+            if open.contains(&table_no) {
+                continue;
+            }
+            let n = attempts.entry((round.number, table_no)).or_default();
+            *n += 1;
+            if *n > MAX_ATTEMPTS {
+                return Err(TournamentError::Room(format!(
+                    "round {} table {table_no}: {MAX_ATTEMPTS} rooms ended without a stored match",
+                    round.number
+                )));
+            }
+            open_table(state, id, &round, &round.tables[table_no as usize], tx.clone()).await?;
+            open.insert(table_no);
+        }
+        let event = tokio::select! {
+            e = rx.recv() => e,
+            _ = crate::shutdown_signalled(&mut shutdown) => return Ok(()),
+        };
+        let Some((round_no, table_no, game)) = event else { return Ok(()) };
+        if round_no != round.number {
+            continue;
+        }
+        match game {
+            Some(game) => {
+                // Committed with its result: record everything committed since.
+                for r in store::results_after(db, id, last_seq).await? {
+                    let (rn, tn, winner) = (r.result.round, r.result.table, r.result.winner);
+                    t.record(r.result)?;
+                    last_seq = r.seq;
+                    state.tournaments.unassign(id, rn, tn);
+                    state
+                        .tournaments
+                        .publish(id, Progress::TableFinished { round: rn, table: tn, game: r.game, winner });
+                }
+                tracing::debug!(tournament = id, round = round_no, table = table_no, game, "table finished");
+                store::save_standings(db, id, &t.standings()).await?;
+            }
+            None => {
+                if state.is_shutting_down() {
+                    return Ok(());
+                }
+                // The room ended without a stored match: play it again from the start.
+                tracing::warn!(tournament = id, round = round_no, table = table_no, "table interrupted; replaying it");
+                state.tournaments.unassign(id, round_no, table_no);
+                open.remove(&table_no);
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+        }
+    }
+    store::set_status(db, id, "finished", None).await?;
+    let names: Vec<String> = t.winners().iter().map(|w| t.entrants()[w.index()].name.clone()).collect();
+    tracing::info!(tournament = id, winners = ?names, "tournament finished");
+    state.tournaments.publish(id, Progress::Finished { winners: names });
+    Ok(())
+}
+
+/// The variant of a round: a preset, or a variant file.
+fn variant(name: &str) -> Result<Variant, TournamentError> {
+    if let Some(v) = capicua_engine::preset(name) {
+        return Ok(v);
+    }
+    let text = std::fs::read_to_string(name)
+        .map_err(|e| TournamentError::Variant { name: name.into(), message: e.to_string() })?;
+    Variant::from_file_text(name, &text)
+        .map_err(|e| TournamentError::Variant { name: name.into(), message: e.to_string() })
+}
+
+/// Opens the room of one table: hosted seats filled, the others reserved
+/// for their players, who get an assignment.
+async fn open_table(
+    state: &Arc<AppState>,
+    id: TournamentId,
+    round: &Round,
+    table: &Table,
+    tx: mpsc::UnboundedSender<(u32, u32, Option<i64>)>,
+) -> Result<(), TournamentError> {
+    let mut hosted = Vec::with_capacity(table.seats.len());
+    let mut reserved = Vec::with_capacity(table.seats.len());
+    for seat in &table.seats {
+        match Member::of(&seat.player) {
+            Member::Hosted { strategy } => {
+                let p = state.db.hosted_bot(&strategy).await?;
+                hosted.push(Some(HostedSeat { name: seat.player.clone(), strategy, player_id: p.id }));
+                reserved.push(None);
+            }
+            Member::Player(name) => {
+                let p = store::player_id(&state.db, &name).await?.ok_or_else(|| TournamentError::Entrant {
+                    field: "entrants".into(),
+                    message: format!("no registered player {name:?}"),
+                })?;
+                hosted.push(None);
+                reserved.push(Some(p));
+            }
+        }
+    }
+    let sides = table.sides.len();
+    let teams: Vec<Vec<u8>> = (0..sides as u32)
+        .map(|side| table.seats.iter().enumerate().filter(|(_, s)| s.side == side).map(|(i, _)| i as u8).collect())
+        .collect();
+    let v = variant(&round.variant)?;
+    let spec = RoomSpec {
+        preset: None,
+        variant: Some(v),
+        seats: Some(table.seats.len() as u8),
+        teams: Some(teams),
+        // Tournament games update ratings like any rated game.
+        rated: true,
+        time: None,
+        on_timeout: None,
+        // Never seeded: the tournament's seed is public in its
+        // configuration, and a known seed would reveal every hand.
+        seed: None,
+    };
+    let (done_tx, done_rx) = oneshot::channel();
+    let hook = TableHook {
+        tournament: id,
+        round: round.number,
+        table: table.clone(),
+        reserved: reserved.clone(),
+        done: Some(done_tx),
+    };
+    let info = crate::room::create_table(state, spec, TableSetup { hosted, hook })
+        .await
+        .map_err(|(_, m)| TournamentError::Room(m))?;
+    store::set_table_room(&state.db, id, round.number, table.id, info.id).await?;
+    for (seat, p) in reserved.iter().enumerate() {
+        if let Some(p) = p {
+            state.tournaments.assign(
+                *p,
+                Assignment {
+                    tournament: id,
+                    round: round.number,
+                    table: table.id,
+                    room: info.id,
+                    seat: seat as u8,
+                    variant: round.variant.clone(),
+                },
+            );
+        }
+    }
+    let (rn, tn) = (round.number, table.id);
+    tokio::spawn(async move {
+        let game = done_rx.await.ok().flatten();
+        let _ = tx.send((rn, tn, game));
+    });
+    Ok(())
+}

@@ -1,0 +1,168 @@
+//! kill -9 in the middle of a tournament, on the real `capicua-server`
+//! binary: a restart resumes it, no finished match is lost, none is played
+//! twice, interrupted tables are replayed from their start, and it finishes.
+//!
+//! `CAPICUA_RESTART_ENTRANTS` (default 8) scales it.
+
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use capicua_tournament::{MatchResult, Tournament, TournamentSpec};
+use sqlx::{Row, SqlitePool};
+
+const BIN: &str = env!("CARGO_BIN_EXE_capicua-server");
+
+/// A server process, killed (SIGKILL) when dropped, so a failing test leaves none behind.
+struct Server(Child);
+
+impl Server {
+    /// kill -9 and reap.
+    fn kill9(&mut self) {
+        self.0.kill().expect("kill -9");
+        self.0.wait().unwrap();
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn serve(db: &Path, log: &Path) -> Server {
+    let log = std::fs::File::create(log).unwrap();
+    Server(
+        Command::new(BIN)
+            .args(["serve", "--listen", "127.0.0.1:0", "--database"])
+            .arg(db)
+            .stdout(log)
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn the server"),
+    )
+}
+
+async fn pool(db: &Path) -> SqlitePool {
+    SqlitePool::connect(&format!("sqlite://{}", db.display())).await.unwrap()
+}
+
+async fn status(pool: &SqlitePool) -> (String, i64) {
+    let r = sqlx::query("SELECT status, (SELECT COUNT(*) FROM tournament_matches) FROM tournaments WHERE id = 1")
+        .fetch_one(pool)
+        .await
+        .unwrap();
+    (r.get(0), r.get(1))
+}
+
+/// (seq, round, table, game) of every recorded match.
+async fn matches(pool: &SqlitePool) -> Vec<(i64, i64, i64, i64)> {
+    sqlx::query("SELECT seq, round, table_no, game_id FROM tournament_matches ORDER BY seq")
+        .fetch_all(pool)
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3)))
+        .collect()
+}
+
+#[tokio::test]
+async fn a_killed_server_resumes_its_tournament_without_losing_or_repeating_matches() {
+    let n: usize = std::env::var("CAPICUA_RESTART_ENTRANTS").ok().and_then(|v| v.parse().ok()).unwrap_or(8);
+    let dir = std::env::temp_dir().join(format!("capicua-restart-{}-{}", std::process::id(), n));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("t.db");
+    let strategies = ["smart", "heuristic", "pimc:samples=2", "random"];
+    let entrants: Vec<String> = (0..n).map(|i| format!("\"bot:{}#{i}\"", strategies[i % strategies.len()])).collect();
+    let spec = format!(
+        "name = \"restart\"\nseed = 5\ntable = \"duel\"\nvariants = [\"draw\", \"block\"]\nentrants = [{}]\n\n[[stages]]\nformat = \"round-robin\"\n",
+        entrants.join(", ")
+    );
+    let file = dir.join("t.toml");
+    std::fs::write(&file, &spec).unwrap();
+    let out = Command::new(BIN)
+        .args(["tournament", "create", "--database"])
+        .arg(&db)
+        .arg("--file")
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let expected = {
+        // Every table of every round, from the pure crate (the results do not
+        // change how many tables a round robin has).
+        let config = toml::from_str::<TournamentSpec>(&spec).unwrap().validate().unwrap();
+        let t = Tournament::new(config);
+        let per_round = t.next_round().unwrap().tables.len();
+        per_round * (n - 1 + n % 2)
+    };
+
+    let pool = pool(&db).await;
+    let mut server = serve(&db, &dir.join("first.log"));
+    let t0 = Instant::now();
+    loop {
+        let (st, count) = status(&pool).await;
+        assert_ne!(st, "finished", "the tournament finished before it could be killed: make it bigger");
+        if count >= 3 {
+            break;
+        }
+        assert!(t0.elapsed() < Duration::from_secs(60), "no progress");
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
+    server.kill9();
+    let before = matches(&pool).await;
+    let (st, _) = status(&pool).await;
+    assert_eq!(st, "running");
+    assert!(before.len() < expected, "killed mid-run");
+
+    let mut server = serve(&db, &dir.join("second.log"));
+    let t0 = Instant::now();
+    loop {
+        let (st, _) = status(&pool).await;
+        if st == "finished" {
+            break;
+        }
+        assert_ne!(st, "failed");
+        assert!(t0.elapsed() < Duration::from_secs(120), "the resumed tournament did not finish");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    server.kill9();
+
+    let after = matches(&pool).await;
+    // No finished match lost: everything stored before the kill is still there, first.
+    assert_eq!(&after[..before.len()], &before[..]);
+    // Every table played exactly once, each with its own stored game.
+    assert_eq!(after.len(), expected);
+    let tables: std::collections::HashSet<(i64, i64)> = after.iter().map(|m| (m.1, m.2)).collect();
+    assert_eq!(tables.len(), expected);
+    let games: i64 = sqlx::query("SELECT COUNT(*) FROM games").fetch_one(&pool).await.unwrap().get(0);
+    assert_eq!(games as usize, expected, "an interrupted match is never stored: games = recorded matches");
+    // Some table was interrupted by the kill and replayed in a new room.
+    let replayed: i64 =
+        sqlx::query("SELECT COUNT(*) FROM tournament_tables WHERE attempts > 1").fetch_one(&pool).await.unwrap().get(0);
+    assert!(replayed >= 1, "the kill interrupted a table");
+    // The stored standings are the replay of the stored results.
+    let results: Vec<MatchResult> = sqlx::query("SELECT result_json FROM tournament_matches ORDER BY seq")
+        .fetch_all(&pool)
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| serde_json::from_str(r.get::<&str, _>(0)).unwrap())
+        .collect();
+    let t = Tournament::replay(toml::from_str::<TournamentSpec>(&spec).unwrap().validate().unwrap(), &results).unwrap();
+    assert!(t.is_finished());
+    let view: Vec<(i64, String, i64)> = sqlx::query("SELECT rank, entrant, points FROM tournament_standings")
+        .fetch_all(&pool)
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| (r.get(0), r.get(1), r.get(2)))
+        .collect();
+    let want: Vec<(i64, String, i64)> =
+        t.standings().iter().map(|s| (s.rank as i64, s.name.clone(), s.points)).collect();
+    assert_eq!(view, want);
+    pool.close().await;
+    let _ = std::fs::remove_dir_all(&dir);
+}
