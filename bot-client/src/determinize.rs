@@ -22,7 +22,8 @@
 use std::sync::Arc;
 
 use capicua_engine::{
-    Action, FirstLeader, Game, LaterLeader, MAX_SEATS, Move, MoveList, Rules, Seat, Seating, Setup, Tile, TileSet,
+    Action, FirstLeader, Game, LaterLeader, MAX_SEATS, Move, MoveList, Referee, Rules, Seat, Seating, Setup, Tile,
+    TileSet,
 };
 
 use crate::facts::PublicFacts;
@@ -83,14 +84,14 @@ fn log_likelihood(game: &Game, m: Move, model: PlayModel, moves: &mut MoveList) 
     let PlayModel::Heavy { beta } = model else { return 0.0 };
     let Move::Play { tile, .. } = m else { return 0.0 };
     game.fill_legal_moves(moves);
-    let cat = game.rules().catalog();
+    // The deal's values: the sampled game carries the real per-deal ones.
     let value = |m: &Move| match *m {
-        Move::Play { tile, .. } => cat.value(tile) as f64,
+        Move::Play { tile, .. } => game.tile_value(tile) as f64,
         _ => 0.0,
     };
     let top = moves.iter().map(value).fold(f64::NEG_INFINITY, f64::max);
     let norm: f64 = moves.iter().map(|m| (beta * (value(m) - top)).exp()).sum();
-    beta * (cat.value(tile) as f64 - top) - norm.ln()
+    beta * (game.tile_value(tile) as f64 - top) - norm.ln()
 }
 
 /// What stays the same across attempts.
@@ -106,12 +107,19 @@ struct Plan {
     allowed: [TileSet; MAX_SEATS],
     /// Known current hands (the viewer's, and any it sees).
     known: [Option<TileSet>; MAX_SEATS],
+    /// Tiles of hidden hands shown to everyone: placed in their holder's
+    /// hand, never elsewhere.
+    shown: [TileSet; MAX_SEATS],
     /// Draw runs of each seat, in order: (first history index, draws, tile
     /// played right after when it must have been the last drawn).
     runs: [Vec<DrawRun>; MAX_SEATS],
     /// When each seat played each of its tiles (history index).
     play_index: Vec<(Seat, Tile, usize)>,
     stock_len: usize,
+    /// The real table's seating (its explicit teams, if any).
+    seating: Seating,
+    /// Whether the referee is lenient (plays may have been overruled).
+    lenient: bool,
 }
 
 #[derive(Clone, Copy)]
@@ -130,12 +138,16 @@ impl Plan {
         let mut known = [None; MAX_SEATS];
         let mut hidden = Vec::new();
         let mut allowed = [TileSet::EMPTY; MAX_SEATS];
+        let mut shown = [TileSet::EMPTY; MAX_SEATS];
         let forbidden_at_start = forbidden_at_start(view);
         for s in (0..seats as u8).map(Seat) {
             match if s == me { Some(view.hand()) } else { view.hand_of(s) } {
                 Some(h) => known[s.index()] = Some(h),
                 None => {
-                    hidden.push((s, view.hand_len(s)));
+                    // `unseen` leaves the shown tiles out: only the rest
+                    // of the hand is sampled.
+                    shown[s.index()] = view.known_of(s);
+                    hidden.push((s, view.hand_len(s).saturating_sub(shown[s.index()].len())));
                     let mut a = TileSet::EMPTY;
                     for &t in &unknown {
                         let void = facts.excluded[s.index()].contains(t);
@@ -184,9 +196,16 @@ impl Plan {
             hidden,
             allowed,
             known,
+            shown,
             runs,
             play_index,
             stock_len: view.stock_len(),
+            seating: {
+                let teams = view.teams();
+                let seating = Seating::new(seats as u8);
+                if teams.is_empty() { seating } else { seating.with_teams(teams) }
+            },
+            lenient: matches!(rules.variant().referee, Referee::Lenient(_)),
         }
     }
 
@@ -209,7 +228,11 @@ impl Plan {
             stock,
             leader: view.leader(),
         };
-        let mut game = Game::from_setup(rules.clone(), Seating::new(self.seats as u8), setup).ok()?;
+        let mut game = Game::from_setup(rules.clone(), self.seating.clone(), setup).ok()?;
+        if let Some(values) = view.tile_values() {
+            // The sampled game's seed would draw other values.
+            game.set_tile_values(values).ok()?;
+        }
         let mut log_weight = 0.0;
         let mut moves = MoveList::new();
         for r in view.history() {
@@ -221,7 +244,13 @@ impl Plan {
             if !view.partners(r.seat, self.me) {
                 log_weight += log_likelihood(&game, m, model, &mut moves);
             }
-            game.play(m).ok()?;
+            if self.lenient && matches!(m, Move::Play { .. }) {
+                // A play the real referee let stand although illegal is
+                // replayed as such (the sampled game's coin would differ).
+                game.replay_overruled(m).ok()?;
+            } else {
+                game.play(m).ok()?;
+            }
         }
         // The deal must leave the hand going, with the viewer to move.
         if game.to_move() != Some(self.me) || game.history().len() != view.history().len() {
@@ -234,9 +263,7 @@ impl Plan {
     fn sample_current(&self, rng: &mut BotRng) -> Option<([TileSet; MAX_SEATS], Vec<Tile>)> {
         let mut hands = [TileSet::EMPTY; MAX_SEATS];
         for (s, h) in self.known.iter().enumerate() {
-            if let Some(h) = h {
-                hands[s] = *h;
-            }
+            hands[s] = h.unwrap_or(self.shown[s]);
         }
         let mut room = [0usize; MAX_SEATS];
         for &(s, n) in &self.hidden {
@@ -321,25 +348,31 @@ impl Plan {
             // The viewer knows what it drew; others' draws come from what
             // they hold or played later.
             let pool = if seat == self.me { view.own_draws() } else { held };
+            // The draw at history index `at` may be any tile not played by
+            // then: the later the draw, the fewer the candidates, each
+            // slot's a subset of every earlier one's. Filling the latest
+            // first therefore never strands a slot a matching could fill
+            // (filling in order could hand an early slot the only tile a
+            // later one may take).
+            let mut free = Vec::new();
             let mut k = 0;
             for run in &self.runs[s] {
                 for j in 0..run.len {
                     if slots[k + j].is_none() {
-                        let at = run.start + j;
-                        let candidates: Vec<Tile> = pool
-                            .minus(taken)
-                            .iter()
-                            .filter(|&t| self.played_at(seat, t).is_none_or(|i| i > at))
-                            .collect();
-                        if candidates.is_empty() {
-                            return None;
-                        }
-                        let t = candidates[rng.below(candidates.len())];
-                        slots[k + j] = Some(t);
-                        taken.insert(t);
+                        free.push((k + j, run.start + j));
                     }
                 }
                 k += run.len;
+            }
+            for &(slot, at) in free.iter().rev() {
+                let candidates: Vec<Tile> =
+                    pool.minus(taken).iter().filter(|&t| self.played_at(seat, t).is_none_or(|i| i > at)).collect();
+                if candidates.is_empty() {
+                    return None;
+                }
+                let t = candidates[rng.below(candidates.len())];
+                slots[slot] = Some(t);
+                taken.insert(t);
             }
             hands[s] = held.minus(taken);
             if hands[s].len() != self.hand_size {

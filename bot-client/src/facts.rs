@@ -1,9 +1,6 @@
 //! What the public history of a hand reveals about each seat.
 
-use capicua_engine::{
-    Action, ArmAccess, BoardLayout, EndId, LonganaSpec, MAX_SEATS, Record, Rules, Seat, SpinnerDoubles, SpinnerOpening,
-    TileSet,
-};
+use capicua_engine::{Action, Board, Condition, MAX_SEATS, Rules, Seat, TileSet};
 
 use crate::seat_view::SeatView;
 
@@ -20,8 +17,11 @@ pub struct PublicFacts {
     /// drawing: its last drawn tile may fit.)
     pub voids: [u32; MAX_SEATS],
     /// Tiles each seat cannot hold now: those joining a pip of
-    /// [`PublicFacts::voids`] under the variant's matching rule (for equal
-    /// faces, the tiles showing the pip).
+    /// [`PublicFacts::voids`] under the matching rule in force when it
+    /// passed or drew (for equal faces, the tiles showing the pip). Where
+    /// conditional rules (`when`) may have been in force, only the tiles
+    /// that join under every rule set that may have held are excluded, and
+    /// nothing where one of them let a seat pass at will (`may-pass`).
     pub excluded: [TileSet; MAX_SEATS],
     /// Passes by seat.
     pub passes: [u32; MAX_SEATS],
@@ -33,171 +33,64 @@ pub struct PublicFacts {
 }
 
 /// Whether a pass record's `open_pips` are exactly the pips the passer
-/// lacks: not under a longana whose arms are closed to other seats (there
-/// a pass only says the seat cannot use *its* arms and the opened ones).
+/// lacks: not where arms are closed to other seats (a longana's, a train
+/// game's private trains: there a pass only says the seat cannot use *its*
+/// arms and the opened ones).
 pub fn passes_reveal_pips(rules: &Rules) -> bool {
-    !arms_restricted(rules)
-}
-
-fn arms_restricted(rules: &Rules) -> bool {
-    matches!(rules.variant().board, BoardLayout::Longana(LonganaSpec { access: ArmAccess::OwnOrOpened }))
-}
-
-/// The open ends, replayed from the public history the way the engine's
-/// board moves them (the engine keeps its board private to the game).
-struct Shadow {
-    ends: Vec<ShadowEnd>,
-    /// Long sides still to cover, per spinner.
-    pending: Vec<u8>,
-    layout: BoardLayout,
-    restricted: bool,
-    seats: u8,
-}
-
-#[derive(Clone, Copy)]
-struct ShadowEnd {
-    pip: u8,
-    owner: Option<Seat>,
-    opened: bool,
-    spinner: Option<usize>,
-}
-
-impl Shadow {
-    fn new(rules: &Rules, seats: u8) -> Shadow {
-        Shadow {
-            ends: Vec::new(),
-            pending: Vec::new(),
-            layout: rules.variant().board,
-            restricted: arms_restricted(rules),
-            seats,
-        }
-    }
-
-    fn usable(&self, seat: Seat) -> u32 {
-        self.ends
-            .iter()
-            .filter(|e| !self.restricted || e.owner == Some(seat) || e.opened)
-            .fold(0, |m, e| m | (1 << e.pip))
-    }
-
-    fn end(pip: u8, spinner: Option<usize>) -> ShadowEnd {
-        ShadowEnd { pip, owner: None, opened: false, spinner }
-    }
-
-    fn spins(&self, double: bool) -> Option<SpinnerOpening> {
-        match self.layout {
-            BoardLayout::Spinner(s) if double && (s.doubles == SpinnerDoubles::Every || self.pending.is_empty()) => {
-                Some(s.opens)
-            }
-            _ => None,
-        }
-    }
-
-    fn apply(&mut self, r: &Record) {
-        match r.action {
-            Action::Play { tile, end, face } => {
-                let (lo, hi) = tile.faces();
-                if end == EndId::LEAD {
-                    match (self.layout, self.spins(lo == hi)) {
-                        (BoardLayout::Longana(_), _) => {
-                            self.ends = (0..self.seats)
-                                .map(|s| ShadowEnd { owner: Some(Seat(s)), ..Shadow::end(lo, None) })
-                                .collect();
-                        }
-                        (_, Some(SpinnerOpening::AtOnce)) => {
-                            self.pending.push(0);
-                            self.ends = vec![Shadow::end(lo, None); 4];
-                        }
-                        (_, Some(SpinnerOpening::AfterBothSides)) => {
-                            self.pending.push(2);
-                            let id = Some(self.pending.len() - 1);
-                            self.ends = vec![Shadow::end(lo, id), Shadow::end(hi, id)];
-                        }
-                        _ => self.ends = vec![Shadow::end(lo, None), Shadow::end(hi, None)],
-                    }
-                    return;
-                }
-                let i = end.0 as usize;
-                let Some(&old) = self.ends.get(i) else { return };
-                if let Some(id) = old.spinner {
-                    self.pending[id] -= 1;
-                    if self.pending[id] == 0 {
-                        self.ends.extend([Shadow::end(old.pip, None); 2]);
-                    }
-                }
-                let far = if face == 0 { hi } else { lo };
-                let mut spinner = None;
-                match self.spins(lo == hi) {
-                    Some(SpinnerOpening::AtOnce) => {
-                        self.pending.push(0);
-                        self.ends.extend([Shadow::end(far, None); 2]);
-                    }
-                    Some(SpinnerOpening::AfterBothSides) => {
-                        self.pending.push(1);
-                        spinner = Some(self.pending.len() - 1);
-                    }
-                    None => {}
-                }
-                self.ends[i] =
-                    ShadowEnd { pip: far, owner: old.owner, opened: old.opened && old.owner != Some(r.seat), spinner };
-            }
-            Action::Pass { .. } => {
-                for e in &mut self.ends {
-                    if e.owner == Some(r.seat) {
-                        e.opened = true;
-                    }
-                }
-            }
-            Action::Draw => {}
-        }
-    }
+    !rules.restricted_arms()
 }
 
 impl PublicFacts {
     /// Reads the facts from a seat's view.
     pub fn of(view: &dyn SeatView) -> PublicFacts {
         let rules = view.rules();
-        let restricted = arms_restricted(rules);
+        let restricted = rules.restricted_arms();
         let must_play_drawn = rules.variant().stuck.must_play_drawn;
-        let mut shadow = Shadow::new(rules, view.seats());
+        // The layout replayed from the public history by the engine's own
+        // board (the game keeps its board private to the referee).
+        let mut board = Board::new(rules.variant().board);
         let mut f = PublicFacts::default();
+        let mut conditions = Conditions::new(view);
         let history = view.history();
         for (i, r) in history.iter().enumerate() {
             let s = r.seat.index();
             let usable = match r.action {
                 Action::Pass { open_pips } if !restricted => Some(open_pips),
-                _ => Some(shadow.usable(r.seat)),
+                _ => Some(board.usable_pips(r.seat, restricted)),
             };
             f.usable_before.push(usable);
+            // What a pass or the start of a run of draws excludes under
+            // every rule set that may be in force now.
+            let reveals = |pips: u32| conditions.excluded_by(rules, r.seat, pips);
             match r.action {
                 Action::Play { tile, .. } => f.played_by[s].insert(tile),
                 Action::Draw => {
                     f.draws[s] += 1;
                     let first_of_run = i == 0 || history[i - 1].seat != r.seat || history[i - 1].action != Action::Draw;
                     if first_of_run {
-                        f.voids[s] = usable.unwrap_or(0);
+                        let (pips, tiles) = reveals(usable.unwrap_or(0));
+                        f.voids[s] = pips;
+                        f.excluded[s] = tiles;
                     } else if !must_play_drawn {
                         // The tile drawn before may have fitted: nothing is known.
                         f.voids[s] = 0;
+                        f.excluded[s] = TileSet::EMPTY;
                     }
                 }
                 Action::Pass { .. } => {
                     f.passes[s] += 1;
-                    f.voids[s] |= usable.unwrap_or(0);
+                    let (pips, tiles) = reveals(usable.unwrap_or(0));
+                    f.voids[s] |= pips;
+                    f.excluded[s] = f.excluded[s].or(tiles);
                 }
             }
-            shadow.apply(r);
+            conditions.after(r.seat, r.action);
+            board.apply(r, view.seats());
         }
         // A seat still drawing may just have drawn a tile that fits.
         if let Some(last) = history.last().filter(|r| r.action == Action::Draw) {
             f.voids[last.seat.index()] = 0;
-        }
-        for s in 0..view.seats() as usize {
-            let mut bits = f.voids[s];
-            while bits != 0 {
-                f.excluded[s] = f.excluded[s].or(rules.playable_on(bits.trailing_zeros() as u8));
-                bits &= bits - 1;
-            }
+            f.excluded[last.seat.index()] = TileSet::EMPTY;
         }
         f
     }
@@ -205,5 +98,124 @@ impl PublicFacts {
     /// Whether `s` has shown it cannot follow an end showing pip `p`.
     pub fn lacks(&self, s: Seat, p: u8) -> bool {
         self.voids[s.index()] & (1 << p) != 0
+    }
+}
+
+/// The tiles joining any of `pips` under `rules`.
+fn joining(rules: &Rules, mut pips: u32) -> TileSet {
+    let mut tiles = TileSet::EMPTY;
+    while pips != 0 {
+        tiles = tiles.or(rules.playable_on(pips.trailing_zeros() as u8));
+        pips &= pips - 1;
+    }
+    tiles
+}
+
+/// How far from its threshold a turn count must be for [`Conditions`] to
+/// trust its own count of the engine's turns.
+const TURN_MARGIN: u32 = 2;
+
+/// The public state the variant's conditional rules (`when`) read, replayed
+/// along the history: which rule sets may be in force at each record.
+struct Conditions {
+    /// Whether the variant has conditional rules at all.
+    any: bool,
+    passes: [u8; MAX_SEATS],
+    /// Bit `s`: seat `s`'s last turn was a pass.
+    passed_last: u16,
+    turns: u32,
+    hand: u32,
+    sides: [u8; MAX_SEATS],
+    seats: usize,
+}
+
+impl Conditions {
+    fn new(view: &dyn SeatView) -> Conditions {
+        let mut sides = [0u8; MAX_SEATS];
+        for s in 0..view.seats() {
+            sides[s as usize] = view.side_of(Seat(s)).0;
+        }
+        Conditions {
+            any: !view.rules().variant().when.is_empty(),
+            passes: [0; MAX_SEATS],
+            passed_last: 0,
+            turns: 0,
+            hand: view.hand_number(),
+            sides,
+            seats: view.seats() as usize,
+        }
+    }
+
+    /// Whether `c` holds for `mover` now: `None` where the public history
+    /// does not tell (conditions on hidden hands, turn counts near their
+    /// threshold).
+    fn holds(&self, c: Condition, mover: Seat) -> Option<bool> {
+        let passes = &self.passes[..self.seats];
+        Some(match c {
+            Condition::SeatPasses(n) => passes[mover.index()] >= n,
+            Condition::AnySeatPasses(n) => passes.iter().any(|&p| p >= n),
+            Condition::TeamPasses(n) => {
+                let side = self.sides[mover.index()];
+                let team: u32 = (0..self.seats).filter(|&s| self.sides[s] == side).map(|s| passes[s] as u32).sum();
+                team >= n as u32
+            }
+            Condition::PassedLastTurn => self.passed_last & (1 << mover.0) != 0,
+            Condition::HandsAbove(x) => self.hand > x,
+            Condition::TurnsAbove(x) if self.turns > x + TURN_MARGIN => true,
+            Condition::TurnsAbove(x) if self.turns + TURN_MARGIN < x => false,
+            Condition::TurnsAbove(_) | Condition::NobodyCanPlay | Condition::PipsAbove(_) => return None,
+        })
+    }
+
+    /// The open pips a seat that passes (or starts drawing) on `pips` has
+    /// shown it lacks, and the tiles it therefore cannot hold, under every
+    /// rule set that may be in force.
+    fn excluded_by(&self, base: &Rules, mover: Seat, pips: u32) -> (u32, TileSet) {
+        let reveal = |r: &Rules| if r.variant().stuck.may_pass { None } else { Some(joining(r, pips)) };
+        if !self.any {
+            return reveal(base).map_or((0, TileSet::EMPTY), |t| (pips, t));
+        }
+        let when = &base.variant().when;
+        let (mut known, mut unknown) = (0u32, 0u32);
+        for (i, w) in when.iter().enumerate() {
+            match self.holds(w.condition, mover) {
+                Some(true) => known |= 1 << i,
+                Some(false) => {}
+                None => unknown |= 1 << i,
+            }
+        }
+        // Every mask that agrees with the known conditions.
+        let mut tiles = base.catalog().all();
+        let mut sub = unknown;
+        loop {
+            let mask = known | sub;
+            let rules = base.when_rules(mask).map_or(base, |r| &**r);
+            match reveal(rules) {
+                Some(t) => tiles = tiles.and(t),
+                None => return (0, TileSet::EMPTY),
+            }
+            if sub == 0 {
+                break;
+            }
+            sub = (sub - 1) & unknown;
+        }
+        (pips, tiles)
+    }
+
+    /// Counts a record.
+    fn after(&mut self, seat: Seat, action: Action) {
+        let bit = 1u16 << seat.0;
+        match action {
+            Action::Play { .. } => {
+                self.passed_last &= !bit;
+                self.turns += 1;
+            }
+            Action::Pass { .. } => {
+                self.passes[seat.index()] = self.passes[seat.index()].saturating_add(1);
+                self.passed_last |= bit;
+                self.turns += 1;
+            }
+            Action::Draw => {}
+        }
     }
 }

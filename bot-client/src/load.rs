@@ -2,13 +2,21 @@
 //! uniform random legal moves from the prompt), plays as fast as the server
 //! allows for S seconds, and reports moves/s, finished games/s and the
 //! prompt-received to accepted-received latency.
+//!
+//! The bots ask for lean prompts (no view: they choose from the legal moves
+//! alone) and read each frame into a small struct that skips everything but
+//! the fields they use, so the load client spends little of the machine's
+//! CPU on decoding.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use capicua_protocol::{ClientMsg, RoomId, RoomSpec, ServerMsg, TimeControl};
-use serde::Serialize;
+use std::borrow::Cow;
+
+use capicua_engine::Move;
+use capicua_protocol::{ClientFrame, ClientMsg, ErrorCode, RoomId, RoomSpec, ServerMsg, TimeControl};
+use serde::{Deserialize, Serialize};
 
 use crate::remote::{Connection, RemoteError};
 
@@ -101,9 +109,13 @@ pub async fn run(cfg: LoadConfig) -> Result<LoadReport, RemoteError> {
     let games = counters.games.load(Ordering::Relaxed) - g0;
     stop.store(true, Ordering::Relaxed);
     let mut latencies: Vec<u32> = Vec::new();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
     for p in players {
-        if let Ok(Ok(Ok(l))) = tokio::time::timeout(Duration::from_secs(10), p).await {
-            latencies.extend(l);
+        let abort = p.abort_handle();
+        match tokio::time::timeout_at(deadline, p).await {
+            Ok(Ok(Ok(l))) => latencies.extend(l),
+            Ok(_) => {}
+            Err(_) => abort.abort(),
         }
     }
     latencies.sort_unstable();
@@ -132,7 +144,7 @@ async fn setup_table(server: String, preset: String, _t: usize) -> Result<(RoomI
     let mut conns = Vec::with_capacity(4);
     for _ in 0..4 {
         let mut c = Connection::connect(&server).await?;
-        c.hello(None).await?;
+        c.hello_with(None, true).await?;
         conns.push(c);
     }
     let spec = RoomSpec {
@@ -154,6 +166,22 @@ async fn setup_table(server: String, preset: String, _t: usize) -> Result<(RoomI
     Ok((room, conns))
 }
 
+/// The fields of a server frame a load bot reads; the rest (views, events)
+/// is skipped unparsed.
+#[derive(Deserialize)]
+struct LeanFrame<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Cow<'a, str>,
+    #[serde(default)]
+    prompt: Option<u64>,
+    #[serde(default, rename = "legal-moves")]
+    legal_moves: Option<Vec<Move>>,
+    #[serde(default)]
+    code: Option<ErrorCode>,
+    #[serde(default)]
+    message: Option<String>,
+}
+
 /// One seat: ready, answer prompts at once, ready again after each match.
 async fn player(
     mut conn: Connection,
@@ -165,30 +193,33 @@ async fn player(
 ) -> Result<Vec<u32>, RemoteError> {
     let mut latencies = Vec::with_capacity(4096);
     let mut prompted: Option<Instant> = None;
-    let mut last_move: Option<ClientMsg> = None;
+    let mut last_move: Option<String> = None;
     let mut rng = 0x9e37_79b9_7f4a_7c15u64 ^ room;
     conn.send(ClientMsg::Ready { room }).await?;
     while !stop.load(Ordering::Relaxed) {
-        let frame = match tokio::time::timeout(Duration::from_millis(200), conn.recv()).await {
-            Ok(Ok(f)) => f,
-            Ok(Err(e)) => {
+        // No timeout around each read (a timer armed and cancelled per
+        // frame): tables play without pause, so the stop flag is seen at the
+        // next frame; `run` stops waiting for a silent table at a deadline.
+        let text = match conn.recv_text().await {
+            Ok(t) => t,
+            Err(e) => {
                 counters.errors.fetch_add(1, Ordering::Relaxed);
                 return Err(e);
             }
-            Err(_) => continue,
         };
-        match frame.msg {
-            ServerMsg::Prompt { prompt, legal_moves, .. } => {
+        let frame: LeanFrame = serde_json::from_str(&text)?;
+        match (frame.kind.as_ref(), frame.prompt, frame.legal_moves) {
+            ("prompt", Some(prompt), Some(legal_moves)) if !legal_moves.is_empty() => {
                 prompted = Some(Instant::now());
                 rng ^= rng << 13;
                 rng ^= rng >> 7;
                 rng ^= rng << 17;
                 let m = legal_moves[(rng % legal_moves.len() as u64) as usize];
-                let msg = ClientMsg::Move { room, prompt, r#move: m };
-                last_move = Some(msg.clone());
-                conn.send(msg).await?;
+                let text = serde_json::to_string(&ClientFrame::new(None, ClientMsg::Move { room, prompt, r#move: m }))?;
+                last_move = Some(text.clone());
+                conn.send_text(text).await?;
             }
-            ServerMsg::Accepted { .. } => {
+            ("accepted", ..) => {
                 if let Some(t) = prompted.take() {
                     if measuring.load(Ordering::Relaxed) {
                         latencies.push(t.elapsed().as_micros().min(u32::MAX as u128) as u32);
@@ -196,24 +227,24 @@ async fn player(
                     }
                 }
             }
-            ServerMsg::GameOver { .. } => {
+            ("game-over", ..) => {
                 if counts_games && measuring.load(Ordering::Relaxed) {
                     counters.games.fetch_add(1, Ordering::Relaxed);
                 }
                 conn.send(ClientMsg::Ready { room }).await?;
             }
-            ServerMsg::Error { code: capicua_protocol::ErrorCode::RateLimited, .. } => {
+            ("error", ..) if frame.code == Some(ErrorCode::RateLimited) => {
                 // The move was dropped unread: the prompt stands, send it again.
                 counters.errors.fetch_add(1, Ordering::Relaxed);
                 tokio::time::sleep(Duration::from_millis(20)).await;
                 if let Some(m) = last_move.clone() {
-                    conn.send(m).await?;
+                    conn.send_text(m).await?;
                 }
             }
-            ServerMsg::Error { code, message } => {
+            ("error", ..) => {
                 let n = counters.errors.fetch_add(1, Ordering::Relaxed);
                 if n < 10 {
-                    eprintln!("room {room}: server error {code:?}: {message}");
+                    eprintln!("room {room}: server error {:?}: {}", frame.code, frame.message.unwrap_or_default());
                 }
             }
             _ => {}

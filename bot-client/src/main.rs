@@ -56,6 +56,12 @@ struct PlayArgs {
     /// Stop each bot after this many matches (default: play until stopped).
     #[arg(long)]
     matches: Option<u64>,
+    /// Wait for tournament assignments (needs `--token`) instead of finding rooms.
+    #[arg(long)]
+    await_assignments: bool,
+    /// With `--await-assignments` (implied): follow this tournament and stop when it ends.
+    #[arg(long)]
+    tournament: Option<i64>,
 }
 
 /// Arguments of `capicua-bot load`.
@@ -130,6 +136,19 @@ fn runtime() -> Result<tokio::runtime::Runtime> {
 }
 
 fn remote_play(a: PlayArgs) -> Result<()> {
+    if a.await_assignments || a.tournament.is_some() {
+        let Some(token) = a.token else {
+            bail!("--await-assignments needs --token (tournament tables are reserved for registered players)");
+        };
+        let cfg = capicua_bot::remote::AwaitConfig {
+            server: a.server,
+            token,
+            strategy: a.strategy,
+            tournament: a.tournament,
+        };
+        let tally = std::sync::Arc::new(capicua_bot::remote::Tally::default());
+        return run_remote("awaiting assignments", &tally, capicua_bot::remote::await_assignments(cfg, tally.clone()));
+    }
     let cfg = capicua_bot::remote::PlayConfig {
         server: a.server,
         token: a.token,
@@ -140,9 +159,21 @@ fn remote_play(a: PlayArgs) -> Result<()> {
         matches: a.matches,
     };
     let tally = std::sync::Arc::new(capicua_bot::remote::Tally::default());
+    run_remote("remote play", &tally, capicua_bot::remote::play(cfg, tally.clone()))
+}
+
+/// Runs a remote session until it ends or Ctrl-C, then prints its tally.
+fn run_remote<E>(
+    what: &'static str,
+    tally: &capicua_bot::remote::Tally,
+    session: impl std::future::Future<Output = Result<(), E>>,
+) -> Result<()>
+where
+    E: std::error::Error + Send + Sync + 'static,
+{
     runtime()?.block_on(async {
         tokio::select! {
-            r = capicua_bot::remote::play(cfg, tally.clone()) => r.context("remote play"),
+            r = session => r.context(what),
             _ = tokio::signal::ctrl_c() => Ok(()),
         }
     })?;

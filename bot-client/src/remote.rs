@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use capicua_engine::{Move, Rules};
 use capicua_protocol::{
-    ClientFrame, ClientMsg, PROTOCOL_VERSION, RoomId, RoomSpec, RoomStatus, ServerFrame, ServerMsg, close,
+    ClientFrame, ClientMsg, PROTOCOL_VERSION, Progress, RoomId, RoomSpec, RoomStatus, ServerFrame, ServerMsg, close,
 };
 use futures_util::{SinkExt, StreamExt};
 use tokio::net::TcpStream;
@@ -145,9 +145,40 @@ impl Connection {
 
     /// Says hello; returns the rooms where this player already sits.
     pub async fn hello(&mut self, token: Option<String>) -> Result<Vec<capicua_protocol::SeatRef>, RemoteError> {
-        match self.request(ClientMsg::Hello { version: PROTOCOL_VERSION, token }, |_| {}).await? {
+        self.hello_with(token, false).await
+    }
+
+    /// Says hello, asking for lean prompts (no view) or not.
+    pub async fn hello_with(
+        &mut self,
+        token: Option<String>,
+        lean_prompts: bool,
+    ) -> Result<Vec<capicua_protocol::SeatRef>, RemoteError> {
+        match self.request(ClientMsg::Hello { version: PROTOCOL_VERSION, token, lean_prompts }, |_| {}).await? {
             ServerMsg::Welcome { seats, .. } => Ok(seats),
             other => Err(unexpected(other)),
+        }
+    }
+
+    /// Sends an already serialized client frame (no request id bookkeeping).
+    pub async fn send_text(&mut self, text: String) -> Result<(), RemoteError> {
+        self.ws.send(Message::Text(text.into())).await?;
+        Ok(())
+    }
+
+    /// The next text frame, undecoded; a close frame becomes an error
+    /// carrying its code.
+    pub async fn recv_text(&mut self) -> Result<tokio_tungstenite::tungstenite::Utf8Bytes, RemoteError> {
+        loop {
+            match self.ws.next().await {
+                Some(Ok(Message::Text(t))) => return Ok(t),
+                Some(Ok(Message::Close(Some(c)))) => {
+                    return Err(RemoteError::Refused { code: c.code.into(), reason: c.reason.to_string() });
+                }
+                Some(Ok(Message::Close(None))) | None => return Err(RemoteError::Closed),
+                Some(Ok(_)) => continue,
+                Some(Err(e)) => return Err(e.into()),
+            }
         }
     }
 
@@ -293,16 +324,18 @@ async fn session(
         let frame = conn.recv().await?;
         match frame.msg {
             ServerMsg::Prompt { room: r, prompt, view, legal_moves, .. } if r == room => {
-                if rules.as_ref().is_none_or(|(n, _)| *n != view.variant) {
-                    rules = Rules::preset(&view.variant).map(|r| (view.variant.clone(), r));
+                if let Some(view) = &view {
+                    if rules.as_ref().is_none_or(|(n, _)| *n != view.variant) {
+                        rules = Rules::preset(&view.variant).map(|r| (view.variant.clone(), r));
+                    }
                 }
-                let m: Move = match &rules {
-                    Some((_, rules)) => match SnapshotSeat::new(rules, &view) {
+                let m: Move = match (&rules, &view) {
+                    (Some((_, rules)), Some(view)) => match SnapshotSeat::new(rules, view) {
                         Ok(seat) => strategy.choose(&seat),
                         Err(_) => legal_moves[0],
                     },
                     // A custom variant the bot cannot rebuild: first legal move.
-                    None => legal_moves[0],
+                    _ => legal_moves[0],
                 };
                 let m = if legal_moves.contains(&m) { m } else { legal_moves[0] };
                 conn.send(ClientMsg::Move { room, prompt, r#move: m }).await?;
@@ -327,6 +360,119 @@ async fn session(
             ServerMsg::Error { code, message } => {
                 tally.errors.fetch_add(1, Ordering::Relaxed);
                 eprintln!("bot {index}: server error {code:?}: {message}");
+            }
+            _ => {}
+        }
+    }
+}
+
+/// What `capicua-bot play --await-assignments` was asked.
+#[derive(Clone, Debug)]
+pub struct AwaitConfig {
+    /// `ws://HOST:PORT/ws`.
+    pub server: String,
+    /// The registered player's token (tournament tables are reserved by name).
+    pub token: String,
+    /// The strategy spec.
+    pub strategy: String,
+    /// Follow this tournament and stop when it ends (default: wait forever).
+    pub tournament: Option<i64>,
+}
+
+/// Waits for tournament assignments and plays them: joins the reserved
+/// seat, says ready, answers prompts; reconnects with backoff (and asks for
+/// its assignments again) when the connection drops. With a tournament,
+/// returns when that tournament is over.
+pub async fn await_assignments(cfg: AwaitConfig, tally: Arc<Tally>) -> Result<(), RemoteError> {
+    spec::build(&cfg.strategy, 0)?;
+    let mut attempt = 0u32;
+    let seed = crate::rng::derive_seed(0xa551, std::process::id() as u64);
+    loop {
+        match assignment_session(&cfg, &tally, &mut attempt).await {
+            Ok(()) => return Ok(()),
+            Err(RemoteError::Refused { code, reason }) if !close::may_reconnect(code) => {
+                return Err(RemoteError::Refused { code, reason });
+            }
+            Err(e @ RemoteError::Spec(_)) => return Err(e),
+            Err(e @ RemoteError::Server { .. }) => return Err(e),
+            Err(e) => {
+                let wait = backoff(attempt, seed);
+                eprintln!("{e}; reconnecting in {wait:?}");
+                attempt += 1;
+                tally.reconnects.fetch_add(1, Ordering::Relaxed);
+                tokio::time::sleep(wait).await;
+            }
+        }
+    }
+}
+
+async fn assignment_session(cfg: &AwaitConfig, tally: &Tally, attempt: &mut u32) -> Result<(), RemoteError> {
+    let mut conn = Connection::connect(&cfg.server).await?;
+    conn.hello(Some(cfg.token.clone())).await?;
+    *attempt = 0;
+    if let Some(t) = cfg.tournament {
+        match conn.request(ClientMsg::SubscribeTournament { tournament: t }, |_| {}).await? {
+            ServerMsg::TournamentProgress { progress: Progress::Subscribed { status, .. }, .. } => {
+                if status == "finished" || status == "failed" {
+                    conn.close().await;
+                    return Ok(());
+                }
+            }
+            other => return Err(unexpected(other)),
+        }
+    }
+    // Seats given back by `hello` resend their prompt; assignments follow.
+    let await_id = conn.send(ClientMsg::AwaitAssignments).await?;
+    let mut strategy = spec::build(&cfg.strategy, crate::rng::derive_seed(0xa55, std::process::id() as u64))?;
+    let mut rules: Option<(String, Rules)> = None;
+    loop {
+        let frame = conn.recv().await?;
+        match frame.msg {
+            ServerMsg::Assignment { room, seat, .. } => {
+                // The room handles both in order; a seat already held answers
+                // `already-seated`, which changes nothing.
+                conn.send(ClientMsg::Join { room, seat: Some(seat) }).await?;
+                conn.send(ClientMsg::Ready { room }).await?;
+            }
+            ServerMsg::Prompt { room, prompt, view, legal_moves, .. } => {
+                // This connection does not ask for lean prompts: the view comes.
+                let Some(view) = view else {
+                    conn.send(ClientMsg::Move { room, prompt, r#move: legal_moves[0] }).await?;
+                    continue;
+                };
+                if rules.as_ref().is_none_or(|(n, _)| *n != view.variant) {
+                    rules = Rules::preset(&view.variant).map(|r| (view.variant.clone(), r));
+                }
+                let m: Move = match &rules {
+                    Some((_, rules)) => match SnapshotSeat::new(rules, &view) {
+                        Ok(seat) => strategy.choose(&seat),
+                        Err(_) => legal_moves[0],
+                    },
+                    None => legal_moves[0],
+                };
+                let m = if legal_moves.contains(&m) { m } else { legal_moves[0] };
+                conn.send(ClientMsg::Move { room, prompt, r#move: m }).await?;
+            }
+            ServerMsg::Accepted { .. } => {
+                tally.moves.fetch_add(1, Ordering::Relaxed);
+            }
+            ServerMsg::GameOver { .. } => {
+                tally.games.fetch_add(1, Ordering::Relaxed);
+            }
+            ServerMsg::TournamentProgress { tournament, progress: Progress::Finished { .. } }
+                if Some(tournament) == cfg.tournament =>
+            {
+                conn.close().await;
+                return Ok(());
+            }
+            ServerMsg::Error { code, message } => {
+                tally.errors.fetch_add(1, Ordering::Relaxed);
+                if code != capicua_protocol::ErrorCode::AlreadySeated {
+                    eprintln!("server error {code:?}: {message}");
+                }
+                if frame.id == Some(await_id) {
+                    return Err(unexpected(ServerMsg::Error { code, message }));
+                }
             }
             _ => {}
         }

@@ -15,8 +15,8 @@
 //! server hosts and remote clients.
 
 use capicua_engine::{
-    Action, Direction, Game, LeadRequirement, MoveList, OpenEnd, Record, Rules, Seat, Seating, Side, Table, TileSet,
-    View, ViewSnapshot,
+    Action, Direction, Game, LeadRequirement, MoveList, OpenEnd, Record, Rules, Seat, Side, Table, Tile, TileSet,
+    TurnOrder, View, ViewSnapshot,
 };
 
 use crate::error::BotError;
@@ -59,7 +59,49 @@ pub trait SeatView {
     fn play_points(&self) -> &[i32];
     /// Fills `out` with the viewer's legal moves (empty unless it is to move).
     fn legal_moves(&self, out: &mut MoveList);
+    /// The per-deal value of every tile by id under the random tile-value
+    /// rules (`None`: the catalog's fixed values).
+    fn tile_values(&self) -> Option<&[i32]>;
+    /// The tiles of a seat's hand shown to everyone (visibility `shown`),
+    /// whether or not the viewer sees the whole hand.
+    fn shown_of(&self, s: Seat) -> TileSet;
 
+    /// The value of a tile in this deal: what scoring counts (the per-deal
+    /// value under random tile values, else the catalog's).
+    fn tile_value(&self, t: Tile) -> i32 {
+        match self.tile_values() {
+            Some(v) => v[t.index()],
+            None => self.rules().catalog().value(t),
+        }
+    }
+    /// The total value of a set of tiles in this deal.
+    fn value_of(&self, set: TileSet) -> i32 {
+        set.iter().map(|t| self.tile_value(t)).sum()
+    }
+    /// The tiles of `s`'s hand the viewer knows: the whole hand where it
+    /// sees it ([`SeatView::hand_of`], the viewer's own included), else the
+    /// shown ones.
+    fn known_of(&self, s: Seat) -> TileSet {
+        if s == self.seat() {
+            return self.hand();
+        }
+        self.hand_of(s).unwrap_or_else(|| self.shown_of(s))
+    }
+
+    /// The seats of each side, by side, when seats play in teams (empty
+    /// otherwise): the explicit seating that rebuilds this table.
+    fn teams(&self) -> Vec<Vec<u8>> {
+        let seats = (0..self.seats()).map(Seat);
+        let sides = seats.clone().map(|s| self.side_of(s).0 as usize + 1).max().unwrap_or(0);
+        if sides == self.seats() as usize {
+            return Vec::new();
+        }
+        let mut teams = vec![Vec::new(); sides];
+        for s in seats {
+            teams[self.side_of(s).index()].push(s.0);
+        }
+        teams
+    }
     /// Whether two seats are on the same side.
     fn partners(&self, a: Seat, b: Seat) -> bool {
         self.side_of(a) == self.side_of(b)
@@ -79,9 +121,7 @@ pub trait SeatView {
     fn unseen(&self) -> TileSet {
         let mut known = self.played();
         for s in (0..self.seats()).map(Seat) {
-            if let Some(h) = self.hand_of(s) {
-                known = known.or(h);
-            }
+            known = known.or(self.known_of(s));
         }
         self.rules().catalog().all().minus(known)
     }
@@ -142,7 +182,13 @@ impl SeatView for View<'_> {
         View::play_points(self)
     }
     fn legal_moves(&self, out: &mut MoveList) {
-        *out = View::legal_moves(self);
+        View::fill_legal_moves(self, out);
+    }
+    fn tile_values(&self) -> Option<&[i32]> {
+        View::tile_values(self)
+    }
+    fn shown_of(&self, s: Seat) -> TileSet {
+        View::shown_of(self, s)
     }
 }
 
@@ -214,11 +260,13 @@ impl SeatView for TableSeat<'_> {
         self.game.play_points()
     }
     fn legal_moves(&self, out: &mut MoveList) {
-        if self.game.to_move() == self.view.seat() {
-            self.game.fill_legal_moves(out);
-        } else {
-            out.clear();
-        }
+        self.view.fill_legal_moves(out);
+    }
+    fn tile_values(&self) -> Option<&[i32]> {
+        self.game.tile_values()
+    }
+    fn shown_of(&self, s: Seat) -> TileSet {
+        self.game.shown(s)
     }
 }
 
@@ -231,19 +279,22 @@ pub struct SnapshotSeat<'a> {
 }
 
 impl<'a> SnapshotSeat<'a> {
-    /// The seat a snapshot was taken for. Fails for a spectator's snapshot
-    /// or one whose seat count the rules do not allow.
+    /// The seat a snapshot was taken for. Fails for a spectator's snapshot,
+    /// one whose seating the rules do not allow, or one whose tile values
+    /// do not cover the set.
     ///
-    /// Teams follow the variant's team rule (a snapshot does not carry an
-    /// explicit seating).
+    /// Teams are the snapshot's explicit ones, else the variant's team
+    /// rule's (snapshots from before teams were sent).
     pub fn new(rules: &'a Rules, snap: &'a ViewSnapshot) -> Result<SnapshotSeat<'a>, BotError> {
         let seat = snap.seat.ok_or(BotError::Spectator)?;
-        let seats = snap.hand_sizes.len() as u8;
-        // The engine resolves teams only inside a game: a throwaway game
-        // gives the table.
-        let game =
-            Game::new(rules.clone().into(), Seating::new(seats), 0).map_err(|e| BotError::Snapshot(e.to_string()))?;
-        Ok(SnapshotSeat { rules, snap, seat, table: *game.table() })
+        let table = snap.table(rules).map_err(|e| BotError::Snapshot(e.to_string()))?;
+        if seat.0 >= table.seats() {
+            return Err(BotError::Snapshot(format!("seat {} of {}", seat.0, table.seats())));
+        }
+        if let Some(v) = snap.values.as_ref().filter(|v| v.len() != rules.catalog().len()) {
+            return Err(BotError::Snapshot(format!("{} tile values for a set of {}", v.len(), rules.catalog().len())));
+        }
+        Ok(SnapshotSeat { rules, snap, seat, table })
     }
 }
 
@@ -260,11 +311,21 @@ impl SeatView for SnapshotSeat<'_> {
     fn side_of(&self, s: Seat) -> Side {
         self.table.side_of(s)
     }
+    /// The direction of the rules in force (the snapshot's active
+    /// conditions), reversed by every pass this hand under the turn order
+    /// "reverse on pass" (exact unless a condition switches that order).
     fn next_seat(&self, s: Seat) -> Seat {
         let last = self.table.seats() - 1;
-        match self.rules.variant().turn.direction {
-            Direction::Clockwise => Seat(if s.0 == last { 0 } else { s.0 + 1 }),
-            Direction::CounterClockwise => Seat(if s.0 == 0 { last } else { s.0 - 1 }),
+        let now = self.rules.when_rules(self.snap.active_conditions).map_or(self.rules, |r| &**r);
+        let mut clockwise = now.variant().turn.direction == Direction::Clockwise;
+        if now.variant().turn.order == TurnOrder::ReverseOnPass {
+            let passes = self.snap.history.iter().filter(|r| matches!(r.action, Action::Pass { .. })).count();
+            clockwise ^= passes % 2 == 1;
+        }
+        if clockwise {
+            Seat(if s.0 == last { 0 } else { s.0 + 1 })
+        } else {
+            Seat(if s.0 == 0 { last } else { s.0 - 1 })
         }
     }
     fn hand(&self) -> TileSet {
@@ -306,5 +367,11 @@ impl SeatView for SnapshotSeat<'_> {
     fn legal_moves(&self, out: &mut MoveList) {
         out.clear();
         out.extend(self.snap.legal_moves.iter().copied());
+    }
+    fn tile_values(&self) -> Option<&[i32]> {
+        self.snap.values.as_deref()
+    }
+    fn shown_of(&self, s: Seat) -> TileSet {
+        self.snap.shown.get(s.index()).copied().unwrap_or_default()
     }
 }

@@ -37,3 +37,25 @@ fn a_spectator_snapshot_is_refused() {
     let snap = game.spectator_view().snapshot();
     assert!(SnapshotSeat::new(&rules, &snap).is_err());
 }
+
+#[test]
+fn a_snapshot_knows_the_turn_order_in_force() {
+    // Latin turns clockwise once a seat has passed twice (a condition).
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../variants/latin-reverse-after-two-passes.toml");
+    let rules = Rules::from_file_text(path, &std::fs::read_to_string(path).unwrap()).unwrap();
+    let mut changed = 0;
+    for seed in 0..40 {
+        let mut game = Game::new(rules.clone().into(), Seating::new(4), seed).unwrap();
+        let mut bot = build("heuristic", seed).unwrap();
+        while let Some(seat) = game.to_move() {
+            let snap = game.view(seat).snapshot();
+            let remote = SnapshotSeat::new(&rules, &snap).unwrap();
+            changed += usize::from(snap.active_conditions != 0);
+            for s in (0..4).map(capicua_engine::Seat) {
+                assert_eq!(remote.next_seat(s), game.next_seat(s), "seed {seed}");
+            }
+            game.play(bot.choose(&TableSeat::new(&game, seat))).unwrap();
+        }
+    }
+    assert!(changed > 0, "the condition never held");
+}

@@ -63,7 +63,8 @@ async def main():
 
     async with websockets.connect(args.server) as ws:
         bot = Bot(ws)
-        hello = {"type": "hello", "version": PROTOCOL_VERSION}
+        # It picks from `legal-moves` alone: lean prompts leave out the view.
+        hello = {"type": "hello", "version": PROTOCOL_VERSION, "lean-prompts": True}
         if args.token:
             hello["token"] = args.token
         welcome = await bot.request(hello)

@@ -44,7 +44,7 @@ impl Measure {
         let me = view.seat();
         let others = || (0..view.seats()).map(Seat).filter(move |&s| s != me);
         match self {
-            Measure::HandPips => view.rules().catalog().value_of(view.hand()) as i64,
+            Measure::HandPips => view.value_of(view.hand()) as i64,
             Measure::HandTiles => view.hand().len() as i64,
             Measure::OpponentTiles => {
                 others().filter(|&s| !view.partners(s, me)).map(|s| view.hand_len(s) as i64).min().unwrap_or(99)

@@ -24,7 +24,10 @@ pub struct Context<'a> {
     pub partners: Vec<Seat>,
     /// The viewer's opponents.
     pub opponents: Vec<Seat>,
-    /// The highest tile value of the set (to scale values to about 0..1).
+    /// The lowest tile value of this deal, or 0 if none is negative: the
+    /// bottom of the scale of [`Context::value_norm`].
+    pub min_value: f64,
+    /// The highest tile value of this deal (to scale values to about 0..1).
     pub max_value: f64,
     /// The tiles a full hand holds.
     pub full_hand: usize,
@@ -59,7 +62,10 @@ impl<'a> Context<'a> {
                 outside[hi as usize] += 1;
             }
         }
-        let max_value = cat.all().iter().map(|t| cat.value(t)).max().unwrap_or(1).max(1) as f64;
+        // The deal's values (drawn per deal under the random rules).
+        let values = || cat.all().iter().map(|t| view.tile_value(t));
+        let min_value = values().min().unwrap_or(0).min(0) as f64;
+        let max_value = (values().max().unwrap_or(1) as f64).max(min_value + 1.0);
         Context {
             view,
             me,
@@ -68,6 +74,7 @@ impl<'a> Context<'a> {
             holding,
             partners,
             opponents,
+            min_value,
             max_value,
             full_hand: view.rules().hand_size(view.seats()) as usize,
             next: view.next_seat(me),
@@ -75,9 +82,10 @@ impl<'a> Context<'a> {
         }
     }
 
-    /// The tile's value scaled to about `0..=1`.
+    /// The tile's value in this deal ([`SeatView::tile_value`]) scaled to
+    /// `0..=1` over the deal's values.
     pub fn value_norm(&self, t: Tile) -> f64 {
-        self.view.rules().catalog().value(t) as f64 / self.max_value
+        (self.view.tile_value(t) as f64 - self.min_value) / (self.max_value - self.min_value)
     }
 
     /// Whether the hand is still near its dealt size.

@@ -97,11 +97,20 @@ impl Pimc {
     }
 }
 
-/// The value of the finished hand (or match) for `side`: +1 won, -1 lost,
-/// 0 nobody won, plus a little for the points so that among equally likely
-/// wins the bigger one is preferred.
+/// The value of the finished hand (or match) for `side`.
+///
+/// Under the usual scoring: +1 won, -1 lost, 0 nobody won, plus a little
+/// for the points so that among equally likely wins the bigger one is
+/// preferred. Under penalty scoring ([`Rules::penalty_scoring`], e.g.
+/// mexican train: every side keeps its own pips and the lowest total wins)
+/// who went out does not matter: the value is how many fewer pips the side
+/// keeps than the other sides on average, scaled by the value of the whole
+/// set shared among the seats (about -1..1).
 pub(crate) fn hand_value(game: &Game, hands_before: usize, side: Side) -> f64 {
     let Some(r) = game.hand_results().get(hands_before) else { return 0.0 };
+    if game.rules().penalty_scoring() {
+        return penalty_value(game, r, side);
+    }
     let points = 0.001 * r.points.min(200) as f64;
     match r.winner {
         Some(w) if w == side => 1.0 + points,
@@ -110,30 +119,58 @@ pub(crate) fn hand_value(game: &Game, hands_before: usize, side: Side) -> f64 {
     }
 }
 
-/// The exact value of the hand for `side` (+1 won, 0 tied, -1 lost) with
-/// every seat playing perfectly on open cards: alpha-beta, heaviest tiles
-/// tried first.
-fn solve(game: &Game, hands_before: usize, side: Side, mut alpha: i8, mut beta: i8) -> i8 {
+/// [`hand_value`] under penalty scoring: the other sides' mean pips minus
+/// `side`'s, over the set's total value per seat.
+fn penalty_value(game: &Game, r: &capicua_engine::HandResult, side: Side) -> f64 {
+    let table = game.table();
+    let mut totals = [0i64; capicua_engine::MAX_SEATS];
+    for (s, &p) in r.pips.iter().enumerate() {
+        totals[table.side_of(capicua_engine::Seat(s as u8)).index()] += p as i64;
+    }
+    let sides = table.sides() as usize;
+    let own = totals[side.index()] as f64;
+    let others = if sides > 1 { (totals[..sides].iter().sum::<i64>() as f64 - own) / (sides - 1) as f64 } else { 0.0 };
+    let cat = game.rules().catalog();
+    let whole: i64 = cat.all().iter().map(|t| game.tile_value(t).abs() as i64).sum();
+    let scale = (whole as f64 / table.seats().max(1) as f64).max(1.0);
+    (others - own) / scale
+}
+
+/// Positions one exact solve may visit before it gives up: few tiles in
+/// hand do not make a small tree when a stock is left to draw from or many
+/// seats pass around (a ten-seat train game), so the solver is bounded by
+/// work, not by tiles, and the caller falls back to rollouts.
+const SOLVE_NODES: u32 = 20_000;
+
+/// The exact value of the hand for `side` with every seat playing
+/// perfectly on open cards (the other sides against it): +1 won, 0 tied,
+/// -1 lost, or under penalty scoring the [`hand_value`] of the end reached.
+/// Alpha-beta, heaviest tiles tried first. `None` once `nodes` positions
+/// have been visited.
+fn solve(game: &Game, hands_before: usize, side: Side, mut alpha: f64, mut beta: f64, nodes: &mut u32) -> Option<f64> {
     let Some(seat) = game.to_move().filter(|_| game.hand_results().len() == hands_before) else {
-        return match game.hand_results().get(hands_before).and_then(|r| r.winner) {
-            Some(w) if w == side => 1,
-            Some(_) => -1,
-            None => 0,
-        };
+        if game.rules().penalty_scoring() {
+            return Some(hand_value(game, hands_before, side));
+        }
+        return Some(match game.hand_results().get(hands_before).and_then(|r| r.winner) {
+            Some(w) if w == side => 1.0,
+            Some(_) => -1.0,
+            None => 0.0,
+        });
     };
+    *nodes = nodes.checked_sub(1)?;
     let mut moves = MoveList::new();
     game.fill_legal_moves(&mut moves);
-    let cat = game.rules().catalog();
     moves.sort_unstable_by_key(|m| match *m {
-        Move::Play { tile, .. } => -cat.value(tile),
-        _ => 0,
+        Move::Play { tile, .. } => -game.tile_value(tile),
+        _ => i32::MAX,
     });
     let maximizing = game.table().side_of(seat) == side;
-    let mut best = if maximizing { -1 } else { 1 };
+    let mut best = if maximizing { f64::NEG_INFINITY } else { f64::INFINITY };
     for &m in moves.iter() {
         let mut g = game.clone();
         g.play(m).expect("legal moves are accepted");
-        let v = solve(&g, hands_before, side, alpha, beta);
+        let v = solve(&g, hands_before, side, alpha, beta, nodes)?;
         if maximizing {
             best = best.max(v);
             alpha = alpha.max(v);
@@ -145,7 +182,7 @@ fn solve(game: &Game, hands_before: usize, side: Side, mut alpha: i8, mut beta: 
             break;
         }
     }
-    best
+    Some(best)
 }
 
 /// Tiles left in all hands.
@@ -162,8 +199,6 @@ pub(crate) fn roll_out(
     rng: &mut BotRng,
     moves: &mut MoveList,
 ) {
-    let rules = game.rules_arc().clone();
-    let cat = rules.catalog();
     while game.hand_results().len() == hands_before && game.to_move().is_some() {
         game.fill_legal_moves(moves);
         let policy = match policy {
@@ -173,15 +208,15 @@ pub(crate) fn roll_out(
         };
         let m = match policy {
             Rollout::Random => moves[rng.below(moves.len())],
-            Rollout::Block | Rollout::OwnBlock => pick_max(moves, rng, |m| block_score(game, cat, m)),
+            Rollout::Block | Rollout::OwnBlock => pick_max(moves, rng, |m| block_score(game, m)),
             Rollout::Heavy => {
                 let mut best = moves[0];
                 let mut best_value = i32::MIN;
                 let mut ties = 0;
                 for &m in moves.iter() {
                     let v = match m {
-                        Move::Play { tile, .. } => cat.value(tile),
-                        _ => -1,
+                        Move::Play { tile, .. } => game.tile_value(tile),
+                        _ => i32::MIN + 1,
                     };
                     if v > best_value {
                         best_value = v;
@@ -220,8 +255,10 @@ fn pick_max(moves: &MoveList, rng: &mut BotRng, score: impl Fn(Move) -> i32) -> 
     best
 }
 
-/// Fewer playable tiles left to the next seat first, then heavier tiles.
-fn block_score(game: &Game, cat: &capicua_engine::TileCatalog, m: Move) -> i32 {
+/// Fewer playable tiles left to the next seat first, then heavier tiles
+/// (by the deal's tile values).
+fn block_score(game: &Game, m: Move) -> i32 {
+    let cat = game.rules().catalog();
     let Move::Play { tile, end, face } = m else { return i32::MIN };
     let (lo, hi) = tile.faces();
     let ends = game.board().ends();
@@ -239,7 +276,7 @@ fn block_score(game: &Game, cat: &capicua_engine::TileCatalog, m: Move) -> i32 {
         reachable = reachable.or(cat.suit(bits.trailing_zeros() as u8));
         bits &= bits - 1;
     }
-    -100 * next.and(reachable).len() as i32 + cat.value(tile)
+    -1000 * next.and(reachable).len() as i32 + game.tile_value(tile)
 }
 
 impl Strategy for Pimc {
@@ -298,12 +335,22 @@ impl Strategy for Pimc {
             // determinized game starts at this hand with none recorded.
             let before = deal.game.hand_results().len();
             debug_assert!(before == 0 || before == hands_before);
-            let exact = tiles_in_hands(&deal.game) <= self.config.solve_below;
+            let solved = (tiles_in_hands(&deal.game) <= self.config.solve_below)
+                .then(|| {
+                    let mut nodes = SOLVE_NODES;
+                    legal
+                        .iter()
+                        .map(|&m| {
+                            let mut g = deal.game.clone();
+                            g.play(m).expect("a legal move stays legal in a consistent deal");
+                            solve(&g, before, side, f64::NEG_INFINITY, f64::INFINITY, &mut nodes)
+                        })
+                        .collect::<Option<Vec<f64>>>()
+                })
+                .flatten();
             for (i, &m) in legal.iter().enumerate() {
-                if exact {
-                    let mut g = deal.game.clone();
-                    g.play(m).expect("a legal move stays legal in a consistent deal");
-                    totals[i] += solve(&g, before, side, -1, 1) as f64 * self.config.rollouts as f64;
+                if let Some(exact) = &solved {
+                    totals[i] += exact[i] * self.config.rollouts as f64;
                     continue;
                 }
                 for _ in 0..self.config.rollouts {
@@ -335,5 +382,45 @@ impl Strategy for Pimc {
     fn reseed(&mut self, seed: u64) {
         self.rng = BotRng::new(seed);
         self.fallback.reseed(seed);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use capicua_engine::{MatchTarget, Seat, Seating, preset};
+
+    /// Under penalty scoring a seat that did not go out but kept fewer pips
+    /// than the others did well: the value follows the pips, not the winner.
+    #[test]
+    fn penalty_scoring_values_own_pips_not_the_winner() {
+        let mut v = preset("mexican-train").unwrap();
+        v.target = MatchTarget::Hands(1);
+        let rules: Arc<Rules> = v.validate().unwrap().into();
+        assert!(rules.penalty_scoring());
+        let (mut rng, mut moves) = (BotRng::new(1), MoveList::new());
+        let mut not_winner_but_ahead = 0;
+        for seed in 0..16 {
+            let mut g = Game::new(rules.clone(), Seating::new(4), seed).unwrap();
+            roll_out(&mut g, 0, Rollout::Heavy, Side(0), &mut rng, &mut moves);
+            let r = g.hand_results()[0].clone();
+            let total: i32 = r.pips.iter().sum();
+            for s in 0..4u8 {
+                let side = g.table().side_of(Seat(s));
+                let own = r.pips[s as usize];
+                let others = (total - own) as f64 / 3.0;
+                let value = hand_value(&g, 0, side);
+                assert_eq!(value.partial_cmp(&0.0), (others - own as f64).partial_cmp(&0.0), "seed {seed} seat {s}");
+                assert!(value.abs() <= 1.0);
+                if r.winner != Some(side) && (own as f64) < others {
+                    not_winner_but_ahead += 1;
+                    assert!(value > 0.0);
+                }
+            }
+            // The exact solver agrees with the value of the end it reaches.
+            let solved = solve(&g, 0, Side(0), f64::NEG_INFINITY, f64::INFINITY, &mut 10);
+            assert_eq!(solved, Some(hand_value(&g, 0, Side(0))));
+        }
+        assert!(not_winner_but_ahead > 0, "no seat kept fewer pips without going out");
     }
 }

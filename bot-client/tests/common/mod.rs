@@ -11,6 +11,7 @@ pub fn size(var: &str, default: u64) -> u64 {
 }
 
 /// Every preset with every seat count it allows, as single-hand rules.
+#[allow(dead_code)] // not every test file uses it
 pub fn tables() -> Vec<(Arc<Rules>, u8)> {
     let mut out = Vec::new();
     for name in PRESETS {
