@@ -8,11 +8,12 @@
 //! randomized, capped exponential backoff. A close code that forbids
 //! reconnecting (bad token, version mismatch) ends the bot with an error.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use capicua_engine::{Move, Rules};
+use capicua_engine::{Move, Rules, Variant, ViewSnapshot};
 use capicua_protocol::{
     ClientFrame, ClientMsg, PROTOCOL_VERSION, Progress, RoomId, RoomSpec, RoomStatus, ServerFrame, ServerMsg, close,
 };
@@ -23,6 +24,7 @@ use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
 use crate::seat_view::SnapshotSeat;
 use crate::spec;
+use crate::strategy::Strategy;
 
 /// Errors of a remote bot.
 #[derive(Debug, thiserror::Error)]
@@ -188,6 +190,58 @@ impl Connection {
     }
 }
 
+/// A strategy and the rules of the rooms it plays in: turns a prompt into
+/// a move, the same way for a seat found in the lobby and a tournament table.
+struct Decider {
+    strategy: Box<dyn Strategy>,
+    /// Each room's rules, from its `game-started` (the full variant, so a
+    /// custom variant plays as well as a preset).
+    rules: HashMap<RoomId, Rules>,
+}
+
+impl Decider {
+    fn new(strategy: Box<dyn Strategy>) -> Decider {
+        Decider { strategy, rules: HashMap::new() }
+    }
+
+    /// Takes note of a room's rules; a variant that does not validate (a
+    /// server newer than this bot) leaves the room to the fallbacks.
+    fn learn(&mut self, room: RoomId, variant: &Variant) {
+        match variant.clone().validate() {
+            Ok(rules) => {
+                self.rules.insert(room, rules);
+            }
+            Err(_) => {
+                self.rules.remove(&room);
+            }
+        }
+    }
+
+    /// A match ended: its room's next match (if any) starts with its own
+    /// `game-started`.
+    fn forget(&mut self, room: RoomId) {
+        self.rules.remove(&room);
+    }
+
+    /// The strategy's move for a prompt; the first legal move when the bot
+    /// cannot rebuild the position (no view: lean prompts; unknown rules: a
+    /// prompt resent after a reconnect for a custom variant) or when the
+    /// strategy's choice is not among the legal moves.
+    fn decide(&mut self, room: RoomId, view: Option<&ViewSnapshot>, legal: &[Move]) -> Move {
+        let Some(view) = view else { return legal[0] };
+        if !self.rules.contains_key(&room) {
+            if let Some(rules) = Rules::preset(&view.variant) {
+                self.rules.insert(room, rules);
+            }
+        }
+        let m = match self.rules.get(&room).map(|rules| SnapshotSeat::new(rules, view)) {
+            Some(Ok(seat)) => self.strategy.choose(&seat),
+            _ => legal[0],
+        };
+        if legal.contains(&m) { m } else { legal[0] }
+    }
+}
+
 fn unexpected(msg: ServerMsg) -> RemoteError {
     match msg {
         ServerMsg::Error { code, message } => RemoteError::Server {
@@ -318,32 +372,21 @@ async fn session(
             room
         }
     };
-    let mut strategy = spec::build(&cfg.strategy, crate::rng::derive_seed(index, std::process::id() as u64))?;
-    let mut rules: Option<(String, Rules)> = None;
+    let strategy = spec::build(&cfg.strategy, crate::rng::derive_seed(index, std::process::id() as u64))?;
+    let mut decider = Decider::new(strategy);
     loop {
         let frame = conn.recv().await?;
         match frame.msg {
+            ServerMsg::GameStarted { room: r, variant, .. } if r == room => decider.learn(room, &variant),
             ServerMsg::Prompt { room: r, prompt, view, legal_moves, .. } if r == room => {
-                if let Some(view) = &view {
-                    if rules.as_ref().is_none_or(|(n, _)| *n != view.variant) {
-                        rules = Rules::preset(&view.variant).map(|r| (view.variant.clone(), r));
-                    }
-                }
-                let m: Move = match (&rules, &view) {
-                    (Some((_, rules)), Some(view)) => match SnapshotSeat::new(rules, view) {
-                        Ok(seat) => strategy.choose(&seat),
-                        Err(_) => legal_moves[0],
-                    },
-                    // A custom variant the bot cannot rebuild: first legal move.
-                    _ => legal_moves[0],
-                };
-                let m = if legal_moves.contains(&m) { m } else { legal_moves[0] };
+                let m = decider.decide(room, view.as_deref(), &legal_moves);
                 conn.send(ClientMsg::Move { room, prompt, r#move: m }).await?;
             }
             ServerMsg::Accepted { .. } => {
                 tally.moves.fetch_add(1, Ordering::Relaxed);
             }
             ServerMsg::GameOver { room: r, .. } if r == room => {
+                decider.forget(room);
                 tally.games.fetch_add(1, Ordering::Relaxed);
                 *played += 1;
                 if cfg.matches.is_some_and(|m| *played >= m) {
@@ -423,8 +466,8 @@ async fn assignment_session(cfg: &AwaitConfig, tally: &Tally, attempt: &mut u32)
     }
     // Seats given back by `hello` resend their prompt; assignments follow.
     let await_id = conn.send(ClientMsg::AwaitAssignments).await?;
-    let mut strategy = spec::build(&cfg.strategy, crate::rng::derive_seed(0xa55, std::process::id() as u64))?;
-    let mut rules: Option<(String, Rules)> = None;
+    let strategy = spec::build(&cfg.strategy, crate::rng::derive_seed(0xa55, std::process::id() as u64))?;
+    let mut decider = Decider::new(strategy);
     loop {
         let frame = conn.recv().await?;
         match frame.msg {
@@ -434,29 +477,16 @@ async fn assignment_session(cfg: &AwaitConfig, tally: &Tally, attempt: &mut u32)
                 conn.send(ClientMsg::Join { room, seat: Some(seat) }).await?;
                 conn.send(ClientMsg::Ready { room }).await?;
             }
+            ServerMsg::GameStarted { room, variant, .. } => decider.learn(room, &variant),
             ServerMsg::Prompt { room, prompt, view, legal_moves, .. } => {
-                // This connection does not ask for lean prompts: the view comes.
-                let Some(view) = view else {
-                    conn.send(ClientMsg::Move { room, prompt, r#move: legal_moves[0] }).await?;
-                    continue;
-                };
-                if rules.as_ref().is_none_or(|(n, _)| *n != view.variant) {
-                    rules = Rules::preset(&view.variant).map(|r| (view.variant.clone(), r));
-                }
-                let m: Move = match &rules {
-                    Some((_, rules)) => match SnapshotSeat::new(rules, &view) {
-                        Ok(seat) => strategy.choose(&seat),
-                        Err(_) => legal_moves[0],
-                    },
-                    None => legal_moves[0],
-                };
-                let m = if legal_moves.contains(&m) { m } else { legal_moves[0] };
+                let m = decider.decide(room, view.as_deref(), &legal_moves);
                 conn.send(ClientMsg::Move { room, prompt, r#move: m }).await?;
             }
             ServerMsg::Accepted { .. } => {
                 tally.moves.fetch_add(1, Ordering::Relaxed);
             }
-            ServerMsg::GameOver { .. } => {
+            ServerMsg::GameOver { room, .. } => {
+                decider.forget(room);
                 tally.games.fetch_add(1, Ordering::Relaxed);
             }
             ServerMsg::TournamentProgress { tournament, progress: Progress::Finished { .. } }
@@ -482,6 +512,36 @@ async fn assignment_session(cfg: &AwaitConfig, tally: &Tally, attempt: &mut u32)
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_custom_variant_is_played_by_the_strategy_once_its_rules_are_known() {
+        use capicua_engine::{Game, Seating};
+        let mut variant = capicua_engine::preset("block").unwrap();
+        variant.name = "house-block".into();
+        let rules = std::sync::Arc::new(variant.clone().validate().unwrap());
+        let mut decider = Decider::new(spec::build("bota-gorda", 1).unwrap());
+        // A position where the heaviest tile is not the first legal move.
+        let mut game = Game::new(rules.clone(), Seating::new(2), 5).unwrap();
+        let mut strategy = spec::build("bota-gorda", 1).unwrap();
+        let (view, legal, heaviest) = loop {
+            let seat = game.to_move().expect("such a position comes before the end");
+            let legal: Vec<Move> = game.legal_moves().iter().copied().collect();
+            let choice = strategy.choose(&crate::TableSeat::new(&game, seat));
+            if choice != legal[0] {
+                break (game.view(seat).snapshot(), legal, choice);
+            }
+            game.play(*legal.last().unwrap()).unwrap();
+        };
+        // Unknown rules (no game-started, and no preset of that name): the
+        // first legal move.
+        assert_eq!(decider.decide(7, Some(&view), &legal), legal[0]);
+        decider.learn(7, &variant);
+        assert_eq!(decider.decide(7, Some(&view), &legal), heaviest);
+        // Lean prompts carry no view: the first legal move.
+        assert_eq!(decider.decide(7, None, &legal), legal[0]);
+        decider.forget(7);
+        assert_eq!(decider.decide(7, Some(&view), &legal), legal[0]);
+    }
 
     #[test]
     fn backoff_grows_is_capped_and_jittered() {

@@ -317,6 +317,10 @@ pub enum ServerMsg {
         /// The receiver's view.
         #[schemars(with = "serde_json::Value")]
         view: Box<ViewSnapshot>,
+        /// The full rules of the match (public): a bot rebuilds the rules
+        /// from them, also for a custom variant that is no preset.
+        #[schemars(with = "serde_json::Value")]
+        variant: Box<Variant>,
     },
     /// Your turn: answer with a `move` carrying `prompt` and one of `legal-moves`.
     Prompt {

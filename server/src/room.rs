@@ -723,6 +723,7 @@ impl Room {
                         seq: self.seq,
                         seat: Some(i as u8),
                         view: Box::new(game.view(Seat(i as u8)).snapshot()),
+                        variant: Box::new(self.rules.variant().clone()),
                     },
                 );
             }
@@ -735,6 +736,7 @@ impl Room {
                     seq: self.seq,
                     seat: None,
                     view: Box::new(game.spectator_view().snapshot()),
+                    variant: Box::new(self.rules.variant().clone()),
                 },
             );
             for s in &self.spectators {
