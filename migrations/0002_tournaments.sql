@@ -74,6 +74,7 @@ CREATE TABLE tournament_standing_rows (
     stage         INTEGER NOT NULL,
     eliminated    INTEGER NOT NULL,
     disqualified  INTEGER NOT NULL,
+    reprieves     INTEGER NOT NULL,  -- times the lenient judge let it stay in
     tie_breaks    TEXT    NOT NULL,  -- JSON array, in the spec's tie-break order
     PRIMARY KEY (tournament_id, rank)
 );
@@ -83,11 +84,11 @@ CREATE TABLE tournament_standing_rows (
 -- entrant (name), entrant_id, points (tournament points), wins, draws,
 -- losses, games (matches played), byes, timeouts, score (sum of match
 -- scores), stage (furthest stage reached, from 0), eliminated, disqualified,
--- tie_breaks.
+-- reprieves (times the lenient judge let it stay in), tie_breaks.
 CREATE VIEW tournament_standings AS
 SELECT s.tournament_id, t.name AS tournament, t.status, s.rank, s.entrant, s.entrant_id,
        s.points, s.wins, s.draws, s.losses, s.games, s.byes, s.timeouts, s.score,
-       s.stage, s.eliminated, s.disqualified, s.tie_breaks
+       s.stage, s.eliminated, s.disqualified, s.reprieves, s.tie_breaks
 FROM tournament_standing_rows s
 JOIN tournaments t ON t.id = s.tournament_id
 ORDER BY s.tournament_id, s.rank;

@@ -8,8 +8,8 @@ use std::sync::Arc;
 use axum::Json;
 use axum::Router;
 use axum::body::Bytes;
+use axum::extract::State;
 use axum::extract::ws::WebSocketUpgrade;
-use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -20,6 +20,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::AppState;
 use crate::db::{SeatRecord, Standing};
+use crate::extract::{ApiPath, ApiQuery};
 
 /// The routes.
 pub fn router(state: Arc<AppState>) -> Router {
@@ -44,7 +45,7 @@ pub struct ApiError {
 }
 
 impl ApiError {
-    fn new(status: StatusCode, code: ErrorCode, message: impl Into<String>) -> ApiError {
+    pub(crate) fn new(status: StatusCode, code: ErrorCode, message: impl Into<String>) -> ApiError {
         ApiError { status, code, message: message.into() }
     }
     fn internal(e: impl std::fmt::Display) -> ApiError {
@@ -216,8 +217,8 @@ pub struct Replay {
 
 async fn game(
     State(state): State<Arc<AppState>>,
-    Path(id): Path<i64>,
-    Query(q): Query<ViewQuery>,
+    ApiPath(id): ApiPath<i64>,
+    ApiQuery(q): ApiQuery<ViewQuery>,
 ) -> Result<Json<Replay>, ApiError> {
     let g = state
         .db
@@ -269,7 +270,7 @@ struct BoardQuery {
 
 async fn leaderboard(
     State(state): State<Arc<AppState>>,
-    Query(q): Query<BoardQuery>,
+    ApiQuery(q): ApiQuery<BoardQuery>,
 ) -> Result<Json<Vec<Standing>>, ApiError> {
     let limit = q.limit.unwrap_or(100).min(1000);
     let Some(variant) = q.variant else {

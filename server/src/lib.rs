@@ -18,6 +18,7 @@
 pub mod bots;
 pub mod conn;
 pub mod db;
+pub mod extract;
 pub mod http;
 pub mod metrics;
 pub mod room;

@@ -128,7 +128,7 @@ async fn main() -> anyhow::Result<()> {
                     let flag = if r.disqualified { " (disqualified)" } else { "" };
                     println!(
                         "{:>4}  {:<24} {:>6} {:>5} {:>5} {:>6} {:>5} {:>7}{flag}",
-                        r.rank, r.entrant, r.points, r.wins, r.draws, r.losses, r.games, r.score
+                        r.rank, r.name, r.points, r.wins, r.draws, r.losses, r.games, r.score
                     );
                 }
             }

@@ -156,6 +156,14 @@ async fn remote_and_hosted_bots_play_a_tournament_over_websocket() {
     assert_eq!(finished_tables, 10);
     assert_eq!(winners.as_array().unwrap().len(), 1);
 
+    // A range of rounds: only those are detailed, the rest is the same.
+    let some = server.get_json(&format!("/api/tournaments/{id}?from-round=1&to-round=2")).await;
+    let numbers: Vec<u64> = some["rounds"].as_array().unwrap().iter().map(|r| r["number"].as_u64().unwrap()).collect();
+    assert_eq!(numbers, [1, 2], "{some}");
+    let last = server.get_json(&format!("/api/tournaments/{id}?from-round=4")).await;
+    assert_eq!(last["rounds"].as_array().unwrap().len(), 1, "{last}");
+    assert_eq!(some["standings"], last["standings"]);
+
     let detail = server.get_json(&format!("/api/tournaments/{id}")).await;
     assert_eq!(detail["status"], "finished");
     assert_eq!(detail["results"], 10);
@@ -178,11 +186,11 @@ async fn remote_and_hosted_bots_play_a_tournament_over_websocket() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|s| {
-            (s["rank"].as_i64().unwrap(), s["entrant"].as_str().unwrap().to_string(), s["points"].as_i64().unwrap())
-        })
+        .map(|s| (s["rank"].as_i64().unwrap(), s["name"].as_str().unwrap().to_string(), s["points"].as_i64().unwrap()))
         .collect();
     assert_eq!(http, from_view);
+    // The stored rows read back as the live standings the detail computes.
+    assert_eq!(standings, detail["standings"]);
     assert_eq!(json!(from_view[0].1), winners[0]);
     // 4 matches per entrant, 3 points a win: the points add up to the results.
     let games: i64 = standings.as_array().unwrap().iter().map(|s| s["games"].as_i64().unwrap()).sum();
@@ -229,6 +237,13 @@ async fn tournament_http_and_websocket_errors_are_machine_readable() {
         let (s, body) = server.get(path).await;
         let e: Value = serde_json::from_str(&body).unwrap();
         assert_eq!((s, e["code"].as_str()), (404, Some("no-such-tournament")), "{path}: {body}");
+    }
+    // Malformed paths and queries get the API's JSON errors too.
+    for path in ["/api/tournaments/x", "/api/tournaments/1?from-round=-1", "/api/tournaments/1?round=2", "/api/games/x"]
+    {
+        let (s, body) = server.get(path).await;
+        let e: Value = serde_json::from_str(&body).unwrap_or_else(|_| panic!("{path}: not JSON: {body}"));
+        assert_eq!((s, e["code"].as_str()), (400, Some("bad-request")), "{path}: {body}");
     }
     assert_eq!(server.get_json("/api/tournaments").await, json!([]));
 

@@ -9,18 +9,20 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
 use capicua_protocol::ErrorCode;
-use capicua_tournament::{Entrant, MatchResult, Round, Standing, StopReason, Table, Tournament, TournamentSpec};
-use serde::Serialize;
+use capicua_tournament::{Entrant, MatchResult, Round, Standing, StopReason, Table, TournamentSpec};
+use serde::{Deserialize, Serialize};
 
 use super::TournamentError;
-use super::store::{self, SpecFormat, StandingRow, Summary};
+use super::replays::Replayed;
+use super::store::{self, SpecFormat, Summary};
 use crate::AppState;
+use crate::extract::{ApiPath, ApiQuery};
 
 /// The tournament routes (merged into [`crate::http::router`]).
 pub fn routes() -> Router<Arc<AppState>> {
@@ -161,14 +163,36 @@ struct Detail {
     stop_reason: Option<StopReason>,
 }
 
-async fn detail(State(state): State<Arc<AppState>>, Path(id): Path<i64>) -> Result<Json<Detail>, TournamentApiError> {
-    let stored = store::load(&state.db, id).await?.ok_or_else(|| TournamentApiError::not_found(id))?;
-    let results: Vec<MatchResult> = stored.results.iter().map(|r| r.result.clone()).collect();
-    let t = Tournament::replay(stored.config, &results).map_err(TournamentError::from)?;
-    let rooms: HashMap<(u32, u32), store::StoredTable> =
-        store::tables(&state.db, id).await?.into_iter().map(|s| ((s.round, s.table.id), s)).collect();
-    let by_table: HashMap<(u32, u32), &store::StoredResult> =
-        stored.results.iter().map(|r| ((r.result.round, r.result.table), r)).collect();
+/// `GET /api/tournaments/{id}?from-round=A&to-round=B`: which rounds to
+/// detail (both optional and inclusive; default: every round).
+#[derive(Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+struct RoundRange {
+    from_round: Option<u32>,
+    to_round: Option<u32>,
+}
+
+async fn detail(
+    State(state): State<Arc<AppState>>,
+    ApiPath(id): ApiPath<i64>,
+    ApiQuery(range): ApiQuery<RoundRange>,
+) -> Result<Json<Detail>, TournamentApiError> {
+    let summary = store::summary_of(&state.db, id).await?.ok_or_else(|| TournamentApiError::not_found(id))?;
+    let (from, to) = (range.from_round.unwrap_or(0), range.to_round.unwrap_or(u32::MAX));
+    let replayed = state.tournaments.replays.current(&state.db, id).await?;
+    let Some(Some(Replayed { tournament: t, results })) = replayed.as_deref() else {
+        return Err(TournamentApiError::not_found(id));
+    };
+    let rooms: HashMap<(u32, u32), store::StoredTable> = store::tables_of_rounds(&state.db, id, from, to)
+        .await?
+        .into_iter()
+        .map(|s| ((s.round, s.table.id), s))
+        .collect();
+    let by_table: HashMap<(u32, u32), &store::StoredResult> = results
+        .iter()
+        .filter(|r| (from..=to).contains(&r.result.round))
+        .map(|r| ((r.result.round, r.result.table), r))
+        .collect();
     let round = |r: &Round, in_progress: bool| RoundDetail {
         number: r.number,
         stage: r.stage,
@@ -191,13 +215,14 @@ async fn detail(State(state): State<Arc<AppState>>, Path(id): Path<i64>) -> Resu
             })
             .collect(),
     };
-    let mut rounds: Vec<RoundDetail> = t.rounds().iter().map(|r| round(r, false)).collect();
-    if let Some(r) = t.next_round() {
+    let wanted = |r: &Round| (from..=to).contains(&r.number);
+    let mut rounds: Vec<RoundDetail> = t.rounds().iter().filter(|r| wanted(r)).map(|r| round(r, false)).collect();
+    if let Some(r) = t.next_round().filter(|r| wanted(r)) {
         rounds.push(round(&r, true));
     }
     let winners = t.winners().iter().map(|w| t.entrants()[w.index()].name.clone()).collect();
     Ok(Json(Detail {
-        summary: stored.summary,
+        summary,
         spec: t.config().spec().clone(),
         entrants: t.entrants().to_vec(),
         rounds,
@@ -209,8 +234,8 @@ async fn detail(State(state): State<Arc<AppState>>, Path(id): Path<i64>) -> Resu
 
 async fn standings(
     State(state): State<Arc<AppState>>,
-    Path(id): Path<i64>,
-) -> Result<Json<Vec<StandingRow>>, TournamentApiError> {
+    ApiPath(id): ApiPath<i64>,
+) -> Result<Json<Vec<capicua_tournament::Standing>>, TournamentApiError> {
     if store::summary_of(&state.db, id).await?.is_none() {
         return Err(TournamentApiError::not_found(id));
     }

@@ -24,6 +24,7 @@
 //! kept).
 
 pub mod http;
+pub mod replays;
 pub mod runner;
 pub mod store;
 
@@ -239,6 +240,8 @@ struct Inner {
 pub struct Registry {
     inner: Mutex<Inner>,
     wake: Arc<Notify>,
+    /// Replayed tournaments for the detail endpoint.
+    pub replays: replays::ReplayCache,
 }
 
 impl Registry {

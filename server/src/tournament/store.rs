@@ -6,7 +6,7 @@
 //! its `games` row ([`insert_match`]), so a finished match is either stored
 //! and recorded or neither: that is what makes a restart safe.
 
-use capicua_tournament::{Config, EntrantSpec, MatchResult, Round, Standing, TournamentSpec};
+use capicua_tournament::{Config, EntrantId, EntrantSpec, MatchResult, Round, Standing, TournamentSpec};
 use serde::Serialize;
 use sqlx::{Row, Sqlite, Transaction};
 
@@ -325,10 +325,18 @@ pub struct StoredTable {
 
 /// Every stored table, by round and table.
 pub async fn tables(db: &Db, id: i64) -> Result<Vec<StoredTable>, DbError> {
+    tables_of_rounds(db, id, 0, u32::MAX).await
+}
+
+/// The stored tables of rounds `from..=to`.
+pub async fn tables_of_rounds(db: &Db, id: i64, from: u32, to: u32) -> Result<Vec<StoredTable>, DbError> {
     let rows = sqlx::query(
-        "SELECT round, room_id, attempts, table_json FROM tournament_tables WHERE tournament_id = ? ORDER BY round, table_no",
+        "SELECT round, room_id, attempts, table_json FROM tournament_tables
+         WHERE tournament_id = ? AND round BETWEEN ? AND ? ORDER BY round, table_no",
     )
     .bind(id)
+    .bind(i64::from(from))
+    .bind(i64::from(to))
     .fetch_all(db.pool())
     .await?;
     rows.into_iter()
@@ -350,8 +358,8 @@ pub async fn save_standings(db: &Db, id: i64, standings: &[Standing]) -> Result<
     for s in standings {
         sqlx::query(
             "INSERT INTO tournament_standing_rows (tournament_id, rank, entrant_id, entrant, points, wins, draws,
-             losses, games, byes, timeouts, score, stage, eliminated, disqualified, tie_breaks)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+             losses, games, byes, timeouts, score, stage, eliminated, disqualified, reprieves, tie_breaks)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         )
         .bind(id)
         .bind(s.rank as i64)
@@ -368,6 +376,7 @@ pub async fn save_standings(db: &Db, id: i64, standings: &[Standing]) -> Result<
         .bind(s.stage as i64)
         .bind(s.eliminated)
         .bind(s.disqualified)
+        .bind(s.reprieves as i64)
         .bind(serde_json::to_string(&s.tie_breaks)?)
         .execute(&mut *tx)
         .await?;
@@ -376,57 +385,22 @@ pub async fn save_standings(db: &Db, id: i64, standings: &[Standing]) -> Result<
     Ok(())
 }
 
-/// One line of the `tournament_standings` view.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub struct StandingRow {
-    /// 1 for the leader.
-    pub rank: u32,
-    /// The entrant's name.
-    pub entrant: String,
-    /// The entrant's index in the spec.
-    pub entrant_id: u32,
-    /// Tournament points.
-    pub points: i64,
-    /// Matches won.
-    pub wins: u32,
-    /// Matches drawn.
-    pub draws: u32,
-    /// Matches lost.
-    pub losses: u32,
-    /// Matches played.
-    pub games: u32,
-    /// Byes.
-    pub byes: u32,
-    /// Timeouts.
-    pub timeouts: u32,
-    /// Sum of match scores.
-    pub score: i64,
-    /// Furthest stage reached.
-    pub stage: u32,
-    /// Out of a knockout.
-    pub eliminated: bool,
-    /// Disqualified.
-    pub disqualified: bool,
-    /// Tie-break values in the spec's order.
-    pub tie_breaks: Vec<i64>,
-}
-
-/// The standings of a tournament, read from the `tournament_standings` view.
-pub async fn standings(db: &Db, id: i64) -> Result<Vec<StandingRow>, DbError> {
+/// The standings of a tournament, read from the `tournament_standings` view
+/// (the rows the runner saved from the library's [`Standing`]s).
+pub async fn standings(db: &Db, id: i64) -> Result<Vec<Standing>, DbError> {
     let rows = sqlx::query(
         "SELECT rank, entrant, entrant_id, points, wins, draws, losses, games, byes, timeouts, score, stage,
-         eliminated, disqualified, tie_breaks FROM tournament_standings WHERE tournament_id = ?",
+         eliminated, disqualified, tie_breaks, reprieves FROM tournament_standings WHERE tournament_id = ? ORDER BY rank",
     )
     .bind(id)
     .fetch_all(db.pool())
     .await?;
     rows.into_iter()
         .map(|r| {
-            Ok(StandingRow {
+            Ok(Standing {
                 rank: r.get::<i64, _>(0) as u32,
-                entrant: r.get(1),
-                entrant_id: r.get::<i64, _>(2) as u32,
+                name: r.get(1),
+                entrant: EntrantId(r.get::<i64, _>(2) as u32),
                 points: r.get(3),
                 wins: r.get::<i64, _>(4) as u32,
                 draws: r.get::<i64, _>(5) as u32,
@@ -439,6 +413,7 @@ pub async fn standings(db: &Db, id: i64) -> Result<Vec<StandingRow>, DbError> {
                 eliminated: r.get(12),
                 disqualified: r.get(13),
                 tie_breaks: serde_json::from_str(r.get::<&str, _>(14))?,
+                reprieves: r.get::<i64, _>(15) as u32,
             })
         })
         .collect()

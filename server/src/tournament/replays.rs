@@ -1,0 +1,79 @@
+//! The replayed state of tournaments, kept between detail requests.
+//!
+//! `GET /api/tournaments/{id}` shows the rounds and pairings, which only a
+//! replay of the recorded results gives. Replaying from scratch on every
+//! request cost seconds at 100,000 results; the cache keeps each replayed
+//! [`Tournament`] and records only the results stored since its last read.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use capicua_tournament::Tournament;
+
+use super::TournamentError;
+use super::store::{self, StoredResult};
+use crate::db::Db;
+
+/// A tournament replayed up to its stored result `last_seq`.
+pub struct Replayed {
+    /// The state after the results below.
+    pub tournament: Tournament,
+    /// The results recorded, in order.
+    pub results: Vec<StoredResult>,
+}
+
+/// Tournaments kept: beyond this many, the cache starts over (each entry
+/// holds its results, so the bound is on memory).
+const MAX_CACHED: usize = 64;
+
+/// Replayed tournaments by id.
+#[derive(Default)]
+pub struct ReplayCache {
+    // A std mutex over the map (held for a lookup only), and an async one
+    // per tournament: requests for one tournament wait for a single replay
+    // instead of each doing its own, while other tournaments go on.
+    entries: Mutex<HashMap<i64, Arc<tokio::sync::Mutex<Option<Replayed>>>>>,
+}
+
+impl ReplayCache {
+    /// The tournament's replayed state brought up to date with the store,
+    /// or `None` when there is no such tournament.
+    pub async fn current(
+        &self,
+        db: &Db,
+        id: i64,
+    ) -> Result<Option<tokio::sync::OwnedMutexGuard<Option<Replayed>>>, TournamentError> {
+        let entry = {
+            let mut entries = self.entries.lock().expect("replay cache lock");
+            if entries.len() >= MAX_CACHED && !entries.contains_key(&id) {
+                entries.clear();
+            }
+            entries.entry(id).or_default().clone()
+        };
+        let mut slot = entry.lock_owned().await;
+        match slot.as_mut() {
+            None => {
+                let Some(stored) = store::load(db, id).await? else { return Ok(None) };
+                let results: Vec<_> = stored.results.iter().map(|r| r.result.clone()).collect();
+                let tournament = Tournament::replay(stored.config, &results)?;
+                *slot = Some(Replayed { tournament, results: stored.results });
+            }
+            Some(replayed) => {
+                let last = replayed.results.last().map_or(0, |r| r.seq);
+                let update = async {
+                    for r in store::results_after(db, id, last).await? {
+                        replayed.tournament.record(r.result.clone())?;
+                        replayed.results.push(r);
+                    }
+                    Ok::<_, TournamentError>(())
+                };
+                if let Err(e) = update.await {
+                    // Half-applied: the next request replays from scratch.
+                    *slot = None;
+                    return Err(e);
+                }
+            }
+        }
+        Ok(Some(slot))
+    }
+}
