@@ -229,9 +229,9 @@ impl Decider {
     /// strategy's choice is not among the legal moves.
     fn decide(&mut self, room: RoomId, view: Option<&ViewSnapshot>, legal: &[Move]) -> Move {
         let Some(view) = view else { return legal[0] };
-        if !self.rules.contains_key(&room) {
+        if let std::collections::hash_map::Entry::Vacant(slot) = self.rules.entry(room) {
             if let Some(rules) = Rules::preset(&view.variant) {
-                self.rules.insert(room, rules);
+                slot.insert(rules);
             }
         }
         let m = match self.rules.get(&room).map(|rules| SnapshotSeat::new(rules, view)) {

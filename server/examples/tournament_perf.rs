@@ -199,8 +199,15 @@ async fn live(matches: usize) -> anyhow::Result<()> {
 
 async fn scale(sizes: &[usize]) -> anyhow::Result<()> {
     println!(
-        "{:>8} {:>12} {:>14} {:>14} {:>16} {:>12}",
-        "results", "store (s)", "SQL view ms", "HTTP stand. ms", "HTTP detail ms", "replay ms"
+        "{:>8} {:>10} {:>12} {:>14} {:>13} {:>13} {:>15} {:>10}",
+        "results",
+        "store (s)",
+        "SQL view ms",
+        "HTTP stand. ms",
+        "detail 1st ms",
+        "detail ms",
+        "last round ms",
+        "replay ms"
     );
     for &n in sizes {
         let dir = std::env::temp_dir().join(format!("capicua-tournament-scale-{}-{n}", std::process::id()));
@@ -268,8 +275,22 @@ async fn scale(sizes: &[usize]) -> anyhow::Result<()> {
         })
         .await?;
         let reps = if n >= 100_000 { 3 } else { 10 };
+        // The first detail replays every result; later ones reuse the
+        // server's replay and only serialize.
+        let first = time_ms(1, || async {
+            anyhow::ensure!(http_get(addr, &format!("/api/tournaments/{id}")).await?.0 == 200);
+            Ok(())
+        })
+        .await?;
         let detail = time_ms(reps, || async {
             anyhow::ensure!(http_get(addr, &format!("/api/tournaments/{id}")).await?.0 == 200);
+            Ok(())
+        })
+        .await?;
+        let last_round = t.rounds().len().saturating_sub(1);
+        let last = time_ms(100, || async {
+            let path = format!("/api/tournaments/{id}?from-round={last_round}");
+            anyhow::ensure!(http_get(addr, &path).await?.0 == 200);
             Ok(())
         })
         .await?;
@@ -279,7 +300,9 @@ async fn scale(sizes: &[usize]) -> anyhow::Result<()> {
             Ok(())
         })
         .await?;
-        println!("{i:>8} {stored_secs:>12.2} {view:>14.3} {http:>14.3} {detail:>16.1} {replay:>12.1}");
+        println!(
+            "{i:>8} {stored_secs:>10.2} {view:>12.3} {http:>14.3} {first:>13.1} {detail:>13.1} {last:>15.2} {replay:>10.1}"
+        );
         server.abort();
         db.close().await;
         let _ = std::fs::remove_dir_all(&dir);

@@ -24,8 +24,8 @@ use crate::db::{GameRecord, SeatRecord};
 use crate::metrics::Metrics;
 use crate::{AppState, Client, ConnId, RoomHandle, encode};
 
-/// Longest per-move time and bank a room may set: one hour.
-const MAX_CLOCK_MS: u64 = 3_600_000;
+/// Longest per-move time and bank a room may set (as a tournament may).
+use capicua_tournament::MAX_CLOCK_MS;
 
 /// A command for a room task.
 pub enum RoomCmd {
@@ -206,6 +206,8 @@ struct Room {
     timeouts: Vec<u32>,
     /// The room's seed, when its creator asked for a reproducible room.
     seed: Option<u64>,
+    /// A tournament table: when a seat still missing forfeits the match.
+    no_show_at: Option<Instant>,
 }
 
 fn random_seed() -> u64 {
@@ -335,6 +337,7 @@ async fn create_with(
         tournament: None,
         timeouts: vec![0; seats as usize],
         seed: spec.seed,
+        no_show_at: setup.as_ref().map(|s| Instant::now() + s.hook.no_show),
     };
     if let Some(setup) = setup {
         for (i, h) in setup.hosted.into_iter().enumerate() {
@@ -404,11 +407,15 @@ impl Room {
             SeatState::Human { gone_since: Some(t), abandoned: false, .. } => Some(*t + grace),
             _ => None,
         });
-        self.pending.as_ref().map(|p| p.deadline).into_iter().chain(graces).min()
+        let no_show = self.no_show_at.filter(|_| self.game.is_none() && self.games_played == 0);
+        self.pending.as_ref().map(|p| p.deadline).into_iter().chain(graces).chain(no_show).min()
     }
 
     async fn on_timer(&mut self) {
         let now = Instant::now();
+        if self.game.is_none() && self.games_played == 0 && self.no_show_at.is_some_and(|t| t <= now) {
+            return self.forfeit_no_show().await;
+        }
         let grace = self.state.config.reconnect_grace;
         let mut changed = false;
         for i in 0..self.seats.len() {
@@ -687,16 +694,38 @@ impl Room {
     }
 
     /// Starts a match when every seat is filled and ready.
+    /// The first seat that is not ready to play (empty, not ready, gone).
+    fn first_missing(&self) -> Option<usize> {
+        self.seats.iter().position(|s| match s {
+            SeatState::Empty => true,
+            SeatState::Human { ready, abandoned, .. } => !*ready || *abandoned,
+            SeatState::Bot { .. } => false,
+        })
+    }
+
+    /// A tournament table's players did not all come in time: the side of
+    /// the first missing seat forfeits the match, which is stored (a fresh
+    /// deal, no moves) like any other so the tournament goes on.
+    async fn forfeit_no_show(&mut self) {
+        let Some(missing) = self.first_missing() else { return self.maybe_start().await };
+        let game = match Game::new(self.rules.clone(), self.seating.clone(), random_seed()) {
+            Ok(g) => g,
+            Err(e) => {
+                tracing::error!(room = self.id, error = %e, "seating checked at creation failed");
+                return self.close("internal error");
+            }
+        };
+        tracing::info!(room = self.id, seat = missing, "no-show: the seat's side forfeits");
+        self.timeouts = vec![0; self.seats.len()];
+        self.game = Some(game);
+        self.finish(Some(Seat(missing as u8))).await;
+    }
+
     async fn maybe_start(&mut self) {
         if self.game.is_some() || self.closed {
             return;
         }
-        let all_ready = self.seats.iter().all(|s| match s {
-            SeatState::Empty => false,
-            SeatState::Human { ready, abandoned, .. } => *ready && !*abandoned,
-            SeatState::Bot { .. } => true,
-        });
-        if !all_ready {
+        if self.first_missing().is_some() {
             return;
         }
         // A seeded room deals its k-th match from `seed + k`: the first

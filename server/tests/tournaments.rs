@@ -272,3 +272,45 @@ async fn tournament_http_and_websocket_errors_are_machine_readable() {
     assert_eq!(r["type"], "error", "{r}");
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_entrant_who_never_comes_forfeits_after_the_no_show_time() {
+    let server = admin_server().await;
+    // Registered, but never connects.
+    let (c, _token) = server.player("zoe").await;
+    drop(c);
+    let spec = json!({
+        "name": "no-show", "seed": 1, "table": "duel", "variants": ["block"],
+        "entrants": ["zoe", "bot:random"],
+        "stages": [{"format": "round-robin"}],
+        "clock": {"move-ms": 2000, "no-show-secs": 1}
+    });
+    let (status, created) =
+        http_post(server.addr, "/api/tournaments", Some(ADMIN), "application/json", &spec.to_string()).await;
+    assert_eq!(status, 201, "{created}");
+    let id = created["id"].as_i64().unwrap();
+    let waited = std::time::Instant::now();
+    let detail = loop {
+        let d = server.get_json(&format!("/api/tournaments/{id}")).await;
+        if d["status"] == "finished" {
+            break d;
+        }
+        assert_ne!(d["status"], "failed", "{d}");
+        assert!(waited.elapsed() < Duration::from_secs(20), "the table still waits for zoe: {d}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert_eq!(detail["winners"], json!(["bot:random"]), "{detail}");
+    let table = &detail["rounds"][0]["tables"][0];
+    let game = table["game"].as_i64().expect("the forfeit is a stored game");
+    let replay = server.get_json(&format!("/api/games/{game}")).await;
+    let zoe = replay["seats"].as_array().unwrap().iter().position(|s| s["kind"] == "empty").expect("zoe's seat");
+    assert_eq!(replay["forfeit"], zoe, "{replay}");
+    // A clock out of range is refused with the field named.
+    let bad = json!({
+        "name": "bad clock", "table": "duel", "variants": ["block"], "entrants": ["zoe", "bot:random"],
+        "stages": [{"format": "round-robin"}], "clock": {"no-show-secs": 0}
+    });
+    let (status, e) =
+        http_post(server.addr, "/api/tournaments", Some(ADMIN), "application/json", &bad.to_string()).await;
+    assert_eq!((status, e["field"].as_str()), (400, Some("clock.no-show-secs")), "{e}");
+}

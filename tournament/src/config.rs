@@ -62,6 +62,63 @@ pub struct TournamentSpec {
     /// half its points. Off unless present.
     #[serde(default)]
     pub lenient_judge: Option<LenientJudgeSpec>,
+    /// The tables' clock and how long an entrant may keep its table waiting.
+    #[serde(default)]
+    pub clock: ClockSpec,
+}
+
+/// Longest move time or bank a tournament may set: one hour.
+pub const MAX_CLOCK_MS: u64 = 3_600_000;
+
+/// The clock of every table of a tournament.
+///
+/// ```
+/// use capicua_tournament::ClockSpec;
+/// let clock: ClockSpec = toml::from_str("move-ms = 5000\nno-show-secs = 60").unwrap();
+/// assert_eq!((clock.move_ms, clock.bank_ms, clock.no_show_secs), (5000, 0, 60));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct ClockSpec {
+    /// Milliseconds per move before the bank is used (default 30,000).
+    #[serde(default = "ClockSpec::default_move_ms")]
+    pub move_ms: u64,
+    /// A per-seat bank of extra milliseconds for the match (default 0).
+    #[serde(default)]
+    pub bank_ms: u64,
+    /// Seconds a table waits for its players to sit and say ready; then
+    /// the side of the first missing seat forfeits the match (default 300).
+    #[serde(default = "ClockSpec::default_no_show_secs")]
+    pub no_show_secs: u32,
+}
+
+impl ClockSpec {
+    fn default_move_ms() -> u64 {
+        30_000
+    }
+
+    fn default_no_show_secs() -> u32 {
+        300
+    }
+
+    fn check(&self) -> Result<(), ConfigError> {
+        if self.move_ms == 0 || self.move_ms > MAX_CLOCK_MS {
+            return Err(ConfigError::new("clock.move-ms", format!("must be 1..={MAX_CLOCK_MS}")));
+        }
+        if self.bank_ms > MAX_CLOCK_MS {
+            return Err(ConfigError::new("clock.bank-ms", format!("must be at most {MAX_CLOCK_MS}")));
+        }
+        if self.no_show_secs == 0 || u64::from(self.no_show_secs) * 1000 > MAX_CLOCK_MS {
+            return Err(ConfigError::new("clock.no-show-secs", format!("must be 1..={}", MAX_CLOCK_MS / 1000)));
+        }
+        Ok(())
+    }
+}
+
+impl Default for ClockSpec {
+    fn default() -> Self {
+        ClockSpec { move_ms: Self::default_move_ms(), bank_ms: 0, no_show_secs: Self::default_no_show_secs() }
+    }
 }
 
 /// One entrant as written: a player's name, or a fixed team of two.
@@ -289,6 +346,7 @@ impl TournamentSpec {
         if let Some(judge) = &self.lenient_judge {
             judge.check()?;
         }
+        self.clock.check()?;
         Ok(Config { spec: self })
     }
 

@@ -58,7 +58,8 @@ mod tiebreak;
 mod tournament;
 
 pub use config::{
-    Config, ConfigError, EntrantSpec, FormatKind, MAX_ENTRANTS, StageSpec, TableKind, TeamSpec, TournamentSpec,
+    ClockSpec, Config, ConfigError, EntrantSpec, FormatKind, MAX_CLOCK_MS, MAX_ENTRANTS, StageSpec, TableKind,
+    TeamSpec, TournamentSpec,
 };
 pub use disqualify::{DisqualifySpec, LenientJudgeSpec, Violation};
 pub use round::{Entrant, EntrantId, MatchResult, Round, Seat, SeatResult, Table};

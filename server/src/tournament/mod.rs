@@ -140,6 +140,8 @@ pub struct TableHook {
     /// The player id each seat is reserved for (`None`: a hosted seat).
     reserved: Vec<Option<i64>>,
     done: Option<oneshot::Sender<Option<i64>>>,
+    /// How long the table waits for its players before a no-show forfeits.
+    pub(crate) no_show: Duration,
 }
 
 impl TableHook {

@@ -19,8 +19,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use capicua_engine::Variant;
-use capicua_protocol::{Progress, RoomSpec, TournamentId};
-use capicua_tournament::{MatchResult, Round, Table, Tournament};
+use capicua_protocol::{Progress, RoomSpec, TimeControl, TournamentId};
+use capicua_tournament::{ClockSpec, MatchResult, Round, Table, Tournament};
 use tokio::sync::{mpsc, oneshot};
 
 use super::{Assignment, HostedSeat, Member, TableHook, TableSetup, TournamentError, store};
@@ -85,7 +85,8 @@ async fn drive(state: &Arc<AppState>, id: TournamentId) -> Result<(), Tournament
                     round.number
                 )));
             }
-            open_table(state, id, &round, &round.tables[table_no as usize], tx.clone()).await?;
+            let clock = t.config().spec().clock;
+            open_table(state, id, &round, &round.tables[table_no as usize], clock, tx.clone()).await?;
             open.insert(table_no);
         }
         let event = tokio::select! {
@@ -148,6 +149,7 @@ async fn open_table(
     id: TournamentId,
     round: &Round,
     table: &Table,
+    clock: ClockSpec,
     tx: mpsc::UnboundedSender<(u32, u32, Option<i64>)>,
 ) -> Result<(), TournamentError> {
     let mut hosted = Vec::with_capacity(table.seats.len());
@@ -181,7 +183,7 @@ async fn open_table(
         teams: Some(teams),
         // Tournament games update ratings like any rated game.
         rated: true,
-        time: None,
+        time: Some(TimeControl { move_ms: clock.move_ms, bank_ms: clock.bank_ms }),
         on_timeout: None,
         // Never seeded: the tournament's seed is public in its
         // configuration, and a known seed would reveal every hand.
@@ -194,6 +196,7 @@ async fn open_table(
         table: table.clone(),
         reserved: reserved.clone(),
         done: Some(done_tx),
+        no_show: Duration::from_secs(u64::from(clock.no_show_secs)),
     };
     let info = crate::room::create_table(state, spec, TableSetup { hosted, hook })
         .await
