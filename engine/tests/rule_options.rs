@@ -243,39 +243,12 @@ fn reaching_the_hand_score_during_play_ends_the_hand() {
     assert_eq!(v.validate().unwrap_err().field, "end");
 }
 
-/// The blocked latin hand of scripted.rs (in hand 1, so [0|0] may lead):
-/// hands of 34, 39, 29, 24 pips, seats 0 and 3 holding 4 tiles, seats 1
-/// and 2 five.
+/// The blocked latin hand of the common helpers, ranked by `by`.
 fn play_blocked_latin(by: RankBy) -> Game {
     let mut v = preset("latin").unwrap();
     v.ranking.by = by;
     v.target = MatchTarget::Hands(2);
-    let hands = vec![
-        set(&[(0, 0), (0, 3), (5, 6), (6, 6), (5, 5), (4, 6), (1, 1)]),
-        set(&[(0, 2), (0, 5), (2, 6), (3, 3), (3, 5), (4, 4), (4, 5)]),
-        set(&[(1, 2), (0, 4), (1, 5), (1, 4), (2, 2), (2, 3), (3, 6)]),
-        set(&[(0, 1), (3, 4), (0, 6), (1, 3), (1, 6), (2, 4), (2, 5)]),
-    ];
-    let mut g = Game::from_setup(rules(v), Seating::new(4), setup(1, hands, vec![], 0)).unwrap();
-    play_checked(&mut g, lead(0, 0));
-    let script = [
-        (3, (0, 1), 0),
-        (2, (1, 2), 0),
-        (1, (0, 2), 0),
-        (0, (0, 3), 1),
-        (3, (3, 4), 1),
-        (2, (0, 4), 1),
-        (1, (0, 5), 0),
-        (0, (5, 6), 0),
-        (3, (0, 6), 0),
-    ];
-    for (seat, (a, b), end) in script {
-        assert_eq!(g.to_move(), Some(Seat(seat)));
-        let pip = g.board().ends()[end as usize].pip;
-        let face = if d(a, b).faces().0 == pip { 0 } else { 1 };
-        play_checked(&mut g, Move::Play { tile: d(a, b), end: EndId(end), face });
-    }
-    g
+    blocked_latin(v)
 }
 
 #[test]

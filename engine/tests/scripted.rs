@@ -24,33 +24,6 @@ fn setup(hand: u32, hands: Vec<TileSet>, stock: Vec<Tile>, leader: u8) -> Setup 
     Setup { seed: 9, hand, scores: vec![], hands, stock, leader: Seat(leader) }
 }
 
-/// A latin hand that blocks with both ends on 0 and all seven 0s played,
-/// the teams holding 63 pips each. Seats move 0, 3, 2, 1 (counter-clockwise).
-fn blocked_latin(v: Variant) -> Game {
-    let hands = vec![
-        set(&[(0, 0), (0, 3), (5, 6), (6, 6), (5, 5), (4, 6), (1, 1)]),
-        set(&[(0, 2), (0, 5), (2, 6), (3, 3), (3, 5), (4, 4), (4, 5)]),
-        set(&[(1, 2), (0, 4), (1, 5), (1, 4), (2, 2), (2, 3), (3, 6)]),
-        set(&[(0, 1), (3, 4), (0, 6), (1, 3), (1, 6), (2, 4), (2, 5)]),
-    ];
-    // Hand 1: the later-hand rule (any tile) applies, so seat 0 may lead [0|0].
-    let mut g = Game::from_setup(rules(v), Seating::new(4), setup(1, hands, vec![], 0)).unwrap();
-    play_checked(&mut g, lead(0, 0));
-    let script = [(3, (0, 1), 0), (2, (1, 2), 0), (1, (0, 2), 0), (0, (0, 3), 1), (3, (3, 4), 1), (2, (0, 4), 1)];
-    for (seat, (a, b), end) in script {
-        assert_eq!(g.to_move(), Some(Seat(seat)));
-        let m = on(&g, a, b, end);
-        play_checked(&mut g, m);
-    }
-    for (seat, (a, b), end) in [(1, (0, 5), 0), (0, (5, 6), 0), (3, (0, 6), 0)] {
-        assert_eq!(g.to_move(), Some(Seat(seat)));
-        assert!(g.hand_results().is_empty(), "not blocked before the last zero");
-        let m = on(&g, a, b, end);
-        play_checked(&mut g, m);
-    }
-    g
-}
-
 #[test]
 fn blocked_latin_tie_scores_nothing() {
     let g = blocked_latin(preset("latin").unwrap());

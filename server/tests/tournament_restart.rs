@@ -4,11 +4,13 @@
 //!
 //! `CAPICUA_RESTART_ENTRANTS` (default 8) scales it.
 
+mod common;
+
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use capicua_tournament::{MatchResult, Tournament, TournamentSpec};
+use capicua_tournament::{Tournament, TournamentSpec};
 use sqlx::{Row, SqlitePool};
 
 const BIN: &str = env!("CARGO_BIN_EXE_capicua-server");
@@ -144,13 +146,7 @@ async fn a_killed_server_resumes_its_tournament_without_losing_or_repeating_matc
         sqlx::query("SELECT COUNT(*) FROM tournament_tables WHERE attempts > 1").fetch_one(&pool).await.unwrap().get(0);
     assert!(replayed >= 1, "the kill interrupted a table");
     // The stored standings are the replay of the stored results.
-    let results: Vec<MatchResult> = sqlx::query("SELECT result_json FROM tournament_matches ORDER BY seq")
-        .fetch_all(&pool)
-        .await
-        .unwrap()
-        .iter()
-        .map(|r| serde_json::from_str(r.get::<&str, _>(0)).unwrap())
-        .collect();
+    let results = common::stored_results(&pool, 1).await;
     let t = Tournament::replay(toml::from_str::<TournamentSpec>(&spec).unwrap().validate().unwrap(), &results).unwrap();
     assert!(t.is_finished());
     let view: Vec<(i64, String, i64)> = sqlx::query("SELECT rank, entrant, points FROM tournament_standings")

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use capicua_bot::remote::{AwaitConfig, Tally, await_assignments};
 use capicua_server::Config;
-use capicua_tournament::{MatchResult, Tournament, TournamentSpec};
+use capicua_tournament::{Tournament, TournamentSpec};
 use common::{TestServer, temp_db};
 use serde_json::{Value, json};
 use sqlx::Row;
@@ -49,15 +49,7 @@ async fn check_view_against_replay(db_path: &std::path::Path, id: i64) -> Vec<(i
     let (text, format): (String, String) = (row.get(0), row.get(1));
     let spec: TournamentSpec =
         if format == "json" { serde_json::from_str(&text).unwrap() } else { toml::from_str(&text).unwrap() };
-    let results: Vec<MatchResult> =
-        sqlx::query("SELECT result_json FROM tournament_matches WHERE tournament_id = ? ORDER BY seq")
-            .bind(id)
-            .fetch_all(&pool)
-            .await
-            .unwrap()
-            .iter()
-            .map(|r| serde_json::from_str(r.get::<&str, _>(0)).unwrap())
-            .collect();
+    let results = common::stored_results(&pool, id).await;
     let t = Tournament::replay(spec.validate().unwrap(), &results).unwrap();
     let view = sqlx::query(
         "SELECT rank, entrant, points, wins, draws, losses, games, score FROM tournament_standings WHERE tournament_id = ?",

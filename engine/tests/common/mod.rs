@@ -142,3 +142,39 @@ pub fn played_tiles(g: &Game) -> Vec<Tile> {
         })
         .collect()
 }
+
+/// A latin hand that blocks with both ends on 0 and all seven 0s played:
+/// hands of 34, 39, 29, 24 pips (the teams 63 each), seats 0 and 3 holding
+/// 4 tiles, seats 1 and 2 five. Seats move 0, 3, 2, 1 (counter-clockwise).
+/// Played as hand 1 (the later-hand rule: any tile leads, so seat 0 leads
+/// [0|0]) of `v`, which must keep latin's seats, layout and matching.
+pub fn blocked_latin(v: capicua_engine::Variant) -> Game {
+    use capicua_engine::{Seating, Setup};
+    let hands = vec![
+        set(&[(0, 0), (0, 3), (5, 6), (6, 6), (5, 5), (4, 6), (1, 1)]),
+        set(&[(0, 2), (0, 5), (2, 6), (3, 3), (3, 5), (4, 4), (4, 5)]),
+        set(&[(1, 2), (0, 4), (1, 5), (1, 4), (2, 2), (2, 3), (3, 6)]),
+        set(&[(0, 1), (3, 4), (0, 6), (1, 3), (1, 6), (2, 4), (2, 5)]),
+    ];
+    let setup = Setup { seed: 9, hand: 1, scores: vec![], hands, stock: vec![], leader: Seat(0) };
+    let mut g = Game::from_setup(std::sync::Arc::new(v.validate().unwrap()), Seating::new(4), setup).unwrap();
+    play_checked(&mut g, lead(0, 0));
+    let script = [(3, (0, 1), 0), (2, (1, 2), 0), (1, (0, 2), 0), (0, (0, 3), 1), (3, (3, 4), 1), (2, (0, 4), 1)];
+    let on = |g: &Game, a: u8, b: u8, end: u8| {
+        let pip = g.board().ends()[end as usize].pip;
+        let face = if d(a, b).faces().0 == pip { 0 } else { 1 };
+        Move::Play { tile: d(a, b), end: EndId(end), face }
+    };
+    for (seat, (a, b), end) in script {
+        assert_eq!(g.to_move(), Some(Seat(seat)));
+        let m = on(&g, a, b, end);
+        play_checked(&mut g, m);
+    }
+    for (seat, (a, b), end) in [(1, (0, 5), 0), (0, (5, 6), 0), (3, (0, 6), 0)] {
+        assert_eq!(g.to_move(), Some(Seat(seat)));
+        assert!(g.hand_results().is_empty(), "not blocked before the last zero");
+        let m = on(&g, a, b, end);
+        play_checked(&mut g, m);
+    }
+    g
+}

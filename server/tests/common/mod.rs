@@ -372,3 +372,16 @@ pub async fn play_out(clients: Vec<Client>, room: u64) -> (Vec<Client>, i64) {
     }
     (out, id.unwrap())
 }
+
+/// The results a tournament recorded, straight from SQLite, in record order.
+pub async fn stored_results(pool: &sqlx::SqlitePool, tournament: i64) -> Vec<capicua_tournament::MatchResult> {
+    use sqlx::Row;
+    sqlx::query("SELECT result_json FROM tournament_matches WHERE tournament_id = ? ORDER BY seq")
+        .bind(tournament)
+        .fetch_all(pool)
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| serde_json::from_str(r.get::<&str, _>(0)).unwrap())
+        .collect()
+}
