@@ -15,7 +15,8 @@ use std::time::Duration;
 
 use capicua_engine::{Move, Rules, Variant, ViewSnapshot};
 use capicua_protocol::{
-    ClientFrame, ClientMsg, PROTOCOL_VERSION, Progress, RoomId, RoomSpec, RoomStatus, ServerFrame, ServerMsg, close,
+    Assignment, ClientFrame, ClientMsg, PROTOCOL_VERSION, Progress, RoomId, RoomSpec, RoomStatus, ServerFrame,
+    ServerMsg, close,
 };
 use futures_util::{SinkExt, StreamExt};
 use tokio::net::TcpStream;
@@ -471,7 +472,7 @@ async fn assignment_session(cfg: &AwaitConfig, tally: &Tally, attempt: &mut u32)
     loop {
         let frame = conn.recv().await?;
         match frame.msg {
-            ServerMsg::Assignment { room, seat, .. } => {
+            ServerMsg::Assignment(Assignment { room, seat, .. }) => {
                 // The room handles both in order; a seat already held answers
                 // `already-seated`, which changes nothing.
                 conn.send(ClientMsg::Join { room, seat: Some(seat) }).await?;

@@ -216,6 +216,24 @@ impl Default for TimeControl {
     }
 }
 
+/// A tournament table due for a player (the `assignment` message).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub struct Assignment {
+    /// The tournament.
+    pub tournament: TournamentId,
+    /// The round (from 0).
+    pub round: u32,
+    /// The table in its round.
+    pub table: u32,
+    /// The room to join.
+    pub room: RoomId,
+    /// The seat reserved for the receiver.
+    pub seat: u8,
+    /// The variant played.
+    pub variant: String,
+}
+
 /// What the referee does for a seat whose time ran out.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
@@ -419,20 +437,7 @@ pub enum ServerMsg {
     },
     /// A tournament table is due: `join` the room at this seat, then `ready`.
     /// The room plays one match and closes.
-    Assignment {
-        /// The tournament.
-        tournament: TournamentId,
-        /// The round (from 0).
-        round: u32,
-        /// The table in its round.
-        table: u32,
-        /// The room to join.
-        room: RoomId,
-        /// The seat reserved for the receiver.
-        seat: u8,
-        /// The variant played.
-        variant: String,
-    },
+    Assignment(Assignment),
     /// News of a followed tournament.
     TournamentProgress {
         /// The tournament.

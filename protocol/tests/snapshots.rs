@@ -158,7 +158,14 @@ fn server_messages() {
         ),
         (ServerMsg::Awaiting { pending: 1 }, r#"{"id":1,"type":"awaiting","pending":1}"#),
         (
-            ServerMsg::Assignment { tournament: 2, round: 0, table: 1, room: 7, seat: 3, variant: "latin".into() },
+            ServerMsg::Assignment(Assignment {
+                tournament: 2,
+                round: 0,
+                table: 1,
+                room: 7,
+                seat: 3,
+                variant: "latin".into(),
+            }),
             r#"{"id":1,"type":"assignment","tournament":2,"round":0,"table":1,"room":7,"seat":3,"variant":"latin"}"#,
         ),
         (

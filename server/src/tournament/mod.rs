@@ -33,7 +33,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use capicua_engine::Game;
-use capicua_protocol::{ErrorCode, Progress, RoomId, ServerMsg, TournamentId};
+use capicua_protocol::{Assignment, ErrorCode, Progress, ServerMsg, TournamentId};
 use capicua_tournament::{ConfigError, MatchResult, RecordError, SeatResult, Table};
 use tokio::sync::{Notify, oneshot};
 
@@ -202,30 +202,6 @@ pub struct TableSetup {
     pub hook: TableHook,
 }
 
-/// A table due for a player.
-#[derive(Clone, Debug)]
-struct Assignment {
-    tournament: TournamentId,
-    round: u32,
-    table: u32,
-    room: RoomId,
-    seat: u8,
-    variant: String,
-}
-
-impl Assignment {
-    fn msg(&self) -> ServerMsg {
-        ServerMsg::Assignment {
-            tournament: self.tournament,
-            round: self.round,
-            table: self.table,
-            room: self.room,
-            seat: self.seat,
-            variant: self.variant.clone(),
-        }
-    }
-}
-
 #[derive(Default)]
 struct Inner {
     running: HashSet<TournamentId>,
@@ -261,7 +237,7 @@ impl Registry {
         if let Some(conns) = inner.waiting.get_mut(&player) {
             conns.retain(|c| c.out.is_open());
             for c in conns.iter() {
-                c.out.send(None, a.msg());
+                c.out.send(None, ServerMsg::Assignment(a.clone()));
             }
         }
         inner.assignments.entry(player).or_default().push(a);
@@ -314,7 +290,7 @@ pub(crate) fn await_assignments(state: &AppState, client: &Client, id: Option<u6
     let due = inner.assignments.get(&player).cloned().unwrap_or_default();
     client.out.send(id, ServerMsg::Awaiting { pending: due.len() as u32 });
     for a in due {
-        client.out.send(None, a.msg());
+        client.out.send(None, ServerMsg::Assignment(a));
     }
 }
 
