@@ -143,7 +143,7 @@ impl PlacedTile {
 
 /// An empty cell next to the placed tiles, with the pips each placed
 /// neighbour demands on each of its sides (`FREE` where there is none).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Frontier {
     x: i16,
     y: i16,
@@ -185,7 +185,7 @@ fn key(x: i16, y: i16) -> u32 {
 /// Move generation reads indexes kept up to date by every placement (open
 /// faces by pips on the graph board, the frontier of empty cells with their
 /// demands on a lattice), so it allocates nothing.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PolyBoard {
     kind: BoardKind,
     placed: Vec<PlacedTile>,

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use super::board::{PolyBoard, PolySpot};
 use super::tile::PolyTileId;
 use super::variant::{MAX_POLY_HANDS, MAX_POLY_SEATS, PolyMatchTarget, PolyRules, PolyScoring};
-use crate::error::SeatingError;
+use crate::error::{SeatingError, SetupError};
 use crate::rng::SeededRng;
 
 /// The ChaCha stream of hand `hand`'s deal (distinct from every stream of
@@ -195,7 +195,7 @@ pub struct PolyOutcome {
 /// }
 /// assert!(g.outcome().unwrap().scores.iter().any(|&s| s >= 400));
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PolyGame {
     rules: Arc<PolyRules>,
     seats: u8,
@@ -237,6 +237,40 @@ impl PolyGame {
             outcome: None,
         };
         g.deal();
+        Ok(g)
+    }
+
+    /// A match whose first hand is dealt as given (a puzzle, a test, a real
+    /// deal typed in): `hands[s]` is seat `s`'s hand, `stock` the stock (top
+    /// last) and `leader` moves first; later hands are dealt from `seed`.
+    /// Hands and stock must hold every tile of the set exactly once.
+    pub fn from_deal(
+        rules: impl Into<Arc<PolyRules>>,
+        seed: u64,
+        hands: Vec<Vec<PolyTileId>>,
+        stock: Vec<PolyTileId>,
+        leader: u8,
+    ) -> Result<PolyGame, SetupError> {
+        let seats = u8::try_from(hands.len()).unwrap_or(u8::MAX);
+        let mut g = PolyGame::new(rules, seats, seed)?;
+        let len = g.rules.set().len();
+        let mut seen = vec![false; len];
+        for &t in hands.iter().flatten().chain(&stock) {
+            match seen.get_mut(t.0 as usize) {
+                None => return Err(SetupError::Tiles(format!("#{} is not in a set of {len}", t.0))),
+                Some(true) => return Err(SetupError::Tiles(format!("#{} is dealt twice", t.0))),
+                Some(slot) => *slot = true,
+            }
+        }
+        if let Some(missing) = seen.iter().position(|&b| !b) {
+            return Err(SetupError::Tiles(format!("#{missing} is in no hand and not in the stock")));
+        }
+        if leader >= seats {
+            return Err(SetupError::Leader(leader));
+        }
+        g.hands = hands;
+        g.stock = stock;
+        g.to_move = Some(leader);
         Ok(g)
     }
 
