@@ -427,7 +427,11 @@ pub fn catalog() -> Vec<RuleOption> {
             "lattice",
             "Lattice",
             "Cells of a triangle, square or hex lattice; a tile must match every placed tile it touches.",
-            Param { name: "lattice", kind: ParamKind::Choice { options: &["triangle", "square", "hex"] }, default: "triangle" }
+            Param {
+                name: "lattice",
+                kind: ParamKind::Choice { options: &["triangle", "square", "hex"] },
+                default: "triangle"
+            }
         ),
         opt!("poly.stuck", "pass", "Pass", "A seat that cannot play passes; the stock is never drawn."),
         opt!("poly.stuck", "draw-one", "Draw one", "Draw one tile, play it if it fits, else pass."),
@@ -438,8 +442,18 @@ pub fn catalog() -> Vec<RuleOption> {
             "Draw at most n tiles, playing as soon as one fits, then pass.",
             int("n", 1, 255, "3")
         ),
-        opt!("poly.stuck", "draw-until-playable", "Draw until playable", "Draw until a tile fits or the stock is empty."),
-        opt!("poly.scoring", "opponents", "Opponents' pips", "The hand's winner scores the pips left in every other hand."),
+        opt!(
+            "poly.stuck",
+            "draw-until-playable",
+            "Draw until playable",
+            "Draw until a tile fits or the stock is empty."
+        ),
+        opt!(
+            "poly.scoring",
+            "opponents",
+            "Opponents' pips",
+            "The hand's winner scores the pips left in every other hand."
+        ),
         opt!(
             "poly.scoring",
             "own-pips",
@@ -453,7 +467,13 @@ pub fn catalog() -> Vec<RuleOption> {
             "The match ends after the hand in which a seat reaches the target.",
             int("points", 1, 100_000, "400")
         ),
-        opt!("poly.target", "hands", "Hands", "The match ends after a fixed number of hands.", int("hands", 1, 500, "1")),
+        opt!(
+            "poly.target",
+            "hands",
+            "Hands",
+            "The match ends after a fixed number of hands.",
+            int("hands", 1, 500, "1")
+        ),
     ]
 }
 

@@ -62,11 +62,8 @@ fn a_square_must_match_every_neighbour_it_touches() {
     // A at (0,0) = top 0, right 1, bottom 2, left 3; B = <1|1|1|1> right of
     // it; C below B showing top 1, right 0, bottom 0, left 0. Cell (0,1)
     // then touches A's bottom (2) on its top and C's left (0) on its right.
-    let mut g = deal(
-        &r,
-        &[&[&[0, 1, 2, 3], &[1, 0, 0, 0], &[3, 3, 3, 3]], &[&[1, 1, 1, 1], &[2, 0, 3, 3], &[2, 1, 0, 0]]],
-        0,
-    );
+    let mut g =
+        deal(&r, &[&[&[0, 1, 2, 3], &[1, 0, 0, 0], &[3, 3, 3, 3]], &[&[1, 1, 1, 1], &[2, 0, 3, 3], &[2, 1, 0, 0]]], 0);
     g.play(place(&r, &[0, 1, 2, 3], 0, 0)).unwrap();
     g.play(place(&r, &[1, 1, 1, 1], 1, 0)).unwrap();
     g.play(place(&r, &[1, 0, 0, 0], 1, 1)).unwrap();
@@ -198,7 +195,8 @@ fn setups_must_be_consistent() {
     assert_eq!(ok.unwrap().to_move(), Some(1));
     let twice = PolyGame::from_deal(r.clone(), 0, vec![all[..5].to_vec(), all[4..10].to_vec()], all[10..].to_vec(), 0);
     assert!(twice.is_err());
-    let missing = PolyGame::from_deal(r.clone(), 0, vec![all[..5].to_vec(), all[5..10].to_vec()], all[11..].to_vec(), 0);
+    let missing =
+        PolyGame::from_deal(r.clone(), 0, vec![all[..5].to_vec(), all[5..10].to_vec()], all[11..].to_vec(), 0);
     assert!(missing.is_err());
     let leader = PolyGame::from_deal(r.clone(), 0, vec![all[..5].to_vec(), all[5..10].to_vec()], all[10..].to_vec(), 2);
     assert!(leader.is_err());
@@ -340,8 +338,8 @@ fn every_poly_variant_file_plays() {
     assert!(files.len() >= POLY_PRESETS.len(), "a file per preset at least: {files:?}");
     for path in files {
         let name = path.file_name().unwrap().to_str().unwrap();
-        let rules = PolyRules::from_file_text(name, &std::fs::read_to_string(&path).unwrap())
-            .unwrap_or_else(|e| panic!("{e}"));
+        let rules =
+            PolyRules::from_file_text(name, &std::fs::read_to_string(&path).unwrap()).unwrap_or_else(|e| panic!("{e}"));
         let moves = play_random(Arc::new(rules), games() / 4 + 1, name);
         assert!(moves > 0);
     }

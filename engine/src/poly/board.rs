@@ -304,7 +304,9 @@ impl PolyBoard {
                     }
             }
             (BoardKind::Graph, PolySpot::Face { node, face }) => self.placed.get(node as usize).is_some_and(|p| {
-                (face as usize) < p.pips.faces() && p.open & (1 << face) != 0 && p.pips.face(face as usize) == tile.face(r)
+                (face as usize) < p.pips.faces()
+                    && p.open & (1 << face) != 0
+                    && p.pips.face(face as usize) == tile.face(r)
             }),
             (BoardKind::Lattice(_), PolySpot::Cell { x, y }) => self
                 .frontier_at

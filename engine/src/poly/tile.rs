@@ -166,7 +166,9 @@ impl PolyTileSet {
     pub fn new(faces: usize, max_pip: u8, rule: SetRule) -> PolyTileSet {
         let mut tiles = Vec::new();
         let base = max_pip as usize + 1;
-        if matches!(faces, 3 | 4 | 6) && max_pip <= MAX_POLY_PIP && PolyTileSet::count(faces, max_pip, rule) <= MAX_POLY_TILES
+        if matches!(faces, 3 | 4 | 6)
+            && max_pip <= MAX_POLY_PIP
+            && PolyTileSet::count(faces, max_pip, rule) <= MAX_POLY_TILES
         {
             let mut digits = [0u8; MAX_FACES];
             for _ in 0..base.pow(faces as u32) {

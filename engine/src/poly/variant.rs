@@ -313,8 +313,7 @@ pub fn poly_preset(name: &str) -> Option<PolyVariant> {
         ),
         "quadominoes" => PolyVariant {
             name: name.into(),
-            description: "Squares with pips 0..=3 on a square lattice; a tile must match every tile it touches."
-                .into(),
+            description: "Squares with pips 0..=3 on a square lattice; a tile must match every tile it touches.".into(),
             faces: 4,
             max_pip: 3,
             set: SetRule::All,
@@ -327,8 +326,7 @@ pub fn poly_preset(name: &str) -> Option<PolyVariant> {
         },
         "hexominoes" => PolyVariant {
             name: name.into(),
-            description: "Hexagons with pips 0..=2 on a hex lattice; a tile must match every tile it touches."
-                .into(),
+            description: "Hexagons with pips 0..=2 on a hex lattice; a tile must match every tile it touches.".into(),
             faces: 6,
             max_pip: 2,
             set: SetRule::All,
