@@ -142,15 +142,15 @@ impl PlacedTile {
 }
 
 /// An empty cell next to the placed tiles, with the pips each placed
-/// neighbour demands on each of its sides (`FREE` where there is none).
+/// neighbour demands on each of its sides: byte `side` of `need`, where
+/// byte `side` of `mask` is `0xFF` (0 where the side touches nothing).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Frontier {
     x: i16,
     y: i16,
-    need: [u8; MAX_FACES],
+    need: u64,
+    mask: u64,
 }
-
-const FREE: u8 = u8::MAX;
 
 /// A small multiplicative hasher for packed cells (the default SipHash is
 /// built for untrusted keys; these are coordinates).
@@ -275,10 +275,10 @@ impl PolyBoard {
                 }
             }
             BoardKind::Lattice(_) => {
-                let n = tile.faces();
+                let shown = packed_rotations(tile);
                 for cell in &self.frontier {
-                    for r in 0..period {
-                        if fits(tile, r, n, &cell.need) && !f(PolySpot::Cell { x: cell.x, y: cell.y }, r as u8) {
+                    for (r, &pips) in shown[..period].iter().enumerate() {
+                        if (pips ^ cell.need) & cell.mask == 0 && !f(PolySpot::Cell { x: cell.x, y: cell.y }, r as u8) {
                             return false;
                         }
                     }
@@ -308,10 +308,10 @@ impl PolyBoard {
                     && p.open & (1 << face) != 0
                     && p.pips.face(face as usize) == tile.face(r)
             }),
-            (BoardKind::Lattice(_), PolySpot::Cell { x, y }) => self
-                .frontier_at
-                .get(&key(x, y))
-                .is_some_and(|&i| fits(tile, r, tile.faces(), &self.frontier[i as usize].need)),
+            (BoardKind::Lattice(_), PolySpot::Cell { x, y }) => self.frontier_at.get(&key(x, y)).is_some_and(|&i| {
+                let cell = &self.frontier[i as usize];
+                (packed(tile.rotated(r)) ^ cell.need) & cell.mask == 0
+            }),
             _ => false,
         }
     }
@@ -354,10 +354,12 @@ impl PolyBoard {
                         continue;
                     }
                     let i = *self.frontier_at.entry(key(nx, ny)).or_insert_with(|| {
-                        self.frontier.push(Frontier { x: nx, y: ny, need: [FREE; MAX_FACES] });
+                        self.frontier.push(Frontier { x: nx, y: ny, need: 0, mask: 0 });
                         self.frontier.len() as u32 - 1
                     });
-                    self.frontier[i as usize].need[back] = shown.face(side);
+                    let cell = &mut self.frontier[i as usize];
+                    cell.need |= (shown.face(side) as u64) << (8 * back);
+                    cell.mask |= 0xFF << (8 * back);
                 }
             }
         }
@@ -365,11 +367,21 @@ impl PolyBoard {
     }
 }
 
-/// Whether `tile` turned by `r` shows, on every side with a demand, the
-/// demanded pips.
+/// The pips of a tile by side, byte `side` of a `u64`.
 #[inline]
-fn fits(tile: PolyTile, r: usize, n: usize, need: &[u8; MAX_FACES]) -> bool {
-    (0..n).all(|side| need[side] == FREE || tile.face(side + n - r) == need[side])
+fn packed(tile: PolyTile) -> u64 {
+    tile.pips().iter().rev().fold(0, |acc, &p| (acc << 8) | p as u64)
+}
+
+/// [`packed`] for every rotation `r` of the tile (faces beyond its count
+/// are unused).
+#[inline]
+fn packed_rotations(tile: PolyTile) -> [u64; MAX_FACES] {
+    let mut out = [0; MAX_FACES];
+    for (r, slot) in out[..tile.faces()].iter_mut().enumerate() {
+        *slot = packed(tile.rotated(r));
+    }
+    out
 }
 
 #[cfg(test)]
