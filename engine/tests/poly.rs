@@ -393,3 +393,92 @@ fn the_move_buffer_is_reused() {
         g.play(moves[(xorshift(&mut x) % moves.len() as u64) as usize]).unwrap();
     }
 }
+
+fn with(name: &str, f: impl FnOnce(&mut PolyVariant)) -> Arc<PolyRules> {
+    let mut v = poly_preset(name).unwrap();
+    f(&mut v);
+    Arc::new(v.validate().unwrap())
+}
+
+#[test]
+fn a_blocked_hand_goes_to_the_lightest_hand() {
+    for (scoring, expected) in [(PolyScoring::Opponents, [0, 15]), (PolyScoring::OwnPips, [15, 9])] {
+        let r = with("triominoes", |v| {
+            v.stuck = PolyStuck::Pass;
+            v.scoring = scoring;
+            v.target = PolyMatchTarget::Hands(2);
+        });
+        let mut g = deal(&r, &[&[&[0, 0, 0], &[5, 5, 5]], &[&[1, 1, 1], &[2, 2, 2]]], 0);
+        g.play(place(&r, &[0, 0, 0], 0, 0)).unwrap();
+        // Nothing of seat 1 touches a 0, and the stock is closed: pass.
+        assert_eq!(legal(&g), vec![PolyMove::Pass]);
+        g.play(PolyMove::Pass).unwrap();
+        assert_eq!(legal(&g), vec![PolyMove::Pass]);
+        let events = g.play(PolyMove::Pass).unwrap();
+        let mut points = [0; MAX_POLY_SEATS as usize];
+        points[..2].copy_from_slice(&expected);
+        assert_eq!(
+            events.last(),
+            Some(&PolyEvent::HandEnded { hand: 0, winner: Some(1), blocked: true, points }),
+            "{scoring:?}: seat 0 holds 15 pips, seat 1 holds 9"
+        );
+        assert_eq!(g.scores(), &expected);
+        assert_eq!((g.hand_number(), g.to_move()), (1, Some(1)), "hand 1 is dealt and led by seat 1");
+        assert!(g.board().is_empty());
+        assert_tiles_conserved(&g);
+    }
+}
+
+#[test]
+fn going_out_scores_the_others_pips_and_a_hands_target_ends_the_match() {
+    let r = with("graph-triominoes", |v| v.target = PolyMatchTarget::Hands(1));
+    let mut g = deal(&r, &[&[&[0, 0, 0]], &[&[1, 2, 3], &[4, 4, 5]]], 0);
+    let events = g.play(PolyMove::Play { tile: id(&r, &[0, 0, 0]), at: PolySpot::Root, rotation: 0 }).unwrap();
+    let mut points = [0; MAX_POLY_SEATS as usize];
+    points[0] = 6 + 13;
+    assert_eq!(events[1], PolyEvent::HandEnded { hand: 0, winner: Some(0), blocked: false, points });
+    assert_eq!(events[2], PolyEvent::MatchEnded { winner: Some(0) });
+    assert_eq!(g.outcome(), Some(&PolyOutcome { winner: Some(0), scores: vec![19, 0], hands: 1 }));
+    assert_eq!(g.to_move(), None);
+}
+
+#[test]
+fn drawing_stops_at_the_limit_then_passes() {
+    // Seat 1 holds only <5|5|5> against a lone <0|0|0>: it draws while no
+    // tile fits, at most 3 (the triominoes rule), then passes.
+    let r = rules("triominoes");
+    let hands: Vec<Vec<PolyTileId>> = vec![vec![id(&r, &[0, 0, 0]), id(&r, &[1, 1, 1])], vec![id(&r, &[5, 5, 5])]];
+    // A stock whose top three tiles hold no 0.
+    let no_zero = [&[1, 2, 3][..], &[2, 3, 4], &[3, 4, 5]];
+    let mut stock: Vec<PolyTileId> = (0..56)
+        .map(PolyTileId)
+        .filter(|t| !hands.iter().flatten().any(|h| h == t) && !no_zero.iter().any(|p| id(&r, p) == *t))
+        .collect();
+    stock.extend(no_zero.iter().map(|p| id(&r, p)));
+    let mut g = PolyGame::from_deal(r.clone(), 3, hands, stock, 0).unwrap();
+    g.play(place(&r, &[0, 0, 0], 0, 0)).unwrap();
+    for drawn in 0..3 {
+        assert_eq!(legal(&g), vec![PolyMove::Draw], "draw {drawn}");
+        assert!(matches!(g.play(PolyMove::Draw).unwrap()[0], PolyEvent::Drew { seat: 1, .. }));
+        assert_eq!(g.to_move(), Some(1));
+    }
+    assert_eq!(g.drawn_this_turn(), 3);
+    assert_eq!(legal(&g), vec![PolyMove::Pass]);
+    refused(&mut g, PolyMove::Draw);
+    g.play(PolyMove::Pass).unwrap();
+    assert_eq!((g.to_move(), g.hand(1).len()), (Some(0), 4));
+}
+
+#[test]
+fn json_poly_files_work_too() {
+    let r = PolyRules::from_file_text(
+        "h.json",
+        r#"{"base": "hexominoes", "stuck": {"draw-up-to": 2}, "seats": {"min": 2, "max": 3}}"#,
+    )
+    .unwrap();
+    assert_eq!(r.variant().stuck, PolyStuck::DrawUpTo(2));
+    assert_eq!(r.seat_range(), 2..=3);
+    let e = PolyRules::from_file_text("h.json", "{\"base\": \"hexominoes\",\n\"faces\": 4}").unwrap_err();
+    // The offending field came from the base preset: no line to point at.
+    assert_eq!(e.to_string(), "h.json: board: a hex lattice holds 6-faced tiles, not 4");
+}
