@@ -60,7 +60,7 @@ impl Strategy {
             Strategy::Greedy => {
                 let set = game.rules().set();
                 let worth = |m: &PolyMove| match *m {
-                    PolyMove::Play { tile, .. } => set.tile(tile).value(),
+                    PolyMove::Play { tile, .. } => set.get(tile).map_or(0, |t| t.value()),
                     _ => -1,
                 };
                 let best = moves.iter().map(worth).max().unwrap_or(-1);

@@ -18,7 +18,7 @@ fn rules(name: &str) -> Arc<PolyRules> {
 fn tile(r: &PolyRules, shown: &[u8]) -> (PolyTileId, u8) {
     let t = PolyTile::new(shown).unwrap();
     let id = r.set().id_of(t).unwrap_or_else(|| panic!("{t} is not in the set"));
-    let rot = (0..t.faces()).find(|&k| r.set().tile(id).rotated(k) == t).unwrap();
+    let rot = (0..t.faces()).find(|&k| r.set().get(id).unwrap().rotated(k) == t).unwrap();
     (id, rot as u8)
 }
 
@@ -174,7 +174,7 @@ fn illegal_moves_are_refused_and_change_nothing() {
 fn a_seed_deals_the_same_hands_forever() {
     let r = rules("triominoes");
     let g = PolyGame::new(r.clone(), 2, 42).unwrap();
-    let shown = |s: u8| g.hand(s).iter().map(|&t| r.set().tile(t).to_string()).collect::<Vec<_>>().join(" ");
+    let shown = |s: u8| g.hand(s).iter().map(|&t| r.set().get(t).unwrap().to_string()).collect::<Vec<_>>().join(" ");
     // Pinned: ChaCha8 stream 8<<60 keyed by SplitMix64(42), Fisher-Yates.
     assert_eq!(shown(0), SEAT0_42);
     assert_eq!(shown(1), SEAT1_42);
@@ -443,30 +443,44 @@ fn going_out_scores_the_others_pips_and_a_hands_target_ends_the_match() {
 }
 
 #[test]
-fn drawing_stops_at_the_limit_then_passes() {
-    // Seat 1 holds only <5|5|5> against a lone <0|0|0>: it draws while no
-    // tile fits, at most 3 (the triominoes rule), then passes.
-    let r = rules("triominoes");
-    let hands: Vec<Vec<PolyTileId>> = vec![vec![id(&r, &[0, 0, 0]), id(&r, &[1, 1, 1])], vec![id(&r, &[5, 5, 5])]];
-    // A stock whose top three tiles hold no 0.
-    let no_zero = [&[1, 2, 3][..], &[2, 3, 4], &[3, 4, 5]];
-    let mut stock: Vec<PolyTileId> = (0..56)
-        .map(PolyTileId)
-        .filter(|t| !hands.iter().flatten().any(|h| h == t) && !no_zero.iter().any(|p| id(&r, p) == *t))
-        .collect();
-    stock.extend(no_zero.iter().map(|p| id(&r, p)));
-    let mut g = PolyGame::from_deal(r.clone(), 3, hands, stock, 0).unwrap();
-    g.play(place(&r, &[0, 0, 0], 0, 0)).unwrap();
-    for drawn in 0..3 {
-        assert_eq!(legal(&g), vec![PolyMove::Draw], "draw {drawn}");
-        assert!(matches!(g.play(PolyMove::Draw).unwrap()[0], PolyEvent::Drew { seat: 1, .. }));
-        assert_eq!(g.to_move(), Some(1));
+fn each_stuck_rule_draws_as_far_as_it_says() {
+    // Seat 1 holds only <5|5|5> against a lone <0|0|0>. The stock's top
+    // three tiles hold no 0; the fourth, <0|1|1>, fits.
+    for (stuck, draws, then_plays) in [
+        (PolyStuck::Pass, 0, false),
+        (PolyStuck::DrawOne, 1, false),
+        (PolyStuck::DrawUpTo(3), 3, false),
+        (PolyStuck::DrawUntilPlayable, 4, true),
+    ] {
+        let r = with("triominoes", |v| v.stuck = stuck);
+        let hands: Vec<Vec<PolyTileId>> = vec![vec![id(&r, &[0, 0, 0]), id(&r, &[1, 1, 1])], vec![id(&r, &[5, 5, 5])]];
+        let top = [&[0, 1, 1][..], &[1, 2, 3], &[2, 3, 4], &[3, 4, 5]];
+        let mut stock: Vec<PolyTileId> = (0..56)
+            .map(PolyTileId)
+            .filter(|t| !hands.iter().flatten().any(|h| h == t) && !top.iter().any(|p| id(&r, p) == *t))
+            .collect();
+        stock.extend(top.iter().map(|p| id(&r, p)));
+        let mut g = PolyGame::from_deal(r.clone(), 3, hands, stock, 0).unwrap();
+        g.play(place(&r, &[0, 0, 0], 0, 0)).unwrap();
+        for drawn in 0..draws {
+            assert_eq!(legal(&g), vec![PolyMove::Draw], "{stuck:?}: draw {drawn}");
+            refused(&mut g, PolyMove::Pass);
+            assert!(matches!(g.play(PolyMove::Draw).unwrap()[0], PolyEvent::Drew { seat: 1, .. }));
+            assert_eq!(g.to_move(), Some(1), "a draw does not end the turn");
+        }
+        assert_eq!(g.drawn_this_turn(), draws);
+        assert_eq!(g.hand(1).len(), 1 + draws as usize);
+        if then_plays {
+            let moves = legal(&g);
+            assert!(!moves.is_empty() && moves.iter().all(|m| matches!(m, PolyMove::Play { .. })), "{stuck:?}");
+            refused(&mut g, PolyMove::Draw);
+        } else {
+            assert_eq!(legal(&g), vec![PolyMove::Pass], "{stuck:?}");
+            refused(&mut g, PolyMove::Draw);
+            g.play(PolyMove::Pass).unwrap();
+            assert_eq!(g.to_move(), Some(0));
+        }
     }
-    assert_eq!(g.drawn_this_turn(), 3);
-    assert_eq!(legal(&g), vec![PolyMove::Pass]);
-    refused(&mut g, PolyMove::Draw);
-    g.play(PolyMove::Pass).unwrap();
-    assert_eq!((g.to_move(), g.hand(1).len()), (Some(0), 4));
 }
 
 #[test]

@@ -42,8 +42,9 @@ impl Lattice {
         self != Lattice::Triangle || (x as i32 + y as i32).rem_euclid(2) == 0
     }
 
-    /// The cell across side `side` of cell `(x, y)`, and the side of that
-    /// cell which touches it.
+    /// The cell across side `side` (taken modulo the faces) of cell `(x,
+    /// y)`, and the side of that cell which touches it. Coordinates wrap at
+    /// the ends of `i16` (no game comes near them).
     ///
     /// ```
     /// use capicua_engine::poly::Lattice;
@@ -56,21 +57,21 @@ impl Lattice {
         match self {
             Lattice::Square => {
                 let (dx, dy) = SQUARE[side % 4];
-                (x + dx, y + dy, (side + 2) % 4)
+                (x.wrapping_add(dx), y.wrapping_add(dy), (side + 2) % 4)
             }
             Lattice::Hex => {
                 let (dq, dr) = HEX[side % 6];
-                (x + dq, y + dr, (side + 3) % 6)
+                (x.wrapping_add(dq), y.wrapping_add(dr), (side + 3) % 6)
             }
             Lattice::Triangle => match (self.points_up(x, y), side % 3) {
                 // Up: 0 right, 1 bottom, 2 left.
-                (true, 0) => (x + 1, y, 2),
-                (true, 1) => (x, y + 1, 0),
-                (true, _) => (x - 1, y, 1),
+                (true, 0) => (x.wrapping_add(1), y, 2),
+                (true, 1) => (x, y.wrapping_add(1), 0),
+                (true, _) => (x.wrapping_sub(1), y, 1),
                 // Down: 0 top, 1 right, 2 left.
-                (false, 0) => (x, y - 1, 1),
-                (false, 1) => (x + 1, y, 2),
-                (false, _) => (x - 1, y, 0),
+                (false, 0) => (x, y.wrapping_sub(1), 1),
+                (false, 1) => (x.wrapping_add(1), y, 2),
+                (false, _) => (x.wrapping_sub(1), y, 0),
             },
         }
     }

@@ -223,17 +223,16 @@ impl PolyTileSet {
         self.tiles.get(id.0 as usize).copied()
     }
 
-    /// The tile of an id of this set (ids come from the set; an unknown id
-    /// panics).
+    /// The tile of an id of this set (the engine's ids come from the set).
     #[inline]
-    pub fn tile(&self, id: PolyTileId) -> PolyTile {
+    pub(crate) fn tile(&self, id: PolyTileId) -> PolyTile {
         self.tiles[id.0 as usize]
     }
 
-    /// The distinct rotations of a tile of this set.
+    /// The distinct rotations of a tile of this set (0 for an id beyond it).
     #[inline]
     pub fn period(&self, id: PolyTileId) -> usize {
-        self.periods[id.0 as usize] as usize
+        self.periods.get(id.0 as usize).map_or(0, |&p| p as usize)
     }
 
     /// The id of a tile, given in any rotation.

@@ -36,9 +36,9 @@ impl<'a> PolyView<'a> {
         self.game.board()
     }
 
-    /// The pips of a tile of the set.
-    pub fn tile(&self, id: PolyTileId) -> PolyTile {
-        self.game.rules().set().tile(id)
+    /// The pips of a tile of the set (`None` for an id beyond it).
+    pub fn tile(&self, id: PolyTileId) -> Option<PolyTile> {
+        self.game.rules().set().get(id)
     }
 
     /// How many tiles each seat holds.
@@ -78,7 +78,7 @@ impl<'a> PolyView<'a> {
             seat: self.seat,
             variant: g.rules().variant().name.clone(),
             board_kind: g.board().kind(),
-            hand: self.hand().iter().map(|&id| (id, self.tile(id))).collect(),
+            hand: self.hand().iter().map(|&id| (id, g.rules().set().tile(id))).collect(),
             board: g.board().placed().to_vec(),
             hand_sizes: self.hand_sizes().map(|n| n as u16).collect(),
             stock: self.stock_len() as u16,
