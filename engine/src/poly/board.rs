@@ -77,6 +77,33 @@ impl Lattice {
     }
 }
 
+impl Lattice {
+    /// The centre of cell `(x, y)` on a screen (`y` growing downwards), for
+    /// cells of side 1: squares at `(x, y)`; pointy-top hexagons at
+    /// `(sqrt(3) * (q + r / 2), 3/2 * r)`; triangles at their centroid
+    /// `((x + 1) / 2, (y + 2/3) * h)` pointing up, `((x + 1) / 2, (y + 1/3) * h)`
+    /// pointing down, `h = sqrt(3) / 2` the height of a row.
+    ///
+    /// ```
+    /// use capicua_engine::poly::Lattice;
+    /// assert_eq!(Lattice::Square.centre(2, -1), (2.0, -1.0));
+    /// let (x, y) = Lattice::Hex.centre(0, 2);
+    /// assert!((x - 3f64.sqrt()).abs() < 1e-9 && (y - 3.0).abs() < 1e-9);
+    /// ```
+    pub fn centre(self, x: i16, y: i16) -> (f64, f64) {
+        let (x, y) = (x as f64, y as f64);
+        let root3 = 3f64.sqrt();
+        match self {
+            Lattice::Square => (x, y),
+            Lattice::Hex => (root3 * (x + y / 2.0), 1.5 * y),
+            Lattice::Triangle => {
+                let third = if self.points_up(x as i16, y as i16) { 2.0 / 3.0 } else { 1.0 / 3.0 };
+                ((x + 1.0) / 2.0, (y + third) * root3 / 2.0)
+            }
+        }
+    }
+}
+
 /// The shape of the table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -401,8 +428,35 @@ mod tests {
                     for side in 0..lattice.faces() {
                         let (nx, ny, back) = lattice.neighbour(x, y, side);
                         assert_eq!(lattice.neighbour(nx, ny, back), (x, y, side), "{lattice:?} ({x},{y}) {side}");
-                        assert_ne!(lattice.points_up(x, y), lattice.points_up(nx, ny) && lattice == Lattice::Triangle);
+                        if lattice == Lattice::Triangle {
+                            assert_ne!(lattice.points_up(x, y), lattice.points_up(nx, ny), "triangles alternate");
+                        }
                     }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn sides_run_clockwise_round_evenly_spaced_neighbours() {
+        // On a screen (y down) the angle atan2(dy, dx) grows clockwise: the
+        // neighbours across sides 0, 1, ... lie at equal distances, each
+        // 360/n degrees clockwise from the previous.
+        for (lattice, dist) in
+            [(Lattice::Square, 1.0), (Lattice::Hex, 3f64.sqrt()), (Lattice::Triangle, 1.0 / 3f64.sqrt())]
+        {
+            let n = lattice.faces();
+            for (x, y) in [(0, 0), (1, 0), (-3, 2), (4, 5)] {
+                let (cx, cy) = lattice.centre(x, y);
+                let angle = |side: usize| {
+                    let (nx, ny, _) = lattice.neighbour(x, y, side);
+                    let (px, py) = lattice.centre(nx, ny);
+                    assert!(((px - cx).hypot(py - cy) - dist).abs() < 1e-9, "{lattice:?} ({x},{y}) side {side}");
+                    (py - cy).atan2(px - cx)
+                };
+                for side in 0..n {
+                    let step = (angle((side + 1) % n) - angle(side)).rem_euclid(std::f64::consts::TAU);
+                    assert!((step - std::f64::consts::TAU / n as f64).abs() < 1e-9, "{lattice:?} ({x},{y}) {side}");
                 }
             }
         }

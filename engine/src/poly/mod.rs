@@ -72,9 +72,9 @@
 //!            1  (x, y+1)                    \/
 //! ```
 //!
-//! Pixel centres for drawing: square `(x, y)`; hex (pointy top, size s)
-//! `(s*sqrt(3)*(q + r/2), s*3/2*r)`; triangle (side s) `(x*s/2, y*s*sqrt(3)/2)`,
-//! apex up or down by parity.
+//! [`Lattice::centre`] gives a cell's centre on screen for cells of side 1
+//! (a test checks that the neighbours across sides 0, 1, ... lie evenly
+//! spaced, clockwise, as drawn here).
 //!
 //! # Play
 //!
