@@ -496,3 +496,45 @@ fn json_poly_files_work_too() {
     // The offending field came from the base preset: no line to point at.
     assert_eq!(e.to_string(), "h.json: board: a hex lattice holds 6-faced tiles, not 4");
 }
+
+#[test]
+fn hexagons_count_distinct_turns_only() {
+    let r = rules("hexominoes");
+    let six = |p: u8| [p; 6];
+    let mut g = deal(
+        &r,
+        &[
+            &[&[0, 0, 0, 0, 0, 1], &six(0), &six(2)],
+            &[&[0, 1, 2, 0, 1, 2], &[0, 0, 1, 1, 2, 2], &[2, 2, 2, 2, 2, 1], &six(1)],
+        ],
+        0,
+    );
+    g.play(place(&r, &[0, 0, 0, 0, 0, 1], 0, 0)).unwrap();
+    // Six cells around (0,0): five need a 0, the one across side 5 (0,-1)
+    // needs a 1. <0|1|2|0|1|2> has 3 distinct turns, one showing each pip
+    // on a given side: 6. <0|0|1|1|2|2> (6 turns): 2 per cell: 12.
+    // <2|2|2|2|2|1>: only the 1-cell, by its one 1: 1. <1|1|1|1|1|1>: 1.
+    assert_eq!(count_for(&g, id(&r, &[0, 1, 2, 0, 1, 2])), 6);
+    assert_eq!(count_for(&g, id(&r, &[0, 0, 1, 1, 2, 2])), 12);
+    assert_eq!(count_for(&g, id(&r, &[2, 2, 2, 2, 2, 1])), 1);
+    assert_eq!(count_for(&g, id(&r, &six(1))), 1);
+    assert_eq!(legal(&g).len(), 20);
+    g.play(place(&r, &six(1), 0, -1)).unwrap();
+    // (1,-1) and (-1,0) now touch a 0 of (0,0) and a 1 of (0,-1): the
+    // blank hexagon fits only (1,0), (0,1) and (-1,1).
+    refused(&mut g, place(&r, &six(0), 1, -1));
+    refused(&mut g, place(&r, &six(0), -1, 0));
+    let mut cells: Vec<PolySpot> = legal(&g)
+        .iter()
+        .map(|m| match m {
+            PolyMove::Play { at, .. } => *at,
+            _ => panic!("{m}"),
+        })
+        .collect();
+    cells.sort_by_key(|c| match c {
+        PolySpot::Cell { x, y } => (*x, *y),
+        _ => (0, 0),
+    });
+    let cell = |x, y| PolySpot::Cell { x, y };
+    assert_eq!(cells, vec![cell(-1, 1), cell(0, 1), cell(1, 0)]);
+}
