@@ -460,6 +460,13 @@ pub fn catalog() -> Vec<RuleOption> {
             "Penalty points",
             "Every seat scores its own pips left; the lowest total wins the match."
         ),
+        opt!("poly.play-points", "none", "No play points", "Nothing scores during play."),
+        opt!(
+            "poly.play-points",
+            "tile-pips",
+            "Tile pips",
+            "Placing a tile scores its pips for the placer (Tri-Ominos)."
+        ),
         opt!(
             "poly.target",
             "points",
@@ -530,6 +537,7 @@ mod tests {
             ("poly.board", accepted::<crate::poly::BoardKind>()),
             ("poly.stuck", accepted::<crate::poly::PolyStuck>()),
             ("poly.scoring", accepted::<crate::poly::PolyScoring>()),
+            ("poly.play-points", accepted::<crate::poly::PolyPlayPoints>()),
             ("poly.target", accepted::<crate::poly::PolyMatchTarget>()),
         ];
         for (field, options) in &fields {

@@ -406,6 +406,7 @@ fn a_blocked_hand_goes_to_the_lightest_hand() {
         let r = with("triominoes", |v| {
             v.stuck = PolyStuck::Pass;
             v.scoring = scoring;
+            v.play_points = PolyPlayPoints::None;
             v.target = PolyMatchTarget::Hands(2);
         });
         let mut g = deal(&r, &[&[&[0, 0, 0], &[5, 5, 5]], &[&[1, 1, 1], &[2, 2, 2]]], 0);
@@ -537,4 +538,20 @@ fn hexagons_count_distinct_turns_only() {
     });
     let cell = |x, y| PolySpot::Cell { x, y };
     assert_eq!(cells, vec![cell(-1, 1), cell(0, 1), cell(1, 0)]);
+}
+
+#[test]
+fn tile_pips_score_for_the_placer_during_play() {
+    let r = rules("triominoes");
+    let mut g = deal(&r, &[&[&[0, 1, 2], &[5, 5, 5]], &[&[1, 1, 2], &[4, 4, 4]]], 0);
+    let events = g.play(place(&r, &[0, 1, 2], 0, 0)).unwrap();
+    assert!(matches!(events[0], PolyEvent::Played { seat: 0, points: 3, .. }));
+    let (t112, _) = tile(&r, &[1, 1, 2]);
+    let events = g.play(PolyMove::Play { tile: t112, at: PolySpot::Cell { x: 0, y: 1 }, rotation: 0 }).unwrap();
+    assert!(matches!(events[0], PolyEvent::Played { seat: 1, points: 4, .. }));
+    assert_eq!(g.scores(), &[3, 4]);
+    let none = with("triominoes", |v| v.play_points = PolyPlayPoints::None);
+    let mut g = deal(&none, &[&[&[0, 1, 2], &[5, 5, 5]], &[&[1, 1, 2], &[4, 4, 4]]], 0);
+    g.play(place(&none, &[0, 1, 2], 0, 0)).unwrap();
+    assert_eq!(g.scores(), &[0, 0]);
 }

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::board::{PolyBoard, PolySpot};
 use super::tile::PolyTileId;
-use super::variant::{MAX_POLY_HANDS, MAX_POLY_SEATS, PolyMatchTarget, PolyRules, PolyScoring};
+use super::variant::{MAX_POLY_HANDS, MAX_POLY_SEATS, PolyMatchTarget, PolyPlayPoints, PolyRules, PolyScoring};
 use crate::error::{SeatingError, SetupError};
 use crate::rng::SeededRng;
 
@@ -134,6 +134,8 @@ pub enum PolyEvent {
         at: PolySpot,
         /// Its face or rotation.
         rotation: u8,
+        /// Points it scored (play points).
+        points: i32,
     },
     /// A seat drew a tile (only that seat should be told which).
     Drew {
@@ -418,8 +420,14 @@ impl PolyGame {
                 let hand = &mut self.hands[s];
                 let i = hand.iter().position(|&t| t == tile).expect("checked legal");
                 hand.remove(i);
-                self.board.place(tile, self.rules.set().tile(tile), at, rotation);
-                events.push(PolyEvent::Played { seat, tile, at, rotation });
+                let pips = self.rules.set().tile(tile);
+                self.board.place(tile, pips, at, rotation);
+                let points = match self.rules.variant().play_points {
+                    PolyPlayPoints::None => 0,
+                    PolyPlayPoints::TilePips => pips.value(),
+                };
+                self.scores[s] = self.scores[s].saturating_add(points);
+                events.push(PolyEvent::Played { seat, tile, at, rotation, points });
                 self.idle = 0;
                 if self.hands[s].is_empty() {
                     self.end_hand(Some(seat), false, &mut events);

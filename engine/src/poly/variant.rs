@@ -54,6 +54,9 @@ pub struct PolyVariant {
     pub board: BoardKind,
     /// How a hand scores.
     pub scoring: PolyScoring,
+    /// Points scored during play.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub play_points: PolyPlayPoints,
     /// When the match ends.
     pub target: PolyMatchTarget,
 }
@@ -108,6 +111,21 @@ pub enum PolyScoring {
     /// Every seat scores the pips left in its own hand as penalty points;
     /// the lowest total wins the match.
     OwnPips,
+}
+
+/// Points scored during play, on top of the hand's scoring.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PolyPlayPoints {
+    /// Nothing scores during play.
+    #[default]
+    None,
+    /// Placing a tile scores its pips for the placer (Tri-Ominos).
+    TilePips,
+}
+
+fn is_default<T: Default + PartialEq>(t: &T) -> bool {
+    *t == T::default()
 }
 
 /// When the match ends.
@@ -220,6 +238,12 @@ impl PolyVariant {
                 Some(_) => {}
             }
         }
+        if self.play_points == PolyPlayPoints::TilePips && self.scoring == PolyScoring::OwnPips {
+            return Err(VariantError::new(
+                "play-points",
+                "tile-pips rewards the placer, but own-pips scoring counts penalties (the lowest total wins)",
+            ));
+        }
         if self.stuck == PolyStuck::DrawUpTo(0) {
             return Err(VariantError::new("stuck.draw-up-to", "draw at least 1 tile (or pass)"));
         }
@@ -258,18 +282,18 @@ pub const POLY_PRESETS: &[&str] = &["triominoes", "quadominoes", "hexominoes", "
 ///
 /// | name | tiles | board | seats | hand | stuck | scoring | target |
 /// |---|---|---|---|---|---|---|---|
-/// | `triominoes` | 56 triangles, pips 0..=5, ascending clockwise | triangle lattice | 2-4 | 9 (2 seats), 7 (3-4) | draw up to 3 | opponents' pips | 400 |
+/// | `triominoes` | 56 triangles, pips 0..=5, ascending clockwise | triangle lattice | 2-4 | 9 (2 seats), 7 (3-4) | draw up to 3 | a placed tile's pips to the placer; opponents' pips to the hand's winner | 400 |
 /// | `quadominoes` | 70 squares, pips 0..=3, every tile up to rotation | square lattice | 2-4 | 9 (2), 7 (3-4) | draw until playable | opponents' pips | 200 |
 /// | `hexominoes` | 130 hexagons, pips 0..=2, every tile up to rotation | hex lattice | 2-4 | 10 | draw until playable | opponents' pips | 200 |
-/// | `graph-triominoes` | as triominoes | n-dimensional graph | 2-4 | 9 (2), 7 (3-4) | draw until playable | opponents' pips | 400 |
+/// | `graph-triominoes` | as triominoes | n-dimensional graph | 2-4 | 9 (2), 7 (3-4) | draw until playable | as triominoes | 400 |
 ///
 /// Choices where sources are silent or differ: pips sit on faces (edges),
 /// where the commercial Tri-Ominos prints them at corners, so a triangle's
 /// three faces are matched like domino ends; the Tri-Ominos set (every
 /// multiset of 0..=5 once, non-decreasing clockwise, 56 tiles), its hand
-/// sizes, its three draws and its 400-point target are kept, but its
-/// placement bonuses and draw penalties are not modelled (the winner of a
-/// hand scores the others' pips). Squares and hexagons have no commercial
+/// sizes, its three draws, its 400-point target, its placement points (a
+/// tile's pips) and its going-out points (the others' pips) are kept, but its
+/// bridge and hexagon bonuses and draw penalties are not modelled. Squares and hexagons have no commercial
 /// edge-matching set of this kind: they use every tile up to rotation, with
 /// pips kept low enough (0..=3, 0..=2) that a cell touching several tiles can
 /// still be filled. Hand `k` of a match is led by seat `k % seats`, which
@@ -296,6 +320,7 @@ pub fn poly_preset(name: &str) -> Option<PolyVariant> {
         stuck,
         board,
         scoring: PolyScoring::Opponents,
+        play_points: PolyPlayPoints::TilePips,
         target: PolyMatchTarget::Points { points: 400 },
     };
     Some(match name {
@@ -322,6 +347,7 @@ pub fn poly_preset(name: &str) -> Option<PolyVariant> {
             stuck: PolyStuck::DrawUntilPlayable,
             board: BoardKind::Lattice(Lattice::Square),
             scoring: PolyScoring::Opponents,
+            play_points: PolyPlayPoints::None,
             target: PolyMatchTarget::Points { points: 200 },
         },
         "hexominoes" => PolyVariant {
@@ -335,6 +361,7 @@ pub fn poly_preset(name: &str) -> Option<PolyVariant> {
             stuck: PolyStuck::DrawUntilPlayable,
             board: BoardKind::Lattice(Lattice::Hex),
             scoring: PolyScoring::Opponents,
+            play_points: PolyPlayPoints::None,
             target: PolyMatchTarget::Points { points: 200 },
         },
         _ => return None,
@@ -362,6 +389,7 @@ mod tests {
         check(&|v| v.seats = SeatRange { min: 2, max: 5 }, "hand-size");
         check(&|v| v.hand_size = HandSize::Fixed(15), "hand-size");
         check(&|v| v.stuck = PolyStuck::DrawUpTo(0), "stuck.draw-up-to");
+        check(&|v| v.scoring = PolyScoring::OwnPips, "play-points");
         check(&|v| v.target = PolyMatchTarget::Hands(0), "target.hands");
         // Graph boards take any face count.
         let mut v = base.clone();
