@@ -283,8 +283,8 @@ pub const POLY_PRESETS: &[&str] = &["triominoes", "quadominoes", "hexominoes", "
 /// | name | tiles | board | seats | hand | stuck | scoring | target |
 /// |---|---|---|---|---|---|---|---|
 /// | `triominoes` | 56 triangles, pips 0..=5, ascending clockwise | triangle lattice | 2-4 | 9 (2 seats), 7 (3-4) | draw up to 3 | a placed tile's pips to the placer; opponents' pips to the hand's winner | 400 |
-/// | `quadominoes` | 70 squares, pips 0..=3, every tile up to rotation | square lattice | 2-4 | 9 (2), 7 (3-4) | draw until playable | opponents' pips | 200 |
-/// | `hexominoes` | 130 hexagons, pips 0..=2, every tile up to rotation | hex lattice | 2-4 | 10 | draw until playable | opponents' pips | 200 |
+/// | `quadominoes` | 70 squares, pips 0..=3, every tile up to rotation | square lattice | 2-4 | 9 (2), 7 (3-4) | draw until playable | as triominoes | 200 |
+/// | `hexominoes` | 130 hexagons, pips 0..=2, every tile up to rotation | hex lattice | 2-4 | 10 | draw until playable | as triominoes | 200 |
 /// | `graph-triominoes` | as triominoes | n-dimensional graph | 2-4 | 9 (2), 7 (3-4) | draw until playable | as triominoes | 400 |
 ///
 /// Choices where sources are silent or differ: pips sit on faces (edges),
@@ -296,7 +296,9 @@ pub const POLY_PRESETS: &[&str] = &["triominoes", "quadominoes", "hexominoes", "
 /// bridge and hexagon bonuses and draw penalties are not modelled. Squares and hexagons have no commercial
 /// edge-matching set of this kind: they use every tile up to rotation, with
 /// pips kept low enough (0..=3, 0..=2) that a cell touching several tiles can
-/// still be filled. Hand `k` of a match is led by seat `k % seats`, which
+/// still be filled, and score as triominoes (placement points make a hand
+/// worth more than the one or two tiles a loser is usually left holding
+/// when nearly every tile fits somewhere). Hand `k` of a match is led by seat `k % seats`, which
 /// may play any tile.
 ///
 /// ```
@@ -347,7 +349,7 @@ pub fn poly_preset(name: &str) -> Option<PolyVariant> {
             stuck: PolyStuck::DrawUntilPlayable,
             board: BoardKind::Lattice(Lattice::Square),
             scoring: PolyScoring::Opponents,
-            play_points: PolyPlayPoints::None,
+            play_points: PolyPlayPoints::TilePips,
             target: PolyMatchTarget::Points { points: 200 },
         },
         "hexominoes" => PolyVariant {
@@ -361,7 +363,7 @@ pub fn poly_preset(name: &str) -> Option<PolyVariant> {
             stuck: PolyStuck::DrawUntilPlayable,
             board: BoardKind::Lattice(Lattice::Hex),
             scoring: PolyScoring::Opponents,
-            play_points: PolyPlayPoints::None,
+            play_points: PolyPlayPoints::TilePips,
             target: PolyMatchTarget::Points { points: 200 },
         },
         _ => return None,
