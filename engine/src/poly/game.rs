@@ -158,7 +158,8 @@ pub enum PolyEvent {
         winner: Option<u8>,
         /// Whether nobody could move.
         blocked: bool,
-        /// Points scored this hand, by seat.
+        /// Points scored as the hand ended, by seat (play points came with
+        /// each `Played`).
         points: [i32; MAX_POLY_SEATS as usize],
     },
     /// The match ended.
