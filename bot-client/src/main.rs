@@ -12,6 +12,8 @@ use capicua_bot::stats::Sprt;
 use capicua_engine::Variant;
 use clap::{Parser, Subcommand};
 
+mod poly_arena;
+
 /// Domino bots: strategies, and an arena to measure them.
 #[derive(Parser)]
 #[command(name = "capicua-bot", version)]
@@ -30,6 +32,8 @@ enum Command {
     Play(PlayArgs),
     /// Load a capicua server: N rooms of 4 remote bots, print throughput and latency.
     Load(LoadArgs),
+    /// Play seeded matches of 3-, 4- or 6-faced tiles (triominoes and kin) between simple strategies.
+    PolyArena(poly_arena::PolyArenaArgs),
 }
 
 /// Arguments of `capicua-bot play`.
@@ -128,6 +132,7 @@ fn main() -> Result<()> {
         Command::Arena(args) => arena(args),
         Command::Play(args) => remote_play(args),
         Command::Load(args) => load(args),
+        Command::PolyArena(args) => poly_arena::run(args),
     }
 }
 

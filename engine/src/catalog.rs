@@ -4,7 +4,9 @@
 //! as JSON), and the docs are checked against it: a test asks serde which
 //! option names each field accepts and fails if the catalog lists any more
 //! or any fewer. Adding a rule is adding its enum variant (with its
-//! implementation) and one [`RuleOption`] here, nothing else.
+//! implementation) and one [`RuleOption`] here, nothing else. Options of
+//! games with 3-, 4- or 6-faced tiles ([`crate::poly`]) are the fields
+//! `poly.*`.
 //!
 //! ```
 //! let cat = capicua_engine::catalog();
@@ -68,6 +70,11 @@ pub enum ParamKind {
     Rules,
     /// A number from 0 to 1.
     Fraction,
+    /// One of a list of names.
+    Choice {
+        /// The names allowed.
+        options: &'static [&'static str],
+    },
 }
 
 fn int(name: &'static str, min: i64, max: i64, default: &'static str) -> Param {
@@ -401,6 +408,79 @@ pub fn catalog() -> Vec<RuleOption> {
             "More than x hands of the match have been played.",
             int("x", 0, 100_000, "3")
         ),
+        // Games of 3-, 4- and 6-faced tiles (`capicua_engine::poly`).
+        opt!(
+            "poly.set",
+            "ascending",
+            "Ascending tiles",
+            "One tile per multiset of pips, faces non-decreasing clockwise (Tri-Ominos: 56 triangles)."
+        ),
+        opt!("poly.set", "all", "Every tile", "Every distinct tuple of pips up to rotation, mirror images included."),
+        opt!(
+            "poly.board",
+            "graph",
+            "N-dimensional graph",
+            "Every face of a placed tile is an open connection; a tile joins one open face with equal pips."
+        ),
+        opt!(
+            "poly.board",
+            "lattice",
+            "Lattice",
+            "Cells of a triangle, square or hex lattice; a tile must match every placed tile it touches.",
+            Param {
+                name: "lattice",
+                kind: ParamKind::Choice { options: &["triangle", "square", "hex"] },
+                default: "triangle"
+            }
+        ),
+        opt!("poly.stuck", "pass", "Pass", "A seat that cannot play passes; the stock is never drawn."),
+        opt!("poly.stuck", "draw-one", "Draw one", "Draw one tile, play it if it fits, else pass."),
+        opt!(
+            "poly.stuck",
+            "draw-up-to",
+            "Draw up to",
+            "Draw at most n tiles, playing as soon as one fits, then pass.",
+            int("n", 1, 255, "3")
+        ),
+        opt!(
+            "poly.stuck",
+            "draw-until-playable",
+            "Draw until playable",
+            "Draw until a tile fits or the stock is empty."
+        ),
+        opt!(
+            "poly.scoring",
+            "opponents",
+            "Opponents' pips",
+            "The hand's winner scores the pips left in every other hand."
+        ),
+        opt!(
+            "poly.scoring",
+            "own-pips",
+            "Penalty points",
+            "Every seat scores its own pips left; the lowest total wins the match."
+        ),
+        opt!("poly.play-points", "none", "No play points", "Nothing scores during play."),
+        opt!(
+            "poly.play-points",
+            "tile-pips",
+            "Tile pips",
+            "Placing a tile scores its pips for the placer (Tri-Ominos)."
+        ),
+        opt!(
+            "poly.target",
+            "points",
+            "Points",
+            "The match ends after the hand in which a seat reaches the target.",
+            int("points", 1, 100_000, "400")
+        ),
+        opt!(
+            "poly.target",
+            "hands",
+            "Hands",
+            "The match ends after a fixed number of hands.",
+            int("hands", 1, 500, "1")
+        ),
     ]
 }
 
@@ -453,10 +533,21 @@ mod tests {
             ("ranking.by", accepted::<RankBy>()),
             ("referee", accepted::<Referee>()),
             ("when.if", accepted::<Condition>()),
+            ("poly.set", accepted::<crate::poly::SetRule>()),
+            ("poly.board", accepted::<crate::poly::BoardKind>()),
+            ("poly.stuck", accepted::<crate::poly::PolyStuck>()),
+            ("poly.scoring", accepted::<crate::poly::PolyScoring>()),
+            ("poly.play-points", accepted::<crate::poly::PolyPlayPoints>()),
+            ("poly.target", accepted::<crate::poly::PolyMatchTarget>()),
         ];
         for (field, options) in &fields {
             assert_eq!(&listed(field), options, "catalog vs serde for {field}");
         }
+        // A choice parameter lists exactly what serde accepts.
+        let lattice = catalog().into_iter().find(|o| o.id == "poly.board.lattice").unwrap();
+        let ParamKind::Choice { options } = lattice.params[0].kind else { panic!("lattice is a choice") };
+        let options: BTreeSet<String> = options.iter().map(|s| s.to_string()).collect();
+        assert_eq!(options, accepted::<crate::poly::Lattice>());
         let covered: BTreeSet<&str> = fields.iter().map(|(f, _)| *f).collect();
         for o in catalog() {
             assert!(covered.contains(o.field), "{} belongs to no checked field", o.id);
@@ -472,5 +563,8 @@ mod tests {
         assert_eq!(json[0]["id"], "tiles.value.pip-sum");
         let ct = json.as_array().unwrap().iter().find(|o| o["id"] == "matching.congruent-mod").unwrap();
         assert_eq!(ct["params"][0]["kind"]["type"], "integer");
+        let lattice = json.as_array().unwrap().iter().find(|o| o["id"] == "poly.board.lattice").unwrap();
+        assert_eq!(lattice["params"][0]["kind"]["type"], "choice");
+        assert_eq!(lattice["params"][0]["kind"]["options"][2], "hex");
     }
 }

@@ -17,8 +17,11 @@
 
 use std::fmt;
 
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use crate::error::VariantError;
 use crate::presets::{PRESETS, preset};
 use crate::rules::Rules;
 use crate::variant::Variant;
@@ -81,59 +84,84 @@ impl Variant {
     /// assert!(err.to_string().starts_with("bad.toml:2: matching: unknown option \"equl\"; expected one of: equal, greater,"));
     /// ```
     pub fn from_file_text(origin: &str, text: &str) -> Result<Variant, VariantFileError> {
-        let format = FileFormat::from_origin(origin);
-        let fail = |line, field: &str, message: String| VariantFileError {
-            origin: origin.to_string(),
-            line,
-            field: field.to_string(),
-            message,
-        };
-        let doc: Value = match format {
-            FileFormat::Toml => {
-                let table: toml::Table = toml::from_str(text).map_err(|e| {
-                    let line = e.span().map(|s| line_of_offset(text, s.start));
-                    fail(line, "", e.message().trim().to_string())
-                })?;
-                serde_json::to_value(table).map_err(|e| fail(None, "", e.to_string()))?
-            }
-            FileFormat::Json => serde_json::from_str(text).map_err(|e| fail(Some(e.line()), "", e.to_string()))?,
-        };
-        let Value::Object(mut doc) = doc else {
-            return Err(fail(Some(1), "", "a variant file is a table of fields".into()));
-        };
-        let merged = match doc.remove("base") {
-            None => Value::Object(doc),
-            Some(Value::String(name)) => {
-                let Some(base) = preset(&name) else {
-                    let line = find_key(text, format, &["base"]);
-                    return Err(fail(line, "base", unknown(&name, PRESETS.iter().copied())));
-                };
-                let mut base = serde_json::to_value(base).expect("presets serialize");
-                merge(&mut base, Value::Object(doc));
-                base
-            }
-            Some(other) => {
+        parse_file(origin, text, PRESETS, preset)
+    }
+}
+
+/// Parses a variant file of any variant type `T`: TOML or JSON text (by
+/// `origin`'s extension), optionally starting from `base = "<preset>"`
+/// (one of `presets`, looked up by `base_of`) merged with the file's fields.
+/// Errors name the file, line and dotted field.
+pub(crate) fn parse_file<T: Serialize + DeserializeOwned>(
+    origin: &str,
+    text: &str,
+    presets: &[&str],
+    base_of: impl Fn(&str) -> Option<T>,
+) -> Result<T, VariantFileError> {
+    let format = FileFormat::from_origin(origin);
+    let fail = |line, field: &str, message: String| VariantFileError {
+        origin: origin.to_string(),
+        line,
+        field: field.to_string(),
+        message,
+    };
+    let doc: Value = match format {
+        FileFormat::Toml => {
+            let table: toml::Table = toml::from_str(text).map_err(|e| {
+                let line = e.span().map(|s| line_of_offset(text, s.start));
+                fail(line, "", e.message().trim().to_string())
+            })?;
+            serde_json::to_value(table).map_err(|e| fail(None, "", e.to_string()))?
+        }
+        FileFormat::Json => serde_json::from_str(text).map_err(|e| fail(Some(e.line()), "", e.to_string()))?,
+    };
+    let Value::Object(mut doc) = doc else {
+        return Err(fail(Some(1), "", "a variant file is a table of fields".into()));
+    };
+    let merged = match doc.remove("base") {
+        None => Value::Object(doc),
+        Some(Value::String(name)) => {
+            let Some(base) = base_of(&name) else {
                 let line = find_key(text, format, &["base"]);
-                return Err(fail(line, "base", format!("expected a preset name, found {other}")));
-            }
-        };
-        let merged = merged.to_string();
-        let de = &mut serde_json::Deserializer::from_str(&merged);
-        serde_path_to_error::deserialize::<_, Variant>(de).map_err(|e| {
-            let path: Vec<String> = e
-                .path()
-                .iter()
-                .filter_map(|seg| match seg {
-                    serde_path_to_error::Segment::Map { key } => Some(key.clone()),
-                    serde_path_to_error::Segment::Seq { index } => Some(index.to_string()),
-                    _ => None,
-                })
-                .collect();
-            let keys: Vec<&str> = path.iter().map(String::as_str).collect();
-            let message = friendly(&e.inner().to_string());
-            let line = find_key(text, format, &keys);
-            fail(line, &keys.join("."), message)
-        })
+                return Err(fail(line, "base", unknown(&name, presets.iter().copied())));
+            };
+            let mut base = serde_json::to_value(base).expect("presets serialize");
+            merge(&mut base, Value::Object(doc));
+            base
+        }
+        Some(other) => {
+            let line = find_key(text, format, &["base"]);
+            return Err(fail(line, "base", format!("expected a preset name, found {other}")));
+        }
+    };
+    let merged = merged.to_string();
+    let de = &mut serde_json::Deserializer::from_str(&merged);
+    serde_path_to_error::deserialize::<_, T>(de).map_err(|e| {
+        let path: Vec<String> = e
+            .path()
+            .iter()
+            .filter_map(|seg| match seg {
+                serde_path_to_error::Segment::Map { key } => Some(key.clone()),
+                serde_path_to_error::Segment::Seq { index } => Some(index.to_string()),
+                _ => None,
+            })
+            .collect();
+        let keys: Vec<&str> = path.iter().map(String::as_str).collect();
+        let message = friendly(&e.inner().to_string());
+        let line = find_key(text, format, &keys);
+        fail(line, &keys.join("."), message)
+    })
+}
+
+/// A validation error of the variant in a file, reported against the file at
+/// the field's line.
+pub(crate) fn file_error(origin: &str, text: &str, e: VariantError) -> VariantFileError {
+    let keys: Vec<&str> = e.field.split('.').collect();
+    VariantFileError {
+        origin: origin.to_string(),
+        line: find_key(text, FileFormat::from_origin(origin), &keys),
+        field: e.field,
+        message: e.message,
     }
 }
 
@@ -149,15 +177,7 @@ impl Rules {
     /// ```
     pub fn from_file_text(origin: &str, text: &str) -> Result<Rules, VariantFileError> {
         let v = Variant::from_file_text(origin, text)?;
-        v.validate().map_err(|e| {
-            let keys: Vec<&str> = e.field.split('.').collect();
-            VariantFileError {
-                origin: origin.to_string(),
-                line: find_key(text, FileFormat::from_origin(origin), &keys),
-                field: e.field,
-                message: e.message,
-            }
-        })
+        v.validate().map_err(|e| file_error(origin, text, e))
     }
 }
 

@@ -48,6 +48,7 @@ mod error;
 mod file;
 mod game;
 mod moves;
+pub mod poly;
 mod presets;
 mod rng;
 mod rules;

@@ -1,0 +1,402 @@
+//! The rules of a poly game as plain data, its validation, its presets
+//! and its variant files.
+
+use serde::{Deserialize, Serialize};
+
+use super::board::BoardKind;
+use super::tile::{MAX_POLY_PIP, MAX_POLY_TILES, PolyTileSet, SetRule};
+use crate::error::VariantError;
+use crate::file::{VariantFileError, file_error, parse_file};
+use crate::variant::HandSize;
+
+/// The most seats at a poly table.
+pub const MAX_POLY_SEATS: u8 = 6;
+
+/// The most hands a match may last (a `hands` target, and the safety cap of
+/// a points match whose hands score nothing).
+pub const MAX_POLY_HANDS: u32 = 500;
+
+/// Every rule choice of a game with 3-, 4- or 6-faced tiles.
+///
+/// Serialized in kebab-case like [`Variant`](crate::Variant); unit options
+/// are strings (`board = "graph"`), options with parameters one-key tables
+/// (`board = { lattice = "hex" }`, `stuck = { draw-up-to = 3 }`).
+///
+/// ```
+/// use capicua_engine::poly::{PolyVariant, poly_preset};
+/// let v: PolyVariant = poly_preset("triominoes").unwrap();
+/// let back: PolyVariant = serde_json::from_str(&serde_json::to_string(&v).unwrap()).unwrap();
+/// assert_eq!(back, v);
+/// assert_eq!(v.validate().unwrap().set().len(), 56);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct PolyVariant {
+    /// Stable name (a preset name, or the user's own).
+    pub name: String,
+    /// Free text shown to players.
+    #[serde(default)]
+    pub description: String,
+    /// Faces of every tile: 3, 4 or 6.
+    pub faces: u8,
+    /// Faces show `0..=max-pip` pips (at most 9).
+    pub max_pip: u8,
+    /// Which tiles make up the set.
+    #[serde(default)]
+    pub set: SetRule,
+    /// How many seats.
+    pub seats: SeatRange,
+    /// Tiles dealt to each seat: a number, or `[[seats, tiles], ...]`.
+    pub hand_size: HandSize,
+    /// What a seat that cannot play does.
+    pub stuck: PolyStuck,
+    /// The shape of the table.
+    pub board: BoardKind,
+    /// How a hand scores.
+    pub scoring: PolyScoring,
+    /// Points scored during play.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub play_points: PolyPlayPoints,
+    /// When the match ends.
+    pub target: PolyMatchTarget,
+}
+
+/// The allowed seat counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct SeatRange {
+    /// Fewest seats (at least 2).
+    pub min: u8,
+    /// Most seats (at most [`MAX_POLY_SEATS`]).
+    pub max: u8,
+}
+
+/// What a seat that holds no playable tile does. Undealt tiles are the
+/// stock; a seat that can play must play.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PolyStuck {
+    /// Pass; the stock is never drawn from (block game).
+    Pass,
+    /// Draw one tile, play it if it fits, else pass.
+    DrawOne,
+    /// Draw up to this many tiles, playing as soon as one fits, then pass.
+    DrawUpTo(u8),
+    /// Draw until a tile fits or the stock is empty, then pass.
+    DrawUntilPlayable,
+}
+
+impl PolyStuck {
+    /// The most tiles a seat may draw in one turn.
+    pub fn draw_limit(self) -> u32 {
+        match self {
+            PolyStuck::Pass => 0,
+            PolyStuck::DrawOne => 1,
+            PolyStuck::DrawUpTo(n) => n as u32,
+            PolyStuck::DrawUntilPlayable => u32::MAX,
+        }
+    }
+}
+
+/// How a hand scores. A hand ends when a seat goes out, or blocked when
+/// every seat in turn passed without drawing (nobody can move); a blocked
+/// hand is won by the seat with the fewest pips left, by nobody on a tie.
+/// A tile is worth the sum of its pips.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PolyScoring {
+    /// The hand's winner scores the pips left in every other hand; the
+    /// highest total wins the match.
+    Opponents,
+    /// Every seat scores the pips left in its own hand as penalty points;
+    /// the lowest total wins the match.
+    OwnPips,
+}
+
+/// Points scored during play, on top of the hand's scoring.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PolyPlayPoints {
+    /// Nothing scores during play.
+    #[default]
+    None,
+    /// Placing a tile scores its pips for the placer (Tri-Ominos).
+    TilePips,
+}
+
+fn is_default<T: Default + PartialEq>(t: &T) -> bool {
+    *t == T::default()
+}
+
+/// When the match ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PolyMatchTarget {
+    /// After the hand in which a seat's total reaches `points`.
+    Points {
+        /// The target.
+        points: u32,
+    },
+    /// After this many hands.
+    Hands(u32),
+}
+
+/// A validated [`PolyVariant`]: the only thing a
+/// [`PolyGame`](super::PolyGame) accepts, with its tile set built.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PolyRules {
+    variant: PolyVariant,
+    set: PolyTileSet,
+}
+
+impl PolyRules {
+    /// The variant it was made from.
+    pub fn variant(&self) -> &PolyVariant {
+        &self.variant
+    }
+
+    /// The tile set.
+    pub fn set(&self) -> &PolyTileSet {
+        &self.set
+    }
+
+    /// The seat counts allowed.
+    pub fn seat_range(&self) -> std::ops::RangeInclusive<u8> {
+        self.variant.seats.min..=self.variant.seats.max
+    }
+
+    /// Tiles per seat with `seats` seats (validated for every allowed count).
+    pub fn hand_size(&self, seats: u8) -> Option<u8> {
+        self.variant.hand_size.for_seats(seats)
+    }
+
+    /// A preset, validated.
+    pub fn preset(name: &str) -> Option<PolyRules> {
+        poly_preset(name).map(|v| v.validate().expect("presets are valid"))
+    }
+
+    /// Parses and validates a poly variant file in one step; a validation
+    /// error is reported against the file, at the field's line.
+    ///
+    /// ```
+    /// use capicua_engine::poly::PolyRules;
+    /// let e = PolyRules::from_file_text("x.toml", "base = \"triominoes\"\nboard = { lattice = \"hex\" }\n").unwrap_err();
+    /// assert_eq!(e.to_string(), "x.toml:2: board: a hex lattice holds 6-faced tiles, not 3");
+    /// ```
+    pub fn from_file_text(origin: &str, text: &str) -> Result<PolyRules, VariantFileError> {
+        PolyVariant::from_file_text(origin, text)?.validate().map_err(|e| file_error(origin, text, e))
+    }
+}
+
+impl PolyVariant {
+    /// Checks every field and builds the tile set.
+    pub fn validate(&self) -> Result<PolyRules, VariantError> {
+        let faces = self.faces as usize;
+        if !matches!(faces, 3 | 4 | 6) {
+            return Err(VariantError::new("faces", format!("{faces} faces; expected 3, 4 or 6")));
+        }
+        if self.max_pip > MAX_POLY_PIP {
+            return Err(VariantError::new("max-pip", format!("{} is above {MAX_POLY_PIP}", self.max_pip)));
+        }
+        let count = PolyTileSet::count(faces, self.max_pip, self.set);
+        if count > MAX_POLY_TILES {
+            return Err(VariantError::new(
+                "max-pip",
+                format!("the set would have {count} tiles; at most {MAX_POLY_TILES}"),
+            ));
+        }
+        if let BoardKind::Lattice(lattice) = self.board {
+            if lattice.faces() != faces {
+                let name = serde_json::to_value(lattice).ok().and_then(|v| v.as_str().map(str::to_string));
+                return Err(VariantError::new(
+                    "board",
+                    format!(
+                        "a {} lattice holds {}-faced tiles, not {faces}",
+                        name.unwrap_or_default(),
+                        lattice.faces()
+                    ),
+                ));
+            }
+        }
+        let SeatRange { min, max } = self.seats;
+        if min < 2 || min > max || max > MAX_POLY_SEATS {
+            return Err(VariantError::new(
+                "seats",
+                format!("{min} to {max} seats; expected 2 <= min <= max <= {MAX_POLY_SEATS}"),
+            ));
+        }
+        for seats in min..=max {
+            match self.hand_size.for_seats(seats) {
+                None => return Err(VariantError::new("hand-size", format!("no hand size for {seats} seats"))),
+                Some(0) => return Err(VariantError::new("hand-size", "a hand holds at least 1 tile")),
+                Some(n) if n as usize * seats as usize > count => {
+                    return Err(VariantError::new(
+                        "hand-size",
+                        format!("{seats} hands of {n} need {} tiles; the set has {count}", n as usize * seats as usize),
+                    ));
+                }
+                Some(_) => {}
+            }
+        }
+        if self.play_points == PolyPlayPoints::TilePips && self.scoring == PolyScoring::OwnPips {
+            return Err(VariantError::new(
+                "play-points",
+                "tile-pips rewards the placer, but own-pips scoring counts penalties (the lowest total wins)",
+            ));
+        }
+        if self.stuck == PolyStuck::DrawUpTo(0) {
+            return Err(VariantError::new("stuck.draw-up-to", "draw at least 1 tile (or pass)"));
+        }
+        match self.target {
+            PolyMatchTarget::Points { points: 0 } => {
+                return Err(VariantError::new("target.points.points", "the target is at least 1 point"));
+            }
+            PolyMatchTarget::Hands(n) if n == 0 || n > MAX_POLY_HANDS => {
+                return Err(VariantError::new("target.hands", format!("1 to {MAX_POLY_HANDS} hands, not {n}")));
+            }
+            _ => {}
+        }
+        Ok(PolyRules { variant: self.clone(), set: PolyTileSet::new(faces, self.max_pip, self.set) })
+    }
+
+    /// Parses a poly variant file (TOML, or JSON for a `.json` origin),
+    /// optionally `base = "<poly preset>"` plus overrides, into an unchecked
+    /// variant; errors read `file:line: field: message`.
+    ///
+    /// ```
+    /// use capicua_engine::poly::{PolyVariant, PolyStuck};
+    /// let v = PolyVariant::from_file_text("t.toml", "base = \"triominoes\"\nstuck = \"draw-one\"\n").unwrap();
+    /// assert_eq!(v.stuck, PolyStuck::DrawOne);
+    /// let e = PolyVariant::from_file_text("t.toml", "base = \"triominoes\"\n\nstuck = \"draw\"\n").unwrap_err();
+    /// assert!(e.to_string().starts_with("t.toml:3: stuck: unknown option \"draw\"; expected one of: pass, draw-one,"), "{e}");
+    /// ```
+    pub fn from_file_text(origin: &str, text: &str) -> Result<PolyVariant, VariantFileError> {
+        parse_file(origin, text, POLY_PRESETS, poly_preset)
+    }
+}
+
+/// The names of the poly presets.
+pub const POLY_PRESETS: &[&str] = &["triominoes", "quadominoes", "hexominoes", "graph-triominoes"];
+
+/// A poly preset by name, or `None`.
+///
+/// | name | tiles | board | seats | hand | stuck | scoring | target |
+/// |---|---|---|---|---|---|---|---|
+/// | `triominoes` | 56 triangles, pips 0..=5, ascending clockwise | triangle lattice | 2-4 | 9 (2 seats), 7 (3-4) | draw up to 3 | a placed tile's pips to the placer; opponents' pips to the hand's winner | 400 |
+/// | `quadominoes` | 70 squares, pips 0..=3, every tile up to rotation | square lattice | 2-4 | 9 (2), 7 (3-4) | draw until playable | as triominoes | 200 |
+/// | `hexominoes` | 130 hexagons, pips 0..=2, every tile up to rotation | hex lattice | 2-4 | 10 | draw until playable | as triominoes | 200 |
+/// | `graph-triominoes` | as triominoes | n-dimensional graph | 2-4 | 9 (2), 7 (3-4) | draw until playable | as triominoes | 400 |
+///
+/// Choices where sources are silent or differ: pips sit on faces (edges),
+/// where the commercial Tri-Ominos prints them at corners, so a triangle's
+/// three faces are matched like domino ends; the Tri-Ominos set (every
+/// multiset of 0..=5 once, non-decreasing clockwise, 56 tiles), its hand
+/// sizes, its three draws, its 400-point target, its placement points (a
+/// tile's pips) and its going-out points (the others' pips) are kept, but its
+/// bridge and hexagon bonuses and draw penalties are not modelled. Squares and hexagons have no commercial
+/// edge-matching set of this kind: they use every tile up to rotation, with
+/// pips kept low enough (0..=3, 0..=2) that a cell touching several tiles can
+/// still be filled, and score as triominoes (placement points make a hand
+/// worth more than the one or two tiles a loser is usually left holding
+/// when nearly every tile fits somewhere). Hand `k` of a match is led by seat `k % seats`, which
+/// may play any tile.
+///
+/// ```
+/// use capicua_engine::poly::{POLY_PRESETS, poly_preset};
+/// for name in POLY_PRESETS {
+///     let v = poly_preset(name).unwrap();
+///     assert_eq!(&v.name, name);
+///     assert!(v.validate().is_ok());
+/// }
+/// ```
+pub fn poly_preset(name: &str) -> Option<PolyVariant> {
+    use super::board::Lattice;
+    let tri = |name: &str, board, stuck, description: &str| PolyVariant {
+        name: name.into(),
+        description: description.into(),
+        faces: 3,
+        max_pip: 5,
+        set: SetRule::Ascending,
+        seats: SeatRange { min: 2, max: 4 },
+        hand_size: HandSize::BySeats(vec![[2, 9], [3, 7], [4, 7]]),
+        stuck,
+        board,
+        scoring: PolyScoring::Opponents,
+        play_points: PolyPlayPoints::TilePips,
+        target: PolyMatchTarget::Points { points: 400 },
+    };
+    Some(match name {
+        "triominoes" => tri(
+            name,
+            BoardKind::Lattice(Lattice::Triangle),
+            PolyStuck::DrawUpTo(3),
+            "Triangles with pips 0..=5 on a triangle lattice; a tile must match every tile it touches.",
+        ),
+        "graph-triominoes" => tri(
+            name,
+            BoardKind::Graph,
+            PolyStuck::DrawUntilPlayable,
+            "The triominoes set on the n-dimensional board: every face of a placed tile stays open.",
+        ),
+        "quadominoes" => PolyVariant {
+            name: name.into(),
+            description: "Squares with pips 0..=3 on a square lattice; a tile must match every tile it touches.".into(),
+            faces: 4,
+            max_pip: 3,
+            set: SetRule::All,
+            seats: SeatRange { min: 2, max: 4 },
+            hand_size: HandSize::BySeats(vec![[2, 9], [3, 7], [4, 7]]),
+            stuck: PolyStuck::DrawUntilPlayable,
+            board: BoardKind::Lattice(Lattice::Square),
+            scoring: PolyScoring::Opponents,
+            play_points: PolyPlayPoints::TilePips,
+            target: PolyMatchTarget::Points { points: 200 },
+        },
+        "hexominoes" => PolyVariant {
+            name: name.into(),
+            description: "Hexagons with pips 0..=2 on a hex lattice; a tile must match every tile it touches.".into(),
+            faces: 6,
+            max_pip: 2,
+            set: SetRule::All,
+            seats: SeatRange { min: 2, max: 4 },
+            hand_size: HandSize::Fixed(10),
+            stuck: PolyStuck::DrawUntilPlayable,
+            board: BoardKind::Lattice(Lattice::Hex),
+            scoring: PolyScoring::Opponents,
+            play_points: PolyPlayPoints::TilePips,
+            target: PolyMatchTarget::Points { points: 200 },
+        },
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn validation_names_the_field() {
+        let base = poly_preset("triominoes").unwrap();
+        let check = |f: &dyn Fn(&mut PolyVariant), field: &str| {
+            let mut v = base.clone();
+            f(&mut v);
+            assert_eq!(v.validate().unwrap_err().field, field);
+        };
+        check(&|v| v.faces = 5, "faces");
+        check(&|v| v.max_pip = 10, "max-pip");
+        check(&|v| (v.faces, v.max_pip, v.set) = (6, 5, SetRule::All), "max-pip");
+        check(&|v| v.board = BoardKind::Lattice(super::super::Lattice::Square), "board");
+        check(&|v| v.seats = SeatRange { min: 1, max: 4 }, "seats");
+        check(&|v| v.seats = SeatRange { min: 2, max: 7 }, "seats");
+        check(&|v| v.seats = SeatRange { min: 2, max: 5 }, "hand-size");
+        check(&|v| v.hand_size = HandSize::Fixed(15), "hand-size");
+        check(&|v| v.stuck = PolyStuck::DrawUpTo(0), "stuck.draw-up-to");
+        check(&|v| v.scoring = PolyScoring::OwnPips, "play-points");
+        check(&|v| v.target = PolyMatchTarget::Hands(0), "target.hands");
+        // Graph boards take any face count.
+        let mut v = base.clone();
+        (v.faces, v.max_pip, v.set, v.board) = (6, 1, SetRule::All, BoardKind::Graph);
+        v.hand_size = HandSize::Fixed(3);
+        assert!(v.validate().is_ok());
+    }
+}
