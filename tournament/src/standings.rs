@@ -74,6 +74,40 @@ pub(crate) struct GameLog {
     pub winner: Option<usize>,
 }
 
+/// How often each entrant met each other one as an opponent (once per
+/// game and opposing member): Buchholz from it costs one pass over the
+/// entrants instead of a walk over every game played.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub(crate) struct Meetings {
+    n: usize,
+    /// Row `e`, column `o`.
+    counts: Vec<u32>,
+}
+
+impl Meetings {
+    pub(crate) fn new(n: usize) -> Meetings {
+        Meetings { n, counts: vec![0; n * n] }
+    }
+
+    /// Counts one game between `sides`.
+    pub(crate) fn record(&mut self, sides: &[Vec<EntrantId>]) {
+        for (i, side) in sides.iter().enumerate() {
+            for (_, other) in sides.iter().enumerate().filter(|&(j, _)| j != i) {
+                for e in side {
+                    for o in other {
+                        self.counts[e.index() * self.n + o.index()] += 1;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Sum of the tournament points of every opponent `e` met, once per meeting.
+    fn buchholz(&self, e: EntrantId, stats: &[Stats]) -> i64 {
+        self.counts[e.index() * self.n..][..self.n].iter().zip(stats).map(|(&c, s)| i64::from(c) * s.points).sum()
+    }
+}
+
 /// Everything the ranking reads.
 pub(crate) struct Ranker<'a> {
     pub stats: &'a [Stats],
@@ -84,6 +118,8 @@ pub(crate) struct Ranker<'a> {
     pub lots: &'a [u32],
     /// Indices into `games` of each entrant's games.
     pub by_entrant: &'a [Vec<usize>],
+    /// Who met whom.
+    pub meetings: &'a Meetings,
 }
 
 impl Ranker<'_> {
@@ -104,19 +140,7 @@ impl Ranker<'_> {
             TieBreak::Wins => i64::from(s.wins),
             TieBreak::Points => s.points,
             TieBreak::ScoreDifference => s.margin,
-            TieBreak::Buchholz => self.by_entrant[e.index()]
-                .iter()
-                .map(|&i| &self.games[i])
-                .filter_map(|g| g.sides.iter().position(|side| side.contains(&e)).map(|i| (g, i)))
-                .map(|(g, i)| {
-                    g.sides
-                        .iter()
-                        .enumerate()
-                        .filter(|&(j, _)| j != i)
-                        .flat_map(|(_, side)| side.iter().map(|o| self.stats[o.index()].points))
-                        .sum::<i64>()
-                })
-                .sum(),
+            TieBreak::Buchholz => self.meetings.buchholz(e, self.stats),
             TieBreak::FewestTimeouts => -i64::from(s.timeouts),
             TieBreak::Lot => -i64::from(self.lots[e.index()]),
         }
@@ -226,6 +250,10 @@ mod tests {
             GameLog { sides: vec![vec![e(1)], vec![e(3)]], winner: Some(1) },
         ];
         let by_entrant = vec![vec![0, 1], vec![0, 2], vec![1], vec![2]];
+        let mut meetings = Meetings::new(4);
+        for g in &games {
+            meetings.record(&g.sides);
+        }
         let ranker = Ranker {
             stats: &st,
             games: &games,
@@ -234,6 +262,7 @@ mod tests {
             seeds: &[0, 1, 2, 3],
             lots,
             by_entrant: &by_entrant,
+            meetings: &meetings,
         };
         let ids: Vec<EntrantId> = (0..3).map(e).collect();
         ranker.order(&ids, |x| ranker.primary(x)).into_iter().map(|x| x.0).collect()

@@ -8,7 +8,7 @@ use crate::format::{Ctx, Group};
 use crate::rng::{Purpose, TourRng};
 use crate::round::{Entrant, EntrantId, MatchResult, Round, Seat, Table};
 use crate::scoring::Outcome;
-use crate::standings::{GameLog, Ranker, Standing, Stats};
+use crate::standings::{GameLog, Meetings, Ranker, Standing, Stats};
 use crate::stop::StopReason;
 
 /// A result the tournament cannot accept; the tournament is unchanged.
@@ -106,6 +106,7 @@ pub struct Tournament {
     stats: Vec<Stats>,
     games: Vec<GameLog>,
     by_entrant: Vec<Vec<usize>>,
+    meetings: Meetings,
     disqualified: Vec<bool>,
     eliminated: Vec<bool>,
     stage_reached: Vec<u32>,
@@ -163,6 +164,7 @@ impl Tournament {
             lots,
             games: Vec::new(),
             by_entrant: vec![Vec::new(); n],
+            meetings: Meetings::new(n),
             disqualified: vec![false; n],
             eliminated: vec![false; n],
             stage_reached: vec![0; n],
@@ -371,6 +373,7 @@ impl Tournament {
         for e in table.sides.iter().flatten() {
             self.by_entrant[e.index()].push(self.games.len());
         }
+        self.meetings.record(&table.sides);
         self.games.push(GameLog { sides: table.sides.clone(), winner: result.winner.map(|w| w as usize) });
         if self.groups[group].is_knockout() {
             let through = match result.winner {
@@ -402,6 +405,7 @@ impl Tournament {
             seeds: &self.seeds,
             lots: &self.lots,
             by_entrant: &self.by_entrant,
+            meetings: &self.meetings,
         }
     }
 
