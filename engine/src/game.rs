@@ -1035,9 +1035,12 @@ impl Game {
 
     /// Whether `m` is legal for the seat to move, without building the list.
     pub fn is_legal(&self, m: Move) -> bool {
-        if self.outcome.is_some() {
-            return false;
-        }
+        self.outcome.is_none() && self.is_legal_now(m)
+    }
+
+    /// [`Game::is_legal`] while the match is on: inlined into [`Game::play`].
+    #[inline(always)]
+    fn is_legal_now(&self, m: Move) -> bool {
         let seat = self.to_move;
         match m {
             Move::Play { tile, end, face } => {
@@ -1084,10 +1087,12 @@ impl Game {
         if self.outcome.is_some() {
             return Err(IllegalMove::MatchOver);
         }
-        if !self.is_legal(m) {
+        if !self.is_legal_now(m) {
             return Err(IllegalMove::NotLegal(m));
         }
-        Ok(self.play_unchecked(m))
+        let mut ev = Events::new();
+        self.apply(m, &mut ev);
+        Ok(ev)
     }
 
     /// Plays `m` without checking it, for a caller that took it from
@@ -1111,6 +1116,16 @@ impl Game {
             "play_unchecked with an illegal move: {m}"
         );
         let mut ev = Events::new();
+        self.apply(m, &mut ev);
+        ev
+    }
+
+    /// Applies a legal move (or one the lenient referee accepts), appending
+    /// what happened to `ev`: the body of [`Game::play`] and
+    /// [`Game::play_unchecked`], inlined into both so the checked path pays
+    /// no second call.
+    #[inline(always)]
+    fn apply(&mut self, m: Move, ev: &mut Events) {
         let seat = self.to_move;
         self.log.push(m);
         match m {
@@ -1127,13 +1142,13 @@ impl Game {
                 self.history.push(Record { seat, action: Action::Play { tile, end, face } });
                 ev.push(Event::Played { seat, tile, end, face });
                 self.last_player = Some(seat);
-                if self.score_play(seat, &mut ev) {
-                    return ev;
+                if self.score_play(seat, ev) {
+                    return;
                 }
                 if out {
-                    self.end_hand(HandEnd::Out { seat, capicua }, &mut ev);
+                    self.end_hand(HandEnd::Out { seat, capicua }, ev);
                 } else {
-                    self.advance(false, &mut ev);
+                    self.advance(false, ev);
                 }
             }
             Move::Draw => {
@@ -1156,13 +1171,12 @@ impl Game {
                 self.history.push(Record { seat, action: Action::Pass { open_pips } });
                 self.board.open_arms_of(seat);
                 ev.push(Event::Passed { seat });
-                self.advance(true, &mut ev);
+                self.advance(true, ev);
             }
         }
         if self.hot.watch {
-            self.after_move(seat, m, &mut ev);
+            self.after_move(seat, m, ev);
         }
-        ev
     }
 
     fn fits_two_ends(&self, seat: Seat, t: Tile) -> bool {
@@ -1173,11 +1187,39 @@ impl Game {
 
     /// Passes the turn on; ends the hand if nobody can move any more (or
     /// the turn cap is reached). `passed`: the seat passed rather than played.
+    #[inline(always)]
     fn advance(&mut self, passed: bool, ev: &mut Events) {
         self.drawn_this_turn = 0;
         self.turns += 1;
         let seat = self.to_move;
-        self.to_move = match self.hot.order {
+        // The common order first, as a test rather than a jump table.
+        self.to_move = if self.hot.order == TurnOrder::Fixed {
+            self.next_seat(seat)
+        } else {
+            self.next_turn(seat, passed)
+        };
+        let capped = self.hot.max_turns != 0 && self.turns >= self.hot.max_turns;
+        if !capped && self.anyone_can_move() {
+            return;
+        }
+        self.stuck(capped, ev);
+    }
+
+    /// Nobody can move (or the turn cap is reached): the hand is blocked,
+    /// unless a conditional rule ("nobody can play") gives the seats a move.
+    #[inline(never)]
+    fn stuck(&mut self, capped: bool, ev: &mut Events) {
+        if !capped && self.hot.conditional && self.rescued_by_conditions() {
+            return;
+        }
+        let blocker = self.last_player.unwrap_or(self.leader);
+        self.end_hand(HandEnd::Blocked { blocker }, ev);
+    }
+
+    /// The seat to move after `seat` under the turn orders other than
+    /// [`TurnOrder::Fixed`].
+    fn next_turn(&mut self, seat: Seat, passed: bool) -> Seat {
+        match self.hot.order {
             TurnOrder::Fixed => self.next_seat(seat),
             TurnOrder::ReverseOnPass => {
                 self.reversed ^= passed;
@@ -1192,17 +1234,7 @@ impl Game {
                 let r = crate::rng::splitmix64(&mut x);
                 Seat((((r >> 32) * self.table.seats() as u64) >> 32) as u8)
             }
-        };
-        let capped = self.hot.max_turns != 0 && self.turns >= self.hot.max_turns;
-        if !capped && self.anyone_can_move() {
-            return;
         }
-        // A conditional rule ("nobody can play") may give the seats a move.
-        if !capped && self.hot.conditional && self.rescued_by_conditions() {
-            return;
-        }
-        let blocker = self.last_player.unwrap_or(self.leader);
-        self.end_hand(HandEnd::Blocked { blocker }, ev);
     }
 
     /// Whether some seat could still play or draw. Arm access is ignored:
@@ -1236,10 +1268,14 @@ impl Game {
     }
 
     /// Scores the ends after a play. Returns true when this ended the match.
+    #[inline(always)]
     fn score_play(&mut self, seat: Seat, ev: &mut Events) -> bool {
-        if !self.hot.play_scoring {
-            return false;
-        }
+        self.hot.play_scoring && self.score_ends(seat, ev)
+    }
+
+    /// [`Game::score_play`] for a variant that scores during play.
+    #[inline(never)]
+    fn score_ends(&mut self, seat: Seat, ev: &mut Events) -> bool {
         let rule = self.rules.variant().scoring.during_play;
         let sum = if matches!(rule, PlayScoring::Headers) { 0 } else { self.board.end_sum() as i32 };
         let points = match rule {
