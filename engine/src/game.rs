@@ -463,23 +463,40 @@ fn push_plays_narrow(hand: u64, board: &Board, rules: &Rules, seat: Seat, restri
 /// Whether some tile of `tiles` joins some open end (arm access ignored).
 #[inline(always)]
 fn any_joins_w<const W: usize>(tiles: &TileSet, board: &Board, rules: &Rules) -> bool {
-    let joins = |e: &crate::board::OpenEnd| {
-        let p = rules.playable_on(e.pip);
-        (0..W).any(|w| tiles.0[w] & p.0[w] != 0)
-    };
+    // Every end is looked at, without stopping at the first that fits:
+    // a plain loop of ANDs and ORs, with no exit that depends on the tiles.
     let must = board.must_cover();
-    if must == 0 {
-        board.ends().iter().any(joins)
-    } else {
-        board.ends().iter().enumerate().any(|(i, e)| must >> i & 1 == 1 && joins(e))
+    let mut joining = 0;
+    for (i, e) in board.ends().iter().enumerate() {
+        if must != 0 && must >> i & 1 == 0 {
+            continue;
+        }
+        let p = rules.playable_on(e.pip);
+        for w in 0..W {
+            joining |= tiles.0[w] & p.0[w];
+        }
     }
+    joining != 0
 }
 
 #[inline(always)]
 fn has_play_w<const W: usize>(hand: &TileSet, board: &Board, rules: &Rules, seat: Seat, restricted: bool) -> bool {
     let gated = restricted || board.must_cover() != 0;
+    if !gated {
+        // Every end, without stopping at the first that fits: whether the
+        // seat can play is what a pass decides, and the predictor cannot
+        // foresee it.
+        let mut joining = 0;
+        for e in board.ends() {
+            let p = rules.playable_on(e.pip);
+            for w in 0..W {
+                joining |= hand.0[w] & p.0[w];
+            }
+        }
+        return joining != 0;
+    }
     board.ends().iter().enumerate().any(|(i, e)| {
-        (!gated || board.may_use(seat, i, restricted)) && {
+        board.may_use(seat, i, restricted) && {
             let p = rules.playable_on(e.pip);
             (0..W).any(|w| hand.0[w] & p.0[w] != 0)
         }
@@ -973,13 +990,27 @@ impl Game {
         self.board.may_use(seat, i, self.arms_restricted())
     }
 
+    /// The plays of `seat` for a catalog wider than 32 tiles (the narrow
+    /// ones are generated inline by `fill_legal_moves`).
+    #[inline(never)]
     fn push_plays(&self, seat: Seat, list: &mut MoveList) {
         let hand = &self.hands[seat.index()];
         let (board, rules, restricted) = (&self.board, &*self.rules, self.arms_restricted());
-        if self.hot.narrow {
-            return push_plays_narrow(hand.0[0], board, rules, seat, restricted, list);
-        }
         by_words!(self.hot.words, push_plays_w(hand, board, rules, seat, restricted, list))
+    }
+
+    /// The leads of `seat` on the empty table.
+    #[inline(never)]
+    fn push_leads(&self, seat: Seat, list: &mut MoveList) {
+        let lead = |tile| Move::Play { tile, end: EndId::LEAD, face: 0 };
+        match self.lead_req {
+            LeadRequirement::Tile(t) => list.push(lead(t)),
+            LeadRequirement::AnyDouble => {
+                let ds = self.hands[seat.index()].and(self.rules.catalog().doubles());
+                list.extend(ds.iter().map(lead));
+            }
+            LeadRequirement::Any => list.extend(self.hands[seat.index()].iter().map(lead)),
+        }
     }
 
     /// Whether `seat` has a tile it may play now.
@@ -1019,18 +1050,14 @@ impl Game {
         }
         let seat = self.to_move;
         if self.board.is_empty() {
-            let lead = |tile| Move::Play { tile, end: EndId::LEAD, face: 0 };
-            match self.lead_req {
-                LeadRequirement::Tile(t) => list.push(lead(t)),
-                LeadRequirement::AnyDouble => {
-                    let ds = self.hands[seat.index()].and(self.rules.catalog().doubles());
-                    list.extend(ds.iter().map(lead));
-                }
-                LeadRequirement::Any => list.extend(self.hands[seat.index()].iter().map(lead)),
-            }
-            return;
+            return self.push_leads(seat, list);
         }
-        self.push_plays(seat, list);
+        if self.hot.narrow {
+            let hand = self.hands[seat.index()].0[0];
+            push_plays_narrow(hand, &self.board, &self.rules, seat, self.hot.restricted, list);
+        } else {
+            self.push_plays(seat, list);
+        }
         if list.is_empty() {
             list.push(if self.may_draw() { Move::Draw } else { Move::Pass });
         } else {
