@@ -1043,6 +1043,7 @@ impl Game {
     }
 
     /// Appends the legal moves of the seat to move to `list` (after clearing it).
+    #[inline]
     pub fn fill_legal_moves(&self, list: &mut MoveList) {
         list.clear();
         if self.outcome.is_some() {
@@ -1120,6 +1121,7 @@ impl Game {
     /// assert_eq!(g.play(Move::Pass), Err(IllegalMove::NotLegal(Move::Pass)));
     /// assert_eq!(g.log().len(), before);
     /// ```
+    #[inline]
     pub fn play(&mut self, m: Move) -> Result<Events, IllegalMove> {
         if self.outcome.is_some() {
             return Err(IllegalMove::MatchOver);
