@@ -333,7 +333,11 @@ struct Hot {
     play_scoring: bool,
     order: TurnOrder,
     may_pass: bool,
+    /// The turn cap, `u32::MAX` for none (so one comparison tests it).
     max_turns: u32,
+    /// `following[s]`: the seat after `s` in the variant's direction of
+    /// play (the fixed turn order's next seat, looked up).
+    following: [Seat; MAX_SEATS],
     /// Some rule must look at each move (conditional rules, end rules).
     watch: bool,
     /// The variant has conditional rules.
@@ -367,7 +371,14 @@ impl Hot {
             play_scoring: v.scoring.during_play != PlayScoring::None,
             order: v.turn.order,
             may_pass: v.stuck.may_pass,
-            max_turns: v.turn.max_turns,
+            max_turns: if v.turn.max_turns == 0 { u32::MAX } else { v.turn.max_turns },
+            following: std::array::from_fn(|s| {
+                let (s, last) = (s as u8, seats - 1);
+                match v.turn.direction {
+                    Direction::Clockwise => Seat(if s >= last { 0 } else { s + 1 }),
+                    Direction::CounterClockwise => Seat(if s == 0 || s > last { last } else { s - 1 }),
+                }
+            }),
         }
     }
 }
@@ -1233,11 +1244,11 @@ impl Game {
         let seat = self.to_move;
         // The common order first, as a test rather than a jump table.
         self.to_move = if self.hot.order == TurnOrder::Fixed {
-            self.next_seat(seat)
+            self.hot.following[seat.index()]
         } else {
             self.next_turn(seat, passed)
         };
-        let capped = self.hot.max_turns != 0 && self.turns >= self.hot.max_turns;
+        let capped = self.turns >= self.hot.max_turns;
         if !capped && self.anyone_can_move() {
             return;
         }
