@@ -1114,8 +1114,10 @@ impl Game {
                     && (!self.has_play(seat) || (!self.hot.must_play_drawn && self.drawn_this_turn > 0))
             }
             Move::Pass => {
-                !self.board.is_empty()
-                    && ((self.hot.may_pass && self.has_play(seat)) || (!self.has_play(seat) && !self.may_draw()))
+                !self.board.is_empty() && {
+                    let able = self.has_play(seat);
+                    (self.hot.may_pass && able) || (!able && !self.may_draw())
+                }
             }
         }
     }

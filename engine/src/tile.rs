@@ -290,11 +290,11 @@ pub struct TileCatalog {
     suits: [TileSet; PIP_VALUES],
     /// Value of each tile for scoring (pip sum unless the variant says otherwise).
     values: Vec<i32>,
-    /// For a catalog of at most 64 tiles: `byte_values[i][b]` is the total
-    /// value of the tiles whose bits are set in `b` at byte `i` of a set's
-    /// first word, so a hand is counted in a few lookups without a loop
-    /// whose end depends on the hand (empty for larger catalogs).
-    byte_values: Vec<[i32; 256]>,
+    /// For a catalog of at most 32 tiles (double-six and smaller):
+    /// `byte_values[i][b]` is the total value of the tiles whose bits are
+    /// set in `b` at byte `i` of a set's first word, so a hand is counted in
+    /// four lookups, with no loop whose end depends on the hand.
+    byte_values: Option<Box<[[i32; 256]; 4]>>,
 }
 
 impl TileCatalog {
@@ -314,17 +314,13 @@ impl TileCatalog {
             }
             values.push(value(t));
         }
-        let byte_values = if len <= 64 {
-            (0..len.div_ceil(8))
-                .map(|i| {
-                    std::array::from_fn(|b| {
-                        (0..8).filter(|k| b >> k & 1 == 1).map(|k| values.get(8 * i + k).copied().unwrap_or(0)).sum()
-                    })
+        let byte_values = (len <= 32).then(|| {
+            Box::new(std::array::from_fn(|i| {
+                std::array::from_fn(|b| {
+                    (0..8).filter(|k| b >> k & 1 == 1).map(|k| values.get(8 * i + k).copied().unwrap_or(0)).sum()
                 })
-                .collect()
-        } else {
-            Vec::new()
-        };
+            }))
+        });
         TileCatalog { max_pip, len, all, doubles, suits, values, byte_values }
     }
 
@@ -367,9 +363,9 @@ impl TileCatalog {
     /// The total value of a set of tiles.
     #[inline]
     pub fn value_of(&self, s: TileSet) -> i32 {
-        if !self.byte_values.is_empty() {
+        if let Some(rows) = &self.byte_values {
             let w = s.0[0];
-            return self.byte_values.iter().enumerate().map(|(i, row)| row[(w >> (8 * i)) as u8 as usize]).sum();
+            return rows.iter().enumerate().map(|(i, row)| row[(w >> (8 * i)) as u8 as usize]).sum();
         }
         s.iter().map(|t| self.values[t.index()]).sum()
     }
@@ -402,7 +398,7 @@ mod tests {
             });
             assert_eq!(c.len(), tiles);
             assert_eq!(c.value_of(c.all()), pips);
-            // Counted by byte tables up to 64 tiles: the same as tile by tile.
+            // Counted by byte tables up to 32 tiles: the same as tile by tile.
             let odd: TileSet = c.all().iter().filter(|t| t.0 % 3 != 1).collect();
             assert_eq!(c.value_of(odd), odd.iter().map(|t| c.value(t)).sum::<i32>());
             assert_eq!(c.doubles().len(), n as usize + 1);

@@ -74,11 +74,11 @@ impl Game {
         let n = self.table.seats() as usize;
         if !self.hot.ranked {
             // The standard rule: the winner, then by count, then by seat.
-            let keys: [u64; MAX_SEATS] = std::array::from_fn(|s| {
+            let key = |s: usize| {
                 let loser = (Some(Seat(s as u8)) != winner) as u64;
                 loser << 40 | (order_bits(pips[s]) as u64) << 8 | s as u64
-            });
-            return ranked_by(&keys[..n]).map(Seat).collect();
+            };
+            return ranked_by(n, key).map(Seat).collect();
         }
         let by = self.base.variant().ranking.by;
         let mut keyed: ArrayVec<((i64, i32, u8), Seat), MAX_SEATS> =
@@ -98,12 +98,12 @@ impl Game {
     pub(super) fn match_ranking(&self, winner: Option<Side>) -> ArrayVec<Side, MAX_SEATS> {
         // Penalty scoring ranks the lowest total first.
         let low = self.rules.penalty_scoring();
-        let keys: [u64; MAX_SEATS] = std::array::from_fn(|i| {
+        let key = |i: usize| {
             let loser = (Some(Side(i as u8)) != winner) as u64;
             let score = order_bits(self.scores[i]);
             loser << 40 | (if low { score } else { !score } as u64) << 8 | i as u64
-        });
-        ranked_by(&keys[..self.table.sides() as usize]).map(Side).collect()
+        };
+        ranked_by(self.table.sides() as usize, key).map(Side).collect()
     }
 }
 
@@ -112,14 +112,21 @@ fn order_bits(x: i32) -> u32 {
     x as u32 ^ 1 << 31
 }
 
-/// The indices of `keys` (distinct), smallest key first: each index lands
-/// at the count of keys below its own. No comparison decides a branch, so
-/// the order of a hand's counts costs no mispredicted jumps.
-fn ranked_by(keys: &[u64]) -> impl Iterator<Item = u8> {
+/// The indices `0..n` (at most [`MAX_SEATS`]) by their distinct `key`,
+/// smallest first: each index lands at the count of keys below its own. No
+/// comparison decides a branch, so the order of a hand's counts costs no
+/// mispredicted jumps.
+#[inline(always)]
+fn ranked_by(n: usize, key: impl Fn(usize) -> u64) -> impl Iterator<Item = u8> {
+    let n = n.min(MAX_SEATS);
+    let mut keys = [0u64; MAX_SEATS];
+    for (i, k) in keys[..n].iter_mut().enumerate() {
+        *k = key(i);
+    }
     let mut order = [0u8; MAX_SEATS];
-    for (i, &k) in keys.iter().enumerate() {
-        let below: usize = keys.iter().map(|&o| (o < k) as usize).sum();
+    for (i, &k) in keys[..n].iter().enumerate() {
+        let below: usize = keys[..n].iter().map(|&o| (o < k) as usize).sum();
         order[below] = i as u8;
     }
-    order.into_iter().take(keys.len())
+    order.into_iter().take(n)
 }
