@@ -1025,7 +1025,18 @@ impl Game {
     }
 
     /// Whether `seat` has a tile it may play now.
+    #[inline]
     fn has_play(&self, seat: Seat) -> bool {
+        if self.hot.words != 1 {
+            return self.has_play_wide(seat);
+        }
+        let hand = &self.hands[seat.index()];
+        has_play_w::<1>(hand, &self.board, &self.rules, seat, self.arms_restricted())
+    }
+
+    /// [`Game::has_play`] for catalogs of more than 64 tiles.
+    #[inline(never)]
+    fn has_play_wide(&self, seat: Seat) -> bool {
         let hand = &self.hands[seat.index()];
         let (board, rules, restricted) = (&self.board, &*self.rules, self.arms_restricted());
         by_words!(self.hot.words, has_play_w(hand, board, rules, seat, restricted))
@@ -1182,9 +1193,18 @@ impl Game {
         self.log.push(m);
         match m {
             Move::Play { tile, end, face } => {
-                self.hands[seat.index()].remove(tile);
-                self.in_hands.remove(tile);
-                let out = self.hands[seat.index()].is_empty();
+                let hand = &mut self.hands[seat.index()];
+                let out = if self.hot.narrow {
+                    // Every tile of a narrow catalog lives in the first word.
+                    let bit = 1u64 << (tile.0 & 63);
+                    hand.0[0] &= !bit;
+                    self.in_hands.0[0] &= !bit;
+                    hand.0[0] == 0
+                } else {
+                    hand.remove(tile);
+                    self.in_hands.remove(tile);
+                    hand.is_empty()
+                };
                 let capicua = out && !tile.is_double() && self.fits_two_ends(seat, tile);
                 if self.board.is_empty() {
                     self.board.lead(tile, self.table.seats());
