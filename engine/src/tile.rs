@@ -294,7 +294,18 @@ pub struct TileCatalog {
     /// `byte_values[i][b]` is the total value of the tiles whose bits are
     /// set in `b` at byte `i` of a set's first word, so a hand is counted in
     /// four lookups, with no loop whose end depends on the hand.
-    byte_values: Option<Box<[[i32; 256]; 4]>>,
+    byte_values: Option<ByteValues>,
+}
+
+/// The byte tables of [`TileCatalog::value_of`]: derived from the values,
+/// so their 1024 entries are left out of `Debug`.
+#[derive(Clone)]
+struct ByteValues(Box<[[i32; 256]; 4]>);
+
+impl fmt::Debug for ByteValues {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ByteValues(..)")
+    }
 }
 
 impl TileCatalog {
@@ -315,11 +326,11 @@ impl TileCatalog {
             values.push(value(t));
         }
         let byte_values = (len <= 32).then(|| {
-            Box::new(std::array::from_fn(|i| {
+            ByteValues(Box::new(std::array::from_fn(|i| {
                 std::array::from_fn(|b| {
                     (0..8).filter(|k| b >> k & 1 == 1).map(|k| values.get(8 * i + k).copied().unwrap_or(0)).sum()
                 })
-            }))
+            })))
         });
         TileCatalog { max_pip, len, all, doubles, suits, values, byte_values }
     }
@@ -363,7 +374,7 @@ impl TileCatalog {
     /// The total value of a set of tiles.
     #[inline]
     pub fn value_of(&self, s: TileSet) -> i32 {
-        if let Some(rows) = &self.byte_values {
+        if let Some(ByteValues(rows)) = &self.byte_values {
             let w = s.0[0];
             return rows.iter().enumerate().map(|(i, row)| row[(w >> (8 * i)) as u8 as usize]).sum();
         }
