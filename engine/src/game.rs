@@ -792,7 +792,13 @@ impl Game {
         }
         let mut dealt = TileSet::EMPTY;
         for s in 0..n {
-            self.hands[s] = deck[s * h..(s + 1) * h].iter().copied().collect();
+            let cards = &deck[s * h..(s + 1) * h];
+            self.hands[s] = if self.hot.narrow {
+                // Every tile of a narrow catalog lives in the first word.
+                TileSet([cards.iter().fold(0, |w, t| w | 1 << (t.0 & 63)), 0, 0, 0])
+            } else {
+                cards.iter().copied().collect()
+            };
             dealt = dealt.or(self.hands[s]);
         }
         self.in_hands = dealt;
@@ -978,7 +984,9 @@ impl Game {
         self.board.clear();
         self.reversed = false;
         self.turns = 0;
-        self.drawn_by = [TileSet::EMPTY; MAX_SEATS];
+        // Seats beyond the table's never draw: their sets stay empty.
+        let n = self.table.seats() as usize;
+        self.drawn_by[..n].fill(TileSet::EMPTY);
         self.drawn_this_turn = 0;
         self.last_player = None;
         self.play_points = [0; MAX_SEATS];
