@@ -1180,6 +1180,7 @@ impl Game {
     /// let events = g.play_unchecked(m);
     /// assert!(!events.is_empty());
     /// ```
+    #[inline]
     pub fn play_unchecked(&mut self, m: Move) -> Events {
         // The lenient referee plays illegal moves through here on purpose.
         debug_assert!(
