@@ -130,3 +130,24 @@ fn ranked_by(n: usize, key: impl Fn(usize) -> u64) -> impl Iterator<Item = u8> {
     }
     order.into_iter().take(n)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn order_bits_keep_the_order_of_signed_counts() {
+        let xs = [i32::MIN, -7, -1, 0, 1, 42, i32::MAX];
+        for w in xs.windows(2) {
+            assert!(order_bits(w[0]) < order_bits(w[1]), "{w:?}");
+        }
+    }
+
+    #[test]
+    fn ranked_by_puts_the_smallest_key_first() {
+        let keys = [50u64, 10, 30, 20];
+        let order: Vec<u8> = ranked_by(keys.len(), |i| keys[i]).collect();
+        assert_eq!(order, vec![1, 3, 2, 0]);
+        assert_eq!(ranked_by(0, |_| 0).count(), 0);
+    }
+}
