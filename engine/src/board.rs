@@ -342,6 +342,10 @@ impl Board {
 
     /// Opens every arm owned by `seat` (it passed).
     pub(crate) fn open_arms_of(&mut self, seat: Seat) {
+        // Only longana arms and trains have owners.
+        if !matches!(self.layout, BoardLayout::Longana(_) | BoardLayout::Trains(_)) {
+            return;
+        }
         let len = self.len as usize;
         for e in &mut self.ends[..len] {
             if e.owner == Some(seat) {
