@@ -24,7 +24,7 @@ pub struct Replayed {
 
 /// Tournaments kept: beyond this many, the cache starts over (each entry
 /// holds its results, so the bound is on memory).
-const MAX_CACHED: usize = 64;
+const MAX_CACHED: usize = 16;
 
 /// Replayed tournaments by id.
 #[derive(Default)]
