@@ -306,3 +306,43 @@ async fn an_entrant_who_never_comes_forfeits_after_the_no_show_time() {
         http_post(server.addr, "/api/tournaments", Some(ADMIN), "application/json", &bad.to_string()).await;
     assert_eq!((status, e["field"].as_str()), (400, Some("clock.no-show-secs")), "{e}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tournament_clock_can_forfeit_a_seat_that_runs_out_of_time() {
+    let server = admin_server().await;
+    let (mut tim, _token) = server.player("tim").await;
+    let spec = json!({
+        "name": "blitz", "seed": 3, "table": "duel", "variants": ["block"],
+        "entrants": ["tim", "bot:random"],
+        "stages": [{"format": "round-robin"}],
+        "clock": {"move-ms": 300, "on-timeout": {"kind": "forfeit"}}
+    });
+    let (status, created) =
+        http_post(server.addr, "/api/tournaments", Some(ADMIN), "application/json", &spec.to_string()).await;
+    assert_eq!(status, 201, "{created}");
+    let id = created["id"].as_i64().unwrap();
+    // Tim sits down and says ready, then never answers a prompt.
+    assert_eq!(tim.request(json!({"type": "await-assignments"})).await["type"], "awaiting");
+    let a = tim.recv_type("assignment").await;
+    let (room, seat) = (a["room"].as_u64().unwrap(), a["seat"].as_u64().unwrap());
+    tim.join(room, Some(seat as u8)).await;
+    tim.ready(room).await;
+    let over = tim.recv_type("game-over").await;
+    assert_eq!(over["result"]["forfeit"], seat, "{over}");
+    let waited = std::time::Instant::now();
+    let detail = loop {
+        let d = server.get_json(&format!("/api/tournaments/{id}")).await;
+        if d["status"] == "finished" {
+            break d;
+        }
+        assert!(waited.elapsed() < Duration::from_secs(20), "{d}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert_eq!(detail["winners"], json!(["bot:random"]), "{detail}");
+    // An unknown timeout strategy is refused when the tournament is created.
+    let mut bad = spec.clone();
+    bad["clock"]["on-timeout"] = json!({"kind": "strategy", "name": "nope"});
+    let (status, e) =
+        http_post(server.addr, "/api/tournaments", Some(ADMIN), "application/json", &bad.to_string()).await;
+    assert_eq!((status, e["field"].as_str()), (400, Some("clock.on-timeout")), "{e}");
+}

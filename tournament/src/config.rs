@@ -73,11 +73,14 @@ pub const MAX_CLOCK_MS: u64 = 3_600_000;
 /// The clock of every table of a tournament.
 ///
 /// ```
-/// use capicua_tournament::ClockSpec;
+/// use capicua_tournament::{ClockSpec, TimeoutRule};
 /// let clock: ClockSpec = toml::from_str("move-ms = 5000\nno-show-secs = 60").unwrap();
 /// assert_eq!((clock.move_ms, clock.bank_ms, clock.no_show_secs), (5000, 0, 60));
+/// assert_eq!(clock.on_timeout, TimeoutRule::Strategy { name: "random".into() });
+/// let strict: ClockSpec = toml::from_str("on-timeout = { kind = \"forfeit\" }").unwrap();
+/// assert_eq!(strict.on_timeout, TimeoutRule::Forfeit);
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct ClockSpec {
     /// Milliseconds per move before the bank is used (default 30,000).
@@ -90,6 +93,32 @@ pub struct ClockSpec {
     /// the side of the first missing seat forfeits the match (default 300).
     #[serde(default = "ClockSpec::default_no_show_secs")]
     pub no_show_secs: u32,
+    /// What happens when a seat's time runs out (default: a random legal
+    /// move is played for it).
+    #[serde(default)]
+    pub on_timeout: TimeoutRule,
+}
+
+/// What a table does for a seat whose time ran out (the server's room
+/// timeout policies).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum TimeoutRule {
+    /// Play a legal move chosen by a named hosted strategy.
+    Strategy {
+        /// The strategy's name (checked by the server that runs the tournament).
+        name: String,
+    },
+    /// Pass where passing is legal, else a random legal move.
+    Pass,
+    /// The seat's side loses the match.
+    Forfeit,
+}
+
+impl Default for TimeoutRule {
+    fn default() -> Self {
+        TimeoutRule::Strategy { name: "random".into() }
+    }
 }
 
 impl ClockSpec {
@@ -117,7 +146,12 @@ impl ClockSpec {
 
 impl Default for ClockSpec {
     fn default() -> Self {
-        ClockSpec { move_ms: Self::default_move_ms(), bank_ms: 0, no_show_secs: Self::default_no_show_secs() }
+        ClockSpec {
+            move_ms: Self::default_move_ms(),
+            bank_ms: 0,
+            no_show_secs: Self::default_no_show_secs(),
+            on_timeout: TimeoutRule::default(),
+        }
     }
 }
 

@@ -59,7 +59,7 @@ mod tournament;
 
 pub use config::{
     ClockSpec, Config, ConfigError, EntrantSpec, FormatKind, MAX_CLOCK_MS, MAX_ENTRANTS, StageSpec, TableKind,
-    TeamSpec, TournamentSpec,
+    TeamSpec, TimeoutRule, TournamentSpec,
 };
 pub use disqualify::{DisqualifySpec, LenientJudgeSpec, Violation};
 pub use round::{Entrant, EntrantId, MatchResult, Round, Seat, SeatResult, Table};

@@ -19,8 +19,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use capicua_engine::Variant;
-use capicua_protocol::{Progress, RoomSpec, TimeControl, TournamentId};
-use capicua_tournament::{ClockSpec, MatchResult, Round, Table, Tournament};
+use capicua_protocol::{Progress, RoomSpec, TimeControl, TimeoutPolicy, TournamentId};
+use capicua_tournament::{ClockSpec, MatchResult, Round, Table, TimeoutRule, Tournament};
 use tokio::sync::{mpsc, oneshot};
 
 use super::{Assignment, HostedSeat, Member, TableHook, TableSetup, TournamentError, store};
@@ -85,7 +85,7 @@ async fn drive(state: &Arc<AppState>, id: TournamentId) -> Result<(), Tournament
                     round.number
                 )));
             }
-            let clock = t.config().spec().clock;
+            let clock = t.config().spec().clock.clone();
             open_table(state, id, &round, &round.tables[table_no as usize], clock, tx.clone()).await?;
             open.insert(table_no);
         }
@@ -184,7 +184,11 @@ async fn open_table(
         // Tournament games update ratings like any rated game.
         rated: true,
         time: Some(TimeControl { move_ms: clock.move_ms, bank_ms: clock.bank_ms }),
-        on_timeout: None,
+        on_timeout: Some(match &clock.on_timeout {
+            TimeoutRule::Strategy { name } => TimeoutPolicy::Strategy { name: name.clone() },
+            TimeoutRule::Pass => TimeoutPolicy::Pass,
+            TimeoutRule::Forfeit => TimeoutPolicy::Forfeit,
+        }),
         // Never seeded: the tournament's seed is public in its
         // configuration, and a known seed would reveal every hand.
         seed: None,

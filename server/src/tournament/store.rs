@@ -56,9 +56,17 @@ fn members(e: &EntrantSpec) -> Vec<String> {
     }
 }
 
-/// Checks that every entrant can be seated: hosted strategies build, other
-/// names are registered players.
+/// Checks that every entrant can be seated (hosted strategies build, other
+/// names are registered players) and that the clock's timeout strategy exists.
 pub async fn check_entrants(db: &Db, config: &Config) -> Result<(), TournamentError> {
+    if let capicua_tournament::TimeoutRule::Strategy { name } = &config.spec().clock.on_timeout {
+        if crate::bots::strategy(name, 0).is_none() {
+            return Err(TournamentError::Entrant {
+                field: "clock.on-timeout".into(),
+                message: format!("unknown strategy {name:?}; known: {}", crate::bots::names().join(", ")),
+            });
+        }
+    }
     for (i, e) in config.spec().entrants.iter().enumerate() {
         for m in members(e) {
             match Member::of(&m) {
