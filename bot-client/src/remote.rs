@@ -207,8 +207,8 @@ impl Decider {
 
     /// Takes note of a room's rules; a variant that does not validate (a
     /// server newer than this bot) leaves the room to the fallbacks.
-    fn learn(&mut self, room: RoomId, variant: &Variant) {
-        match variant.clone().validate() {
+    fn learn(&mut self, room: RoomId, variant: Variant) {
+        match variant.validate() {
             Ok(rules) => {
                 self.rules.insert(room, rules);
             }
@@ -378,7 +378,7 @@ async fn session(
     loop {
         let frame = conn.recv().await?;
         match frame.msg {
-            ServerMsg::GameStarted { room: r, variant, .. } if r == room => decider.learn(room, &variant),
+            ServerMsg::GameStarted { room: r, variant, .. } if r == room => decider.learn(room, *variant),
             ServerMsg::Prompt { room: r, prompt, view, legal_moves, .. } if r == room => {
                 let m = decider.decide(room, view.as_deref(), &legal_moves);
                 conn.send(ClientMsg::Move { room, prompt, r#move: m }).await?;
@@ -478,7 +478,7 @@ async fn assignment_session(cfg: &AwaitConfig, tally: &Tally, attempt: &mut u32)
                 conn.send(ClientMsg::Join { room, seat: Some(seat) }).await?;
                 conn.send(ClientMsg::Ready { room }).await?;
             }
-            ServerMsg::GameStarted { room, variant, .. } => decider.learn(room, &variant),
+            ServerMsg::GameStarted { room, variant, .. } => decider.learn(room, *variant),
             ServerMsg::Prompt { room, prompt, view, legal_moves, .. } => {
                 let m = decider.decide(room, view.as_deref(), &legal_moves);
                 conn.send(ClientMsg::Move { room, prompt, r#move: m }).await?;
@@ -536,7 +536,7 @@ mod tests {
         // Unknown rules (no game-started, and no preset of that name): the
         // first legal move.
         assert_eq!(decider.decide(7, Some(&view), &legal), legal[0]);
-        decider.learn(7, &variant);
+        decider.learn(7, variant.clone());
         assert_eq!(decider.decide(7, Some(&view), &legal), heaviest);
         // Lean prompts carry no view: the first legal move.
         assert_eq!(decider.decide(7, None, &legal), legal[0]);

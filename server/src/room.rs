@@ -708,39 +708,42 @@ impl Room {
     /// deal, no moves) like any other so the tournament goes on.
     async fn forfeit_no_show(&mut self) {
         let Some(missing) = self.first_missing() else { return self.maybe_start().await };
-        let game = match Game::new(self.rules.clone(), self.seating.clone(), random_seed()) {
-            Ok(g) => g,
+        if !self.deal_match() {
+            return;
+        }
+        tracing::info!(room = self.id, seat = missing, "no-show: the seat's side forfeits");
+        self.finish(Some(Seat(missing as u8))).await;
+    }
+
+    /// Deals the room's next match into `self.game`, with fresh clocks and
+    /// timeout counts; false (and the room closed) if the engine refuses
+    /// the seating that was checked when the room was created.
+    fn deal_match(&mut self) -> bool {
+        // A seeded room deals its k-th match from `seed + k`: the first
+        // match's stored seed is the one the room was created with.
+        let deal_seed = self.seed.map_or_else(random_seed, |s| s.wrapping_add(self.games_played as u64));
+        match Game::new(self.rules.clone(), self.seating.clone(), deal_seed) {
+            Ok(game) => {
+                self.banks = vec![self.time.bank_ms; self.seats.len()];
+                self.timeouts = vec![0; self.seats.len()];
+                self.game = Some(game);
+                true
+            }
             Err(e) => {
                 tracing::error!(room = self.id, error = %e, "seating checked at creation failed");
-                return self.close("internal error");
+                self.close("internal error");
+                false
             }
-        };
-        tracing::info!(room = self.id, seat = missing, "no-show: the seat's side forfeits");
-        self.timeouts = vec![0; self.seats.len()];
-        self.game = Some(game);
-        self.finish(Some(Seat(missing as u8))).await;
+        }
     }
 
     async fn maybe_start(&mut self) {
         if self.game.is_some() || self.closed {
             return;
         }
-        if self.first_missing().is_some() {
+        if self.first_missing().is_some() || !self.deal_match() {
             return;
         }
-        // A seeded room deals its k-th match from `seed + k`: the first
-        // match's stored seed is the one the room was created with.
-        let deal_seed = self.seed.map_or_else(random_seed, |s| s.wrapping_add(self.games_played as u64));
-        let game = match Game::new(self.rules.clone(), self.seating.clone(), deal_seed) {
-            Ok(g) => g,
-            Err(e) => {
-                tracing::error!(room = self.id, error = %e, "seating checked at creation failed");
-                return self.close("internal error");
-            }
-        };
-        self.banks = vec![self.time.bank_ms; self.seats.len()];
-        self.timeouts = vec![0; self.seats.len()];
-        self.game = Some(game);
         self.seq += 1;
         let game = self.game.as_ref().expect("just set");
         for (i, s) in self.seats.iter().enumerate() {
