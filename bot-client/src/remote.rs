@@ -287,6 +287,27 @@ pub async fn play(cfg: PlayConfig, tally: Arc<Tally>) -> Result<(), RemoteError>
     first_err.map_or(Ok(()), Err)
 }
 
+/// Whether reconnecting cannot help: a refusal whose close code says so, a
+/// bad strategy spec, or a server error that `final_code` calls final.
+fn is_final(e: &RemoteError, final_code: impl Fn(&str) -> bool) -> bool {
+    match e {
+        RemoteError::Refused { code, .. } => !close::may_reconnect(*code),
+        RemoteError::Spec(_) => true,
+        RemoteError::Server { code, .. } => final_code(code),
+        _ => false,
+    }
+}
+
+/// Waits the capped, jittered backoff of `attempt` before a reconnect, and
+/// counts it.
+async fn back_off(what: &str, attempt: &mut u32, seed: u64, tally: &Tally) {
+    let wait = backoff(*attempt, seed);
+    eprintln!("{what}; reconnecting in {wait:?}");
+    *attempt += 1;
+    tally.reconnects.fetch_add(1, Ordering::Relaxed);
+    tokio::time::sleep(wait).await;
+}
+
 /// One bot: sessions separated by backoff until done or refused.
 async fn run_bot(cfg: PlayConfig, index: u64, tally: Arc<Tally>) -> Result<(), RemoteError> {
     let mut attempt = 0u32;
@@ -295,22 +316,9 @@ async fn run_bot(cfg: PlayConfig, index: u64, tally: Arc<Tally>) -> Result<(), R
     loop {
         match session(&cfg, index, &tally, &mut played, &mut attempt).await {
             Ok(()) => return Ok(()),
-            Err(RemoteError::Refused { code, reason }) if !close::may_reconnect(code) => {
-                return Err(RemoteError::Refused { code, reason });
-            }
-            Err(e @ RemoteError::Spec(_)) => return Err(e),
-            // Retrying cannot fix these.
-            Err(e @ RemoteError::Server { .. }) if matches!(&e, RemoteError::Server { code, .. } if code == "bad-token" || code == "version-mismatch") =>
-            {
-                return Err(e);
-            }
-            Err(e) => {
-                let wait = backoff(attempt, seed);
-                eprintln!("bot {index}: {e}; reconnecting in {wait:?}");
-                attempt += 1;
-                tally.reconnects.fetch_add(1, Ordering::Relaxed);
-                tokio::time::sleep(wait).await;
-            }
+            // Retrying cannot fix a bad token or protocol version.
+            Err(e) if is_final(&e, |code| code == "bad-token" || code == "version-mismatch") => return Err(e),
+            Err(e) => back_off(&format!("bot {index}: {e}"), &mut attempt, seed, &tally).await,
         }
     }
 }
@@ -434,18 +442,9 @@ pub async fn await_assignments(cfg: AwaitConfig, tally: Arc<Tally>) -> Result<()
     loop {
         match assignment_session(&cfg, &tally, &mut attempt).await {
             Ok(()) => return Ok(()),
-            Err(RemoteError::Refused { code, reason }) if !close::may_reconnect(code) => {
-                return Err(RemoteError::Refused { code, reason });
-            }
-            Err(e @ RemoteError::Spec(_)) => return Err(e),
-            Err(e @ RemoteError::Server { .. }) => return Err(e),
-            Err(e) => {
-                let wait = backoff(attempt, seed);
-                eprintln!("{e}; reconnecting in {wait:?}");
-                attempt += 1;
-                tally.reconnects.fetch_add(1, Ordering::Relaxed);
-                tokio::time::sleep(wait).await;
-            }
+            // A tournament seat is reserved by name: any server error is final.
+            Err(e) if is_final(&e, |_| true) => return Err(e),
+            Err(e) => back_off(&e.to_string(), &mut attempt, seed, &tally).await,
         }
     }
 }
