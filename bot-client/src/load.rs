@@ -31,6 +31,8 @@ pub struct LoadConfig {
     pub seconds: u64,
     /// The preset played (4 seats).
     pub preset: String,
+    /// Ask for batched events (`hello`'s `batch-events`).
+    pub batch_events: bool,
 }
 
 /// The figures of a run.
@@ -72,8 +74,8 @@ pub async fn run(cfg: LoadConfig) -> Result<LoadReport, RemoteError> {
     let stop = Arc::new(AtomicBool::new(false));
     // Set up every table first (connect, create, join), then start the clock.
     let mut tables = Vec::with_capacity(cfg.tables);
-    for t in 0..cfg.tables {
-        tables.push(tokio::spawn(setup_table(cfg.server.clone(), cfg.preset.clone(), t)));
+    for _ in 0..cfg.tables {
+        tables.push(tokio::spawn(setup_table(cfg.server.clone(), cfg.preset.clone(), cfg.batch_events)));
     }
     let mut seated = Vec::new();
     for t in tables {
@@ -140,11 +142,15 @@ pub async fn run(cfg: LoadConfig) -> Result<LoadReport, RemoteError> {
     })
 }
 
-async fn setup_table(server: String, preset: String, _t: usize) -> Result<(RoomId, Vec<Connection>), RemoteError> {
+async fn setup_table(
+    server: String,
+    preset: String,
+    batch_events: bool,
+) -> Result<(RoomId, Vec<Connection>), RemoteError> {
     let mut conns = Vec::with_capacity(4);
     for _ in 0..4 {
         let mut c = Connection::connect(&server).await?;
-        c.hello_with(None, true).await?;
+        c.hello_with(None, true, batch_events).await?;
         conns.push(c);
     }
     let spec = RoomSpec {

@@ -83,6 +83,10 @@ struct LoadArgs {
     /// The preset played (4 seats).
     #[arg(long, default_value = "latin")]
     preset: String,
+    /// Ask for every event the moment it happens, instead of batched events
+    /// (which travel with the bot's next prompt or reply).
+    #[arg(long)]
+    live_events: bool,
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
@@ -193,8 +197,13 @@ where
 }
 
 fn load(a: LoadArgs) -> Result<()> {
-    let cfg =
-        capicua_bot::load::LoadConfig { server: a.server, tables: a.tables, seconds: a.seconds, preset: a.preset };
+    let cfg = capicua_bot::load::LoadConfig {
+        server: a.server,
+        tables: a.tables,
+        seconds: a.seconds,
+        preset: a.preset,
+        batch_events: !a.live_events,
+    };
     let r = runtime()?.block_on(capicua_bot::load::run(cfg)).context("load")?;
     if a.json {
         println!("{}", serde_json::to_string(&r)?);

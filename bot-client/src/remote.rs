@@ -148,16 +148,19 @@ impl Connection {
 
     /// Says hello; returns the rooms where this player already sits.
     pub async fn hello(&mut self, token: Option<String>) -> Result<Vec<capicua_protocol::SeatRef>, RemoteError> {
-        self.hello_with(token, false).await
+        self.hello_with(token, false, false).await
     }
 
-    /// Says hello, asking for lean prompts (no view) or not.
+    /// Says hello, asking for lean prompts (no view) or not, and for batched
+    /// events (events may wait for the next prompt or reply) or not.
     pub async fn hello_with(
         &mut self,
         token: Option<String>,
         lean_prompts: bool,
+        batch_events: bool,
     ) -> Result<Vec<capicua_protocol::SeatRef>, RemoteError> {
-        match self.request(ClientMsg::Hello { version: PROTOCOL_VERSION, token, lean_prompts }, |_| {}).await? {
+        let hello = ClientMsg::Hello { version: PROTOCOL_VERSION, token, lean_prompts, batch_events };
+        match self.request(hello, |_| {}).await? {
             ServerMsg::Welcome { seats, .. } => Ok(seats),
             other => Err(unexpected(other)),
         }

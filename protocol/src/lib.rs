@@ -22,8 +22,10 @@
 //!
 //! ```
 //! use capicua_protocol::{ClientFrame, ClientMsg, PROTOCOL_VERSION};
-//! let hello =
-//!     ClientFrame::new(Some(1), ClientMsg::Hello { version: PROTOCOL_VERSION, token: None, lean_prompts: false });
+//! let hello = ClientFrame::new(
+//!     Some(1),
+//!     ClientMsg::Hello { version: PROTOCOL_VERSION, token: None, lean_prompts: false, batch_events: false },
+//! );
 //! let json = serde_json::to_string(&hello).unwrap();
 //! assert_eq!(json, r#"{"id":1,"type":"hello","version":1}"#);
 //! let back: ClientFrame = serde_json::from_str(&json).unwrap();
@@ -86,6 +88,16 @@ pub enum ClientMsg {
         /// from `game-started`, `events` and `sync`.
         #[serde(default, skip_serializing_if = "is_false")]
         lean_prompts: bool,
+        /// Batched events: `events` and lobby `room` frames to this
+        /// connection may wait, to leave together with the next frame that
+        /// answers it or asks it something (a reply, a `prompt`,
+        /// `game-over`), and at most the server's batch interval (1 s by
+        /// default). Nothing is dropped or reordered, and a prompt always
+        /// comes after every event before it. For bots, which need the events
+        /// only when they must move: the server writes to the socket about
+        /// half as often.
+        #[serde(default, skip_serializing_if = "is_false")]
+        batch_events: bool,
     },
     /// Registers a new player name; the reply carries its secret token, shown
     /// once. The connection then acts for that player.

@@ -17,12 +17,12 @@ fn server(id: Option<u64>, msg: ServerMsg) -> String {
 fn client_messages() {
     let cases: Vec<(ClientMsg, &str)> = vec![
         (
-            ClientMsg::Hello { version: 1, token: Some("t0k".into()), lean_prompts: false },
+            ClientMsg::Hello { version: 1, token: Some("t0k".into()), lean_prompts: false, batch_events: false },
             r#"{"id":1,"type":"hello","version":1,"token":"t0k"}"#,
         ),
         (
-            ClientMsg::Hello { version: 1, token: None, lean_prompts: true },
-            r#"{"id":1,"type":"hello","version":1,"lean-prompts":true}"#,
+            ClientMsg::Hello { version: 1, token: None, lean_prompts: true, batch_events: true },
+            r#"{"id":1,"type":"hello","version":1,"lean-prompts":true,"batch-events":true}"#,
         ),
         (ClientMsg::Register { name: "ana".into() }, r#"{"id":1,"type":"register","name":"ana"}"#),
         (ClientMsg::ListRooms, r#"{"id":1,"type":"list-rooms"}"#),

@@ -12,13 +12,13 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
-use axum::extract::ws::{CloseFrame, Message, Utf8Bytes};
+use axum::extract::ws::{CloseFrame, Message};
 use capicua_protocol::{
     ClientFrame, ClientMsg, ErrorCode, MAX_FRAME_BYTES, PROTOCOL_VERSION, PlayerInfo, RoomId, SeatRef, ServerMsg,
     close, decode_client,
 };
 use futures_util::{Sink, SinkExt, Stream, StreamExt};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 
 use crate::metrics::Metrics;
 use crate::room::{self, RoomCmd};
@@ -91,9 +91,8 @@ where
     R: Stream<Item = Result<Message, E>> + Unpin,
 {
     let _guard = state.task_guard();
-    let (out, rx) = Outbox::new(state.config.outbound_buffer);
-    let (close_tx, close_rx) = oneshot::channel();
-    let sender = tokio::spawn(send_loop(sink, rx, close_rx));
+    let out = Outbox::new(state.config.outbound_buffer, &state.flusher);
+    let sender = tokio::spawn(send_loop(sink, out.clone()));
     state.metrics.connections.fetch_add(1, Ordering::Relaxed);
     Metrics::inc(&state.metrics.connections_total);
     let mut conn = Conn {
@@ -129,11 +128,12 @@ where
     }
     conn.state.metrics.connections.fetch_sub(1, Ordering::Relaxed);
     let closing = matches!(end, End::Close(..));
-    if let End::Close(code, reason) = end {
-        let _ = close_tx.send((code, reason));
-    }
-    // Rooms hold clones of the outbox; the send task ends on the close
-    // signal, or (client gone) when we drop our end here.
+    // Rooms may still hold clones of the outbox: closing it refuses their
+    // later frames and ends the send task once what is queued is written.
+    out.close(match end {
+        End::Close(code, reason) => Some((code, reason)),
+        End::Gone => None,
+    });
     drop(conn);
     drop(out);
     let _ = tokio::time::timeout(std::time::Duration::from_secs(5), sender).await;
@@ -156,54 +156,33 @@ where
 /// How long a closing connection waits for the client's close frame.
 const CLOSE_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 
-/// The send task: writes queued frames; on a close request, flushes what is
-/// queued and sends the close frame.
-async fn send_loop<S>(
-    mut sink: S,
-    mut rx: mpsc::Receiver<Utf8Bytes>,
-    mut close_rx: oneshot::Receiver<(u16, &'static str)>,
-) where
+/// The send task: writes what is queued, one flush (one `write`) for every
+/// batch; once the outbox closes, the last frames, then the close frame if
+/// one was asked for.
+async fn send_loop<S>(mut sink: S, out: Outbox)
+where
     S: Sink<Message> + Unpin,
 {
+    let mut spare = Vec::new();
     loop {
-        tokio::select! {
-            biased;
-            frame = rx.recv() => match frame {
-                Some(text) => {
-                    // Feed everything already queued, then flush once: one
-                    // write for a burst of frames instead of one per frame.
-                    if sink.feed(Message::Text(text)).await.is_err() {
-                        return;
-                    }
-                    while let Ok(more) = rx.try_recv() {
-                        if sink.feed(Message::Text(more)).await.is_err() {
-                            return;
-                        }
-                    }
-                    if sink.flush().await.is_err() {
-                        return;
-                    }
-                }
-                None => {
-                    // Every sender is gone; a close request may be waiting.
-                    if let Ok((code, reason)) = close_rx.try_recv() {
-                        let _ = sink.send(Message::Close(Some(CloseFrame { code, reason: reason.into() }))).await;
-                        return;
-                    }
-                    break;
-                }
-            },
-            req = &mut close_rx => {
-                while let Ok(text) = rx.try_recv() {
-                    if sink.send(Message::Text(text)).await.is_err() {
-                        return;
-                    }
-                }
-                if let Ok((code, reason)) = req {
-                    let _ = sink.send(Message::Close(Some(CloseFrame { code, reason: reason.into() }))).await;
-                }
+        let batch = out.next_batch(spare).await;
+        let mut frames = batch.frames;
+        for text in frames.drain(..) {
+            if sink.feed(Message::Text(text)).await.is_err() {
                 return;
             }
+        }
+        spare = frames;
+        if sink.flush().await.is_err() {
+            return;
+        }
+        match batch.close {
+            None => {}
+            Some(Some((code, reason))) => {
+                let _ = sink.send(Message::Close(Some(CloseFrame { code, reason: reason.into() }))).await;
+                return;
+            }
+            Some(None) => break,
         }
     }
     let _ = sink.close().await;
@@ -257,8 +236,9 @@ impl Conn {
     async fn on_frame(&mut self, ClientFrame { id, msg }: ClientFrame) -> Option<End> {
         let Some(client) = self.client() else {
             return match msg {
-                ClientMsg::Hello { version, token, lean_prompts } => {
+                ClientMsg::Hello { version, token, lean_prompts, batch_events } => {
                     self.out.set_lean_prompts(lean_prompts);
+                    self.out.set_batch_events(batch_events);
                     self.hello(id, version, token).await
                 }
                 ClientMsg::Ping => {
@@ -464,6 +444,7 @@ impl Conn {
 mod tests {
     use super::*;
     use crate::{AppState, Config, Db};
+    use tokio::sync::mpsc;
 
     /// The handler over plain channels: no socket, no HTTP.
     #[tokio::test]

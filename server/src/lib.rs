@@ -21,6 +21,7 @@ pub mod db;
 pub mod extract;
 pub mod http;
 pub mod metrics;
+pub mod outbox;
 pub mod room;
 pub mod tournament;
 
@@ -30,12 +31,12 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use axum::extract::ws::Utf8Bytes;
-use capicua_protocol::{RoomId, RoomInfo, ServerFrame, ServerMsg};
+use capicua_protocol::{RoomId, RoomInfo};
 use tokio::net::TcpListener;
-use tokio::sync::{Notify, Semaphore, mpsc, watch};
+use tokio::sync::{Semaphore, mpsc, watch};
 
 pub use db::Db;
+pub use outbox::{Flusher, Outbox, encode};
 
 /// Server settings (the CLI fills them from flags and environment).
 #[derive(Clone, Debug)]
@@ -54,6 +55,10 @@ pub struct Config {
     pub reconnect_grace: Duration,
     /// Frames queued for a connection before it counts as a slow consumer.
     pub outbound_buffer: usize,
+    /// Longest wait of an event to a connection that asked for batched
+    /// events (they usually leave sooner, with its next reply or prompt).
+    /// The flusher ticks at half this period.
+    pub batch_every: Duration,
 }
 
 impl Default for Config {
@@ -66,6 +71,7 @@ impl Default for Config {
             flood_limit: 200,
             reconnect_grace: Duration::from_secs(60),
             outbound_buffer: 1024,
+            batch_every: Duration::from_millis(1000),
         }
     }
 }
@@ -93,77 +99,6 @@ pub struct Identity {
     pub name: String,
     /// Admin rights.
     pub admin: bool,
-}
-
-/// The send side of a connection: frames queued for its send task.
-///
-/// Rooms never wait on a client: a full queue marks the connection as a slow
-/// consumer and it is closed, so one stuck client cannot stall a table.
-#[derive(Clone)]
-pub struct Outbox(Arc<OutboxInner>);
-
-struct OutboxInner {
-    tx: mpsc::Sender<Utf8Bytes>,
-    kill: Notify,
-    killed: AtomicBool,
-    lean: AtomicBool,
-}
-
-impl Outbox {
-    /// A new outbox and the receiver its send task drains.
-    pub fn new(capacity: usize) -> (Outbox, mpsc::Receiver<Utf8Bytes>) {
-        let (tx, rx) = mpsc::channel(capacity);
-        let inner =
-            OutboxInner { tx, kill: Notify::new(), killed: AtomicBool::new(false), lean: AtomicBool::new(false) };
-        (Outbox(Arc::new(inner)), rx)
-    }
-
-    /// Queues a serialized frame; false if the connection is gone or too slow.
-    pub fn send_text(&self, text: Utf8Bytes) -> bool {
-        match self.0.tx.try_send(text) {
-            Ok(()) => true,
-            Err(mpsc::error::TrySendError::Full(_)) => {
-                self.0.killed.store(true, Ordering::Relaxed);
-                self.0.kill.notify_one();
-                false
-            }
-            Err(mpsc::error::TrySendError::Closed(_)) => false,
-        }
-    }
-
-    /// Serializes and queues a frame.
-    pub fn send(&self, id: Option<u64>, msg: ServerMsg) -> bool {
-        self.send_text(encode(id, msg))
-    }
-
-    /// Resolves when the connection was marked as a slow consumer.
-    pub async fn killed(&self) {
-        if self.0.killed.load(Ordering::Relaxed) {
-            return;
-        }
-        self.0.kill.notified().await;
-    }
-
-    /// Asks for lean prompts (no view), as the client said in `hello`.
-    pub fn set_lean_prompts(&self, lean: bool) {
-        self.0.lean.store(lean, Ordering::Relaxed);
-    }
-
-    /// Whether prompts to this connection leave out the view.
-    pub fn lean_prompts(&self) -> bool {
-        self.0.lean.load(Ordering::Relaxed)
-    }
-
-    /// Whether the connection is still there.
-    pub fn is_open(&self) -> bool {
-        !self.0.tx.is_closed()
-    }
-}
-
-/// Serializes a server frame.
-pub fn encode(id: Option<u64>, msg: ServerMsg) -> Utf8Bytes {
-    let s = serde_json::to_string(&ServerFrame { id, msg }).expect("server frames always serialize");
-    Utf8Bytes::from(s)
 }
 
 /// A connected client as rooms see it.
@@ -204,6 +139,8 @@ pub struct AppState {
     pub metrics: metrics::Metrics,
     /// Tournaments: assignments, subscribers, running tournaments.
     pub tournaments: tournament::Registry,
+    /// Sends the deferred frames of connections that batch events.
+    pub flusher: Arc<Flusher>,
     next_conn: AtomicU64,
     /// Set when shutdown starts: no new rooms.
     closing: AtomicBool,
@@ -219,6 +156,8 @@ impl AppState {
     pub fn new(db: Db, config: Config) -> (Arc<AppState>, watch::Sender<bool>, mpsc::Receiver<()>) {
         let (shutdown_tx, shutdown_rx) = watch::channel(false);
         let (done_tx, done_rx) = mpsc::channel::<()>(1);
+        let flusher = Arc::new(Flusher::default());
+        tokio::spawn(Flusher::run(Arc::downgrade(&flusher), config.batch_every / 2));
         let state = Arc::new(AppState {
             conn_permits: Arc::new(Semaphore::new(config.max_connections)),
             config,
@@ -227,6 +166,7 @@ impl AppState {
             seats_by_player: Mutex::new(HashMap::new()),
             metrics: metrics::Metrics::default(),
             tournaments: tournament::Registry::default(),
+            flusher,
             next_conn: AtomicU64::new(0),
             closing: AtomicBool::new(false),
             shutdown: shutdown_rx,

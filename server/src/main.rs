@@ -34,6 +34,11 @@ enum Command {
         /// Seconds a disconnected player's seat is kept.
         #[arg(long, default_value_t = 60)]
         reconnect_grace: u64,
+        /// Longest wait, in milliseconds, of an event to a connection that
+        /// asked for batched events (they also leave with its next prompt or
+        /// reply).
+        #[arg(long, env = "CAPICUA_BATCH_MS", default_value_t = 1000, value_parser = clap::value_parser!(u64).range(2..=60_000))]
+        batch_ms: u64,
     },
     /// Prints the JSON Schema of every protocol message.
     Schema,
@@ -90,7 +95,7 @@ enum TournamentCommand {
 async fn main() -> anyhow::Result<()> {
     tracing_subscriber::fmt().with_target(false).init();
     match Cli::parse().command {
-        Command::Serve { listen, database, admin_token, max_connections, rate, reconnect_grace } => {
+        Command::Serve { listen, database, admin_token, max_connections, rate, reconnect_grace, batch_ms } => {
             let db = capicua_server::Db::open(&database).await.with_context(|| format!("opening {database}"))?;
             let listener = TcpListener::bind(&listen).await.with_context(|| format!("listening on {listen}"))?;
             tracing::info!(
@@ -103,6 +108,7 @@ async fn main() -> anyhow::Result<()> {
                 rate_per_sec: rate,
                 rate_burst: rate.saturating_mul(2),
                 reconnect_grace: std::time::Duration::from_secs(reconnect_grace),
+                batch_every: std::time::Duration::from_millis(batch_ms),
                 ..Default::default()
             };
             capicua_server::run(listener, db, config, shutdown_signal()).await?;

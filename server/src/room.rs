@@ -940,11 +940,13 @@ impl Room {
                 return self.reply_err(&client, id, ErrorCode::IllegalMove, format!("{mv} is not a legal move here"));
             }
         };
-        // Accepted first, then the events: the mover learns at once.
-        client.out.send(id, ServerMsg::Accepted { room: self.id, prompt });
+        // Accepted first, then the events, in one write: the reply is
+        // queued quietly and the mover's outbox woken after the broadcast.
+        client.out.queue(id, ServerMsg::Accepted { room: self.id, prompt });
         self.pending = None;
         Metrics::inc(&self.state.metrics.moves);
         self.broadcast_events(ruling.events());
+        client.out.wake();
         let bank = &mut self.banks[seat.index()];
         *bank = bank.saturating_sub(over);
         self.advance().await;
@@ -982,7 +984,7 @@ impl Room {
             // hand it sees draws: then (only then) it gets its new view.
             let needs_view = new_hand || events.iter().any(|e| matches!(e, Event::Drew { seat } if view.sees(*seat)));
             if needs_view {
-                c.out.send(
+                c.out.send_deferrable(encode(
                     None,
                     ServerMsg::Events {
                         room: self.id,
@@ -990,9 +992,9 @@ impl Room {
                         events: events.to_vec(),
                         view: Some(Box::new(view.snapshot())),
                     },
-                );
+                ));
             } else {
-                c.out.send_text(plain());
+                c.out.send_deferrable(plain());
             }
         }
         if !self.spectators.is_empty() {
@@ -1010,7 +1012,7 @@ impl Room {
                 plain()
             };
             for s in &self.spectators {
-                s.out.send_text(frame.clone());
+                s.out.send_deferrable(frame.clone());
             }
         }
     }
@@ -1221,7 +1223,7 @@ impl Room {
         let info = self.info.lock().expect("room info lock").clone();
         let frame = encode(None, ServerMsg::Room { room: info });
         for c in self.members() {
-            c.out.send_text(frame.clone());
+            c.out.send_deferrable(frame.clone());
         }
     }
 }

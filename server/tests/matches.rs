@@ -223,3 +223,52 @@ async fn lean_prompts_carry_the_legal_moves_without_the_view() {
     assert!(clients[0].frames.iter().any(|f| f["type"] == "game-started" && f["view"]["seat"] == 0));
     assert!(server.get_json(&format!("/api/games/{game}")).await["steps"].as_array().unwrap().len() > 2);
 }
+
+/// Events with their sequence numbers, in the order a client read them.
+fn event_log(c: &Client) -> Vec<(u64, Value)> {
+    c.frames
+        .iter()
+        .filter(|f| f["type"] == "events")
+        .map(|f| (f["seq"].as_u64().unwrap(), f["events"].clone()))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn batched_events_arrive_complete_in_order_and_before_each_prompt() {
+    let server = TestServer::start().await;
+    let mut live = server.guest().await;
+    let mut batched = server.batched_guest().await;
+    let room = live.create_room(json!({"preset": "block", "seats": 2, "seed": 5})).await;
+    live.join(room, Some(0)).await;
+    batched.join(room, Some(1)).await;
+    live.ready(room).await;
+    batched.ready(room).await;
+    let (clients, _) = play_out(vec![live, batched], room).await;
+    let (live_log, batched_log) = (event_log(&clients[0]), event_log(&clients[1]));
+    assert!(live_log.len() > 10, "{live_log:?}");
+    assert_eq!(batched_log, live_log, "the same events, same order, same sequence numbers");
+    // Every prompt comes after every event before it: the plays and passes
+    // the batched seat has read in this hand are the prompt's history.
+    let mut moves_seen = 0;
+    let mut prompts = 0;
+    for f in &clients[1].frames {
+        match f["type"].as_str().unwrap() {
+            "game-started" => moves_seen = 0,
+            "events" => {
+                for e in f["events"].as_array().unwrap() {
+                    match e["event"].as_str().unwrap() {
+                        "hand-started" => moves_seen = 0,
+                        "played" | "passed" => moves_seen += 1,
+                        _ => {}
+                    }
+                }
+            }
+            "prompt" => {
+                assert_eq!(f["view"]["history"].as_array().unwrap().len(), moves_seen, "{f}");
+                prompts += 1;
+            }
+            _ => {}
+        }
+    }
+    assert!(prompts > 3);
+}

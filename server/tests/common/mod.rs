@@ -82,6 +82,13 @@ impl TestServer {
         c
     }
 
+    /// A greeted guest that asked for batched events.
+    pub async fn batched_guest(&self) -> Client {
+        let mut c = self.client().await;
+        c.hello_with(None, true).await;
+        c
+    }
+
     /// A registered player: (client, token).
     pub async fn player(&self, name: &str) -> (Client, String) {
         let mut c = self.guest().await;
@@ -293,9 +300,17 @@ impl Client {
     }
 
     pub async fn hello(&mut self, token: Option<&str>) -> Value {
+        self.hello_with(token, false).await
+    }
+
+    /// Hello, asking for batched events or not.
+    pub async fn hello_with(&mut self, token: Option<&str>, batch_events: bool) -> Value {
         let mut m = json!({"type": "hello", "version": capicua_protocol::PROTOCOL_VERSION});
         if let Some(t) = token {
             m["token"] = json!(t);
+        }
+        if batch_events {
+            m["batch-events"] = json!(true);
         }
         let r = self.request(m).await;
         assert_eq!(r["type"], "welcome", "{r}");

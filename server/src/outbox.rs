@@ -1,0 +1,402 @@
+//! The send side of a connection: a queue of encoded frames that rooms and
+//! the connection's receive loop fill, and that the connection's send task
+//! drains into the socket.
+//!
+//! Why not an `mpsc` channel: every frame through a channel wakes the send
+//! task, and every wake-up ends in a `send` syscall, which on loopback costs
+//! the sender the receiver's TCP work too (perf: over half of the server's
+//! CPU at 2,000 tables). Here a frame is either *urgent* (a reply, a prompt,
+//! `game-over`: the send task is woken at once and writes everything queued
+//! in one `write`) or *deferrable* (an `events` broadcast, a lobby update).
+//! A deferrable frame to a connection that asked for batched events in
+//! `hello` waits for the next urgent frame to the same connection, or for
+//! the server's [`Flusher`] tick, whichever comes first; to any other
+//! connection it is urgent. Frames always leave in the order they were queued.
+//!
+//! Rooms never wait on a client: a queue past its capacity marks the
+//! connection as a slow consumer and it is closed, so one stuck client cannot
+//! stall a table.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
+
+use axum::extract::ws::Utf8Bytes;
+use capicua_protocol::{ServerFrame, ServerMsg};
+use tokio::sync::Notify;
+
+/// Serializes a server frame.
+pub fn encode(id: Option<u64>, msg: ServerMsg) -> Utf8Bytes {
+    let s = serde_json::to_string(&ServerFrame { id, msg }).expect("server frames always serialize");
+    Utf8Bytes::from(s)
+}
+
+/// A close frame's code and reason.
+pub type CloseReason = (u16, &'static str);
+
+/// The send side of one connection; clones share the queue.
+#[derive(Clone)]
+pub struct Outbox(Arc<Inner>);
+
+struct Inner {
+    /// A std `Mutex`: held only to push a frame or swap the queue out, never
+    /// across an `.await`, so contention is a few instructions long.
+    queue: Mutex<Queue>,
+    /// Wakes the send task (a stored permit if it is busy writing).
+    ready: Notify,
+    /// Wakes the receive loop to close a slow consumer.
+    kill: Notify,
+    killed: AtomicBool,
+    /// Set when the connection ended: pushes are refused from then on.
+    closed: AtomicBool,
+    lean: AtomicBool,
+    batch: AtomicBool,
+    capacity: usize,
+    flusher: Weak<Flusher>,
+}
+
+#[derive(Default)]
+struct Queue {
+    frames: Vec<Utf8Bytes>,
+    /// The close frame to send after the last queued frame.
+    close: Option<Option<CloseReason>>,
+    /// Holds deferred frames registered with the flusher in this generation
+    /// of its ticks; cleared when the send task takes the frames.
+    due: Option<u64>,
+}
+
+/// What the send task takes from the queue.
+pub struct Batch {
+    /// Frames, in order.
+    pub frames: Vec<Utf8Bytes>,
+    /// `Some` once the connection is closing: `Some(code, reason)` asks for a
+    /// close frame after the frames, `None` for none.
+    pub close: Option<Option<CloseReason>>,
+}
+
+impl Outbox {
+    /// A new outbox holding at most `capacity` unsent frames, whose
+    /// deferrable frames (once batching is asked for) `flusher` sends on its
+    /// tick.
+    pub fn new(capacity: usize, flusher: &Arc<Flusher>) -> Outbox {
+        Outbox(Arc::new(Inner {
+            queue: Mutex::new(Queue::default()),
+            ready: Notify::new(),
+            kill: Notify::new(),
+            killed: AtomicBool::new(false),
+            closed: AtomicBool::new(false),
+            lean: AtomicBool::new(false),
+            batch: AtomicBool::new(false),
+            capacity,
+            flusher: Arc::downgrade(flusher),
+        }))
+    }
+
+    /// Queues an encoded frame and wakes the send task; false if the
+    /// connection is gone or too slow.
+    pub fn send_text(&self, text: Utf8Bytes) -> bool {
+        self.push(text, Push::Wake)
+    }
+
+    /// Serializes and queues a frame, waking the send task.
+    pub fn send(&self, id: Option<u64>, msg: ServerMsg) -> bool {
+        self.send_text(encode(id, msg))
+    }
+
+    /// Queues an encoded frame that nobody answers (events, lobby updates):
+    /// sent at once, unless the connection batches them (see the module
+    /// docs).
+    pub fn send_deferrable(&self, text: Utf8Bytes) -> bool {
+        let how = if self.0.batch.load(Ordering::Relaxed) { Push::Defer } else { Push::Wake };
+        self.push(text, how)
+    }
+
+    /// Serializes and queues a frame without waking the send task: it leaves
+    /// with the next frame that does, or at [`Outbox::wake`]. For a reply
+    /// that must travel with the frames queued right after it.
+    pub fn queue(&self, id: Option<u64>, msg: ServerMsg) -> bool {
+        self.push(encode(id, msg), Push::Quiet)
+    }
+
+    /// Wakes the send task if anything is queued.
+    pub fn wake(&self) {
+        self.0.ready.notify_one();
+    }
+
+    fn push(&self, text: Utf8Bytes, how: Push) -> bool {
+        if self.0.closed.load(Ordering::Relaxed) {
+            return false;
+        }
+        let wake_anyway = {
+            let mut q = self.0.queue.lock().expect("outbox lock");
+            if q.frames.len() >= self.0.capacity {
+                drop(q);
+                self.0.killed.store(true, Ordering::Relaxed);
+                self.0.kill.notify_one();
+                return false;
+            }
+            q.frames.push(text);
+            if matches!(how, Push::Defer) && q.due.is_none() {
+                match self.0.flusher.upgrade() {
+                    Some(f) => {
+                        // Lock order: outbox, then flusher (the tick takes
+                        // its list before it locks any outbox).
+                        let mut ticks = f.ticks.lock().expect("flusher lock");
+                        q.due = Some(ticks.generation);
+                        ticks.fresh.push(self.clone());
+                        false
+                    }
+                    // No flusher (the server is gone): nothing would send it later.
+                    None => true,
+                }
+            } else {
+                false
+            }
+        };
+        if wake_anyway || matches!(how, Push::Wake) {
+            self.0.ready.notify_one();
+        }
+        true
+    }
+
+    /// Resolves when the connection was marked as a slow consumer.
+    pub async fn killed(&self) {
+        if self.0.killed.load(Ordering::Relaxed) {
+            return;
+        }
+        self.0.kill.notified().await;
+    }
+
+    /// Asks for lean prompts (no view), as the client said in `hello`.
+    pub fn set_lean_prompts(&self, lean: bool) {
+        self.0.lean.store(lean, Ordering::Relaxed);
+    }
+
+    /// Whether prompts to this connection leave out the view.
+    pub fn lean_prompts(&self) -> bool {
+        self.0.lean.load(Ordering::Relaxed)
+    }
+
+    /// Asks for batched events, as the client said in `hello`.
+    pub fn set_batch_events(&self, batch: bool) {
+        self.0.batch.store(batch, Ordering::Relaxed);
+    }
+
+    /// Whether the connection is still there.
+    pub fn is_open(&self) -> bool {
+        !self.0.closed.load(Ordering::Relaxed)
+    }
+
+    /// Ends the connection's output: what is queued is still sent, then the
+    /// close frame if one is given, then the send task ends. Later frames are
+    /// refused.
+    pub fn close(&self, frame: Option<CloseReason>) {
+        self.0.closed.store(true, Ordering::Relaxed);
+        self.0.queue.lock().expect("outbox lock").close.get_or_insert(frame);
+        self.0.ready.notify_one();
+    }
+
+    /// The send task's side: waits to be woken with something to write (or
+    /// for the close) and takes all that is queued.
+    pub async fn next_batch(&self, frames: Vec<Utf8Bytes>) -> Batch {
+        let mut spare = frames;
+        spare.clear();
+        loop {
+            // Woken first, then look: frames deferred while the last batch
+            // was being written stay for the next wake-up (a permit is kept
+            // for a wake-up that came meanwhile).
+            self.0.ready.notified().await;
+            let mut q = self.0.queue.lock().expect("outbox lock");
+            if !q.frames.is_empty() || q.close.is_some() {
+                q.due = None;
+                std::mem::swap(&mut q.frames, &mut spare);
+                return Batch { frames: spare, close: q.close.take() };
+            }
+        }
+    }
+}
+
+/// How a frame is pushed.
+#[derive(Clone, Copy)]
+enum Push {
+    /// Wake the send task now.
+    Wake,
+    /// Wake it at the flusher's next tick unless something else does first.
+    Defer,
+    /// Do not wake it: the caller will, or the next frame will.
+    Quiet,
+}
+
+/// Sends the deferred frames of batching connections on a fixed tick: one
+/// timer for the whole server instead of one per connection.
+///
+/// Frames deferred between two ticks are sent at the tick after next unless
+/// an urgent frame took them first, so each waits at least one tick period
+/// and at most two: a bot prompted every few hundred milliseconds gets its
+/// events with its prompts, not on a tick that falls between.
+#[derive(Default)]
+pub struct Flusher {
+    /// A std `Mutex`: pushed to once per outbox per generation, swapped by
+    /// the tick; never held across an `.await`.
+    ticks: Mutex<Ticks>,
+}
+
+#[derive(Default)]
+struct Ticks {
+    /// The generation being registered now.
+    generation: u64,
+    /// Outboxes that deferred frames in this generation.
+    fresh: Vec<Outbox>,
+    /// Outboxes of the previous generation: sent at the next tick.
+    aging: Vec<Outbox>,
+}
+
+impl Flusher {
+    /// Wakes every outbox still holding frames deferred before the previous
+    /// tick, and starts a new generation.
+    pub fn tick(&self) {
+        let (old, generation) = {
+            let mut t = self.ticks.lock().expect("flusher lock");
+            let fresh = std::mem::take(&mut t.fresh);
+            let old = std::mem::replace(&mut t.aging, fresh);
+            let old_generation = t.generation.wrapping_sub(1);
+            t.generation += 1;
+            (old, old_generation)
+        };
+        for out in old {
+            let mut q = out.0.queue.lock().expect("outbox lock");
+            // Taken by an urgent frame since (None), or registered again in a
+            // later generation: not this tick's to send.
+            if q.due == Some(generation) {
+                q.due = None;
+                drop(q);
+                out.0.ready.notify_one();
+            }
+        }
+    }
+
+    /// Ticks every `every` until the flusher is dropped. Spawned once by the
+    /// server; it holds only a weak reference, so it ends with the server.
+    pub async fn run(this: Weak<Flusher>, every: Duration) {
+        let mut interval = tokio::time::interval(every);
+        interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            interval.tick().await;
+            match this.upgrade() {
+                Some(f) => f.tick(),
+                None => return,
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frame(s: &str) -> Utf8Bytes {
+        Utf8Bytes::from(s.to_string())
+    }
+
+    async fn ready_now(out: &Outbox) -> Option<Batch> {
+        tokio::time::timeout(Duration::from_millis(20), out.next_batch(Vec::new())).await.ok()
+    }
+
+    #[tokio::test]
+    async fn an_urgent_frame_carries_what_was_deferred_before_it_in_order() {
+        let flusher = Arc::new(Flusher::default());
+        let out = Outbox::new(16, &flusher);
+        out.set_batch_events(true);
+        assert!(out.send_deferrable(frame("e1")));
+        assert!(out.send_deferrable(frame("e2")));
+        assert!(ready_now(&out).await.is_none(), "deferred frames alone do not wake the send task");
+        assert!(out.send_text(frame("prompt")));
+        let b = ready_now(&out).await.expect("an urgent frame wakes it");
+        assert_eq!(b.frames, vec![frame("e1"), frame("e2"), frame("prompt")]);
+        assert!(b.close.is_none());
+    }
+
+    #[tokio::test]
+    async fn the_flusher_tick_sends_deferred_frames() {
+        let flusher = Arc::new(Flusher::default());
+        let out = Outbox::new(16, &flusher);
+        out.set_batch_events(true);
+        out.send_deferrable(frame("e1"));
+        out.send_deferrable(frame("e2"));
+        assert_eq!(flusher.ticks.lock().unwrap().fresh.len(), 1, "registered once per generation");
+        assert!(ready_now(&out).await.is_none());
+        flusher.tick();
+        assert!(ready_now(&out).await.is_none(), "the first tick only ages them");
+        out.send_deferrable(frame("e3"));
+        assert!(flusher.ticks.lock().unwrap().fresh.is_empty(), "still registered");
+        flusher.tick();
+        let b = ready_now(&out).await.expect("the second tick wakes it");
+        assert_eq!(b.frames, vec![frame("e1"), frame("e2"), frame("e3")]);
+        out.send_deferrable(frame("e4"));
+        assert_eq!(flusher.ticks.lock().unwrap().fresh.len(), 1, "registered again once taken");
+        flusher.tick();
+        flusher.tick();
+        assert_eq!(ready_now(&out).await.expect("two ticks later").frames, vec![frame("e4")]);
+    }
+
+    #[tokio::test]
+    async fn frames_taken_by_an_urgent_frame_are_not_woken_again_by_the_tick() {
+        let flusher = Arc::new(Flusher::default());
+        let out = Outbox::new(16, &flusher);
+        out.set_batch_events(true);
+        out.send_deferrable(frame("e1"));
+        out.send_text(frame("prompt"));
+        assert_eq!(ready_now(&out).await.unwrap().frames.len(), 2);
+        flusher.tick();
+        out.send_deferrable(frame("e2"));
+        flusher.tick();
+        // e2 was registered in generation 1: the second tick sends
+        // generation 0's frames, and the outbox's entry there is stale.
+        assert!(ready_now(&out).await.is_none(), "a stale entry wakes nothing");
+        flusher.tick();
+        assert_eq!(ready_now(&out).await.expect("its own generation").frames, vec![frame("e2")]);
+    }
+
+    #[tokio::test]
+    async fn without_batching_deferrable_frames_are_sent_at_once() {
+        let flusher = Arc::new(Flusher::default());
+        let out = Outbox::new(16, &flusher);
+        out.send_deferrable(frame("e1"));
+        assert_eq!(ready_now(&out).await.expect("live events").frames, vec![frame("e1")]);
+        assert!(flusher.ticks.lock().unwrap().fresh.is_empty());
+    }
+
+    #[tokio::test]
+    async fn a_quiet_reply_waits_for_the_wake() {
+        let flusher = Arc::new(Flusher::default());
+        let out = Outbox::new(16, &flusher);
+        out.set_batch_events(true);
+        out.queue(Some(7), ServerMsg::Pong);
+        out.send_deferrable(frame("e1"));
+        assert!(ready_now(&out).await.is_none());
+        out.wake();
+        let b = ready_now(&out).await.expect("woken");
+        assert_eq!(b.frames.len(), 2);
+        assert_eq!(b.frames[0].as_str(), r#"{"id":7,"type":"pong"}"#);
+    }
+
+    #[tokio::test]
+    async fn a_full_queue_kills_the_connection_and_a_closed_one_refuses() {
+        let flusher = Arc::new(Flusher::default());
+        let out = Outbox::new(2, &flusher);
+        assert!(out.send_text(frame("a")));
+        assert!(out.send_text(frame("b")));
+        assert!(!out.send_text(frame("c")), "over capacity");
+        ready_killed(&out).await;
+        out.close(Some((1008, "slow")));
+        assert!(!out.is_open());
+        assert!(!out.send_text(frame("d")), "closed");
+        let b = ready_now(&out).await.expect("closing wakes it");
+        assert_eq!(b.frames, vec![frame("a"), frame("b")]);
+        assert_eq!(b.close, Some(Some((1008, "slow"))));
+    }
+
+    async fn ready_killed(out: &Outbox) {
+        tokio::time::timeout(Duration::from_millis(20), out.killed()).await.expect("marked as a slow consumer");
+    }
+}
