@@ -1,7 +1,8 @@
 //! Remote bots: play on a capicua server over its WebSocket protocol.
 //!
 //! `capicua-bot play` runs [`play`]: each bot connects, says hello (with a
-//! token, or as a guest), takes the seat it is given back (reconnect), asked
+//! token, or as a guest; asking for batched events, since it decides from
+//! each prompt's view), takes the seat it is given back (reconnect), asked
 //! for (`--room`) or finds (the first waiting room with an empty seat, else a
 //! new room), says ready, answers every prompt with its strategy, says ready
 //! again after each match, and on a dropped connection reconnects with
@@ -374,7 +375,8 @@ async fn session(
     attempt: &mut u32,
 ) -> Result<(), RemoteError> {
     let mut conn = Connection::connect(&cfg.server).await?;
-    let seats = conn.hello(cfg.token.clone()).await?;
+    // Batched events: a bot decides from its prompt's view alone.
+    let seats = conn.hello_with(cfg.token.clone(), false, true).await?;
     *attempt = 0;
     let room = match seats.first() {
         Some(s) => s.room,
@@ -454,7 +456,7 @@ pub async fn await_assignments(cfg: AwaitConfig, tally: Arc<Tally>) -> Result<()
 
 async fn assignment_session(cfg: &AwaitConfig, tally: &Tally, attempt: &mut u32) -> Result<(), RemoteError> {
     let mut conn = Connection::connect(&cfg.server).await?;
-    conn.hello(Some(cfg.token.clone())).await?;
+    conn.hello_with(Some(cfg.token.clone()), false, true).await?;
     *attempt = 0;
     if let Some(t) = cfg.tournament {
         match conn.request(ClientMsg::SubscribeTournament { tournament: t }, |_| {}).await? {

@@ -7,7 +7,7 @@
 //! written over `Sink`/`Stream` of WebSocket messages so tests can drive them
 //! with plain channels.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
@@ -18,7 +18,7 @@ use capicua_protocol::{
     close, decode_client,
 };
 use futures_util::{Sink, SinkExt, Stream, StreamExt};
-use tokio::sync::oneshot;
+use tokio::sync::{mpsc, oneshot};
 
 use crate::metrics::Metrics;
 use crate::room::{self, RoomCmd};
@@ -62,7 +62,9 @@ struct Conn {
     id: ConnId,
     out: Outbox,
     ident: Option<Arc<Identity>>,
-    rooms: HashSet<RoomId>,
+    /// The rooms this connection spoke to, with their command senders: a
+    /// move goes to its room without the lobby's lock.
+    rooms: HashMap<RoomId, mpsc::UnboundedSender<RoomCmd>>,
     bucket: Bucket,
     rejected_in_a_row: u32,
 }
@@ -101,7 +103,7 @@ where
         state,
         out: out.clone(),
         ident: None,
-        rooms: HashSet::new(),
+        rooms: HashMap::new(),
         rejected_in_a_row: 0,
     };
     let mut shutdown = conn.state.shutdown();
@@ -121,10 +123,8 @@ where
             _ = out.killed() => break End::Close(close::SLOW_CONSUMER, "too slow reading frames"),
         }
     };
-    for room in conn.rooms.drain() {
-        if let Some(h) = conn.state.room(room) {
-            let _ = h.tx.send(RoomCmd::Disconnected { conn: conn.id });
-        }
+    for (_, tx) in conn.rooms.drain() {
+        let _ = tx.send(RoomCmd::Disconnected { conn: conn.id });
     }
     conn.state.metrics.connections.fetch_sub(1, Ordering::Relaxed);
     let closing = matches!(end, End::Close(..));
@@ -251,10 +251,23 @@ impl Conn {
                 }
             };
         };
-        let forward = |room: RoomId, cmd: RoomCmd| -> bool {
+        let mut forward = |room: RoomId, cmd: RoomCmd| -> bool {
+            if let Some(tx) = self.rooms.get(&room) {
+                match tx.send(cmd) {
+                    Ok(()) => return true,
+                    // The room closed; ids are never reused.
+                    Err(_) => {
+                        self.rooms.remove(&room);
+                        return false;
+                    }
+                }
+            }
             match self.state.room(room) {
-                Some(h) => h.tx.send(cmd).is_ok(),
-                None => false,
+                Some(h) if h.tx.send(cmd).is_ok() => {
+                    self.rooms.insert(room, h.tx);
+                    true
+                }
+                _ => false,
             }
         };
         let (room, sent) = match msg {
@@ -318,9 +331,7 @@ impl Conn {
                 (room, forward(room, RoomCmd::Close { client, id }))
             }
         };
-        if sent {
-            self.rooms.insert(room);
-        } else {
+        if !sent {
             self.error(id, ErrorCode::NoSuchRoom, format!("no room {room}"));
         }
         None
@@ -395,7 +406,7 @@ impl Conn {
             }
             if let Ok(got) = rx.await {
                 if !got.is_empty() {
-                    self.rooms.insert(room);
+                    self.rooms.insert(room, h.tx.clone());
                 }
                 seats.extend(got.into_iter().map(|seat| SeatRef { room, seat }));
             }
@@ -424,10 +435,8 @@ impl Conn {
                 // hear it before any later command of this connection (same
                 // channel, sent first), so the next move finds its seat.
                 let client = self.client().expect("greeted");
-                for room in &self.rooms {
-                    if let Some(h) = self.state.room(*room) {
-                        let _ = h.tx.send(RoomCmd::Promote { client: client.clone() });
-                    }
+                for tx in self.rooms.values() {
+                    let _ = tx.send(RoomCmd::Promote { client: client.clone() });
                 }
                 self.out.send(id, ServerMsg::Registered { name: player.name, token });
             }
@@ -444,7 +453,6 @@ impl Conn {
 mod tests {
     use super::*;
     use crate::{AppState, Config, Db};
-    use tokio::sync::mpsc;
 
     /// The handler over plain channels: no socket, no HTTP.
     #[tokio::test]
