@@ -38,6 +38,22 @@ fn tiles_held(
     held
 }
 
+/// How many moves each seat made in a stored match.
+fn moves_by_seat(
+    rules: Arc<Rules>,
+    seating: capicua_engine::Seating,
+    seed: u64,
+    moves: &[capicua_engine::Move],
+) -> Vec<usize> {
+    let mut game = Game::new(rules, seating, seed).unwrap();
+    let mut count = vec![0; game.table().seats() as usize];
+    for m in moves {
+        count[game.to_move().expect("a stored move has a seat to make it").index()] += 1;
+        game.play(*m).unwrap();
+    }
+    count
+}
+
 /// Every view snapshot a frame carries.
 fn snapshots(frame: &Value) -> Vec<ViewSnapshot> {
     ["view"]
@@ -132,12 +148,16 @@ async fn no_frame_holds_a_hidden_tile() {
             let stored = db.game(game_id).await.unwrap().expect("stored");
             let rules: Arc<Rules> = Rules::new(stored.variant.clone()).unwrap().into();
             let held = tiles_held(rules.clone(), stored.seating.clone(), stored.seed, &stored.moves);
+            let moved = moves_by_seat(rules.clone(), stored.seating.clone(), stored.seed, &stored.moves);
             let table = Game::new(rules, stored.seating.clone(), stored.seed).unwrap();
             for (i, p) in players.iter().enumerate() {
                 let view = table.view(Seat(i as u8));
                 let found = leaks(&p.frames, Some(i as u8), &|o| view.sees(Seat(o)), &held);
                 assert!(found.is_empty(), "{spec}: seat {i} was shown hidden tiles: {found:?}");
-                assert!(p.frames.iter().any(|f| f["type"] == "prompt"));
+                // One prompt per move the seat made (a match can end before a
+                // seat's first turn: a longana hand blocked after its lead).
+                let prompts = p.frames.iter().filter(|f| f["type"] == "prompt").count();
+                assert_eq!(prompts, moved[i], "{spec} (game {game_id}): seat {i}'s prompts against its moves");
             }
             let found = leaks(&spectator.frames, None, &|_| false, &held);
             assert!(found.is_empty(), "{spec}: the spectator was shown hidden tiles: {found:?}");
