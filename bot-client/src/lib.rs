@@ -45,6 +45,7 @@ pub mod seat_view;
 pub mod spec;
 pub mod stats;
 pub mod strategy;
+pub mod transport;
 
 pub use error::{ArenaError, BotError, SpecError};
 pub use rng::BotRng;

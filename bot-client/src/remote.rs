@@ -22,11 +22,13 @@ use capicua_protocol::{
 use futures_util::{SinkExt, StreamExt};
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::error::UrlError;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
 use crate::seat_view::SnapshotSeat;
 use crate::spec;
 use crate::strategy::Strategy;
+use crate::transport::{self, Transport};
 
 /// Errors of a remote bot.
 #[derive(Debug, thiserror::Error)]
@@ -95,16 +97,38 @@ pub struct Tally {
 
 /// A WebSocket connection speaking the protocol.
 pub struct Connection {
-    ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
+    ws: WebSocketStream<Transport>,
     next_id: u64,
 }
 
 impl Connection {
-    /// Connects (Nagle off: frames are small and latency matters).
-    pub async fn connect(url: &str) -> Result<Connection, RemoteError> {
+    /// Connects to `ws://HOST:PORT/PATH` (TCP, Nagle off: frames are small
+    /// and latency matters) or `unix:PATH` (a Unix domain socket).
+    pub async fn connect(server: &str) -> Result<Connection, RemoteError> {
+        use tokio_tungstenite::tungstenite::Error as WsError;
+        use tokio_tungstenite::tungstenite::client::IntoClientRequest;
         // Small read buffer: the transport zero-fills it on every read.
         let config = tokio_tungstenite::tungstenite::protocol::WebSocketConfig::default().read_buffer_size(4096);
-        let (ws, _) = tokio_tungstenite::connect_async_with_config(url, Some(config), true).await?;
+        let (request, stream) = match transport::unix_path(server) {
+            #[cfg(unix)]
+            Some(path) => {
+                let unix = tokio::net::UnixStream::connect(path).await.map_err(WsError::Io)?;
+                // The handshake still names a host and a path; the socket
+                // decides where it goes.
+                ("ws://localhost/ws".into_client_request()?, Transport::Unix(unix))
+            }
+            _ => {
+                let request = server.into_client_request()?;
+                let uri = request.uri();
+                let host = uri.host().ok_or(WsError::Url(UrlError::NoHostName))?;
+                let host = host.trim_start_matches('[').trim_end_matches(']').to_string();
+                let port = uri.port_u16().unwrap_or(80);
+                let tcp = TcpStream::connect((host.as_str(), port)).await.map_err(WsError::Io)?;
+                tcp.set_nodelay(true).map_err(WsError::Io)?;
+                (request, Transport::Tcp(MaybeTlsStream::Plain(tcp)))
+            }
+        };
+        let (ws, _) = tokio_tungstenite::client_async_with_config(request, stream, Some(config)).await?;
         Ok(Connection { ws, next_id: 0 })
     }
 

@@ -16,7 +16,7 @@ struct Cli {
 enum Command {
     /// Serves HTTP and WebSocket (`/ws`) on one port until SIGINT/SIGTERM.
     Serve {
-        /// Address to listen on.
+        /// Address to listen on: HOST:PORT, or unix:PATH for a Unix domain socket.
         #[arg(long, env = "CAPICUA_LISTEN", default_value = "127.0.0.1:8080")]
         listen: String,
         /// SQLite database (a path or a `sqlite://` URL); created and migrated on start.
@@ -97,11 +97,26 @@ async fn main() -> anyhow::Result<()> {
     match Cli::parse().command {
         Command::Serve { listen, database, admin_token, max_connections, rate, reconnect_grace, batch_ms } => {
             let db = capicua_server::Db::open(&database).await.with_context(|| format!("opening {database}"))?;
-            let listener = TcpListener::bind(&listen).await.with_context(|| format!("listening on {listen}"))?;
-            tracing::info!(
-                "capicua-server listening on http://{} (WebSocket at /ws), database {database}",
-                listener.local_addr()?
-            );
+            let listener: capicua_server::Listener = match listen.strip_prefix("unix:") {
+                Some(path) => {
+                    // A socket file left by an earlier run would fail the bind.
+                    if std::fs::metadata(path).is_ok_and(|m| std::os::unix::fs::FileTypeExt::is_socket(&m.file_type()))
+                    {
+                        std::fs::remove_file(path).with_context(|| format!("removing the old socket {path}"))?;
+                    }
+                    let l = tokio::net::UnixListener::bind(path).with_context(|| format!("listening on {listen}"))?;
+                    tracing::info!("capicua-server listening on {listen} (WebSocket at /ws), database {database}");
+                    l.into()
+                }
+                None => {
+                    let l = TcpListener::bind(&listen).await.with_context(|| format!("listening on {listen}"))?;
+                    tracing::info!(
+                        "capicua-server listening on http://{} (WebSocket at /ws), database {database}",
+                        l.local_addr()?
+                    );
+                    l.into()
+                }
+            };
             let config = capicua_server::Config {
                 admin_token,
                 max_connections,

@@ -88,3 +88,34 @@ async fn the_python_example_bot_completes_a_match() {
     let count = capicua_server::Db::open(server.db_path.to_str().unwrap()).await.unwrap().game_count().await.unwrap();
     assert_eq!(count, 1);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn remote_bots_play_over_a_unix_socket() {
+    let db_path = temp_db();
+    let socket = db_path.with_extension("sock");
+    let _ = std::fs::remove_file(&socket);
+    let db = capicua_server::Db::open(db_path.to_str().unwrap()).await.unwrap();
+    let listener = tokio::net::UnixListener::bind(&socket).unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(capicua_server::run(listener, db, capicua_server::Config::default(), async move {
+        let _ = stopped.await;
+    }));
+    let cfg = PlayConfig {
+        server: format!("unix:{}", socket.display()),
+        token: None,
+        strategy: "random".into(),
+        room: None,
+        preset: "block".into(),
+        count: 4,
+        matches: Some(1),
+    };
+    let tally = Arc::new(Tally::default());
+    tokio::time::timeout(Duration::from_secs(60), play(cfg, tally.clone())).await.expect("in time").unwrap();
+    assert_eq!(tally.games.load(Ordering::Relaxed), 4, "every bot saw the match end");
+    assert!(tally.moves.load(Ordering::Relaxed) > 5);
+    stop.send(()).unwrap();
+    tokio::time::timeout(Duration::from_secs(30), server).await.expect("stops").unwrap().unwrap();
+    let db = capicua_server::Db::open(db_path.to_str().unwrap()).await.unwrap();
+    assert!(db.game(1).await.unwrap().is_some(), "the match is stored");
+    let _ = std::fs::remove_file(&socket);
+}
