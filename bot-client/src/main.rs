@@ -39,7 +39,7 @@ enum Command {
 /// Arguments of `capicua-bot play`.
 #[derive(clap::Args)]
 struct PlayArgs {
-    /// The server's WebSocket URL.
+    /// The server: its WebSocket URL, or unix:PATH for a server listening on a Unix socket.
     #[arg(long, default_value = "ws://127.0.0.1:8080/ws")]
     server: String,
     /// A registered player's token (without one: a guest, casual rooms only).
@@ -71,7 +71,7 @@ struct PlayArgs {
 /// Arguments of `capicua-bot load`.
 #[derive(clap::Args)]
 struct LoadArgs {
-    /// The server's WebSocket URL.
+    /// The server: its WebSocket URL, or unix:PATH for a server listening on a Unix socket.
     #[arg(long, default_value = "ws://127.0.0.1:8080/ws")]
     server: String,
     /// Rooms to fill with 4 bots each.
