@@ -172,6 +172,9 @@ async fn setup_table(
     Ok((room, conns))
 }
 
+/// How an `events` frame from capicua-server starts.
+const EVENTS_PREFIX: &str = r#"{"type":"events","#;
+
 /// The fields of a server frame a load bot reads; the rest (views, events)
 /// is skipped unparsed.
 #[derive(Deserialize)]
@@ -213,6 +216,12 @@ async fn player(
                 return Err(e);
             }
         };
+        // Most frames are events, which these bots ignore: the server writes
+        // `type` first in a frame without an `id`, so a prefix tells them
+        // apart without parsing the events (anything else is parsed).
+        if text.starts_with(EVENTS_PREFIX) {
+            continue;
+        }
         let frame: LeanFrame = serde_json::from_str(&text)?;
         match (frame.kind.as_ref(), frame.prompt, frame.legal_moves) {
             ("prompt", Some(prompt), Some(legal_moves)) if !legal_moves.is_empty() => {
@@ -258,4 +267,21 @@ async fn player(
     }
     conn.close().await;
     Ok(latencies)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use capicua_protocol::ServerFrame;
+
+    #[test]
+    fn events_frames_start_with_the_skipped_prefix_and_prompts_do_not() {
+        let events = ServerFrame { id: None, msg: ServerMsg::Events { room: 3, seq: 9, events: vec![], view: None } };
+        assert!(serde_json::to_string(&events).unwrap().starts_with(EVENTS_PREFIX));
+        let prompt = ServerFrame {
+            id: None,
+            msg: ServerMsg::Prompt { room: 3, prompt: 1, seat: 0, view: None, legal_moves: vec![], deadline_ms: 10 },
+        };
+        assert!(!serde_json::to_string(&prompt).unwrap().starts_with(EVENTS_PREFIX));
+    }
 }
