@@ -17,7 +17,7 @@
 //! connection as a slow consumer and it is closed, so one stuck client cannot
 //! stall a table.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
@@ -60,9 +60,13 @@ struct Queue {
     frames: Vec<Utf8Bytes>,
     /// The close frame to send after the last queued frame.
     close: Option<Option<CloseReason>>,
-    /// Holds deferred frames registered with the flusher in this generation
-    /// of its ticks; cleared when the send task takes the frames.
-    due: Option<u64>,
+    /// The flusher generation in which the oldest deferred frame still
+    /// queued was pushed; cleared when the send task takes the frames.
+    deferred_since: Option<u64>,
+    /// On the flusher's list: it stays there, looked at once a tick, for as
+    /// long as it keeps deferring frames, so the flusher's lock is taken once
+    /// per quiet spell, not once per frame.
+    listed: bool,
 }
 
 /// What the send task takes from the queue.
@@ -136,14 +140,18 @@ impl Outbox {
                 return false;
             }
             q.frames.push(text);
-            if matches!(how, Push::Defer) && q.due.is_none() {
+            if matches!(how, Push::Defer) {
                 match self.0.flusher.upgrade() {
                     Some(f) => {
-                        // Lock order: outbox, then flusher (the tick takes
-                        // its list before it locks any outbox).
-                        let mut ticks = f.ticks.lock().expect("flusher lock");
-                        q.due = Some(ticks.generation);
-                        ticks.fresh.push(self.clone());
+                        if q.deferred_since.is_none() {
+                            q.deferred_since = Some(f.generation.load(Ordering::Relaxed));
+                        }
+                        if !q.listed {
+                            // Lock order: outbox, then flusher (the tick takes
+                            // its list before it locks any outbox).
+                            q.listed = true;
+                            f.listed.lock().expect("flusher lock").push(self.clone());
+                        }
                         false
                     }
                     // No flusher (the server is gone): nothing would send it later.
@@ -208,7 +216,7 @@ impl Outbox {
             self.0.ready.notified().await;
             let mut q = self.0.queue.lock().expect("outbox lock");
             if !q.frames.is_empty() || q.close.is_some() {
-                q.due = None;
+                q.deferred_since = None;
                 std::mem::swap(&mut q.frames, &mut spare);
                 return Batch { frames: spare, close: q.close.take() };
             }
@@ -230,49 +238,43 @@ enum Push {
 /// Sends the deferred frames of batching connections on a fixed tick: one
 /// timer for the whole server instead of one per connection.
 ///
-/// Frames deferred between two ticks are sent at the tick after next unless
-/// an urgent frame took them first, so each waits at least one tick period
-/// and at most two: a bot prompted every few hundred milliseconds gets its
-/// events with its prompts, not on a tick that falls between.
+/// Ticks number generations. A frame deferred in generation `g` is sent at
+/// the tick that starts generation `g + 2` unless an urgent frame took it
+/// first, so each waits at least one tick period and at most two: a bot
+/// prompted every few hundred milliseconds gets its events with its prompts,
+/// not on a tick that falls between.
 #[derive(Default)]
 pub struct Flusher {
-    /// A std `Mutex`: pushed to once per outbox per generation, swapped by
-    /// the tick; never held across an `.await`.
-    ticks: Mutex<Ticks>,
-}
-
-#[derive(Default)]
-struct Ticks {
-    /// The generation being registered now.
-    generation: u64,
-    /// Outboxes that deferred frames in this generation.
-    fresh: Vec<Outbox>,
-    /// Outboxes of the previous generation: sent at the next tick.
-    aging: Vec<Outbox>,
+    /// The generation frames deferred now belong to.
+    generation: AtomicU64,
+    /// Outboxes that deferred frames since they were last found without any.
+    /// A std `Mutex`: taken when an outbox joins and twice a tick, never
+    /// across an `.await`.
+    listed: Mutex<Vec<Outbox>>,
 }
 
 impl Flusher {
-    /// Wakes every outbox still holding frames deferred before the previous
-    /// tick, and starts a new generation.
+    /// Starts a new generation, wakes every listed outbox whose deferred
+    /// frames are two generations old, and drops from the list the outboxes
+    /// that hold none.
     pub fn tick(&self) {
-        let (old, generation) = {
-            let mut t = self.ticks.lock().expect("flusher lock");
-            let fresh = std::mem::take(&mut t.fresh);
-            let old = std::mem::replace(&mut t.aging, fresh);
-            let old_generation = t.generation.wrapping_sub(1);
-            t.generation += 1;
-            (old, old_generation)
-        };
-        for out in old {
+        let now = self.generation.fetch_add(1, Ordering::Relaxed) + 1;
+        let listed = std::mem::take(&mut *self.listed.lock().expect("flusher lock"));
+        let mut keep = Vec::with_capacity(listed.len());
+        for out in listed {
             let mut q = out.0.queue.lock().expect("outbox lock");
-            // Taken by an urgent frame since (None), or registered again in a
-            // later generation: not this tick's to send.
-            if q.due == Some(generation) {
-                q.due = None;
-                drop(q);
-                out.0.ready.notify_one();
+            match q.deferred_since {
+                None => q.listed = false,
+                Some(g) => {
+                    if g + 2 <= now {
+                        out.0.ready.notify_one();
+                    }
+                    drop(q);
+                    keep.push(out);
+                }
             }
         }
+        self.listed.lock().expect("flusher lock").append(&mut keep);
     }
 
     /// Ticks every `every` until the flusher is dropped. Spawned once by the
@@ -323,20 +325,23 @@ mod tests {
         out.set_batch_events(true);
         out.send_deferrable(frame("e1"));
         out.send_deferrable(frame("e2"));
-        assert_eq!(flusher.ticks.lock().unwrap().fresh.len(), 1, "registered once per generation");
+        assert_eq!(flusher.listed.lock().unwrap().len(), 1, "listed once");
         assert!(ready_now(&out).await.is_none());
         flusher.tick();
         assert!(ready_now(&out).await.is_none(), "the first tick only ages them");
         out.send_deferrable(frame("e3"));
-        assert!(flusher.ticks.lock().unwrap().fresh.is_empty(), "still registered");
+        assert_eq!(flusher.listed.lock().unwrap().len(), 1, "still listed once");
         flusher.tick();
         let b = ready_now(&out).await.expect("the second tick wakes it");
         assert_eq!(b.frames, vec![frame("e1"), frame("e2"), frame("e3")]);
         out.send_deferrable(frame("e4"));
-        assert_eq!(flusher.ticks.lock().unwrap().fresh.len(), 1, "registered again once taken");
+        assert_eq!(flusher.listed.lock().unwrap().len(), 1, "still listed while it defers");
         flusher.tick();
+        assert!(ready_now(&out).await.is_none(), "e4 is one generation old");
         flusher.tick();
         assert_eq!(ready_now(&out).await.expect("two ticks later").frames, vec![frame("e4")]);
+        flusher.tick();
+        assert!(flusher.listed.lock().unwrap().is_empty(), "dropped from the list once it holds nothing deferred");
     }
 
     #[tokio::test]
@@ -350,9 +355,9 @@ mod tests {
         flusher.tick();
         out.send_deferrable(frame("e2"));
         flusher.tick();
-        // e2 was registered in generation 1: the second tick sends
-        // generation 0's frames, and the outbox's entry there is stale.
-        assert!(ready_now(&out).await.is_none(), "a stale entry wakes nothing");
+        // e2 was deferred in generation 1: this tick starts generation 2 and
+        // sends only frames of generation 0, which the prompt already took.
+        assert!(ready_now(&out).await.is_none(), "nothing old enough");
         flusher.tick();
         assert_eq!(ready_now(&out).await.expect("its own generation").frames, vec![frame("e2")]);
     }
@@ -363,7 +368,7 @@ mod tests {
         let out = Outbox::new(16, &flusher);
         out.send_deferrable(frame("e1"));
         assert_eq!(ready_now(&out).await.expect("live events").frames, vec![frame("e1")]);
-        assert!(flusher.ticks.lock().unwrap().fresh.is_empty());
+        assert!(flusher.listed.lock().unwrap().is_empty());
     }
 
     #[tokio::test]
