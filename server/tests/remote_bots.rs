@@ -44,18 +44,24 @@ async fn remote_bots_fill_a_room_with_hosted_bots_and_finish_matches() {
     assert_eq!(tally.errors.load(Ordering::Relaxed), 0);
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn remote_bots_find_or_create_rooms_and_a_bad_token_is_final() {
-    let server = TestServer::start().await;
-    let cfg = PlayConfig {
-        server: server.url(),
+/// Four guest bots playing `random` that find or create a block room and
+/// stop after one match.
+fn four_random_block_bots(server: String) -> PlayConfig {
+    PlayConfig {
+        server,
         token: None,
         strategy: "random".into(),
         room: None,
         preset: "block".into(),
         count: 4,
         matches: Some(1),
-    };
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn remote_bots_find_or_create_rooms_and_a_bad_token_is_final() {
+    let server = TestServer::start().await;
+    let cfg = four_random_block_bots(server.url());
     let tally = Arc::new(Tally::default());
     tokio::time::timeout(Duration::from_secs(60), play(cfg.clone(), tally.clone())).await.expect("in time").unwrap();
     assert_eq!(tally.games.load(Ordering::Relaxed), 4);
@@ -100,15 +106,7 @@ async fn remote_bots_play_over_a_unix_socket() {
     let server = tokio::spawn(capicua_server::run(listener, db, capicua_server::Config::default(), async move {
         let _ = stopped.await;
     }));
-    let cfg = PlayConfig {
-        server: format!("unix:{}", socket.display()),
-        token: None,
-        strategy: "random".into(),
-        room: None,
-        preset: "block".into(),
-        count: 4,
-        matches: Some(1),
-    };
+    let cfg = four_random_block_bots(format!("unix:{}", socket.display()));
     let tally = Arc::new(Tally::default());
     tokio::time::timeout(Duration::from_secs(60), play(cfg, tally.clone())).await.expect("in time").unwrap();
     assert_eq!(tally.games.load(Ordering::Relaxed), 4, "every bot saw the match end");
