@@ -300,15 +300,21 @@ mod tests {
         Utf8Bytes::from(s.to_string())
     }
 
+    /// A flusher and an outbox of `capacity` frames, batching or not.
+    fn outbox(capacity: usize, batch: bool) -> (Arc<Flusher>, Outbox) {
+        let flusher = Arc::new(Flusher::default());
+        let out = Outbox::new(capacity, &flusher);
+        out.set_batch_events(batch);
+        (flusher, out)
+    }
+
     async fn ready_now(out: &Outbox) -> Option<Batch> {
         tokio::time::timeout(Duration::from_millis(20), out.next_batch(Vec::new())).await.ok()
     }
 
     #[tokio::test]
     async fn an_urgent_frame_carries_what_was_deferred_before_it_in_order() {
-        let flusher = Arc::new(Flusher::default());
-        let out = Outbox::new(16, &flusher);
-        out.set_batch_events(true);
+        let (_flusher, out) = outbox(16, true);
         assert!(out.send_deferrable(frame("e1")));
         assert!(out.send_deferrable(frame("e2")));
         assert!(ready_now(&out).await.is_none(), "deferred frames alone do not wake the send task");
@@ -320,9 +326,7 @@ mod tests {
 
     #[tokio::test]
     async fn the_flusher_tick_sends_deferred_frames() {
-        let flusher = Arc::new(Flusher::default());
-        let out = Outbox::new(16, &flusher);
-        out.set_batch_events(true);
+        let (flusher, out) = outbox(16, true);
         out.send_deferrable(frame("e1"));
         out.send_deferrable(frame("e2"));
         assert_eq!(flusher.listed.lock().unwrap().len(), 1, "listed once");
@@ -346,9 +350,7 @@ mod tests {
 
     #[tokio::test]
     async fn frames_taken_by_an_urgent_frame_are_not_woken_again_by_the_tick() {
-        let flusher = Arc::new(Flusher::default());
-        let out = Outbox::new(16, &flusher);
-        out.set_batch_events(true);
+        let (flusher, out) = outbox(16, true);
         out.send_deferrable(frame("e1"));
         out.send_text(frame("prompt"));
         assert_eq!(ready_now(&out).await.unwrap().frames.len(), 2);
@@ -364,8 +366,7 @@ mod tests {
 
     #[tokio::test]
     async fn without_batching_deferrable_frames_are_sent_at_once() {
-        let flusher = Arc::new(Flusher::default());
-        let out = Outbox::new(16, &flusher);
+        let (flusher, out) = outbox(16, false);
         out.send_deferrable(frame("e1"));
         assert_eq!(ready_now(&out).await.expect("live events").frames, vec![frame("e1")]);
         assert!(flusher.listed.lock().unwrap().is_empty());
@@ -373,9 +374,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_quiet_reply_waits_for_the_wake() {
-        let flusher = Arc::new(Flusher::default());
-        let out = Outbox::new(16, &flusher);
-        out.set_batch_events(true);
+        let (_flusher, out) = outbox(16, true);
         out.queue(Some(7), ServerMsg::Pong);
         out.send_deferrable(frame("e1"));
         assert!(ready_now(&out).await.is_none());
@@ -387,8 +386,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_full_queue_kills_the_connection_and_a_closed_one_refuses() {
-        let flusher = Arc::new(Flusher::default());
-        let out = Outbox::new(2, &flusher);
+        let (_flusher, out) = outbox(2, false);
         assert!(out.send_text(frame("a")));
         assert!(out.send_text(frame("b")));
         assert!(!out.send_text(frame("c")), "over capacity");

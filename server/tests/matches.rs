@@ -202,13 +202,9 @@ async fn lean_prompts_carry_the_legal_moves_without_the_view() {
     let mut lean = server.client().await;
     let r = lean.request(json!({"type": "hello", "version": 1, "lean-prompts": true})).await;
     assert_eq!(r["type"], "welcome", "{r}");
-    let mut full = server.guest().await;
-    let room = lean.create_room(json!({"preset": "block", "seats": 2})).await;
-    lean.join(room, Some(0)).await;
-    full.join(room, Some(1)).await;
-    lean.ready(room).await;
-    full.ready(room).await;
-    let (clients, game) = play_out(vec![lean, full], room).await;
+    let mut pair = vec![lean, server.guest().await];
+    let room = seat_all(&mut pair, json!({"preset": "block", "seats": 2})).await;
+    let (clients, game) = play_out(pair, room).await;
     let prompts = |c: &Client| -> Vec<Value> { c.frames.iter().filter(|f| f["type"] == "prompt").cloned().collect() };
     let (lean_prompts, full_prompts) = (prompts(&clients[0]), prompts(&clients[1]));
     assert!(!lean_prompts.is_empty() && !full_prompts.is_empty());
@@ -236,14 +232,9 @@ fn event_log(c: &Client) -> Vec<(u64, Value)> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn batched_events_arrive_complete_in_order_and_before_each_prompt() {
     let server = TestServer::start().await;
-    let mut live = server.guest().await;
-    let mut batched = server.batched_guest().await;
-    let room = live.create_room(json!({"preset": "block", "seats": 2, "seed": 5})).await;
-    live.join(room, Some(0)).await;
-    batched.join(room, Some(1)).await;
-    live.ready(room).await;
-    batched.ready(room).await;
-    let (clients, _) = play_out(vec![live, batched], room).await;
+    let mut pair = vec![server.guest().await, server.batched_guest().await];
+    let room = seat_all(&mut pair, json!({"preset": "block", "seats": 2, "seed": 5})).await;
+    let (clients, _) = play_out(pair, room).await;
     let (live_log, batched_log) = (event_log(&clients[0]), event_log(&clients[1]));
     assert!(live_log.len() > 10, "{live_log:?}");
     assert_eq!(batched_log, live_log, "the same events, same order, same sequence numbers");

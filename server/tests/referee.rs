@@ -14,15 +14,14 @@ use tokio_tungstenite::tungstenite::Message;
 /// Two guests seated in a 2-seat block room, the match started; returns
 /// (the seat to move's client, the other, the room, the first prompt).
 async fn two_seat_game(server: &TestServer) -> (Client, Client, u64, Value) {
-    let mut a = server.guest().await;
-    let mut b = server.guest().await;
+    let mut pair = vec![server.guest().await, server.guest().await];
     // Seeded: the first hand's deal lets both seats play after the lead,
     // so the hand is still on after one move.
-    let room = a.create_room(json!({"preset": "block", "seats": 2, "seed": 1})).await;
-    a.join(room, Some(0)).await;
-    b.join(room, Some(1)).await;
-    a.ready(room).await;
-    b.ready(room).await;
+    let room = seat_all(&mut pair, json!({"preset": "block", "seats": 2, "seed": 1})).await;
+    let (mut a, mut b) = {
+        let mut it = pair.into_iter();
+        (it.next().unwrap(), it.next().unwrap())
+    };
     let sa = a.recv_type("game-started").await;
     b.recv_type("game-started").await;
     let first = sa["view"]["to-move"].as_u64().unwrap();

@@ -368,6 +368,19 @@ pub async fn play_until_over(mut c: Client, room: u64, mut salt: u64) -> (Client
     }
 }
 
+/// Creates a room from `spec` with the first client, seats client `i` at
+/// seat `i` and says ready for each (the match starts); returns the room.
+pub async fn seat_all(clients: &mut [Client], spec: Value) -> u64 {
+    let room = clients[0].create_room(spec).await;
+    for (i, c) in clients.iter_mut().enumerate() {
+        assert_eq!(c.join(room, Some(i as u8)).await, i as u8);
+    }
+    for c in clients.iter_mut() {
+        c.ready(room).await;
+    }
+    room
+}
+
 /// Plays every client to the end of the match in parallel; returns the
 /// clients (in order) and the stored game id.
 pub async fn play_out(clients: Vec<Client>, room: u64) -> (Vec<Client>, i64) {
