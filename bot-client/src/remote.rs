@@ -21,9 +21,9 @@ use capicua_protocol::{
 };
 use futures_util::{SinkExt, StreamExt};
 use tokio::net::TcpStream;
+use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::error::UrlError;
-use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
 use crate::seat_view::SnapshotSeat;
 use crate::spec;
@@ -125,7 +125,7 @@ impl Connection {
                 let port = uri.port_u16().unwrap_or(80);
                 let tcp = TcpStream::connect((host.as_str(), port)).await.map_err(WsError::Io)?;
                 tcp.set_nodelay(true).map_err(WsError::Io)?;
-                (request, Transport::Tcp(MaybeTlsStream::Plain(tcp)))
+                (request, Transport::Tcp(tcp))
             }
         };
         let (ws, _) = tokio_tungstenite::client_async_with_config(request, stream, Some(config)).await?;

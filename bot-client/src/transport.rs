@@ -8,12 +8,11 @@ use std::task::{Context, Poll};
 
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
-use tokio_tungstenite::MaybeTlsStream;
 
 /// A connected byte stream.
 pub enum Transport {
     /// TCP (Nagle off).
-    Tcp(MaybeTlsStream<TcpStream>),
+    Tcp(TcpStream),
     /// A Unix domain socket.
     #[cfg(unix)]
     Unix(tokio::net::UnixStream),

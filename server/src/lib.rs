@@ -238,20 +238,17 @@ pub async fn run(
         shutdown_signalled(&mut http_shutdown).await;
     };
     let server = match listener.into() {
-        Listener::Tcp(listener) => {
-            // Prompts and moves are small frames on a round trip: Nagle's
-            // algorithm would hold each one back waiting for an ACK.
-            let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+        // Prompts and moves are small frames on a round trip: Nagle's
+        // algorithm would hold each one back waiting for an ACK.
+        Listener::Tcp(listener) => spawn_http(
+            axum::serve::ListenerExt::tap_io(listener, |tcp| {
                 let _ = tcp.set_nodelay(true);
-            });
-            let server = axum::serve(listener, app).with_graceful_shutdown(stopped);
-            tokio::spawn(async move { server.await })
-        }
+            }),
+            app,
+            stopped,
+        ),
         #[cfg(unix)]
-        Listener::Unix(listener) => {
-            let server = axum::serve(listener, app).with_graceful_shutdown(stopped);
-            tokio::spawn(async move { server.await })
-        }
+        Listener::Unix(listener) => spawn_http(listener, app, stopped),
     };
     shutdown.await;
     tracing::info!("shutting down: closing rooms, then connections");
@@ -278,6 +275,20 @@ pub async fn run(
     db.close().await;
     tracing::info!("shutdown complete");
     Ok(())
+}
+
+/// Serves the router on any listener until `stopped` resolves.
+fn spawn_http<L>(
+    listener: L,
+    app: axum::Router,
+    stopped: impl Future<Output = ()> + Send + 'static,
+) -> tokio::task::JoinHandle<std::io::Result<()>>
+where
+    L: axum::serve::Listener,
+    L::Addr: std::fmt::Debug,
+{
+    let server = axum::serve(listener, app).with_graceful_shutdown(stopped);
+    tokio::spawn(async move { server.await })
 }
 
 /// Resolves once the shutdown flag is set (at once if it already is).

@@ -229,7 +229,8 @@ impl Outbox {
 enum Push {
     /// Wake the send task now.
     Wake,
-    /// Wake it at the flusher's next tick unless something else does first.
+    /// Leave it for the next urgent frame, or for the flusher's tick once
+    /// it has waited a full tick period.
     Defer,
     /// Do not wake it: the caller will, or the next frame will.
     Quiet,
