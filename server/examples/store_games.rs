@@ -58,6 +58,7 @@ async fn main() -> anyhow::Result<()> {
             winner: g.outcome().and_then(|o| o.winner).map(|s| s.0),
             forfeit: None,
             seats,
+            timeouts: vec![0; 4],
             tournament: None,
             rated: true,
         });

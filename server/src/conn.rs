@@ -302,7 +302,7 @@ impl Conn {
                     Ok(info) => {
                         self.out.send(id, ServerMsg::Room { room: info });
                     }
-                    Err((code, message)) => self.error(id, code, message),
+                    Err(e) => self.error(id, e.code(), e.to_string()),
                 }
                 return None;
             }

@@ -91,10 +91,14 @@ pub struct GameRecord {
     pub seats: Vec<SeatRecord>,
     /// Whether ratings are updated.
     pub rated: bool,
+    /// Timeouts per seat.
+    pub timeouts: Vec<u32>,
     /// The tournament table this match decides: its result is stored in the
     /// same transaction as the game.
-    pub tournament: Option<crate::tournament::TableLink>,
+    pub tournament: Option<TableLink>,
 }
+
+pub use crate::tournament::TableLink;
 
 /// A stored game, as read back.
 #[derive(Clone, Debug)]

@@ -169,7 +169,7 @@ async fn create_room(
     }
     match crate::room::create(&state, spec).await {
         Ok(info) => Ok((StatusCode::CREATED, Json(info))),
-        Err((code, message)) => Err(ApiError::new(status_of(code), code, message)),
+        Err(e) => Err(ApiError::new(status_of(e.code()), e.code(), e.to_string())),
     }
 }
 

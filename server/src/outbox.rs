@@ -119,7 +119,12 @@ impl Outbox {
     /// with the next frame that does, or at [`Outbox::wake`]. For a reply
     /// that must travel with the frames queued right after it.
     pub fn queue(&self, id: Option<u64>, msg: ServerMsg) -> bool {
-        self.push(encode(id, msg), Push::Quiet)
+        self.queue_text(encode(id, msg))
+    }
+
+    /// Queues an encoded frame without waking the send task (see [`Outbox::queue`]).
+    pub fn queue_text(&self, text: Utf8Bytes) -> bool {
+        self.push(text, Push::Quiet)
     }
 
     /// Wakes the send task if anything is queued.

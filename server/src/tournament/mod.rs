@@ -32,12 +32,11 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use capicua_engine::Game;
 use capicua_protocol::{Assignment, ErrorCode, Progress, ServerMsg, TournamentId};
-use capicua_tournament::{ConfigError, MatchResult, RecordError, SeatResult, Table};
-use tokio::sync::{Notify, oneshot};
+use capicua_tournament::{ConfigError, MatchResult, RecordError, SeatResult};
+use tokio::sync::Notify;
 
-use crate::db::DbError;
+use crate::db::{DbError, GameRecord};
 use crate::{AppState, Client};
 
 /// Errors of tournaments on the server.
@@ -132,74 +131,31 @@ pub struct TableLink {
     pub result: MatchResult,
 }
 
-/// What a room playing a tournament table carries.
-pub struct TableHook {
-    tournament: TournamentId,
-    round: u32,
-    table: Table,
-    /// The player id each seat is reserved for (`None`: a hosted seat).
-    reserved: Vec<Option<i64>>,
-    done: Option<oneshot::Sender<Option<i64>>>,
-    /// How long the table waits for its players before a no-show forfeits.
-    pub(crate) no_show: Duration,
-}
-
-impl TableHook {
-    /// The seat reserved for a player, if any.
-    pub(crate) fn seat_for(&self, player: Option<i64>) -> Option<u8> {
-        let p = player?;
-        self.reserved.iter().position(|r| *r == Some(p)).map(|i| i as u8)
-    }
-
-    /// The result of the finished match, to store with the game. The room's
-    /// sides are the table's sides (the room is seated so).
-    pub(crate) fn link(&self, game: &Game, winner: Option<u8>, timeouts: &[u32]) -> TableLink {
-        let scores = game.scores();
-        let last_pips = game.hand_results().last().map(|h| h.pips.to_vec()).unwrap_or_default();
+/// How a tournament table's result is made from its finished match: the
+/// builder a table room calls once, before the game is stored, so the
+/// result commits in the game's transaction. The room's seats are the
+/// table's seats in order (the room is seated so).
+pub(crate) fn table_link(tournament: TournamentId, round: u32, table: u32) -> crate::room::LinkFn {
+    Box::new(move |record: &GameRecord| {
+        let last_pips = record.hands.last().map(|h| h.pips.to_vec()).unwrap_or_default();
         let mut scored = HashSet::new();
-        let seats = self
-            .table
+        let seats = record
             .seats
             .iter()
             .enumerate()
             .map(|(i, s)| SeatResult {
                 // A side's score is reported once, on its first seat.
-                score: if scored.insert(s.side) { scores.get(s.side as usize).copied().unwrap_or(0) as i64 } else { 0 },
+                score: if scored.insert(s.side) {
+                    record.scores.get(s.side as usize).copied().unwrap_or(0) as i64
+                } else {
+                    0
+                },
                 pips: last_pips.get(i).copied().unwrap_or(0).max(0) as u32,
-                timeouts: timeouts.get(i).copied().unwrap_or(0),
+                timeouts: record.timeouts.get(i).copied().unwrap_or(0),
             })
             .collect();
-        TableLink {
-            tournament: self.tournament,
-            result: MatchResult { round: self.round, table: self.table.id, seats, winner: winner.map(u32::from) },
-        }
-    }
-
-    /// The match is over: `Some(game id)` once committed, `None` if it
-    /// could not be stored.
-    pub(crate) fn finished(&mut self, game: Option<i64>) {
-        if let Some(tx) = self.done.take() {
-            let _ = tx.send(game);
-        }
-    }
-}
-
-/// A hosted seat of a tournament table.
-pub struct HostedSeat {
-    /// Seat name (the entrant's member name).
-    pub name: String,
-    /// Strategy spec.
-    pub strategy: String,
-    /// The hosted bot's player row (for ratings).
-    pub player_id: i64,
-}
-
-/// How a tournament room is seated: hosted seats, and the hook.
-pub struct TableSetup {
-    /// One entry per seat: `Some` for hosted seats.
-    pub hosted: Vec<Option<HostedSeat>>,
-    /// The hook.
-    pub hook: TableHook,
+        TableLink { tournament, result: MatchResult { round, table, seats, winner: record.winner.map(u32::from) } }
+    })
 }
 
 #[derive(Default)]

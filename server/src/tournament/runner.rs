@@ -23,8 +23,9 @@ use capicua_protocol::{Progress, RoomSpec, TimeControl, TimeoutPolicy, Tournamen
 use capicua_tournament::{ClockSpec, MatchResult, Round, Table, TimeoutRule, Tournament};
 use tokio::sync::{mpsc, oneshot};
 
-use super::{Assignment, HostedSeat, Member, TableHook, TableSetup, TournamentError, store};
+use super::{Assignment, Member, TournamentError, store, table_link};
 use crate::AppState;
+use crate::room::{HostedSeat, TableOptions};
 
 /// Rooms opened for one table before the tournament is marked failed.
 const MAX_ATTEMPTS: u32 = 5;
@@ -158,7 +159,7 @@ async fn open_table(
         match Member::of(&seat.player) {
             Member::Hosted { strategy } => {
                 let p = state.db.hosted_bot(&strategy).await?;
-                hosted.push(Some(HostedSeat { name: seat.player.clone(), strategy, player_id: p.id }));
+                hosted.push(Some(HostedSeat { name: seat.player.clone(), strategy, player_id: Some(p.id) }));
                 reserved.push(None);
             }
             Member::Player(name) => {
@@ -194,17 +195,16 @@ async fn open_table(
         seed: None,
     };
     let (done_tx, done_rx) = oneshot::channel();
-    let hook = TableHook {
-        tournament: id,
-        round: round.number,
-        table: table.clone(),
+    let options = TableOptions {
         reserved: reserved.clone(),
-        done: Some(done_tx),
-        no_show: Duration::from_secs(u64::from(clock.no_show_secs)),
+        hosted,
+        one_match: true,
+        no_show: Some(Duration::from_secs(u64::from(clock.no_show_secs))),
+        link: Some(table_link(id, round.number, table.id)),
     };
-    let info = crate::room::create_table(state, spec, TableSetup { hosted, hook })
+    let info = crate::room::create_table(state, spec, options, done_tx)
         .await
-        .map_err(|(_, m)| TournamentError::Room(m))?;
+        .map_err(|e| TournamentError::Room(e.to_string()))?;
     store::set_table_room(&state.db, id, round.number, table.id, info.id).await?;
     for (seat, p) in reserved.iter().enumerate() {
         if let Some(p) = p {

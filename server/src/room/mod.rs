@@ -1,0 +1,281 @@
+//! Rooms: a task per room, owning its seats and its match; the engine is
+//! the referee.
+//!
+//! - [`core`]: what a room decides, with no IO ([`RoomCore`]: commands and
+//!   clock ticks in, effects out), unit-tested without sockets, database or
+//!   sleeping.
+//! - [`task`]: the async shell that feeds the core and performs its effects.
+//! - this file: the commands a connection sends a room, and creation: a
+//!   [`RoomSpec`] checked into the core's settings.
+//!
+//! Everything that changes a room arrives as a [`RoomCmd`] on its channel,
+//! so the match needs no lock: the task applies commands one at a time.
+
+pub(crate) mod core;
+mod task;
+#[cfg(test)]
+mod tests;
+
+use std::sync::{Arc, Mutex};
+
+use capicua_engine::{Game, Move, Seat, Seating, Variant};
+use capicua_protocol::{ErrorCode, PromptId, RoomInfo, RoomSpec};
+use tokio::sync::{mpsc, oneshot};
+use tokio::time::Instant;
+
+use self::core::{CoreError, RoomCore, Settings};
+pub(crate) use self::core::{HostedSeat, LinkFn, TableOptions};
+use self::task::RoomTask;
+use crate::{AppState, Client, ConnId, RoomHandle};
+
+/// Longest per-move time and bank a room may set (as a tournament may).
+use capicua_tournament::MAX_CLOCK_MS;
+
+/// A command for a room task.
+pub enum RoomCmd {
+    /// Take a seat.
+    Join {
+        /// Who.
+        client: Client,
+        /// Which seat, or any.
+        seat: Option<u8>,
+        /// Request id to echo.
+        id: Option<u64>,
+    },
+    /// Leave the seat or the spectators.
+    Leave {
+        /// Who.
+        client: Client,
+        /// Request id.
+        id: Option<u64>,
+    },
+    /// Watch.
+    Spectate {
+        /// Who.
+        client: Client,
+        /// Request id.
+        id: Option<u64>,
+    },
+    /// Fill empty seats with hosted bots.
+    FillBots {
+        /// Who asks.
+        client: Client,
+        /// Strategy name.
+        strategy: String,
+        /// Request id.
+        id: Option<u64>,
+    },
+    /// Ready for the next match.
+    Ready {
+        /// Who.
+        client: Client,
+        /// Request id.
+        id: Option<u64>,
+    },
+    /// A move answering a prompt.
+    Move {
+        /// Who.
+        client: Client,
+        /// The prompt answered.
+        prompt: PromptId,
+        /// The move.
+        mv: Move,
+        /// Request id.
+        id: Option<u64>,
+    },
+    /// Send the current state (and the pending prompt) again.
+    Resync {
+        /// Who.
+        client: Client,
+        /// Request id.
+        id: Option<u64>,
+    },
+    /// Close the room (admin; checked by the connection).
+    Close {
+        /// Who.
+        client: Client,
+        /// Request id.
+        id: Option<u64>,
+    },
+    /// A player reconnected: give its seats back to this connection.
+    Reattach {
+        /// The new connection.
+        client: Client,
+        /// The seats given back.
+        reply: oneshot::Sender<Vec<u8>>,
+    },
+    /// A guest connection registered: the seats it holds as a guest now
+    /// belong to the player it acts for.
+    Promote {
+        /// The connection, with its new identity.
+        client: Client,
+    },
+    /// A connection ended.
+    Disconnected {
+        /// Which.
+        conn: ConnId,
+    },
+    /// The server is shutting down.
+    Shutdown,
+}
+
+/// Why a room cannot be created.
+#[derive(Debug, thiserror::Error)]
+pub enum CreateError {
+    /// The server is shutting down.
+    #[error("the server is shutting down")]
+    ShuttingDown,
+    /// The preset does not exist.
+    #[error("unknown preset {0:?}; presets: {presets}", presets = capicua_engine::PRESETS.join(", "))]
+    UnknownPreset(String),
+    /// Neither or both of `preset` and `variant`.
+    #[error("give exactly one of `preset` and `variant`")]
+    PresetOrVariant,
+    /// The variant does not validate.
+    #[error("variant {0}")]
+    Variant(String),
+    /// The seats or teams do not fit the variant.
+    #[error("seating: {0}")]
+    Seating(String),
+    /// A rated room asked for a seed.
+    #[error("a rated room cannot be seeded: the seed would reveal every hand")]
+    RatedSeed,
+    /// The clock is out of range.
+    #[error("time: move-ms must be 1..={MAX_CLOCK_MS}, bank-ms at most that")]
+    Clock,
+    /// A strategy spec names no strategy.
+    #[error("{0}")]
+    Strategy(String),
+    /// The OS gave no randomness for the room's deals.
+    #[error("no randomness for the room's deals")]
+    NoEntropy,
+    /// The room could not be recorded.
+    #[error("could not record the room")]
+    Db(#[source] crate::db::DbError),
+}
+
+impl From<CoreError> for CreateError {
+    fn from(e: CoreError) -> Self {
+        CreateError::Strategy(e.to_string())
+    }
+}
+
+impl CreateError {
+    /// The protocol's error code.
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            CreateError::ShuttingDown => ErrorCode::ShuttingDown,
+            CreateError::UnknownPreset(_) | CreateError::PresetOrVariant | CreateError::Variant(_) => {
+                ErrorCode::BadVariant
+            }
+            CreateError::Seating(_) => ErrorCode::BadVariant,
+            CreateError::RatedSeed | CreateError::Clock => ErrorCode::BadRequest,
+            CreateError::Strategy(_) => ErrorCode::UnknownStrategy,
+            CreateError::NoEntropy | CreateError::Db(_) => ErrorCode::Internal,
+        }
+    }
+
+    /// The spec field at fault, when there is one.
+    pub fn field(&self) -> Option<&'static str> {
+        match self {
+            CreateError::UnknownPreset(_) => Some("preset"),
+            CreateError::Variant(_) | CreateError::PresetOrVariant => Some("variant"),
+            CreateError::Seating(_) => Some("teams"),
+            CreateError::RatedSeed => Some("seed"),
+            CreateError::Clock => Some("time"),
+            CreateError::Strategy(_) => Some("on-timeout"),
+            _ => None,
+        }
+    }
+}
+
+/// Checks a room spec into the core's settings (the id is filled in later).
+pub(crate) fn settings(spec: &RoomSpec, grace: std::time::Duration) -> Result<Settings, CreateError> {
+    let variant: Variant = match (&spec.preset, &spec.variant) {
+        (Some(name), None) => capicua_engine::preset(name).ok_or_else(|| CreateError::UnknownPreset(name.clone()))?,
+        (None, Some(v)) => v.clone(),
+        _ => return Err(CreateError::PresetOrVariant),
+    };
+    let rules = variant.validate().map_err(|e| CreateError::Variant(e.to_string()))?;
+    let seats = spec.seats.unwrap_or(rules.variant().players.max);
+    let mut seating = Seating::new(seats);
+    if let Some(teams) = &spec.teams {
+        seating = seating.with_teams(teams.clone());
+    }
+    let rules = Arc::new(rules);
+    // Seating is checked by dealing a throwaway game: the engine is the
+    // only judge of what a table may be.
+    let probe = Game::new(rules.clone(), seating.clone(), 0).map_err(|e| CreateError::Seating(e.to_string()))?;
+    let sides: Vec<u8> = (0..seats).map(|s| probe.table().side_of(Seat(s)).0).collect();
+    if spec.rated && spec.seed.is_some() {
+        // Whoever knows a room's seed knows every hand.
+        return Err(CreateError::RatedSeed);
+    }
+    let time = spec.time.unwrap_or_default();
+    if time.move_ms == 0 || time.move_ms > MAX_CLOCK_MS || time.bank_ms > MAX_CLOCK_MS {
+        return Err(CreateError::Clock);
+    }
+    Ok(Settings {
+        id: 0,
+        rules,
+        seating,
+        sides,
+        rated: spec.rated,
+        time,
+        on_timeout: spec.on_timeout.clone().unwrap_or_default(),
+        seed: spec.seed,
+        grace,
+    })
+}
+
+/// Validates a room spec, records the room and starts its task.
+pub async fn create(state: &Arc<AppState>, spec: RoomSpec) -> Result<RoomInfo, CreateError> {
+    create_with(state, spec, TableOptions::default(), None).await
+}
+
+/// Opens a room with table options (reserved and hosted seats, one match, a
+/// no-show deadline); `on_stored` hears the stored game's id once its match
+/// is over.
+pub(crate) async fn create_table(
+    state: &Arc<AppState>,
+    spec: RoomSpec,
+    table: TableOptions,
+    on_stored: oneshot::Sender<Option<i64>>,
+) -> Result<RoomInfo, CreateError> {
+    create_with(state, spec, table, Some(on_stored)).await
+}
+
+async fn create_with(
+    state: &Arc<AppState>,
+    spec: RoomSpec,
+    table: TableOptions,
+    on_stored: Option<oneshot::Sender<Option<i64>>>,
+) -> Result<RoomInfo, CreateError> {
+    if state.is_shutting_down() {
+        return Err(CreateError::ShuttingDown);
+    }
+    let settings = settings(&spec, state.config.reconnect_grace)?;
+    // Deals of an unseeded room must be unpredictable: no randomness, no room.
+    let entropy = getrandom::u64().map_err(|_| CreateError::NoEntropy)?;
+    let (variant, seats) = (settings.rules.variant().clone(), settings.seating.seats);
+    // Everything is checked before the room is recorded.
+    let mut core = RoomCore::new(settings, table, entropy, Instant::now())?;
+    let id = state.db.create_room(&variant, seats, spec.rated).await.map_err(|e| {
+        tracing::error!(error = %e, "recording a room");
+        CreateError::Db(e)
+    })? as capicua_protocol::RoomId;
+    core.set_id(id);
+    let snapshot = core.info();
+    let info = Arc::new(Mutex::new(snapshot.clone()));
+    let (tx, rx) = mpsc::unbounded_channel();
+    state.rooms.lock().expect("rooms lock").insert(id, RoomHandle { tx, info: info.clone() });
+    state.metrics.rooms.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let guard = state.task_guard();
+    let task = RoomTask::new(core, state.clone(), info, on_stored);
+    tracing::info!(room = task.id(), variant = %snapshot.variant, rated = snapshot.rated, "room created");
+    tokio::spawn(async move {
+        task.run(rx).await;
+        drop(guard);
+    });
+    Ok(snapshot)
+}

@@ -1,0 +1,285 @@
+//! The room task: the thin async shell around a [`RoomCore`]. It moves
+//! commands in and performs the core's effects: pushes frames to outboxes,
+//! stores finished matches, runs slow strategies on the blocking pool,
+//! sleeps until the core's next deadline. It decides nothing.
+
+use std::collections::HashMap;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
+
+use capicua_protocol::{RoomId, RoomInfo};
+use tokio::sync::{mpsc, oneshot};
+use tokio::task::JoinHandle;
+use tokio::time::Instant;
+
+use super::RoomCmd;
+use super::core::{Counter, Effect, Input, Member, Push, RoomCore, Think};
+use crate::bots::HostedStrategy;
+use crate::metrics::Metrics;
+use crate::{AppState, Client, ConnId, Outbox};
+
+type Thought = (Box<dyn HostedStrategy>, Option<capicua_engine::Move>);
+
+/// Runs a room until it closes.
+pub(crate) struct RoomTask {
+    core: RoomCore,
+    state: Arc<AppState>,
+    /// The lobby's copy of the room's entry.
+    info: Arc<Mutex<RoomInfo>>,
+    /// The outbox of every connection the core knows.
+    outboxes: HashMap<ConnId, Outbox>,
+    /// A strategy thinking on the blocking pool.
+    thinking: Option<JoinHandle<Thought>>,
+    /// Told the stored game's id once the room's match is over (a table).
+    on_stored: Option<oneshot::Sender<Option<i64>>>,
+    /// Reused effect buffer.
+    fx: Vec<Effect>,
+    /// Replies for `Reattach` commands, in order.
+    gave_back: Option<oneshot::Sender<Vec<u8>>>,
+}
+
+impl RoomTask {
+    pub(crate) fn new(
+        core: RoomCore,
+        state: Arc<AppState>,
+        info: Arc<Mutex<RoomInfo>>,
+        on_stored: Option<oneshot::Sender<Option<i64>>>,
+    ) -> RoomTask {
+        RoomTask {
+            core,
+            state,
+            info,
+            outboxes: HashMap::new(),
+            thinking: None,
+            on_stored,
+            fx: Vec::with_capacity(16),
+            gave_back: None,
+        }
+    }
+
+    /// The room's id.
+    pub(crate) fn id(&self) -> RoomId {
+        self.core.id()
+    }
+
+    #[tracing::instrument(name = "room", skip_all, fields(room = self.core.id()))]
+    pub(crate) async fn run(mut self, mut rx: mpsc::UnboundedReceiver<RoomCmd>) {
+        let mut fx = std::mem::take(&mut self.fx);
+        self.core.start(Instant::now(), &mut fx);
+        self.perform(&mut fx).await;
+        while !self.core.is_closed() {
+            let deadline = self.core.next_deadline();
+            let input = tokio::select! {
+                cmd = rx.recv() => match cmd {
+                    None => Input::Shutdown,
+                    Some(cmd) => match self.input(cmd).await {
+                        Some(input) => input,
+                        None => continue,
+                    },
+                },
+                _ = sleep_until(deadline) => Input::Tick,
+                thought = joined(&mut self.thinking) => match thought {
+                    Ok((strategy, mv)) => Input::Thought { strategy, mv },
+                    Err(e) => {
+                        // The strategy panicked: it is replaced by a fresh
+                        // random one, and so is its move.
+                        tracing::error!(error = %e, "a hosted strategy failed");
+                        let strategy = crate::bots::strategy("random", self.core_seed()).expect("random exists");
+                        Input::Thought { strategy, mv: None }
+                    }
+                },
+            };
+            let conn = input_conn(&input);
+            self.core.handle(Instant::now(), input, &mut fx);
+            self.perform(&mut fx).await;
+            if let Some(conn) = conn {
+                if !self.core.knows(conn) {
+                    self.outboxes.remove(&conn);
+                }
+            }
+        }
+        if let Some(t) = self.thinking.take() {
+            t.abort();
+        }
+        let id = self.core.id();
+        self.state.rooms.lock().expect("rooms lock").remove(&id);
+        self.state.metrics.rooms.fetch_sub(1, Ordering::Relaxed);
+    }
+
+    /// A seed for a replacement strategy (not part of any replayable choice).
+    fn core_seed(&self) -> u64 {
+        getrandom::u64().unwrap_or_default()
+    }
+
+    /// Turns a command into the core's input, remembering the sender's
+    /// outbox; `None` when the command was answered here.
+    async fn input(&mut self, cmd: RoomCmd) -> Option<Input> {
+        Some(match cmd {
+            RoomCmd::Join { client, seat, id } => Input::Join { who: self.member(client), seat, id },
+            RoomCmd::Leave { client, id } => Input::Leave { who: self.member(client), id },
+            RoomCmd::Spectate { client, id } => Input::Spectate { who: self.member(client), id },
+            RoomCmd::FillBots { client, strategy, id } => {
+                // A rated room's hosted bots play under a player row of
+                // their own (ratings): the only IO a command needs first.
+                let player_id = if self.core.rated() {
+                    match self.state.db.hosted_bot(&strategy).await {
+                        Ok(p) => Some(p.id),
+                        Err(e) => {
+                            tracing::error!(error = %e, "registering a hosted bot");
+                            Metrics::inc(&self.state.metrics.errors);
+                            client.out.send(
+                                id,
+                                capicua_protocol::ServerMsg::Error {
+                                    code: capicua_protocol::ErrorCode::Internal,
+                                    message: "could not register the hosted bot".into(),
+                                },
+                            );
+                            return None;
+                        }
+                    }
+                } else {
+                    None
+                };
+                Input::FillBots { who: self.member(client), strategy, player_id, id }
+            }
+            RoomCmd::Ready { client, id } => Input::Ready { who: self.member(client), id },
+            RoomCmd::Move { client, prompt, mv, id } => Input::Move { who: self.member(client), prompt, mv, id },
+            RoomCmd::Resync { client, id } => Input::Resync { who: self.member(client), id },
+            RoomCmd::Close { client, id } => Input::Close { who: self.member(client), id },
+            RoomCmd::Reattach { client, reply } => {
+                self.gave_back = Some(reply);
+                Input::Reattach { who: self.member(client) }
+            }
+            RoomCmd::Promote { client } => Input::Promote { who: self.member(client) },
+            RoomCmd::Disconnected { conn } => {
+                self.outboxes.remove(&conn);
+                Input::Disconnected { conn }
+            }
+            RoomCmd::Shutdown => Input::Shutdown,
+        })
+    }
+
+    fn member(&mut self, client: Client) -> Member {
+        let lean = client.out.lean_prompts();
+        self.outboxes.insert(client.conn, client.out);
+        Member { conn: client.conn, ident: client.ident, lean }
+    }
+
+    /// Performs the effects in order.
+    async fn perform(&mut self, fx: &mut Vec<Effect>) {
+        // Storing and yielding feed the core again, which may add effects:
+        // loop until none are left.
+        while !fx.is_empty() {
+            let mut follow_up = None;
+            for effect in fx.drain(..) {
+                match effect {
+                    Effect::Send { to, frame, push } => {
+                        if let Some(out) = self.outboxes.get(&to) {
+                            match push {
+                                Push::Now => out.send_text(frame),
+                                Push::Defer => out.send_deferrable(frame),
+                                Push::Quiet => out.queue_text(frame),
+                            };
+                        }
+                    }
+                    Effect::Wake(to) => {
+                        if let Some(out) = self.outboxes.get(&to) {
+                            out.wake();
+                        }
+                    }
+                    Effect::Think(think) => {
+                        let Think { seat, mut strategy, game } = *think;
+                        self.thinking = Some(tokio::task::spawn_blocking(move || {
+                            let mv = strategy.choose(&game.view(seat));
+                            (strategy, Some(mv))
+                        }));
+                    }
+                    Effect::Store(record) => {
+                        let stored = match self.state.db.store_game(*record).await {
+                            Ok(id) => {
+                                Metrics::inc(&self.state.metrics.games_finished);
+                                tracing::info!(game = id, "match stored");
+                                Some(id)
+                            }
+                            Err(e) => {
+                                Metrics::inc(&self.state.metrics.games_store_failed);
+                                tracing::error!(error = %e, "storing a finished match");
+                                None
+                            }
+                        };
+                        follow_up = Some(Input::Stored(stored));
+                    }
+                    Effect::MatchDone(game) => {
+                        if let Some(tx) = self.on_stored.take() {
+                            let _ = tx.send(game);
+                        }
+                    }
+                    Effect::Seated(p) => {
+                        let mut by_player = self.state.seats_by_player.lock().expect("seats lock");
+                        by_player.entry(p).or_default().insert(self.core.id());
+                    }
+                    Effect::Unseated(p) => {
+                        let mut by_player = self.state.seats_by_player.lock().expect("seats lock");
+                        if let Some(set) = by_player.get_mut(&p) {
+                            set.remove(&self.core.id());
+                            if set.is_empty() {
+                                by_player.remove(&p);
+                            }
+                        }
+                    }
+                    Effect::GaveBack(seats) => {
+                        if let Some(reply) = self.gave_back.take() {
+                            let _ = reply.send(seats);
+                        }
+                    }
+                    Effect::Count(c) => Metrics::inc(match c {
+                        Counter::Move => &self.state.metrics.moves,
+                        Counter::Error => &self.state.metrics.errors,
+                        Counter::Timeout => &self.state.metrics.timeouts,
+                    }),
+                    Effect::Info => *self.info.lock().expect("room info lock") = self.core.info(),
+                    Effect::Yield => follow_up = Some(Input::Continue),
+                    Effect::Closed => {}
+                }
+            }
+            if let Some(input) = follow_up {
+                if matches!(input, Input::Continue) {
+                    tokio::task::yield_now().await;
+                }
+                self.core.handle(Instant::now(), input, fx);
+            }
+        }
+    }
+}
+
+/// The connection an input came from, if any.
+fn input_conn(input: &Input) -> Option<ConnId> {
+    match input {
+        Input::Join { who, .. }
+        | Input::Leave { who, .. }
+        | Input::Spectate { who, .. }
+        | Input::FillBots { who, .. }
+        | Input::Ready { who, .. }
+        | Input::Move { who, .. }
+        | Input::Resync { who, .. }
+        | Input::Close { who, .. }
+        | Input::Reattach { who }
+        | Input::Promote { who } => Some(who.conn),
+        _ => None,
+    }
+}
+
+/// Resolves when the thinking strategy (if any) is done, taking it out.
+async fn joined(thinking: &mut Option<JoinHandle<Thought>>) -> Result<Thought, tokio::task::JoinError> {
+    let Some(t) = thinking.as_mut() else { return std::future::pending().await };
+    let result = t.await;
+    *thinking = None;
+    result
+}
+
+async fn sleep_until(deadline: Option<Instant>) {
+    match deadline {
+        Some(d) => tokio::time::sleep_until(d).await,
+        None => std::future::pending().await,
+    }
+}

@@ -1,0 +1,499 @@
+//! The room core, driven without sockets, database or sleeping: inputs in,
+//! effects read back, time moved by hand.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use capicua_engine::Move;
+use capicua_protocol::{ErrorCode, RoomSpec, ServerFrame, ServerMsg, TimeControl, TimeoutPolicy};
+use tokio::time::Instant;
+
+use super::core::{Effect, HostedSeat, Input, Member, Push, RoomCore, TableOptions};
+use super::{CreateError, settings};
+use crate::db::GameRecord;
+use crate::{ConnId, Identity};
+
+const GRACE: Duration = Duration::from_secs(30);
+const MOVE_MS: u64 = 5_000;
+
+fn spec(preset: &str) -> RoomSpec {
+    RoomSpec {
+        preset: Some(preset.into()),
+        seed: Some(11),
+        time: Some(TimeControl { move_ms: MOVE_MS, bank_ms: 0 }),
+        ..RoomSpec::default()
+    }
+}
+
+fn member(conn: ConnId, player: Option<i64>) -> Member {
+    let name = match player {
+        Some(p) => format!("player{p}"),
+        None => format!("guest{conn}"),
+    };
+    Member { conn, ident: Arc::new(Identity { player_id: player, name, admin: false }), lean: false }
+}
+
+/// A frame read back from a `Send` effect.
+struct Sent {
+    to: ConnId,
+    push: Push,
+    msg: ServerMsg,
+    id: Option<u64>,
+}
+
+/// A core and a hand-moved clock.
+struct Room {
+    core: RoomCore,
+    now: Instant,
+    /// Every frame sent so far, in order.
+    sent: Vec<Sent>,
+    /// The last batch of effects other than frames.
+    stored: Option<GameRecord>,
+    closed: bool,
+    done: Option<Option<i64>>,
+    thinks: usize,
+    /// Keep slow strategies' work here instead of answering at once.
+    hold_thinks: bool,
+    held: Vec<super::core::Think>,
+}
+
+impl Room {
+    fn new(spec: RoomSpec, table: TableOptions) -> Room {
+        let now = Instant::now();
+        let mut core = RoomCore::new(settings(&spec, GRACE).expect("valid spec"), table, 99, now).expect("core");
+        core.set_id(1);
+        let mut room = Room {
+            core,
+            now,
+            sent: vec![],
+            stored: None,
+            closed: false,
+            done: None,
+            thinks: 0,
+            hold_thinks: false,
+            held: vec![],
+        };
+        let mut fx = vec![];
+        room.core.start(now, &mut fx);
+        room.read(fx);
+        room
+    }
+
+    fn feed(&mut self, input: Input) {
+        let mut fx = vec![];
+        self.core.handle(self.now, input, &mut fx);
+        self.read(fx);
+    }
+
+    /// Records the effects; long hosted stretches go on at once, slow
+    /// strategies answer at once (on this thread), so a test sees where a
+    /// person must act next.
+    fn read(&mut self, fx: Vec<Effect>) {
+        let mut follow = vec![];
+        for e in fx {
+            match e {
+                Effect::Send { to, frame, push } => {
+                    let frame: ServerFrame = serde_json::from_str(&frame).expect("frames decode");
+                    self.sent.push(Sent { to, push, msg: frame.msg, id: frame.id });
+                }
+                Effect::Store(record) => self.stored = Some(*record),
+                Effect::Closed => self.closed = true,
+                Effect::MatchDone(game) => self.done = Some(game),
+                Effect::Yield => follow.push(Input::Continue),
+                Effect::Think(t) if self.hold_thinks => {
+                    self.thinks += 1;
+                    self.held.push(*t);
+                }
+                Effect::Think(mut t) => {
+                    self.thinks += 1;
+                    let mv = t.strategy.choose(&t.game.view(t.seat));
+                    follow.push(Input::Thought { strategy: t.strategy, mv: Some(mv) });
+                }
+                _ => {}
+            }
+        }
+        for input in follow {
+            self.feed(input);
+        }
+    }
+
+    fn advance(&mut self, d: Duration) {
+        self.now += d;
+        self.feed(Input::Tick);
+    }
+
+    /// Frames sent to `conn` since `from`.
+    fn to(&self, conn: ConnId, from: usize) -> Vec<&ServerMsg> {
+        self.sent[from..].iter().filter(|s| s.to == conn).map(|s| &s.msg).collect()
+    }
+
+    fn last_error(&self, conn: ConnId) -> Option<ErrorCode> {
+        self.sent.iter().rev().filter(|s| s.to == conn).find_map(|s| match &s.msg {
+            ServerMsg::Error { code, .. } => Some(*code),
+            _ => None,
+        })
+    }
+
+    /// The pending prompt: (conn, prompt id, legal moves), from the frames.
+    fn prompt(&self) -> Option<(ConnId, u64, Vec<Move>)> {
+        self.sent.iter().rev().find_map(|s| match &s.msg {
+            ServerMsg::Prompt { prompt, legal_moves, .. } => Some((s.to, *prompt, legal_moves.clone())),
+            _ => None,
+        })
+    }
+
+    /// Seats four members (conns 1..=4, players 1..=4) and says ready.
+    fn seat_four(&mut self) {
+        for c in 1..=4 {
+            self.feed(Input::Join { who: member(c, Some(c as i64)), seat: Some(c as u8 - 1), id: Some(c) });
+        }
+        for c in 1..=4 {
+            self.feed(Input::Ready { who: member(c, Some(c as i64)), id: None });
+        }
+    }
+
+    /// Answers prompts with their first legal move until the match ends.
+    fn play_out(&mut self) {
+        let mut answered = 0;
+        while self.stored.is_none() {
+            let (conn, prompt, legal) = self.prompt().expect("a prompt while the match is on");
+            self.feed(Input::Move { who: member(conn, Some(conn as i64)), prompt, mv: legal[0], id: None });
+            answered += 1;
+            assert!(answered < 10_000, "the match never ends");
+        }
+    }
+}
+
+#[test]
+fn joining_checks_seats_and_tells_the_members() {
+    let mut room = Room::new(spec("latin"), TableOptions::default());
+    room.feed(Input::Join { who: member(1, Some(1)), seat: Some(2), id: Some(5) });
+    assert!(matches!(room.sent[0], Sent { to: 1, id: Some(5), msg: ServerMsg::Seated { seat: 2, .. }, .. }));
+    // The lobby entry follows, deferrable.
+    let info = room.sent.iter().find(|s| matches!(s.msg, ServerMsg::Room { .. })).expect("room update");
+    assert_eq!(info.push, Push::Defer);
+    assert!(room.core.info().seats[2].occupant.is_some());
+
+    room.feed(Input::Join { who: member(2, Some(2)), seat: Some(2), id: None });
+    assert_eq!(room.last_error(2), Some(ErrorCode::SeatTaken));
+    room.feed(Input::Join { who: member(2, Some(2)), seat: Some(9), id: None });
+    assert_eq!(room.last_error(2), Some(ErrorCode::NoSuchSeat));
+    room.feed(Input::Join { who: member(3, Some(1)), seat: None, id: None });
+    assert_eq!(room.last_error(3), Some(ErrorCode::AlreadySeated), "a player holds one seat per room");
+    room.feed(Input::Join { who: member(2, Some(2)), seat: None, id: None });
+    assert!(room.to(2, 0).iter().any(|m| matches!(m, ServerMsg::Seated { seat: 0, .. })), "any free seat");
+    assert!(room.core.knows(1) && room.core.knows(2) && !room.core.knows(3));
+}
+
+#[test]
+fn a_rated_room_admits_registered_players_only() {
+    let mut room = Room::new(RoomSpec { seed: None, rated: true, ..spec("latin") }, TableOptions::default());
+    room.feed(Input::Join { who: member(1, None), seat: None, id: None });
+    assert_eq!(room.last_error(1), Some(ErrorCode::Unauthorized));
+    room.feed(Input::Join { who: member(2, Some(7)), seat: None, id: None });
+    assert_eq!(room.last_error(2), None);
+}
+
+#[test]
+fn the_match_starts_when_every_seat_is_ready() {
+    let mut room = Room::new(spec("latin"), TableOptions::default());
+    for c in 1..=4 {
+        room.feed(Input::Join { who: member(c, Some(c as i64)), seat: None, id: None });
+    }
+    for c in 1..=3 {
+        room.feed(Input::Ready { who: member(c, Some(c as i64)), id: None });
+    }
+    assert!(room.prompt().is_none(), "seat 3 is not ready");
+    let before = room.sent.len();
+    room.feed(Input::Ready { who: member(4, Some(4)), id: None });
+    for c in 1..=4u64 {
+        let started = room.to(c, before);
+        let Some(ServerMsg::GameStarted { seat, view, .. }) =
+            started.iter().find(|m| matches!(m, ServerMsg::GameStarted { .. }))
+        else {
+            panic!("conn {c} heard no game-started");
+        };
+        assert_eq!(*seat, Some(c as u8 - 1));
+        // Each seat's view holds its own hand only.
+        let json = serde_json::to_value(view).unwrap();
+        assert_eq!(json["seat"], serde_json::json!(c - 1));
+    }
+    let (_, _, legal) = room.prompt().expect("the leader is prompted");
+    assert!(!legal.is_empty());
+    assert_eq!(room.core.next_deadline(), Some(room.now + Duration::from_millis(MOVE_MS)));
+    // Nobody may join a match in play.
+    room.feed(Input::Join { who: member(9, Some(9)), seat: None, id: None });
+    assert_eq!(room.last_error(9), Some(ErrorCode::GameInProgress));
+}
+
+#[test]
+fn moves_are_accepted_refused_or_stale() {
+    let mut room = Room::new(spec("latin"), TableOptions::default());
+    room.seat_four();
+    let (mover, prompt, legal) = room.prompt().expect("prompted");
+    let other = if mover == 1 { 2 } else { 1 };
+
+    room.feed(Input::Move { who: member(other, Some(other as i64)), prompt, mv: legal[0], id: None });
+    assert_eq!(room.last_error(other), Some(ErrorCode::NotYourTurn));
+
+    room.feed(Input::Move { who: member(mover, Some(mover as i64)), prompt: prompt + 7, mv: legal[0], id: None });
+    assert_eq!(room.last_error(mover), Some(ErrorCode::StalePrompt));
+
+    // A move that is not legal changes nothing: the prompt stands.
+    let illegal = Move::Draw;
+    assert!(!legal.contains(&illegal));
+    let before = room.sent.len();
+    room.feed(Input::Move { who: member(mover, Some(mover as i64)), prompt, mv: illegal, id: Some(3) });
+    assert_eq!(room.last_error(mover), Some(ErrorCode::IllegalMove));
+    assert!(!room.sent[before..].iter().any(|s| matches!(s.msg, ServerMsg::Events { .. })));
+    assert_eq!(room.prompt().map(|p| p.1), Some(prompt));
+
+    let before = room.sent.len();
+    room.feed(Input::Move { who: member(mover, Some(mover as i64)), prompt, mv: legal[0], id: Some(4) });
+    let accepted = &room.sent[before];
+    assert!(matches!(accepted.msg, ServerMsg::Accepted { prompt: p, .. } if p == prompt));
+    assert_eq!((accepted.to, accepted.id, accepted.push), (mover, Some(4), Push::Quiet));
+    for c in 1..=4 {
+        assert!(room.to(c, before).iter().any(|m| matches!(m, ServerMsg::Events { .. })), "conn {c} hears the move");
+    }
+    let (_, next, _) = room.prompt().expect("next prompt");
+    assert_eq!(next, prompt + 1);
+
+    // The old prompt is stale now.
+    room.feed(Input::Move { who: member(mover, Some(mover as i64)), prompt, mv: legal[0], id: None });
+    assert!(matches!(room.last_error(mover), Some(ErrorCode::NotYourTurn | ErrorCode::StalePrompt)));
+}
+
+#[test]
+fn a_played_match_is_stored_before_it_is_announced() {
+    let mut room = Room::new(spec("latin"), TableOptions::default());
+    room.seat_four();
+    room.play_out();
+    let record = room.stored.take().expect("stored");
+    assert!(!record.moves.is_empty());
+    assert!(!room.sent.iter().any(|s| matches!(s.msg, ServerMsg::GameOver { .. })), "nothing before the commit");
+    room.feed(Input::Stored(Some(42)));
+    for c in 1..=4 {
+        assert!(room.to(c, 0).iter().any(|m| matches!(m, ServerMsg::GameOver { game: Some(42), .. })));
+    }
+    assert_eq!(room.done, Some(Some(42)));
+    assert!(!room.closed, "a room of people stays open for the next match");
+    assert_eq!(room.core.info().games_played, 1);
+    // No view sent to a seat ever showed another seat's hand (latin: own hand only).
+    let mut views = 0;
+    for s in &room.sent {
+        let seat = s.to as usize - 1;
+        let view = match &s.msg {
+            ServerMsg::GameStarted { view, .. } => Some(view.as_ref()),
+            ServerMsg::Prompt { view, .. } | ServerMsg::Events { view, .. } | ServerMsg::Sync { view, .. } => {
+                view.as_deref()
+            }
+            _ => None,
+        };
+        let Some(view) = view else { continue };
+        views += 1;
+        for (i, hand) in view.hands.iter().enumerate() {
+            assert_eq!(hand.is_some(), i == seat, "a view to seat {seat} shows hand {i}");
+        }
+    }
+    assert!(views > 10);
+}
+
+#[test]
+fn timeouts_play_by_the_rooms_policy() {
+    // A strategy (the default, random) moves for a seat out of time.
+    let mut room = Room::new(spec("latin"), TableOptions::default());
+    room.seat_four();
+    let (_, prompt, _) = room.prompt().unwrap();
+    room.advance(Duration::from_millis(MOVE_MS - 1));
+    assert_eq!(room.prompt().unwrap().1, prompt, "not yet");
+    room.advance(Duration::from_millis(1));
+    assert_eq!(room.prompt().unwrap().1, prompt + 1, "the policy moved");
+
+    // Forfeit: the seat's side loses the match at once.
+    let mut room =
+        Room::new(RoomSpec { on_timeout: Some(TimeoutPolicy::Forfeit), ..spec("latin") }, TableOptions::default());
+    room.seat_four();
+    let (mover, _, _) = room.prompt().unwrap();
+    room.advance(Duration::from_millis(MOVE_MS));
+    let record = room.stored.take().expect("a forfeit is stored");
+    assert_eq!(record.forfeit, Some(mover as u8 - 1));
+    assert_ne!(record.winner, Some(record.seats[mover as usize - 1].side), "the forfeiting side does not win");
+    assert_eq!(record.timeouts[mover as usize - 1], 1);
+
+    // Pass: passes where passing is legal, else plays as random. In a draw
+    // game a seat with a matching tile may not pass, so the policy plays.
+    let mut room =
+        Room::new(RoomSpec { on_timeout: Some(TimeoutPolicy::Pass), ..spec("latin") }, TableOptions::default());
+    room.seat_four();
+    let (_, prompt, legal) = room.prompt().unwrap();
+    assert!(!legal.contains(&Move::Pass));
+    let before = room.sent.len();
+    room.advance(Duration::from_millis(MOVE_MS));
+    let events = room.sent[before..].iter().find_map(|s| match &s.msg {
+        ServerMsg::Events { events, .. } => Some(events.clone()),
+        _ => None,
+    });
+    let events = serde_json::to_string(&events.expect("the policy played")).unwrap();
+    assert!(!events.contains("\"pass\""), "{events}");
+    assert_eq!(room.prompt().unwrap().1, prompt + 1);
+}
+
+#[test]
+fn the_pass_policy_passes_when_it_may() {
+    let mut room =
+        Room::new(RoomSpec { on_timeout: Some(TimeoutPolicy::Pass), ..spec("block") }, TableOptions::default());
+    for c in 1..=2 {
+        room.feed(Input::Join { who: member(c, Some(c as i64)), seat: None, id: None });
+    }
+    // `block` seats up to four: fill the rest with quick bots.
+    room.feed(Input::FillBots { who: member(1, Some(1)), strategy: "random".into(), player_id: None, id: None });
+    for c in 1..=2 {
+        room.feed(Input::Ready { who: member(c, Some(c as i64)), id: None });
+    }
+    // Play until a person's prompt offers only a pass, then let it time out.
+    for _ in 0..500 {
+        if room.stored.is_some() {
+            break;
+        }
+        let (conn, prompt, legal) = room.prompt().expect("prompted");
+        if legal == [Move::Pass] {
+            let before = room.sent.len();
+            room.advance(Duration::from_millis(MOVE_MS));
+            let passed = room.sent[before..].iter().any(|s| {
+                matches!(&s.msg, ServerMsg::Events { events, .. } if serde_json::to_string(events).unwrap().contains("pass"))
+            });
+            assert!(passed, "the seat out of time passed");
+            return;
+        }
+        room.feed(Input::Move { who: member(conn, Some(conn as i64)), prompt, mv: legal[0], id: None });
+    }
+    panic!("no seat was ever blocked in 500 moves");
+}
+
+#[test]
+fn a_disconnected_player_keeps_its_seat_for_the_grace_period() {
+    let mut room = Room::new(spec("latin"), TableOptions::default());
+    room.seat_four();
+    let (mover, prompt, _) = room.prompt().unwrap();
+    let other = if mover == 1 { 2 } else { 1 };
+    room.feed(Input::Disconnected { conn: other });
+    assert!(!room.core.info().seats[other as usize - 1].occupant.as_ref().unwrap().connected);
+    assert!(!room.core.knows(other));
+
+    // Back within the grace period on a new connection: the seat returns.
+    room.now += GRACE / 2;
+    let mut fx = vec![];
+    room.core.handle(room.now, Input::Reattach { who: member(50, Some(other as i64)) }, &mut fx);
+    assert!(fx.iter().any(|e| matches!(e, Effect::GaveBack(s) if s == &vec![other as u8 - 1])));
+    assert!(room.core.knows(50));
+
+    // The mover drops and never comes back: after the grace its turns go to
+    // the timeout policy at once.
+    room.feed(Input::Disconnected { conn: mover });
+    room.advance(GRACE);
+    let (_, next, _) = room.prompt().unwrap();
+    assert!(next > prompt, "the abandoned seat's turn was played for it");
+    let seat = &room.core.info().seats[mover as usize - 1];
+    assert!(seat.occupant.is_some(), "the seat stays taken until the match ends");
+}
+
+#[test]
+fn a_table_reserves_its_seats_and_forfeits_a_no_show() {
+    let table = TableOptions {
+        reserved: vec![Some(1), Some(2), Some(3), Some(4)],
+        one_match: true,
+        no_show: Some(Duration::from_secs(60)),
+        ..TableOptions::default()
+    };
+    let mut room = Room::new(RoomSpec { seed: None, rated: true, ..spec("latin") }, table);
+    room.feed(Input::Join { who: member(9, Some(9)), seat: None, id: None });
+    assert_eq!(room.last_error(9), Some(ErrorCode::Unauthorized));
+    // A reserved player gets its own seat whatever it asks for.
+    room.feed(Input::Join { who: member(3, Some(3)), seat: Some(0), id: None });
+    assert!(room.to(3, 0).iter().any(|m| matches!(m, ServerMsg::Seated { seat: 2, .. })));
+    room.feed(Input::FillBots { who: member(3, Some(3)), strategy: "random".into(), player_id: None, id: None });
+    assert_eq!(room.last_error(3), Some(ErrorCode::BadRequest));
+    room.feed(Input::Ready { who: member(3, Some(3)), id: None });
+
+    assert_eq!(room.core.next_deadline(), Some(room.now + Duration::from_secs(60)));
+    room.advance(Duration::from_secs(60));
+    let record = room.stored.take().expect("the no-show is stored");
+    assert_eq!(record.forfeit, Some(0), "the first missing seat forfeits");
+    assert!(record.moves.is_empty());
+    room.feed(Input::Stored(Some(8)));
+    assert_eq!(room.done, Some(Some(8)));
+    assert!(room.closed, "a table plays one match");
+}
+
+#[test]
+fn a_table_of_hosted_bots_plays_at_once() {
+    let hosted = (0..4)
+        .map(|i| Some(HostedSeat { name: format!("bot:{i}"), strategy: "bota-gorda".into(), player_id: Some(i) }))
+        .collect();
+    let table = TableOptions { hosted, one_match: true, ..TableOptions::default() };
+    let mut room = Room::new(spec("latin"), table);
+    let record = room.stored.take().expect("played to the end with no input");
+    assert!(record.moves.len() > 64, "long enough to have yielded on the way");
+    assert_eq!(record.seats.iter().filter_map(|s| s.player_id).count(), 4);
+    room.feed(Input::Stored(None));
+    assert_eq!(room.done, Some(None));
+    assert!(room.closed);
+}
+
+#[test]
+fn a_slow_strategy_thinks_off_the_task_and_a_stale_answer_is_dropped() {
+    let mut room = Room::new(spec("latin"), TableOptions::default());
+    room.hold_thinks = true;
+    room.feed(Input::Join { who: member(1, Some(1)), seat: Some(0), id: None });
+    room.feed(Input::FillBots {
+        who: member(1, Some(1)),
+        strategy: "pimc:samples=2".into(),
+        player_id: None,
+        id: None,
+    });
+    room.feed(Input::Ready { who: member(1, Some(1)), id: None });
+    // The person plays until a bot must think.
+    while room.held.is_empty() {
+        let (conn, prompt, legal) = room.prompt().expect("the person is prompted");
+        room.feed(Input::Move { who: member(conn, Some(1)), prompt, mv: legal[0], id: None });
+    }
+    assert_eq!(room.held.len(), 1, "one strategy thinks at a time");
+    let think = room.held.pop().unwrap();
+    // Meanwhile nothing moves, and the person may not move for the bot.
+    assert!(room.core.next_deadline().is_none());
+    let before = room.sent.len();
+    let prompt = room.prompt().unwrap().1;
+    room.feed(Input::Move { who: member(1, Some(1)), prompt, mv: Move::Pass, id: None });
+    assert!(room.last_error(1).is_some());
+    // A failed strategy's turn is played by a random move.
+    room.feed(Input::Thought { strategy: think.strategy, mv: None });
+    assert!(room.sent[before..].iter().any(|s| matches!(s.msg, ServerMsg::Events { .. })), "the bot's turn was played");
+    // The next bot thinks, or the person is prompted.
+    assert!(!room.held.is_empty() || room.prompt().unwrap().1 > prompt);
+    // An answer that arrives after the room closed changes nothing.
+    room.feed(Input::Close { who: member(1, Some(1)), id: None });
+    assert!(room.closed);
+    let frames = room.sent.len();
+    let strategy = crate::bots::strategy("random", 1).unwrap();
+    room.feed(Input::Thought { strategy, mv: Some(Move::Pass) });
+    assert_eq!(room.sent.len(), frames);
+}
+
+#[test]
+fn a_spec_is_checked_into_settings_with_typed_errors() {
+    let err = |spec: RoomSpec| settings(&spec, GRACE).err().expect("refused");
+    assert!(matches!(
+        err(RoomSpec { preset: Some("nope".into()), ..RoomSpec::default() }),
+        CreateError::UnknownPreset(_)
+    ));
+    assert!(matches!(err(RoomSpec::default()), CreateError::PresetOrVariant));
+    assert!(matches!(err(RoomSpec { rated: true, ..spec("latin") }), CreateError::RatedSeed));
+    let e = err(RoomSpec { time: Some(TimeControl { move_ms: 0, bank_ms: 0 }), ..spec("latin") });
+    assert_eq!((e.code(), e.field()), (ErrorCode::BadRequest, Some("time")));
+    let e = err(RoomSpec { seats: Some(9), ..spec("latin") });
+    assert_eq!(e.code(), ErrorCode::BadVariant);
+    let bad_timeout = RoomSpec { on_timeout: Some(TimeoutPolicy::Strategy { name: "nope".into() }), ..spec("latin") };
+    let s = settings(&bad_timeout, GRACE).expect("settings");
+    assert!(RoomCore::new(s, TableOptions::default(), 1, Instant::now()).is_err());
+}
