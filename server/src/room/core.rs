@@ -945,13 +945,13 @@ impl RoomCore {
         }
     }
 
-    /// Applies a hosted seat's move; an illegal one (a strategy bug) is
+    /// Plays a hosted seat's move; an illegal one (a strategy bug) is
     /// logged and replaced by a random legal move.
     fn apply_hosted(&mut self, fx: &mut Vec<Effect>, seat: Seat, m: Move) {
-        if let Err(e) = self.apply(fx, m) {
+        if let Err(e) = self.play(fx, m, None) {
             tracing::error!(room = self.s.id, error = %e, "a hosted strategy chose an illegal move");
             let m = self.fallback_move(seat);
-            let _ = self.apply(fx, m);
+            let _ = self.play(fx, m, None);
         }
     }
 
@@ -1052,36 +1052,40 @@ impl RoomCore {
         }
         let elapsed = now.saturating_duration_since(p.started).as_millis() as u64;
         let over = elapsed.saturating_sub(self.s.time.move_ms);
-        // The engine referees: a legal move is played; an illegal one is
-        // refused with nothing changed, unless the variant's lenient referee
-        // lets it stand (seeded, so the stored log replays it).
-        let ruling = match self.game.as_mut().map(|g| g.referee_play(mv)) {
-            Some(Ok(ruling)) => ruling,
-            Some(Err(_)) | None => {
-                // Nothing changed; the prompt stands.
-                let message = format!("{mv} is not a legal move here");
-                return self.reply_err(fx, &who, id, ErrorCode::IllegalMove, message);
-            }
-        };
-        // Accepted first, then the events, in one write: the reply is
-        // queued quietly and the mover woken after the broadcast.
-        Self::send(fx, &who, encode(id, ServerMsg::Accepted { room: self.s.id, prompt }), Push::Quiet);
-        self.pending = None;
-        fx.push(Effect::Count(Counter::Move));
-        self.broadcast_events(fx, ruling.events());
-        fx.push(Effect::Wake(who.conn));
+        if self.play(fx, mv, Some((&who, id, prompt))).is_err() {
+            // Nothing changed; the prompt stands.
+            let message = format!("{mv} is not a legal move here");
+            return self.reply_err(fx, &who, id, ErrorCode::IllegalMove, message);
+        }
         let bank = &mut self.banks[seat.index()];
         *bank = bank.saturating_sub(over);
         self.advance(now, fx);
     }
 
-    /// Applies the move of the seat to move and tells everyone what happened.
-    fn apply(&mut self, fx: &mut Vec<Effect>, m: Move) -> Result<(), capicua_engine::IllegalMove> {
-        let game = self.game.as_mut().expect("apply needs a game");
-        let events = game.play(m)?;
+    /// The one path of a move, whoever made it (a member answering its
+    /// prompt, a hosted bot, a timeout policy): the engine referees it, and
+    /// everyone is told what happened. A legal move is played; an illegal
+    /// one is refused with nothing changed, unless the variant's lenient
+    /// referee lets it stand (seeded, so the stored log replays it).
+    fn play(
+        &mut self,
+        fx: &mut Vec<Effect>,
+        m: Move,
+        answers: Option<(&Member, Option<u64>, PromptId)>,
+    ) -> Result<(), capicua_engine::IllegalMove> {
+        let game = self.game.as_mut().expect("a move needs a match in play");
+        let ruling = game.referee_play(m)?;
+        // A member's `accepted` goes first, then the events, in one write:
+        // the reply is queued quietly and the mover woken after the broadcast.
+        if let Some((who, id, prompt)) = answers {
+            Self::send(fx, who, encode(id, ServerMsg::Accepted { room: self.s.id, prompt }), Push::Quiet);
+        }
         self.pending = None;
         fx.push(Effect::Count(Counter::Move));
-        self.broadcast_events(fx, &events);
+        self.broadcast_events(fx, ruling.events());
+        if let Some((who, ..)) = answers {
+            fx.push(Effect::Wake(who.conn));
+        }
         Ok(())
     }
 
@@ -1190,10 +1194,10 @@ impl RoomCore {
                 None => return,
             },
         };
-        if let Err(e) = self.apply(fx, m) {
+        if let Err(e) = self.play(fx, m, None) {
             tracing::error!(room = self.s.id, error = %e, "the timeout policy chose an illegal move");
             let m = self.fallback_move(seat);
-            let _ = self.apply(fx, m);
+            let _ = self.play(fx, m, None);
         }
         self.advance(now, fx);
     }
