@@ -8,11 +8,12 @@
 
 use capicua_engine::Teams;
 use serde::{Deserialize, Serialize};
-use thiserror::Error;
 
 use crate::disqualify::{DisqualifySpec, LenientJudgeSpec};
+use crate::error::ConfigError;
 use crate::scoring::ScoringSpec;
 use crate::stop::StopSpec;
+use crate::table::TableKind;
 
 /// Most entrants a tournament accepts.
 pub const MAX_ENTRANTS: usize = 512;
@@ -175,56 +176,6 @@ pub struct TeamSpec {
     pub members: Vec<String>,
 }
 
-/// Who sits at a table.
-///
-/// | kind | seats | entrants per table | sides |
-/// |---|---|---|---|
-/// | `duel` | 2 | 2 players | 2 |
-/// | `free-for-all` | 4 | 4 players | 4 (each for itself) |
-/// | `fixed-pairs` | 4 | 2 teams | 2 (partners opposite) |
-/// | `rotating-partners` | 4 | 4 players | 2 pairs, partners change every round |
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum TableKind {
-    /// One against one.
-    Duel,
-    /// Four players, each for itself.
-    FreeForAll,
-    /// Two fixed teams of two.
-    FixedPairs,
-    /// Four individual entrants as two pairs; partners and opponents rotate
-    /// between rounds (as bridge movements do).
-    RotatingPartners,
-}
-
-impl TableKind {
-    /// Seats at one table.
-    pub fn seats(self) -> usize {
-        match self {
-            TableKind::Duel => 2,
-            _ => 4,
-        }
-    }
-
-    /// Entrants at one table.
-    pub fn entrants_per_table(self) -> usize {
-        match self {
-            TableKind::Duel | TableKind::FixedPairs => 2,
-            TableKind::FreeForAll | TableKind::RotatingPartners => 4,
-        }
-    }
-
-    /// Whether an entrant is a team of two players.
-    pub fn team_entrants(self) -> bool {
-        self == TableKind::FixedPairs
-    }
-
-    /// Whether every table holds exactly two entrants (needed by knockouts).
-    pub fn head_to_head(self) -> bool {
-        self.entrants_per_table() == 2
-    }
-}
-
 /// A stage: one format played by every entrant of the stage, optionally split into groups.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
@@ -262,31 +213,6 @@ pub enum FormatKind {
     Knockout,
     /// Double elimination: out at the second loss (two entrants per table only).
     DoubleKnockout,
-}
-
-/// A field of a [`TournamentSpec`] that cannot be used, named in the file's spelling.
-///
-/// ```
-/// use capicua_tournament::TournamentSpec;
-/// let spec: TournamentSpec = serde_json::from_str(r#"{
-///     "name": "x", "table": "duel", "variants": ["block"],
-///     "entrants": ["ana", "ben"], "stages": [{ "format": "swiss" }]
-/// }"#).unwrap();
-/// assert_eq!(spec.validate().unwrap_err().field, "stages[0].rounds");
-/// ```
-#[derive(Clone, Debug, PartialEq, Eq, Error)]
-#[error("{field}: {message}")]
-pub struct ConfigError {
-    /// Dotted path of the bad field (`stages[1].advance`).
-    pub field: String,
-    /// What is wrong with it.
-    pub message: String,
-}
-
-impl ConfigError {
-    pub(crate) fn new(field: impl Into<String>, message: impl Into<String>) -> ConfigError {
-        ConfigError { field: field.into(), message: message.into() }
-    }
 }
 
 /// A validated tournament description; build it with [`TournamentSpec::validate`].

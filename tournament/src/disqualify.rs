@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::ConfigError;
+use crate::error::ConfigError;
 
 /// When an entrant is disqualified. Checked after every round for the
 /// entrants that played in it; a disqualified entrant is never seated again

@@ -36,7 +36,9 @@
 //!
 //! | file | concept |
 //! |---|---|
-//! | `config.rs` | [`TournamentSpec`], [`StageSpec`], [`TableKind`], [`FormatKind`] and validation into [`Config`] |
+//! | `config.rs` | [`TournamentSpec`], [`StageSpec`], [`FormatKind`], [`ClockSpec`] and validation into [`Config`] |
+//! | `table.rs` | [`TableKind`]: seats, entrants and sides of a table |
+//! | `error.rs` | [`ConfigError`], reported by every part of the description |
 //! | `format/` | round robin, Swiss, knockouts; pairing without repeats |
 //! | `scoring.rs` | [`ScoringSpec`]: points per game, team score, winner rule, byes |
 //! | `tiebreak.rs` | [`TieBreak`] |
@@ -48,23 +50,27 @@
 
 mod config;
 mod disqualify;
+mod error;
 mod format;
 mod rng;
 mod round;
 mod scoring;
 mod standings;
 mod stop;
+mod table;
 mod tiebreak;
 mod tournament;
 
 pub use config::{
-    ClockSpec, Config, ConfigError, EntrantSpec, FormatKind, MAX_CLOCK_MS, MAX_ENTRANTS, StageSpec, TableKind,
-    TeamSpec, TimeoutRule, TournamentSpec,
+    ClockSpec, Config, EntrantSpec, FormatKind, MAX_CLOCK_MS, MAX_ENTRANTS, StageSpec, TeamSpec, TimeoutRule,
+    TournamentSpec,
 };
 pub use disqualify::{DisqualifySpec, LenientJudgeSpec, Violation};
+pub use error::ConfigError;
 pub use round::{Entrant, EntrantId, MatchResult, Round, Seat, SeatResult, Table};
 pub use scoring::{ByeRule, Outcome, PointsRule, ScoringSpec, TeamScore, WinnerRule};
 pub use standings::Standing;
 pub use stop::{StopReason, StopSpec};
+pub use table::TableKind;
 pub use tiebreak::TieBreak;
 pub use tournament::{RecordError, Tournament};

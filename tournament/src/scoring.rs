@@ -2,7 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::{ConfigError, TableKind};
+use crate::error::ConfigError;
+use crate::table::TableKind;
 use crate::tiebreak::TieBreak;
 
 /// Tournament scoring.

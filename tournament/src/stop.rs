@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::ConfigError;
+use crate::error::ConfigError;
 
 /// Early stop conditions, checked after every complete round (a round
 /// always finishes, so every entrant plays the same number of rounds).

@@ -3,13 +3,14 @@
 use serde::Serialize;
 use thiserror::Error;
 
-use crate::config::{Config, EntrantSpec, FormatKind, TableKind};
+use crate::config::{Config, EntrantSpec, FormatKind};
 use crate::format::{Ctx, Group};
 use crate::rng::{Purpose, TourRng};
 use crate::round::{Entrant, EntrantId, MatchResult, Round, Seat, Table};
 use crate::scoring::Outcome;
 use crate::standings::{GameLog, Meetings, Ranker, Standing, Stats};
 use crate::stop::StopReason;
+use crate::table::TableKind;
 
 /// A result the tournament cannot accept; the tournament is unchanged.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]

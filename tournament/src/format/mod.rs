@@ -11,9 +11,10 @@ mod swiss;
 
 use serde::Serialize;
 
-use crate::config::{FormatKind, StageSpec, TableKind};
+use crate::config::{FormatKind, StageSpec};
 use crate::rng::TourRng;
 use crate::round::EntrantId;
+use crate::table::TableKind;
 
 pub(crate) use pairing::PairCounts;
 

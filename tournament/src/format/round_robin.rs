@@ -13,9 +13,9 @@
 use serde::Serialize;
 
 use super::{Ctx, PairCounts, Plan, fill_fours, sit_out};
-use crate::config::TableKind;
 use crate::rng::TourRng;
 use crate::round::EntrantId;
+use crate::table::TableKind;
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub(crate) struct RoundRobin {

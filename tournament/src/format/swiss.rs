@@ -10,7 +10,7 @@
 //! split each table into the pairs that have partnered least.
 
 use super::{Ctx, PairCounts, Plan, fill_fours, pairing::pair_avoiding, sit_out, split_pairs};
-use crate::config::TableKind;
+use crate::table::TableKind;
 
 pub(crate) fn next(
     kind: TableKind,

@@ -1,0 +1,67 @@
+//! Every crate of the workspace has an acyclic module graph (see the
+//! crate's documentation for what an edge is).
+
+use std::path::{Path, PathBuf};
+
+use capicua_modgraph::{CrateGraph, workspace_crates, workspace_members};
+
+/// Member directories whose module cycles are still being untangled: they
+/// are analysed but not held to the check. The list must shrink to empty;
+/// `pending_members_still_have_cycles` fails once a member here is clean,
+/// so that it is held to the check from then on.
+const PENDING: &[&str] = &["engine", "server"];
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn crates() -> Vec<CrateGraph> {
+    workspace_crates(&root()).expect("the workspace is readable")
+}
+
+fn report(c: &CrateGraph) -> String {
+    let tangles: Vec<String> = c.graph.tangles.iter().map(|t| format!("tangled: {}", t.join(", "))).collect();
+    let cycles: Vec<String> = c.graph.cycles.iter().map(ToString::to_string).collect();
+    format!("{} ({}):\n{}\n{}", c.member, c.target, tangles.join("\n"), cycles.join("\n"))
+}
+
+#[test]
+fn no_module_cycles() {
+    let crates = crates();
+    let failures: Vec<String> = crates
+        .iter()
+        .filter(|c| !PENDING.contains(&c.member.as_str()) && !c.graph.cycles.is_empty())
+        .map(report)
+        .collect();
+    for c in crates.iter().filter(|c| PENDING.contains(&c.member.as_str()) && !c.graph.cycles.is_empty()) {
+        eprintln!("pending, not checked: {}", report(c));
+    }
+    assert!(failures.is_empty(), "module cycles:\n{}", failures.join("\n\n"));
+}
+
+#[test]
+fn every_member_is_analysed() {
+    let members = workspace_members(&root()).expect("root Cargo.toml");
+    assert!(members.iter().any(|m| m == "tournament") && members.iter().any(|m| m == "tools/modgraph"), "{members:?}");
+    let crates = crates();
+    for m in &members {
+        assert!(crates.iter().any(|c| &c.member == m), "no crate found in {m}");
+    }
+    for c in &crates {
+        assert!(c.graph.missing.is_empty(), "{}: {:?}", c.member, c.graph.missing);
+    }
+    for p in PENDING {
+        assert!(members.iter().any(|m| m == p), "PENDING names {p}, which is no workspace member");
+    }
+}
+
+#[test]
+fn pending_members_still_have_cycles() {
+    let crates = crates();
+    for p in PENDING {
+        assert!(
+            crates.iter().any(|c| c.member == *p && !c.graph.cycles.is_empty()),
+            "{p} has no module cycle any more: remove it from PENDING"
+        );
+    }
+}
