@@ -19,8 +19,8 @@ use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
 
 use crate::AppState;
+use crate::api::{ApiError, ApiPath, ApiQuery};
 use crate::db::{SeatRecord, Standing};
-use crate::extract::{ApiPath, ApiQuery};
 
 /// The routes.
 pub fn router(state: Arc<AppState>) -> Router {
@@ -34,30 +34,6 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/metrics", get(metrics))
         .merge(crate::tournament::http::routes())
         .with_state(state)
-}
-
-/// An HTTP error: a status, a code and a message.
-#[derive(Debug)]
-pub struct ApiError {
-    status: StatusCode,
-    code: ErrorCode,
-    message: String,
-}
-
-impl ApiError {
-    pub(crate) fn new(status: StatusCode, code: ErrorCode, message: impl Into<String>) -> ApiError {
-        ApiError { status, code, message: message.into() }
-    }
-    fn internal(e: impl std::fmt::Display) -> ApiError {
-        tracing::error!(error = %e, "http handler");
-        ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Internal, "internal error (logged)")
-    }
-}
-
-impl IntoResponse for ApiError {
-    fn into_response(self) -> Response {
-        (self.status, Json(serde_json::json!({"code": self.code, "message": self.message}))).into_response()
-    }
 }
 
 async fn ws(State(state): State<Arc<AppState>>, upgrade: WebSocketUpgrade) -> Response {
@@ -110,17 +86,6 @@ async fn rooms(State(state): State<Arc<AppState>>) -> Json<Vec<capicua_protocol:
     Json(list)
 }
 
-/// The HTTP status of a room-creation error code.
-fn status_of(code: ErrorCode) -> StatusCode {
-    match code {
-        ErrorCode::Unauthorized => StatusCode::FORBIDDEN,
-        ErrorCode::BadToken => StatusCode::UNAUTHORIZED,
-        ErrorCode::ShuttingDown => StatusCode::SERVICE_UNAVAILABLE,
-        ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
-        _ => StatusCode::BAD_REQUEST,
-    }
-}
-
 /// `POST /api/rooms`: creates a room from a JSON [`RoomSpec`] (the fields of
 /// the `create-room` message), with the WebSocket path's validation and
 /// error codes. `Authorization: Bearer TOKEN` (a player's token or the
@@ -169,7 +134,7 @@ async fn create_room(
     }
     match crate::room::create(&state, spec).await {
         Ok(info) => Ok((StatusCode::CREATED, Json(info))),
-        Err(e) => Err(ApiError::new(status_of(e.code()), e.code(), e.to_string())),
+        Err(e) => Err(ApiError::of(e.code(), e.to_string()).with_field(e.field())),
     }
 }
 

@@ -15,10 +15,10 @@
 //! connection and every room, waits for them, and lets the database writer
 //! commit what is queued.
 
+pub mod api;
 pub mod bots;
 pub mod conn;
 pub mod db;
-pub mod extract;
 pub mod http;
 pub mod metrics;
 pub mod outbox;

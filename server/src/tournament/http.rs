@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode, header};
-use axum::response::{IntoResponse, Response};
+
 use axum::routing::get;
 use axum::{Json, Router};
 use capicua_protocol::ErrorCode;
@@ -22,7 +22,7 @@ use super::TournamentError;
 use super::replays::Replayed;
 use super::store::{self, SpecFormat, Summary};
 use crate::AppState;
-use crate::extract::{ApiPath, ApiQuery};
+use crate::api::{ApiError, ApiPath, ApiQuery};
 
 /// The tournament routes (merged into [`crate::http::router`]).
 pub fn routes() -> Router<Arc<AppState>> {
@@ -32,62 +32,29 @@ pub fn routes() -> Router<Arc<AppState>> {
         .route("/api/tournaments/{id}/standings", get(standings))
 }
 
-/// An HTTP error of the tournament routes.
-#[derive(Debug)]
-pub struct TournamentApiError {
-    status: StatusCode,
-    code: ErrorCode,
-    message: String,
-    field: Option<String>,
-}
-
-impl TournamentApiError {
-    fn new(status: StatusCode, code: ErrorCode, message: impl Into<String>) -> Self {
-        TournamentApiError { status, code, message: message.into(), field: None }
-    }
-    fn not_found(id: i64) -> Self {
-        Self::new(StatusCode::NOT_FOUND, ErrorCode::NoSuchTournament, format!("no tournament {id}"))
-    }
-}
-
-impl From<TournamentError> for TournamentApiError {
+impl From<TournamentError> for ApiError {
     fn from(e: TournamentError) -> Self {
         if e.is_bad_spec() {
-            let mut err = Self::new(StatusCode::BAD_REQUEST, ErrorCode::BadTournament, e.to_string());
-            err.field = e.field().map(str::to_string);
-            err
+            ApiError::new(StatusCode::BAD_REQUEST, ErrorCode::BadTournament, e.to_string()).with_field(e.field())
         } else {
-            tracing::error!(error = %e, "tournament http handler");
-            Self::new(StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Internal, "internal error (logged)")
+            ApiError::internal(e)
         }
     }
 }
 
-impl From<crate::db::DbError> for TournamentApiError {
-    fn from(e: crate::db::DbError) -> Self {
-        TournamentError::Db(e).into()
-    }
-}
-
-impl IntoResponse for TournamentApiError {
-    fn into_response(self) -> Response {
-        let mut body = serde_json::json!({"code": self.code, "message": self.message});
-        if let Some(f) = self.field {
-            body["field"] = serde_json::Value::String(f);
-        }
-        (self.status, Json(body)).into_response()
-    }
+fn not_found(id: i64) -> ApiError {
+    ApiError::new(StatusCode::NOT_FOUND, ErrorCode::NoSuchTournament, format!("no tournament {id}"))
 }
 
 /// Checks `Authorization: Bearer <admin token>`.
-fn check_admin(state: &AppState, headers: &HeaderMap) -> Result<(), TournamentApiError> {
+fn check_admin(state: &AppState, headers: &HeaderMap) -> Result<(), ApiError> {
     let given = headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.strip_prefix("Bearer "))
         .map(str::trim);
     let Some(given) = given else {
-        return Err(TournamentApiError::new(
+        return Err(ApiError::new(
             StatusCode::UNAUTHORIZED,
             ErrorCode::Unauthorized,
             "send the admin token as `Authorization: Bearer TOKEN`",
@@ -95,8 +62,8 @@ fn check_admin(state: &AppState, headers: &HeaderMap) -> Result<(), TournamentAp
     };
     match &state.config.admin_token {
         Some(t) if t == given => Ok(()),
-        Some(_) => Err(TournamentApiError::new(StatusCode::FORBIDDEN, ErrorCode::BadToken, "wrong admin token")),
-        None => Err(TournamentApiError::new(
+        Some(_) => Err(ApiError::new(StatusCode::FORBIDDEN, ErrorCode::BadToken, "wrong admin token")),
+        None => Err(ApiError::new(
             StatusCode::FORBIDDEN,
             ErrorCode::BadToken,
             "admin actions are disabled (start the server with --admin-token)",
@@ -108,7 +75,7 @@ async fn create(
     State(state): State<Arc<AppState>>,
     headers: HeaderMap,
     body: String,
-) -> Result<(StatusCode, Json<Summary>), TournamentApiError> {
+) -> Result<(StatusCode, Json<Summary>), ApiError> {
     check_admin(&state, &headers)?;
     let is_json = headers
         .get(header::CONTENT_TYPE)
@@ -117,11 +84,11 @@ async fn create(
     let format = if is_json { SpecFormat::Json } else { SpecFormat::detect(&body) };
     let (id, _) = store::create(&state.db, &body, format).await?;
     state.tournaments.wake();
-    let summary = store::summary_of(&state.db, id).await?.ok_or_else(|| TournamentApiError::not_found(id))?;
+    let summary = store::summary_of(&state.db, id).await?.ok_or_else(|| not_found(id))?;
     Ok((StatusCode::CREATED, Json(summary)))
 }
 
-async fn list(State(state): State<Arc<AppState>>) -> Result<Json<Vec<Summary>>, TournamentApiError> {
+async fn list(State(state): State<Arc<AppState>>) -> Result<Json<Vec<Summary>>, ApiError> {
     Ok(Json(store::list(&state.db).await?))
 }
 
@@ -176,12 +143,12 @@ async fn detail(
     State(state): State<Arc<AppState>>,
     ApiPath(id): ApiPath<i64>,
     ApiQuery(range): ApiQuery<RoundRange>,
-) -> Result<Json<Detail>, TournamentApiError> {
-    let summary = store::summary_of(&state.db, id).await?.ok_or_else(|| TournamentApiError::not_found(id))?;
+) -> Result<Json<Detail>, ApiError> {
+    let summary = store::summary_of(&state.db, id).await?.ok_or_else(|| not_found(id))?;
     let (from, to) = (range.from_round.unwrap_or(0), range.to_round.unwrap_or(u32::MAX));
     let replayed = state.tournaments.replays.current(&state.db, id).await?;
     let Some(Some(Replayed { tournament: t, results })) = replayed.as_deref() else {
-        return Err(TournamentApiError::not_found(id));
+        return Err(not_found(id));
     };
     let rooms: HashMap<(u32, u32), store::StoredTable> = store::tables_of_rounds(&state.db, id, from, to)
         .await?
@@ -235,9 +202,9 @@ async fn detail(
 async fn standings(
     State(state): State<Arc<AppState>>,
     ApiPath(id): ApiPath<i64>,
-) -> Result<Json<Vec<capicua_tournament::Standing>>, TournamentApiError> {
+) -> Result<Json<Vec<capicua_tournament::Standing>>, ApiError> {
     if store::summary_of(&state.db, id).await?.is_none() {
-        return Err(TournamentApiError::not_found(id));
+        return Err(not_found(id));
     }
     Ok(Json(store::standings(&state.db, id).await?))
 }

@@ -1,0 +1,113 @@
+//! The HTTP API's error type, shared by every route, and path and query
+//! extractors whose rejections are that error.
+//!
+//! Every error body is `{"code": ..., "message": ...}`, with `"field"` when
+//! one field of the request is at fault. axum's own `Path` and `Query` reject a bad value (`/api/games/abc`,
+//! `?seat=x`) with a plain-text body; a client of this API always gets
+//! `{"code": "bad-request", "message": ...}` instead.
+
+use axum::Json;
+use axum::extract::{FromRequestParts, Path, Query};
+use axum::http::StatusCode;
+use axum::http::request::Parts;
+use axum::response::{IntoResponse, Response};
+use capicua_protocol::ErrorCode;
+use serde::de::DeserializeOwned;
+
+/// An HTTP error: a status, a code, a message and the field at fault.
+#[derive(Debug)]
+pub struct ApiError {
+    status: StatusCode,
+    code: ErrorCode,
+    message: String,
+    field: Option<String>,
+}
+
+impl ApiError {
+    /// An error with a status.
+    pub(crate) fn new(status: StatusCode, code: ErrorCode, message: impl Into<String>) -> ApiError {
+        ApiError { status, code, message: message.into(), field: None }
+    }
+
+    /// An error whose status follows from its code (see [`status_of`]).
+    pub(crate) fn of(code: ErrorCode, message: impl Into<String>) -> ApiError {
+        ApiError::new(status_of(code), code, message)
+    }
+
+    /// Names the request field at fault.
+    pub(crate) fn with_field(mut self, field: Option<&str>) -> ApiError {
+        self.field = field.map(str::to_string);
+        self
+    }
+
+    /// A failure of the server itself: logged, and reported without detail.
+    pub(crate) fn internal(e: impl std::fmt::Display) -> ApiError {
+        tracing::error!(error = %e, "http handler");
+        ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Internal, "internal error (logged)")
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let mut body = serde_json::json!({"code": self.code, "message": self.message});
+        if let Some(f) = self.field {
+            body["field"] = serde_json::Value::String(f);
+        }
+        (self.status, Json(body)).into_response()
+    }
+}
+
+/// The HTTP status of an error code: 401 for a missing or unknown
+/// credential, 403 for a credential that does not allow the action.
+pub(crate) fn status_of(code: ErrorCode) -> StatusCode {
+    match code {
+        ErrorCode::Unauthorized => StatusCode::FORBIDDEN,
+        ErrorCode::BadToken => StatusCode::UNAUTHORIZED,
+        ErrorCode::ShuttingDown => StatusCode::SERVICE_UNAVAILABLE,
+        ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
+        ErrorCode::NoSuchRoom | ErrorCode::NoSuchTournament => StatusCode::NOT_FOUND,
+        _ => StatusCode::BAD_REQUEST,
+    }
+}
+
+/// A path parameter; a bad one is a `400 bad-request` JSON error.
+pub struct ApiPath<T>(pub T);
+
+/// Query parameters; bad ones are a `400 bad-request` JSON error.
+pub struct ApiQuery<T>(pub T);
+
+impl<S, T> FromRequestParts<S> for ApiPath<T>
+where
+    S: Send + Sync,
+    T: DeserializeOwned + Send,
+{
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        match Path::<T>::from_request_parts(parts, state).await {
+            Ok(Path(v)) => Ok(ApiPath(v)),
+            Err(e) => Err(ApiError::new(StatusCode::BAD_REQUEST, ErrorCode::BadRequest, e.body_text())),
+        }
+    }
+}
+
+impl<S, T> FromRequestParts<S> for ApiQuery<T>
+where
+    S: Send + Sync,
+    T: DeserializeOwned,
+{
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        match Query::<T>::from_request_parts(parts, state).await {
+            Ok(Query(v)) => Ok(ApiQuery(v)),
+            Err(e) => Err(ApiError::new(StatusCode::BAD_REQUEST, ErrorCode::BadRequest, e.body_text())),
+        }
+    }
+}
+
+impl From<crate::db::DbError> for ApiError {
+    fn from(e: crate::db::DbError) -> Self {
+        ApiError::internal(e)
+    }
+}
