@@ -12,13 +12,25 @@
 
 #![allow(dead_code)] // each test crate uses part of it
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::rc::Rc;
 
 use serde_json::{Map, Value};
 
 /// Checks values against one schema document (its `$ref`s resolve in it).
 pub struct Checker<'a> {
     root: &'a Value,
+    /// The shapes of each schema node already expanded, by address.
+    memo: RefCell<HashMap<*const Value, Rc<Shapes<'a>>>>,
+}
+
+/// Every shape an object may take under a schema.
+pub struct Shapes<'a> {
+    /// The shapes; empty when no alternative of the schema is an object.
+    pub all: Vec<Shape<'a>>,
+    /// A `oneOf` was involved: exactly one shape may match.
+    pub exclusive: bool,
 }
 
 /// One way an object may look: the union of every part of the schema that
@@ -62,7 +74,16 @@ impl<'a> Shape<'a> {
 impl<'a> Checker<'a> {
     /// A checker for the schema document `root`.
     pub fn new(root: &'a Value) -> Checker<'a> {
-        Checker { root }
+        Checker { root, memo: RefCell::default() }
+    }
+
+    fn shapes_memo(&self, schema: &'a Value) -> Result<Rc<Shapes<'a>>, String> {
+        if let Some(got) = self.memo.borrow().get(&(schema as *const Value)) {
+            return Ok(got.clone());
+        }
+        let got = Rc::new(self.shapes(schema)?);
+        self.memo.borrow_mut().insert(schema as *const Value, got.clone());
+        Ok(got)
     }
 
     fn resolve(&self, reference: &str) -> Result<&'a Value, String> {
@@ -70,10 +91,13 @@ impl<'a> Checker<'a> {
         self.root.pointer(pointer).ok_or_else(|| format!("dangling $ref {reference}"))
     }
 
-    /// Every shape an object may take under `schema`; empty when no
-    /// alternative of it is an object. The flag says whether a `oneOf` was
-    /// involved (then exactly one shape may match).
-    pub fn shapes(&self, schema: &'a Value) -> Result<(Vec<Shape<'a>>, bool), String> {
+    /// Every shape an object may take under `schema`.
+    pub fn shapes(&self, schema: &'a Value) -> Result<Shapes<'a>, String> {
+        let (all, exclusive) = self.expand(schema)?;
+        Ok(Shapes { all, exclusive })
+    }
+
+    fn expand(&self, schema: &'a Value) -> Result<(Vec<Shape<'a>>, bool), String> {
         let o = match schema {
             Value::Bool(true) => return Ok((vec![Shape::default()], false)),
             Value::Bool(false) => return Ok((vec![], false)),
@@ -111,13 +135,13 @@ impl<'a> Checker<'a> {
             *shapes = shapes.iter().flat_map(|a| with.iter().map(move |b| a.merge(b))).collect();
         };
         if let Some(Value::String(r)) = o.get("$ref") {
-            let (with, ex) = self.shapes(self.resolve(r)?)?;
+            let (with, ex) = self.expand(self.resolve(r)?)?;
             exclusive |= ex;
             product(&mut shapes, with);
         }
         if let Some(Value::Array(all)) = o.get("allOf") {
             for s in all {
-                let (with, ex) = self.shapes(s)?;
+                let (with, ex) = self.expand(s)?;
                 exclusive |= ex;
                 product(&mut shapes, with);
             }
@@ -126,7 +150,7 @@ impl<'a> Checker<'a> {
             if let Some(Value::Array(branches)) = o.get(key) {
                 let mut with = vec![];
                 for s in branches {
-                    let (got, inner) = self.shapes(s)?;
+                    let (got, inner) = self.expand(s)?;
                     exclusive |= inner;
                     with.extend(got);
                 }
@@ -167,14 +191,15 @@ impl<'a> Checker<'a> {
     /// mismatch (`$` is the value itself).
     pub fn check(&self, v: &Value, schema: &'a Value, path: &str) -> Result<(), String> {
         if let Value::Object(obj) = v {
-            let (shapes, exclusive) = self.shapes(schema)?;
+            let memo = self.shapes_memo(schema)?;
+            let (shapes, exclusive) = (&memo.all, memo.exclusive);
             if shapes.is_empty() {
                 return Err(format!("{path}: an object where the schema allows none"));
             }
             let results: Vec<Result<(), String>> = shapes.iter().map(|s| self.check_shape(obj, s, path)).collect();
             let matched = results.iter().filter(|r| r.is_ok()).count();
             return match matched {
-                0 => Err(closest_error(obj, &shapes, results)),
+                0 => Err(closest_error(obj, shapes, results)),
                 1 => Ok(()),
                 n if exclusive => Err(format!("{path}: {n} alternatives of a oneOf match")),
                 _ => Ok(()),
