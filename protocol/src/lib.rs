@@ -19,6 +19,8 @@
 //! - Game messages of a room carry a per-room sequence number `seq` that
 //!   grows by one per broadcast; a gap means missed events, and
 //!   [`ClientMsg::Resync`] asks for the current state.
+//! - Every key and every enumerated value on the wire is kebab-case, in
+//!   these messages and in the engine's payloads inside them.
 //!
 //! ```
 //! use capicua_protocol::{ClientFrame, ClientMsg, PROTOCOL_VERSION};
@@ -102,7 +104,8 @@ pub enum ClientMsg {
     /// Registers a new player name; the reply carries its secret token, shown
     /// once. The connection then acts for that player.
     Register {
-        /// 1 to 32 characters: letters, digits, `-`, `_`, `.`.
+        /// 1 to 32 ASCII letters, digits, `-`, `_` or `.`; not `admin`, not
+        /// starting with `guest-` (both case-sensitive); unique as written.
         name: String,
     },
     /// Lists the rooms.
@@ -675,7 +678,8 @@ pub enum ErrorCode {
     TooManyConnections,
     /// The server is shutting down.
     ShuttingDown,
-    /// The client is too slow reading its frames.
+    /// The client is too slow reading its frames. Not sent: such a
+    /// connection is closed with [`close::SLOW_CONSUMER`] instead.
     SlowConsumer,
     /// A server fault (logged).
     Internal,
@@ -689,7 +693,7 @@ pub enum ErrorCode {
 pub mod close {
     /// Server shutting down or restarting: reconnect later.
     pub const GOING_AWAY: u16 = 1001;
-    /// Protocol violation (binary frames, bad `hello`): do not reconnect as is.
+    /// Protocol violation (a binary frame): do not reconnect as is.
     pub const POLICY: u16 = 1008;
     /// A frame above the size limit: do not resend it.
     pub const TOO_BIG: u16 = 1009;
@@ -717,11 +721,13 @@ pub mod close {
 enum MoveShape {
     /// Join `tile` (its two faces) to open end `end` (255 for the lead) by face `face` (0 or 1).
     Play {
-        /// The tile, as its two faces.
+        /// The tile, as its two faces in either order (the server writes
+        /// the low face first).
         tile: [u8; 2],
-        /// The open end (255: the lead).
+        /// The open end: its index in the view's `ends` (255: the lead).
         end: u8,
-        /// Which face joins: 0 the low face, 1 the high face.
+        /// Which face joins: 0 the low face (the high face becomes the
+        /// end's pip), 1 the high face; always 0 for a double and a lead.
         face: u8,
     },
     /// Draw from the stock.
@@ -765,7 +771,7 @@ pub fn decode_client(text: &str) -> Result<ClientFrame, (Option<u64>, DecodeErro
 }
 
 /// The JSON Schemas of every client and server frame, as one JSON document
-/// `{"client": ..., "server": ...}`.
+/// `{"protocol-version": 1, "client": ..., "server": ...}`.
 pub fn json_schema() -> serde_json::Value {
     serde_json::json!({
         "protocol-version": PROTOCOL_VERSION,

@@ -1,0 +1,584 @@
+//! The JSON Schema (`json_schema()`) against every message the protocol
+//! has: one or more samples of every client and server message, each
+//! serialized and checked against the schema, structurally and
+//! recursively (its `type` is one of the schema's alternatives, and every
+//! key of every object is declared wherever the schema declares keys).
+//! The server's samples carry real engine payloads (views, events,
+//! variants) of several layouts, so the schema is checked on what the
+//! server really sends, as far as it describes it.
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use capicua_engine::{
+    EndId, Event, Game, HandVisibility, PRESETS, Rules, Seat, Seating, Side, Tile, Variant, ViewSnapshot,
+};
+use capicua_protocol::*;
+use common::Checker;
+use serde_json::Value;
+
+/// The `type` of a client message. No catch-all arm: a new message does
+/// not compile until it is named here, and `every_client_message_fits_the_schema`
+/// fails until it has a sample.
+fn client_tag(m: &ClientMsg) -> &'static str {
+    match m {
+        ClientMsg::Hello { .. } => "hello",
+        ClientMsg::Register { .. } => "register",
+        ClientMsg::ListRooms => "list-rooms",
+        ClientMsg::CreateRoom(_) => "create-room",
+        ClientMsg::Join { .. } => "join",
+        ClientMsg::Leave { .. } => "leave",
+        ClientMsg::Spectate { .. } => "spectate",
+        ClientMsg::FillBots { .. } => "fill-bots",
+        ClientMsg::Ready { .. } => "ready",
+        ClientMsg::Move { .. } => "move",
+        ClientMsg::Resync { .. } => "resync",
+        ClientMsg::CloseRoom { .. } => "close-room",
+        ClientMsg::Ping => "ping",
+        ClientMsg::AwaitAssignments => "await-assignments",
+        ClientMsg::SubscribeTournament { .. } => "subscribe-tournament",
+    }
+}
+
+/// The `type` of a server message (as [`client_tag`]).
+fn server_tag(m: &ServerMsg) -> &'static str {
+    match m {
+        ServerMsg::Welcome { .. } => "welcome",
+        ServerMsg::Registered { .. } => "registered",
+        ServerMsg::Rooms { .. } => "rooms",
+        ServerMsg::Room { .. } => "room",
+        ServerMsg::Seated { .. } => "seated",
+        ServerMsg::Left { .. } => "left",
+        ServerMsg::Spectating { .. } => "spectating",
+        ServerMsg::Ok { .. } => "ok",
+        ServerMsg::GameStarted { .. } => "game-started",
+        ServerMsg::Prompt { .. } => "prompt",
+        ServerMsg::Accepted { .. } => "accepted",
+        ServerMsg::Events { .. } => "events",
+        ServerMsg::GameOver { .. } => "game-over",
+        ServerMsg::Sync { .. } => "sync",
+        ServerMsg::RoomClosed { .. } => "room-closed",
+        ServerMsg::Pong => "pong",
+        ServerMsg::Error { .. } => "error",
+        ServerMsg::Closing { .. } => "closing",
+        ServerMsg::Awaiting { .. } => "awaiting",
+        ServerMsg::Assignment(_) => "assignment",
+        ServerMsg::TournamentProgress { .. } => "tournament-progress",
+    }
+}
+
+/// The `event` of a tournament's progress (as [`client_tag`]).
+fn progress_tag(p: &Progress) -> &'static str {
+    match p {
+        Progress::Subscribed { .. } => "subscribed",
+        Progress::RoundStarted { .. } => "round-started",
+        Progress::TableFinished { .. } => "table-finished",
+        Progress::Finished { .. } => "finished",
+    }
+}
+
+/// The `event` of an engine event (as [`client_tag`]).
+fn event_tag(e: &Event) -> &'static str {
+    match e {
+        Event::Played { .. } => "played",
+        Event::Drew { .. } => "drew",
+        Event::Passed { .. } => "passed",
+        Event::Scored { .. } => "scored",
+        Event::HandOver { .. } => "hand-over",
+        Event::HandStarted { .. } => "hand-started",
+        Event::MatchOver { .. } => "match-over",
+        Event::Overruled { .. } => "overruled",
+    }
+}
+const EVENT_TAGS: [&str; 8] =
+    ["played", "drew", "passed", "scored", "hand-over", "hand-started", "match-over", "overruled"];
+
+/// Every error code, each named in a match without a catch-all arm.
+fn error_codes() -> Vec<ErrorCode> {
+    use ErrorCode::*;
+    let all = vec![
+        BadJson,
+        BadMessage,
+        BinaryFrame,
+        FrameTooLarge,
+        VersionMismatch,
+        HelloRequired,
+        AlreadyGreeted,
+        BadToken,
+        Unauthorized,
+        NameTaken,
+        BadName,
+        NoSuchRoom,
+        SeatTaken,
+        NoSuchSeat,
+        NotSeated,
+        AlreadySeated,
+        BadVariant,
+        BadRequest,
+        GameInProgress,
+        UnknownStrategy,
+        NotYourTurn,
+        StalePrompt,
+        IllegalMove,
+        RateLimited,
+        TooManyConnections,
+        ShuttingDown,
+        SlowConsumer,
+        Internal,
+        NoSuchTournament,
+        BadTournament,
+    ];
+    for c in &all {
+        match c {
+            BadJson | BadMessage | BinaryFrame | FrameTooLarge | VersionMismatch | HelloRequired | AlreadyGreeted
+            | BadToken | Unauthorized | NameTaken | BadName | NoSuchRoom | SeatTaken | NoSuchSeat | NotSeated
+            | AlreadySeated | BadVariant | BadRequest | GameInProgress | UnknownStrategy | NotYourTurn
+            | StalePrompt | IllegalMove | RateLimited | TooManyConnections | ShuttingDown | SlowConsumer | Internal
+            | NoSuchTournament | BadTournament => {}
+        }
+    }
+    all
+}
+
+/// Every preset (every layout), plus variant files with the rarer options:
+/// shown tiles, random tile values, conditional rules, extra hand ends and
+/// a lenient referee.
+fn variants() -> Vec<Variant> {
+    let mut all: Vec<Variant> = PRESETS.iter().map(|p| capicua_engine::preset(p).unwrap()).collect();
+    for (origin, text) in [
+        ("house-sampler.toml", include_str!("../../variants/house-sampler.toml")),
+        ("lenient-block.toml", include_str!("../../variants/lenient-block.toml")),
+    ] {
+        all.push(Variant::from_file_text(origin, text).unwrap());
+    }
+    all
+}
+
+/// What real play produces: views (seats' and spectators', at the start,
+/// along the way and at the end of a match) and every move's events.
+struct Played {
+    views: Vec<ViewSnapshot>,
+    events: Vec<Vec<Event>>,
+}
+
+fn play_every_variant() -> Played {
+    let mut played = Played { views: vec![], events: vec![] };
+    // One list of events per sequence of kinds and variant is enough.
+    let mut sequences = BTreeSet::new();
+    for variant in variants() {
+        let rules: Arc<Rules> = variant.validate().unwrap().into();
+        let seats = *rules.seat_range().end();
+        let mut game = Game::new(rules, Seating::new(seats), 7).unwrap();
+        played.views.push(game.view(Seat(0)).snapshot());
+        played.views.push(game.spectator_view().snapshot());
+        let (mut ply, mut kept) = (0, 0);
+        while let Some(seat) = game.to_move() {
+            let legal = game.legal_moves();
+            let events = game.play(legal[(ply * 5 + 1) % legal.len()]).unwrap().to_vec();
+            // A hand's end and every 17th move, a dozen times a match.
+            let telling = events.len() > 1 || ply % 17 == 0;
+            if telling && kept < 12 {
+                kept += 1;
+                played.views.push(game.view(seat).snapshot());
+                played.views.push(game.view(game.next_seat(seat)).snapshot());
+            }
+            let kinds: Vec<&str> = events.iter().map(event_tag).collect();
+            if sequences.insert((rules_name(&game), kinds)) {
+                played.events.push(events);
+            }
+            ply += 1;
+        }
+        played.views.push(game.view(Seat(0)).snapshot());
+        played.views.push(game.spectator_view().snapshot());
+    }
+    // Every kind of event, whether or not the games above produced it.
+    let every = vec![
+        Event::Played { seat: Seat(1), tile: Tile::domino(2, 5), end: EndId(3), face: 1 },
+        Event::Drew { seat: Seat(2) },
+        Event::Passed { seat: Seat(0) },
+        Event::Scored { side: Side(1), points: 15 },
+        Event::HandOver { hand: 2, winner: Some(Side(0)) },
+        Event::HandOver { hand: 3, winner: None },
+        Event::HandStarted { hand: 3, leader: Seat(3) },
+        Event::MatchOver { winner: None },
+        Event::MatchOver { winner: Some(Side(1)) },
+        Event::Overruled { seat: Seat(1), penalty: 12 },
+    ];
+    let kinds: BTreeSet<&str> = every.iter().map(event_tag).collect();
+    assert_eq!(kinds, BTreeSet::from(EVENT_TAGS), "one event of each kind");
+    played.events.push(every);
+    played
+}
+
+fn rules_name(game: &Game) -> String {
+    game.rules().variant().name.clone()
+}
+
+fn info(status: RoomStatus, occupied: bool, on_timeout: TimeoutPolicy, seeded: bool) -> RoomInfo {
+    let occupant = |seat: u8, kind| Occupant { name: format!("p{seat}"), kind, ready: seat % 2 == 0, connected: true };
+    let kinds = [OccupantKind::Player, OccupantKind::Guest, OccupantKind::HostedBot];
+    RoomInfo {
+        id: 9,
+        variant: "latin".into(),
+        seats: (0..4)
+            .map(|seat| SeatInfo {
+                seat,
+                side: seat % 2,
+                occupant: (occupied && seat < 3).then(|| occupant(seat, kinds[seat as usize])),
+            })
+            .collect(),
+        status,
+        rated: !seeded,
+        spectators: 2,
+        time: TimeControl { move_ms: 5_000, bank_ms: 60_000 },
+        on_timeout,
+        games_played: 3,
+        seeded,
+    }
+}
+
+fn client_samples() -> Vec<ClientMsg> {
+    let full_spec = RoomSpec {
+        preset: None,
+        variant: Some(capicua_engine::preset("all-fives").unwrap()),
+        seats: Some(4),
+        teams: Some(vec![vec![0, 2], vec![1, 3]]),
+        rated: false,
+        time: Some(TimeControl { move_ms: 10_000, bank_ms: 30_000 }),
+        on_timeout: Some(TimeoutPolicy::Forfeit),
+        seed: Some(u64::MAX),
+    };
+    let mut samples = vec![
+        ClientMsg::Hello { version: PROTOCOL_VERSION, token: None, lean_prompts: false, batch_events: false },
+        ClientMsg::Hello {
+            version: PROTOCOL_VERSION,
+            token: Some("t0k".into()),
+            lean_prompts: true,
+            batch_events: true,
+        },
+        ClientMsg::Register { name: "ana".into() },
+        ClientMsg::ListRooms,
+        ClientMsg::CreateRoom(Box::new(RoomSpec { preset: Some("latin".into()), ..Default::default() })),
+        ClientMsg::CreateRoom(Box::new(full_spec)),
+        ClientMsg::CreateRoom(Box::new(RoomSpec {
+            preset: Some("block".into()),
+            rated: true,
+            on_timeout: Some(TimeoutPolicy::Strategy { name: "random".into() }),
+            ..Default::default()
+        })),
+        ClientMsg::CreateRoom(Box::new(RoomSpec {
+            preset: Some("draw".into()),
+            on_timeout: Some(TimeoutPolicy::Pass),
+            ..Default::default()
+        })),
+        ClientMsg::Join { room: 3, seat: None },
+        ClientMsg::Join { room: 3, seat: Some(2) },
+        ClientMsg::Leave { room: 3 },
+        ClientMsg::Spectate { room: 3 },
+        ClientMsg::FillBots { room: 3, strategy: "random".into() },
+        ClientMsg::Ready { room: 3 },
+        ClientMsg::Resync { room: 3 },
+        ClientMsg::CloseRoom { room: 3 },
+        ClientMsg::Ping,
+        ClientMsg::AwaitAssignments,
+        ClientMsg::SubscribeTournament { tournament: 4 },
+    ];
+    // A move of every kind the engine writes.
+    let mut game = Game::new(Rules::preset("draw").unwrap().into(), Seating::new(2), 1).unwrap();
+    let mut kinds = BTreeSet::new();
+    let mut prompt = 0;
+    while game.to_move().is_some() {
+        let legal = game.legal_moves();
+        for &m in &legal {
+            let kind = serde_json::to_value(m).unwrap()["kind"].clone();
+            if kinds.insert(kind.to_string()) {
+                prompt += 1;
+                samples.push(ClientMsg::Move { room: 3, prompt, r#move: m });
+            }
+        }
+        game.play(legal[legal.len() - 1]).unwrap();
+    }
+    assert_eq!(kinds.len(), 3, "play, draw and pass: {kinds:?}");
+    samples
+}
+
+fn server_samples() -> Vec<ServerMsg> {
+    let played = play_every_variant();
+    let mut samples = vec![
+        ServerMsg::Welcome {
+            version: PROTOCOL_VERSION,
+            player: PlayerInfo { name: "guest-1".into(), guest: true, admin: false },
+            seats: vec![],
+        },
+        ServerMsg::Welcome {
+            version: PROTOCOL_VERSION,
+            player: PlayerInfo { name: "ana".into(), guest: false, admin: false },
+            seats: vec![SeatRef { room: 3, seat: 1 }, SeatRef { room: 5, seat: 0 }],
+        },
+        ServerMsg::Registered { name: "ana".into(), token: "ab12".into() },
+        ServerMsg::Rooms { rooms: vec![] },
+        ServerMsg::Rooms {
+            rooms: vec![
+                info(RoomStatus::Waiting, false, TimeoutPolicy::default(), false),
+                info(RoomStatus::Playing, true, TimeoutPolicy::Pass, true),
+                info(RoomStatus::Closed, true, TimeoutPolicy::Forfeit, false),
+            ],
+        },
+        ServerMsg::Room { room: info(RoomStatus::Waiting, true, TimeoutPolicy::default(), true) },
+        ServerMsg::Seated { room: 3, seat: 1 },
+        ServerMsg::Left { room: 3 },
+        ServerMsg::Spectating { room: 3 },
+        ServerMsg::Ok { room: 3 },
+        ServerMsg::Accepted { room: 3, prompt: 7 },
+        ServerMsg::GameOver {
+            room: 3,
+            seq: 90,
+            game: Some(12),
+            result: GameResult { winner: Some(1), scores: vec![40, 101], hands: 4, forfeit: None },
+        },
+        ServerMsg::GameOver {
+            room: 3,
+            seq: 91,
+            game: None,
+            result: GameResult { winner: None, scores: vec![0, 0, 0], hands: 0, forfeit: Some(2) },
+        },
+        ServerMsg::Sync {
+            room: 3,
+            seq: 0,
+            info: info(RoomStatus::Waiting, true, TimeoutPolicy::Pass, false),
+            view: None,
+        },
+        ServerMsg::RoomClosed { room: 3, reason: "the match is over".into() },
+        ServerMsg::Pong,
+        ServerMsg::Closing { reason: "the server is shutting down".into(), reconnect: true },
+        ServerMsg::Awaiting { pending: 2 },
+        ServerMsg::Assignment(Assignment {
+            tournament: 1,
+            round: 0,
+            table: 2,
+            room: 4,
+            seat: 1,
+            variant: "block".into(),
+        }),
+    ];
+    for code in error_codes() {
+        samples.push(ServerMsg::Error { code, message: format!("{code:?}") });
+    }
+    let progress = vec![
+        Progress::Subscribed { status: "running".into(), results: 3 },
+        Progress::RoundStarted { round: 1, stage: 0, variant: "draw".into(), tables: 2 },
+        Progress::TableFinished { round: 0, table: 1, game: 7, winner: Some(1) },
+        Progress::TableFinished { round: 0, table: 2, game: 8, winner: None },
+        Progress::Finished { winners: vec!["ana".into()] },
+    ];
+    let tags: BTreeSet<&str> = progress.iter().map(progress_tag).collect();
+    assert_eq!(tags.len(), 4, "one progress of each kind");
+    for progress in progress {
+        samples.push(ServerMsg::TournamentProgress { tournament: 1, progress });
+    }
+    let variants = variants();
+    // Each view goes out in one kind of message, in turn: every kind gets
+    // views of every layout without checking each view five times.
+    for (i, view) in played.views.iter().enumerate() {
+        let boxed = Box::new(view.clone());
+        let seat = view.seat.map(|s| s.0);
+        let prompted = seat.filter(|&s| view.to_move == Some(Seat(s)));
+        match (i % 4, prompted) {
+            (0, _) => samples.push(ServerMsg::GameStarted {
+                room: 3,
+                seq: 1,
+                seat,
+                view: boxed,
+                variant: Box::new(variants[i / 4 % variants.len()].clone()),
+            }),
+            (1, _) => samples.push(ServerMsg::Sync {
+                room: 3,
+                seq: 5,
+                info: info(RoomStatus::Playing, true, TimeoutPolicy::default(), false),
+                view: Some(boxed),
+            }),
+            (3, Some(seat)) => {
+                let legal_moves = view.legal_moves.clone();
+                samples.push(ServerMsg::Prompt {
+                    room: 3,
+                    prompt: 9,
+                    seat,
+                    view: None,
+                    legal_moves: legal_moves.clone(),
+                    deadline_ms: 0,
+                });
+                samples.push(ServerMsg::Prompt {
+                    room: 3,
+                    prompt: 9,
+                    seat,
+                    view: Some(boxed),
+                    legal_moves,
+                    deadline_ms: 29_998,
+                });
+            }
+            _ => samples.push(ServerMsg::Events { room: 3, seq: 6, events: vec![], view: Some(boxed) }),
+        }
+    }
+    // Every variant's rules, in the message that carries them, to a seat
+    // and to a spectator.
+    let spectator = played.views.iter().find(|v| v.seat.is_none()).expect("a spectator's view");
+    let seated = played.views.iter().find(|v| v.seat.is_some()).expect("a seat's view");
+    for (i, variant) in variants.into_iter().enumerate() {
+        let view = if i % 2 == 0 { seated } else { spectator };
+        samples.push(ServerMsg::GameStarted {
+            room: 3,
+            seq: 1,
+            seat: view.seat.map(|s| s.0),
+            view: Box::new(view.clone()),
+            variant: Box::new(variant),
+        });
+    }
+    for events in played.events {
+        samples.push(ServerMsg::Events { room: 3, seq: 6, events, view: None });
+    }
+    samples
+}
+
+/// The values a tag key takes across the alternatives of a schema.
+fn tags<'a>(checker: &Checker<'a>, schema: &'a Value, key: &str) -> BTreeSet<String> {
+    checker
+        .shapes(schema)
+        .unwrap()
+        .all
+        .iter()
+        .map(|s| s.tag(key).and_then(Value::as_str).expect("every alternative pins its tag").to_string())
+        .collect()
+}
+
+/// Checks every frame against `schema` (the client's or the server's
+/// document): its tag is one of the schema's alternatives and the whole
+/// frame fits. Returns the tags seen.
+fn check_frames(schema: &Value, frames: &[(Value, &'static str)]) -> BTreeSet<String> {
+    let checker = Checker::new(schema);
+    let declared = tags(&checker, schema, "type");
+    let mut seen = BTreeSet::new();
+    for (json, tag) in frames {
+        assert_eq!(json["type"], *tag, "{json}");
+        assert!(declared.contains(*tag), "the schema has no alternative for `{tag}`");
+        if let Err(e) = checker.check(json, schema, "$") {
+            let text = json.to_string();
+            panic!("a `{tag}` frame does not fit the schema: {e}\n{:.2000}", text);
+        }
+        seen.insert(tag.to_string());
+    }
+    assert_eq!(seen, declared, "a sample of every message the schema declares, and nothing else");
+    seen
+}
+
+#[test]
+fn every_client_message_fits_the_schema() {
+    let schema = json_schema();
+    let mut frames = vec![];
+    for msg in client_samples() {
+        let tag = client_tag(&msg);
+        for id in [None, Some(u64::MAX)] {
+            frames.push((serde_json::to_value(ClientFrame::new(id, msg.clone())).unwrap(), tag));
+        }
+    }
+    let seen = check_frames(&schema["client"], &frames);
+    assert_eq!(seen.len(), 15);
+}
+
+#[test]
+fn every_server_message_fits_the_schema() {
+    let schema = json_schema();
+    // Every other frame answers a request (carries an `id`).
+    let frames: Vec<(Value, &str)> = server_samples()
+        .into_iter()
+        .enumerate()
+        .map(|(i, msg)| {
+            let tag = server_tag(&msg);
+            let id = (i % 2 == 1).then_some(i as u64);
+            (serde_json::to_value(ServerFrame { id, msg }).unwrap(), tag)
+        })
+        .collect();
+    let has = |tag: &str, key: &str, present: bool| {
+        frames.iter().any(|(json, t)| *t == tag && json.get(key).is_some_and(|v| !v.is_null()) == present)
+    };
+    for (tag, key) in [("prompt", "view"), ("events", "view"), ("sync", "view"), ("game-started", "seat")] {
+        assert!(has(tag, key, true) && has(tag, key, false), "`{tag}` frames with and without `{key}`");
+    }
+    let seen = check_frames(&schema["server"], &frames);
+    assert_eq!(seen.len(), 21);
+}
+
+/// The enums inside messages: the schema lists exactly the values the
+/// types write.
+#[test]
+fn the_schema_lists_every_error_code_and_progress() {
+    let schema = json_schema();
+    let server = &schema["server"];
+    let checker = Checker::new(server);
+    let codes: BTreeSet<String> =
+        error_codes().iter().map(|c| serde_json::to_value(c).unwrap().as_str().unwrap().to_string()).collect();
+    let def = &server["$defs"]["ErrorCode"];
+    let listed: BTreeSet<String> = match (def.get("enum"), def.get("oneOf")) {
+        (Some(Value::Array(e)), _) => e.iter().map(|v| v.as_str().unwrap().to_string()).collect(),
+        (_, Some(Value::Array(one))) => one.iter().map(|v| v["const"].as_str().unwrap().to_string()).collect(),
+        _ => panic!("ErrorCode is not an enumeration: {def}"),
+    };
+    assert_eq!(codes, listed);
+    assert_eq!(codes.len(), 30);
+    let progress = tags(&checker, &server["$defs"]["Progress"], "event");
+    assert_eq!(
+        progress,
+        BTreeSet::from(["subscribed", "round-started", "table-finished", "finished"].map(String::from))
+    );
+}
+
+/// The samples reach what a view may carry only under some rules.
+#[test]
+fn the_samples_cover_the_optional_parts_of_a_view() {
+    let played = play_every_variant();
+    let v = &played.views;
+    assert!(v.iter().any(|v| !v.shown.is_empty()), "shown tiles");
+    assert!(v.iter().any(|v| v.values.is_some()), "random tile values");
+    assert!(v.iter().any(|v| v.active_conditions != 0), "conditional rules in force");
+    assert!(v.iter().any(|v| !v.teams.is_empty()) && v.iter().any(|v| v.teams.is_empty()), "teams and none");
+    assert!(v.iter().any(|v| v.outcome.is_some()), "a finished match");
+    assert!(v.iter().any(|v| v.lead_requirement.is_some()), "a lead requirement");
+    assert!(v.iter().any(|v| v.seat.is_none()), "a spectator");
+    let history: BTreeSet<String> = v
+        .iter()
+        .flat_map(|v| &v.history)
+        .map(|r| serde_json::to_value(r.action).unwrap()["kind"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(history, BTreeSet::from(["draw", "pass", "play"].map(String::from)));
+    let ends: BTreeSet<String> = v
+        .iter()
+        .flat_map(|v| &v.results)
+        .map(|r| serde_json::to_value(r.end).unwrap()["kind"].as_str().unwrap().to_string())
+        .collect();
+    assert!(ends.contains("out") && ends.contains("blocked"), "{ends:?}");
+    assert!(
+        variants().iter().any(|v| matches!(v.visibility.hands, HandVisibility::Shown { .. })),
+        "a variant with shown tiles"
+    );
+}
+
+/// The check can fail: an undeclared key, a wrong tag, a missing field.
+#[test]
+fn the_checker_refuses_frames_the_schema_does_not_describe() {
+    let schema = json_schema();
+    let checker = Checker::new(&schema["client"]);
+    let root = &schema["client"];
+    let ok = serde_json::json!({"id": 1, "type": "join", "room": 3});
+    assert_eq!(checker.check(&ok, root, "$"), Ok(()));
+    for bad in [
+        serde_json::json!({"id": 1, "type": "join", "room": 3, "sneaky": true}),
+        serde_json::json!({"id": 1, "type": "jump", "room": 3}),
+        serde_json::json!({"id": 1, "type": "join"}),
+        serde_json::json!({"id": "1", "type": "join", "room": 3}),
+        serde_json::json!({"type": "create-room", "preset": "latin", "time": {"move-ms": 5, "extra": 1}}),
+        serde_json::json!({"type": "create-room", "on-timeout": {"kind": "shrug"}}),
+    ] {
+        assert!(checker.check(&bad, root, "$").is_err(), "{bad} passed");
+    }
+}
