@@ -1,13 +1,13 @@
 //! Server-hosted bots and timeout moves.
 //!
-//! Strategies come from `capicua-bot`'s registry (the same code local and
+//! Strategies come from `capicua-strategy`'s registry (the same code local and
 //! remote bots run), named by its spec strings (`random`, `bota-gorda`,
 //! `pimc:samples=50`, ...). A hosted bot decides from its seat's [`View`]
 //! only, exactly like a remote one; the room asks it for a move when its
 //! seat is to move.
 
-use capicua_bot::{SeatView, Strategy};
 use capicua_engine::{Move, View};
+use capicua_strategy::{SeatView, Strategy};
 
 /// A move chooser for a hosted seat.
 pub trait HostedStrategy: Send {
@@ -37,7 +37,7 @@ pub fn is_quick_spec(spec: &str) -> bool {
     })
 }
 
-/// A `capicua-bot` strategy behind the hosted-bot trait.
+/// A `capicua-strategy` strategy behind the hosted-bot trait.
 struct Registry {
     inner: Box<dyn Strategy>,
     quick: bool,
@@ -58,12 +58,12 @@ impl HostedStrategy for Registry {
 /// The named strategies (any spec `capicua-bot strategies` documents also
 /// works, e.g. `pimc:samples=50` or a conditional).
 pub fn names() -> Vec<&'static str> {
-    capicua_bot::spec::STRATEGIES.iter().map(|(n, _)| *n).filter(|n| !n.contains(' ')).collect()
+    capicua_strategy::spec::STRATEGIES.iter().map(|(n, _)| *n).filter(|n| !n.contains(' ')).collect()
 }
 
 /// A hosted strategy by spec, seeded; `None` if the spec does not build.
 pub fn strategy(spec: &str, seed: u64) -> Option<Box<dyn HostedStrategy>> {
-    capicua_bot::spec::build(spec, seed)
+    capicua_strategy::spec::build(spec, seed)
         .ok()
         .map(|inner| Box::new(Registry { inner, quick: is_quick_spec(spec) }) as Box<dyn HostedStrategy>)
 }

@@ -41,7 +41,7 @@ pub const STRATEGIES: &[(&str, &str)] = &[
 /// Builds the strategy a spec names, its random stream seeded by `seed`.
 ///
 /// ```
-/// use capicua_bot::spec::build;
+/// use capicua_strategy::spec::build;
 /// assert_eq!(build("bota-gorda", 1).unwrap().name(), "bota-gorda");
 /// let c = build("bota-gorda while hand-pips > 25 else heuristic", 1).unwrap();
 /// assert_eq!(c.name(), "bota-gorda while hand-pips > 25 else heuristic");
