@@ -176,6 +176,9 @@ impl Strategy for Conditional {
     fn proposes_alternatives(&self) -> bool {
         self.then.proposes_alternatives() || self.otherwise.proposes_alternatives()
     }
+    fn is_quick(&self) -> bool {
+        self.then.is_quick() && self.otherwise.is_quick()
+    }
     fn reseed(&mut self, seed: u64) {
         self.then.reseed(seed);
         self.otherwise.reseed(seed ^ 0x5555_5555_5555_5555);
