@@ -24,23 +24,9 @@ pub trait HostedStrategy: Send {
     }
 }
 
-/// Strategies whose move is a single pass over the legal moves.
-const QUICK: &[&str] = &["random", "bota-gorda", "heuristic", "carrier", "support", "disabler", "smart", "cheater"];
-
-/// Whether every strategy a spec names (a plain spec, or each branch of a
-/// conditional `X while COND else Y`) is in the quick list.
-pub fn is_quick_spec(spec: &str) -> bool {
-    spec.split(" else ").all(|branch| {
-        let name = branch.split(" while ").next().unwrap_or("").trim();
-        let base = name.split(':').next().unwrap_or("");
-        QUICK.contains(&base)
-    })
-}
-
 /// A `capicua-strategy` strategy behind the hosted-bot trait.
 struct Registry {
     inner: Box<dyn Strategy>,
-    quick: bool,
 }
 
 impl HostedStrategy for Registry {
@@ -51,7 +37,7 @@ impl HostedStrategy for Registry {
         self.inner.choose(view as &dyn SeatView)
     }
     fn is_quick(&self) -> bool {
-        self.quick
+        self.inner.is_quick()
     }
 }
 
@@ -63,9 +49,7 @@ pub fn names() -> Vec<&'static str> {
 
 /// A hosted strategy by spec, seeded; `None` if the spec does not build.
 pub fn strategy(spec: &str, seed: u64) -> Option<Box<dyn HostedStrategy>> {
-    capicua_strategy::spec::build(spec, seed)
-        .ok()
-        .map(|inner| Box::new(Registry { inner, quick: is_quick_spec(spec) }) as Box<dyn HostedStrategy>)
+    capicua_strategy::spec::build(spec, seed).ok().map(|inner| Box::new(Registry { inner }) as Box<dyn HostedStrategy>)
 }
 
 #[cfg(test)]
@@ -93,12 +77,14 @@ mod tests {
 
     #[test]
     fn searches_are_not_quick_even_inside_a_conditional() {
-        assert!(is_quick_spec("bota-gorda"));
-        assert!(is_quick_spec("smart:weights=1/1/1/1/1"));
-        assert!(is_quick_spec("bota-gorda while hand-pips > 25 else heuristic"));
-        assert!(!is_quick_spec("pimc:samples=50"));
-        assert!(!is_quick_spec("ismcts"));
-        assert!(!is_quick_spec("bota-gorda while stock > 3 else pimc"));
-        assert!(!is_quick_spec("pimc while stock > 3 else random"));
+        let quick = |spec: &str| strategy(spec, 0).unwrap().is_quick();
+        assert!(quick("bota-gorda"));
+        assert!(quick("smart:weights=1/1/1/1/1"));
+        assert!(quick("bota-gorda while hand-pips > 25 else heuristic"));
+        assert!(!quick("pimc:samples=50"));
+        assert!(!quick("ismcts"));
+        assert!(!quick("cheater:inner=pimc"));
+        assert!(!quick("bota-gorda while stock > 3 else pimc"));
+        assert!(!quick("pimc while stock > 3 else random"));
     }
 }
