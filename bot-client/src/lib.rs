@@ -1,53 +1,23 @@
 //! # capicua-bot
 //!
-//! Domino strategies, and an arena that measures them.
+//! Remote domino bots: play on a capicua server over its WebSocket
+//! protocol, and generate load against it.
 //!
-//! One implementation of each strategy serves everywhere: the arena, the
-//! bots the server hosts and remote bot clients. A strategy decides only
-//! from a [`SeatView`] — what its seat may know, never the hidden hands —
-//! and returns one of the seat's legal moves.
-//!
-//! ```
-//! use capicua_bot::{referee::play_turn, spec::build};
-//! use capicua_engine::{Game, Rules, Seating};
-//!
-//! let mut game = Game::new(Rules::preset("latin").unwrap().into(), Seating::new(4), 7).unwrap();
-//! let mut bots: Vec<_> = ["smart", "random", "bota-gorda", "heuristic"]
-//!     .iter()
-//!     .enumerate()
-//!     .map(|(i, s)| build(s, i as u64).unwrap())
-//!     .collect();
-//! let mut scratch = Vec::new();
-//! while let Some(seat) = game.to_move() {
-//!     play_turn(&mut game, bots[seat.index()].as_mut(), &mut scratch).unwrap();
-//! }
-//! assert!(game.outcome().is_some());
-//! ```
+//! The strategies themselves, the spec language naming them and the arena
+//! live in [`capicua_strategy`]; this crate connects them to a server. A
+//! remote bot receives each prompt's view as a snapshot and decides from a
+//! [`capicua_strategy::SnapshotSeat`], the same way a hosted bot decides.
 //!
 //! Modules:
-//! - [`seat_view`]: the [`SeatView`] trait and its three implementations
-//!   (engine view, in-process fast path, remote snapshot);
-//! - [`strategy`]: the [`Strategy`] trait and every strategy;
-//! - [`spec`]: strategies by name and the spec-string language;
-//! - [`determinize`]: sampling hidden tiles consistently (for `pimc`);
-//! - [`referee`]: asking a strategy and playing its move;
-//! - [`arena`]: many games in process, with statistics and an SPRT.
+//! - [`remote`]: bots that find or join rooms, or await tournament
+//!   assignments, and answer every prompt (`capicua-bot play`);
+//! - [`load`]: many scripted tables at once, measuring throughput and
+//!   latency (`capicua-bot load`);
+//! - [`transport`]: the byte stream under the WebSocket (TCP or a Unix
+//!   socket).
 
-pub mod arena;
-pub mod determinize;
-pub mod error;
-pub mod facts;
 pub mod load;
-pub mod referee;
 pub mod remote;
-pub mod rng;
-pub mod seat_view;
-pub mod spec;
-pub mod stats;
-pub mod strategy;
 pub mod transport;
 
-pub use error::{ArenaError, BotError, SpecError};
-pub use rng::BotRng;
-pub use seat_view::{SeatView, SnapshotSeat, TableSeat};
-pub use strategy::Strategy;
+pub use remote::RemoteError;

@@ -6,10 +6,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
-use capicua_bot::arena::{Arena, ArenaConfig, ArenaReport, Mode};
-use capicua_bot::spec::STRATEGIES;
-use capicua_bot::stats::Sprt;
 use capicua_engine::Variant;
+use capicua_strategy::arena::{Arena, ArenaConfig, ArenaReport, Mode};
+use capicua_strategy::spec::STRATEGIES;
+use capicua_strategy::stats::Sprt;
 use clap::{Parser, Subcommand};
 
 mod poly_arena;
@@ -296,7 +296,7 @@ fn print_tables(r: &ArenaReport) {
         r.passes_per_hand,
         r.draws_per_hand
     );
-    let table = |title: &str, entries: &[capicua_bot::arena::Entry]| {
+    let table = |title: &str, entries: &[capicua_strategy::arena::Entry]| {
         println!(
             "\n{title:<40} {:>7} {:>7} {:>6} {:>8} {:>17} {:>10} {:>9}",
             "wins", "losses", "ties", "win%", "95% CI", "mean pts", "ms/move"

@@ -19,15 +19,14 @@ use capicua_protocol::{
     Assignment, ClientFrame, ClientMsg, PROTOCOL_VERSION, Progress, RoomId, RoomSpec, RoomStatus, ServerFrame,
     ServerMsg, close,
 };
+use capicua_strategy::rng::derive_seed;
+use capicua_strategy::{SnapshotSeat, SpecError, Strategy, spec};
 use futures_util::{SinkExt, StreamExt};
 use tokio::net::TcpStream;
 use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::error::UrlError;
 
-use crate::seat_view::SnapshotSeat;
-use crate::spec;
-use crate::strategy::Strategy;
 use crate::transport::{self, Transport};
 
 /// Errors of a remote bot.
@@ -57,7 +56,7 @@ pub enum RemoteError {
     },
     /// The strategy spec does not build.
     #[error(transparent)]
-    Spec(#[from] crate::SpecError),
+    Spec(#[from] SpecError),
     /// The connection ended.
     #[error("connection closed")]
     Closed,
@@ -287,7 +286,7 @@ pub fn backoff(attempt: u32, seed: u64) -> Duration {
     let base_ms = 200u64;
     let cap_ms = 30_000u64;
     let top = base_ms.saturating_mul(1u64 << attempt.min(20)).min(cap_ms);
-    let r = crate::rng::derive_seed(seed, attempt as u64);
+    let r = derive_seed(seed, attempt as u64);
     Duration::from_millis(top / 2 + r % (top / 2 + 1))
 }
 
@@ -340,7 +339,7 @@ async fn back_off(what: &str, attempt: &mut u32, seed: u64, tally: &Tally) {
 async fn run_bot(cfg: PlayConfig, index: u64, tally: Arc<Tally>) -> Result<(), RemoteError> {
     let mut attempt = 0u32;
     let mut played = 0u64;
-    let seed = crate::rng::derive_seed(0xb07, index ^ std::process::id() as u64);
+    let seed = derive_seed(0xb07, index ^ std::process::id() as u64);
     loop {
         match session(&cfg, index, &tally, &mut played, &mut attempt).await {
             Ok(()) => return Ok(()),
@@ -410,7 +409,7 @@ async fn session(
             room
         }
     };
-    let strategy = spec::build(&cfg.strategy, crate::rng::derive_seed(index, std::process::id() as u64))?;
+    let strategy = spec::build(&cfg.strategy, derive_seed(index, std::process::id() as u64))?;
     let mut decider = Decider::new(strategy);
     loop {
         let frame = conn.recv().await?;
@@ -467,7 +466,7 @@ pub struct AwaitConfig {
 pub async fn await_assignments(cfg: AwaitConfig, tally: Arc<Tally>) -> Result<(), RemoteError> {
     spec::build(&cfg.strategy, 0)?;
     let mut attempt = 0u32;
-    let seed = crate::rng::derive_seed(0xa551, std::process::id() as u64);
+    let seed = derive_seed(0xa551, std::process::id() as u64);
     loop {
         match assignment_session(&cfg, &tally, &mut attempt).await {
             Ok(()) => return Ok(()),
@@ -495,7 +494,7 @@ async fn assignment_session(cfg: &AwaitConfig, tally: &Tally, attempt: &mut u32)
     }
     // Seats given back by `hello` resend their prompt; assignments follow.
     let await_id = conn.send(ClientMsg::AwaitAssignments).await?;
-    let strategy = spec::build(&cfg.strategy, crate::rng::derive_seed(0xa55, std::process::id() as u64))?;
+    let strategy = spec::build(&cfg.strategy, derive_seed(0xa55, std::process::id() as u64))?;
     let mut decider = Decider::new(strategy);
     loop {
         let frame = conn.recv().await?;
@@ -555,7 +554,7 @@ mod tests {
         let (view, legal, heaviest) = loop {
             let seat = game.to_move().expect("such a position comes before the end");
             let legal: Vec<Move> = game.legal_moves().iter().copied().collect();
-            let choice = strategy.choose(&crate::TableSeat::new(&game, seat));
+            let choice = strategy.choose(&capicua_strategy::TableSeat::new(&game, seat));
             if choice != legal[0] {
                 break (game.view(seat).snapshot(), legal, choice);
             }

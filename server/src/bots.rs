@@ -1,13 +1,13 @@
 //! Server-hosted bots and timeout moves.
 //!
-//! Strategies come from `capicua-bot`'s registry (the same code local and
+//! Strategies come from `capicua-strategy`'s registry (the same code local and
 //! remote bots run), named by its spec strings (`random`, `bota-gorda`,
 //! `pimc:samples=50`, ...). A hosted bot decides from its seat's [`View`]
 //! only, exactly like a remote one; the room asks it for a move when its
 //! seat is to move.
 
-use capicua_bot::{SeatView, Strategy};
 use capicua_engine::{Move, View};
+use capicua_strategy::{SeatView, Strategy};
 
 /// A move chooser for a hosted seat.
 pub trait HostedStrategy: Send {
@@ -24,23 +24,9 @@ pub trait HostedStrategy: Send {
     }
 }
 
-/// Strategies whose move is a single pass over the legal moves.
-const QUICK: &[&str] = &["random", "bota-gorda", "heuristic", "carrier", "support", "disabler", "smart", "cheater"];
-
-/// Whether every strategy a spec names (a plain spec, or each branch of a
-/// conditional `X while COND else Y`) is in the quick list.
-pub fn is_quick_spec(spec: &str) -> bool {
-    spec.split(" else ").all(|branch| {
-        let name = branch.split(" while ").next().unwrap_or("").trim();
-        let base = name.split(':').next().unwrap_or("");
-        QUICK.contains(&base)
-    })
-}
-
-/// A `capicua-bot` strategy behind the hosted-bot trait.
+/// A `capicua-strategy` strategy behind the hosted-bot trait.
 struct Registry {
     inner: Box<dyn Strategy>,
-    quick: bool,
 }
 
 impl HostedStrategy for Registry {
@@ -51,21 +37,19 @@ impl HostedStrategy for Registry {
         self.inner.choose(view as &dyn SeatView)
     }
     fn is_quick(&self) -> bool {
-        self.quick
+        self.inner.is_quick()
     }
 }
 
 /// The named strategies (any spec `capicua-bot strategies` documents also
 /// works, e.g. `pimc:samples=50` or a conditional).
 pub fn names() -> Vec<&'static str> {
-    capicua_bot::spec::STRATEGIES.iter().map(|(n, _)| *n).filter(|n| !n.contains(' ')).collect()
+    capicua_strategy::spec::STRATEGIES.iter().map(|(n, _)| *n).filter(|n| !n.contains(' ')).collect()
 }
 
 /// A hosted strategy by spec, seeded; `None` if the spec does not build.
 pub fn strategy(spec: &str, seed: u64) -> Option<Box<dyn HostedStrategy>> {
-    capicua_bot::spec::build(spec, seed)
-        .ok()
-        .map(|inner| Box::new(Registry { inner, quick: is_quick_spec(spec) }) as Box<dyn HostedStrategy>)
+    capicua_strategy::spec::build(spec, seed).ok().map(|inner| Box::new(Registry { inner }) as Box<dyn HostedStrategy>)
 }
 
 #[cfg(test)]
@@ -93,12 +77,14 @@ mod tests {
 
     #[test]
     fn searches_are_not_quick_even_inside_a_conditional() {
-        assert!(is_quick_spec("bota-gorda"));
-        assert!(is_quick_spec("smart:weights=1/1/1/1/1"));
-        assert!(is_quick_spec("bota-gorda while hand-pips > 25 else heuristic"));
-        assert!(!is_quick_spec("pimc:samples=50"));
-        assert!(!is_quick_spec("ismcts"));
-        assert!(!is_quick_spec("bota-gorda while stock > 3 else pimc"));
-        assert!(!is_quick_spec("pimc while stock > 3 else random"));
+        let quick = |spec: &str| strategy(spec, 0).unwrap().is_quick();
+        assert!(quick("bota-gorda"));
+        assert!(quick("smart:weights=1/1/1/1/1"));
+        assert!(quick("bota-gorda while hand-pips > 25 else heuristic"));
+        assert!(!quick("pimc:samples=50"));
+        assert!(!quick("ismcts"));
+        assert!(!quick("cheater:inner=pimc"));
+        assert!(!quick("bota-gorda while stock > 3 else pimc"));
+        assert!(!quick("pimc while stock > 3 else random"));
     }
 }

@@ -1,8 +1,8 @@
 //! The arena's report: fields present and consistent, reproducible.
 
-use capicua_bot::arena::{Arena, ArenaConfig, ArenaReport, Mode};
-use capicua_bot::stats::{Sprt, SprtDecision};
 use capicua_engine::preset;
+use capicua_strategy::arena::{Arena, ArenaConfig, ArenaReport, Mode};
+use capicua_strategy::stats::{Sprt, SprtDecision};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 fn config(variant: &str, seats: &[&str], games: u64, threads: usize, seed: u64) -> ArenaConfig {

@@ -30,6 +30,9 @@ impl Strategy for Random {
             n => moves[self.rng.below(n)],
         }
     }
+    fn is_quick(&self) -> bool {
+        true
+    }
     fn reseed(&mut self, seed: u64) {
         self.rng = BotRng::new(seed);
     }

@@ -77,6 +77,9 @@ impl Strategy for Smart {
             total
         })
     }
+    fn is_quick(&self) -> bool {
+        true
+    }
     fn reseed(&mut self, seed: u64) {
         self.rng = BotRng::new(seed);
     }

@@ -2,11 +2,11 @@
 
 mod common;
 
-use capicua_bot::determinize::sample;
-use capicua_bot::facts::{PublicFacts, passes_reveal_pips};
-use capicua_bot::rng::BotRng;
-use capicua_bot::seat_view::{SeatView, TableSeat};
 use capicua_engine::{Action, Game, Seat, Seating};
+use capicua_strategy::determinize::sample;
+use capicua_strategy::facts::{PublicFacts, passes_reveal_pips};
+use capicua_strategy::rng::BotRng;
+use capicua_strategy::seat_view::{SeatView, TableSeat};
 use proptest::prelude::*;
 
 /// Plays `plies` random moves, then checks `samples` deals for the seat to

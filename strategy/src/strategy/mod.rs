@@ -58,7 +58,47 @@ pub trait Strategy: Send {
         false
     }
 
+    /// Whether a move costs one pass over the legal moves, microseconds:
+    /// cheap enough for a caller to ask inline (the server asks such hosted
+    /// bots on its room task). Searches that think for milliseconds
+    /// (`pimc`, `ismcts`) are not quick; a composite is quick only when
+    /// every strategy it may ask is.
+    fn is_quick(&self) -> bool {
+        false
+    }
+
     /// Restarts the strategy's random stream (the arena calls this before
     /// every game so results do not depend on how games meet threads).
     fn reseed(&mut self, seed: u64);
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::spec::build;
+
+    fn quick(spec: &str) -> bool {
+        build(spec, 1).unwrap_or_else(|e| panic!("{spec}: {e}")).is_quick()
+    }
+
+    #[test]
+    fn single_pass_strategies_are_quick_and_searches_are_not() {
+        assert!(quick("random"));
+        assert!(!quick("pimc"));
+        assert!(!quick("ismcts"));
+    }
+
+    #[test]
+    fn a_cheater_is_as_quick_as_its_inner_strategy() {
+        assert!(quick("cheater"), "its default inner strategy is heuristic");
+        assert!(quick("cheater:inner=bota-gorda"));
+        assert!(!quick("cheater:inner=pimc"));
+    }
+
+    #[test]
+    fn a_conditional_is_quick_only_when_every_branch_is() {
+        assert!(quick("bota-gorda while hand-pips > 25 else random"));
+        assert!(!quick("pimc while stock > 3 else random"));
+        assert!(!quick("random while stock > 3 else pimc"));
+        assert!(!quick("random while stock > 3 else heuristic while hand-tiles > 4 else ismcts"));
+    }
 }

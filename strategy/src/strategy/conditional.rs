@@ -122,7 +122,7 @@ impl Condition {
     /// Parses `hand-pips > 25` (spaces optional).
     ///
     /// ```
-    /// use capicua_bot::strategy::{Condition, Measure, Op};
+    /// use capicua_strategy::strategy::{Condition, Measure, Op};
     /// let c = Condition::parse("hand-pips>25").unwrap();
     /// assert_eq!(c, Condition { measure: Measure::HandPips, op: Op::Greater, value: 25 });
     /// assert!(Condition::parse("pips ~ 3").is_err());
@@ -175,6 +175,9 @@ impl Strategy for Conditional {
     }
     fn proposes_alternatives(&self) -> bool {
         self.then.proposes_alternatives() || self.otherwise.proposes_alternatives()
+    }
+    fn is_quick(&self) -> bool {
+        self.then.is_quick() && self.otherwise.is_quick()
     }
     fn reseed(&mut self, seed: u64) {
         self.then.reseed(seed);

@@ -4,10 +4,10 @@
 
 mod common;
 
-use capicua_bot::referee::play_turn;
-use capicua_bot::seat_view::TableSeat;
-use capicua_bot::spec::build;
 use capicua_engine::{Game, Seating};
+use capicua_strategy::referee::play_turn;
+use capicua_strategy::seat_view::TableSeat;
+use capicua_strategy::spec::build;
 
 const SPECS: &[&str] = &[
     "random",

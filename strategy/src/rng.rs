@@ -23,7 +23,7 @@ pub fn derive_seed(parent: u64, label: u64) -> u64 {
 /// A xoshiro256++ generator.
 ///
 /// ```
-/// use capicua_bot::BotRng;
+/// use capicua_strategy::BotRng;
 /// let mut a = BotRng::new(7);
 /// let mut b = BotRng::new(7);
 /// assert_eq!(a.next_u64(), b.next_u64());

@@ -1,7 +1,7 @@
 //! Strategy specs: names, parameters, conditionals and files.
 
-use capicua_bot::SpecError;
-use capicua_bot::spec::{STRATEGIES, build};
+use capicua_strategy::SpecError;
+use capicua_strategy::spec::{STRATEGIES, build};
 
 #[test]
 fn every_listed_name_builds_and_names_itself() {
@@ -30,7 +30,7 @@ fn conditionals_nest_to_the_right() {
 
 #[test]
 fn a_spec_file_is_read() {
-    let path = std::env::temp_dir().join(format!("capicua-bot-spec-{}.txt", std::process::id()));
+    let path = std::env::temp_dir().join(format!("capicua-strategy-spec-{}.txt", std::process::id()));
     std::fs::write(&path, "# heavy hands first\nbota-gorda while hand-pips > 25\nelse smart\n").unwrap();
     let s = build(&format!("@{}", path.display()), 1).unwrap();
     assert_eq!(s.name(), "bota-gorda while hand-pips > 25 else smart");
@@ -40,8 +40,8 @@ fn a_spec_file_is_read() {
 
 #[test]
 fn a_conditional_plays_its_branch() {
-    use capicua_bot::seat_view::TableSeat;
     use capicua_engine::{Game, Rules, Seating};
+    use capicua_strategy::seat_view::TableSeat;
     let rules = Rules::preset("latin").unwrap();
     // Never more than 7 tiles in hand: always the `else` branch; always
     // at least 0: always the `while` branch.

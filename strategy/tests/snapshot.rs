@@ -2,9 +2,9 @@
 //! from a serialized snapshot chooses exactly what it chooses from the
 //! in-process view.
 
-use capicua_bot::seat_view::{SeatView, SnapshotSeat, TableSeat};
-use capicua_bot::spec::build;
 use capicua_engine::{Game, MoveList, Rules, Seating, ViewSnapshot};
+use capicua_strategy::seat_view::{SeatView, SnapshotSeat, TableSeat};
+use capicua_strategy::spec::build;
 
 #[test]
 fn snapshot_and_view_give_the_same_decisions() {

@@ -3,7 +3,7 @@
 //! A spec is one of:
 //!
 //! - a name, with optional `:key=value` parameters: `random`, `pimc`,
-//!   `pimc:samples=100:ms=20`, `cheater:inner=smart`;
+//!   `pimc:samples=100:ms=20`, `ismcts:iterations=500`, `cheater:inner=smart`;
 //! - a conditional: `X while CONDITION else Y`, where `Y` may itself be a
 //!   conditional (`bota-gorda while hand-pips > 25 else smart`);
 //! - `@path`: a file holding a spec (lines are joined, `#` starts a comment).
@@ -32,6 +32,7 @@ pub const STRATEGIES: &[(&str, &str)] = &[
         "pimc",
         "perfect-information Monte Carlo [samples=200, ms=<cap>, rollout=heavy|block|own-block|random, rollouts=1, solve=10, model=uniform|heavy, beta=0.5]",
     ),
+    ("ismcts", "information-set Monte Carlo tree search: one tree over sampled deals [iterations=2000]"),
     (
         "X while COND else Y",
         "conditional: COND is `<measure> <op> <n>`, measures: hand-pips hand-tiles opponent-tiles partner-tiles stock played score-lead",
@@ -41,7 +42,7 @@ pub const STRATEGIES: &[(&str, &str)] = &[
 /// Builds the strategy a spec names, its random stream seeded by `seed`.
 ///
 /// ```
-/// use capicua_bot::spec::build;
+/// use capicua_strategy::spec::build;
 /// assert_eq!(build("bota-gorda", 1).unwrap().name(), "bota-gorda");
 /// let c = build("bota-gorda while hand-pips > 25 else heuristic", 1).unwrap();
 /// assert_eq!(c.name(), "bota-gorda while hand-pips > 25 else heuristic");

@@ -6,7 +6,7 @@ use serde::Serialize;
 /// fractions in `0..=1` (`(0, 1)` for no trials).
 ///
 /// ```
-/// use capicua_bot::stats::wilson95;
+/// use capicua_strategy::stats::wilson95;
 /// let (lo, hi) = wilson95(50, 100);
 /// assert!(lo < 0.5 && 0.5 < hi);
 /// assert!((hi - lo - 0.192).abs() < 0.01);
@@ -77,7 +77,7 @@ impl Sprt {
     /// The log-likelihood ratio of `wins`, `draws`, `losses`.
     ///
     /// ```
-    /// use capicua_bot::stats::Sprt;
+    /// use capicua_strategy::stats::Sprt;
     /// let t = Sprt::new(0.0, 20.0);
     /// assert!(t.llr(600, 0, 400) > t.bounds().1); // clearly stronger
     /// assert!(t.llr(400, 0, 600) < t.bounds().0); // clearly weaker

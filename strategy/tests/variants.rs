@@ -7,15 +7,15 @@ mod common;
 
 use std::sync::Arc;
 
-use capicua_bot::determinize::sample;
-use capicua_bot::facts::PublicFacts;
-use capicua_bot::rng::BotRng;
-use capicua_bot::seat_view::{SeatView, SnapshotSeat, TableSeat};
-use capicua_bot::spec::build;
 use capicua_engine::{
     Condition, EndId, Fraction, Game, HandVisibility, LenientSpec, MatchRule, MatchTarget, Move, Referee, RuleOverride,
     Rules, Seat, Seating, TileValue, Variant, ViewSnapshot, WhenRule, preset,
 };
+use capicua_strategy::determinize::sample;
+use capicua_strategy::facts::PublicFacts;
+use capicua_strategy::rng::BotRng;
+use capicua_strategy::seat_view::{SeatView, SnapshotSeat, TableSeat};
+use capicua_strategy::spec::build;
 
 /// Single-hand rules from a preset, changed by `edit`.
 fn rules(base: &str, edit: impl FnOnce(&mut Variant)) -> Arc<Rules> {

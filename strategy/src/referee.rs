@@ -21,7 +21,7 @@ pub struct Played {
 /// game accepts. `proposals` is scratch space (cleared here).
 ///
 /// ```
-/// use capicua_bot::{referee::play_turn, spec::build};
+/// use capicua_strategy::{referee::play_turn, spec::build};
 /// use capicua_engine::{Game, Rules, Seating};
 /// let mut game = Game::new(Rules::preset("latin").unwrap().into(), Seating::new(4), 1).unwrap();
 /// let mut cheater = build("cheater", 1).unwrap();

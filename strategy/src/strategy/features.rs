@@ -193,6 +193,9 @@ impl<S: Scorer> Strategy for Scored<S> {
         let ctx = Context::new(view);
         pick_best(view, &mut self.rng, |plays| plays.iter().map(|p| self.scorer.score(&ctx, p)).collect())
     }
+    fn is_quick(&self) -> bool {
+        true
+    }
     fn reseed(&mut self, seed: u64) {
         self.rng = BotRng::new(seed);
     }
