@@ -19,6 +19,7 @@ use capicua_protocol::{
 };
 use futures_util::{Sink, SinkExt, Stream, StreamExt};
 use tokio::sync::{mpsc, oneshot};
+use tracing::Instrument;
 
 use crate::metrics::Metrics;
 use crate::room::{self, RoomCmd};
@@ -87,7 +88,19 @@ where
 
 /// Serves one connection until the client leaves, the server shuts down or
 /// the connection must be closed.
-pub async fn serve<S, R, E>(state: Arc<AppState>, sink: S, mut stream: R)
+pub async fn serve<S, R, E>(state: Arc<AppState>, sink: S, stream: R)
+where
+    S: Sink<Message> + Unpin + Send + 'static,
+    R: Stream<Item = Result<Message, E>> + Unpin,
+{
+    // One span per connection: its id, and its player's name once `hello`
+    // says who it is, so one client's requests can be followed in the log.
+    let id = state.next_conn_id();
+    let span = tracing::info_span!("conn", conn = id, player = tracing::field::Empty);
+    serve_as(state, id, sink, stream).instrument(span).await
+}
+
+async fn serve_as<S, R, E>(state: Arc<AppState>, id: ConnId, sink: S, mut stream: R)
 where
     S: Sink<Message> + Unpin + Send + 'static,
     R: Stream<Item = Result<Message, E>> + Unpin,
@@ -97,8 +110,9 @@ where
     let sender = tokio::spawn(send_loop(sink, out.clone()));
     state.metrics.connections.fetch_add(1, Ordering::Relaxed);
     Metrics::inc(&state.metrics.connections_total);
+    tracing::debug!("connected");
     let mut conn = Conn {
-        id: state.next_conn_id(),
+        id,
         bucket: Bucket::new(state.config.rate_per_sec, state.config.rate_burst),
         state,
         out: out.clone(),
@@ -364,6 +378,7 @@ impl Conn {
                 }
             },
         };
+        tracing::Span::current().record("player", ident.name.as_str());
         self.ident = Some(Arc::new(ident));
         let seats = self.reattach().await;
         let ident = self.ident.as_ref().expect("just set");

@@ -93,7 +93,7 @@ enum TournamentCommand {
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    tracing_subscriber::fmt().with_target(false).init();
+    init_logging();
     match Cli::parse().command {
         Command::Serve { listen, database, admin_token, max_connections, rate, reconnect_grace, batch_ms } => {
             let db = capicua_server::Db::open(&database).await.with_context(|| format!("opening {database}"))?;
@@ -239,4 +239,19 @@ async fn shutdown_signal() {
     #[cfg(not(unix))]
     let term = std::future::pending::<()>();
     tokio::select! { _ = ctrl_c => {}, _ = term => {} }
+}
+
+/// Logs go to stderr (stdout is for command output), coloured only on a
+/// terminal, filtered by `RUST_LOG` (default: `info`), e.g.
+/// `RUST_LOG=capicua_server=debug` or `RUST_LOG=warn`.
+fn init_logging() {
+    use std::io::IsTerminal;
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .with_target(false)
+        .init();
 }

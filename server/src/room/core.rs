@@ -742,11 +742,15 @@ impl RoomCore {
             gone_since: None,
             abandoned: false,
         };
+        tracing::info!(room = self.s.id, seat = i, player = %who.ident.name, "joined");
         self.reply(fx, &who, id, ServerMsg::Seated { room: self.s.id, seat: i as u8 });
         self.changed(fx);
     }
 
     fn leave(&mut self, now: Instant, fx: &mut Vec<Effect>, who: Member, id: Option<u64>) {
+        if let Some(seat) = self.seat_of(&who) {
+            tracing::info!(room = self.s.id, seat = seat.0, player = %who.ident.name, "left");
+        }
         let was_spectator = self.spectators.iter().any(|s| s.conn == who.conn);
         self.spectators.retain(|s| s.conn != who.conn);
         match self.seat_of(&who) {
