@@ -1,4 +1,4 @@
-//! Tournaments on the server (issue 6): the pure [`capicua_tournament`]
+//! Tournaments on the server: the pure [`capicua_tournament`]
 //! state machine driven by real rooms.
 //!
 //! - [`store`]: the tables of `migrations/0002_tournaments.sql`.
