@@ -11,7 +11,7 @@ use super::writer::StoreJob;
 use super::{Db, DbError, now_secs};
 
 /// One seat of a finished game.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, sqlx::FromRow)]
 #[serde(rename_all = "kebab-case")]
 pub struct SeatRecord {
     /// Seat number.
@@ -81,6 +81,21 @@ pub struct StoredGame {
     pub seats: Vec<SeatRecord>,
     /// Rated.
     pub rated: bool,
+}
+
+/// A `games` row as read back.
+#[derive(sqlx::FromRow)]
+struct GameRow {
+    id: i64,
+    room_id: Option<i64>,
+    variant_json: String,
+    seed: i64,
+    seating_json: String,
+    moves_json: String,
+    scores_json: String,
+    winner: Option<u8>,
+    forfeit: Option<u8>,
+    rated: bool,
 }
 
 /// A game's JSON columns.
@@ -186,7 +201,7 @@ impl Db {
 
     /// A stored game.
     pub async fn game(&self, id: i64) -> Result<Option<StoredGame>, DbError> {
-        let Some(r) = sqlx::query(
+        let Some(r) = sqlx::query_as::<_, GameRow>(
             "SELECT id, room_id, variant_json, seed, seating_json, moves_json, scores_json, winner, forfeit, rated
              FROM games WHERE id = ?",
         )
@@ -197,37 +212,28 @@ impl Db {
             return Ok(None);
         };
         let seats =
-            sqlx::query("SELECT seat, side, player_id, name, kind FROM game_seats WHERE game_id = ? ORDER BY seat")
+            sqlx::query_as("SELECT seat, side, player_id, name, kind FROM game_seats WHERE game_id = ? ORDER BY seat")
                 .bind(id)
                 .fetch_all(&self.pool)
-                .await?
-                .into_iter()
-                .map(|s| SeatRecord {
-                    seat: s.get::<i64, _>(0) as u8,
-                    side: s.get::<i64, _>(1) as u8,
-                    player_id: s.get(2),
-                    name: s.get(3),
-                    kind: s.get(4),
-                })
-                .collect();
+                .await?;
         Ok(Some(StoredGame {
-            id: r.get(0),
-            room_id: r.get(1),
-            variant: serde_json::from_str(r.get::<&str, _>(2))?,
-            seed: r.get::<i64, _>(3) as u64,
-            seating: serde_json::from_str(r.get::<&str, _>(4))?,
-            moves: decode_moves(r.get::<&str, _>(5))?,
-            scores: serde_json::from_str(r.get::<&str, _>(6))?,
-            winner: r.get::<Option<i64>, _>(7).map(|w| w as u8),
-            forfeit: r.get::<Option<i64>, _>(8).map(|w| w as u8),
+            id: r.id,
+            room_id: r.room_id,
+            variant: serde_json::from_str(&r.variant_json)?,
+            seed: r.seed as u64,
+            seating: serde_json::from_str(&r.seating_json)?,
+            moves: decode_moves(&r.moves_json)?,
+            scores: serde_json::from_str(&r.scores_json)?,
+            winner: r.winner,
+            forfeit: r.forfeit,
             seats,
-            rated: r.get(9),
+            rated: r.rated,
         }))
     }
 
     /// Number of stored games.
     pub async fn game_count(&self) -> Result<i64, DbError> {
-        Ok(sqlx::query("SELECT COUNT(*) FROM games").fetch_one(&self.pool).await?.get(0))
+        Ok(sqlx::query("SELECT COUNT(*) AS games FROM games").fetch_one(&self.pool).await?.try_get("games")?)
     }
 }
 

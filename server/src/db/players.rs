@@ -6,7 +6,7 @@ use sqlx::Row;
 use super::{Db, DbError, hash_token, new_token, now_secs};
 
 /// A player as stored.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow)]
 pub struct Player {
     /// Row id.
     pub id: i64,
@@ -33,11 +33,10 @@ impl Db {
 
     /// The player holding a token.
     pub async fn player_by_token(&self, token: &str) -> Result<Option<Player>, DbError> {
-        let row = sqlx::query("SELECT id, name FROM players WHERE token_hash = ?")
+        Ok(sqlx::query_as("SELECT id, name FROM players WHERE token_hash = ?")
             .bind(hash_token(token))
             .fetch_optional(&self.pool)
-            .await?;
-        Ok(row.map(|r| Player { id: r.get(0), name: r.get(1) }))
+            .await?)
     }
 
     /// The id of a registered (token-holding) player.
@@ -46,7 +45,7 @@ impl Db {
             .bind(name)
             .fetch_optional(&self.pool)
             .await?;
-        Ok(row.map(|r| r.get(0)))
+        Ok(row.map(|r| r.try_get("id")).transpose()?)
     }
 
     /// The player row of a hosted strategy (`bot:NAME`), created on first use.
@@ -59,8 +58,11 @@ impl Db {
         .bind(now_secs())
         .execute(&self.pool)
         .await?;
-        let id: i64 =
-            sqlx::query("SELECT id FROM players WHERE name = ?").bind(&name).fetch_one(&self.pool).await?.get(0);
+        let id: i64 = sqlx::query("SELECT id FROM players WHERE name = ?")
+            .bind(&name)
+            .fetch_one(&self.pool)
+            .await?
+            .try_get("id")?;
         Ok(Player { id, name })
     }
 }

@@ -11,10 +11,11 @@ use sqlx::Row;
 use super::{Db, DbError, GameRecord};
 
 /// One line of the leaderboard.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, PartialEq, sqlx::FromRow)]
 #[serde(rename_all = "kebab-case")]
 pub struct Standing {
     /// 1-based rank.
+    #[sqlx(skip)]
     pub rank: u32,
     /// Player name.
     pub name: String,
@@ -35,7 +36,7 @@ impl Db {
     /// table and its `(variant, ordinal)` index: its cost does not grow with
     /// the number of stored games).
     pub async fn leaderboard(&self, variant: &str, limit: u32) -> Result<Vec<Standing>, DbError> {
-        let rows = sqlx::query(
+        let mut rows: Vec<Standing> = sqlx::query_as(
             "SELECT p.name, r.ordinal, r.mu, r.sigma, r.games, r.wins FROM ratings r
              JOIN players p ON p.id = r.player_id
              WHERE r.variant = ? ORDER BY r.ordinal DESC LIMIT ?",
@@ -44,25 +45,16 @@ impl Db {
         .bind(limit as i64)
         .fetch_all(&self.pool)
         .await?;
-        Ok(rows
-            .into_iter()
-            .enumerate()
-            .map(|(i, r)| Standing {
-                rank: i as u32 + 1,
-                name: r.get(0),
-                ordinal: r.get(1),
-                mu: r.get(2),
-                sigma: r.get(3),
-                games: r.get(4),
-                wins: r.get(5),
-            })
-            .collect())
+        for (i, s) in rows.iter_mut().enumerate() {
+            s.rank = i as u32 + 1;
+        }
+        Ok(rows)
     }
 
     /// Variants that have ratings.
     pub async fn rated_variants(&self) -> Result<Vec<String>, DbError> {
         let rows = sqlx::query("SELECT DISTINCT variant FROM ratings ORDER BY variant").fetch_all(&self.pool).await?;
-        Ok(rows.into_iter().map(|r| r.get(0)).collect())
+        Ok(rows.iter().map(|r| r.try_get("variant")).collect::<Result<_, _>>()?)
     }
 }
 
@@ -77,18 +69,27 @@ pub(super) struct Rated {
 /// Ratings by (variant, player).
 pub(super) type Ratings = HashMap<(String, i64), Rated>;
 
+/// A `ratings` row.
+#[derive(sqlx::FromRow)]
+struct RatingRow {
+    variant: String,
+    player_id: i64,
+    mu: f64,
+    sigma: f64,
+    games: i64,
+    wins: i64,
+}
+
 /// Every stored rating (the writer keeps them in memory).
 pub(super) async fn load(pool: &sqlx::SqlitePool) -> Result<Ratings, DbError> {
-    let rows = sqlx::query("SELECT variant, player_id, mu, sigma, games, wins FROM ratings").fetch_all(pool).await?;
+    let rows: Vec<RatingRow> =
+        sqlx::query_as("SELECT variant, player_id, mu, sigma, games, wins FROM ratings").fetch_all(pool).await?;
     Ok(rows
         .into_iter()
         .map(|r| {
-            let rated = Rated {
-                rating: WengLinRating { rating: r.get(2), uncertainty: r.get(3) },
-                games: r.get(4),
-                wins: r.get(5),
-            };
-            ((r.get::<String, _>(0), r.get::<i64, _>(1)), rated)
+            let rated =
+                Rated { rating: WengLinRating { rating: r.mu, uncertainty: r.sigma }, games: r.games, wins: r.wins };
+            ((r.variant, r.player_id), rated)
         })
         .collect())
 }

@@ -90,13 +90,20 @@ pub async fn create(
 
 /// A tournament's spec as the organiser wrote it, and how.
 pub async fn spec(db: &Db, id: i64) -> Result<Option<(String, SpecFormat)>, DbError> {
-    let row =
-        sqlx::query("SELECT spec, spec_format FROM tournaments WHERE id = ?").bind(id).fetch_optional(&db.pool).await?;
-    Ok(row.map(|r| (r.get(0), SpecFormat::from_name(r.get::<&str, _>(1)))))
+    #[derive(sqlx::FromRow)]
+    struct SpecRow {
+        spec: String,
+        spec_format: String,
+    }
+    let row: Option<SpecRow> = sqlx::query_as("SELECT spec, spec_format FROM tournaments WHERE id = ?")
+        .bind(id)
+        .fetch_optional(&db.pool)
+        .await?;
+    Ok(row.map(|r| (r.spec, SpecFormat::from_name(&r.spec_format))))
 }
 
 /// A tournament in a list.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, sqlx::FromRow)]
 #[serde(rename_all = "kebab-case")]
 pub struct Summary {
     /// Its id.
@@ -120,35 +127,20 @@ pub struct Summary {
     pub results: i64,
 }
 
+/// The columns of a [`Summary`], named as its fields.
 const SUMMARY: &str = "SELECT t.id, t.name, t.status, t.error, t.created_at, t.started_at, t.finished_at,
-    (SELECT COUNT(*) FROM tournament_entrants e WHERE e.tournament_id = t.id),
-    (SELECT COUNT(*) FROM tournament_matches m WHERE m.tournament_id = t.id)
+    (SELECT COUNT(*) FROM tournament_entrants e WHERE e.tournament_id = t.id) AS entrants,
+    (SELECT COUNT(*) FROM tournament_matches m WHERE m.tournament_id = t.id) AS results
     FROM tournaments t";
-
-fn summary(r: &sqlx::sqlite::SqliteRow) -> Summary {
-    Summary {
-        id: r.get(0),
-        name: r.get(1),
-        status: r.get(2),
-        error: r.get(3),
-        created_at: r.get(4),
-        started_at: r.get(5),
-        finished_at: r.get(6),
-        entrants: r.get(7),
-        results: r.get(8),
-    }
-}
 
 /// Every tournament, newest first.
 pub async fn list(db: &Db) -> Result<Vec<Summary>, DbError> {
-    let rows = sqlx::query(&format!("{SUMMARY} ORDER BY t.id DESC")).fetch_all(&db.pool).await?;
-    Ok(rows.iter().map(summary).collect())
+    Ok(sqlx::query_as(&format!("{SUMMARY} ORDER BY t.id DESC")).fetch_all(&db.pool).await?)
 }
 
 /// One tournament's summary.
 pub async fn summary_of(db: &Db, id: i64) -> Result<Option<Summary>, DbError> {
-    let row = sqlx::query(&format!("{SUMMARY} WHERE t.id = ?")).bind(id).fetch_optional(&db.pool).await?;
-    Ok(row.as_ref().map(summary))
+    Ok(sqlx::query_as(&format!("{SUMMARY} WHERE t.id = ?")).bind(id).fetch_optional(&db.pool).await?)
 }
 
 /// A recorded result.
@@ -165,7 +157,13 @@ pub struct StoredResult {
 
 /// Results recorded after `seq`, in order.
 pub async fn results_after(db: &Db, id: i64, seq: i64) -> Result<Vec<StoredResult>, DbError> {
-    let rows = sqlx::query(
+    #[derive(sqlx::FromRow)]
+    struct MatchRow {
+        seq: i64,
+        game_id: i64,
+        result_json: String,
+    }
+    let rows: Vec<MatchRow> = sqlx::query_as(
         "SELECT seq, game_id, result_json FROM tournament_matches WHERE tournament_id = ? AND seq > ? ORDER BY seq",
     )
     .bind(id)
@@ -173,7 +171,7 @@ pub async fn results_after(db: &Db, id: i64, seq: i64) -> Result<Vec<StoredResul
     .fetch_all(&db.pool)
     .await?;
     rows.into_iter()
-        .map(|r| Ok(StoredResult { seq: r.get(0), game: r.get(1), result: serde_json::from_str(r.get::<&str, _>(2))? }))
+        .map(|r| Ok(StoredResult { seq: r.seq, game: r.game_id, result: serde_json::from_str(&r.result_json)? }))
         .collect()
 }
 
@@ -202,7 +200,7 @@ pub async fn runnable(db: &Db) -> Result<Vec<i64>, DbError> {
     let rows = sqlx::query("SELECT id FROM tournaments WHERE status IN ('pending', 'running') ORDER BY id")
         .fetch_all(&db.pool)
         .await?;
-    Ok(rows.into_iter().map(|r| r.get(0)).collect())
+    Ok(rows.iter().map(|r| r.try_get("id")).collect::<Result<_, _>>()?)
 }
 
 /// Stores a round's pairings (once: a resumed round keeps its rows).
@@ -262,7 +260,14 @@ pub async fn tables(db: &Db, id: i64) -> Result<Vec<StoredTable>, DbError> {
 
 /// The stored tables of rounds `from..=to`.
 pub async fn tables_of_rounds(db: &Db, id: i64, from: u32, to: u32) -> Result<Vec<StoredTable>, DbError> {
-    let rows = sqlx::query(
+    #[derive(sqlx::FromRow)]
+    struct TableRow {
+        round: u32,
+        room_id: Option<i64>,
+        attempts: i64,
+        table_json: String,
+    }
+    let rows: Vec<TableRow> = sqlx::query_as(
         "SELECT round, room_id, attempts, table_json FROM tournament_tables
          WHERE tournament_id = ? AND round BETWEEN ? AND ? ORDER BY round, table_no",
     )
@@ -274,10 +279,10 @@ pub async fn tables_of_rounds(db: &Db, id: i64, from: u32, to: u32) -> Result<Ve
     rows.into_iter()
         .map(|r| {
             Ok(StoredTable {
-                round: r.get::<i64, _>(0) as u32,
-                room: r.get(1),
-                attempts: r.get(2),
-                table: serde_json::from_str(r.get::<&str, _>(3))?,
+                round: r.round,
+                room: r.room_id,
+                attempts: r.attempts,
+                table: serde_json::from_str(&r.table_json)?,
             })
         })
         .collect()
@@ -320,7 +325,27 @@ pub async fn save_standings(db: &Db, id: i64, standings: &[Standing]) -> Result<
 /// The standings of a tournament, read from the `tournament_standings` view
 /// (the rows the runner saved from the library's [`Standing`]s).
 pub async fn standings(db: &Db, id: i64) -> Result<Vec<Standing>, DbError> {
-    let rows = sqlx::query(
+    /// A row of the view, named as its columns.
+    #[derive(sqlx::FromRow)]
+    struct StandingRow {
+        rank: u32,
+        entrant: String,
+        entrant_id: u32,
+        points: i64,
+        wins: u32,
+        draws: u32,
+        losses: u32,
+        games: u32,
+        byes: u32,
+        timeouts: u32,
+        score: i64,
+        stage: u32,
+        eliminated: bool,
+        disqualified: bool,
+        tie_breaks: String,
+        reprieves: u32,
+    }
+    let rows: Vec<StandingRow> = sqlx::query_as(
         "SELECT rank, entrant, entrant_id, points, wins, draws, losses, games, byes, timeouts, score, stage,
          eliminated, disqualified, tie_breaks, reprieves FROM tournament_standings WHERE tournament_id = ? ORDER BY rank",
     )
@@ -330,22 +355,22 @@ pub async fn standings(db: &Db, id: i64) -> Result<Vec<Standing>, DbError> {
     rows.into_iter()
         .map(|r| {
             Ok(Standing {
-                rank: r.get::<i64, _>(0) as u32,
-                name: r.get(1),
-                entrant: EntrantId(r.get::<i64, _>(2) as u32),
-                points: r.get(3),
-                wins: r.get::<i64, _>(4) as u32,
-                draws: r.get::<i64, _>(5) as u32,
-                losses: r.get::<i64, _>(6) as u32,
-                games: r.get::<i64, _>(7) as u32,
-                byes: r.get::<i64, _>(8) as u32,
-                timeouts: r.get::<i64, _>(9) as u32,
-                score: r.get(10),
-                stage: r.get::<i64, _>(11) as u32,
-                eliminated: r.get(12),
-                disqualified: r.get(13),
-                tie_breaks: serde_json::from_str(r.get::<&str, _>(14))?,
-                reprieves: r.get::<i64, _>(15) as u32,
+                rank: r.rank,
+                name: r.entrant,
+                entrant: EntrantId(r.entrant_id),
+                points: r.points,
+                wins: r.wins,
+                draws: r.draws,
+                losses: r.losses,
+                games: r.games,
+                byes: r.byes,
+                timeouts: r.timeouts,
+                score: r.score,
+                stage: r.stage,
+                eliminated: r.eliminated,
+                disqualified: r.disqualified,
+                tie_breaks: serde_json::from_str(&r.tie_breaks)?,
+                reprieves: r.reprieves,
             })
         })
         .collect()

@@ -90,7 +90,8 @@ struct WriterState {
 
 impl WriterState {
     async fn load(pool: &SqlitePool) -> Result<WriterState, DbError> {
-        let max: Option<i64> = sqlx::query("SELECT MAX(id) FROM games").fetch_one(pool).await?.get(0);
+        let max: Option<i64> =
+            sqlx::query("SELECT MAX(id) AS max_id FROM games").fetch_one(pool).await?.try_get("max_id")?;
         let ratings = ratings::load(pool).await?;
         Ok(WriterState { next_game: max.unwrap_or(0) + 1, ratings, variant_json: None })
     }
