@@ -221,7 +221,7 @@ async fn scale(sizes: &[usize]) -> anyhow::Result<()> {
         let text = spec_text(&names, n.div_ceil(per_leg) as u32, Some(n as u32));
         let (id, config) = store::create(&db, &text, SpecFormat::Toml).await?;
         // Mark it finished first so a server does not try to run it.
-        tournaments::set_status(&db, id, "finished", None).await?;
+        tournaments::set_status(&db, id, capicua_protocol::TournamentStatus::Finished, None).await?;
         let t0 = Instant::now();
         let mut t = Tournament::new(config.clone());
         let mut tx = db.pool().begin().await?;

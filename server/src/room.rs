@@ -20,7 +20,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 
 use crate::bots::{self, HostedStrategy};
-use crate::db::{GameRecord, SeatRecord};
+use crate::db::{GameRecord, SeatKind, SeatRecord};
 use crate::metrics::Metrics;
 use crate::{AppState, Client, ConnId, RoomHandle, encode};
 
@@ -1064,12 +1064,14 @@ impl Room {
             .enumerate()
             .map(|(i, s)| {
                 let (player_id, name, kind) = match s {
-                    SeatState::Human { owner: Owner::Player(p), name, .. } => (Some(*p), name.clone(), "player"),
-                    SeatState::Human { name, .. } => (None, name.clone(), "guest"),
-                    SeatState::Bot { name, player_id, .. } => (*player_id, name.clone(), "hosted-bot"),
-                    SeatState::Empty => (None, String::new(), "empty"),
+                    SeatState::Human { owner: Owner::Player(p), name, .. } => {
+                        (Some(*p), name.clone(), SeatKind::Player)
+                    }
+                    SeatState::Human { name, .. } => (None, name.clone(), SeatKind::Guest),
+                    SeatState::Bot { name, player_id, .. } => (*player_id, name.clone(), SeatKind::HostedBot),
+                    SeatState::Empty => (None, String::new(), SeatKind::Empty),
                 };
-                SeatRecord { seat: i as u8, side: self.sides[i], player_id, name, kind: kind.into() }
+                SeatRecord { seat: i as u8, side: self.sides[i], player_id, name, kind }
             })
             .collect();
         let record = GameRecord {

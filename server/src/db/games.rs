@@ -3,6 +3,7 @@
 //! back.
 
 use capicua_engine::{HandResult, Move, Seating, Variant};
+use capicua_protocol::OccupantKind;
 use serde::Serialize;
 use sqlx::Row;
 use tokio::sync::oneshot;
@@ -22,8 +23,35 @@ pub struct SeatRecord {
     pub player_id: Option<i64>,
     /// Name shown.
     pub name: String,
-    /// `player`, `guest` or `hosted-bot`.
-    pub kind: String,
+    /// Who sat there.
+    pub kind: SeatKind,
+}
+
+/// Who sat in a seat of a finished game (`game_seats.kind`, and `kind` in
+/// `GET /api/games/{id}`): an occupant's kind, or nobody, when a tournament
+/// table's player never came and its side forfeited.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, sqlx::Type)]
+#[serde(rename_all = "kebab-case")]
+#[sqlx(rename_all = "kebab-case")]
+pub enum SeatKind {
+    /// A registered player.
+    Player,
+    /// An unregistered guest.
+    Guest,
+    /// A bot hosted by the server.
+    HostedBot,
+    /// Nobody.
+    Empty,
+}
+
+impl From<OccupantKind> for SeatKind {
+    fn from(k: OccupantKind) -> SeatKind {
+        match k {
+            OccupantKind::Player => SeatKind::Player,
+            OccupantKind::Guest => SeatKind::Guest,
+            OccupantKind::HostedBot => SeatKind::HostedBot,
+        }
+    }
 }
 
 /// A finished match, everything needed to store and replay it.
@@ -240,6 +268,14 @@ impl Db {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn seat_kinds_have_the_names_of_occupant_kinds() {
+        for k in [OccupantKind::Player, OccupantKind::Guest, OccupantKind::HostedBot] {
+            assert_eq!(serde_json::to_value(SeatKind::from(k)).unwrap(), serde_json::to_value(k).unwrap());
+        }
+        assert_eq!(serde_json::to_value(SeatKind::Empty).unwrap(), "empty");
+    }
 
     #[test]
     fn move_logs_round_trip_packed_and_old_rows_still_read() {

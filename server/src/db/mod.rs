@@ -15,6 +15,7 @@
 //! games per second possible), updates ratings in the same transaction, and
 //! only then answers each room, which announces the result after the commit.
 
+mod columns;
 pub mod games;
 pub mod players;
 pub mod ratings;
@@ -28,7 +29,7 @@ use sha2::{Digest, Sha256};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
 use tokio::sync::mpsc;
 
-pub use games::{GameRecord, SeatRecord, StoredGame, decode_moves, encode_moves};
+pub use games::{GameRecord, SeatKind, SeatRecord, StoredGame, decode_moves, encode_moves};
 pub use players::Player;
 pub use ratings::{Standing, side_ranks};
 

@@ -1,8 +1,10 @@
 //! Players: registered names (a token each, stored hashed) and the rows of
 //! hosted strategies (`bot:NAME`, no token), which ratings point at.
 
+use capicua_protocol::OccupantKind;
 use sqlx::Row;
 
+use super::columns::Text;
 use super::{Db, DbError, hash_token, new_token, now_secs};
 
 /// A player as stored.
@@ -18,9 +20,10 @@ impl Db {
     /// Registers a name, returning the player and a fresh token (stored hashed).
     pub async fn register(&self, name: &str) -> Result<(Player, String), DbError> {
         let token = new_token();
-        let res = sqlx::query("INSERT INTO players (name, token_hash, kind, created_at) VALUES (?, ?, 'player', ?)")
+        let res = sqlx::query("INSERT INTO players (name, token_hash, kind, created_at) VALUES (?, ?, ?, ?)")
             .bind(name)
             .bind(hash_token(&token))
+            .bind(Text(OccupantKind::Player))
             .bind(now_secs())
             .execute(&self.pool)
             .await;
@@ -51,13 +54,12 @@ impl Db {
     /// The player row of a hosted strategy (`bot:NAME`), created on first use.
     pub async fn hosted_bot(&self, strategy: &str) -> Result<Player, DbError> {
         let name = format!("bot:{strategy}");
-        sqlx::query(
-            "INSERT OR IGNORE INTO players (name, token_hash, kind, created_at) VALUES (?, NULL, 'hosted-bot', ?)",
-        )
-        .bind(&name)
-        .bind(now_secs())
-        .execute(&self.pool)
-        .await?;
+        sqlx::query("INSERT OR IGNORE INTO players (name, token_hash, kind, created_at) VALUES (?, NULL, ?, ?)")
+            .bind(&name)
+            .bind(Text(OccupantKind::HostedBot))
+            .bind(now_secs())
+            .execute(&self.pool)
+            .await?;
         let id: i64 = sqlx::query("SELECT id FROM players WHERE name = ?")
             .bind(&name)
             .fetch_one(&self.pool)

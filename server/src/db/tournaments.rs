@@ -7,15 +7,18 @@
 //! its `games` row ([`insert_match`]), so a finished match is either stored
 //! and recorded or neither: that is what makes a restart safe.
 
+use capicua_protocol::TournamentStatus;
 use capicua_tournament::{EntrantId, MatchResult, Round, Standing};
 use serde::Serialize;
 use sqlx::{Row, Sqlite, Transaction};
 
+use super::columns::Text;
 use super::{Db, DbError, now_secs};
 use crate::tournament::TableLink;
 
-/// How a spec is written.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// How a spec is written (`tournaments.spec_format`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, sqlx::Type)]
+#[sqlx(rename_all = "lowercase")]
 pub enum SpecFormat {
     /// TOML (the default for files).
     Toml,
@@ -28,17 +31,18 @@ impl SpecFormat {
     pub fn detect(text: &str) -> SpecFormat {
         if text.trim_start().starts_with('{') { SpecFormat::Json } else { SpecFormat::Toml }
     }
+}
 
-    fn name(self) -> &'static str {
-        match self {
-            SpecFormat::Toml => "toml",
-            SpecFormat::Json => "json",
-        }
-    }
-
-    fn from_name(s: &str) -> SpecFormat {
-        if s == "json" { SpecFormat::Json } else { SpecFormat::Toml }
-    }
+/// What an entrant is (`tournament_entrants.kind`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, sqlx::Type)]
+#[sqlx(rename_all = "kebab-case")]
+pub enum EntrantKind {
+    /// One hosted bot (`bot:STRATEGY`).
+    HostedBot,
+    /// One registered player.
+    Player,
+    /// A fixed team of members.
+    Team,
 }
 
 /// An entrant of a new tournament.
@@ -48,8 +52,8 @@ pub struct NewEntrant {
     pub name: String,
     /// Its members' names.
     pub members: Vec<String>,
-    /// `hosted-bot`, `player` or `team`.
-    pub kind: &'static str,
+    /// What it is.
+    pub kind: EntrantKind,
 }
 
 /// Stores a new tournament (status `pending`) and its entrants, in spec
@@ -62,16 +66,16 @@ pub async fn create(
     entrants: &[NewEntrant],
 ) -> Result<i64, DbError> {
     let mut tx = db.pool.begin().await?;
-    let id = sqlx::query(
-        "INSERT INTO tournaments (name, spec_format, spec, status, created_at) VALUES (?, ?, ?, 'pending', ?)",
-    )
-    .bind(name)
-    .bind(format.name())
-    .bind(text)
-    .bind(now_secs())
-    .execute(&mut *tx)
-    .await?
-    .last_insert_rowid();
+    let id =
+        sqlx::query("INSERT INTO tournaments (name, spec_format, spec, status, created_at) VALUES (?, ?, ?, ?, ?)")
+            .bind(name)
+            .bind(format)
+            .bind(text)
+            .bind(Text(TournamentStatus::Pending))
+            .bind(now_secs())
+            .execute(&mut *tx)
+            .await?
+            .last_insert_rowid();
     for (i, e) in entrants.iter().enumerate() {
         sqlx::query(
             "INSERT INTO tournament_entrants (tournament_id, entrant, name, members_json, kind) VALUES (?, ?, ?, ?, ?)",
@@ -93,13 +97,13 @@ pub async fn spec(db: &Db, id: i64) -> Result<Option<(String, SpecFormat)>, DbEr
     #[derive(sqlx::FromRow)]
     struct SpecRow {
         spec: String,
-        spec_format: String,
+        spec_format: SpecFormat,
     }
     let row: Option<SpecRow> = sqlx::query_as("SELECT spec, spec_format FROM tournaments WHERE id = ?")
         .bind(id)
         .fetch_optional(&db.pool)
         .await?;
-    Ok(row.map(|r| (r.spec, SpecFormat::from_name(&r.spec_format))))
+    Ok(row.map(|r| (r.spec, r.spec_format)))
 }
 
 /// A tournament in a list.
@@ -110,8 +114,9 @@ pub struct Summary {
     pub id: i64,
     /// Its name.
     pub name: String,
-    /// `pending`, `running`, `finished` or `failed`.
-    pub status: String,
+    /// Where it stands.
+    #[sqlx(try_from = "Text<TournamentStatus>")]
+    pub status: TournamentStatus,
     /// Why it failed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
@@ -175,20 +180,21 @@ pub async fn results_after(db: &Db, id: i64, seq: i64) -> Result<Vec<StoredResul
         .collect()
 }
 
-/// Sets the status (`running` also stamps the start, `finished` the end).
-pub async fn set_status(db: &Db, id: i64, status: &str, error: Option<&str>) -> Result<(), DbError> {
+/// Sets the status (running also stamps the start, finished or failed the end).
+pub async fn set_status(db: &Db, id: i64, status: TournamentStatus, error: Option<&str>) -> Result<(), DbError> {
+    let now = now_secs();
     sqlx::query(
         "UPDATE tournaments SET status = ?, error = ?,
-         started_at = CASE WHEN ? = 'running' AND started_at IS NULL THEN ? ELSE started_at END,
-         finished_at = CASE WHEN ? IN ('finished', 'failed') THEN ? ELSE finished_at END
+         started_at = CASE WHEN ? AND started_at IS NULL THEN ? ELSE started_at END,
+         finished_at = CASE WHEN ? THEN ? ELSE finished_at END
          WHERE id = ?",
     )
-    .bind(status)
+    .bind(Text(status))
     .bind(error)
-    .bind(status)
-    .bind(now_secs())
-    .bind(status)
-    .bind(now_secs())
+    .bind(status == TournamentStatus::Running)
+    .bind(now)
+    .bind(status.is_over())
+    .bind(now)
     .bind(id)
     .execute(&db.pool)
     .await?;
@@ -197,7 +203,9 @@ pub async fn set_status(db: &Db, id: i64, status: &str, error: Option<&str>) -> 
 
 /// Tournaments a server should run: pending or running.
 pub async fn runnable(db: &Db) -> Result<Vec<i64>, DbError> {
-    let rows = sqlx::query("SELECT id FROM tournaments WHERE status IN ('pending', 'running') ORDER BY id")
+    let rows = sqlx::query("SELECT id FROM tournaments WHERE status IN (?, ?) ORDER BY id")
+        .bind(Text(TournamentStatus::Pending))
+        .bind(Text(TournamentStatus::Running))
         .fetch_all(&db.pool)
         .await?;
     Ok(rows.iter().map(|r| r.try_get("id")).collect::<Result<_, _>>()?)

@@ -10,7 +10,7 @@ use sqlx::sqlite::SqlitePool;
 use sqlx::{Row, Sqlite, Transaction};
 use tokio::sync::{mpsc, oneshot, watch};
 
-use super::games::{Encoded, GameRecord};
+use super::games::{Encoded, GameRecord, SeatKind};
 use super::ratings::{self, Rated, Ratings};
 use super::{DbError, now_secs, tournaments};
 
@@ -169,7 +169,7 @@ struct SeatRow<'a> {
     side: i64,
     player_id: Option<i64>,
     name: &'a str,
-    kind: &'a str,
+    kind: SeatKind,
     score: i64,
 }
 
@@ -211,7 +211,7 @@ async fn store_batch(pool: &SqlitePool, st: &mut WriterState, batch: &[StoreJob]
                 side: s.side as i64,
                 player_id: s.player_id,
                 name: &s.name,
-                kind: &s.kind,
+                kind: s.kind,
                 score: g.scores.get(s.side as usize).copied().unwrap_or(0) as i64,
             });
         }

@@ -19,7 +19,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use capicua_engine::Variant;
-use capicua_protocol::{Progress, RoomSpec, TimeControl, TimeoutPolicy, TournamentId};
+use capicua_protocol::{Progress, RoomSpec, TimeControl, TimeoutPolicy, TournamentId, TournamentStatus};
 use capicua_tournament::{ClockSpec, MatchResult, Round, Table, TimeoutRule, Tournament};
 use tokio::sync::{mpsc, oneshot};
 
@@ -37,7 +37,7 @@ pub async fn run(state: Arc<AppState>, id: TournamentId) {
         Err(e) if state.is_shutting_down() => tracing::info!(tournament = id, error = %e, "stopped by shutdown"),
         Err(e) => {
             tracing::error!(tournament = id, error = %e, "tournament failed");
-            let _ = tournaments::set_status(&state.db, id, "failed", Some(&e.to_string())).await;
+            let _ = tournaments::set_status(&state.db, id, TournamentStatus::Failed, Some(&e.to_string())).await;
         }
     }
     state.tournaments.unassign_tournament(id);
@@ -51,7 +51,7 @@ async fn drive(state: &Arc<AppState>, id: TournamentId) -> Result<(), Tournament
     let mut last_seq = stored.results.last().map_or(0, |r| r.seq);
     let mut t = Tournament::replay(stored.config, &results)?;
     tracing::info!(tournament = id, results = results.len(), "running tournament");
-    tournaments::set_status(db, id, "running", None).await?;
+    tournaments::set_status(db, id, TournamentStatus::Running, None).await?;
     tournaments::save_standings(db, id, &t.standings()).await?;
     let (tx, mut rx) = mpsc::unbounded_channel::<(u32, u32, Option<i64>)>();
     let mut shutdown = state.shutdown();
@@ -125,7 +125,7 @@ async fn drive(state: &Arc<AppState>, id: TournamentId) -> Result<(), Tournament
             }
         }
     }
-    tournaments::set_status(db, id, "finished", None).await?;
+    tournaments::set_status(db, id, TournamentStatus::Finished, None).await?;
     let names: Vec<String> = t.winners().iter().map(|w| t.entrants()[w.index()].name.clone()).collect();
     tracing::info!(tournament = id, winners = ?names, "tournament finished");
     state.tournaments.publish(id, Progress::Finished { winners: names });

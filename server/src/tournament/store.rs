@@ -6,7 +6,7 @@ use capicua_tournament::{Config, EntrantSpec, TournamentSpec};
 
 use super::{Member, TournamentError};
 use crate::db::Db;
-use crate::db::tournaments::{self, NewEntrant, StoredResult, Summary};
+use crate::db::tournaments::{self, EntrantKind, NewEntrant, StoredResult, Summary};
 
 pub use crate::db::tournaments::SpecFormat;
 
@@ -78,9 +78,11 @@ pub async fn create(db: &Db, text: &str, format: SpecFormat) -> Result<(i64, Con
         .iter()
         .map(|e| {
             let (name, kind) = match e {
-                EntrantSpec::Player(p) if matches!(Member::of(p), Member::Hosted { .. }) => (p.clone(), "hosted-bot"),
-                EntrantSpec::Player(p) => (p.clone(), "player"),
-                EntrantSpec::Team(t) => (t.name.clone(), "team"),
+                EntrantSpec::Player(p) if matches!(Member::of(p), Member::Hosted { .. }) => {
+                    (p.clone(), EntrantKind::HostedBot)
+                }
+                EntrantSpec::Player(p) => (p.clone(), EntrantKind::Player),
+                EntrantSpec::Team(t) => (t.name.clone(), EntrantKind::Team),
             };
             NewEntrant { name, members: members(e), kind }
         })
