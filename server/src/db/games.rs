@@ -136,7 +136,7 @@ pub(super) struct Encoded {
 }
 
 impl Encoded {
-    fn of(g: &GameRecord) -> Result<Encoded, DbError> {
+    pub(super) fn of(g: &GameRecord) -> Result<Encoded, DbError> {
         Ok(Encoded {
             seating_json: serde_json::to_string(&g.seating)?,
             moves_json: encode_moves(&g.moves),

@@ -1,6 +1,8 @@
 //! The single writer of finished games: it batches the games queued
 //! together into one transaction of multi-row inserts, with their ratings
-//! and tournament results, and answers each room once it is committed.
+//! and tournament results, and answers each room once it is committed. A
+//! batch whose transaction fails is stored again game by game, so each room
+//! hears whether its own game was stored.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -44,30 +46,58 @@ async fn writer(pool: SqlitePool, mut rx: mpsc::Receiver<StoreJob>, state: Write
     let mut state = Some(state);
     let mut batch = Vec::with_capacity(MAX_BATCH);
     while rx.recv_many(&mut batch, MAX_BATCH).await > 0 {
-        let result = match &mut state {
-            Some(st) => store_batch(&pool, st, &batch).await,
-            None => match WriterState::load(&pool).await {
-                Ok(st) => store_batch(&pool, state.insert(st), &batch).await,
-                Err(e) => Err(e),
-            },
-        };
-        match result {
-            Ok(ids) => {
-                for (job, id) in batch.drain(..).zip(ids) {
-                    let _ = job.reply.send(Ok(id));
-                }
+        store_and_answer(&pool, &mut state, &mut batch).await;
+    }
+}
+
+/// Stores a batch and answers each of its jobs, leaving `batch` empty.
+///
+/// If the batch's transaction fails, each game is stored again in its own
+/// transaction: one game the database refuses costs only its own answer,
+/// not those of the games that happened to finish with it.
+async fn store_and_answer(pool: &SqlitePool, state: &mut Option<WriterState>, batch: &mut Vec<StoreJob>) {
+    match store(pool, state, batch).await {
+        Ok(first) => {
+            for (job, id) in batch.drain(..).zip(first..) {
+                let _ = job.reply.send(Ok(id));
             }
-            Err(e) => {
-                tracing::error!(error = %e, games = batch.len(), "storing finished games failed");
-                // The transaction rolled back: the memory state may hold ids
-                // and ratings that were never committed.
-                state = None;
-                for job in batch.drain(..) {
-                    let _ = job.reply.send(Err(e.to_string()));
+        }
+        Err(e) if batch.len() == 1 => {
+            tracing::error!(error = %e, "storing a finished game failed");
+            for job in batch.drain(..) {
+                let _ = job.reply.send(Err(e.to_string()));
+            }
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, games = batch.len(), "storing a batch failed; storing its games one by one");
+            for job in batch.drain(..) {
+                let result = store(pool, state, std::slice::from_ref(&job)).await;
+                if let Err(e) = &result {
+                    tracing::error!(error = %e, "storing a finished game failed");
                 }
+                let _ = job.reply.send(result.map_err(|e| e.to_string()));
             }
         }
     }
+}
+
+/// Stores `jobs` in one transaction (loading the writer's state first if a
+/// failed transaction dropped it); returns the id of the first game, the
+/// others following in order.
+async fn store(pool: &SqlitePool, state: &mut Option<WriterState>, jobs: &[StoreJob]) -> Result<i64, DbError> {
+    let result = match state {
+        Some(st) => store_batch(pool, st, jobs).await,
+        None => match WriterState::load(pool).await {
+            Ok(st) => store_batch(pool, state.insert(st), jobs).await,
+            Err(e) => Err(e),
+        },
+    };
+    if result.is_err() {
+        // The transaction rolled back: the memory state may hold ids and
+        // ratings that were never committed.
+        *state = None;
+    }
+    result
 }
 
 /// Most games stored in one transaction.
@@ -179,7 +209,9 @@ struct HandRow<'a> {
     result_json: &'a str,
 }
 
-async fn store_batch(pool: &SqlitePool, st: &mut WriterState, batch: &[StoreJob]) -> Result<Vec<i64>, DbError> {
+/// Stores `batch` in one transaction and advances `st` once it is
+/// committed; returns the id of the first game.
+async fn store_batch(pool: &SqlitePool, st: &mut WriterState, batch: &[StoreJob]) -> Result<i64, DbError> {
     // Everything is encoded before the transaction opens.
     let now = now_secs();
     let mut games = Vec::with_capacity(batch.len());
@@ -290,7 +322,111 @@ async fn store_batch(pool: &SqlitePool, st: &mut WriterState, batch: &[StoreJob]
     )
     .await?;
     tx.commit().await?;
+    let first = st.next_game;
     st.next_game += batch.len() as i64;
     st.ratings.extend(touched);
-    Ok(games.iter().map(|g| g.id).collect())
+    Ok(first)
+}
+
+#[cfg(test)]
+mod tests {
+    use capicua_engine::Seating;
+    use capicua_protocol::OccupantKind;
+
+    use super::*;
+    use crate::db::{Db, SeatRecord};
+
+    /// A fresh database file, removed (with its WAL files) on drop.
+    struct TempDb(std::path::PathBuf);
+
+    impl TempDb {
+        fn new(name: &str) -> TempDb {
+            let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().subsec_nanos();
+            TempDb(std::env::temp_dir().join(format!("capicua-{name}-{}-{nanos}.db", std::process::id())))
+        }
+    }
+
+    impl Drop for TempDb {
+        fn drop(&mut self) {
+            for ext in ["", "-wal", "-shm"] {
+                let mut p = self.0.clone().into_os_string();
+                p.push(ext);
+                let _ = std::fs::remove_file(p);
+            }
+        }
+    }
+
+    /// A rated two-seat game between two players, won by seat 0.
+    fn record(room: i64, seed: u64, players: [i64; 2]) -> GameRecord {
+        let seat = |i: u8| SeatRecord {
+            seat: i,
+            side: i,
+            player_id: Some(players[i as usize]),
+            name: format!("bot:p{i}"),
+            kind: OccupantKind::HostedBot.into(),
+        };
+        GameRecord {
+            room_id: Some(room),
+            variant: capicua_engine::preset("block").unwrap(),
+            seed,
+            seating: Seating::new(2),
+            moves: Vec::new(),
+            scores: vec![10, 0],
+            hands: Vec::new(),
+            winner: Some(0),
+            forfeit: None,
+            seats: vec![seat(0), seat(1)],
+            rated: true,
+            tournament: None,
+        }
+    }
+
+    fn job(record: GameRecord) -> (StoreJob, oneshot::Receiver<Result<i64, String>>) {
+        let (reply, rx) = oneshot::channel();
+        let encoded = Encoded::of(&record).unwrap();
+        (StoreJob { record, encoded, reply }, rx)
+    }
+
+    #[tokio::test]
+    async fn a_game_that_cannot_be_stored_fails_alone_and_the_rest_of_its_batch_is_stored() {
+        let file = TempDb::new("writer-retry");
+        let db = Db::open(file.0.to_str().unwrap()).await.unwrap();
+        let variant = capicua_engine::preset("block").unwrap();
+        let room = db.create_room(&variant, 2, true).await.unwrap();
+        let players = [db.hosted_bot("a").await.unwrap().id, db.hosted_bot("b").await.unwrap().id];
+        // The middle game names a room that does not exist: the foreign key
+        // refuses it, and with it the batch's transaction.
+        let (mut batch, replies): (Vec<_>, Vec<_>) =
+            [record(room, 1, players), record(room + 1, 2, players), record(room, 3, players)]
+                .into_iter()
+                .map(job)
+                .unzip();
+        let mut state = Some(WriterState::load(&db.pool).await.unwrap());
+        store_and_answer(&db.pool, &mut state, &mut batch).await;
+        assert!(batch.is_empty());
+        let mut answers = Vec::new();
+        for rx in replies {
+            answers.push(rx.await.expect("every job is answered"));
+        }
+        let err = answers[1].as_ref().expect_err("the poisoned game fails");
+        assert!(err.contains("FOREIGN KEY"), "{err}");
+        let mut last = 0;
+        for (answer, seed) in [(&answers[0], 1), (&answers[2], 3)] {
+            let id = *answer.as_ref().expect("a sound game of the batch is stored");
+            assert_eq!(db.game(id).await.unwrap().expect("stored").seed, seed);
+            last = id;
+        }
+        assert_eq!(db.game_count().await.unwrap(), 2);
+        // Ratings count the two stored games only, and the writer goes on
+        // numbering after them.
+        let board = db.leaderboard(&variant.name, 10).await.unwrap();
+        assert_eq!(board.iter().map(|s| s.games).collect::<Vec<_>>(), [2, 2]);
+        let (next, rx) = job(record(room, 4, players));
+        let mut batch = vec![next];
+        store_and_answer(&db.pool, &mut state, &mut batch).await;
+        let id = rx.await.unwrap().expect("stored");
+        assert_eq!(id, last + 1);
+        assert_eq!(db.leaderboard(&variant.name, 10).await.unwrap()[0].games, 3);
+        db.close().await;
+    }
 }
