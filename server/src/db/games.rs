@@ -8,6 +8,7 @@ use serde::Serialize;
 use sqlx::Row;
 use tokio::sync::oneshot;
 
+use super::tournaments::TableLink;
 use super::writer::StoreJob;
 use super::{Db, DbError, now_secs};
 
@@ -81,7 +82,7 @@ pub struct GameRecord {
     pub rated: bool,
     /// The tournament table this match decides: its result is stored in the
     /// same transaction as the game.
-    pub tournament: Option<crate::tournament::TableLink>,
+    pub tournament: Option<TableLink>,
 }
 
 /// A stored game, as read back.

@@ -32,6 +32,7 @@ use tokio::sync::mpsc;
 pub use games::{GameRecord, SeatKind, SeatRecord, StoredGame, decode_moves, encode_moves};
 pub use players::Player;
 pub use ratings::{Standing, side_ranks};
+pub use tournaments::TableLink;
 
 /// Errors of the persistence layer.
 #[derive(Debug, thiserror::Error)]

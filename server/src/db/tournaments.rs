@@ -7,14 +7,23 @@
 //! its `games` row ([`insert_match`]), so a finished match is either stored
 //! and recorded or neither: that is what makes a restart safe.
 
-use capicua_protocol::TournamentStatus;
+use capicua_protocol::{TournamentId, TournamentStatus};
 use capicua_tournament::{EntrantId, MatchResult, Round, Standing};
 use serde::Serialize;
 use sqlx::{Row, Sqlite, Transaction};
 
 use super::columns::Text;
 use super::{Db, DbError, now_secs};
-use crate::tournament::TableLink;
+
+/// A finished tournament match, stored with its game in one transaction
+/// (the room playing a tournament table puts it in its [`super::GameRecord`]).
+#[derive(Clone, Debug)]
+pub struct TableLink {
+    /// The tournament.
+    pub tournament: TournamentId,
+    /// The result (round, table, seats, winner).
+    pub result: MatchResult,
+}
 
 /// How a spec is written (`tournaments.spec_format`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, sqlx::Type)]

@@ -38,7 +38,7 @@ use capicua_protocol::{Assignment, ErrorCode, Progress, ServerMsg, TournamentId}
 use capicua_tournament::{ConfigError, MatchResult, RecordError, SeatResult, Table};
 use tokio::sync::{Notify, oneshot};
 
-use crate::db::{DbError, tournaments};
+use crate::db::{DbError, TableLink, tournaments};
 use crate::{AppState, Client};
 
 /// Errors of tournaments on the server.
@@ -122,15 +122,6 @@ impl Member {
             None => Member::Player(name.to_string()),
         }
     }
-}
-
-/// A finished tournament match, stored with its game in one transaction.
-#[derive(Clone, Debug)]
-pub struct TableLink {
-    /// The tournament.
-    pub tournament: TournamentId,
-    /// The result (round, table, seats, winner).
-    pub result: MatchResult,
 }
 
 /// What a room playing a tournament table carries.
