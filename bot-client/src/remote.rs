@@ -484,7 +484,7 @@ async fn assignment_session(cfg: &AwaitConfig, tally: &Tally, attempt: &mut u32)
     if let Some(t) = cfg.tournament {
         match conn.request(ClientMsg::SubscribeTournament { tournament: t }, |_| {}).await? {
             ServerMsg::TournamentProgress { progress: Progress::Subscribed { status, .. }, .. } => {
-                if status == "finished" || status == "failed" {
+                if status.is_over() {
                     conn.close().await;
                     return Ok(());
                 }

@@ -469,7 +469,7 @@ pub enum Progress {
     /// Answer to `subscribe-tournament`: where it stands.
     Subscribed {
         /// `pending`, `running`, `finished` or `failed`.
-        status: String,
+        status: TournamentStatus,
         /// Results recorded so far.
         results: u32,
     },
@@ -501,6 +501,43 @@ pub enum Progress {
         /// The winners' names.
         winners: Vec<String>,
     },
+}
+
+/// Where a tournament stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum TournamentStatus {
+    /// Created; a serving server starts it.
+    Pending,
+    /// A server is playing its rounds.
+    Running,
+    /// Over: it has its winners.
+    Finished,
+    /// Stopped by an error (its summary says which).
+    Failed,
+}
+
+impl TournamentStatus {
+    /// Its name on the wire (and in the database).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TournamentStatus::Pending => "pending",
+            TournamentStatus::Running => "running",
+            TournamentStatus::Finished => "finished",
+            TournamentStatus::Failed => "failed",
+        }
+    }
+
+    /// Whether it has stopped for good (finished or failed).
+    pub fn is_over(self) -> bool {
+        matches!(self, TournamentStatus::Finished | TournamentStatus::Failed)
+    }
+}
+
+impl std::fmt::Display for TournamentStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(self.as_str())
+    }
 }
 
 fn is_false(b: &bool) -> bool {
@@ -605,6 +642,23 @@ pub enum OccupantKind {
     Guest,
     /// A bot hosted by the server.
     HostedBot,
+}
+
+impl OccupantKind {
+    /// Its name on the wire (and in the database).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OccupantKind::Player => "player",
+            OccupantKind::Guest => "guest",
+            OccupantKind::HostedBot => "hosted-bot",
+        }
+    }
+}
+
+impl std::fmt::Display for OccupantKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(self.as_str())
+    }
 }
 
 /// How a match ended.
@@ -778,4 +832,33 @@ pub fn json_schema() -> serde_json::Value {
         "client": schemars::schema_for!(ClientFrame),
         "server": schemars::schema_for!(ServerFrame),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `as_str` is what the server stores and prints: it must be the serde name.
+    #[test]
+    fn status_and_kind_names_are_their_wire_names() {
+        let statuses = [
+            TournamentStatus::Pending,
+            TournamentStatus::Running,
+            TournamentStatus::Finished,
+            TournamentStatus::Failed,
+        ];
+        for s in statuses {
+            assert_eq!(serde_json::to_value(s).unwrap(), s.as_str());
+            assert_eq!(serde_json::from_value::<TournamentStatus>(s.as_str().into()).unwrap(), s);
+            assert_eq!(format!("{s:<9}|"), format!("{:<9}|", s.as_str()));
+        }
+        for k in [OccupantKind::Player, OccupantKind::Guest, OccupantKind::HostedBot] {
+            assert_eq!(serde_json::to_value(k).unwrap(), k.as_str());
+            assert_eq!(serde_json::from_value::<OccupantKind>(k.as_str().into()).unwrap(), k);
+        }
+        assert_eq!(
+            statuses.iter().filter(|s| s.is_over()).collect::<Vec<_>>(),
+            [&TournamentStatus::Finished, &TournamentStatus::Failed]
+        );
+    }
 }

@@ -367,7 +367,7 @@ fn server_samples() -> Vec<ServerMsg> {
         samples.push(ServerMsg::Error { code, message: format!("{code:?}") });
     }
     let progress = vec![
-        Progress::Subscribed { status: "running".into(), results: 3 },
+        Progress::Subscribed { status: capicua_protocol::TournamentStatus::Running, results: 3 },
         Progress::RoundStarted { round: 1, stage: 0, variant: "draw".into(), tables: 2 },
         Progress::TableFinished { round: 0, table: 1, game: 7, winner: Some(1) },
         Progress::TableFinished { round: 0, table: 2, game: 8, winner: None },

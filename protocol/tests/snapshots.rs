@@ -171,7 +171,7 @@ fn server_messages() {
         (
             ServerMsg::TournamentProgress {
                 tournament: 2,
-                progress: Progress::Subscribed { status: "running".into(), results: 5 },
+                progress: Progress::Subscribed { status: TournamentStatus::Running, results: 5 },
             },
             r#"{"id":1,"type":"tournament-progress","tournament":2,"progress":{"event":"subscribed","status":"running","results":5}}"#,
         ),

@@ -14,7 +14,7 @@ use std::time::Instant;
 
 use capicua_engine::{Game, Rules, Seat, Seating};
 use capicua_server::Db;
-use capicua_server::db::{GameRecord, SeatRecord};
+use capicua_server::db::{GameRecord, SeatKind, SeatRecord};
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
@@ -44,7 +44,7 @@ async fn main() -> anyhow::Result<()> {
                 side: g.table().side_of(Seat(s)).0,
                 player_id: Some(players[(i * 7 + s as usize * 13) % players.len()]),
                 name: String::new(),
-                kind: "player".into(),
+                kind: SeatKind::Player,
             })
             .collect();
         records.push(GameRecord {

@@ -22,6 +22,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
+use capicua_server::db::tournaments;
 use capicua_server::tournament::store::{self, SpecFormat};
 use capicua_server::{Config, Db};
 use capicua_tournament::{MatchResult, SeatResult, Tournament, TournamentSpec};
@@ -220,7 +221,7 @@ async fn scale(sizes: &[usize]) -> anyhow::Result<()> {
         let text = spec_text(&names, n.div_ceil(per_leg) as u32, Some(n as u32));
         let (id, config) = store::create(&db, &text, SpecFormat::Toml).await?;
         // Mark it finished first so a server does not try to run it.
-        store::set_status(&db, id, "finished", None).await?;
+        tournaments::set_status(&db, id, capicua_protocol::TournamentStatus::Finished, None).await?;
         let t0 = Instant::now();
         let mut t = Tournament::new(config.clone());
         let mut tx = db.pool().begin().await?;
@@ -253,7 +254,7 @@ async fn scale(sizes: &[usize]) -> anyhow::Result<()> {
             }
         }
         tx.commit().await?;
-        store::save_standings(&db, id, &t.standings()).await?;
+        tournaments::save_standings(&db, id, &t.standings()).await?;
         let stored_secs = t0.elapsed().as_secs_f64();
         let listener = TcpListener::bind("127.0.0.1:0").await?;
         let addr = listener.local_addr()?;
@@ -293,7 +294,8 @@ async fn scale(sizes: &[usize]) -> anyhow::Result<()> {
             Ok(())
         })
         .await?;
-        let results: Vec<MatchResult> = store::results_after(&db, id, 0).await?.into_iter().map(|r| r.result).collect();
+        let results: Vec<MatchResult> =
+            tournaments::results_after(&db, id, 0).await?.into_iter().map(|r| r.result).collect();
         let replay = time_ms(reps, || async {
             Tournament::replay(config.clone(), &results)?;
             Ok(())

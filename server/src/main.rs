@@ -1,6 +1,7 @@
 //! `capicua-server`: serve, print the protocol schema, print standings.
 
 use anyhow::Context;
+use capicua_server::db::tournaments;
 use capicua_server::tournament::store::{self, SpecFormat};
 use clap::{Parser, Subcommand};
 use tokio::net::TcpListener;
@@ -133,10 +134,10 @@ async fn main() -> anyhow::Result<()> {
         }
         Command::Standings { database, tournament: Some(id), json, .. } => {
             let db = capicua_server::Db::open(&database).await.with_context(|| format!("opening {database}"))?;
-            let Some(summary) = store::summary_of(&db, id).await? else {
+            let Some(summary) = tournaments::summary_of(&db, id).await? else {
                 anyhow::bail!("no tournament {id}");
             };
-            let rows = store::standings(&db, id).await?;
+            let rows = tournaments::standings(&db, id).await?;
             if json {
                 println!("{}", serde_json::to_string_pretty(&rows)?);
             } else {
@@ -195,7 +196,7 @@ async fn main() -> anyhow::Result<()> {
         }
         Command::Tournament { command: TournamentCommand::List, database } => {
             let db = capicua_server::Db::open(&database).await.with_context(|| format!("opening {database}"))?;
-            let list = store::list(&db).await?;
+            let list = tournaments::list(&db).await?;
             db.close().await;
             if list.is_empty() {
                 println!("no tournaments");

@@ -25,7 +25,7 @@ use capicua_protocol::{
 use tokio::time::Instant;
 
 use crate::bots::{self, HostedStrategy};
-use crate::db::{GameRecord, SeatRecord, TableLink};
+use crate::db::{GameRecord, SeatKind, SeatRecord, TableLink};
 use crate::outbox::encode;
 use crate::{ConnId, Identity};
 
@@ -1225,12 +1225,14 @@ impl RoomCore {
             .enumerate()
             .map(|(i, s)| {
                 let (player_id, name, kind) = match s {
-                    SeatState::Human { owner: Owner::Player(p), name, .. } => (Some(*p), name.clone(), "player"),
-                    SeatState::Human { name, .. } => (None, name.clone(), "guest"),
-                    SeatState::Bot { name, player_id, .. } => (*player_id, name.clone(), "hosted-bot"),
-                    SeatState::Empty => (None, String::new(), "empty"),
+                    SeatState::Human { owner: Owner::Player(p), name, .. } => {
+                        (Some(*p), name.clone(), SeatKind::Player)
+                    }
+                    SeatState::Human { name, .. } => (None, name.clone(), SeatKind::Guest),
+                    SeatState::Bot { name, player_id, .. } => (*player_id, name.clone(), SeatKind::HostedBot),
+                    SeatState::Empty => (None, String::new(), SeatKind::Empty),
                 };
-                SeatRecord { seat: i as u8, side: self.s.sides[i], player_id, name, kind: kind.into() }
+                SeatRecord { seat: i as u8, side: self.s.sides[i], player_id, name, kind }
             })
             .collect();
         let hands = game.hand_results().len() as u32;

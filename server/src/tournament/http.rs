@@ -20,9 +20,10 @@ use serde::{Deserialize, Serialize};
 
 use super::TournamentError;
 use super::replays::Replayed;
-use super::store::{self, SpecFormat, Summary};
+use super::store::{self, SpecFormat};
 use crate::AppState;
 use crate::api::{ApiError, ApiPath, ApiQuery};
+use crate::db::tournaments::{self, StoredResult, StoredTable, Summary};
 
 /// The tournament routes (merged into [`crate::http::router`]).
 pub fn routes() -> Router<Arc<AppState>> {
@@ -84,12 +85,12 @@ async fn create(
     let format = if is_json { SpecFormat::Json } else { SpecFormat::detect(&body) };
     let (id, _) = store::create(&state.db, &body, format).await?;
     state.tournaments.wake();
-    let summary = store::summary_of(&state.db, id).await?.ok_or_else(|| not_found(id))?;
+    let summary = tournaments::summary_of(&state.db, id).await?.ok_or_else(|| not_found(id))?;
     Ok((StatusCode::CREATED, Json(summary)))
 }
 
 async fn list(State(state): State<Arc<AppState>>) -> Result<Json<Vec<Summary>>, ApiError> {
-    Ok(Json(store::list(&state.db).await?))
+    Ok(Json(tournaments::list(&state.db).await?))
 }
 
 /// One table of a round, with its room and result.
@@ -144,18 +145,18 @@ async fn detail(
     ApiPath(id): ApiPath<i64>,
     ApiQuery(range): ApiQuery<RoundRange>,
 ) -> Result<Json<Detail>, ApiError> {
-    let summary = store::summary_of(&state.db, id).await?.ok_or_else(|| not_found(id))?;
+    let summary = tournaments::summary_of(&state.db, id).await?.ok_or_else(|| not_found(id))?;
     let (from, to) = (range.from_round.unwrap_or(0), range.to_round.unwrap_or(u32::MAX));
     let replayed = state.tournaments.replays.current(&state.db, id).await?;
     let Some(Some(Replayed { tournament: t, results })) = replayed.as_deref() else {
         return Err(not_found(id));
     };
-    let rooms: HashMap<(u32, u32), store::StoredTable> = store::tables_of_rounds(&state.db, id, from, to)
+    let rooms: HashMap<(u32, u32), StoredTable> = tournaments::tables_of_rounds(&state.db, id, from, to)
         .await?
         .into_iter()
         .map(|s| ((s.round, s.table.id), s))
         .collect();
-    let by_table: HashMap<(u32, u32), &store::StoredResult> = results
+    let by_table: HashMap<(u32, u32), &StoredResult> = results
         .iter()
         .filter(|r| (from..=to).contains(&r.result.round))
         .map(|r| ((r.result.round, r.result.table), r))
@@ -203,8 +204,8 @@ async fn standings(
     State(state): State<Arc<AppState>>,
     ApiPath(id): ApiPath<i64>,
 ) -> Result<Json<Vec<capicua_tournament::Standing>>, ApiError> {
-    if store::summary_of(&state.db, id).await?.is_none() {
+    if tournaments::summary_of(&state.db, id).await?.is_none() {
         return Err(not_found(id));
     }
-    Ok(Json(store::standings(&state.db, id).await?))
+    Ok(Json(tournaments::standings(&state.db, id).await?))
 }

@@ -1,7 +1,8 @@
 //! Tournaments on the server: the pure [`capicua_tournament`]
 //! state machine driven by real rooms.
 //!
-//! - [`store`]: the tables of `migrations/0002_tournaments.sql`.
+//! - [`store`]: specs in and out of the database (parsing, checking
+//!   entrants, loading for replay); the rows are [`crate::db::tournaments`].
 //! - [`runner`]: one task per running tournament: opens a room per table of
 //!   the round in progress, seats the entrants, waits for the committed
 //!   results, records them and moves on.
@@ -18,7 +19,7 @@
 //! when its table is due, if it has sent `await-assignments`.
 //!
 //! Durability: a table's result is inserted in the same transaction as its
-//! game (see [`store::insert_match`]). After a crash the runner replays the
+//! game (see [`crate::db::tournaments`]). After a crash the runner replays the
 //! stored results; a table whose match was interrupted has no result and is
 //! played again from its start in a new room (the interrupted moves are not
 //! kept).
@@ -36,7 +37,7 @@ use capicua_protocol::{Assignment, ErrorCode, Progress, ServerMsg, TournamentId}
 use capicua_tournament::{ConfigError, MatchResult, RecordError, SeatResult};
 use tokio::sync::Notify;
 
-use crate::db::{DbError, GameRecord};
+use crate::db::{DbError, GameRecord, TableLink, tournaments};
 use crate::{AppState, Client};
 
 /// Errors of tournaments on the server.
@@ -120,15 +121,6 @@ impl Member {
             None => Member::Player(name.to_string()),
         }
     }
-}
-
-/// A finished tournament match, stored with its game in one transaction.
-#[derive(Clone, Debug)]
-pub struct TableLink {
-    /// The tournament.
-    pub tournament: TournamentId,
-    /// The result (round, table, seats, winner).
-    pub result: MatchResult,
 }
 
 /// How a tournament table's result is made from its finished match: the
@@ -252,7 +244,7 @@ pub(crate) fn await_assignments(state: &AppState, client: &Client, id: Option<u6
 
 /// `subscribe-tournament`: answers with where it stands, then streams progress.
 pub(crate) async fn subscribe(state: &AppState, client: &Client, tournament: TournamentId, id: Option<u64>) {
-    match store::summary_of(&state.db, tournament).await {
+    match tournaments::summary_of(&state.db, tournament).await {
         Ok(Some(s)) => {
             // Registered before the answer is sent: no event can fall in between
             // unseen (at worst one is seen twice).
@@ -303,7 +295,7 @@ pub fn spawn_scheduler(state: Arc<AppState>) {
             if state.is_shutting_down() {
                 return;
             }
-            match store::runnable(&state.db).await {
+            match tournaments::runnable(&state.db).await {
                 Ok(ids) => {
                     for id in ids {
                         if state.tournaments.lock().running.insert(id) {

@@ -11,8 +11,9 @@ use std::sync::{Arc, Mutex};
 use capicua_tournament::Tournament;
 
 use super::TournamentError;
-use super::store::{self, StoredResult};
+use super::store;
 use crate::db::Db;
+use crate::db::tournaments::{self, StoredResult};
 
 /// A tournament replayed up to its stored result `last_seq`.
 pub struct Replayed {
@@ -61,7 +62,7 @@ impl ReplayCache {
             Some(replayed) => {
                 let last = replayed.results.last().map_or(0, |r| r.seq);
                 let update = async {
-                    for r in store::results_after(db, id, last).await? {
+                    for r in tournaments::results_after(db, id, last).await? {
                         replayed.tournament.record(r.result.clone())?;
                         replayed.results.push(r);
                     }

@@ -19,12 +19,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use capicua_engine::Variant;
-use capicua_protocol::{Progress, RoomSpec, TimeControl, TimeoutPolicy, TournamentId};
+use capicua_protocol::{Progress, RoomSpec, TimeControl, TimeoutPolicy, TournamentId, TournamentStatus};
 use capicua_tournament::{ClockSpec, MatchResult, Round, Table, TimeoutRule, Tournament};
 use tokio::sync::{mpsc, oneshot};
 
 use super::{Assignment, Member, TournamentError, store, table_link};
 use crate::AppState;
+use crate::db::tournaments;
 use crate::room::{HostedSeat, TableOptions};
 
 /// Rooms opened for one table before the tournament is marked failed.
@@ -37,7 +38,7 @@ pub async fn run(state: Arc<AppState>, id: TournamentId) {
         Err(e) if state.is_shutting_down() => tracing::info!(tournament = id, error = %e, "stopped by shutdown"),
         Err(e) => {
             tracing::error!(tournament = id, error = %e, "tournament failed");
-            let _ = store::set_status(&state.db, id, "failed", Some(&e.to_string())).await;
+            let _ = tournaments::set_status(&state.db, id, TournamentStatus::Failed, Some(&e.to_string())).await;
         }
     }
     state.tournaments.unassign_tournament(id);
@@ -51,8 +52,8 @@ async fn drive(state: &Arc<AppState>, id: TournamentId) -> Result<(), Tournament
     let mut last_seq = stored.results.last().map_or(0, |r| r.seq);
     let mut t = Tournament::replay(stored.config, &results)?;
     tracing::info!(tournament = id, results = results.len(), "running tournament");
-    store::set_status(db, id, "running", None).await?;
-    store::save_standings(db, id, &t.standings()).await?;
+    tournaments::set_status(db, id, TournamentStatus::Running, None).await?;
+    tournaments::save_standings(db, id, &t.standings()).await?;
     let (tx, mut rx) = mpsc::unbounded_channel::<(u32, u32, Option<i64>)>();
     let mut shutdown = state.shutdown();
     // Tables of the current round with a room open, and rooms opened per table.
@@ -63,7 +64,7 @@ async fn drive(state: &Arc<AppState>, id: TournamentId) -> Result<(), Tournament
         if current != Some(round.number) {
             current = Some(round.number);
             open.clear();
-            store::save_round(db, id, &round).await?;
+            tournaments::save_round(db, id, &round).await?;
             state.tournaments.publish(
                 id,
                 Progress::RoundStarted {
@@ -101,7 +102,7 @@ async fn drive(state: &Arc<AppState>, id: TournamentId) -> Result<(), Tournament
         match game {
             Some(game) => {
                 // Committed with its result: record everything committed since.
-                for r in store::results_after(db, id, last_seq).await? {
+                for r in tournaments::results_after(db, id, last_seq).await? {
                     let (rn, tn, winner) = (r.result.round, r.result.table, r.result.winner);
                     t.record(r.result)?;
                     last_seq = r.seq;
@@ -111,7 +112,7 @@ async fn drive(state: &Arc<AppState>, id: TournamentId) -> Result<(), Tournament
                         .publish(id, Progress::TableFinished { round: rn, table: tn, game: r.game, winner });
                 }
                 tracing::debug!(tournament = id, round = round_no, table = table_no, game, "table finished");
-                store::save_standings(db, id, &t.standings()).await?;
+                tournaments::save_standings(db, id, &t.standings()).await?;
             }
             None => {
                 if state.is_shutting_down() {
@@ -125,7 +126,7 @@ async fn drive(state: &Arc<AppState>, id: TournamentId) -> Result<(), Tournament
             }
         }
     }
-    store::set_status(db, id, "finished", None).await?;
+    tournaments::set_status(db, id, TournamentStatus::Finished, None).await?;
     let names: Vec<String> = t.winners().iter().map(|w| t.entrants()[w.index()].name.clone()).collect();
     tracing::info!(tournament = id, winners = ?names, "tournament finished");
     state.tournaments.publish(id, Progress::Finished { winners: names });
@@ -163,7 +164,7 @@ async fn open_table(
                 reserved.push(None);
             }
             Member::Player(name) => {
-                let p = store::player_id(&state.db, &name).await?.ok_or_else(|| TournamentError::Entrant {
+                let p = state.db.player_id(&name).await?.ok_or_else(|| TournamentError::Entrant {
                     field: "entrants".into(),
                     message: format!("no registered player {name:?}"),
                 })?;
@@ -205,7 +206,7 @@ async fn open_table(
     let info = crate::room::create_table(state, spec, options, done_tx)
         .await
         .map_err(|e| TournamentError::Room(e.to_string()))?;
-    store::set_table_room(&state.db, id, round.number, table.id, info.id).await?;
+    tournaments::set_table_room(&state.db, id, round.number, table.id, info.id).await?;
     for (seat, p) in reserved.iter().enumerate() {
         if let Some(p) = p {
             state.tournaments.assign(

@@ -1,44 +1,14 @@
-//! Tournament persistence (`migrations/0002_tournaments.sql`).
-//!
-//! A tournament is its spec plus its results in `tournament_matches.seq`
-//! order; [`capicua_tournament::Tournament::replay`] rebuilds the rest. A
-//! result row is inserted by the database writer in the same transaction as
-//! its `games` row ([`insert_match`]), so a finished match is either stored
-//! and recorded or neither: that is what makes a restart safe.
+//! Tournament specs in and out of the database: parsing and checking a spec
+//! before it is stored, and loading a stored tournament for replay. The rows
+//! themselves are [`crate::db::tournaments`].
 
-use capicua_tournament::{Config, EntrantId, EntrantSpec, MatchResult, Round, Standing, TournamentSpec};
-use serde::Serialize;
-use sqlx::{Row, Sqlite, Transaction};
+use capicua_tournament::{Config, EntrantSpec, TournamentSpec};
 
-use super::{Member, TableLink, TournamentError};
-use crate::db::{Db, DbError, now_secs};
+use super::{Member, TournamentError};
+use crate::db::Db;
+use crate::db::tournaments::{self, EntrantKind, NewEntrant, StoredResult, Summary};
 
-/// How a spec is written.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SpecFormat {
-    /// TOML (the default for files).
-    Toml,
-    /// JSON.
-    Json,
-}
-
-impl SpecFormat {
-    /// JSON when the text starts with `{`, TOML otherwise.
-    pub fn detect(text: &str) -> SpecFormat {
-        if text.trim_start().starts_with('{') { SpecFormat::Json } else { SpecFormat::Toml }
-    }
-
-    fn name(self) -> &'static str {
-        match self {
-            SpecFormat::Toml => "toml",
-            SpecFormat::Json => "json",
-        }
-    }
-
-    fn from_name(s: &str) -> SpecFormat {
-        if s == "json" { SpecFormat::Json } else { SpecFormat::Toml }
-    }
-}
+pub use crate::db::tournaments::SpecFormat;
 
 /// Parses and validates a spec; the error names the field.
 pub fn parse_spec(text: &str, format: SpecFormat) -> Result<Config, TournamentError> {
@@ -82,7 +52,7 @@ pub async fn check_entrants(db: &Db, config: &Config) -> Result<(), TournamentEr
                     }
                 }
                 Member::Player(name) => {
-                    if player_id(db, &name).await?.is_none() {
+                    if db.player_id(&name).await?.is_none() {
                         return Err(TournamentError::Entrant {
                             field: format!("entrants[{i}]"),
                             message: format!(
@@ -97,121 +67,28 @@ pub async fn check_entrants(db: &Db, config: &Config) -> Result<(), TournamentEr
     Ok(())
 }
 
-/// The id of a registered (token-holding) player.
-pub async fn player_id(db: &Db, name: &str) -> Result<Option<i64>, DbError> {
-    let row = sqlx::query("SELECT id FROM players WHERE name = ? AND token_hash IS NOT NULL")
-        .bind(name)
-        .fetch_optional(db.pool())
-        .await?;
-    Ok(row.map(|r| r.get(0)))
-}
-
 /// Parses, validates and stores a new tournament (status `pending`); a
 /// serving server picks it up. Returns its id and configuration.
 pub async fn create(db: &Db, text: &str, format: SpecFormat) -> Result<(i64, Config), TournamentError> {
     let config = parse_spec(text, format)?;
     check_entrants(db, &config).await?;
     let spec = config.spec();
-    let mut tx = db.pool().begin().await.map_err(DbError::from)?;
-    let id = sqlx::query(
-        "INSERT INTO tournaments (name, spec_format, spec, status, created_at) VALUES (?, ?, ?, 'pending', ?)",
-    )
-    .bind(&spec.name)
-    .bind(format.name())
-    .bind(text)
-    .bind(now_secs())
-    .execute(&mut *tx)
-    .await
-    .map_err(DbError::from)?
-    .last_insert_rowid();
-    for (i, e) in spec.entrants.iter().enumerate() {
-        let (name, kind) = match e {
-            EntrantSpec::Player(p) if matches!(Member::of(p), Member::Hosted { .. }) => (p.clone(), "hosted-bot"),
-            EntrantSpec::Player(p) => (p.clone(), "player"),
-            EntrantSpec::Team(t) => (t.name.clone(), "team"),
-        };
-        sqlx::query(
-            "INSERT INTO tournament_entrants (tournament_id, entrant, name, members_json, kind) VALUES (?, ?, ?, ?, ?)",
-        )
-        .bind(id)
-        .bind(i as i64)
-        .bind(name)
-        .bind(serde_json::to_string(&members(e)).map_err(DbError::from)?)
-        .bind(kind)
-        .execute(&mut *tx)
-        .await
-        .map_err(DbError::from)?;
-    }
-    tx.commit().await.map_err(DbError::from)?;
+    let entrants: Vec<NewEntrant> = spec
+        .entrants
+        .iter()
+        .map(|e| {
+            let (name, kind) = match e {
+                EntrantSpec::Player(p) if matches!(Member::of(p), Member::Hosted { .. }) => {
+                    (p.clone(), EntrantKind::HostedBot)
+                }
+                EntrantSpec::Player(p) => (p.clone(), EntrantKind::Player),
+                EntrantSpec::Team(t) => (t.name.clone(), EntrantKind::Team),
+            };
+            NewEntrant { name, members: members(e), kind }
+        })
+        .collect();
+    let id = tournaments::create(db, &spec.name, format, text, &entrants).await?;
     Ok((id, config))
-}
-
-/// A tournament in a list.
-#[derive(Clone, Debug, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub struct Summary {
-    /// Its id.
-    pub id: i64,
-    /// Its name.
-    pub name: String,
-    /// `pending`, `running`, `finished` or `failed`.
-    pub status: String,
-    /// Why it failed.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-    /// Unix seconds.
-    pub created_at: i64,
-    /// Unix seconds, once started.
-    pub started_at: Option<i64>,
-    /// Unix seconds, once finished.
-    pub finished_at: Option<i64>,
-    /// Entrants.
-    pub entrants: i64,
-    /// Matches recorded.
-    pub results: i64,
-}
-
-const SUMMARY: &str = "SELECT t.id, t.name, t.status, t.error, t.created_at, t.started_at, t.finished_at,
-    (SELECT COUNT(*) FROM tournament_entrants e WHERE e.tournament_id = t.id),
-    (SELECT COUNT(*) FROM tournament_matches m WHERE m.tournament_id = t.id)
-    FROM tournaments t";
-
-fn summary(r: &sqlx::sqlite::SqliteRow) -> Summary {
-    Summary {
-        id: r.get(0),
-        name: r.get(1),
-        status: r.get(2),
-        error: r.get(3),
-        created_at: r.get(4),
-        started_at: r.get(5),
-        finished_at: r.get(6),
-        entrants: r.get(7),
-        results: r.get(8),
-    }
-}
-
-/// Every tournament, newest first.
-pub async fn list(db: &Db) -> Result<Vec<Summary>, DbError> {
-    let rows = sqlx::query(&format!("{SUMMARY} ORDER BY t.id DESC")).fetch_all(db.pool()).await?;
-    Ok(rows.iter().map(summary).collect())
-}
-
-/// One tournament's summary.
-pub async fn summary_of(db: &Db, id: i64) -> Result<Option<Summary>, DbError> {
-    let row = sqlx::query(&format!("{SUMMARY} WHERE t.id = ?")).bind(id).fetch_optional(db.pool()).await?;
-    Ok(row.as_ref().map(summary))
-}
-
-/// A recorded result.
-#[derive(Clone, Debug, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub struct StoredResult {
-    /// Record order.
-    pub seq: i64,
-    /// The stored game.
-    pub game: i64,
-    /// The result as recorded.
-    pub result: MatchResult,
 }
 
 /// A stored tournament: its summary, configuration and results in order.
@@ -226,225 +103,9 @@ pub struct Stored {
 
 /// Loads a tournament (`None` if there is no such id).
 pub async fn load(db: &Db, id: i64) -> Result<Option<Stored>, TournamentError> {
-    let Some(summary) = summary_of(db, id).await? else { return Ok(None) };
-    let row = sqlx::query("SELECT spec, spec_format FROM tournaments WHERE id = ?")
-        .bind(id)
-        .fetch_one(db.pool())
-        .await
-        .map_err(DbError::from)?;
-    let text: String = row.get(0);
-    let format: String = row.get(1);
-    let config = parse_spec(&text, SpecFormat::from_name(&format))?;
-    let results = results_after(db, id, 0).await?;
+    let Some(summary) = tournaments::summary_of(db, id).await? else { return Ok(None) };
+    let Some((text, format)) = tournaments::spec(db, id).await? else { return Ok(None) };
+    let config = parse_spec(&text, format)?;
+    let results = tournaments::results_after(db, id, 0).await?;
     Ok(Some(Stored { summary, config, results }))
-}
-
-/// Results recorded after `seq`, in order.
-pub async fn results_after(db: &Db, id: i64, seq: i64) -> Result<Vec<StoredResult>, DbError> {
-    let rows = sqlx::query(
-        "SELECT seq, game_id, result_json FROM tournament_matches WHERE tournament_id = ? AND seq > ? ORDER BY seq",
-    )
-    .bind(id)
-    .bind(seq)
-    .fetch_all(db.pool())
-    .await?;
-    rows.into_iter()
-        .map(|r| Ok(StoredResult { seq: r.get(0), game: r.get(1), result: serde_json::from_str(r.get::<&str, _>(2))? }))
-        .collect()
-}
-
-/// Sets the status (`running` also stamps the start, `finished` the end).
-pub async fn set_status(db: &Db, id: i64, status: &str, error: Option<&str>) -> Result<(), DbError> {
-    sqlx::query(
-        "UPDATE tournaments SET status = ?, error = ?,
-         started_at = CASE WHEN ? = 'running' AND started_at IS NULL THEN ? ELSE started_at END,
-         finished_at = CASE WHEN ? IN ('finished', 'failed') THEN ? ELSE finished_at END
-         WHERE id = ?",
-    )
-    .bind(status)
-    .bind(error)
-    .bind(status)
-    .bind(now_secs())
-    .bind(status)
-    .bind(now_secs())
-    .bind(id)
-    .execute(db.pool())
-    .await?;
-    Ok(())
-}
-
-/// Tournaments a server should run: pending or running.
-pub async fn runnable(db: &Db) -> Result<Vec<i64>, DbError> {
-    let rows = sqlx::query("SELECT id FROM tournaments WHERE status IN ('pending', 'running') ORDER BY id")
-        .fetch_all(db.pool())
-        .await?;
-    Ok(rows.into_iter().map(|r| r.get(0)).collect())
-}
-
-/// Stores a round's pairings (once: a resumed round keeps its rows).
-pub async fn save_round(db: &Db, id: i64, round: &Round) -> Result<(), DbError> {
-    let mut tx = db.pool().begin().await?;
-    for t in &round.tables {
-        sqlx::query(
-            "INSERT OR IGNORE INTO tournament_tables (tournament_id, round, table_no, stage, variant, table_json)
-             VALUES (?, ?, ?, ?, ?, ?)",
-        )
-        .bind(id)
-        .bind(round.number as i64)
-        .bind(t.id as i64)
-        .bind(round.stage as i64)
-        .bind(&round.variant)
-        .bind(serde_json::to_string(t)?)
-        .execute(&mut *tx)
-        .await?;
-    }
-    tx.commit().await?;
-    Ok(())
-}
-
-/// Notes the room opened for a table (one more attempt).
-pub async fn set_table_room(db: &Db, id: i64, round: u32, table: u32, room: u64) -> Result<(), DbError> {
-    sqlx::query(
-        "UPDATE tournament_tables SET room_id = ?, attempts = attempts + 1
-         WHERE tournament_id = ? AND round = ? AND table_no = ?",
-    )
-    .bind(room as i64)
-    .bind(id)
-    .bind(round as i64)
-    .bind(table as i64)
-    .execute(db.pool())
-    .await?;
-    Ok(())
-}
-
-/// A stored table: its pairing, room and attempts.
-#[derive(Clone, Debug, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub struct StoredTable {
-    /// The round.
-    pub round: u32,
-    /// The room of the latest attempt.
-    pub room: Option<i64>,
-    /// Rooms opened for it.
-    pub attempts: i64,
-    /// The table (sides and seats).
-    pub table: capicua_tournament::Table,
-}
-
-/// Every stored table, by round and table.
-pub async fn tables(db: &Db, id: i64) -> Result<Vec<StoredTable>, DbError> {
-    tables_of_rounds(db, id, 0, u32::MAX).await
-}
-
-/// The stored tables of rounds `from..=to`.
-pub async fn tables_of_rounds(db: &Db, id: i64, from: u32, to: u32) -> Result<Vec<StoredTable>, DbError> {
-    let rows = sqlx::query(
-        "SELECT round, room_id, attempts, table_json FROM tournament_tables
-         WHERE tournament_id = ? AND round BETWEEN ? AND ? ORDER BY round, table_no",
-    )
-    .bind(id)
-    .bind(i64::from(from))
-    .bind(i64::from(to))
-    .fetch_all(db.pool())
-    .await?;
-    rows.into_iter()
-        .map(|r| {
-            Ok(StoredTable {
-                round: r.get::<i64, _>(0) as u32,
-                room: r.get(1),
-                attempts: r.get(2),
-                table: serde_json::from_str(r.get::<&str, _>(3))?,
-            })
-        })
-        .collect()
-}
-
-/// Rewrites the standings rows behind the `tournament_standings` view.
-pub async fn save_standings(db: &Db, id: i64, standings: &[Standing]) -> Result<(), DbError> {
-    let mut tx = db.pool().begin().await?;
-    sqlx::query("DELETE FROM tournament_standing_rows WHERE tournament_id = ?").bind(id).execute(&mut *tx).await?;
-    for s in standings {
-        sqlx::query(
-            "INSERT INTO tournament_standing_rows (tournament_id, rank, entrant_id, entrant, points, wins, draws,
-             losses, games, byes, timeouts, score, stage, eliminated, disqualified, reprieves, tie_breaks)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        )
-        .bind(id)
-        .bind(s.rank as i64)
-        .bind(s.entrant.0 as i64)
-        .bind(&s.name)
-        .bind(s.points)
-        .bind(s.wins as i64)
-        .bind(s.draws as i64)
-        .bind(s.losses as i64)
-        .bind(s.games as i64)
-        .bind(s.byes as i64)
-        .bind(s.timeouts as i64)
-        .bind(s.score)
-        .bind(s.stage as i64)
-        .bind(s.eliminated)
-        .bind(s.disqualified)
-        .bind(s.reprieves as i64)
-        .bind(serde_json::to_string(&s.tie_breaks)?)
-        .execute(&mut *tx)
-        .await?;
-    }
-    tx.commit().await?;
-    Ok(())
-}
-
-/// The standings of a tournament, read from the `tournament_standings` view
-/// (the rows the runner saved from the library's [`Standing`]s).
-pub async fn standings(db: &Db, id: i64) -> Result<Vec<Standing>, DbError> {
-    let rows = sqlx::query(
-        "SELECT rank, entrant, entrant_id, points, wins, draws, losses, games, byes, timeouts, score, stage,
-         eliminated, disqualified, tie_breaks, reprieves FROM tournament_standings WHERE tournament_id = ? ORDER BY rank",
-    )
-    .bind(id)
-    .fetch_all(db.pool())
-    .await?;
-    rows.into_iter()
-        .map(|r| {
-            Ok(Standing {
-                rank: r.get::<i64, _>(0) as u32,
-                name: r.get(1),
-                entrant: EntrantId(r.get::<i64, _>(2) as u32),
-                points: r.get(3),
-                wins: r.get::<i64, _>(4) as u32,
-                draws: r.get::<i64, _>(5) as u32,
-                losses: r.get::<i64, _>(6) as u32,
-                games: r.get::<i64, _>(7) as u32,
-                byes: r.get::<i64, _>(8) as u32,
-                timeouts: r.get::<i64, _>(9) as u32,
-                score: r.get(10),
-                stage: r.get::<i64, _>(11) as u32,
-                eliminated: r.get(12),
-                disqualified: r.get(13),
-                tie_breaks: serde_json::from_str(r.get::<&str, _>(14))?,
-                reprieves: r.get::<i64, _>(15) as u32,
-            })
-        })
-        .collect()
-}
-
-/// Inserts a finished tournament match inside the writer's transaction that
-/// stores its game (called by the database writer).
-pub(crate) async fn insert_match(
-    tx: &mut Transaction<'_, Sqlite>,
-    game_id: i64,
-    link: &TableLink,
-) -> Result<(), DbError> {
-    sqlx::query(
-        "INSERT INTO tournament_matches (tournament_id, round, table_no, game_id, winner, result_json)
-         VALUES (?, ?, ?, ?, ?, ?)",
-    )
-    .bind(link.tournament)
-    .bind(link.result.round as i64)
-    .bind(link.result.table as i64)
-    .bind(game_id)
-    .bind(link.result.winner.map(i64::from))
-    .bind(serde_json::to_string(&link.result)?)
-    .execute(&mut **tx)
-    .await?;
-    Ok(())
 }

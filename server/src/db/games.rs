@@ -1,0 +1,288 @@
+//! Rooms and finished games: what a room hands over when its match ends,
+//! how a game is stored (its JSON columns, the compact move log) and read
+//! back.
+
+use capicua_engine::{HandResult, Move, Seating, Variant};
+use capicua_protocol::OccupantKind;
+use serde::Serialize;
+use sqlx::Row;
+
+use super::tournaments::TableLink;
+use super::{Db, DbError, now_secs};
+
+/// One seat of a finished game.
+#[derive(Clone, Debug, Serialize, sqlx::FromRow)]
+#[serde(rename_all = "kebab-case")]
+pub struct SeatRecord {
+    /// Seat number.
+    pub seat: u8,
+    /// Side it scored for.
+    pub side: u8,
+    /// The player, `None` for a guest.
+    pub player_id: Option<i64>,
+    /// Name shown.
+    pub name: String,
+    /// Who sat there.
+    pub kind: SeatKind,
+}
+
+/// Who sat in a seat of a finished game (`game_seats.kind`, and `kind` in
+/// `GET /api/games/{id}`): an occupant's kind, or nobody, when a tournament
+/// table's player never came and its side forfeited.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, sqlx::Type)]
+#[serde(rename_all = "kebab-case")]
+#[sqlx(rename_all = "kebab-case")]
+pub enum SeatKind {
+    /// A registered player.
+    Player,
+    /// An unregistered guest.
+    Guest,
+    /// A bot hosted by the server.
+    HostedBot,
+    /// Nobody.
+    Empty,
+}
+
+impl From<OccupantKind> for SeatKind {
+    fn from(k: OccupantKind) -> SeatKind {
+        match k {
+            OccupantKind::Player => SeatKind::Player,
+            OccupantKind::Guest => SeatKind::Guest,
+            OccupantKind::HostedBot => SeatKind::HostedBot,
+        }
+    }
+}
+
+/// A finished match, everything needed to store and replay it.
+#[derive(Clone, Debug)]
+pub struct GameRecord {
+    /// The room it was played in.
+    pub room_id: Option<i64>,
+    /// The variant.
+    pub variant: Variant,
+    /// The seed.
+    pub seed: u64,
+    /// The seating.
+    pub seating: Seating,
+    /// The move log.
+    pub moves: Vec<Move>,
+    /// Scores by side.
+    pub scores: Vec<i32>,
+    /// Finished hands.
+    pub hands: Vec<HandResult>,
+    /// Winning side.
+    pub winner: Option<u8>,
+    /// The seat whose side forfeited.
+    pub forfeit: Option<u8>,
+    /// Who sat where.
+    pub seats: Vec<SeatRecord>,
+    /// Whether ratings are updated.
+    pub rated: bool,
+    /// Timeouts per seat.
+    pub timeouts: Vec<u32>,
+    /// The tournament table this match decides: its result is stored in the
+    /// same transaction as the game.
+    pub tournament: Option<TableLink>,
+}
+
+/// A stored game, as read back.
+#[derive(Clone, Debug)]
+pub struct StoredGame {
+    /// Its id.
+    pub id: i64,
+    /// The room.
+    pub room_id: Option<i64>,
+    /// The variant.
+    pub variant: Variant,
+    /// The seed.
+    pub seed: u64,
+    /// The seating.
+    pub seating: Seating,
+    /// The move log.
+    pub moves: Vec<Move>,
+    /// Scores by side.
+    pub scores: Vec<i32>,
+    /// Winning side.
+    pub winner: Option<u8>,
+    /// Forfeiting seat.
+    pub forfeit: Option<u8>,
+    /// Who sat where.
+    pub seats: Vec<SeatRecord>,
+    /// Rated.
+    pub rated: bool,
+}
+
+/// A `games` row as read back.
+#[derive(sqlx::FromRow)]
+struct GameRow {
+    id: i64,
+    room_id: Option<i64>,
+    variant_json: String,
+    seed: i64,
+    seating_json: String,
+    moves_json: String,
+    scores_json: String,
+    winner: Option<u8>,
+    forfeit: Option<u8>,
+    rated: bool,
+}
+
+/// A game's JSON columns.
+pub(super) struct Encoded {
+    pub(super) seating_json: String,
+    pub(super) moves_json: String,
+    pub(super) scores_json: String,
+    /// (hand number, result JSON) per finished hand.
+    pub(super) hands: Vec<(i64, String)>,
+}
+
+impl Encoded {
+    pub(super) fn of(g: &GameRecord) -> Result<Encoded, DbError> {
+        Ok(Encoded {
+            seating_json: serde_json::to_string(&g.seating)?,
+            moves_json: encode_moves(&g.moves),
+            scores_json: serde_json::to_string(&g.scores)?,
+            hands: g
+                .hands
+                .iter()
+                .map(|h| Ok((h.hand as i64, serde_json::to_string(h)?)))
+                .collect::<Result<_, DbError>>()?,
+        })
+    }
+}
+
+/// The stored form of a move log: a JSON array with `[a, b, end, face]` for
+/// a play of tile `[a, b]`, `"d"` for a draw and `"p"` for a pass, about a
+/// quarter of the engine's move JSON. (Games stored before it hold the
+/// engine's JSON; [`decode_moves`] reads both.)
+pub fn encode_moves(moves: &[Move]) -> String {
+    use std::fmt::Write;
+    let mut s = String::with_capacity(2 + moves.len() * 13);
+    s.push('[');
+    for (i, m) in moves.iter().enumerate() {
+        if i > 0 {
+            s.push(',');
+        }
+        match m {
+            Move::Play { tile, end, face } => {
+                let (a, b) = tile.faces();
+                let _ = write!(s, "[{a},{b},{},{face}]", end.0);
+            }
+            Move::Draw => s.push_str("\"d\""),
+            Move::Pass => s.push_str("\"p\""),
+        }
+    }
+    s.push(']');
+    s
+}
+
+/// Reads a stored move log (either form of [`encode_moves`]).
+pub fn decode_moves(text: &str) -> Result<Vec<Move>, DbError> {
+    #[derive(serde::Deserialize)]
+    #[serde(untagged)]
+    enum Packed {
+        Play([u8; 4]),
+        Word(String),
+        Engine(Move),
+    }
+    let packed: Vec<Packed> = serde_json::from_str(text)?;
+    packed
+        .into_iter()
+        .map(|p| match p {
+            Packed::Play([a, b, end, face]) if a.max(b) <= capicua_engine::MAX_PIP && face <= 1 => {
+                Ok(Move::Play { tile: capicua_engine::Tile::domino(a, b), end: capicua_engine::EndId(end), face })
+            }
+            Packed::Word(w) if w == "d" => Ok(Move::Draw),
+            Packed::Word(w) if w == "p" => Ok(Move::Pass),
+            Packed::Engine(m) => Ok(m),
+            _ => Err(DbError::Json(serde::de::Error::custom(format!("not a stored move in {text:.40}")))),
+        })
+        .collect()
+}
+
+impl Db {
+    /// Records a new room, returning its id.
+    pub async fn create_room(&self, variant: &Variant, seats: u8, rated: bool) -> Result<i64, DbError> {
+        let r =
+            sqlx::query("INSERT INTO rooms (variant, variant_json, seats, rated, created_at) VALUES (?, ?, ?, ?, ?)")
+                .bind(&variant.name)
+                .bind(serde_json::to_string(variant)?)
+                .bind(seats as i64)
+                .bind(rated)
+                .bind(now_secs())
+                .execute(&self.pool)
+                .await?;
+        Ok(r.last_insert_rowid())
+    }
+
+    /// A stored game.
+    pub async fn game(&self, id: i64) -> Result<Option<StoredGame>, DbError> {
+        let Some(r) = sqlx::query_as::<_, GameRow>(
+            "SELECT id, room_id, variant_json, seed, seating_json, moves_json, scores_json, winner, forfeit, rated
+             FROM games WHERE id = ?",
+        )
+        .bind(id)
+        .fetch_optional(&self.pool)
+        .await?
+        else {
+            return Ok(None);
+        };
+        let seats =
+            sqlx::query_as("SELECT seat, side, player_id, name, kind FROM game_seats WHERE game_id = ? ORDER BY seat")
+                .bind(id)
+                .fetch_all(&self.pool)
+                .await?;
+        Ok(Some(StoredGame {
+            id: r.id,
+            room_id: r.room_id,
+            variant: serde_json::from_str(&r.variant_json)?,
+            seed: r.seed as u64,
+            seating: serde_json::from_str(&r.seating_json)?,
+            moves: decode_moves(&r.moves_json)?,
+            scores: serde_json::from_str(&r.scores_json)?,
+            winner: r.winner,
+            forfeit: r.forfeit,
+            seats,
+            rated: r.rated,
+        }))
+    }
+
+    /// Number of stored games.
+    pub async fn game_count(&self) -> Result<i64, DbError> {
+        Ok(sqlx::query("SELECT COUNT(*) AS games FROM games").fetch_one(&self.pool).await?.try_get("games")?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seat_kinds_have_the_names_of_occupant_kinds() {
+        for k in [OccupantKind::Player, OccupantKind::Guest, OccupantKind::HostedBot] {
+            assert_eq!(serde_json::to_value(SeatKind::from(k)).unwrap(), serde_json::to_value(k).unwrap());
+        }
+        assert_eq!(serde_json::to_value(SeatKind::Empty).unwrap(), "empty");
+    }
+
+    #[test]
+    fn move_logs_round_trip_packed_and_old_rows_still_read() {
+        use capicua_engine::{Game, Rules, Seating};
+        let mut game = Game::new(Rules::preset("draw").unwrap().into(), Seating::new(3), 5).unwrap();
+        while game.to_move().is_some() {
+            let legal = game.legal_moves();
+            let m = legal[legal.len() / 2];
+            game.play(m).unwrap();
+        }
+        let log = game.log().to_vec();
+        assert!(log.contains(&Move::Draw) || log.contains(&Move::Pass));
+        let packed = encode_moves(&log);
+        assert_eq!(decode_moves(&packed).unwrap(), log);
+        let engine_json = serde_json::to_string(&log).unwrap();
+        assert!(packed.len() * 3 < engine_json.len(), "{} vs {}", packed.len(), engine_json.len());
+        assert_eq!(decode_moves(&engine_json).unwrap(), log);
+        assert_eq!(decode_moves("[]").unwrap(), vec![]);
+        assert!(decode_moves(r#"["x"]"#).is_err());
+        assert!(decode_moves("[[1,2,3]]").is_err());
+    }
+}

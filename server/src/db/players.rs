@@ -1,0 +1,70 @@
+//! Players: registered names (a token each, stored hashed) and the rows of
+//! hosted strategies (`bot:NAME`, no token), which ratings point at.
+
+use capicua_protocol::OccupantKind;
+use sqlx::Row;
+
+use super::columns::Text;
+use super::{Db, DbError, hash_token, new_token, now_secs};
+
+/// A player as stored.
+#[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow)]
+pub struct Player {
+    /// Row id.
+    pub id: i64,
+    /// Unique name.
+    pub name: String,
+}
+
+impl Db {
+    /// Registers a name, returning the player and a fresh token (stored hashed).
+    pub async fn register(&self, name: &str) -> Result<(Player, String), DbError> {
+        let token = new_token();
+        let res = sqlx::query("INSERT INTO players (name, token_hash, kind, created_at) VALUES (?, ?, ?, ?)")
+            .bind(name)
+            .bind(hash_token(&token))
+            .bind(Text(OccupantKind::Player))
+            .bind(now_secs())
+            .execute(&self.pool)
+            .await;
+        match res {
+            Ok(r) => Ok((Player { id: r.last_insert_rowid(), name: name.to_string() }, token)),
+            Err(sqlx::Error::Database(e)) if e.is_unique_violation() => Err(DbError::NameTaken(name.to_string())),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// The player holding a token.
+    pub async fn player_by_token(&self, token: &str) -> Result<Option<Player>, DbError> {
+        Ok(sqlx::query_as("SELECT id, name FROM players WHERE token_hash = ?")
+            .bind(hash_token(token))
+            .fetch_optional(&self.pool)
+            .await?)
+    }
+
+    /// The id of a registered (token-holding) player.
+    pub async fn player_id(&self, name: &str) -> Result<Option<i64>, DbError> {
+        let row = sqlx::query("SELECT id FROM players WHERE name = ? AND token_hash IS NOT NULL")
+            .bind(name)
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok(row.map(|r| r.try_get("id")).transpose()?)
+    }
+
+    /// The player row of a hosted strategy (`bot:NAME`), created on first use.
+    pub async fn hosted_bot(&self, strategy: &str) -> Result<Player, DbError> {
+        let name = format!("bot:{strategy}");
+        sqlx::query("INSERT OR IGNORE INTO players (name, token_hash, kind, created_at) VALUES (?, NULL, ?, ?)")
+            .bind(&name)
+            .bind(Text(OccupantKind::HostedBot))
+            .bind(now_secs())
+            .execute(&self.pool)
+            .await?;
+        let id: i64 = sqlx::query("SELECT id FROM players WHERE name = ?")
+            .bind(&name)
+            .fetch_one(&self.pool)
+            .await?
+            .try_get("id")?;
+        Ok(Player { id, name })
+    }
+}

@@ -1,0 +1,416 @@
+//! The tables of `migrations/0002_tournaments.sql` and the
+//! `tournament_standings` view.
+//!
+//! A tournament is its spec plus its results in `tournament_matches.seq`
+//! order; [`capicua_tournament::Tournament::replay`] rebuilds the rest. A
+//! result row is inserted by the database writer in the same transaction as
+//! its `games` row ([`insert_match`]), so a finished match is either stored
+//! and recorded or neither: that is what makes a restart safe.
+
+use capicua_protocol::{TournamentId, TournamentStatus};
+use capicua_tournament::{EntrantId, MatchResult, Round, Standing};
+use serde::Serialize;
+use sqlx::{Row, Sqlite, Transaction};
+
+use super::columns::Text;
+use super::{Db, DbError, now_secs};
+
+/// A finished tournament match, stored with its game in one transaction
+/// (the room playing a tournament table puts it in its [`super::GameRecord`]).
+#[derive(Clone, Debug)]
+pub struct TableLink {
+    /// The tournament.
+    pub tournament: TournamentId,
+    /// The result (round, table, seats, winner).
+    pub result: MatchResult,
+}
+
+/// How a spec is written (`tournaments.spec_format`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, sqlx::Type)]
+#[sqlx(rename_all = "lowercase")]
+pub enum SpecFormat {
+    /// TOML (the default for files).
+    Toml,
+    /// JSON.
+    Json,
+}
+
+impl SpecFormat {
+    /// JSON when the text starts with `{`, TOML otherwise.
+    pub fn detect(text: &str) -> SpecFormat {
+        if text.trim_start().starts_with('{') { SpecFormat::Json } else { SpecFormat::Toml }
+    }
+}
+
+/// What an entrant is (`tournament_entrants.kind`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, sqlx::Type)]
+#[sqlx(rename_all = "kebab-case")]
+pub enum EntrantKind {
+    /// One hosted bot (`bot:STRATEGY`).
+    HostedBot,
+    /// One registered player.
+    Player,
+    /// A fixed team of members.
+    Team,
+}
+
+/// An entrant of a new tournament.
+#[derive(Clone, Debug)]
+pub struct NewEntrant {
+    /// The entrant's name (a team's, or its one player's).
+    pub name: String,
+    /// Its members' names.
+    pub members: Vec<String>,
+    /// What it is.
+    pub kind: EntrantKind,
+}
+
+/// Stores a new tournament (status `pending`) and its entrants, in spec
+/// order; returns its id.
+pub async fn create(
+    db: &Db,
+    name: &str,
+    format: SpecFormat,
+    text: &str,
+    entrants: &[NewEntrant],
+) -> Result<i64, DbError> {
+    let mut tx = db.pool.begin().await?;
+    let id =
+        sqlx::query("INSERT INTO tournaments (name, spec_format, spec, status, created_at) VALUES (?, ?, ?, ?, ?)")
+            .bind(name)
+            .bind(format)
+            .bind(text)
+            .bind(Text(TournamentStatus::Pending))
+            .bind(now_secs())
+            .execute(&mut *tx)
+            .await?
+            .last_insert_rowid();
+    for (i, e) in entrants.iter().enumerate() {
+        sqlx::query(
+            "INSERT INTO tournament_entrants (tournament_id, entrant, name, members_json, kind) VALUES (?, ?, ?, ?, ?)",
+        )
+        .bind(id)
+        .bind(i as i64)
+        .bind(&e.name)
+        .bind(serde_json::to_string(&e.members)?)
+        .bind(e.kind)
+        .execute(&mut *tx)
+        .await?;
+    }
+    tx.commit().await?;
+    Ok(id)
+}
+
+/// A tournament's spec as the organiser wrote it, and how.
+pub async fn spec(db: &Db, id: i64) -> Result<Option<(String, SpecFormat)>, DbError> {
+    #[derive(sqlx::FromRow)]
+    struct SpecRow {
+        spec: String,
+        spec_format: SpecFormat,
+    }
+    let row: Option<SpecRow> = sqlx::query_as("SELECT spec, spec_format FROM tournaments WHERE id = ?")
+        .bind(id)
+        .fetch_optional(&db.pool)
+        .await?;
+    Ok(row.map(|r| (r.spec, r.spec_format)))
+}
+
+/// A tournament in a list.
+#[derive(Clone, Debug, Serialize, sqlx::FromRow)]
+#[serde(rename_all = "kebab-case")]
+pub struct Summary {
+    /// Its id.
+    pub id: i64,
+    /// Its name.
+    pub name: String,
+    /// Where it stands.
+    #[sqlx(try_from = "Text<TournamentStatus>")]
+    pub status: TournamentStatus,
+    /// Why it failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Unix seconds.
+    pub created_at: i64,
+    /// Unix seconds, once started.
+    pub started_at: Option<i64>,
+    /// Unix seconds, once finished.
+    pub finished_at: Option<i64>,
+    /// Entrants.
+    pub entrants: i64,
+    /// Matches recorded.
+    pub results: i64,
+}
+
+/// The columns of a [`Summary`], named as its fields.
+const SUMMARY: &str = "SELECT t.id, t.name, t.status, t.error, t.created_at, t.started_at, t.finished_at,
+    (SELECT COUNT(*) FROM tournament_entrants e WHERE e.tournament_id = t.id) AS entrants,
+    (SELECT COUNT(*) FROM tournament_matches m WHERE m.tournament_id = t.id) AS results
+    FROM tournaments t";
+
+/// Every tournament, newest first.
+pub async fn list(db: &Db) -> Result<Vec<Summary>, DbError> {
+    Ok(sqlx::query_as(&format!("{SUMMARY} ORDER BY t.id DESC")).fetch_all(&db.pool).await?)
+}
+
+/// One tournament's summary.
+pub async fn summary_of(db: &Db, id: i64) -> Result<Option<Summary>, DbError> {
+    Ok(sqlx::query_as(&format!("{SUMMARY} WHERE t.id = ?")).bind(id).fetch_optional(&db.pool).await?)
+}
+
+/// A recorded result.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct StoredResult {
+    /// Record order.
+    pub seq: i64,
+    /// The stored game.
+    pub game: i64,
+    /// The result as recorded.
+    pub result: MatchResult,
+}
+
+/// Results recorded after `seq`, in order.
+pub async fn results_after(db: &Db, id: i64, seq: i64) -> Result<Vec<StoredResult>, DbError> {
+    #[derive(sqlx::FromRow)]
+    struct MatchRow {
+        seq: i64,
+        game_id: i64,
+        result_json: String,
+    }
+    let rows: Vec<MatchRow> = sqlx::query_as(
+        "SELECT seq, game_id, result_json FROM tournament_matches WHERE tournament_id = ? AND seq > ? ORDER BY seq",
+    )
+    .bind(id)
+    .bind(seq)
+    .fetch_all(&db.pool)
+    .await?;
+    rows.into_iter()
+        .map(|r| Ok(StoredResult { seq: r.seq, game: r.game_id, result: serde_json::from_str(&r.result_json)? }))
+        .collect()
+}
+
+/// Sets the status (running also stamps the start, finished or failed the end).
+pub async fn set_status(db: &Db, id: i64, status: TournamentStatus, error: Option<&str>) -> Result<(), DbError> {
+    let now = now_secs();
+    sqlx::query(
+        "UPDATE tournaments SET status = ?, error = ?,
+         started_at = CASE WHEN ? AND started_at IS NULL THEN ? ELSE started_at END,
+         finished_at = CASE WHEN ? THEN ? ELSE finished_at END
+         WHERE id = ?",
+    )
+    .bind(Text(status))
+    .bind(error)
+    .bind(status == TournamentStatus::Running)
+    .bind(now)
+    .bind(status.is_over())
+    .bind(now)
+    .bind(id)
+    .execute(&db.pool)
+    .await?;
+    Ok(())
+}
+
+/// Tournaments a server should run: pending or running.
+pub async fn runnable(db: &Db) -> Result<Vec<i64>, DbError> {
+    let rows = sqlx::query("SELECT id FROM tournaments WHERE status IN (?, ?) ORDER BY id")
+        .bind(Text(TournamentStatus::Pending))
+        .bind(Text(TournamentStatus::Running))
+        .fetch_all(&db.pool)
+        .await?;
+    Ok(rows.iter().map(|r| r.try_get("id")).collect::<Result<_, _>>()?)
+}
+
+/// Stores a round's pairings (once: a resumed round keeps its rows).
+pub async fn save_round(db: &Db, id: i64, round: &Round) -> Result<(), DbError> {
+    let mut tx = db.pool.begin().await?;
+    for t in &round.tables {
+        sqlx::query(
+            "INSERT OR IGNORE INTO tournament_tables (tournament_id, round, table_no, stage, variant, table_json)
+             VALUES (?, ?, ?, ?, ?, ?)",
+        )
+        .bind(id)
+        .bind(round.number as i64)
+        .bind(t.id as i64)
+        .bind(round.stage as i64)
+        .bind(&round.variant)
+        .bind(serde_json::to_string(t)?)
+        .execute(&mut *tx)
+        .await?;
+    }
+    tx.commit().await?;
+    Ok(())
+}
+
+/// Notes the room opened for a table (one more attempt).
+pub async fn set_table_room(db: &Db, id: i64, round: u32, table: u32, room: u64) -> Result<(), DbError> {
+    sqlx::query(
+        "UPDATE tournament_tables SET room_id = ?, attempts = attempts + 1
+         WHERE tournament_id = ? AND round = ? AND table_no = ?",
+    )
+    .bind(room as i64)
+    .bind(id)
+    .bind(round as i64)
+    .bind(table as i64)
+    .execute(&db.pool)
+    .await?;
+    Ok(())
+}
+
+/// A stored table: its pairing, room and attempts.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct StoredTable {
+    /// The round.
+    pub round: u32,
+    /// The room of the latest attempt.
+    pub room: Option<i64>,
+    /// Rooms opened for it.
+    pub attempts: i64,
+    /// The table (sides and seats).
+    pub table: capicua_tournament::Table,
+}
+
+/// Every stored table, by round and table.
+pub async fn tables(db: &Db, id: i64) -> Result<Vec<StoredTable>, DbError> {
+    tables_of_rounds(db, id, 0, u32::MAX).await
+}
+
+/// The stored tables of rounds `from..=to`.
+pub async fn tables_of_rounds(db: &Db, id: i64, from: u32, to: u32) -> Result<Vec<StoredTable>, DbError> {
+    #[derive(sqlx::FromRow)]
+    struct TableRow {
+        round: u32,
+        room_id: Option<i64>,
+        attempts: i64,
+        table_json: String,
+    }
+    let rows: Vec<TableRow> = sqlx::query_as(
+        "SELECT round, room_id, attempts, table_json FROM tournament_tables
+         WHERE tournament_id = ? AND round BETWEEN ? AND ? ORDER BY round, table_no",
+    )
+    .bind(id)
+    .bind(i64::from(from))
+    .bind(i64::from(to))
+    .fetch_all(&db.pool)
+    .await?;
+    rows.into_iter()
+        .map(|r| {
+            Ok(StoredTable {
+                round: r.round,
+                room: r.room_id,
+                attempts: r.attempts,
+                table: serde_json::from_str(&r.table_json)?,
+            })
+        })
+        .collect()
+}
+
+/// Rewrites the standings rows behind the `tournament_standings` view.
+pub async fn save_standings(db: &Db, id: i64, standings: &[Standing]) -> Result<(), DbError> {
+    let mut tx = db.pool.begin().await?;
+    sqlx::query("DELETE FROM tournament_standing_rows WHERE tournament_id = ?").bind(id).execute(&mut *tx).await?;
+    for s in standings {
+        sqlx::query(
+            "INSERT INTO tournament_standing_rows (tournament_id, rank, entrant_id, entrant, points, wins, draws,
+             losses, games, byes, timeouts, score, stage, eliminated, disqualified, reprieves, tie_breaks)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        )
+        .bind(id)
+        .bind(s.rank as i64)
+        .bind(s.entrant.0 as i64)
+        .bind(&s.name)
+        .bind(s.points)
+        .bind(s.wins as i64)
+        .bind(s.draws as i64)
+        .bind(s.losses as i64)
+        .bind(s.games as i64)
+        .bind(s.byes as i64)
+        .bind(s.timeouts as i64)
+        .bind(s.score)
+        .bind(s.stage as i64)
+        .bind(s.eliminated)
+        .bind(s.disqualified)
+        .bind(s.reprieves as i64)
+        .bind(serde_json::to_string(&s.tie_breaks)?)
+        .execute(&mut *tx)
+        .await?;
+    }
+    tx.commit().await?;
+    Ok(())
+}
+
+/// The standings of a tournament, read from the `tournament_standings` view
+/// (the rows the runner saved from the library's [`Standing`]s).
+pub async fn standings(db: &Db, id: i64) -> Result<Vec<Standing>, DbError> {
+    /// A row of the view, named as its columns.
+    #[derive(sqlx::FromRow)]
+    struct StandingRow {
+        rank: u32,
+        entrant: String,
+        entrant_id: u32,
+        points: i64,
+        wins: u32,
+        draws: u32,
+        losses: u32,
+        games: u32,
+        byes: u32,
+        timeouts: u32,
+        score: i64,
+        stage: u32,
+        eliminated: bool,
+        disqualified: bool,
+        tie_breaks: String,
+        reprieves: u32,
+    }
+    let rows: Vec<StandingRow> = sqlx::query_as(
+        "SELECT rank, entrant, entrant_id, points, wins, draws, losses, games, byes, timeouts, score, stage,
+         eliminated, disqualified, tie_breaks, reprieves FROM tournament_standings WHERE tournament_id = ? ORDER BY rank",
+    )
+    .bind(id)
+    .fetch_all(&db.pool)
+    .await?;
+    rows.into_iter()
+        .map(|r| {
+            Ok(Standing {
+                rank: r.rank,
+                name: r.entrant,
+                entrant: EntrantId(r.entrant_id),
+                points: r.points,
+                wins: r.wins,
+                draws: r.draws,
+                losses: r.losses,
+                games: r.games,
+                byes: r.byes,
+                timeouts: r.timeouts,
+                score: r.score,
+                stage: r.stage,
+                eliminated: r.eliminated,
+                disqualified: r.disqualified,
+                tie_breaks: serde_json::from_str(&r.tie_breaks)?,
+                reprieves: r.reprieves,
+            })
+        })
+        .collect()
+}
+
+/// Inserts a finished tournament match inside the writer's transaction that
+/// stores its game.
+pub(super) async fn insert_match(
+    tx: &mut Transaction<'_, Sqlite>,
+    game_id: i64,
+    link: &TableLink,
+) -> Result<(), DbError> {
+    sqlx::query(
+        "INSERT INTO tournament_matches (tournament_id, round, table_no, game_id, winner, result_json)
+         VALUES (?, ?, ?, ?, ?, ?)",
+    )
+    .bind(link.tournament)
+    .bind(link.result.round as i64)
+    .bind(link.result.table as i64)
+    .bind(game_id)
+    .bind(link.result.winner.map(i64::from))
+    .bind(serde_json::to_string(&link.result)?)
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
+}

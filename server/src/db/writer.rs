@@ -1,0 +1,448 @@
+//! The single writer of finished games: it batches the games queued
+//! together into one transaction of multi-row inserts, with their ratings
+//! and tournament results, and answers each room once it is committed. A
+//! batch whose transaction fails is stored again game by game, so each room
+//! hears whether its own game was stored.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use capicua_engine::Variant;
+use sqlx::sqlite::SqlitePool;
+use sqlx::{Row, Sqlite, Transaction};
+use tokio::sync::{mpsc, oneshot, watch};
+
+use super::games::{Encoded, GameRecord, SeatKind};
+use super::ratings::{self, Rated, Ratings};
+use super::{Db, DbError, now_secs, tournaments};
+
+/// A finished game queued for the writer.
+pub(super) struct StoreJob {
+    pub(super) record: GameRecord,
+    /// Encoded by the caller (in parallel, off the single writer).
+    pub(super) encoded: Encoded,
+    pub(super) reply: oneshot::Sender<Result<i64, String>>,
+}
+
+impl Db {
+    /// Stores a finished game (and updates ratings) in one committed
+    /// transaction; returns its id once it is durable.
+    pub async fn store_game(&self, record: GameRecord) -> Result<i64, DbError> {
+        let (reply, rx) = oneshot::channel();
+        let encoded = Encoded::of(&record)?;
+        self.writer.send(StoreJob { record, encoded, reply }).await.map_err(|_| DbError::WriterGone)?;
+        match rx.await {
+            Ok(Ok(id)) => Ok(id),
+            Ok(Err(msg)) => Err(DbError::Sql(sqlx::Error::Protocol(msg))),
+            Err(_) => Err(DbError::WriterGone),
+        }
+    }
+}
+
+/// Starts the writer task: the queue to it, and a flag set once it has
+/// stored everything queued and ended (every sender dropped).
+pub(super) async fn spawn(pool: SqlitePool) -> Result<(mpsc::Sender<StoreJob>, watch::Receiver<bool>), DbError> {
+    let (tx, rx) = mpsc::channel(4096);
+    let (done_tx, done) = watch::channel(false);
+    // Loaded now, so the first finished game costs no extra reads.
+    let state = WriterState::load(&pool).await?;
+    tokio::spawn(async move {
+        writer(pool, rx, state).await;
+        let _ = done_tx.send(true);
+    });
+    Ok((tx, done))
+}
+
+/// The single writer: batches queued games into one transaction each round.
+async fn writer(pool: SqlitePool, mut rx: mpsc::Receiver<StoreJob>, state: WriterState) {
+    // This task is the only writer of `games` and `ratings`: it numbers new
+    // games itself and keeps every rating in memory (loaded at open;
+    // reloaded after a failed transaction), so a batch needs no reads at all.
+    let mut state = Some(state);
+    let mut batch = Vec::with_capacity(MAX_BATCH);
+    while rx.recv_many(&mut batch, MAX_BATCH).await > 0 {
+        store_and_answer(&pool, &mut state, &mut batch).await;
+    }
+}
+
+/// Stores a batch and answers each of its jobs, leaving `batch` empty.
+///
+/// If the batch's transaction fails, each game is stored again in its own
+/// transaction: one game the database refuses costs only its own answer,
+/// not those of the games that happened to finish with it.
+async fn store_and_answer(pool: &SqlitePool, state: &mut Option<WriterState>, batch: &mut Vec<StoreJob>) {
+    match store(pool, state, batch).await {
+        Ok(first) => {
+            for (job, id) in batch.drain(..).zip(first..) {
+                let _ = job.reply.send(Ok(id));
+            }
+        }
+        Err(e) if batch.len() == 1 => {
+            tracing::error!(error = %e, "storing a finished game failed");
+            for job in batch.drain(..) {
+                let _ = job.reply.send(Err(e.to_string()));
+            }
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, games = batch.len(), "storing a batch failed; storing its games one by one");
+            for job in batch.drain(..) {
+                let result = store(pool, state, std::slice::from_ref(&job)).await;
+                if let Err(e) = &result {
+                    tracing::error!(error = %e, "storing a finished game failed");
+                }
+                let _ = job.reply.send(result.map_err(|e| e.to_string()));
+            }
+        }
+    }
+}
+
+/// Stores `jobs` in one transaction (loading the writer's state first if a
+/// failed transaction dropped it); returns the id of the first game, the
+/// others following in order.
+async fn store(pool: &SqlitePool, state: &mut Option<WriterState>, jobs: &[StoreJob]) -> Result<i64, DbError> {
+    let result = match state {
+        Some(st) => store_batch(pool, st, jobs).await,
+        None => match WriterState::load(pool).await {
+            Ok(st) => store_batch(pool, state.insert(st), jobs).await,
+            Err(e) => Err(e),
+        },
+    };
+    if result.is_err() {
+        // The transaction rolled back: the memory state may hold ids and
+        // ratings that were never committed.
+        *state = None;
+    }
+    result
+}
+
+/// Most games stored in one transaction.
+const MAX_BATCH: usize = 512;
+/// Rows per multi-row `INSERT` (SQLite allows 32,766 bound values).
+const GAME_ROWS: usize = 64;
+const SEAT_ROWS: usize = 128;
+const HAND_ROWS: usize = 256;
+const RATING_ROWS: usize = 128;
+
+/// What the writer knows of the committed database.
+struct WriterState {
+    /// The id the next stored game gets.
+    next_game: i64,
+    /// Every rating, by (variant, player).
+    ratings: Ratings,
+    /// The last variant encoded, and its JSON (games of a room share it).
+    variant_json: Option<(Variant, Arc<str>)>,
+}
+
+impl WriterState {
+    async fn load(pool: &SqlitePool) -> Result<WriterState, DbError> {
+        let max: Option<i64> =
+            sqlx::query("SELECT MAX(id) AS max_id FROM games").fetch_one(pool).await?.try_get("max_id")?;
+        let ratings = ratings::load(pool).await?;
+        Ok(WriterState { next_game: max.unwrap_or(0) + 1, ratings, variant_json: None })
+    }
+
+    fn variant_json(&mut self, v: &Variant) -> Result<Arc<str>, DbError> {
+        if let Some((cached, json)) = &self.variant_json {
+            if cached == v {
+                return Ok(json.clone());
+            }
+        }
+        let json: Arc<str> = serde_json::to_string(v)?.into();
+        self.variant_json = Some((v.clone(), json.clone()));
+        Ok(json)
+    }
+}
+
+type SqliteQuery<'a> = sqlx::query::Query<'a, Sqlite, sqlx::sqlite::SqliteArguments<'a>>;
+
+/// `INSERT INTO table (cols) VALUES (?, ...), ...` for `rows` rows, with a tail.
+fn multi_insert(head: &str, cols: usize, rows: usize, tail: &str) -> String {
+    let one = format!("({})", vec!["?"; cols].join(", "));
+    format!("{head} VALUES {}{tail}", vec![one; rows].join(", "))
+}
+
+/// Runs a multi-row insert over `items` in chunks of `per` rows; `bind`
+/// binds one item's values. Full chunks reuse one prepared statement.
+async fn insert_rows<T>(
+    tx: &mut Transaction<'_, Sqlite>,
+    head: &str,
+    cols: usize,
+    tail: &str,
+    per: usize,
+    items: &[T],
+    bind: impl for<'a> Fn(SqliteQuery<'a>, &'a T) -> SqliteQuery<'a>,
+) -> Result<(), DbError> {
+    let full = multi_insert(head, cols, per, tail);
+    for chunk in items.chunks(per) {
+        let partial;
+        let sql: &str = if chunk.len() == per {
+            &full
+        } else {
+            partial = multi_insert(head, cols, chunk.len(), tail);
+            &partial
+        };
+        // A partial chunk's statement is used once: not worth caching.
+        let mut q = sqlx::query(sql).persistent(chunk.len() == per);
+        for item in chunk {
+            q = bind(q, item);
+        }
+        // The statement text is owned by this frame; run it before it goes.
+        q.execute(&mut **tx).await?;
+    }
+    Ok(())
+}
+
+struct GameRow<'a> {
+    id: i64,
+    room_id: Option<i64>,
+    variant: &'a str,
+    variant_json: Arc<str>,
+    seed: i64,
+    seating_json: &'a str,
+    moves_json: &'a str,
+    scores_json: &'a str,
+    winner: Option<i64>,
+    forfeit: Option<i64>,
+    hands: i64,
+    rated: bool,
+    finished_at: i64,
+}
+
+struct SeatRow<'a> {
+    game_id: i64,
+    seat: i64,
+    side: i64,
+    player_id: Option<i64>,
+    name: &'a str,
+    kind: SeatKind,
+    score: i64,
+}
+
+struct HandRow<'a> {
+    game_id: i64,
+    hand: i64,
+    result_json: &'a str,
+}
+
+/// Stores `batch` in one transaction and advances `st` once it is
+/// committed; returns the id of the first game.
+async fn store_batch(pool: &SqlitePool, st: &mut WriterState, batch: &[StoreJob]) -> Result<i64, DbError> {
+    // Everything is encoded before the transaction opens.
+    let now = now_secs();
+    let mut games = Vec::with_capacity(batch.len());
+    let mut seats = Vec::with_capacity(batch.len() * 4);
+    let mut hands = Vec::with_capacity(batch.len() * 4);
+    let mut touched: HashMap<(String, i64), Rated> = HashMap::new();
+    for (i, job) in batch.iter().enumerate() {
+        let (g, e) = (&job.record, &job.encoded);
+        let id = st.next_game + i as i64;
+        games.push(GameRow {
+            id,
+            room_id: g.room_id,
+            variant: &g.variant.name,
+            variant_json: st.variant_json(&g.variant)?,
+            seed: g.seed as i64,
+            seating_json: &e.seating_json,
+            moves_json: &e.moves_json,
+            scores_json: &e.scores_json,
+            winner: g.winner.map(i64::from),
+            forfeit: g.forfeit.map(i64::from),
+            hands: g.hands.len() as i64,
+            rated: g.rated,
+            finished_at: now,
+        });
+        for s in &g.seats {
+            seats.push(SeatRow {
+                game_id: id,
+                seat: s.seat as i64,
+                side: s.side as i64,
+                player_id: s.player_id,
+                name: &s.name,
+                kind: s.kind,
+                score: g.scores.get(s.side as usize).copied().unwrap_or(0) as i64,
+            });
+        }
+        for (hand, json) in &e.hands {
+            hands.push(HandRow { game_id: id, hand: *hand, result_json: json });
+        }
+        if g.rated && g.seats.iter().all(|s| s.player_id.is_some()) {
+            ratings::rate(&st.ratings, &mut touched, g);
+        }
+    }
+    let ratings: Vec<((String, i64), Rated)> = touched.iter().map(|(k, r)| (k.clone(), *r)).collect();
+    let mut tx = pool.begin().await?;
+    insert_rows(
+        &mut tx,
+        "INSERT INTO games (id, room_id, variant, variant_json, seed, seating_json, moves_json, scores_json, winner, \
+         forfeit, hands, rated, finished_at)",
+        13,
+        "",
+        GAME_ROWS,
+        &games,
+        |q, g| {
+            q.bind(g.id)
+                .bind(g.room_id)
+                .bind(g.variant)
+                .bind(&*g.variant_json)
+                .bind(g.seed)
+                .bind(g.seating_json)
+                .bind(g.moves_json)
+                .bind(g.scores_json)
+                .bind(g.winner)
+                .bind(g.forfeit)
+                .bind(g.hands)
+                .bind(g.rated)
+                .bind(g.finished_at)
+        },
+    )
+    .await?;
+    insert_rows(
+        &mut tx,
+        "INSERT INTO game_seats (game_id, seat, side, player_id, name, kind, score)",
+        7,
+        "",
+        SEAT_ROWS,
+        &seats,
+        |q, s| q.bind(s.game_id).bind(s.seat).bind(s.side).bind(s.player_id).bind(s.name).bind(s.kind).bind(s.score),
+    )
+    .await?;
+    insert_rows(&mut tx, "INSERT INTO hands (game_id, hand, result_json)", 3, "", HAND_ROWS, &hands, |q, h| {
+        q.bind(h.game_id).bind(h.hand).bind(h.result_json)
+    })
+    .await?;
+    // A tournament match is stored with its game: a result is never
+    // committed without the game that decided it, nor the reverse.
+    for (i, job) in batch.iter().enumerate() {
+        if let Some(link) = &job.record.tournament {
+            tournaments::insert_match(&mut tx, st.next_game + i as i64, link).await?;
+        }
+    }
+    insert_rows(
+        &mut tx,
+        "INSERT INTO ratings (variant, player_id, mu, sigma, ordinal, games, wins)",
+        7,
+        " ON CONFLICT (variant, player_id) DO UPDATE SET mu = excluded.mu, sigma = excluded.sigma, \
+         ordinal = excluded.ordinal, games = excluded.games, wins = excluded.wins",
+        RATING_ROWS,
+        &ratings,
+        |q, ((variant, player), r)| {
+            q.bind(variant)
+                .bind(*player)
+                .bind(r.rating.rating)
+                .bind(r.rating.uncertainty)
+                .bind(r.rating.rating - 3.0 * r.rating.uncertainty)
+                .bind(r.games)
+                .bind(r.wins)
+        },
+    )
+    .await?;
+    tx.commit().await?;
+    let first = st.next_game;
+    st.next_game += batch.len() as i64;
+    st.ratings.extend(touched);
+    Ok(first)
+}
+
+#[cfg(test)]
+mod tests {
+    use capicua_engine::Seating;
+    use capicua_protocol::OccupantKind;
+
+    use super::*;
+    use crate::db::{Db, SeatRecord};
+
+    /// A fresh database file, removed (with its WAL files) on drop.
+    struct TempDb(std::path::PathBuf);
+
+    impl TempDb {
+        fn new(name: &str) -> TempDb {
+            let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().subsec_nanos();
+            TempDb(std::env::temp_dir().join(format!("capicua-{name}-{}-{nanos}.db", std::process::id())))
+        }
+    }
+
+    impl Drop for TempDb {
+        fn drop(&mut self) {
+            for ext in ["", "-wal", "-shm"] {
+                let mut p = self.0.clone().into_os_string();
+                p.push(ext);
+                let _ = std::fs::remove_file(p);
+            }
+        }
+    }
+
+    /// A rated two-seat game between two players, won by seat 0.
+    fn record(room: i64, seed: u64, players: [i64; 2]) -> GameRecord {
+        let seat = |i: u8| SeatRecord {
+            seat: i,
+            side: i,
+            player_id: Some(players[i as usize]),
+            name: format!("bot:p{i}"),
+            kind: OccupantKind::HostedBot.into(),
+        };
+        GameRecord {
+            room_id: Some(room),
+            variant: capicua_engine::preset("block").unwrap(),
+            seed,
+            seating: Seating::new(2),
+            moves: Vec::new(),
+            scores: vec![10, 0],
+            hands: Vec::new(),
+            winner: Some(0),
+            forfeit: None,
+            seats: vec![seat(0), seat(1)],
+            rated: true,
+            timeouts: vec![0; 2],
+            tournament: None,
+        }
+    }
+
+    fn job(record: GameRecord) -> (StoreJob, oneshot::Receiver<Result<i64, String>>) {
+        let (reply, rx) = oneshot::channel();
+        let encoded = Encoded::of(&record).unwrap();
+        (StoreJob { record, encoded, reply }, rx)
+    }
+
+    #[tokio::test]
+    async fn a_game_that_cannot_be_stored_fails_alone_and_the_rest_of_its_batch_is_stored() {
+        let file = TempDb::new("writer-retry");
+        let db = Db::open(file.0.to_str().unwrap()).await.unwrap();
+        let variant = capicua_engine::preset("block").unwrap();
+        let room = db.create_room(&variant, 2, true).await.unwrap();
+        let players = [db.hosted_bot("a").await.unwrap().id, db.hosted_bot("b").await.unwrap().id];
+        // The middle game names a room that does not exist: the foreign key
+        // refuses it, and with it the batch's transaction.
+        let (mut batch, replies): (Vec<_>, Vec<_>) =
+            [record(room, 1, players), record(room + 1, 2, players), record(room, 3, players)]
+                .into_iter()
+                .map(job)
+                .unzip();
+        let mut state = Some(WriterState::load(&db.pool).await.unwrap());
+        store_and_answer(&db.pool, &mut state, &mut batch).await;
+        assert!(batch.is_empty());
+        let mut answers = Vec::new();
+        for rx in replies {
+            answers.push(rx.await.expect("every job is answered"));
+        }
+        let err = answers[1].as_ref().expect_err("the poisoned game fails");
+        assert!(err.contains("FOREIGN KEY"), "{err}");
+        let mut last = 0;
+        for (answer, seed) in [(&answers[0], 1), (&answers[2], 3)] {
+            let id = *answer.as_ref().expect("a sound game of the batch is stored");
+            assert_eq!(db.game(id).await.unwrap().expect("stored").seed, seed);
+            last = id;
+        }
+        assert_eq!(db.game_count().await.unwrap(), 2);
+        // Ratings count the two stored games only, and the writer goes on
+        // numbering after them.
+        let board = db.leaderboard(&variant.name, 10).await.unwrap();
+        assert_eq!(board.iter().map(|s| s.games).collect::<Vec<_>>(), [2, 2]);
+        let (next, rx) = job(record(room, 4, players));
+        let mut batch = vec![next];
+        store_and_answer(&db.pool, &mut state, &mut batch).await;
+        let id = rx.await.unwrap().expect("stored");
+        assert_eq!(id, last + 1);
+        assert_eq!(db.leaderboard(&variant.name, 10).await.unwrap()[0].games, 3);
+        db.close().await;
+    }
+}
