@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::game::{Action, Record};
+use crate::history::{Action, Record};
 use crate::moves::EndId;
 use crate::seating::Seat;
 use crate::tile::Tile;
@@ -379,7 +379,6 @@ impl Board {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::{Action, Record};
     use crate::variant::{LonganaSpec, SpinnerSpec};
 
     fn d(a: u8, b: u8) -> Tile {

@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::board::Board;
 use crate::error::{IllegalMove, SeatingError, SetupError};
+use crate::history::{Action, Record};
 use crate::moves::{EndId, Move, MoveList};
 use crate::rng::{GameRng, Purpose};
 use crate::rules::Rules;
@@ -177,39 +178,6 @@ pub struct Outcome {
     /// shares a score ranks after those with a lower side number).
     #[serde(default)]
     pub ranking: ArrayVec<Side, MAX_SEATS>,
-}
-
-/// One entry of a hand's public history.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub struct Record {
-    /// Who acted.
-    pub seat: Seat,
-    /// What they did.
-    pub action: Action,
-}
-
-/// A public action: a draw never names its tile.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case", tag = "kind")]
-pub enum Action {
-    /// Played `tile` on `end` by `face`.
-    Play {
-        /// The tile.
-        tile: Tile,
-        /// The end ([`EndId::LEAD`] for the lead).
-        end: EndId,
-        /// The face that joined.
-        face: u8,
-    },
-    /// Drew a tile from the stock.
-    Draw,
-    /// Passed while the open ends showed these pips (bit `p` for pip `p`):
-    /// the seat holds no tile that joins them.
-    Pass {
-        /// Bitmask of open pips at the time.
-        open_pips: u32,
-    },
 }
 
 /// What the leader must lead.

@@ -47,6 +47,7 @@ mod catalog;
 mod error;
 mod file;
 mod game;
+mod history;
 mod moves;
 pub mod poly;
 mod presets;
@@ -62,9 +63,9 @@ pub use catalog::{Param, ParamKind, RuleOption, catalog};
 pub use error::{IllegalMove, SeatingError, SetupError, VariantError};
 pub use file::{FileFormat, VariantFileError};
 pub use game::{
-    Action, Event, Events, Game, HandEnd, HandResult, LeadRequirement, MAX_HANDS_PER_MATCH, Outcome, Record,
-    ReplayError, Ruling, Setup,
+    Event, Events, Game, HandEnd, HandResult, LeadRequirement, MAX_HANDS_PER_MATCH, Outcome, ReplayError, Ruling, Setup,
 };
+pub use history::{Action, Record};
 pub use moves::{EndId, MAX_MOVES, Move, MoveList};
 pub use presets::{PRESETS, preset};
 pub use rng::SeededRng;

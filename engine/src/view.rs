@@ -9,7 +9,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::board::OpenEnd;
-use crate::game::{Game, HandResult, LeadRequirement, Outcome, Record};
+use crate::game::{Game, HandResult, LeadRequirement, Outcome};
+use crate::history::{Action, Record};
 use crate::moves::{Move, MoveList};
 use crate::rules::Rules;
 use crate::seating::{Seat, Side};
@@ -214,7 +215,7 @@ impl<'a> View<'a> {
         self.history()
             .iter()
             .filter_map(|r| match r.action {
-                crate::game::Action::Play { tile, .. } => Some(tile),
+                Action::Play { tile, .. } => Some(tile),
                 _ => None,
             })
             .collect()

@@ -385,7 +385,7 @@ mod tests {
         check(&|v| v.faces = 5, "faces");
         check(&|v| v.max_pip = 10, "max-pip");
         check(&|v| (v.faces, v.max_pip, v.set) = (6, 5, SetRule::All), "max-pip");
-        check(&|v| v.board = BoardKind::Lattice(super::super::Lattice::Square), "board");
+        check(&|v| v.board = BoardKind::Lattice(super::super::board::Lattice::Square), "board");
         check(&|v| v.seats = SeatRange { min: 1, max: 4 }, "seats");
         check(&|v| v.seats = SeatRange { min: 2, max: 7 }, "seats");
         check(&|v| v.seats = SeatRange { min: 2, max: 5 }, "hand-size");
