@@ -62,9 +62,10 @@ pub use board::{Board, MAX_ENDS, OpenEnd};
 pub use catalog::{Param, ParamKind, RuleOption, catalog};
 pub use error::{IllegalMove, SeatingError, SetupError, VariantError};
 pub use file::{FileFormat, VariantFileError};
-pub use game::{
-    Event, Events, Game, HandEnd, HandResult, LeadRequirement, MAX_HANDS_PER_MATCH, Outcome, ReplayError, Ruling, Setup,
-};
+pub use game::deal::Setup;
+pub use game::events::{Event, Events, HandEnd, HandResult, Outcome};
+pub use game::referee::Ruling;
+pub use game::{Game, LeadRequirement, MAX_HANDS_PER_MATCH, ReplayError};
 pub use history::{Action, Record};
 pub use moves::{EndId, MAX_MOVES, Move, MoveList};
 pub use presets::{PRESETS, preset};

@@ -9,7 +9,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::board::OpenEnd;
-use crate::game::{Game, HandResult, LeadRequirement, Outcome};
+use crate::game::events::{HandResult, Outcome};
+use crate::game::{Game, LeadRequirement};
 use crate::history::{Action, Record};
 use crate::moves::{Move, MoveList};
 use crate::rules::Rules;
