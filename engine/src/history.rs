@@ -23,7 +23,7 @@ pub struct Record {
 
 /// A public action: a draw never names its tile.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case", tag = "kind")]
+#[serde(rename_all = "kebab-case", rename_all_fields = "kebab-case", tag = "kind")]
 pub enum Action {
     /// Played `tile` on `end` by `face`.
     Play {

@@ -34,7 +34,7 @@ impl EndId {
 /// assert_eq!(std::mem::size_of::<Move>(), 4);
 /// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case", tag = "kind")]
+#[serde(rename_all = "kebab-case", rename_all_fields = "kebab-case", tag = "kind")]
 pub enum Move {
     /// Join `tile` to open end `end` by its face number `face` (0: the low
     /// face joins and the high face becomes the new end; 1: the reverse). For a

@@ -49,6 +49,7 @@ impl Side {
 /// # let _ = (four, six_in_threes);
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub struct Seating {
     /// Seats at the table.
     pub seats: u8,

@@ -102,7 +102,7 @@ pub struct TileSpec {
 /// assert_eq!(TileValue::RandomFaces { lo: -3, hi: 3 }.of(t), 7);
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[serde(rename_all = "kebab-case", rename_all_fields = "kebab-case")]
 pub enum TileValue {
     /// The sum of the faces (the usual count).
     #[default]
@@ -707,7 +707,7 @@ pub enum PlayScoring {
 
 /// When the match ends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[serde(rename_all = "kebab-case", rename_all_fields = "kebab-case")]
 pub enum MatchTarget {
     /// The first side to reach `points` wins.
     Points {
@@ -736,7 +736,7 @@ pub struct Visibility {
 
 /// Whose hands a seat sees besides its own.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[serde(rename_all = "kebab-case", rename_all_fields = "kebab-case")]
 pub enum HandVisibility {
     /// Only its own.
     #[default]
@@ -884,7 +884,7 @@ impl Eq for Fraction {}
 /// use = { direction = "clockwise" }
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct WhenRule {
     /// The condition.
     #[serde(rename = "if")]

@@ -31,6 +31,7 @@ const MAX_REDEALS: u32 = 1000;
 /// An explicit position at the start of a hand: for tests, puzzles and
 /// search bots that sample the hidden tiles. Checked by [`Game::from_setup`].
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub struct Setup {
     /// The match seed (later hands are dealt from it).
     pub seed: u64,

@@ -13,7 +13,7 @@ pub type Events = ArrayVec<Event, 8>;
 
 /// Something that happened at the table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case", tag = "event")]
+#[serde(rename_all = "kebab-case", rename_all_fields = "kebab-case", tag = "event")]
 pub enum Event {
     /// A seat played a tile.
     Played {
@@ -74,7 +74,7 @@ pub enum Event {
 
 /// How a hand ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case", tag = "kind")]
+#[serde(rename_all = "kebab-case", rename_all_fields = "kebab-case", tag = "kind")]
 pub enum HandEnd {
     /// A seat played its last tile.
     Out {

@@ -119,7 +119,7 @@ pub enum BoardKind {
 
 /// Where a tile is played (part of a [`PolyMove`](super::PolyMove)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case", tag = "kind")]
+#[serde(rename_all = "kebab-case", rename_all_fields = "kebab-case", tag = "kind")]
 pub enum PolySpot {
     /// The first tile on an empty graph board.
     Root,

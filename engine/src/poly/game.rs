@@ -27,7 +27,7 @@ fn deal_stream(hand: u32) -> u64 {
 /// assert!(std::mem::size_of::<PolyMove>() <= 12);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case", tag = "kind")]
+#[serde(rename_all = "kebab-case", rename_all_fields = "kebab-case", tag = "kind")]
 pub enum PolyMove {
     /// Put `tile` at `at`: on a graph board joined by its face `rotation`,
     /// on a lattice turned clockwise by `rotation` (see
@@ -122,7 +122,7 @@ pub enum PolyIllegal {
 
 /// Something that happened at the table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case", tag = "event")]
+#[serde(rename_all = "kebab-case", rename_all_fields = "kebab-case", tag = "event")]
 pub enum PolyEvent {
     /// A seat played a tile.
     Played {

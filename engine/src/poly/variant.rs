@@ -130,7 +130,7 @@ fn is_default<T: Default + PartialEq>(t: &T) -> bool {
 
 /// When the match ends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[serde(rename_all = "kebab-case", rename_all_fields = "kebab-case")]
 pub enum PolyMatchTarget {
     /// After the hand in which a seat's total reaches `points`.
     Points {
