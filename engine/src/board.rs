@@ -19,6 +19,7 @@ const NO_SPINNER: u8 = u8::MAX;
 
 /// One open end of the layout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub struct OpenEnd {
     /// The pip value a tile must join.

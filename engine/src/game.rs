@@ -49,6 +49,7 @@ pub const MAX_HANDS_PER_MATCH: u32 = 500;
 
 /// What the leader must lead.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum LeadRequirement {
     /// Any tile.

@@ -13,6 +13,7 @@ use crate::tile::Tile;
 
 /// One entry of a hand's public history.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub struct Record {
     /// Who acted.
@@ -23,6 +24,7 @@ pub struct Record {
 
 /// A public action: a draw never names its tile.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case", rename_all_fields = "kebab-case", tag = "kind")]
 pub enum Action {
     /// Played `tile` on `end` by `face`.

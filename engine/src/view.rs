@@ -269,6 +269,7 @@ impl<'a> View<'a> {
 /// Everything one viewer may know, owned and serializable: what the server
 /// sends to a seat.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub struct ViewSnapshot {
     /// The variant's name.

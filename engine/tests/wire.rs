@@ -258,3 +258,185 @@ fn a_pass_record_names_its_open_pips_in_kebab_case() {
     assert_eq!(text, r#"{"seat":2,"action":{"kind":"pass","open-pips":5}}"#);
     assert_eq!(serde_json::from_str::<Record>(&text).unwrap(), r);
 }
+
+/// Every sample matches the JSON Schema of its type, as schemars derives it
+/// for serialization.
+#[cfg(feature = "schema")]
+mod schema {
+    use std::collections::BTreeMap;
+
+    use capicua_engine::poly::{PolyEvent, PolyMove, PolyOutcome, PolyVariant, PolyViewSnapshot};
+    use capicua_engine::{Event, Move, Variant, ViewSnapshot};
+    use schemars::JsonSchema;
+    use schemars::generate::SchemaSettings;
+    use serde_json::{Value, json};
+
+    use super::{Kind, samples};
+
+    fn schema_of<T: JsonSchema>() -> Value {
+        let generator = SchemaSettings::default().for_serialize().into_generator();
+        generator.into_root_schema_for::<T>().to_value()
+    }
+
+    fn schemas() -> BTreeMap<Kind, Value> {
+        BTreeMap::from([
+            (Kind::Variant, schema_of::<Variant>()),
+            (Kind::ViewSnapshot, schema_of::<ViewSnapshot>()),
+            (Kind::Move, schema_of::<Move>()),
+            (Kind::Event, schema_of::<Event>()),
+            (Kind::PolyVariant, schema_of::<PolyVariant>()),
+            (Kind::PolyViewSnapshot, schema_of::<PolyViewSnapshot>()),
+            (Kind::PolyMove, schema_of::<PolyMove>()),
+            (Kind::PolyEvent, schema_of::<PolyEvent>()),
+            (Kind::PolyOutcome, schema_of::<PolyOutcome>()),
+        ])
+    }
+
+    /// Keywords that only annotate.
+    const ANNOTATIONS: [&str; 6] = ["$schema", "$defs", "title", "description", "default", "format"];
+
+    /// Why `v` does not match `schema` (a subset of JSON Schema 2020-12: the
+    /// keywords schemars writes for these types; any other keyword fails, so
+    /// a schema this check does not understand cannot pass unchecked).
+    fn mismatch(v: &Value, schema: &Value, root: &Value, path: &str) -> Option<String> {
+        let map = match schema {
+            Value::Bool(true) => return None,
+            Value::Bool(false) => return Some(format!("{path}: nothing is allowed here")),
+            Value::Object(map) => map,
+            _ => return Some(format!("{path}: bad schema {schema}")),
+        };
+        for (k, s) in map {
+            let bad = match k.as_str() {
+                k if ANNOTATIONS.contains(&k) => None,
+                "$ref" => {
+                    let name = s.as_str().and_then(|r| r.strip_prefix("#/$defs/"));
+                    match name.and_then(|n| root["$defs"].get(n)) {
+                        Some(target) => mismatch(v, target, root, path),
+                        None => Some(format!("{path}: unresolved {s}")),
+                    }
+                }
+                "type" => {
+                    let types: Vec<&str> = match s {
+                        Value::Array(a) => a.iter().filter_map(Value::as_str).collect(),
+                        _ => s.as_str().into_iter().collect(),
+                    };
+                    let fits = |t: &str| match t {
+                        "null" => v.is_null(),
+                        "boolean" => v.is_boolean(),
+                        "integer" => v.is_i64() || v.is_u64(),
+                        "number" => v.is_number(),
+                        "string" => v.is_string(),
+                        "array" => v.is_array(),
+                        "object" => v.is_object(),
+                        _ => false,
+                    };
+                    (!types.iter().any(|t| fits(t))).then(|| format!("{path}: {v} is not {s}"))
+                }
+                "const" => (v != s).then(|| format!("{path}: {v} is not {s}")),
+                "enum" => (!s.as_array().is_some_and(|a| a.contains(v))).then(|| format!("{path}: {v} not in {s}")),
+                "minimum" => v.as_f64().filter(|&x| x < s.as_f64().unwrap()).map(|x| format!("{path}: {x} < {s}")),
+                "maximum" => v.as_f64().filter(|&x| x > s.as_f64().unwrap()).map(|x| format!("{path}: {x} > {s}")),
+                "minItems" => v
+                    .as_array()
+                    .filter(|a| (a.len() as u64) < s.as_u64().unwrap())
+                    .map(|_| format!("{path}: too short")),
+                "maxItems" => {
+                    v.as_array().filter(|a| (a.len() as u64) > s.as_u64().unwrap()).map(|_| format!("{path}: too long"))
+                }
+                "uniqueItems" => v.as_array().and_then(|a| {
+                    let dup = (1..a.len()).any(|i| a[..i].contains(&a[i]));
+                    (s == true && dup).then(|| format!("{path}: repeated items"))
+                }),
+                "items" | "prefixItems" => v.as_array().and_then(|a| {
+                    let prefix = map.get("prefixItems").and_then(Value::as_array).map_or(0, Vec::len);
+                    a.iter().enumerate().find_map(|(i, item)| {
+                        let sub = if k == "prefixItems" {
+                            s.get(i)?
+                        } else if i >= prefix {
+                            s
+                        } else {
+                            return None;
+                        };
+                        mismatch(item, sub, root, &format!("{path}[{i}]"))
+                    })
+                }),
+                "required" => v.as_object().and_then(|o| {
+                    let missing = s.as_array().unwrap().iter().find(|r| !o.contains_key(r.as_str().unwrap()))?;
+                    Some(format!("{path}: {missing} missing"))
+                }),
+                "properties" => v.as_object().and_then(|o| {
+                    o.iter().find_map(|(key, item)| mismatch(item, s.get(key)?, root, &format!("{path}.{key}")))
+                }),
+                // The structural check: every key of an object is a declared
+                // property, unless extra keys have a schema of their own.
+                "additionalProperties" | "unevaluatedProperties" => None,
+                "allOf" => s.as_array().unwrap().iter().find_map(|sub| mismatch(v, sub, root, path)),
+                "anyOf" => {
+                    let subs = s.as_array().unwrap();
+                    subs.iter()
+                        .all(|sub| mismatch(v, sub, root, path).is_some())
+                        .then(|| format!("{path}: {v} fits no anyOf"))
+                }
+                "oneOf" => {
+                    let fits =
+                        s.as_array().unwrap().iter().filter(|sub| mismatch(v, sub, root, path).is_none()).count();
+                    (fits != 1).then(|| format!("{path}: {v} fits {fits} of oneOf"))
+                }
+                other => Some(format!("{path}: unsupported keyword {other}")),
+            };
+            if bad.is_some() {
+                return bad;
+            }
+        }
+        if let Some(o) = v.as_object() {
+            if map.contains_key("properties") || map.contains_key("additionalProperties") {
+                let declared = map.get("properties").and_then(Value::as_object);
+                let extra = map.get("additionalProperties").or(map.get("unevaluatedProperties"));
+                for (key, item) in o {
+                    if declared.is_some_and(|d| d.contains_key(key)) {
+                        continue;
+                    }
+                    match extra {
+                        Some(Value::Object(_)) => {
+                            if let Some(bad) = mismatch(item, extra.unwrap(), root, &format!("{path}.{key}")) {
+                                return Some(bad);
+                            }
+                        }
+                        _ => return Some(format!("{path}: key {key} is not in the schema")),
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    #[test]
+    fn every_sample_matches_its_schema() {
+        let schemas = schemas();
+        let mut checked = BTreeMap::<Kind, usize>::new();
+        for sample in &samples().0 {
+            let schema = &schemas[&sample.kind];
+            if let Some(why) = mismatch(&sample.json, schema, schema, "") {
+                panic!("{:?} from {}: {why}\n{}", sample.kind, sample.origin, sample.json);
+            }
+            *checked.entry(sample.kind).or_default() += 1;
+        }
+        assert_eq!(checked.len(), schemas.len(), "{checked:?}");
+    }
+
+    #[test]
+    fn the_check_catches_a_renamed_or_extra_key() {
+        let schema = schema_of::<ViewSnapshot>();
+        let view = samples().0.iter().find(|s| s.kind == Kind::ViewSnapshot).unwrap().json.clone();
+        assert_eq!(mismatch(&view, &schema, &schema, ""), None);
+        let mut extra = view.clone();
+        extra["hand_number"] = json!(0);
+        assert!(mismatch(&extra, &schema, &schema, "").unwrap().contains("hand_number"));
+        let mut pass = view.clone();
+        pass["history"] = json!([{ "seat": 0, "action": { "kind": "pass", "open_pips": 3 } }]);
+        assert!(mismatch(&pass, &schema, &schema, "").is_some(), "a snake_case pass");
+        let mut tile = view;
+        tile["ends"] = json!([{ "pip": 3, "tile": [3], "double": false, "scored": true, "opened": false }]);
+        assert!(mismatch(&tile, &schema, &schema, "").is_some(), "a tile of one face");
+    }
+}

@@ -13,6 +13,7 @@ pub type Events = ArrayVec<Event, 8>;
 
 /// Something that happened at the table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case", rename_all_fields = "kebab-case", tag = "event")]
 pub enum Event {
     /// A seat played a tile.
@@ -74,6 +75,7 @@ pub enum Event {
 
 /// How a hand ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case", rename_all_fields = "kebab-case", tag = "kind")]
 pub enum HandEnd {
     /// A seat played its last tile.
@@ -105,6 +107,7 @@ pub enum HandEnd {
 
 /// The record of a finished hand.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub struct HandResult {
     /// Hand number, from 0.
@@ -130,6 +133,7 @@ pub struct HandResult {
 
 /// How the match ended.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub struct Outcome {
     /// The winning side (`None`: drawn).
