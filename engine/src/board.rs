@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::game::{Action, Record};
+use crate::history::{Action, Record};
 use crate::moves::EndId;
 use crate::seating::Seat;
 use crate::tile::Tile;
@@ -19,6 +19,7 @@ const NO_SPINNER: u8 = u8::MAX;
 
 /// One open end of the layout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub struct OpenEnd {
     /// The pip value a tile must join.
@@ -379,7 +380,6 @@ impl Board {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::{Action, Record};
     use crate::variant::{LonganaSpec, SpinnerSpec};
 
     fn d(a: u8, b: u8) -> Tile {

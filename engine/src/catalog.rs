@@ -51,7 +51,7 @@ pub struct Param {
 
 /// The type of a parameter.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case", tag = "type")]
+#[serde(rename_all = "kebab-case", rename_all_fields = "kebab-case", tag = "type")]
 pub enum ParamKind {
     /// A whole number in a range.
     Integer {

@@ -47,6 +47,7 @@ mod catalog;
 mod error;
 mod file;
 mod game;
+mod history;
 mod moves;
 pub mod poly;
 mod presets;
@@ -61,15 +62,24 @@ pub use board::{Board, MAX_ENDS, OpenEnd};
 pub use catalog::{Param, ParamKind, RuleOption, catalog};
 pub use error::{IllegalMove, SeatingError, SetupError, VariantError};
 pub use file::{FileFormat, VariantFileError};
-pub use game::{
-    Action, Event, Events, Game, HandEnd, HandResult, LeadRequirement, MAX_HANDS_PER_MATCH, Outcome, Record,
-    ReplayError, Ruling, Setup,
-};
+pub use game::deal::Setup;
+pub use game::events::{Event, Events, HandEnd, HandResult, Outcome};
+pub use game::referee::Ruling;
+pub use game::{Game, LeadRequirement, MAX_HANDS_PER_MATCH, ReplayError};
+pub use history::{Action, Record};
 pub use moves::{EndId, MAX_MOVES, Move, MoveList};
 pub use presets::{PRESETS, preset};
 pub use rng::SeededRng;
 pub use rules::{MAX_WHEN, Rules};
 pub use seating::{MAX_SEATS, Seat, Seating, Side, Table};
 pub use tile::{MAX_PIP, MAX_TILES, PIP_VALUES, Tile, TileCatalog, TileSet, TileSetIter};
-pub use variant::*;
+// Every rule choice of a variant, by name: the types of `Variant`'s fields
+// and of their options.
+pub use variant::{
+    ArmAccess, BlockedCompare, BlockedSpec, BlockedTie, BoardLayout, Capicua, ChickenFootSpec, Condition, DealMethod,
+    DealSpec, Direction, EndRule, FirstLeader, Fraction, HandPoints, HandSize, HandVisibility, LaterLeader, LeadSpec,
+    LeadTile, LenientSpec, LonganaSpec, MatchRule, MatchTarget, PlayScoring, PlayersSpec, RankBy, RankingSpec, Referee,
+    Rest, RuleOverride, ScoringSpec, SpinnerDoubles, SpinnerOpening, SpinnerSpec, StuckSpec, Teams, TileSpec,
+    TileValue, TrainsSpec, TurnOrder, TurnSpec, Variant, Visibility, WhenRule, WhenUnable, WildTiles,
+};
 pub use view::{View, ViewSnapshot};

@@ -17,6 +17,7 @@ pub const MAX_MOVES: usize = 1024;
 /// [`Board::ends`](crate::Board::ends). Ends are only ever added, so an id
 /// keeps naming the same place for the whole hand.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(transparent)]
 pub struct EndId(pub u8);
 
@@ -34,7 +35,8 @@ impl EndId {
 /// assert_eq!(std::mem::size_of::<Move>(), 4);
 /// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case", tag = "kind")]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "kebab-case", rename_all_fields = "kebab-case", tag = "kind")]
 pub enum Move {
     /// Join `tile` to open end `end` by its face number `face` (0: the low
     /// face joins and the high face becomes the new end; 1: the reverse). For a

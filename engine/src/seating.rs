@@ -10,6 +10,7 @@ pub const MAX_SEATS: usize = 10;
 
 /// A seat at the table, numbered clockwise from 0.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(transparent)]
 pub struct Seat(pub u8);
 
@@ -29,6 +30,7 @@ impl std::fmt::Display for Seat {
 /// Who scores together: a team, or a single seat when there are no teams.
 /// Sides are numbered from 0; with no teams, side `i` is seat `i`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(transparent)]
 pub struct Side(pub u8);
 
@@ -49,6 +51,7 @@ impl Side {
 /// # let _ = (four, six_in_threes);
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub struct Seating {
     /// Seats at the table.
     pub seats: u8,

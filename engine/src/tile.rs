@@ -112,6 +112,24 @@ impl<'de> Deserialize<'de> for Tile {
     }
 }
 
+/// The schema of what [`Tile`]'s `Serialize` writes: its two faces.
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for Tile {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Tile".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "A tile as its two faces, low face first: `[4, 6]`.",
+            "type": "array",
+            "items": { "type": "integer", "minimum": 0, "maximum": MAX_PIP },
+            "minItems": 2,
+            "maxItems": 2
+        })
+    }
+}
+
 /// A set of tiles: a 256-bit bitset indexed by [`Tile`] id.
 ///
 /// ```
@@ -253,6 +271,25 @@ impl Serialize for TileSet {
 impl<'de> Deserialize<'de> for TileSet {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         Ok(Vec::<Tile>::deserialize(d)?.into_iter().collect())
+    }
+}
+
+/// The schema of what [`TileSet`]'s `Serialize` writes: its tiles, lowest id
+/// first.
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for TileSet {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "TileSet".into()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "A set of tiles, as the list of its tiles.",
+            "type": "array",
+            "items": generator.subschema_for::<Tile>(),
+            "uniqueItems": true,
+            "maxItems": MAX_TILES
+        })
     }
 }
 

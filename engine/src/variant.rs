@@ -26,6 +26,7 @@ use crate::tile::Tile;
 /// assert!(back.validate().is_ok());
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct Variant {
     /// Stable name of the variant (a preset name, or the user's own).
@@ -80,6 +81,7 @@ pub struct Variant {
 
 /// The tile set.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct TileSpec {
     /// The set is double-`max_pip` (0..=18): 6 gives 28 tiles, 9 gives 55, 12 gives 91.
@@ -102,7 +104,8 @@ pub struct TileSpec {
 /// assert_eq!(TileValue::RandomFaces { lo: -3, hi: 3 }.of(t), 7);
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "kebab-case", rename_all_fields = "kebab-case")]
 pub enum TileValue {
     /// The sum of the faces (the usual count).
     #[default]
@@ -156,6 +159,7 @@ impl TileValue {
 
 /// How many seats play and how they form teams.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct PlayersSpec {
     /// Fewest seats (at least 2).
@@ -169,6 +173,7 @@ pub struct PlayersSpec {
 
 /// How seats form teams (partnerships).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum Teams {
     /// Every seat plays for itself.
@@ -188,6 +193,7 @@ pub enum Teams {
 
 /// How tiles are dealt.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct DealSpec {
     /// Tiles per seat.
@@ -201,6 +207,7 @@ pub struct DealSpec {
 
 /// How hands are made from the shuffled tiles.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum DealMethod {
     /// Each seat takes the next tiles of the shuffled set.
@@ -215,6 +222,7 @@ pub enum DealMethod {
 
 /// Tiles per seat: a number, or a table by seat count.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum HandSize {
     /// The same for every seat count.
@@ -235,6 +243,7 @@ impl HandSize {
 
 /// What happens to the tiles that are not dealt.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum Rest {
     /// They form the stock (boneyard) that seats may draw from.
@@ -245,6 +254,7 @@ pub enum Rest {
 
 /// Who leads each hand and what they must lead.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct LeadSpec {
     /// The leader of the first hand.
@@ -262,6 +272,7 @@ pub struct LeadSpec {
 
 /// The leader of the first hand.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum FirstLeader {
     /// The holder of this tile leads it. If it is not dealt (it lies in the
@@ -282,6 +293,7 @@ pub enum FirstLeader {
 
 /// The leader of every hand after the first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum LaterLeader {
     /// The seat that won the previous hand (the previous leader if nobody won).
@@ -294,6 +306,7 @@ pub enum LaterLeader {
 
 /// What a leader chosen by seat must lead.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum LeadTile {
     /// Any tile.
@@ -307,6 +320,7 @@ pub enum LeadTile {
 
 /// The shape of the layout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum BoardLayout {
     /// A single line with two open ends.
@@ -328,6 +342,7 @@ pub enum BoardLayout {
 
 /// The trains of a train game.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct TrainsSpec {
     /// A public train (the Mexican train) that every seat may extend.
@@ -347,6 +362,7 @@ impl Default for TrainsSpec {
 
 /// The shape of a chicken foot.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct ChickenFootSpec {
     /// Sides of the centre double, all covered before any other play
@@ -375,6 +391,7 @@ fn three() -> u8 {
 
 /// Which doubles spin and when their short sides open.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct SpinnerSpec {
     /// Which doubles are spinners.
@@ -387,6 +404,7 @@ pub struct SpinnerSpec {
 
 /// Which doubles are spinners.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum SpinnerDoubles {
     /// Only the first double played (All Fives).
@@ -398,6 +416,7 @@ pub enum SpinnerDoubles {
 
 /// When a spinner's two short sides open.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum SpinnerOpening {
     /// Once both long sides are covered (All Fives).
@@ -409,6 +428,7 @@ pub enum SpinnerOpening {
 
 /// Who may play on which arm of a longana.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct LonganaSpec {
     /// Access to other seats' arms.
@@ -418,6 +438,7 @@ pub struct LonganaSpec {
 
 /// Access to the arms of a longana.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum ArmAccess {
     /// A seat plays on its own arm, or on an arm whose owner has passed since
@@ -442,6 +463,7 @@ pub enum ArmAccess {
 /// assert!(odd_or_equal.joins(2, 2) && odd_or_equal.joins(2, 5) && !odd_or_equal.joins(2, 4));
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum MatchRule {
     /// The touching faces show the same pips (every classic game).
@@ -502,6 +524,7 @@ impl MatchRule {
 
 /// Tiles that play on any open end, either way round.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum WildTiles {
     /// None.
@@ -516,6 +539,7 @@ pub enum WildTiles {
 
 /// The order in which seats move.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct TurnSpec {
     /// Seats are numbered clockwise around the table.
@@ -532,6 +556,7 @@ pub struct TurnSpec {
 
 /// How the next seat to move is chosen.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum TurnOrder {
     /// Round the table in the direction of play.
@@ -549,6 +574,7 @@ pub enum TurnOrder {
 
 /// Direction of play. Seats are numbered clockwise.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum Direction {
     /// Seat `s` is followed by seat `s + 1`.
@@ -560,6 +586,7 @@ pub enum Direction {
 
 /// What a seat does when it cannot play.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct StuckSpec {
     /// Pass or draw.
@@ -587,6 +614,7 @@ fn is_default<T: Default + PartialEq>(t: &T) -> bool {
 
 /// What a seat that cannot play does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum WhenUnable {
     /// Pass (knock). Block games.
@@ -599,6 +627,7 @@ pub enum WhenUnable {
 
 /// How a blocked hand (nobody can move) is decided.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct BlockedSpec {
     /// Compare the lowest single hand, or team totals.
@@ -609,6 +638,7 @@ pub struct BlockedSpec {
 
 /// What is compared in a blocked hand.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum BlockedCompare {
     /// The seat with the fewest pips wins (for its team).
@@ -619,6 +649,7 @@ pub enum BlockedCompare {
 
 /// What an equal lowest count in a blocked hand means.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum BlockedTie {
     /// Nobody scores.
@@ -633,6 +664,7 @@ pub enum BlockedTie {
 
 /// How hands and plays score.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct ScoringSpec {
     /// What the winner scores when a seat goes out.
@@ -655,6 +687,7 @@ pub struct ScoringSpec {
 
 /// What the winning side of a hand scores.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum HandPoints {
     /// The pips left in the opponents' hands.
@@ -676,6 +709,7 @@ pub enum HandPoints {
 /// Bonus for going out with a capicúa: a last tile, not a double, that fits
 /// two open ends.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum Capicua {
     /// No bonus.
@@ -689,6 +723,7 @@ pub enum Capicua {
 
 /// Points scored during play, by the side of the seat that played.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum PlayScoring {
     /// None.
@@ -707,7 +742,8 @@ pub enum PlayScoring {
 
 /// When the match ends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "kebab-case", rename_all_fields = "kebab-case")]
 pub enum MatchTarget {
     /// The first side to reach `points` wins.
     Points {
@@ -727,6 +763,7 @@ pub enum MatchTarget {
 
 /// What each seat may see.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct Visibility {
     /// Whose hands a seat sees besides its own.
@@ -736,7 +773,8 @@ pub struct Visibility {
 
 /// Whose hands a seat sees besides its own.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "kebab-case", rename_all_fields = "kebab-case")]
 pub enum HandVisibility {
     /// Only its own.
     #[default]
@@ -760,6 +798,7 @@ pub enum HandVisibility {
 /// A way a hand ends besides a seat going out, nobody being able to move and
 /// the turn cap.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum EndRule {
     /// Most seats (more than half) have passed at least this many times
@@ -774,6 +813,7 @@ pub enum EndRule {
 /// Who wins a hand that nobody went out of, and the order of the seats in
 /// every hand's [`HandResult::ranking`](crate::HandResult::ranking).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct RankingSpec {
     /// The ranking rule.
@@ -802,6 +842,7 @@ fn is_one(n: &u8) -> bool {
 /// How seats (and teams) rank in a hand. "Points" are the tile values left
 /// in a hand (after the never-played penalty).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum RankBy {
     /// The classic rule: a blocked hand goes by `blocked.compare`; seats
@@ -827,6 +868,7 @@ pub enum RankBy {
 
 /// What the referee does with a play that is not legal.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum Referee {
     /// Every illegal move is refused (the game is untouched).
@@ -842,6 +884,7 @@ pub enum Referee {
 
 /// Parameters of the lenient referee.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct LenientSpec {
     /// Probability that an illegal play is accepted, 0 to 1.
@@ -857,6 +900,7 @@ pub struct LenientSpec {
 
 /// A number from 0 to 1, compared by its bits (so variants stay `Eq`).
 #[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(transparent)]
 pub struct Fraction(pub f64);
 
@@ -884,7 +928,8 @@ impl Eq for Fraction {}
 /// use = { direction = "clockwise" }
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct WhenRule {
     /// The condition.
     #[serde(rename = "if")]
@@ -897,6 +942,7 @@ pub struct WhenRule {
 /// A condition on the state of the hand or match, re-evaluated after each
 /// move that can change it. "Passes" count this hand's passes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum Condition {
     /// The seat to move has passed at least this many times.
@@ -921,6 +967,7 @@ pub enum Condition {
 /// Rule choices a conditional rule may override; unset fields keep the
 /// variant's own.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct RuleOverride {
     /// `turn.direction`.

@@ -9,7 +9,9 @@
 use serde::{Deserialize, Serialize};
 
 use crate::board::OpenEnd;
-use crate::game::{Game, HandResult, LeadRequirement, Outcome, Record};
+use crate::game::events::{HandResult, Outcome};
+use crate::game::{Game, LeadRequirement};
+use crate::history::{Action, Record};
 use crate::moves::{Move, MoveList};
 use crate::rules::Rules;
 use crate::seating::{Seat, Side};
@@ -214,7 +216,7 @@ impl<'a> View<'a> {
         self.history()
             .iter()
             .filter_map(|r| match r.action {
-                crate::game::Action::Play { tile, .. } => Some(tile),
+                Action::Play { tile, .. } => Some(tile),
                 _ => None,
             })
             .collect()
@@ -267,6 +269,7 @@ impl<'a> View<'a> {
 /// Everything one viewer may know, owned and serializable: what the server
 /// sends to a seat.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub struct ViewSnapshot {
     /// The variant's name.

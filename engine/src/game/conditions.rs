@@ -4,68 +4,13 @@
 
 use std::sync::Arc;
 
-use super::*;
-
-/// Move kinds, as bits, after which a condition may change.
-const ON_PLAY: u8 = 1;
-const ON_DRAW: u8 = 2;
-const ON_PASS: u8 = 4;
-
-/// State of the rarely used rules.
-#[derive(Clone, Debug)]
-pub(super) struct Ext {
-    /// Passes this hand, by seat.
-    pub(super) passes: [u8; MAX_SEATS],
-    /// Bit `s`: seat `s`'s last turn this hand was a pass.
-    pub(super) passed_last: u16,
-    /// Bit `i`: `when[i]` holds now.
-    pub(super) active: u32,
-    /// The move kinds after which some condition may change.
-    pub(super) watch_kinds: u8,
-    /// Per-deal tile values by tile id (random tile-value rules).
-    pub(super) values: Option<Box<[i32]>>,
-    /// Tiles of each hand shown to everyone (partial visibility), as dealt.
-    pub(super) shown: [TileSet; MAX_SEATS],
-    /// Log positions of the illegal plays a lenient referee accepted.
-    pub(super) lenient: Vec<u32>,
-    /// The lenient referee is applying an illegal play.
-    pub(super) overruling: bool,
-}
-
-impl Ext {
-    /// Whether a game of these rules needs the extra state.
-    pub(super) fn needed(rules: &Rules) -> bool {
-        let v = rules.variant();
-        !v.when.is_empty()
-            || !v.end.is_empty()
-            || v.tiles.value.is_random()
-            || matches!(v.visibility.hands, HandVisibility::Shown { .. })
-            || matches!(v.referee, Referee::Lenient(_))
-    }
-
-    pub(super) fn new(rules: &Rules) -> Ext {
-        let watch_kinds = rules.variant().when.iter().fold(0u8, |k, w| {
-            k | match w.condition {
-                Condition::SeatPasses(_) | Condition::TeamPasses(_) | Condition::PassedLastTurn => ON_PLAY | ON_PASS,
-                Condition::AnySeatPasses(_) => ON_PASS,
-                Condition::NobodyCanPlay => ON_PLAY | ON_DRAW,
-                Condition::PipsAbove(_) => ON_PLAY | ON_DRAW | ON_PASS,
-                Condition::TurnsAbove(_) => ON_PLAY | ON_PASS,
-                Condition::HandsAbove(_) => 0,
-            }
-        });
-        Ext {
-            passes: [0; MAX_SEATS],
-            passed_last: 0,
-            active: 0,
-            watch_kinds,
-            values: None,
-            shown: [TileSet::EMPTY; MAX_SEATS],
-            lenient: Vec::new(),
-            overruling: false,
-        }
-    }
-}
+use super::events::{Event, Events, HandEnd};
+use super::ext::{Ext, ON_DRAW, ON_PASS, ON_PLAY};
+use super::{Game, Hot};
+use crate::moves::Move;
+use crate::rules::Rules;
+use crate::seating::{MAX_SEATS, Seat};
+use crate::variant::{Condition, EndRule};
 
 impl Game {
     fn ext_mut(&mut self) -> &mut Ext {

@@ -2,7 +2,15 @@
 //! values (random tile-value rules) and the tiles shown to everyone
 //! (partial visibility).
 
-use super::*;
+use arrayvec::ArrayVec;
+
+use super::Game;
+use super::ext::Ext;
+use crate::error::SetupError;
+use crate::rng::{GameRng, Purpose};
+use crate::seating::Seat;
+use crate::tile::{MAX_TILES, PIP_VALUES, Tile, TileSet};
+use crate::variant::{HandVisibility, TileValue};
 
 impl Game {
     /// Per-hand state of the extra rules, once the hand is dealt: tile
@@ -16,7 +24,7 @@ impl Game {
             let mut values = self.ext_mut_dealt().values.take().unwrap_or_else(|| vec![0; len].into_boxed_slice());
             match value {
                 TileValue::RandomFaces { lo, hi } => {
-                    let worth: ArrayVec<i32, { crate::tile::PIP_VALUES }> =
+                    let worth: ArrayVec<i32, PIP_VALUES> =
                         (0..=self.base.catalog().max_pip()).map(|_| rng.between(lo, hi)).collect();
                     for (id, v) in values.iter_mut().enumerate() {
                         let (a, b) = Tile(id as u8).faces();
@@ -47,7 +55,7 @@ impl Game {
         }
     }
 
-    fn ext_mut_dealt(&mut self) -> &mut conditions::Ext {
+    fn ext_mut_dealt(&mut self) -> &mut Ext {
         self.ext.as_mut().expect("extra rules have their state")
     }
 

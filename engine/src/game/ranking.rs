@@ -1,6 +1,11 @@
 //! Counting hands and ranking seats and sides (`ranking`).
 
-use super::*;
+use arrayvec::ArrayVec;
+
+use super::Game;
+use crate::history::Action;
+use crate::seating::{MAX_SEATS, Seat, Side};
+use crate::variant::RankBy;
 
 impl Game {
     /// Each seat's count for the hand: its tiles' values in this deal,

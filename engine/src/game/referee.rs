@@ -1,7 +1,11 @@
 //! The referee's explicit API: strict, or lenient (`referee = { lenient = ... }`).
 
-use super::*;
-use crate::rng::SeededRng;
+use super::Game;
+use super::events::{Event, Events};
+use crate::error::IllegalMove;
+use crate::moves::Move;
+use crate::rng::{Purpose, SeededRng};
+use crate::variant::Referee;
 
 /// What the referee made of a move it accepted.
 #[derive(Clone, Debug, PartialEq, Eq)]

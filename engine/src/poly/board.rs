@@ -10,6 +10,7 @@ use super::tile::{MAX_FACES, MAX_POLY_PIP, PolyTile, PolyTileId};
 
 /// A regular tiling of the plane by cells of one shape.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum Lattice {
     /// Triangles pointing up and down (3 faces); cell `(x, y)` points up
@@ -106,6 +107,7 @@ impl Lattice {
 
 /// The shape of the table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum BoardKind {
     /// The n-dimensional board: every face of a placed tile is an open
@@ -119,7 +121,8 @@ pub enum BoardKind {
 
 /// Where a tile is played (part of a [`PolyMove`](super::PolyMove)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case", tag = "kind")]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "kebab-case", rename_all_fields = "kebab-case", tag = "kind")]
 pub enum PolySpot {
     /// The first tile on an empty graph board.
     Root,
@@ -146,6 +149,7 @@ pub enum PolySpot {
 /// `at` is the cell and the tile's face `i` lies on side `(i + rotation) %
 /// faces` of the cell.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub struct PlacedTile {
     /// Its node id: the order of placement, from 0.

@@ -27,7 +27,8 @@ fn deal_stream(hand: u32) -> u64 {
 /// assert!(std::mem::size_of::<PolyMove>() <= 12);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case", tag = "kind")]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "kebab-case", rename_all_fields = "kebab-case", tag = "kind")]
 pub enum PolyMove {
     /// Put `tile` at `at`: on a graph board joined by its face `rotation`,
     /// on a lattice turned clockwise by `rotation` (see
@@ -122,7 +123,8 @@ pub enum PolyIllegal {
 
 /// Something that happened at the table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case", tag = "event")]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "kebab-case", rename_all_fields = "kebab-case", tag = "event")]
 pub enum PolyEvent {
     /// A seat played a tile.
     Played {
@@ -174,6 +176,7 @@ pub type PolyEvents = ArrayVec<PolyEvent, 4>;
 
 /// How a match ended.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub struct PolyOutcome {
     /// The seat with the best total (highest, or lowest with own-pips

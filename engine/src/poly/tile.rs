@@ -29,6 +29,7 @@ pub const MAX_POLY_TILES: usize = 1024;
 /// assert!(PolyTile::new(&[1, 2]).is_none(), "2 faces is a domino, not a poly tile");
 /// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(into = "Vec<u8>", try_from = "Vec<u8>")]
 pub struct PolyTile {
     faces: u8,
@@ -127,11 +128,13 @@ impl TryFrom<Vec<u8>> for PolyTile {
 
 /// A tile's index in its set ([`PolyTileSet`]): what hands and moves hold.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(transparent)]
 pub struct PolyTileId(pub u16);
 
 /// Which tiles make up a set.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum SetRule {
     /// One tile per multiset of pips, its faces non-decreasing clockwise

@@ -30,6 +30,7 @@ pub const MAX_POLY_HANDS: u32 = 500;
 /// assert_eq!(v.validate().unwrap().set().len(), 56);
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct PolyVariant {
     /// Stable name (a preset name, or the user's own).
@@ -63,6 +64,7 @@ pub struct PolyVariant {
 
 /// The allowed seat counts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct SeatRange {
     /// Fewest seats (at least 2).
@@ -74,6 +76,7 @@ pub struct SeatRange {
 /// What a seat that holds no playable tile does. Undealt tiles are the
 /// stock; a seat that can play must play.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum PolyStuck {
     /// Pass; the stock is never drawn from (block game).
@@ -103,6 +106,7 @@ impl PolyStuck {
 /// hand is won by the seat with the fewest pips left, by nobody on a tie.
 /// A tile is worth the sum of its pips.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum PolyScoring {
     /// The hand's winner scores the pips left in every other hand; the
@@ -115,6 +119,7 @@ pub enum PolyScoring {
 
 /// Points scored during play, on top of the hand's scoring.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum PolyPlayPoints {
     /// Nothing scores during play.
@@ -130,7 +135,8 @@ fn is_default<T: Default + PartialEq>(t: &T) -> bool {
 
 /// When the match ends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "kebab-case", rename_all_fields = "kebab-case")]
 pub enum PolyMatchTarget {
     /// After the hand in which a seat's total reaches `points`.
     Points {
@@ -385,7 +391,7 @@ mod tests {
         check(&|v| v.faces = 5, "faces");
         check(&|v| v.max_pip = 10, "max-pip");
         check(&|v| (v.faces, v.max_pip, v.set) = (6, 5, SetRule::All), "max-pip");
-        check(&|v| v.board = BoardKind::Lattice(super::super::Lattice::Square), "board");
+        check(&|v| v.board = BoardKind::Lattice(super::super::board::Lattice::Square), "board");
         check(&|v| v.seats = SeatRange { min: 1, max: 4 }, "seats");
         check(&|v| v.seats = SeatRange { min: 2, max: 7 }, "seats");
         check(&|v| v.seats = SeatRange { min: 2, max: 5 }, "hand-size");

@@ -92,6 +92,7 @@ impl<'a> PolyView<'a> {
 /// A seat's view as data: its own hand with pips, the board with
 /// positions, hand sizes, stock size and scores.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub struct PolyViewSnapshot {
     /// The viewing seat.

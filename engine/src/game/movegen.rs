@@ -1,0 +1,343 @@
+//! Move generation: the legal moves of the seat to move, and the questions
+//! the referee asks on every move (may this seat play? may anyone?).
+//!
+//! Hands and the tiles joining each open end are bitsets: a position's
+//! plays are a few ANDs per open end, unrolled per word count.
+
+use crate::board::{Board, OpenEnd};
+use crate::moves::{EndId, Move, MoveList};
+use crate::rules::Rules;
+use crate::seating::Seat;
+use crate::tile::{Tile, TileSet};
+
+use super::{Game, LeadRequirement};
+
+/// Calls `$f::<W>($args)` with `W` the game's word count, so loops over the
+/// words of a [`TileSet`] are unrolled for 1, 2, 3 or 4 words.
+macro_rules! by_words {
+    ($words:expr, $f:ident($($arg:expr),*)) => {
+        match $words {
+            1 => $f::<1>($($arg),*),
+            2 => $f::<2>($($arg),*),
+            3 => $f::<3>($($arg),*),
+            _ => $f::<4>($($arg),*),
+        }
+    };
+}
+
+#[inline(always)]
+fn push_plays_w<const W: usize>(
+    hand: &TileSet,
+    board: &Board,
+    rules: &Rules,
+    seat: Seat,
+    restricted: bool,
+    list: &mut MoveList,
+) {
+    let ends = board.ends();
+    // One test per position, not per end, for the layouts where every open
+    // end is everybody's.
+    let gated = restricted || board.must_cover() != 0;
+    for (i, e) in ends.iter().enumerate() {
+        if gated && !board.may_use(seat, i, restricted) {
+            continue;
+        }
+        let end = EndId(i as u8);
+        // Tiles are bits: for each word, the hand's tiles joining by face 0,
+        // then by face 1 (see `Rules::joining_by_face`).
+        for face in 0..2u8 {
+            let joining = rules.joining_by_face(e.pip, face as usize);
+            for w in 0..W {
+                let mut bits = hand.0[w] & joining.0[w];
+                while bits != 0 {
+                    let tile = Tile((w * 64) as u8 + bits.trailing_zeros() as u8);
+                    bits &= bits - 1;
+                    // Validation bounds the moves of any position by the
+                    // capacity; `try_push` spares the panic path of `push`.
+                    let pushed = list.try_push(Move::Play { tile, end, face });
+                    debug_assert!(pushed.is_ok(), "move list overflow");
+                }
+            }
+        }
+    }
+}
+
+/// [`push_plays_w`] for a catalog of at most 32 tiles (double-six and
+/// smaller): the hand's tiles joining an end by face 0 and by face 1 are
+/// packed into one 64-bit word (face 1 in the high half), two ends into one
+/// 128-bit word, and one loop pushes them in the general generator's order
+/// (end, face, tile). A loop's exit depends on the hand, which the branch
+/// predictor cannot foresee: a line layout pays one such exit per position
+/// instead of four.
+#[inline(always)]
+fn push_plays_narrow(hand: u64, board: &Board, rules: &Rules, seat: Seat, restricted: bool, list: &mut MoveList) {
+    let gated = restricted || board.must_cover() != 0;
+    let joining = |i: usize, e: &OpenEnd| -> u64 {
+        if gated && !board.may_use(seat, i, restricted) {
+            return 0;
+        }
+        let by_face0 = rules.joining_by_face(e.pip, 0).0[0];
+        let by_face1 = rules.joining_by_face(e.pip, 1).0[0];
+        (hand & by_face0) | (hand & by_face1) << 32
+    };
+    let ends = board.ends();
+    for (pair, two) in ends.chunks(2).enumerate() {
+        let first = 2 * pair;
+        let mut bits = joining(first, &two[0]) as u128;
+        if let Some(e) = two.get(1) {
+            bits |= (joining(first + 1, e) as u128) << 64;
+        }
+        while bits != 0 {
+            let b = bits.trailing_zeros();
+            bits &= bits - 1;
+            let tile = Tile((b & 31) as u8);
+            let face = ((b >> 5) & 1) as u8;
+            let end = EndId((first as u32 + (b >> 6)) as u8);
+            // Validation bounds the moves of any position by the capacity.
+            let pushed = list.try_push(Move::Play { tile, end, face });
+            debug_assert!(pushed.is_ok(), "move list overflow");
+        }
+    }
+}
+
+/// Whether some tile of `tiles` joins some open end (arm access ignored).
+#[inline(always)]
+fn any_joins_w<const W: usize>(tiles: &TileSet, board: &Board, rules: &Rules) -> bool {
+    // Every end is looked at, without stopping at the first that fits:
+    // a plain loop of ANDs and ORs, with no exit that depends on the tiles.
+    let must = board.must_cover();
+    let mut joining = 0;
+    for (i, e) in board.ends().iter().enumerate() {
+        if must != 0 && must >> i & 1 == 0 {
+            continue;
+        }
+        let p = rules.playable_on(e.pip);
+        for w in 0..W {
+            joining |= tiles.0[w] & p.0[w];
+        }
+    }
+    joining != 0
+}
+
+#[inline(always)]
+fn has_play_w<const W: usize>(hand: &TileSet, board: &Board, rules: &Rules, seat: Seat, restricted: bool) -> bool {
+    let gated = restricted || board.must_cover() != 0;
+    if !gated {
+        // Every end, without stopping at the first that fits: whether the
+        // seat can play is what a pass decides, and the predictor cannot
+        // foresee it.
+        let mut joining = 0;
+        for e in board.ends() {
+            let p = rules.playable_on(e.pip);
+            for w in 0..W {
+                joining |= hand.0[w] & p.0[w];
+            }
+        }
+        return joining != 0;
+    }
+    board.ends().iter().enumerate().any(|(i, e)| {
+        board.may_use(seat, i, restricted) && {
+            let p = rules.playable_on(e.pip);
+            (0..W).any(|w| hand.0[w] & p.0[w] != 0)
+        }
+    })
+}
+
+impl Game {
+    /// Whether arms of a longana are closed to seats other than their owner.
+    #[inline]
+    fn arms_restricted(&self) -> bool {
+        self.hot.restricted
+    }
+
+    #[inline]
+    pub(super) fn may_use(&self, seat: Seat, i: usize) -> bool {
+        self.board.may_use(seat, i, self.arms_restricted())
+    }
+
+    /// The plays of `seat` for a catalog wider than 32 tiles (the narrow
+    /// ones are generated inline by `fill_legal_moves`).
+    #[inline(never)]
+    fn push_plays(&self, seat: Seat, list: &mut MoveList) {
+        let hand = &self.hands[seat.index()];
+        let (board, rules, restricted) = (&self.board, &*self.rules, self.arms_restricted());
+        by_words!(self.hot.words, push_plays_w(hand, board, rules, seat, restricted, list))
+    }
+
+    /// The leads of `seat` on the empty table.
+    #[inline(never)]
+    fn push_leads(&self, seat: Seat, list: &mut MoveList) {
+        let lead = |tile| Move::Play { tile, end: EndId::LEAD, face: 0 };
+        match self.lead_req {
+            LeadRequirement::Tile(t) => list.push(lead(t)),
+            LeadRequirement::AnyDouble => {
+                let ds = self.hands[seat.index()].and(self.rules.catalog().doubles());
+                list.extend(ds.iter().map(lead));
+            }
+            LeadRequirement::Any => list.extend(self.hands[seat.index()].iter().map(lead)),
+        }
+    }
+
+    /// Whether `seat` has a tile it may play now.
+    #[inline]
+    pub(super) fn has_play(&self, seat: Seat) -> bool {
+        if self.hot.words != 1 {
+            return self.has_play_wide(seat);
+        }
+        let hand = &self.hands[seat.index()];
+        has_play_w::<1>(hand, &self.board, &self.rules, seat, self.arms_restricted())
+    }
+
+    /// [`Game::has_play`] for catalogs of more than 64 tiles.
+    #[inline(never)]
+    fn has_play_wide(&self, seat: Seat) -> bool {
+        let hand = &self.hands[seat.index()];
+        let (board, rules, restricted) = (&self.board, &*self.rules, self.arms_restricted());
+        by_words!(self.hot.words, has_play_w(hand, board, rules, seat, restricted))
+    }
+
+    #[inline]
+    fn stock_drawable(&self) -> bool {
+        self.hot.draws && self.stock.len() > self.hot.keep as usize
+    }
+
+    #[inline]
+    fn may_draw(&self) -> bool {
+        self.stock_drawable() && (self.hot.draw_limit == 0 || self.drawn_this_turn < self.hot.draw_limit)
+    }
+
+    /// The legal moves of the seat to move (empty once the match is over).
+    ///
+    /// A tile that fits two ends is two moves.
+    #[inline]
+    pub fn legal_moves(&self) -> MoveList {
+        // Returning the list by value costs a copy of its inline storage;
+        // hot loops reuse one list with `fill_legal_moves` instead.
+        let mut list = MoveList::new();
+        self.fill_legal_moves(&mut list);
+        list
+    }
+
+    /// Appends the legal moves of the seat to move to `list` (after clearing it).
+    #[inline]
+    pub fn fill_legal_moves(&self, list: &mut MoveList) {
+        list.clear();
+        if self.outcome.is_some() {
+            return;
+        }
+        let seat = self.to_move;
+        if self.board.is_empty() {
+            return self.push_leads(seat, list);
+        }
+        if self.hot.narrow {
+            let hand = self.hands[seat.index()].0[0];
+            push_plays_narrow(hand, &self.board, &self.rules, seat, self.hot.restricted, list);
+        } else {
+            self.push_plays(seat, list);
+        }
+        if list.is_empty() {
+            list.push(if self.may_draw() { Move::Draw } else { Move::Pass });
+        } else {
+            if !self.hot.must_play_drawn && self.drawn_this_turn > 0 && self.may_draw() {
+                list.push(Move::Draw);
+            }
+            if self.hot.may_pass {
+                list.push(Move::Pass);
+            }
+        }
+    }
+
+    /// Whether `m` is legal for the seat to move, without building the list.
+    pub fn is_legal(&self, m: Move) -> bool {
+        self.outcome.is_none() && self.is_legal_now(m)
+    }
+
+    /// [`Game::is_legal`] while the match is on: inlined into [`Game::play`].
+    #[inline(always)]
+    pub(super) fn is_legal_now(&self, m: Move) -> bool {
+        let seat = self.to_move;
+        match m {
+            Move::Play { tile, end, face } => {
+                if !self.hands[seat.index()].contains(tile) {
+                    return false;
+                }
+                if self.board.is_empty() {
+                    return end == EndId::LEAD
+                        && face == 0
+                        && match self.lead_req {
+                            LeadRequirement::Any => true,
+                            LeadRequirement::AnyDouble => tile.is_double(),
+                            LeadRequirement::Tile(t) => t == tile,
+                        };
+                }
+                let Some(e) = self.board.end(end) else { return false };
+                self.may_use(seat, end.0 as usize) && self.rules.joins_by_face(e.pip, tile, face)
+            }
+            Move::Draw => {
+                self.may_draw()
+                    && !self.board.is_empty()
+                    && (!self.has_play(seat) || (!self.hot.must_play_drawn && self.drawn_this_turn > 0))
+            }
+            Move::Pass => {
+                !self.board.is_empty() && {
+                    let able = self.has_play(seat);
+                    (self.hot.may_pass && able) || (!able && !self.may_draw())
+                }
+            }
+        }
+    }
+
+    /// Whether some seat could still play or draw. Arm access is ignored:
+    /// a seat stuck on a closed arm opens it by passing.
+    #[inline(always)]
+    pub(super) fn anyone_can_move(&self) -> bool {
+        if self.stock_drawable() {
+            return true;
+        }
+        let (tiles, board, rules) = (&self.in_hands, &self.board, &*self.rules);
+        by_words!(self.hot.words, any_joins_w(tiles, board, rules))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::presets::{PRESETS, preset};
+    use crate::seating::Seating;
+
+    /// The packed generator of narrow catalogs gives the general
+    /// generator's moves in the same order, on every preset that uses it
+    /// (line, spinner, longana and train layouts alike).
+    #[test]
+    fn narrow_generator_matches_the_general_one() {
+        let mut checked = 0;
+        for name in PRESETS {
+            let rules = Arc::new(preset(name).unwrap().validate().unwrap());
+            if rules.catalog().len() > 32 {
+                continue;
+            }
+            let seats = *rules.seat_range().end();
+            for seed in 0..20u64 {
+                let mut g = Game::new(rules.clone(), Seating::new(seats), seed).unwrap();
+                let mut pick = seed;
+                while g.to_move().is_some() && g.hand_number() < 2 {
+                    if !g.board().is_empty() {
+                        let seat = g.to_move;
+                        let (mut packed, mut general) = (MoveList::new(), MoveList::new());
+                        let hand = g.hands[seat.index()];
+                        push_plays_narrow(hand.0[0], &g.board, &g.rules, seat, g.hot.restricted, &mut packed);
+                        push_plays_w::<1>(&hand, &g.board, &g.rules, seat, g.hot.restricted, &mut general);
+                        assert_eq!(packed, general, "{name}, seed {seed}");
+                        checked += packed.len();
+                    }
+                    let legal = g.legal_moves();
+                    pick = pick.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+                    g.play(legal[(pick >> 33) as usize % legal.len()]).unwrap();
+                }
+            }
+        }
+        assert!(checked > 1000, "only {checked} moves compared");
+    }
+}
