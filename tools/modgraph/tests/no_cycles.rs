@@ -5,12 +5,6 @@ use std::path::{Path, PathBuf};
 
 use capicua_modgraph::{CrateGraph, workspace_crates, workspace_members};
 
-/// Member directories whose module cycles are still being untangled: they
-/// are analysed but not held to the check. The list must shrink to empty;
-/// `pending_members_still_have_cycles` fails once a member here is clean,
-/// so that it is held to the check from then on.
-const PENDING: &[&str] = &["engine"];
-
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
@@ -28,14 +22,7 @@ fn report(c: &CrateGraph) -> String {
 #[test]
 fn no_module_cycles() {
     let crates = crates();
-    let failures: Vec<String> = crates
-        .iter()
-        .filter(|c| !PENDING.contains(&c.member.as_str()) && !c.graph.cycles.is_empty())
-        .map(report)
-        .collect();
-    for c in crates.iter().filter(|c| PENDING.contains(&c.member.as_str()) && !c.graph.cycles.is_empty()) {
-        eprintln!("pending, not checked: {}", report(c));
-    }
+    let failures: Vec<String> = crates.iter().filter(|c| !c.graph.cycles.is_empty()).map(report).collect();
     assert!(failures.is_empty(), "module cycles:\n{}", failures.join("\n\n"));
 }
 
@@ -49,19 +36,5 @@ fn every_member_is_analysed() {
     }
     for c in &crates {
         assert!(c.graph.missing.is_empty(), "{}: {:?}", c.member, c.graph.missing);
-    }
-    for p in PENDING {
-        assert!(members.iter().any(|m| m == p), "PENDING names {p}, which is no workspace member");
-    }
-}
-
-#[test]
-fn pending_members_still_have_cycles() {
-    let crates = crates();
-    for p in PENDING {
-        assert!(
-            crates.iter().any(|c| c.member == *p && !c.graph.cycles.is_empty()),
-            "{p} has no module cycle any more: remove it from PENDING"
-        );
     }
 }
