@@ -190,7 +190,6 @@ pub struct RoomSpec {
     pub preset: Option<String>,
     /// A full variant (the engine's variant format).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Option<serde_json::Value>")]
     pub variant: Option<Variant>,
     /// Seats at the table (default: the variant's maximum).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -348,11 +347,9 @@ pub enum ServerMsg {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         seat: Option<u8>,
         /// The receiver's view.
-        #[schemars(with = "serde_json::Value")]
         view: Box<ViewSnapshot>,
         /// The full rules of the match (public): a bot rebuilds the rules
         /// from them, also for a custom variant that is no preset.
-        #[schemars(with = "serde_json::Value")]
         variant: Box<Variant>,
     },
     /// Your turn: answer with a `move` carrying `prompt` and one of `legal-moves`.
@@ -366,7 +363,6 @@ pub enum ServerMsg {
         /// Your view of the game; absent for a connection that asked for
         /// lean prompts in `hello`.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = "Option<serde_json::Value>")]
         view: Option<Box<ViewSnapshot>>,
         /// The legal moves.
         #[schemars(with = "Vec<MoveShape>")]
@@ -390,11 +386,9 @@ pub enum ServerMsg {
         /// Per-room sequence number.
         seq: u64,
         /// The events (engine format; a draw never names the tile).
-        #[schemars(with = "Vec<serde_json::Value>")]
         events: Vec<Event>,
         /// The receiver's new view, when its tiles changed.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = "Option<serde_json::Value>")]
         view: Option<Box<ViewSnapshot>>,
     },
     /// The match is over and stored.
@@ -418,7 +412,6 @@ pub enum ServerMsg {
         info: RoomInfo,
         /// The receiver's view of the match in play, if any.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = "Option<serde_json::Value>")]
         view: Option<Box<ViewSnapshot>>,
     },
     /// The room was closed.
@@ -830,7 +823,12 @@ pub fn json_schema() -> serde_json::Value {
     serde_json::json!({
         "protocol-version": PROTOCOL_VERSION,
         "client": schemars::schema_for!(ClientFrame),
-        "server": schemars::schema_for!(ServerFrame),
+        // What the server sends is described as it serializes (defaults
+        // and aliases only matter to a reader).
+        "server": schemars::generate::SchemaSettings::default()
+            .for_serialize()
+            .into_generator()
+            .into_root_schema_for::<ServerFrame>(),
     })
 }
 
