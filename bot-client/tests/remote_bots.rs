@@ -28,14 +28,12 @@ async fn remote_bots_fill_a_room_with_hosted_bots_and_finish_matches() {
     let tally = Arc::new(Tally::default());
     let bots = tokio::spawn(play(cfg, tally.clone()));
     // Wait until both remote bots sit, then fill the rest with hosted bots.
-    for _ in 0..200 {
-        let rooms = server.get_json("/api/rooms").await;
-        let seated = rooms[0]["seats"].as_array().unwrap().iter().filter(|s| s.get("occupant").is_some()).count();
-        if seated == 2 {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    wait_for("both remote bots to sit", WAIT, async || {
+        let info = server.room_info(room).await;
+        let seated = info["seats"].as_array().unwrap().iter().filter(|s| s.get("occupant").is_some()).count();
+        if seated == 2 { Ok(()) } else { Err(info) }
+    })
+    .await;
     let r = host.request(json!({"type": "fill-bots", "room": room, "strategy": "random"})).await;
     assert_eq!(r["type"], "ok", "{r}");
     tokio::time::timeout(Duration::from_secs(60), bots).await.expect("bots finish").unwrap().unwrap();
