@@ -7,7 +7,9 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
+use capicua_bot::RemoteError;
 use capicua_bot::remote::{PlayConfig, Tally, play};
+use capicua_protocol::ErrorCode;
 use common::*;
 use serde_json::json;
 
@@ -68,7 +70,8 @@ async fn remote_bots_find_or_create_rooms_and_a_bad_token_is_final() {
         .await
         .expect("a refused token is not retried forever")
         .unwrap_err();
-    assert!(err.to_string().contains("bad-token"), "{err}");
+    assert!(matches!(err, RemoteError::Server { code: ErrorCode::BadToken, .. }), "{err:?}");
+    assert!(err.to_string().contains("bad-token"), "the message names the code as the wire does: {err}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -237,6 +237,12 @@ pub struct Client {
 /// How long a client waits for a frame, or a test for a condition, before it fails.
 pub const WAIT: Duration = Duration::from_secs(20);
 
+/// The close code recorded for a close frame without a code (RFC 6455 "no status received").
+pub const NO_STATUS: u16 = 1005;
+/// The close code recorded for a connection that ended without a close frame
+/// (RFC 6455 "abnormal closure").
+pub const ABNORMAL: u16 = 1006;
+
 impl Client {
     pub async fn connect(url: &str) -> Client {
         let (ws, _) = tokio_tungstenite::connect_async_with_config(url, None, true).await.expect("connect");
@@ -272,12 +278,12 @@ impl Client {
                     return true;
                 }
                 Some(Ok(Message::Close(c))) => {
-                    self.closed = Some(c.map(|c| u16::from(c.code)).unwrap_or(1005));
+                    self.closed = Some(c.map(|c| u16::from(c.code)).unwrap_or(NO_STATUS));
                     return false;
                 }
                 Some(Ok(_)) => continue,
                 Some(Err(_)) | None => {
-                    self.closed.get_or_insert(1006);
+                    self.closed.get_or_insert(ABNORMAL);
                     return false;
                 }
             }
