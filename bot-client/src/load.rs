@@ -18,7 +18,7 @@ use capicua_engine::Move;
 use capicua_protocol::{ClientFrame, ClientMsg, ErrorCode, RoomId, RoomSpec, ServerMsg, TimeControl};
 use serde::{Deserialize, Serialize};
 
-use crate::remote::{Connection, RemoteError};
+use crate::remote::{Connection, RemoteError, code_name, unexpected};
 
 /// What to load.
 #[derive(Clone, Debug)]
@@ -161,12 +161,12 @@ async fn setup_table(
     };
     let room = match conns[0].request(ClientMsg::CreateRoom(Box::new(spec)), |_| {}).await? {
         ServerMsg::Room { room } => room.id,
-        other => return Err(RemoteError::Server { code: "create".into(), message: format!("{other:?}") }),
+        other => return Err(unexpected("create-room", other)),
     };
     for (i, c) in conns.iter_mut().enumerate() {
         match c.request(ClientMsg::Join { room, seat: Some(i as u8) }, |_| {}).await? {
             ServerMsg::Seated { .. } => {}
-            other => return Err(RemoteError::Server { code: "join".into(), message: format!("{other:?}") }),
+            other => return Err(unexpected("join", other)),
         }
     }
     Ok((room, conns))
@@ -259,7 +259,8 @@ async fn player(
             ("error", ..) => {
                 let n = counters.errors.fetch_add(1, Ordering::Relaxed);
                 if n < 10 {
-                    eprintln!("room {room}: server error {:?}: {}", frame.code, frame.message.unwrap_or_default());
+                    let code = frame.code.as_ref().map(code_name).unwrap_or_default();
+                    eprintln!("room {room}: server error {code}: {}", frame.message.unwrap_or_default());
                 }
             }
             _ => {}

@@ -16,8 +16,8 @@ use std::time::Duration;
 
 use capicua_engine::{Move, Rules, Variant, ViewSnapshot};
 use capicua_protocol::{
-    Assignment, ClientFrame, ClientMsg, PROTOCOL_VERSION, Progress, RoomId, RoomSpec, RoomStatus, ServerFrame,
-    ServerMsg, close,
+    Assignment, ClientFrame, ClientMsg, ErrorCode, PROTOCOL_VERSION, Progress, RoomId, RoomSpec, RoomStatus,
+    ServerFrame, ServerMsg, close,
 };
 use capicua_strategy::rng::derive_seed;
 use capicua_strategy::{SnapshotSeat, SpecError, Strategy, spec};
@@ -47,13 +47,27 @@ pub enum RemoteError {
         reason: String,
     },
     /// The server answered with an error we cannot recover from.
-    #[error("server error {code}: {message}")]
+    #[error("server error {}: {message}", code_name(.code))]
     Server {
         /// The code.
-        code: String,
+        code: ErrorCode,
         /// The message.
         message: String,
     },
+    /// The server answered a request with a message that is not its reply.
+    #[error("unexpected answer to {request}: {answer}")]
+    Unexpected {
+        /// The request's `type`.
+        request: &'static str,
+        /// The answer, for people.
+        answer: String,
+    },
+    /// Every room tried was full or taken meanwhile.
+    #[error("could not find a free seat")]
+    NoSeat,
+    /// A bot's task panicked or was cancelled.
+    #[error("bot task failed: {0}")]
+    Task(tokio::task::JoinError),
     /// The strategy spec does not build.
     #[error(transparent)]
     Spec(#[from] SpecError),
@@ -186,7 +200,7 @@ impl Connection {
         let hello = ClientMsg::Hello { version: PROTOCOL_VERSION, token, lean_prompts, batch_events };
         match self.request(hello, |_| {}).await? {
             ServerMsg::Welcome { seats, .. } => Ok(seats),
-            other => Err(unexpected(other)),
+            other => Err(unexpected("hello", other)),
         }
     }
 
@@ -270,13 +284,20 @@ impl Decider {
     }
 }
 
-fn unexpected(msg: ServerMsg) -> RemoteError {
+/// The error for an answer to `request` that is not the expected reply: the
+/// server's error, or an unexpected message.
+pub(crate) fn unexpected(request: &'static str, msg: ServerMsg) -> RemoteError {
     match msg {
-        ServerMsg::Error { code, message } => RemoteError::Server {
-            code: serde_json::to_value(code).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default(),
-            message,
-        },
-        other => RemoteError::Server { code: "unexpected".into(), message: format!("{other:?}") },
+        ServerMsg::Error { code, message } => RemoteError::Server { code, message },
+        other => RemoteError::Unexpected { request, answer: format!("{other:?}") },
+    }
+}
+
+/// An error code's name on the wire (`bad-token`), for messages to people.
+pub(crate) fn code_name(code: &ErrorCode) -> String {
+    match serde_json::to_value(code) {
+        Ok(serde_json::Value::String(name)) => name,
+        _ => format!("{code:?}"),
     }
 }
 
@@ -307,7 +328,7 @@ pub async fn play(cfg: PlayConfig, tally: Arc<Tally>) -> Result<(), RemoteError>
                 first_err.get_or_insert(e);
             }
             Err(e) => {
-                first_err.get_or_insert(RemoteError::Server { code: "panic".into(), message: e.to_string() });
+                first_err.get_or_insert(RemoteError::Task(e));
             }
         }
     }
@@ -316,11 +337,11 @@ pub async fn play(cfg: PlayConfig, tally: Arc<Tally>) -> Result<(), RemoteError>
 
 /// Whether reconnecting cannot help: a refusal whose close code says so, a
 /// bad strategy spec, or a server error that `final_code` calls final.
-fn is_final(e: &RemoteError, final_code: impl Fn(&str) -> bool) -> bool {
+fn is_final(e: &RemoteError, final_code: impl Fn(ErrorCode) -> bool) -> bool {
     match e {
         RemoteError::Refused { code, .. } => !close::may_reconnect(*code),
         RemoteError::Spec(_) => true,
-        RemoteError::Server { code, .. } => final_code(code),
+        RemoteError::Server { code, .. } => final_code(*code),
         _ => false,
     }
 }
@@ -344,7 +365,9 @@ async fn run_bot(cfg: PlayConfig, index: u64, tally: Arc<Tally>) -> Result<(), R
         match session(&cfg, index, &tally, &mut played, &mut attempt).await {
             Ok(()) => return Ok(()),
             // Retrying cannot fix a bad token or protocol version.
-            Err(e) if is_final(&e, |code| code == "bad-token" || code == "version-mismatch") => return Err(e),
+            Err(e) if is_final(&e, |code| matches!(code, ErrorCode::BadToken | ErrorCode::VersionMismatch)) => {
+                return Err(e);
+            }
             Err(e) => back_off(&format!("bot {index}: {e}"), &mut attempt, seed, &tally).await,
         }
     }
@@ -355,7 +378,7 @@ async fn find_seat(conn: &mut Connection, cfg: &PlayConfig) -> Result<RoomId, Re
     if let Some(room) = cfg.room {
         return match conn.request(ClientMsg::Join { room, seat: None }, |_| {}).await? {
             ServerMsg::Seated { .. } => Ok(room),
-            other => Err(unexpected(other)),
+            other => Err(unexpected("join", other)),
         };
     }
     // The bots of one process look for seats one at a time, so they fill
@@ -378,7 +401,7 @@ async fn find_seat(conn: &mut Connection, cfg: &PlayConfig) -> Result<RoomId, Re
                 let spec = RoomSpec { preset: Some(cfg.preset.clone()), ..Default::default() };
                 match conn.request(ClientMsg::CreateRoom(Box::new(spec)), |_| {}).await? {
                     ServerMsg::Room { room } => room.id,
-                    other => return Err(unexpected(other)),
+                    other => return Err(unexpected("create-room", other)),
                 }
             }
         };
@@ -387,7 +410,7 @@ async fn find_seat(conn: &mut Connection, cfg: &PlayConfig) -> Result<RoomId, Re
             return Ok(room);
         }
     }
-    Err(RemoteError::Server { code: "no-seat".into(), message: "could not find a free seat".into() })
+    Err(RemoteError::NoSeat)
 }
 
 async fn session(
@@ -439,7 +462,7 @@ async fn session(
             }
             ServerMsg::Error { code, message } => {
                 tally.errors.fetch_add(1, Ordering::Relaxed);
-                eprintln!("bot {index}: server error {code:?}: {message}");
+                eprintln!("bot {index}: server error {}: {message}", code_name(&code));
             }
             _ => {}
         }
@@ -470,8 +493,8 @@ pub async fn await_assignments(cfg: AwaitConfig, tally: Arc<Tally>) -> Result<()
     loop {
         match assignment_session(&cfg, &tally, &mut attempt).await {
             Ok(()) => return Ok(()),
-            // A tournament seat is reserved by name: any server error is final.
-            Err(e) if is_final(&e, |_| true) => return Err(e),
+            // A tournament seat is reserved by name: any error answer is final.
+            Err(e) if is_final(&e, |_| true) || matches!(e, RemoteError::Unexpected { .. }) => return Err(e),
             Err(e) => back_off(&e.to_string(), &mut attempt, seed, &tally).await,
         }
     }
@@ -489,7 +512,7 @@ async fn assignment_session(cfg: &AwaitConfig, tally: &Tally, attempt: &mut u32)
                     return Ok(());
                 }
             }
-            other => return Err(unexpected(other)),
+            other => return Err(unexpected("subscribe-tournament", other)),
         }
     }
     // Seats given back by `hello` resend their prompt; assignments follow.
@@ -525,11 +548,11 @@ async fn assignment_session(cfg: &AwaitConfig, tally: &Tally, attempt: &mut u32)
             }
             ServerMsg::Error { code, message } => {
                 tally.errors.fetch_add(1, Ordering::Relaxed);
-                if code != capicua_protocol::ErrorCode::AlreadySeated {
-                    eprintln!("server error {code:?}: {message}");
+                if code != ErrorCode::AlreadySeated {
+                    eprintln!("server error {}: {message}", code_name(&code));
                 }
                 if frame.id == Some(await_id) {
-                    return Err(unexpected(ServerMsg::Error { code, message }));
+                    return Err(RemoteError::Server { code, message });
                 }
             }
             _ => {}
@@ -569,6 +592,19 @@ mod tests {
         assert_eq!(decider.decide(7, None, &legal), legal[0]);
         decider.forget(7);
         assert_eq!(decider.decide(7, Some(&view), &legal), legal[0]);
+    }
+
+    #[test]
+    fn server_errors_carry_the_protocol_code_and_print_its_wire_name() {
+        let e = unexpected("hello", ServerMsg::Error { code: ErrorCode::BadToken, message: "unknown token".into() });
+        assert!(matches!(e, RemoteError::Server { code: ErrorCode::BadToken, .. }), "{e:?}");
+        assert_eq!(e.to_string(), "server error bad-token: unknown token");
+        let bot_rule = |code| matches!(code, ErrorCode::BadToken | ErrorCode::VersionMismatch);
+        assert!(is_final(&e, bot_rule));
+        let busy = RemoteError::Server { code: ErrorCode::TooManyConnections, message: String::new() };
+        assert!(!is_final(&busy, bot_rule));
+        assert!(is_final(&RemoteError::Refused { code: close::BAD_TOKEN, reason: String::new() }, |_| false));
+        assert!(!is_final(&RemoteError::Refused { code: close::GOING_AWAY, reason: String::new() }, |_| false));
     }
 
     #[test]

@@ -7,7 +7,9 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
+use capicua_bot::RemoteError;
 use capicua_bot::remote::{PlayConfig, Tally, play};
+use capicua_protocol::ErrorCode;
 use common::*;
 use serde_json::json;
 
@@ -28,14 +30,12 @@ async fn remote_bots_fill_a_room_with_hosted_bots_and_finish_matches() {
     let tally = Arc::new(Tally::default());
     let bots = tokio::spawn(play(cfg, tally.clone()));
     // Wait until both remote bots sit, then fill the rest with hosted bots.
-    for _ in 0..200 {
-        let rooms = server.get_json("/api/rooms").await;
-        let seated = rooms[0]["seats"].as_array().unwrap().iter().filter(|s| s.get("occupant").is_some()).count();
-        if seated == 2 {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    wait_for("both remote bots to sit", WAIT, async || {
+        let info = server.room_info(room).await;
+        let seated = info["seats"].as_array().unwrap().iter().filter(|s| s.get("occupant").is_some()).count();
+        if seated == 2 { Ok(()) } else { Err(info) }
+    })
+    .await;
     let r = host.request(json!({"type": "fill-bots", "room": room, "strategy": "random"})).await;
     assert_eq!(r["type"], "ok", "{r}");
     tokio::time::timeout(Duration::from_secs(60), bots).await.expect("bots finish").unwrap().unwrap();
@@ -70,7 +70,8 @@ async fn remote_bots_find_or_create_rooms_and_a_bad_token_is_final() {
         .await
         .expect("a refused token is not retried forever")
         .unwrap_err();
-    assert!(err.to_string().contains("bad-token"), "{err}");
+    assert!(matches!(err, RemoteError::Server { code: ErrorCode::BadToken, .. }), "{err:?}");
+    assert!(err.to_string().contains("bad-token"), "the message names the code as the wire does: {err}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -13,6 +13,14 @@ async fn next_prompt(c: &mut Client) -> Value {
     c.recv_type("prompt").await
 }
 
+/// Waits until the server has noticed that the connection holding `seat` of
+/// `room` ended: the seat is still occupied, and shown disconnected.
+async fn seat_disconnected(server: &TestServer, room: u64, seat: usize) {
+    let what = format!("seat {seat} of room {room} to show its occupant disconnected");
+    wait_until(&what, WAIT, async || server.room_info(room).await["seats"][seat]["occupant"]["connected"] == false)
+        .await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_reconnecting_player_gets_its_seat_and_prompt_back() {
     let server = TestServer::start().await;
@@ -24,9 +32,8 @@ async fn a_reconnecting_player_gets_its_seat_and_prompt_back() {
     let prompt = next_prompt(&mut p).await;
     let last_seq = p.frames.iter().filter_map(|f| f["seq"].as_u64()).max().unwrap();
     drop(p);
-    tokio::time::sleep(Duration::from_millis(100)).await;
-    let rooms = server.get_json("/api/rooms").await;
-    assert_eq!(rooms[0]["seats"][0]["occupant"]["connected"], false, "{rooms}");
+    // The seat is held for the player, shown disconnected.
+    seat_disconnected(&server, room, 0).await;
 
     let mut p = server.client().await;
     let welcome = p.hello(Some(&token)).await;
@@ -46,15 +53,19 @@ async fn a_reconnecting_player_gets_its_seat_and_prompt_back() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_seat_left_past_the_grace_period_is_freed() {
-    let config = Config { reconnect_grace: Duration::from_millis(200), ..Config::default() };
+    let grace = Duration::from_millis(200);
+    let config = Config { reconnect_grace: grace, ..Config::default() };
     let server = TestServer::start_with(temp_db(), config).await;
     let mut g = server.guest().await;
     let room = g.create_room(json!({"preset": "block", "seats": 2})).await;
     g.join(room, None).await;
+    let left = std::time::Instant::now();
     drop(g);
-    tokio::time::sleep(Duration::from_millis(600)).await;
-    let rooms = server.get_json("/api/rooms").await;
-    assert_eq!(rooms[0]["seats"][0].get("occupant"), None, "{rooms}");
+    wait_until("the seat left by the guest to be freed", WAIT, async || {
+        server.room_info(room).await["seats"][0].get("occupant").is_none()
+    })
+    .await;
+    assert!(left.elapsed() >= grace, "the seat was freed {:?} after the guest left", left.elapsed());
 }
 
 /// Sets up a 2-seat block room with move-ms 1000 and the given policy, seat
@@ -263,7 +274,7 @@ async fn a_guest_who_registers_while_seated_keeps_the_seat() {
     assert_eq!(r["type"], "accepted", "{r}");
     // And it is the player's now: a reconnect with the token gets it back.
     drop(g);
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    seat_disconnected(&server, room, 0).await;
     let mut p = server.client().await;
     let welcome = p.hello(Some(&token)).await;
     assert_eq!(welcome["seats"], json!([{"room": room, "seat": 0}]), "{welcome}");

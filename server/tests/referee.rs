@@ -108,7 +108,7 @@ async fn bad_input_gets_error_codes_and_close_codes() {
     // Oversize frame: error, then close 1009.
     c.send_raw(Message::Text("x".repeat(capicua_protocol::MAX_FRAME_BYTES + 1).into())).await;
     assert_eq!(c.recv().await["code"], "frame-too-large");
-    assert_eq!(c.closed_with().await, 1009);
+    assert_eq!(c.closed_with().await, capicua_protocol::close::TOO_BIG);
 
     // Version mismatch: close 4002.
     let mut c = server.client().await;
@@ -125,7 +125,7 @@ async fn bad_input_gets_error_codes_and_close_codes() {
     let mut c = server.guest().await;
     c.send_raw(Message::Binary(vec![1, 2, 3].into())).await;
     assert_eq!(c.recv().await["code"], "binary-frame");
-    assert_eq!(c.closed_with().await, 1008);
+    assert_eq!(c.closed_with().await, capicua_protocol::close::POLICY);
     // The server still serves.
     let mut c = server.guest().await;
     assert_eq!(c.request(json!({"type": "ping"})).await["type"], "pong");
@@ -158,8 +158,8 @@ async fn floods_are_limited_then_closed_and_the_connection_cap_holds() {
     let _c = server.guest().await;
     let mut d = server.client().await;
     assert_eq!(d.recv().await["code"], "too-many-connections");
-    assert_eq!(d.closed_with().await, 1013);
-    assert!(capicua_protocol::close::may_reconnect(1013));
+    assert_eq!(d.closed_with().await, capicua_protocol::close::TRY_AGAIN_LATER);
+    assert!(capicua_protocol::close::may_reconnect(capicua_protocol::close::TRY_AGAIN_LATER));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

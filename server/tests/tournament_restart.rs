@@ -8,9 +8,10 @@ mod common;
 
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use capicua_tournament::{Tournament, TournamentSpec};
+use common::wait_for;
 use sqlx::{Row, SqlitePool};
 
 const BIN: &str = env!("CARGO_BIN_EXE_capicua-server");
@@ -122,16 +123,14 @@ async fn a_killed_server_resumes_its_tournament_without_losing_or_repeating_matc
     let before = loop {
         tries += 1;
         let mut server = serve(&db, &dir.join(format!("run{tries}.log")));
-        let t0 = Instant::now();
-        loop {
+        let what = format!("{} stored results and a table in play", 3 * tries);
+        wait_for(&what, Duration::from_secs(60), async || {
             let (st, count) = status(&pool).await;
             assert_ne!(st, "finished", "the tournament finished before it could be killed: make it bigger");
-            if count >= 3 * tries && tables_in_play(&pool).await > 0 {
-                break;
-            }
-            assert!(t0.elapsed() < Duration::from_secs(60), "no progress");
-            tokio::time::sleep(Duration::from_millis(2)).await;
-        }
+            let in_play = tables_in_play(&pool).await;
+            if count >= 3 * tries && in_play > 0 { Ok(()) } else { Err((count, in_play)) }
+        })
+        .await;
         server.kill9();
         if tables_in_play(&pool).await > 0 || tries == 5 {
             break matches(&pool).await;
@@ -142,16 +141,12 @@ async fn a_killed_server_resumes_its_tournament_without_losing_or_repeating_matc
     assert!(before.len() < expected, "killed mid-run");
 
     let mut server = serve(&db, &dir.join("resumed.log"));
-    let t0 = Instant::now();
-    loop {
-        let (st, _) = status(&pool).await;
-        if st == "finished" {
-            break;
-        }
+    wait_for("the resumed tournament to finish", Duration::from_secs(120), async || {
+        let (st, count) = status(&pool).await;
         assert_ne!(st, "failed");
-        assert!(t0.elapsed() < Duration::from_secs(120), "the resumed tournament did not finish");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+        if st == "finished" { Ok(()) } else { Err((st, count)) }
+    })
+    .await;
     server.kill9();
 
     let after = matches(&pool).await;

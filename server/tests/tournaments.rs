@@ -5,10 +5,9 @@
 mod common;
 
 use std::net::SocketAddr;
-use std::time::Duration;
 
 use capicua_server::Config;
-use common::{TestServer, temp_db};
+use common::{TestServer, WAIT, temp_db, wait_for};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -30,6 +29,16 @@ async fn http_post(addr: SocketAddr, path: &str, token: Option<&str>, content_ty
     let status: u16 = text.split(' ').nth(1).unwrap().parse().unwrap();
     let (_, body) = text.split_once("\r\n\r\n").unwrap();
     (status, serde_json::from_str(body).unwrap_or(Value::Null))
+}
+
+/// Waits for tournament `id` to finish (it must not fail) and returns its detail.
+async fn finished(server: &TestServer, id: i64, what: &str) -> Value {
+    wait_for(what, WAIT, async || {
+        let d = server.get_json(&format!("/api/tournaments/{id}")).await;
+        assert_ne!(d["status"], "failed", "{d}");
+        if d["status"] == "finished" { Ok(d) } else { Err(d) }
+    })
+    .await
 }
 
 async fn admin_server() -> TestServer {
@@ -90,13 +99,11 @@ async fn tournament_http_and_websocket_errors_are_machine_readable() {
     assert_eq!(s, 201, "{created}");
     let id = created["id"].as_i64().unwrap();
     let (mut ben, _) = server.player("ben").await;
-    let room = loop {
+    let room = wait_for("the tournament's table to get a room", WAIT, async || {
         let d = server.get_json(&format!("/api/tournaments/{id}")).await;
-        if let Some(room) = d["rounds"][0]["tables"][0]["room"].as_u64() {
-            break room;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    };
+        d["rounds"][0]["tables"][0]["room"].as_u64().ok_or(d)
+    })
+    .await;
     let r = ben.request(json!({"type": "join", "room": room})).await;
     assert_eq!(r["code"], "unauthorized", "{r}");
     let r = ben.request(json!({"type": "fill-bots", "room": room, "strategy": "random"})).await;
@@ -120,16 +127,7 @@ async fn an_entrant_who_never_comes_forfeits_after_the_no_show_time() {
         http_post(server.addr, "/api/tournaments", Some(ADMIN), "application/json", &spec.to_string()).await;
     assert_eq!(status, 201, "{created}");
     let id = created["id"].as_i64().unwrap();
-    let waited = std::time::Instant::now();
-    let detail = loop {
-        let d = server.get_json(&format!("/api/tournaments/{id}")).await;
-        if d["status"] == "finished" {
-            break d;
-        }
-        assert_ne!(d["status"], "failed", "{d}");
-        assert!(waited.elapsed() < Duration::from_secs(20), "the table still waits for zoe: {d}");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    };
+    let detail = finished(&server, id, "zoe's table to be forfeited and the tournament to finish").await;
     assert_eq!(detail["winners"], json!(["bot:random"]), "{detail}");
     let table = &detail["rounds"][0]["tables"][0];
     let game = table["game"].as_i64().expect("the forfeit is a stored game");
@@ -168,15 +166,7 @@ async fn a_tournament_clock_can_forfeit_a_seat_that_runs_out_of_time() {
     tim.ready(room).await;
     let over = tim.recv_type("game-over").await;
     assert_eq!(over["result"]["forfeit"], seat, "{over}");
-    let waited = std::time::Instant::now();
-    let detail = loop {
-        let d = server.get_json(&format!("/api/tournaments/{id}")).await;
-        if d["status"] == "finished" {
-            break d;
-        }
-        assert!(waited.elapsed() < Duration::from_secs(20), "{d}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    };
+    let detail = finished(&server, id, "the tournament to finish after tim's forfeit").await;
     assert_eq!(detail["winners"], json!(["bot:random"]), "{detail}");
     // An unknown timeout strategy is refused when the tournament is created.
     let mut bad = spec.clone();

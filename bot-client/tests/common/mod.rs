@@ -19,7 +19,7 @@ use tokio::sync::oneshot;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
-/// How long a client waits for a frame before the test fails.
+/// How long a client waits for a frame, or a test for a condition, before it fails.
 pub const WAIT: Duration = Duration::from_secs(20);
 
 /// A running server.
@@ -98,6 +98,14 @@ impl TestServer {
         serde_json::from_str(&body).unwrap()
     }
 
+    /// Room `id` as `GET /api/rooms` lists it; panics when it is not listed,
+    /// so a check on its seats cannot pass for a room that is gone.
+    pub async fn room_info(&self, id: u64) -> Value {
+        let rooms = self.get_json("/api/rooms").await;
+        let room = rooms.as_array().unwrap().iter().find(|r| r["id"] == json!(id));
+        room.unwrap_or_else(|| panic!("room {id} is not listed: {rooms}")).clone()
+    }
+
     /// `POST path` with a JSON body and an optional bearer token: (status, JSON body).
     pub async fn post_json(&self, path: &str, token: Option<&str>, body: &str) -> (u16, Value) {
         let (status, text) = http_request(self.addr, "POST", path, token, Some(body)).await;
@@ -111,6 +119,50 @@ impl Drop for TestServer {
             let _ = tx.send(());
         }
     }
+}
+
+/// How long `wait_for` and `wait_until` pause between two checks.
+const POLL: Duration = Duration::from_millis(5);
+
+/// Checks until the condition holds and returns what `check` found: `Ok`
+/// once it holds, `Err` with what it saw until then. Panics naming `what`
+/// (and the last thing seen) when `timeout` passes first.
+///
+/// For what the server or the bots do in their own tasks and tell this
+/// client nothing about: the test polls the state it can observe instead of
+/// sleeping and hoping.
+pub async fn wait_for<T, S: std::fmt::Debug>(
+    what: &str,
+    timeout: Duration,
+    mut check: impl AsyncFnMut() -> Result<T, S>,
+) -> T {
+    let mut last = None;
+    let polled = tokio::time::timeout(timeout, async {
+        loop {
+            match check().await {
+                Ok(v) => return v,
+                Err(seen) => last = Some(seen),
+            }
+            tokio::time::sleep(POLL).await;
+        }
+    })
+    .await;
+    match (polled, last) {
+        (Ok(v), _) => v,
+        (Err(_), Some(seen)) => panic!("waited {timeout:?} for {what}; last seen: {seen:?}"),
+        (Err(_), None) => panic!("waited {timeout:?} for {what}; the first check never returned"),
+    }
+}
+
+/// Checks until `check` is true; panics naming `what` when `timeout` passes first.
+pub async fn wait_until(what: &str, timeout: Duration, mut check: impl AsyncFnMut() -> bool) {
+    let polled = tokio::time::timeout(timeout, async {
+        while !check().await {
+            tokio::time::sleep(POLL).await;
+        }
+    })
+    .await;
+    assert!(polled.is_ok(), "waited {timeout:?} for {what}");
 }
 
 /// A minimal HTTP/1.1 request with an optional bearer token and JSON body.

@@ -114,6 +114,14 @@ impl TestServer {
         assert_eq!(status, 200, "GET {path}: {body}");
         serde_json::from_str(&body).unwrap()
     }
+
+    /// Room `id` as `GET /api/rooms` lists it; panics when it is not listed,
+    /// so a check on its seats cannot pass for a room that is gone.
+    pub async fn room_info(&self, id: u64) -> Value {
+        let rooms = self.get_json("/api/rooms").await;
+        let room = rooms.as_array().unwrap().iter().find(|r| r["id"] == json!(id));
+        room.unwrap_or_else(|| panic!("room {id} is not listed: {rooms}")).clone()
+    }
 }
 
 impl Drop for TestServer {
@@ -122,6 +130,49 @@ impl Drop for TestServer {
             let _ = tx.send(());
         }
     }
+}
+
+/// How long `wait_for` and `wait_until` pause between two checks.
+const POLL: Duration = Duration::from_millis(5);
+
+/// Checks until the condition holds and returns what `check` found: `Ok`
+/// once it holds, `Err` with what it saw until then. Panics naming `what`
+/// (and the last thing seen) when `timeout` passes first.
+///
+/// For what the server does in its own tasks and tells no client about:
+/// the test polls the state it can observe instead of sleeping and hoping.
+pub async fn wait_for<T, S: std::fmt::Debug>(
+    what: &str,
+    timeout: Duration,
+    mut check: impl AsyncFnMut() -> Result<T, S>,
+) -> T {
+    let mut last = None;
+    let polled = tokio::time::timeout(timeout, async {
+        loop {
+            match check().await {
+                Ok(v) => return v,
+                Err(seen) => last = Some(seen),
+            }
+            tokio::time::sleep(POLL).await;
+        }
+    })
+    .await;
+    match (polled, last) {
+        (Ok(v), _) => v,
+        (Err(_), Some(seen)) => panic!("waited {timeout:?} for {what}; last seen: {seen:?}"),
+        (Err(_), None) => panic!("waited {timeout:?} for {what}; the first check never returned"),
+    }
+}
+
+/// Checks until `check` is true; panics naming `what` when `timeout` passes first.
+pub async fn wait_until(what: &str, timeout: Duration, mut check: impl AsyncFnMut() -> bool) {
+    let polled = tokio::time::timeout(timeout, async {
+        while !check().await {
+            tokio::time::sleep(POLL).await;
+        }
+    })
+    .await;
+    assert!(polled.is_ok(), "waited {timeout:?} for {what}");
 }
 
 /// A minimal HTTP/1.1 GET.
@@ -183,7 +234,14 @@ pub struct Client {
     pub closed: Option<u16>,
 }
 
+/// How long a client waits for a frame, or a test for a condition, before it fails.
 pub const WAIT: Duration = Duration::from_secs(20);
+
+/// The close code recorded for a close frame without a code (RFC 6455 "no status received").
+pub const NO_STATUS: u16 = 1005;
+/// The close code recorded for a connection that ended without a close frame
+/// (RFC 6455 "abnormal closure").
+pub const ABNORMAL: u16 = 1006;
 
 impl Client {
     pub async fn connect(url: &str) -> Client {
@@ -220,12 +278,12 @@ impl Client {
                     return true;
                 }
                 Some(Ok(Message::Close(c))) => {
-                    self.closed = Some(c.map(|c| u16::from(c.code)).unwrap_or(1005));
+                    self.closed = Some(c.map(|c| u16::from(c.code)).unwrap_or(NO_STATUS));
                     return false;
                 }
                 Some(Ok(_)) => continue,
                 Some(Err(_)) | None => {
-                    self.closed.get_or_insert(1006);
+                    self.closed.get_or_insert(ABNORMAL);
                     return false;
                 }
             }
