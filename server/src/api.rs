@@ -16,7 +16,7 @@ use serde::de::DeserializeOwned;
 
 /// An HTTP error: a status, a code, a message and the field at fault.
 #[derive(Debug)]
-pub struct ApiError {
+pub(crate) struct ApiError {
     status: StatusCode,
     code: ErrorCode,
     message: String,
@@ -71,10 +71,10 @@ pub(crate) fn status_of(code: ErrorCode) -> StatusCode {
 }
 
 /// A path parameter; a bad one is a `400 bad-request` JSON error.
-pub struct ApiPath<T>(pub T);
+pub(crate) struct ApiPath<T>(pub T);
 
 /// Query parameters; bad ones are a `400 bad-request` JSON error.
-pub struct ApiQuery<T>(pub T);
+pub(crate) struct ApiQuery<T>(pub T);
 
 impl<S, T> FromRequestParts<S> for ApiPath<T>
 where

@@ -10,9 +10,7 @@ use capicua_engine::{Move, View};
 use capicua_strategy::{SeatView, Strategy};
 
 /// A move chooser for a hosted seat.
-pub trait HostedStrategy: Send {
-    /// The strategy's spec.
-    fn name(&self) -> String;
+pub(crate) trait HostedStrategy: Send {
     /// A move for the viewer, who is to move (the room checks it is legal).
     fn choose(&mut self, view: &View<'_>) -> Move;
     /// Whether a move costs microseconds (one pass over the legal moves):
@@ -30,9 +28,6 @@ struct Registry {
 }
 
 impl HostedStrategy for Registry {
-    fn name(&self) -> String {
-        self.inner.name()
-    }
     fn choose(&mut self, view: &View<'_>) -> Move {
         self.inner.choose(view as &dyn SeatView)
     }
@@ -43,12 +38,12 @@ impl HostedStrategy for Registry {
 
 /// The named strategies (any spec `capicua-bot strategies` documents also
 /// works, e.g. `pimc:samples=50` or a conditional).
-pub fn names() -> Vec<&'static str> {
+pub(crate) fn names() -> Vec<&'static str> {
     capicua_strategy::spec::STRATEGIES.iter().map(|(n, _)| *n).filter(|n| !n.contains(' ')).collect()
 }
 
 /// A hosted strategy by spec, seeded; `None` if the spec does not build.
-pub fn strategy(spec: &str, seed: u64) -> Option<Box<dyn HostedStrategy>> {
+pub(crate) fn strategy(spec: &str, seed: u64) -> Option<Box<dyn HostedStrategy>> {
     capicua_strategy::spec::build(spec, seed).ok().map(|inner| Box::new(Registry { inner }) as Box<dyn HostedStrategy>)
 }
 

@@ -72,7 +72,7 @@ struct Conn {
 
 /// Refuses a connection at the cap: an error frame, then close code 1013
 /// (try again later).
-pub async fn refuse<S>(mut sink: S)
+pub(crate) async fn refuse<S>(mut sink: S)
 where
     S: Sink<Message> + Unpin,
 {
@@ -88,7 +88,7 @@ where
 
 /// Serves one connection until the client leaves, the server shuts down or
 /// the connection must be closed.
-pub async fn serve<S, R, E>(state: Arc<AppState>, sink: S, stream: R)
+pub(crate) async fn serve<S, R, E>(state: Arc<AppState>, sink: S, stream: R)
 where
     S: Sink<Message> + Unpin + Send + 'static,
     R: Stream<Item = Result<Message, E>> + Unpin,

@@ -23,7 +23,7 @@ use crate::api::{ApiError, ApiPath, ApiQuery};
 use crate::db::{SeatRecord, Standing};
 
 /// The routes.
-pub fn router(state: Arc<AppState>) -> Router {
+pub(crate) fn router(state: Arc<AppState>) -> Router {
     Router::new()
         .route("/ws", get(ws))
         .route("/api/variants", get(variants))
@@ -146,7 +146,7 @@ struct ViewQuery {
 /// One step of a replay: what the viewer saw after a move.
 #[derive(Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub struct ReplayStep {
+pub(crate) struct ReplayStep {
     /// The public events of the move.
     pub events: Vec<Event>,
     /// The viewer's view afterwards.
@@ -157,7 +157,7 @@ pub struct ReplayStep {
 /// during play (no seed, no raw deal).
 #[derive(Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub struct Replay {
+pub(crate) struct Replay {
     /// The game id.
     pub id: i64,
     /// The room it was played in.

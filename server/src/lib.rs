@@ -1,3 +1,5 @@
+// Only what the binary, tests and tools use is `pub`: the lint keeps it so.
+#![warn(unreachable_pub)]
 //! # capicua-server
 //!
 //! The lobby, referee and persistence of capicua: HTTP and WebSocket on one
@@ -15,14 +17,18 @@
 //! connection and every room, waits for them, and lets the database writer
 //! commit what is queued.
 
-pub mod api;
-pub mod bots;
-pub mod conn;
+// The library's API is what the `capicua-server` binary, its tests and
+// tools use: `run` with its `Config` and `Listener`, the persistence layer
+// (`db`), and tournament specs (`tournament::store`). Everything else is
+// the server's own.
+pub(crate) mod api;
+pub(crate) mod bots;
+pub(crate) mod conn;
 pub mod db;
-pub mod http;
-pub mod metrics;
-pub mod outbox;
-pub mod room;
+pub(crate) mod http;
+pub(crate) mod metrics;
+pub(crate) mod outbox;
+pub(crate) mod room;
 pub mod tournament;
 
 use std::collections::{HashMap, HashSet};
@@ -36,7 +42,7 @@ use tokio::net::TcpListener;
 use tokio::sync::{Semaphore, mpsc, watch};
 
 pub use db::Db;
-pub use outbox::{Flusher, Outbox, encode};
+pub(crate) use outbox::{Flusher, Outbox, encode};
 
 /// Server settings (the CLI fills them from flags and environment).
 #[derive(Clone, Debug)]

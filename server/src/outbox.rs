@@ -26,13 +26,13 @@ use capicua_protocol::{ServerFrame, ServerMsg};
 use tokio::sync::Notify;
 
 /// Serializes a server frame.
-pub fn encode(id: Option<u64>, msg: ServerMsg) -> Utf8Bytes {
+pub(crate) fn encode(id: Option<u64>, msg: ServerMsg) -> Utf8Bytes {
     let s = serde_json::to_string(&ServerFrame { id, msg }).expect("server frames always serialize");
     Utf8Bytes::from(s)
 }
 
 /// A close frame's code and reason.
-pub type CloseReason = (u16, &'static str);
+pub(crate) type CloseReason = (u16, &'static str);
 
 /// The send side of one connection; clones share the queue.
 #[derive(Clone)]

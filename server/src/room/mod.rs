@@ -121,7 +121,7 @@ pub enum RoomCmd {
 
 /// Why a room cannot be created.
 #[derive(Debug, thiserror::Error)]
-pub enum CreateError {
+pub(crate) enum CreateError {
     /// The server is shutting down.
     #[error("the server is shutting down")]
     ShuttingDown,
@@ -162,7 +162,7 @@ impl From<CoreError> for CreateError {
 
 impl CreateError {
     /// The protocol's error code.
-    pub fn code(&self) -> ErrorCode {
+    pub(crate) fn code(&self) -> ErrorCode {
         match self {
             CreateError::ShuttingDown => ErrorCode::ShuttingDown,
             CreateError::UnknownPreset(_) | CreateError::PresetOrVariant | CreateError::Variant(_) => {
@@ -176,7 +176,7 @@ impl CreateError {
     }
 
     /// The spec field at fault, when there is one.
-    pub fn field(&self) -> Option<&'static str> {
+    pub(crate) fn field(&self) -> Option<&'static str> {
         match self {
             CreateError::UnknownPreset(_) => Some("preset"),
             CreateError::Variant(_) | CreateError::PresetOrVariant => Some("variant"),
@@ -229,7 +229,7 @@ pub(crate) fn settings(spec: &RoomSpec, grace: std::time::Duration) -> Result<Se
 }
 
 /// Validates a room spec, records the room and starts its task.
-pub async fn create(state: &Arc<AppState>, spec: RoomSpec) -> Result<RoomInfo, CreateError> {
+pub(crate) async fn create(state: &Arc<AppState>, spec: RoomSpec) -> Result<RoomInfo, CreateError> {
     create_with(state, spec, TableOptions::default(), None).await
 }
 

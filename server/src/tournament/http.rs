@@ -26,7 +26,7 @@ use crate::api::{ApiError, ApiPath, ApiQuery};
 use crate::db::tournaments::{self, StoredResult, StoredTable, Summary};
 
 /// The tournament routes (merged into [`crate::http::router`]).
-pub fn routes() -> Router<Arc<AppState>> {
+pub(crate) fn routes() -> Router<Arc<AppState>> {
     Router::new()
         .route("/api/tournaments", get(list).post(create))
         .route("/api/tournaments/{id}", get(detail))

@@ -24,9 +24,9 @@
 //! played again from its start in a new room (the interrupted moves are not
 //! kept).
 
-pub mod http;
-pub mod replays;
-pub mod runner;
+pub(crate) mod http;
+pub(crate) mod replays;
+pub(crate) mod runner;
 pub mod store;
 
 use std::collections::{HashMap, HashSet};

@@ -32,7 +32,7 @@ use crate::room::{HostedSeat, TableOptions};
 const MAX_ATTEMPTS: u32 = 5;
 
 /// Runs a tournament until it finishes, fails or the server shuts down.
-pub async fn run(state: Arc<AppState>, id: TournamentId) {
+pub(crate) async fn run(state: Arc<AppState>, id: TournamentId) {
     match drive(&state, id).await {
         Ok(()) => {}
         Err(e) if state.is_shutting_down() => tracing::info!(tournament = id, error = %e, "stopped by shutdown"),
