@@ -2,6 +2,8 @@
 //! bot clients awaiting assignments play their tables next to hosted bots,
 //! and the stored standings (the SQL view) match `Tournament::standings()`.
 
+// The server's own test harness: a real server on port 0 and a JSON client.
+#[path = "../../server/tests/common/mod.rs"]
 mod common;
 
 use std::sync::Arc;

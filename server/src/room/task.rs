@@ -161,7 +161,8 @@ impl RoomTask {
 
     fn member(&mut self, client: Client) -> Member {
         let lean = client.out.lean_prompts();
-        self.outboxes.insert(client.conn, client.out);
+        // A connection keeps its outbox for its life: insert it once.
+        self.outboxes.entry(client.conn).or_insert(client.out);
         Member { conn: client.conn, ident: client.ident, lean }
     }
 
