@@ -190,7 +190,7 @@ async fn game(
         .game(id)
         .await
         .map_err(ApiError::internal)?
-        .ok_or_else(|| ApiError::new(StatusCode::NOT_FOUND, ErrorCode::BadRequest, format!("no game {id}")))?;
+        .ok_or_else(|| ApiError::of(ErrorCode::NoSuchGame, format!("no game {id}")))?;
     if let Some(s) = q.seat {
         if s >= g.seating.seats {
             return Err(ApiError::new(
