@@ -113,9 +113,37 @@ fn emit(line: std::fmt::Arguments<'_>) -> anyhow::Result<()> {
 }
 
 #[tokio::main]
-async fn main() -> anyhow::Result<()> {
+async fn main() -> std::process::ExitCode {
     init_logging();
-    match Cli::parse().command {
+    match run(Cli::parse()).await {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {}", error_chain(&e));
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+/// An error and its causes on one line, joined by `: `; a cause whose text
+/// the line already holds (an error that prints its source) is left out.
+fn error_chain(e: &anyhow::Error) -> String {
+    let mut line = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if line.contains(&text) {
+            continue;
+        }
+        if !line.is_empty() {
+            line.push_str(": ");
+        }
+        line.push_str(&text);
+    }
+    line
+}
+
+/// Runs one command.
+async fn run(cli: Cli) -> anyhow::Result<()> {
+    match cli.command {
         Command::Serve { listen, database, admin_token, max_connections, rate, reconnect_grace, batch_ms } => {
             let db = capicua_server::Db::open(&database).await.with_context(|| format!("opening {database}"))?;
             let listener: capicua_server::Listener = match listen.strip_prefix("unix:") {
@@ -192,9 +220,17 @@ async fn main() -> anyhow::Result<()> {
         }
         Command::Standings { database, variant, limit, .. } => {
             let db = capicua_server::Db::open(&database).await.with_context(|| format!("opening {database}"))?;
+            let rated = db.rated_variants().await?;
             let variants = match variant {
-                Some(v) => vec![v],
-                None => db.rated_variants().await?,
+                Some(v) if rated.contains(&v) => vec![v],
+                Some(v) => {
+                    db.close().await;
+                    if rated.is_empty() {
+                        anyhow::bail!("no rated games in variant {v:?}: there are no rated games yet");
+                    }
+                    anyhow::bail!("no rated games in variant {v:?}; variants with rated games: {}", rated.join(", "));
+                }
+                None => rated,
             };
             if variants.is_empty() {
                 outln!("no rated games yet");
@@ -246,10 +282,12 @@ async fn main() -> anyhow::Result<()> {
             db.close().await;
             if list.is_empty() {
                 outln!("no tournaments");
+            } else {
+                outln!("{:>4}  {:<28} {:<9} {:>8} {:>7}", "id", "name", "status", "entrants", "results");
             }
             for t in list {
                 outln!(
-                    "{:>4}  {:<28} {:<9} {:>3} entrants {:>6} results{}",
+                    "{:>4}  {:<28} {:<9} {:>8} {:>7}{}",
                     t.id,
                     t.name,
                     t.status,
