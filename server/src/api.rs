@@ -60,7 +60,7 @@ impl IntoResponse for ApiError {
 /// The HTTP status of an error code. Credentials follow one rule on every
 /// route: 401 when the request carries no valid credential (`bad-token` for
 /// a malformed header or an unknown token, `unauthorized` for no header,
-/// which [`Caller::require`] answers), 403 `unauthorized` when a valid
+/// which [`Caller::refuse`] answers), 403 `unauthorized` when a valid
 /// credential does not allow the action.
 pub(crate) fn status_of(code: ErrorCode) -> StatusCode {
     match code {
