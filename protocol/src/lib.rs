@@ -734,6 +734,8 @@ pub enum ErrorCode {
     NoSuchTournament,
     /// The tournament spec is invalid (the message names the field).
     BadTournament,
+    /// No such stored game.
+    NoSuchGame,
 }
 
 /// WebSocket close codes the server uses, and whether a client should reconnect.

@@ -129,6 +129,7 @@ fn error_codes() -> Vec<ErrorCode> {
         Internal,
         NoSuchTournament,
         BadTournament,
+        NoSuchGame,
     ];
     for c in &all {
         match c {
@@ -136,7 +137,7 @@ fn error_codes() -> Vec<ErrorCode> {
             | BadToken | Unauthorized | NameTaken | BadName | NoSuchRoom | SeatTaken | NoSuchSeat | NotSeated
             | AlreadySeated | BadVariant | BadRequest | GameInProgress | UnknownStrategy | NotYourTurn
             | StalePrompt | IllegalMove | RateLimited | TooManyConnections | ShuttingDown | SlowConsumer | Internal
-            | NoSuchTournament | BadTournament => {}
+            | NoSuchTournament | BadTournament | NoSuchGame => {}
         }
     }
     all
@@ -525,7 +526,7 @@ fn the_schema_lists_every_error_code_and_progress() {
         _ => panic!("ErrorCode is not an enumeration: {def}"),
     };
     assert_eq!(codes, listed);
-    assert_eq!(codes.len(), 30);
+    assert_eq!(codes.len(), 31);
     let progress = tags(&checker, &server["$defs"]["Progress"], "event");
     assert_eq!(
         progress,

@@ -8,8 +8,8 @@
 
 use axum::Json;
 use axum::extract::{FromRequestParts, Path, Query};
-use axum::http::StatusCode;
 use axum::http::request::Parts;
+use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use capicua_protocol::ErrorCode;
 use serde::de::DeserializeOwned;
@@ -57,16 +57,62 @@ impl IntoResponse for ApiError {
     }
 }
 
-/// The HTTP status of an error code: 401 for a missing or unknown
-/// credential, 403 for a credential that does not allow the action.
+/// The HTTP status of an error code. Credentials follow one rule on every
+/// route: 401 when the request carries no valid credential (`bad-token` for
+/// a malformed header or an unknown token, `unauthorized` for no header,
+/// which [`Caller::refuse`] answers), 403 `unauthorized` when a valid
+/// credential does not allow the action.
 pub(crate) fn status_of(code: ErrorCode) -> StatusCode {
     match code {
         ErrorCode::Unauthorized => StatusCode::FORBIDDEN,
         ErrorCode::BadToken => StatusCode::UNAUTHORIZED,
         ErrorCode::ShuttingDown => StatusCode::SERVICE_UNAVAILABLE,
         ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
-        ErrorCode::NoSuchRoom | ErrorCode::NoSuchTournament => StatusCode::NOT_FOUND,
+        ErrorCode::NoSuchRoom | ErrorCode::NoSuchTournament | ErrorCode::NoSuchGame => StatusCode::NOT_FOUND,
         _ => StatusCode::BAD_REQUEST,
+    }
+}
+
+/// Who sent a request, by its `Authorization: Bearer TOKEN` header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Caller {
+    /// No `Authorization` header.
+    Guest,
+    /// A registered player's token.
+    Player,
+    /// The admin token.
+    Admin,
+}
+
+impl Caller {
+    /// Reads the credential of a request: a malformed header or a token
+    /// that is neither the admin's nor a player's is `401 bad-token`.
+    pub(crate) async fn of(state: &crate::AppState, headers: &HeaderMap) -> Result<Caller, ApiError> {
+        let Some(value) = headers.get(header::AUTHORIZATION) else {
+            return Ok(Caller::Guest);
+        };
+        let Some(token) = value.to_str().ok().and_then(|v| v.strip_prefix("Bearer ")).map(str::trim) else {
+            return Err(ApiError::new(
+                StatusCode::UNAUTHORIZED,
+                ErrorCode::BadToken,
+                "the Authorization header must be `Bearer TOKEN`",
+            ));
+        };
+        if state.config.admin_token.as_deref() == Some(token) {
+            return Ok(Caller::Admin);
+        }
+        match state.db.player_by_token(token).await? {
+            Some(_) => Ok(Caller::Player),
+            None => Err(ApiError::new(StatusCode::UNAUTHORIZED, ErrorCode::BadToken, "unknown token")),
+        }
+    }
+
+    /// Refuses an action this caller may not take: `401 unauthorized` for a
+    /// guest (no credential was sent), `403 unauthorized` for a player or
+    /// the admin (the credential is valid but not enough).
+    pub(crate) fn refuse(self, message: impl Into<String>) -> ApiError {
+        let status = if self == Caller::Guest { StatusCode::UNAUTHORIZED } else { StatusCode::FORBIDDEN };
+        ApiError::new(status, ErrorCode::Unauthorized, message)
     }
 }
 

@@ -19,7 +19,7 @@ use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
 
 use crate::AppState;
-use crate::api::{ApiError, ApiPath, ApiQuery};
+use crate::api::{ApiError, ApiPath, ApiQuery, Caller};
 use crate::db::{SeatRecord, Standing};
 
 /// The routes.
@@ -95,27 +95,7 @@ async fn create_room(
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<(StatusCode, Json<RoomInfo>), ApiError> {
-    let token = match headers.get(header::AUTHORIZATION) {
-        None => None,
-        Some(v) => match v.to_str().ok().and_then(|v| v.strip_prefix("Bearer ")) {
-            Some(t) => Some(t.trim().to_string()),
-            None => {
-                return Err(ApiError::new(
-                    StatusCode::UNAUTHORIZED,
-                    ErrorCode::BadToken,
-                    "the Authorization header must be `Bearer TOKEN`",
-                ));
-            }
-        },
-    };
-    let (registered, admin) = match token {
-        None => (false, false),
-        Some(t) if state.config.admin_token.as_deref() == Some(t.as_str()) => (false, true),
-        Some(t) => match state.db.player_by_token(&t).await.map_err(ApiError::internal)? {
-            Some(_) => (true, false),
-            None => return Err(ApiError::new(StatusCode::UNAUTHORIZED, ErrorCode::BadToken, "unknown token")),
-        },
-    };
+    let caller = Caller::of(&state, &headers).await?;
     let spec: RoomSpec = match serde_json::from_slice(&body) {
         Ok(s) => s,
         Err(e) if e.is_syntax() || e.is_eof() => {
@@ -125,12 +105,8 @@ async fn create_room(
             return Err(ApiError::new(StatusCode::BAD_REQUEST, ErrorCode::BadMessage, format!("not a room spec: {e}")));
         }
     };
-    if spec.rated && !registered && !admin {
-        return Err(ApiError::new(
-            StatusCode::FORBIDDEN,
-            ErrorCode::Unauthorized,
-            "only registered players create rated rooms",
-        ));
+    if spec.rated && caller == Caller::Guest {
+        return Err(caller.refuse("only registered players create rated rooms"));
     }
     match crate::room::create(&state, spec).await {
         Ok(info) => Ok((StatusCode::CREATED, Json(info))),
@@ -190,7 +166,7 @@ async fn game(
         .game(id)
         .await
         .map_err(ApiError::internal)?
-        .ok_or_else(|| ApiError::new(StatusCode::NOT_FOUND, ErrorCode::BadRequest, format!("no game {id}")))?;
+        .ok_or_else(|| ApiError::of(ErrorCode::NoSuchGame, format!("no game {id}")))?;
     if let Some(s) = q.seat {
         if s >= g.seating.seats {
             return Err(ApiError::new(

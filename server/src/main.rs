@@ -92,10 +92,58 @@ enum TournamentCommand {
     List,
 }
 
+/// `println!` for command output: a reader that closes the pipe early
+/// (`capicua-server standings | head`) ends the command quietly, with
+/// success, instead of a panic.
+macro_rules! outln {
+    ($($arg:tt)*) => {
+        emit(format_args!($($arg)*))?
+    };
+}
+
+/// Writes one line of command output to stdout; see [`outln!`].
+fn emit(line: std::fmt::Arguments<'_>) -> anyhow::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match writeln!(out, "{line}").and_then(|()| out.flush()) {
+        // The reader has all it wanted: nothing is left to do.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(0),
+        r => r.context("writing to stdout"),
+    }
+}
+
 #[tokio::main]
-async fn main() -> anyhow::Result<()> {
+async fn main() -> std::process::ExitCode {
     init_logging();
-    match Cli::parse().command {
+    match run(Cli::parse()).await {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {}", error_chain(&e));
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+/// An error and its causes on one line, joined by `: `; a cause whose text
+/// the line already holds (an error that prints its source) is left out.
+fn error_chain(e: &anyhow::Error) -> String {
+    let mut line = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if line.contains(&text) {
+            continue;
+        }
+        if !line.is_empty() {
+            line.push_str(": ");
+        }
+        line.push_str(&text);
+    }
+    line
+}
+
+/// Runs one command.
+async fn run(cli: Cli) -> anyhow::Result<()> {
+    match cli.command {
         Command::Serve { listen, database, admin_token, max_connections, rate, reconnect_grace, batch_ms } => {
             let db = capicua_server::Db::open(&database).await.with_context(|| format!("opening {database}"))?;
             let listener: capicua_server::Listener = match listen.strip_prefix("unix:") {
@@ -130,7 +178,7 @@ async fn main() -> anyhow::Result<()> {
             capicua_server::run(listener, db, config, shutdown_signal()).await?;
         }
         Command::Schema => {
-            println!("{}", serde_json::to_string_pretty(&capicua_protocol::json_schema())?);
+            outln!("{}", serde_json::to_string_pretty(&capicua_protocol::json_schema())?);
         }
         Command::Standings { database, tournament: Some(id), json, .. } => {
             let db = capicua_server::Db::open(&database).await.with_context(|| format!("opening {database}"))?;
@@ -139,18 +187,32 @@ async fn main() -> anyhow::Result<()> {
             };
             let rows = tournaments::standings(&db, id).await?;
             if json {
-                println!("{}", serde_json::to_string_pretty(&rows)?);
+                outln!("{}", serde_json::to_string_pretty(&rows)?);
             } else {
-                println!("{} (tournament {id}, {}, {} results)", summary.name, summary.status, summary.results);
-                println!(
+                outln!("{} (tournament {id}, {}, {} results)", summary.name, summary.status, summary.results);
+                outln!(
                     "{:>4}  {:<24} {:>6} {:>5} {:>5} {:>6} {:>5} {:>7}",
-                    "rank", "entrant", "points", "wins", "draws", "losses", "games", "score"
+                    "rank",
+                    "entrant",
+                    "points",
+                    "wins",
+                    "draws",
+                    "losses",
+                    "games",
+                    "score"
                 );
                 for r in rows {
                     let flag = if r.disqualified { " (disqualified)" } else { "" };
-                    println!(
+                    outln!(
                         "{:>4}  {:<24} {:>6} {:>5} {:>5} {:>6} {:>5} {:>7}{flag}",
-                        r.rank, r.name, r.points, r.wins, r.draws, r.losses, r.games, r.score
+                        r.rank,
+                        r.name,
+                        r.points,
+                        r.wins,
+                        r.draws,
+                        r.losses,
+                        r.games,
+                        r.score
                     );
                 }
             }
@@ -158,23 +220,43 @@ async fn main() -> anyhow::Result<()> {
         }
         Command::Standings { database, variant, limit, .. } => {
             let db = capicua_server::Db::open(&database).await.with_context(|| format!("opening {database}"))?;
+            let rated = db.rated_variants().await?;
             let variants = match variant {
-                Some(v) => vec![v],
-                None => db.rated_variants().await?,
+                Some(v) if rated.contains(&v) => vec![v],
+                Some(v) => {
+                    db.close().await;
+                    if rated.is_empty() {
+                        anyhow::bail!("no rated games in variant {v:?}: there are no rated games yet");
+                    }
+                    anyhow::bail!("no rated games in variant {v:?}; variants with rated games: {}", rated.join(", "));
+                }
+                None => rated,
             };
             if variants.is_empty() {
-                println!("no rated games yet");
+                outln!("no rated games yet");
             }
             for v in variants {
-                println!("{v}");
-                println!(
+                outln!("{v}");
+                outln!(
                     "{:>4}  {:<24} {:>8} {:>8} {:>7} {:>6} {:>6}",
-                    "rank", "name", "ordinal", "mu", "sigma", "games", "wins"
+                    "rank",
+                    "name",
+                    "ordinal",
+                    "mu",
+                    "sigma",
+                    "games",
+                    "wins"
                 );
                 for s in db.leaderboard(&v, limit).await? {
-                    println!(
+                    outln!(
                         "{:>4}  {:<24} {:>8.2} {:>8.2} {:>7.2} {:>6} {:>6}",
-                        s.rank, s.name, s.ordinal, s.mu, s.sigma, s.games, s.wins
+                        s.rank,
+                        s.name,
+                        s.ordinal,
+                        s.mu,
+                        s.sigma,
+                        s.games,
+                        s.wins
                     );
                 }
             }
@@ -188,7 +270,7 @@ async fn main() -> anyhow::Result<()> {
             let created = store::create(&db, &text, format).await;
             db.close().await;
             let (id, config) = created.with_context(|| format!("{}", file.display()))?;
-            println!(
+            outln!(
                 "created tournament {id} ({:?}, {} entrants), pending: a server serving {database} starts it",
                 config.spec().name,
                 config.entrant_count()
@@ -199,11 +281,13 @@ async fn main() -> anyhow::Result<()> {
             let list = tournaments::list(&db).await?;
             db.close().await;
             if list.is_empty() {
-                println!("no tournaments");
+                outln!("no tournaments");
+            } else {
+                outln!("{:>4}  {:<28} {:<9} {:>8} {:>7}", "id", "name", "status", "entrants", "results");
             }
             for t in list {
-                println!(
-                    "{:>4}  {:<28} {:<9} {:>3} entrants {:>6} results{}",
+                outln!(
+                    "{:>4}  {:<28} {:<9} {:>8} {:>7}{}",
                     t.id,
                     t.name,
                     t.status,
@@ -216,7 +300,7 @@ async fn main() -> anyhow::Result<()> {
         Command::Register { name, database } => {
             let db = capicua_server::Db::open(&database).await.with_context(|| format!("opening {database}"))?;
             let (player, token) = db.register(&name).await?;
-            println!("registered {} (id {}); token (shown once): {token}", player.name, player.id);
+            outln!("registered {} (id {}); token (shown once): {token}", player.name, player.id);
             db.close().await;
         }
     }

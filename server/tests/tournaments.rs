@@ -53,7 +53,7 @@ async fn tournament_http_and_websocket_errors_are_machine_readable() {
     let (s, e) = http_post(server.addr, "/api/tournaments", None, "text/plain", good).await;
     assert_eq!((s, e["code"].as_str()), (401, Some("unauthorized")), "{e}");
     let (s, e) = http_post(server.addr, "/api/tournaments", Some("wrong"), "text/plain", good).await;
-    assert_eq!((s, e["code"].as_str()), (403, Some("bad-token")), "{e}");
+    assert_eq!((s, e["code"].as_str()), (401, Some("bad-token")), "{e}");
 
     let bad_field = good.replace("knockout", "swiss");
     let (s, e) = http_post(server.addr, "/api/tournaments", Some(ADMIN), "text/plain", &bad_field).await;

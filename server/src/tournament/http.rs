@@ -3,8 +3,8 @@
 //!
 //! Errors answer `{"code", "message"}` like every HTTP error of the server,
 //! plus `"field"` when a spec field is at fault: 400 `bad-tournament`,
-//! 401 `unauthorized` (no token), 403 `bad-token` (wrong token, or admin
-//! disabled), 404 `no-such-tournament`.
+//! 401 `unauthorized` (no token), 401 `bad-token` (an unknown token),
+//! 403 `unauthorized` (a player's token), 404 `no-such-tournament`.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -22,7 +22,7 @@ use super::TournamentError;
 use super::replays::Replayed;
 use super::store::{self, SpecFormat};
 use crate::AppState;
-use crate::api::{ApiError, ApiPath, ApiQuery};
+use crate::api::{ApiError, ApiPath, ApiQuery, Caller};
 use crate::db::tournaments::{self, StoredResult, StoredTable, Summary};
 
 /// The tournament routes (merged into [`crate::http::router`]).
@@ -47,28 +47,22 @@ fn not_found(id: i64) -> ApiError {
     ApiError::new(StatusCode::NOT_FOUND, ErrorCode::NoSuchTournament, format!("no tournament {id}"))
 }
 
-/// Checks `Authorization: Bearer <admin token>`.
-fn check_admin(state: &AppState, headers: &HeaderMap) -> Result<(), ApiError> {
-    let given = headers
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
-        .map(str::trim);
-    let Some(given) = given else {
-        return Err(ApiError::new(
-            StatusCode::UNAUTHORIZED,
-            ErrorCode::Unauthorized,
-            "send the admin token as `Authorization: Bearer TOKEN`",
-        ));
-    };
-    match &state.config.admin_token {
-        Some(t) if t == given => Ok(()),
-        Some(_) => Err(ApiError::new(StatusCode::FORBIDDEN, ErrorCode::BadToken, "wrong admin token")),
-        None => Err(ApiError::new(
-            StatusCode::FORBIDDEN,
-            ErrorCode::BadToken,
-            "admin actions are disabled (start the server with --admin-token)",
-        )),
+/// Checks `Authorization: Bearer <admin token>` (see
+/// [`crate::api::status_of`] for the statuses).
+async fn check_admin(state: &AppState, headers: &HeaderMap) -> Result<(), ApiError> {
+    let disabled = state.config.admin_token.is_none();
+    let hint = if disabled { " (admin actions are disabled: start the server with --admin-token)" } else { "" };
+    match Caller::of(state, headers).await {
+        Ok(Caller::Admin) => Ok(()),
+        Ok(Caller::Guest) => {
+            Err(Caller::Guest.refuse(format!("send the admin token as `Authorization: Bearer TOKEN`{hint}")))
+        }
+        Ok(caller) => Err(caller.refuse(format!("only the admin token creates tournaments{hint}"))),
+        // Any token is wrong when the server has none: say why.
+        Err(_) if disabled => {
+            Err(ApiError::new(StatusCode::UNAUTHORIZED, ErrorCode::BadToken, format!("not a known token{hint}")))
+        }
+        Err(e) => Err(e),
     }
 }
 
@@ -77,7 +71,7 @@ async fn create(
     headers: HeaderMap,
     body: String,
 ) -> Result<(StatusCode, Json<Summary>), ApiError> {
-    check_admin(&state, &headers)?;
+    check_admin(&state, &headers).await?;
     let is_json = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())

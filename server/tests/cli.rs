@@ -1,0 +1,107 @@
+//! The `capicua-server` command line, run as a process against a temp database.
+
+mod common;
+
+use std::io::Read;
+use std::process::{Command, Stdio};
+
+use common::temp_db;
+
+fn capicua_server() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_capicua-server"))
+}
+
+/// Runs `args` with stdout a pipe that is closed after `keep` bytes
+/// (`| head -c keep`): (exit success, stderr).
+fn with_stdout_closed_after(args: &[&str], keep: usize) -> (bool, String) {
+    let mut child = capicua_server()
+        .args(args)
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    let mut stdout = child.stdout.take().unwrap();
+    let mut head = vec![0; keep];
+    stdout.read_exact(&mut head).unwrap();
+    drop(stdout);
+    let out = child.wait_with_output().unwrap();
+    (out.status.success(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+#[test]
+fn output_to_a_closed_pipe_ends_quietly() {
+    // The schema is larger than a pipe's buffer, so writing it must meet the
+    // closed pipe.
+    let (ok, stderr) = with_stdout_closed_after(&["schema"], 16);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(ok, "{stderr}");
+    let db = temp_db();
+    let (ok, stderr) = with_stdout_closed_after(&["standings", "--database", db.to_str().unwrap()], 1);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(ok, "{stderr}");
+}
+
+/// Runs `args` to the end: (exit success, stdout, stderr).
+fn run(args: &[&str]) -> (bool, String, String) {
+    let out = capicua_server().args(args).env("RUST_LOG", "warn").output().expect("the binary runs");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[tokio::test]
+async fn a_variant_without_rated_games_is_an_error_said_once() {
+    let db = temp_db();
+    let db = db.to_str().unwrap();
+    let (ok, stdout, stderr) = run(&["standings", "--database", db, "--variant", "typo"]);
+    assert!(!ok, "{stdout}");
+    assert_eq!(stderr.trim(), "error: no rated games in variant \"typo\": there are no rated games yet");
+    // With rated games, the message names their variants.
+    let store = capicua_server::Db::open(db).await.unwrap();
+    let (pat, _) = store.register("pat").await.unwrap();
+    for variant in ["block", "draw"] {
+        sqlx::query("INSERT INTO ratings VALUES (?, ?, 25.0, 8.3, 0.0, 1, 1)")
+            .bind(variant)
+            .bind(pat.id)
+            .execute(store.pool())
+            .await
+            .unwrap();
+    }
+    store.close().await;
+    let (ok, stdout, stderr) = run(&["standings", "--database", db, "--variant", "typo"]);
+    assert!(!ok, "{stdout}");
+    assert_eq!(stderr.trim(), "error: no rated games in variant \"typo\"; variants with rated games: block, draw");
+    let (ok, stdout, stderr) = run(&["standings", "--database", db, "--variant", "draw"]);
+    assert!(ok, "{stderr}");
+    assert!(stdout.contains("pat"), "{stdout}");
+    // A cause is printed once, on the same line.
+    let (ok, _, stderr) = run(&["tournament", "create", "--database", db, "--file", "/nonexistent/t.toml"]);
+    assert!(!ok);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.starts_with("error: reading /nonexistent/t.toml: "), "{stderr}");
+    assert!(!stderr.contains("Caused by"), "{stderr}");
+}
+
+#[test]
+fn the_tournament_list_has_a_header() {
+    let db = temp_db();
+    let dir = std::env::temp_dir().join(format!("capicua-cli-{}.toml", std::process::id()));
+    std::fs::write(
+        &dir,
+        "name = \"cup\"\ntable = \"duel\"\nvariants = [\"block\"]\nentrants = [\"bot:random\", \"bot:heuristic\"]\n[[stages]]\nformat = \"knockout\"\n",
+    )
+    .unwrap();
+    let db = db.to_str().unwrap();
+    let (ok, _, stderr) = run(&["tournament", "create", "--database", db, "--file", dir.to_str().unwrap()]);
+    assert!(ok, "{stderr}");
+    let (ok, stdout, stderr) = run(&["tournament", "list", "--database", db]);
+    assert!(ok, "{stderr}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 2, "{stdout}");
+    assert_eq!(lines[0].split_whitespace().collect::<Vec<_>>(), ["id", "name", "status", "entrants", "results"]);
+    assert!(lines[1].contains("cup"), "{stdout}");
+    let _ = std::fs::remove_file(dir);
+}
