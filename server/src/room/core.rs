@@ -207,14 +207,10 @@ pub(crate) enum Input {
     },
     /// The clock reached [`RoomCore::next_deadline`].
     Tick,
-    /// A strategy run off the task answered ([`Effect::Think`]); `mv` is
-    /// `None` when it failed.
-    Thought {
-        /// The strategy, back.
-        strategy: Box<dyn HostedStrategy>,
-        /// Its move.
-        mv: Option<Move>,
-    },
+    /// A strategy run off the task answered ([`Effect::Think`]) with itself
+    /// and its move; `None` when it failed (panicked, and is lost): the core
+    /// replaces it, and its move, by random ones.
+    Thought(Option<(Box<dyn HostedStrategy>, Move)>),
     /// The match of [`Effect::Store`] was stored (`Some(id)`) or not.
     Stored(Option<i64>),
     /// Go on after [`Effect::Yield`].
@@ -560,7 +556,7 @@ impl RoomCore {
                 self.changed(fx);
             }
             Input::Tick => self.on_timer(now, fx),
-            Input::Thought { strategy, mv } => self.on_thought(now, fx, strategy, mv),
+            Input::Thought(answer) => self.on_thought(now, fx, answer),
             Input::Stored(game) => self.on_stored(fx, game),
             Input::Continue => self.advance(now, fx),
             Input::Shutdown => self.close(fx, "the server is shutting down"),
@@ -959,10 +955,14 @@ impl RoomCore {
         }
     }
 
+    /// A `random` strategy seeded from the room's stream.
+    fn random_strategy(&mut self) -> Box<dyn HostedStrategy> {
+        bots::strategy("random", self.rng.next_u64()).expect("random exists")
+    }
+
     /// A random legal move for the seat to move.
     fn fallback_move(&mut self, seat: Seat) -> Move {
-        let seed = self.rng.next_u64();
-        let mut random = bots::strategy("random", seed).expect("random exists");
+        let mut random = self.random_strategy();
         random.choose(&self.game.as_ref().expect("in play").view(seat))
     }
 
@@ -976,8 +976,12 @@ impl RoomCore {
 
     /// A strategy finished thinking: its move is played if the position is
     /// still the one it thought about.
-    fn on_thought(&mut self, now: Instant, fx: &mut Vec<Effect>, strategy: Box<dyn HostedStrategy>, mv: Option<Move>) {
+    fn on_thought(&mut self, now: Instant, fx: &mut Vec<Effect>, answer: Option<(Box<dyn HostedStrategy>, Move)>) {
         let Some(thinking) = self.thinking.take() else { return };
+        let (strategy, mv) = match answer {
+            Some((strategy, mv)) => (strategy, Some(mv)),
+            None => (self.random_strategy(), None),
+        };
         match thinking.who {
             Thinker::Seat => {
                 if let SeatState::Bot { strategy: slot, .. } = &mut self.seats[thinking.seat.index()] {

@@ -18,7 +18,7 @@ use crate::bots::HostedStrategy;
 use crate::metrics::Metrics;
 use crate::{AppState, Client, ConnId, Outbox};
 
-type Thought = (Box<dyn HostedStrategy>, Option<capicua_engine::Move>);
+type Thought = (Box<dyn HostedStrategy>, capicua_engine::Move);
 
 /// Runs a room until it closes.
 pub(crate) struct RoomTask {
@@ -79,13 +79,10 @@ impl RoomTask {
                 },
                 _ = sleep_until(deadline) => Input::Tick,
                 thought = joined(&mut self.thinking) => match thought {
-                    Ok((strategy, mv)) => Input::Thought { strategy, mv },
+                    Ok(answer) => Input::Thought(Some(answer)),
                     Err(e) => {
-                        // The strategy panicked: it is replaced by a fresh
-                        // random one, and so is its move.
                         tracing::error!(error = %e, "a hosted strategy failed");
-                        let strategy = crate::bots::strategy("random", self.core_seed()).expect("random exists");
-                        Input::Thought { strategy, mv: None }
+                        Input::Thought(None)
                     }
                 },
             };
@@ -104,11 +101,6 @@ impl RoomTask {
         let id = self.core.id();
         self.state.rooms.lock().expect("rooms lock").remove(&id);
         self.state.metrics.rooms.fetch_sub(1, Ordering::Relaxed);
-    }
-
-    /// A seed for a replacement strategy (not part of any replayable choice).
-    fn core_seed(&self) -> u64 {
-        getrandom::u64().unwrap_or_default()
     }
 
     /// Turns a command into the core's input, remembering the sender's
@@ -192,7 +184,7 @@ impl RoomTask {
                         let Think { seat, mut strategy, game } = *think;
                         self.thinking = Some(tokio::task::spawn_blocking(move || {
                             let mv = strategy.choose(&game.view(seat));
-                            (strategy, Some(mv))
+                            (strategy, mv)
                         }));
                     }
                     Effect::Store(record) => {

@@ -107,7 +107,7 @@ impl Room {
                 Effect::Think(mut t) => {
                     self.thinks += 1;
                     let mv = t.strategy.choose(&t.game.view(t.seat));
-                    follow.push(Input::Thought { strategy: t.strategy, mv: Some(mv) });
+                    follow.push(Input::Thought(Some((t.strategy, mv))));
                 }
                 _ => {}
             }
@@ -467,7 +467,8 @@ fn a_slow_strategy_thinks_off_the_task_and_a_stale_answer_is_dropped() {
     room.feed(Input::Move { who: member(1, Some(1)), prompt, mv: Move::Pass, id: None });
     assert!(room.last_error(1).is_some());
     // A failed strategy's turn is played by a random move.
-    room.feed(Input::Thought { strategy: think.strategy, mv: None });
+    drop(think);
+    room.feed(Input::Thought(None));
     assert!(room.sent[before..].iter().any(|s| matches!(s.msg, ServerMsg::Events { .. })), "the bot's turn was played");
     // The next bot thinks, or the person is prompted.
     assert!(!room.held.is_empty() || room.prompt().unwrap().1 > prompt);
@@ -476,7 +477,7 @@ fn a_slow_strategy_thinks_off_the_task_and_a_stale_answer_is_dropped() {
     assert!(room.closed);
     let frames = room.sent.len();
     let strategy = crate::bots::strategy("random", 1).unwrap();
-    room.feed(Input::Thought { strategy, mv: Some(Move::Pass) });
+    room.feed(Input::Thought(Some((strategy, Move::Pass))));
     assert_eq!(room.sent.len(), frames);
 }
 
