@@ -199,7 +199,7 @@ fn arb_variant() -> impl Strategy<Value = Variant> {
     })
 }
 
-/// The rule options of issue 3 that do not shape the board: end rules,
+/// The rule options that do not shape the board: end rules,
 /// ranking, referee and conditional rules.
 fn arb_extras() -> impl Strategy<Value = (Vec<EndRule>, RankingSpec, Referee, Vec<WhenRule>)> {
     let end = prop::collection::vec(

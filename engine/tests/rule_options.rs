@@ -1,4 +1,4 @@
-//! Hand-computed hands for the rule options of issue 3 (scripted.rs style):
+//! Hand-computed hands for the rarer rule options (scripted.rs style):
 //! the lenient referee, conditional rules, end rules, ranking, partial
 //! visibility, random tile values and the all-of-a-suit deal by name.
 
