@@ -184,13 +184,19 @@ pub enum ClientMsg {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub struct RoomSpec {
-    /// A preset name (`GET /api/variants`). Exactly one of `preset` and
-    /// `variant` must be given.
+    /// A preset name (`GET /api/variants`). Exactly one of `preset`,
+    /// `variant` and `variant-file` must be given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preset: Option<String>,
     /// A full variant (the engine's variant format).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub variant: Option<Variant>,
+    /// The text of a variant file, as `capicua-bot arena --variant FILE`
+    /// reads one: TOML (JSON when its first non-blank character is `{`), usually
+    /// `base = "PRESET"` plus the fields it overrides. `base` names a
+    /// preset, never a file. At most 64 KiB (65,536 bytes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant_file: Option<String>,
     /// Seats at the table (default: the variant's maximum).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seats: Option<u8>,

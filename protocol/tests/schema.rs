@@ -244,6 +244,7 @@ fn client_samples() -> Vec<ClientMsg> {
     let full_spec = RoomSpec {
         preset: None,
         variant: Some(capicua_engine::preset("all-fives").unwrap()),
+        variant_file: None,
         seats: Some(4),
         teams: Some(vec![vec![0, 2], vec![1, 3]]),
         rated: false,
@@ -263,6 +264,12 @@ fn client_samples() -> Vec<ClientMsg> {
         ClientMsg::ListRooms,
         ClientMsg::CreateRoom(Box::new(RoomSpec { preset: Some("latin".into()), ..Default::default() })),
         ClientMsg::CreateRoom(Box::new(full_spec)),
+        ClientMsg::CreateRoom(Box::new(RoomSpec {
+            variant_file: Some(
+                "base = \"latin\"\nname = \"latin-200\"\ntarget = { points = { points = 200 } }\n".into(),
+            ),
+            ..Default::default()
+        })),
         ClientMsg::CreateRoom(Box::new(RoomSpec {
             preset: Some("block".into()),
             rated: true,

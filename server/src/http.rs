@@ -1,4 +1,5 @@
-//! HTTP routes: the WebSocket endpoint and the read-only REST API.
+//! HTTP routes: the WebSocket endpoint and the REST API (with CORS when
+//! `--cors-origin` allows other origins).
 //!
 //! HTTP errors log their internals and answer a JSON body
 //! `{"code": ..., "message": ...}` with the matching status.
@@ -10,13 +11,14 @@ use axum::Router;
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::extract::ws::WebSocketUpgrade;
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use capicua_engine::{Event, Game, Rules, Seat, ViewSnapshot};
 use capicua_protocol::{ErrorCode, RoomInfo, RoomSpec};
 use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
+use tower_http::cors::{AllowOrigin, CorsLayer};
 
 use crate::AppState;
 use crate::api::{ApiError, ApiPath, ApiQuery, Caller};
@@ -24,16 +26,46 @@ use crate::db::{SeatRecord, Standing};
 
 /// The routes.
 pub(crate) fn router(state: Arc<AppState>) -> Router {
-    Router::new()
-        .route("/ws", get(ws))
+    let api = Router::new()
         .route("/api/variants", get(variants))
         .route("/api/rooms", get(rooms).post(create_room))
         .route("/api/games/{id}", get(game))
         .route("/api/leaderboard", get(leaderboard))
+        .merge(crate::tournament::http::routes());
+    // CORS on the API only: the WebSocket checks no origin header and
+    // `/metrics` is for the operator, not for pages.
+    let api = match cors_layer(&state.config.cors) {
+        Some(cors) => api.layer(cors),
+        None => api,
+    };
+    Router::new()
+        .route("/ws", get(ws))
         .route("/healthz", get(|| async { "ok" }))
         .route("/metrics", get(metrics))
-        .merge(crate::tournament::http::routes())
+        .merge(api)
         .with_state(state)
+}
+
+/// The CORS layer for `origins`, `None` when no origin is allowed (no CORS
+/// headers at all). Browsers may send `Authorization` and `Content-Type`
+/// with GET, POST and DELETE; credentials (cookies) are never involved, the
+/// API reads bearer tokens only.
+fn cors_layer(origins: &crate::CorsOrigins) -> Option<CorsLayer> {
+    let allow = match origins {
+        crate::CorsOrigins::None => return None,
+        crate::CorsOrigins::Any => AllowOrigin::any(),
+        crate::CorsOrigins::List(list) => {
+            // `CorsOrigins::parse` admits printable ASCII only: each is a
+            // valid header value.
+            AllowOrigin::list(list.iter().filter_map(|o| HeaderValue::from_str(o).ok()))
+        }
+    };
+    Some(
+        CorsLayer::new()
+            .allow_origin(allow)
+            .allow_methods([Method::GET, Method::POST, Method::DELETE])
+            .allow_headers([header::AUTHORIZATION, header::CONTENT_TYPE]),
+    )
 }
 
 async fn ws(State(state): State<Arc<AppState>>, upgrade: WebSocketUpgrade) -> Response {

@@ -49,6 +49,9 @@ pub(crate) use outbox::{Flusher, Outbox, encode};
 pub struct Config {
     /// The admin token, if admin actions are enabled.
     pub admin_token: Option<String>,
+    /// Web origins whose pages may call the HTTP API (`/api/...`) from a
+    /// browser; none by default (same-origin only).
+    pub cors: CorsOrigins,
     /// Most simultaneous WebSocket connections.
     pub max_connections: usize,
     /// Messages per second a connection may send (token bucket refill).
@@ -71,6 +74,7 @@ impl Default for Config {
     fn default() -> Self {
         Config {
             admin_token: None,
+            cors: CorsOrigins::None,
             max_connections: 20_000,
             rate_per_sec: 1000,
             rate_burst: 2000,
@@ -79,6 +83,64 @@ impl Default for Config {
             outbound_buffer: 1024,
             batch_every: Duration::from_millis(1000),
         }
+    }
+}
+
+/// Which web origins may call the HTTP API from a browser (CORS). The
+/// WebSocket, `/healthz` and `/metrics` never answer cross-origin requests.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum CorsOrigins {
+    /// No CORS headers: browsers allow same-origin calls only.
+    #[default]
+    None,
+    /// Any origin (`--cors-origin '*'`).
+    Any,
+    /// These origins exactly, as browsers send them (`https://club.example`).
+    List(Vec<String>),
+}
+
+/// A `--cors-origin` value that no browser would ever send as its origin.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+#[error("bad CORS origin {origin:?}: {why}")]
+pub struct BadOrigin {
+    /// The value given.
+    pub origin: String,
+    /// What is wrong with it.
+    pub why: &'static str,
+}
+
+impl CorsOrigins {
+    /// Reads `--cors-origin` values: nothing for [`CorsOrigins::None`], a
+    /// `*` among them for [`CorsOrigins::Any`], otherwise each must be an
+    /// origin: `http://` or `https://`, a host, an optional port, and no path
+    /// (browsers send `https://club.example`, never with a trailing `/`, so
+    /// such a value would silently match nothing).
+    pub fn parse<S: AsRef<str>>(values: &[S]) -> Result<CorsOrigins, BadOrigin> {
+        let values: Vec<&str> = values.iter().map(|v| v.as_ref().trim()).filter(|v| !v.is_empty()).collect();
+        if values.is_empty() {
+            return Ok(CorsOrigins::None);
+        }
+        if values.contains(&"*") {
+            return Ok(CorsOrigins::Any);
+        }
+        let mut list = Vec::with_capacity(values.len());
+        for v in values {
+            let bad = |why| BadOrigin { origin: v.to_string(), why };
+            let Some(rest) = v.strip_prefix("https://").or_else(|| v.strip_prefix("http://")) else {
+                return Err(bad("an origin starts with http:// or https://"));
+            };
+            if rest.is_empty() {
+                return Err(bad("no host"));
+            }
+            if rest.contains(['/', '?', '#']) {
+                return Err(bad("an origin has no path, not even a trailing /"));
+            }
+            if !v.bytes().all(|b| b.is_ascii_graphic()) {
+                return Err(bad("an origin is printable ASCII without spaces"));
+            }
+            list.push(v.to_string());
+        }
+        Ok(CorsOrigins::List(list))
     }
 }
 

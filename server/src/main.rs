@@ -11,6 +11,12 @@ use tokio::net::TcpListener;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Let `serve`, `register` and `tournament create` use a database that
+    /// also holds tables that are not capicua's (a file shared with another
+    /// program) instead of refusing it. Commands that only read never alter
+    /// the file and ignore this.
+    #[arg(long, env = "CAPICUA_ALLOW_FOREIGN_TABLES", global = true)]
+    allow_foreign_tables: bool,
 }
 
 #[derive(Subcommand)]
@@ -20,12 +26,21 @@ enum Command {
         /// Address to listen on: HOST:PORT, or unix:PATH for a Unix domain socket.
         #[arg(long, env = "CAPICUA_LISTEN", default_value = "127.0.0.1:8080")]
         listen: String,
-        /// SQLite database (a path or a `sqlite://` URL); created and migrated on start.
+        /// SQLite database (a path or a `sqlite://` URL); created and migrated
+        /// on start, after the listener is bound. A file holding tables that
+        /// are not capicua's is refused, untouched.
         #[arg(long, env = "CAPICUA_DATABASE", default_value = "capicua.db")]
         database: String,
-        /// Token that grants admin actions (closing rooms).
+        /// Token that grants admin actions: closing rooms (`close-room`),
+        /// creating tournaments (`POST /api/tournaments`) and creating rated
+        /// rooms without a player's token.
         #[arg(long, env = "CAPICUA_ADMIN_TOKEN")]
         admin_token: Option<String>,
+        /// A web origin (`https://club.example`) whose pages may call the
+        /// HTTP API (`/api/...`) from a browser; repeat for more, `*` for
+        /// any. Without it browsers allow same-origin calls only.
+        #[arg(long = "cors-origin", env = "CAPICUA_CORS_ORIGINS", value_delimiter = ',')]
+        cors_origins: Vec<String>,
         /// Most simultaneous WebSocket connections.
         #[arg(long, env = "CAPICUA_MAX_CONNECTIONS", default_value_t = 20_000)]
         max_connections: usize,
@@ -45,7 +60,7 @@ enum Command {
     Schema,
     /// Prints the leaderboard of every rated variant (or one), or a tournament's standings.
     Standings {
-        /// SQLite database.
+        /// SQLite database, opened read-only (it must exist).
         #[arg(long, env = "CAPICUA_DATABASE", default_value = "capicua.db")]
         database: String,
         /// A tournament's standings instead of the ratings.
@@ -65,7 +80,7 @@ enum Command {
     Tournament {
         #[command(subcommand)]
         command: TournamentCommand,
-        /// SQLite database.
+        /// SQLite database (`list` opens it read-only; it must exist).
         #[arg(long, env = "CAPICUA_DATABASE", default_value = "capicua.db", global = true)]
         database: String,
     },
@@ -143,31 +158,35 @@ fn error_chain(e: &anyhow::Error) -> String {
 
 /// Runs one command.
 async fn run(cli: Cli) -> anyhow::Result<()> {
+    let allow_foreign_tables = cli.allow_foreign_tables;
     match cli.command {
-        Command::Serve { listen, database, admin_token, max_connections, rate, reconnect_grace, batch_ms } => {
-            let db = capicua_server::Db::open(&database).await.with_context(|| format!("opening {database}"))?;
-            let listener: capicua_server::Listener = match listen.strip_prefix("unix:") {
-                Some(path) => {
-                    // A socket file left by an earlier run would fail the bind.
-                    if std::fs::metadata(path).is_ok_and(|m| std::os::unix::fs::FileTypeExt::is_socket(&m.file_type()))
-                    {
-                        std::fs::remove_file(path).with_context(|| format!("removing the old socket {path}"))?;
+        Command::Serve {
+            listen,
+            database,
+            admin_token,
+            cors_origins,
+            max_connections,
+            rate,
+            reconnect_grace,
+            batch_ms,
+        } => {
+            let cors = capicua_server::CorsOrigins::parse(&cors_origins).context("--cors-origin")?;
+            // The listener first: a server that cannot take connections
+            // (the port is taken) must not create or migrate a database.
+            let (listener, socket_file) = bind(&listen).await?;
+            let db = match open_for_writing(&database, allow_foreign_tables).await {
+                Ok(db) => db,
+                Err(e) => {
+                    if let Some(path) = socket_file {
+                        let _ = std::fs::remove_file(path);
                     }
-                    let l = tokio::net::UnixListener::bind(path).with_context(|| format!("listening on {listen}"))?;
-                    tracing::info!("capicua-server listening on {listen} (WebSocket at /ws), database {database}");
-                    l.into()
-                }
-                None => {
-                    let l = TcpListener::bind(&listen).await.with_context(|| format!("listening on {listen}"))?;
-                    tracing::info!(
-                        "capicua-server listening on http://{} (WebSocket at /ws), database {database}",
-                        l.local_addr()?
-                    );
-                    l.into()
+                    return Err(e);
                 }
             };
+            tracing::info!("database {database}");
             let config = capicua_server::Config {
                 admin_token,
+                cors,
                 max_connections,
                 rate_per_sec: rate,
                 rate_burst: rate.saturating_mul(2),
@@ -181,7 +200,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             outln!("{}", serde_json::to_string_pretty(&capicua_protocol::json_schema())?);
         }
         Command::Standings { database, tournament: Some(id), json, .. } => {
-            let db = capicua_server::Db::open(&database).await.with_context(|| format!("opening {database}"))?;
+            let db = open_read_only(&database).await?;
             let Some(summary) = tournaments::summary_of(&db, id).await? else {
                 anyhow::bail!("no tournament {id}");
             };
@@ -189,37 +208,45 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             if json {
                 outln!("{}", serde_json::to_string_pretty(&rows)?);
             } else {
+                // The spec says how the rows were ordered; a stored spec
+                // that no longer parses (a newer format) still prints, with
+                // the tie-breaks unnamed.
+                let scoring = match tournaments::spec(&db, id).await? {
+                    Some((text, format)) => store::parse_spec(&text, format).ok(),
+                    None => None,
+                };
                 outln!("{} (tournament {id}, {}, {} results)", summary.name, summary.status, summary.results);
-                outln!(
-                    "{:>4}  {:<24} {:>6} {:>5} {:>5} {:>6} {:>5} {:>7}",
-                    "rank",
-                    "entrant",
-                    "points",
-                    "wins",
-                    "draws",
-                    "losses",
-                    "games",
-                    "score"
+                let tie_breaks = rows.first().map_or(0, |r| r.tie_breaks.len());
+                let order = RankOrder::of(scoring.as_ref(), tie_breaks);
+                outln!("ranked by: {}", order.explain());
+                let mut header = format!(
+                    "{:>4}  {:<24} {:>5} {:>6} {:>5} {:>5} {:>6} {:>4} {:>5} {:>7}",
+                    "rank", "entrant", "stage", "points", "wins", "draws", "losses", "byes", "games", "score"
                 );
+                for label in &order.tie_break_labels {
+                    header.push_str(&format!(" {label:>w$}", w = label.len().max(5)));
+                }
+                outln!("{header}");
                 for r in rows {
-                    let flag = if r.disqualified { " (disqualified)" } else { "" };
-                    outln!(
-                        "{:>4}  {:<24} {:>6} {:>5} {:>5} {:>6} {:>5} {:>7}{flag}",
-                        r.rank,
-                        r.name,
-                        r.points,
-                        r.wins,
-                        r.draws,
-                        r.losses,
-                        r.games,
-                        r.score
+                    let mut line = format!(
+                        "{:>4}  {:<24} {:>5} {:>6} {:>5} {:>5} {:>6} {:>4} {:>5} {:>7}",
+                        r.rank, r.name, r.stage, r.points, r.wins, r.draws, r.losses, r.byes, r.games, r.score
                     );
+                    for (label, value) in order.tie_break_labels.iter().zip(&r.tie_breaks) {
+                        line.push_str(&format!(" {value:>w$}", w = label.len().max(5)));
+                    }
+                    if r.disqualified {
+                        line.push_str("  (disqualified)");
+                    } else if r.eliminated {
+                        line.push_str("  (eliminated)");
+                    }
+                    outln!("{line}");
                 }
             }
             db.close().await;
         }
         Command::Standings { database, variant, limit, .. } => {
-            let db = capicua_server::Db::open(&database).await.with_context(|| format!("opening {database}"))?;
+            let db = open_read_only(&database).await?;
             let rated = db.rated_variants().await?;
             let variants = match variant {
                 Some(v) if rated.contains(&v) => vec![v],
@@ -266,7 +293,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             let text = std::fs::read_to_string(&file).with_context(|| format!("reading {}", file.display()))?;
             let format =
                 if file.extension().is_some_and(|e| e == "json") { SpecFormat::Json } else { SpecFormat::Toml };
-            let db = capicua_server::Db::open(&database).await.with_context(|| format!("opening {database}"))?;
+            let db = open_for_writing(&database, allow_foreign_tables).await?;
             let created = store::create(&db, &text, format).await;
             db.close().await;
             let (id, config) = created.with_context(|| format!("{}", file.display()))?;
@@ -277,7 +304,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             );
         }
         Command::Tournament { command: TournamentCommand::List, database } => {
-            let db = capicua_server::Db::open(&database).await.with_context(|| format!("opening {database}"))?;
+            let db = open_read_only(&database).await?;
             let list = tournaments::list(&db).await?;
             db.close().await;
             if list.is_empty() {
@@ -298,13 +325,110 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             }
         }
         Command::Register { name, database } => {
-            let db = capicua_server::Db::open(&database).await.with_context(|| format!("opening {database}"))?;
+            let db = open_for_writing(&database, allow_foreign_tables).await?;
             let (player, token) = db.register(&name).await?;
             outln!("registered {} (id {}); token (shown once): {token}", player.name, player.id);
             db.close().await;
         }
     }
     Ok(())
+}
+
+/// How a tournament's standings are ordered, for the table's header: the
+/// keys of `Tournament::standings`, named from the tournament's spec.
+struct RankOrder {
+    /// The keys before the tie-breaks, in order.
+    keys: Vec<&'static str>,
+    /// One label per tie-break column (the spec's names).
+    tie_break_labels: Vec<String>,
+}
+
+impl RankOrder {
+    /// The order of a tournament with `config` (`None`: its spec could not
+    /// be read, and its `tie_breaks` columns are only numbered).
+    fn of(config: Option<&capicua_tournament::Config>, tie_breaks: usize) -> RankOrder {
+        use capicua_tournament::{FormatKind, WinnerRule};
+        let Some(config) = config else {
+            return RankOrder {
+                keys: vec!["not disqualified", "furthest stage", "later knockout exit", "the winner rule"],
+                tie_break_labels: (1..=tie_breaks).map(|i| format!("tb{i}")).collect(),
+            };
+        };
+        let spec = config.spec();
+        let mut keys = vec!["not disqualified", "furthest stage"];
+        if spec.stages.iter().any(|s| matches!(s.format, FormatKind::Knockout | FormatKind::DoubleKnockout)) {
+            keys.push("later knockout exit");
+        }
+        keys.push(match spec.scoring.winner {
+            WinnerRule::MostPoints => "most points",
+            WinnerRule::MostWins => "most wins, then points",
+            WinnerRule::BestPlayer => "best player's score, then points",
+        });
+        let tie_break_labels = spec
+            .scoring
+            .tie_breaks
+            .iter()
+            .map(|tb| serde_json::to_value(tb).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default())
+            .collect();
+        RankOrder { keys, tie_break_labels }
+    }
+
+    /// One line: the keys, the tie-breaks, the seed.
+    fn explain(&self) -> String {
+        let mut text = self.keys.join(", ");
+        if !self.tie_break_labels.is_empty() {
+            text.push_str(&format!("; then tie-breaks {}", self.tie_break_labels.join(", ")));
+        }
+        text.push_str("; then seed");
+        text
+    }
+}
+
+/// Binds `--listen`: the listener, and the socket file of a `unix:` one
+/// (to remove if the server gives up before serving).
+async fn bind(listen: &str) -> anyhow::Result<(capicua_server::Listener, Option<&str>)> {
+    let in_use = |e: std::io::Error| {
+        if e.kind() == std::io::ErrorKind::AddrInUse {
+            anyhow::anyhow!("listening on {listen}: address in use (is another server running there?)")
+        } else {
+            anyhow::Error::new(e).context(format!("listening on {listen}"))
+        }
+    };
+    match listen.strip_prefix("unix:") {
+        Some(path) => {
+            // A socket file left by an earlier run would fail the bind.
+            if std::fs::metadata(path).is_ok_and(|m| std::os::unix::fs::FileTypeExt::is_socket(&m.file_type())) {
+                std::fs::remove_file(path).with_context(|| format!("removing the old socket {path}"))?;
+            }
+            let l = tokio::net::UnixListener::bind(path).map_err(in_use)?;
+            tracing::info!("capicua-server listening on {listen} (WebSocket at /ws)");
+            Ok((l.into(), Some(path)))
+        }
+        None => {
+            let l = TcpListener::bind(listen).await.map_err(in_use)?;
+            tracing::info!("capicua-server listening on http://{} (WebSocket at /ws)", l.local_addr()?);
+            Ok((l.into(), None))
+        }
+    }
+}
+
+/// Opens the database of a command that writes (`serve`, `register`,
+/// `tournament create`): created and migrated if needed, refused untouched
+/// if it holds foreign tables (unless allowed).
+async fn open_for_writing(database: &str, allow_foreign_tables: bool) -> anyhow::Result<capicua_server::Db> {
+    let options = capicua_server::db::OpenOptions { allow_foreign_tables };
+    capicua_server::Db::open_with(database, options).await.with_context(|| format!("opening {database}"))
+}
+
+/// Opens the database of a command that only reads: never created,
+/// migrated or altered. The guards' errors name the file themselves.
+async fn open_read_only(database: &str) -> anyhow::Result<capicua_server::Db> {
+    use capicua_server::db::DbError;
+    match capicua_server::Db::open_read_only(database).await {
+        Ok(db) => Ok(db),
+        Err(e @ DbError::Missing { .. }) => Err(e.into()),
+        Err(e) => Err(anyhow::Error::new(e).context(format!("opening {database}"))),
+    }
 }
 
 /// Resolves on SIGINT (Ctrl-C) or SIGTERM.

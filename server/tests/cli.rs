@@ -29,14 +29,16 @@ fn with_stdout_closed_after(args: &[&str], keep: usize) -> (bool, String) {
     (out.status.success(), String::from_utf8_lossy(&out.stderr).into_owned())
 }
 
-#[test]
-fn output_to_a_closed_pipe_ends_quietly() {
+#[tokio::test]
+async fn output_to_a_closed_pipe_ends_quietly() {
     // The schema is larger than a pipe's buffer, so writing it must meet the
     // closed pipe.
     let (ok, stderr) = with_stdout_closed_after(&["schema"], 16);
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert!(ok, "{stderr}");
+    // `standings` reads an existing database only.
     let db = temp_db();
+    capicua_server::Db::open(db.to_str().unwrap()).await.unwrap().close().await;
     let (ok, stderr) = with_stdout_closed_after(&["standings", "--database", db.to_str().unwrap()], 1);
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert!(ok, "{stderr}");
@@ -56,11 +58,11 @@ fn run(args: &[&str]) -> (bool, String, String) {
 async fn a_variant_without_rated_games_is_an_error_said_once() {
     let db = temp_db();
     let db = db.to_str().unwrap();
+    let store = capicua_server::Db::open(db).await.unwrap();
     let (ok, stdout, stderr) = run(&["standings", "--database", db, "--variant", "typo"]);
     assert!(!ok, "{stdout}");
     assert_eq!(stderr.trim(), "error: no rated games in variant \"typo\": there are no rated games yet");
     // With rated games, the message names their variants.
-    let store = capicua_server::Db::open(db).await.unwrap();
     let (pat, _) = store.register("pat").await.unwrap();
     for variant in ["block", "draw"] {
         sqlx::query("INSERT INTO ratings VALUES (?, ?, 25.0, 8.3, 0.0, 1, 1)")

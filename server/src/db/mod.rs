@@ -8,6 +8,8 @@
 //! - [`ratings`]: Weng-Lin ratings per variant and the leaderboard.
 //! - [`writer`]: the single writer task that stores finished games.
 //! - [`tournaments`]: the tables of `migrations/0002_tournaments.sql`.
+//! - `schema`: the guards run before a file is used (is it there, is it
+//!   capicua's, is its schema this binary's).
 //!
 //! Finished games go through one writer task ([`Db::store_game`]): it
 //! batches the games that arrive together into one transaction (SQLite has a
@@ -19,6 +21,7 @@ mod columns;
 pub mod games;
 pub mod players;
 pub mod ratings;
+mod schema;
 pub mod tournaments;
 mod writer;
 
@@ -26,6 +29,7 @@ use std::str::FromStr;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use sha2::{Digest, Sha256};
+use sqlx::Connection;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
 use tokio::sync::mpsc;
 
@@ -52,6 +56,69 @@ pub enum DbError {
     /// The writer task is gone (shutting down).
     #[error("the database writer has stopped")]
     WriterGone,
+    /// A reader found no database file (readers never create one).
+    #[error("no database at {path} (serve creates one; check --database)")]
+    Missing {
+        /// The file looked for.
+        path: String,
+    },
+    /// The file holds tables capicua's schema does not have: likely another
+    /// program's database, which migrating would alter.
+    #[error(
+        "the database holds tables that are not capicua's: {}{}; is --database the right file? \
+         (--allow-foreign-tables uses it anyway)",
+        tables.join(", "),
+        if *more > 0 { format!(" and {more} more") } else { String::new() }
+    )]
+    ForeignTables {
+        /// The first foreign tables, by name.
+        tables: Vec<String>,
+        /// How many more there are.
+        more: usize,
+    },
+    /// A reader found no `_sqlx_migrations` table: not a capicua database,
+    /// or one never migrated.
+    #[error("not a capicua database: it records no migrations (serve creates and migrates one)")]
+    NotCapicua,
+    /// The database's schema predates this binary's; a reader cannot migrate it.
+    #[error(
+        "the database's schema is at migration {found}, this capicua-server expects {expected}: \
+         run `capicua-server serve` on it once to migrate it"
+    )]
+    SchemaOlder {
+        /// The newest migration applied to the database.
+        found: i64,
+        /// The newest migration this binary knows.
+        expected: i64,
+    },
+    /// The database's schema is newer than this binary's.
+    #[error(
+        "the database's schema is at migration {found}, newer than this capicua-server knows ({expected}): \
+         use a newer capicua-server"
+    )]
+    SchemaNewer {
+        /// The newest migration applied to the database.
+        found: i64,
+        /// The newest migration this binary knows.
+        expected: i64,
+    },
+    /// A recorded migration failed half-way or differs from this binary's.
+    #[error("migration {version} in the database failed or differs from this capicua-server's")]
+    SchemaChanged {
+        /// The migration.
+        version: i64,
+    },
+    /// A write on a database opened read-only.
+    #[error("the database was opened read-only")]
+    ReadOnly,
+}
+
+/// How [`Db::open_with`] treats a file it did not make.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct OpenOptions {
+    /// Use a database that also holds tables capicua's schema does not
+    /// have (a file shared with another program) instead of refusing it.
+    pub allow_foreign_tables: bool,
 }
 
 /// The database: a pool for reads and a writer task for finished games.
@@ -60,6 +127,8 @@ pub struct Db {
     pool: SqlitePool,
     writer: mpsc::Sender<writer::StoreJob>,
     writer_done: tokio::sync::watch::Receiver<bool>,
+    /// Opened by [`Db::open_read_only`]: there is no writer task.
+    read_only: bool,
 }
 
 /// Hex SHA-256 of a token: only this is stored.
@@ -86,9 +155,34 @@ pub fn database_url(arg: &str) -> String {
 
 impl Db {
     /// Opens (creating if missing) and migrates the database, in WAL mode,
-    /// and starts the writer task.
+    /// and starts the writer task; [`Db::open_with`] with the default
+    /// options (a file holding foreign tables is refused).
     pub async fn open(url: &str) -> Result<Db, DbError> {
-        let opts = SqliteConnectOptions::from_str(&database_url(url))?
+        Db::open_with(url, OpenOptions::default()).await
+    }
+
+    /// Opens (creating if missing) and migrates the database, in WAL mode,
+    /// and starts the writer task. An existing file is checked first,
+    /// through a read-only connection, and refused untouched when it holds
+    /// tables capicua's schema does not have (unless `options` allows them)
+    /// or a schema newer than this binary's.
+    pub async fn open_with(url: &str, options: OpenOptions) -> Result<Db, DbError> {
+        let opts = SqliteConnectOptions::from_str(&database_url(url))?;
+        // A missing or empty file is simply created and migrated; only one
+        // with content can belong to someone else.
+        if schema::file_has_data(&opts) {
+            let mut conn = schema::inspect(&opts).await?;
+            let checked = async {
+                if !options.allow_foreign_tables {
+                    schema::refuse_foreign_tables(&mut conn).await?;
+                }
+                schema::check_schema(&mut conn, false).await
+            }
+            .await;
+            conn.close().await?;
+            checked?;
+        }
+        let opts = opts
             .create_if_missing(true)
             .journal_mode(SqliteJournalMode::Wal)
             // WAL + NORMAL: a commit survives a process crash; only an OS
@@ -103,9 +197,51 @@ impl Db {
             .test_before_acquire(false)
             .connect_with(opts)
             .await?;
-        sqlx::migrate!("../migrations").run(&pool).await?;
+        schema::MIGRATOR.run(&pool).await?;
         let (writer, writer_done) = writer::spawn(pool.clone()).await?;
-        Ok(Db { pool, writer, writer_done })
+        Ok(Db { pool, writer, writer_done, read_only: false })
+    }
+
+    /// Opens an existing database for reading only: no file is created, no
+    /// pragma changes the file, nothing is migrated, and a read-only file
+    /// (mode 0444) is fine. A missing file, one without capicua's
+    /// migrations, or one whose schema is not exactly this binary's is
+    /// refused. Storing a game on it answers [`DbError::ReadOnly`].
+    pub async fn open_read_only(url: &str) -> Result<Db, DbError> {
+        let opts = SqliteConnectOptions::from_str(&database_url(url))?;
+        if !schema::file_exists(opts.get_filename()) {
+            return Err(DbError::Missing { path: opts.get_filename().display().to_string() });
+        }
+        let path = opts.get_filename().to_path_buf();
+        let opts = opts.read_only(true).create_if_missing(false).busy_timeout(Duration::from_secs(10));
+        let pool = match Db::read_only_pool(opts.clone()).await {
+            Err(DbError::Sql(e)) if schema::no_wal_index(&e) && !schema::has_wal(&path) => {
+                // A WAL-mode file in a directory we cannot write: SQLite
+                // cannot create the `-shm` index it reads through. With no
+                // `-wal` file no writer is at work (a writer keeps one), so
+                // the file alone is the whole database and can be read as
+                // immutable.
+                Db::read_only_pool(opts.immutable(true)).await?
+            }
+            other => other?,
+        };
+        // No writer task: its queue is closed at once and it counts as done.
+        let (writer, _) = mpsc::channel(1);
+        let (_, writer_done) = tokio::sync::watch::channel(true);
+        Ok(Db { pool, writer, writer_done, read_only: true })
+    }
+
+    /// A read-only pool on a database whose schema is exactly this binary's.
+    async fn read_only_pool(opts: SqliteConnectOptions) -> Result<SqlitePool, DbError> {
+        let pool = SqlitePoolOptions::new().max_connections(2).connect_with(opts).await?;
+        let mut conn = pool.acquire().await?;
+        let checked = schema::check_schema(&mut conn, true).await;
+        drop(conn);
+        if let Err(e) = checked {
+            pool.close().await;
+            return Err(e);
+        }
+        Ok(pool)
     }
 
     /// The pool, for tools and benchmarks that seed or inspect a database
@@ -116,11 +252,22 @@ impl Db {
 
     /// Waits until every queued game is committed, then closes the pool.
     pub async fn close(self) {
-        let Db { pool, writer, mut writer_done } = self;
+        let Db { pool, writer, mut writer_done, read_only } = self;
         // The writer drains its queue and ends when every sender is dropped
         // (the caller drops the other clones first).
         drop(writer);
         let _ = tokio::time::timeout(Duration::from_secs(10), writer_done.wait_for(|done| *done)).await;
+        if !read_only {
+            // Every commit into the main file now. SQLite would do it when
+            // the last connection closes, but sqlx closes a connection that
+            // was just released from a spawned task, which a command that
+            // exits at once may never run: its commits would stay in the
+            // `-wal` file, invisible to a copy of the file alone or to a
+            // reader that cannot open the `-wal` (a read-only directory).
+            if let Err(e) = sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)").execute(&pool).await {
+                tracing::warn!(error = %e, "checkpointing the database on close");
+            }
+        }
         pool.close().await;
     }
 }

@@ -28,6 +28,9 @@ impl Db {
     /// Stores a finished game (and updates ratings) in one committed
     /// transaction; returns its id once it is durable.
     pub async fn store_game(&self, record: GameRecord) -> Result<i64, DbError> {
+        if self.read_only {
+            return Err(DbError::ReadOnly);
+        }
         let (reply, rx) = oneshot::channel();
         let encoded = Encoded::of(&record)?;
         self.writer.send(StoreJob { record, encoded, reply }).await.map_err(|_| DbError::WriterGone)?;

@@ -31,6 +31,12 @@ use crate::{AppState, Client, ConnId, RoomHandle};
 /// Longest per-move time and bank a room may set (as a tournament may).
 use capicua_tournament::MAX_CLOCK_MS;
 
+/// The longest `variant-file` text a room spec may carry, in bytes: ample
+/// for any variant (a full one written out is a few KiB), small enough that
+/// parsing one costs nothing. Over the WebSocket the frame limit, the same
+/// 64 KiB, comes first; over HTTP this is the limit.
+pub(crate) const MAX_VARIANT_FILE_BYTES: usize = 64 * 1024;
+
 /// A command for a room task.
 pub enum RoomCmd {
     /// Take a seat.
@@ -128,9 +134,16 @@ pub(crate) enum CreateError {
     /// The preset does not exist.
     #[error("unknown preset {0:?}; presets: {presets}", presets = capicua_engine::PRESETS.join(", "))]
     UnknownPreset(String),
-    /// Neither or both of `preset` and `variant`.
-    #[error("give exactly one of `preset` and `variant`")]
+    /// Not exactly one of `preset`, `variant` and `variant-file`.
+    #[error("give exactly one of `preset`, `variant` and `variant-file`")]
     PresetOrVariant,
+    /// The variant file is over [`MAX_VARIANT_FILE_BYTES`].
+    #[error("variant-file: {0} bytes, over the limit of {MAX_VARIANT_FILE_BYTES}")]
+    VariantFileTooLarge(usize),
+    /// The variant file does not parse or validate; the error names the
+    /// line and the field.
+    #[error("variant-file: {0}")]
+    VariantFile(#[source] capicua_engine::VariantFileError),
     /// The variant does not validate.
     #[error("variant {0}")]
     Variant(String),
@@ -169,7 +182,10 @@ impl CreateError {
                 ErrorCode::BadVariant
             }
             CreateError::Seating(_) => ErrorCode::BadVariant,
-            CreateError::RatedSeed | CreateError::Clock => ErrorCode::BadRequest,
+            CreateError::RatedSeed
+            | CreateError::Clock
+            | CreateError::VariantFileTooLarge(_)
+            | CreateError::VariantFile(_) => ErrorCode::BadRequest,
             CreateError::Strategy(_) => ErrorCode::UnknownStrategy,
             CreateError::NoEntropy | CreateError::Db(_) => ErrorCode::Internal,
         }
@@ -180,6 +196,7 @@ impl CreateError {
         match self {
             CreateError::UnknownPreset(_) => Some("preset"),
             CreateError::Variant(_) | CreateError::PresetOrVariant => Some("variant"),
+            CreateError::VariantFileTooLarge(_) | CreateError::VariantFile(_) => Some("variant-file"),
             CreateError::Seating(_) => Some("teams"),
             CreateError::RatedSeed => Some("seed"),
             CreateError::Clock => Some("time"),
@@ -191,12 +208,16 @@ impl CreateError {
 
 /// Checks a room spec into the core's settings (the id is filled in later).
 pub(crate) fn settings(spec: &RoomSpec, grace: std::time::Duration) -> Result<Settings, CreateError> {
-    let variant: Variant = match (&spec.preset, &spec.variant) {
-        (Some(name), None) => capicua_engine::preset(name).ok_or_else(|| CreateError::UnknownPreset(name.clone()))?,
-        (None, Some(v)) => v.clone(),
+    let rules = match (&spec.preset, &spec.variant, &spec.variant_file) {
+        (Some(name), None, None) => {
+            let variant: Variant =
+                capicua_engine::preset(name).ok_or_else(|| CreateError::UnknownPreset(name.clone()))?;
+            variant.validate().map_err(|e| CreateError::Variant(e.to_string()))?
+        }
+        (None, Some(v), None) => v.validate().map_err(|e| CreateError::Variant(e.to_string()))?,
+        (None, None, Some(text)) => variant_file(text)?,
         _ => return Err(CreateError::PresetOrVariant),
     };
-    let rules = variant.validate().map_err(|e| CreateError::Variant(e.to_string()))?;
     let seats = spec.seats.unwrap_or(rules.variant().players.max);
     let mut seating = Seating::new(seats);
     if let Some(teams) = &spec.teams {
@@ -226,6 +247,19 @@ pub(crate) fn settings(spec: &RoomSpec, grace: std::time::Duration) -> Result<Se
         seed: spec.seed,
         grace,
     })
+}
+
+/// Parses and validates the text of a variant file. The origin named in
+/// errors (`variant-file.toml:3: ...`) says which format was read: JSON when
+/// the first non-blank character is `{`, as a JSON object must start,
+/// otherwise TOML. The engine's parser is pure: `base` names a preset,
+/// never a file, so a client cannot make the server read its disk.
+fn variant_file(text: &str) -> Result<capicua_engine::Rules, CreateError> {
+    if text.len() > MAX_VARIANT_FILE_BYTES {
+        return Err(CreateError::VariantFileTooLarge(text.len()));
+    }
+    let origin = if text.trim_start().starts_with('{') { "variant-file.json" } else { "variant-file.toml" };
+    capicua_engine::Rules::from_file_text(origin, text).map_err(CreateError::VariantFile)
 }
 
 /// Validates a room spec, records the room and starts its task.

@@ -181,6 +181,7 @@ async fn open_table(
     let spec = RoomSpec {
         preset: None,
         variant: Some(v),
+        variant_file: None,
         seats: Some(table.seats.len() as u8),
         teams: Some(teams),
         // Tournament games update ratings like any rated game.

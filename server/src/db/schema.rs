@@ -1,0 +1,160 @@
+//! Guards run before a database is used: is the file there, is it
+//! capicua's, and is its schema the one this binary was built with.
+//!
+//! They read through a read-only connection that sets no pragma, so a
+//! refused file is left byte for byte as it was: no journal-mode switch, no
+//! migration, no `-wal` file of ours.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use sqlx::migrate::Migrator;
+use sqlx::sqlite::{SqliteConnectOptions, SqliteConnection};
+use sqlx::{Connection, Row};
+
+use super::DbError;
+
+/// The schema this binary creates and expects.
+pub(super) static MIGRATOR: Migrator = sqlx::migrate!("../migrations");
+
+/// How many foreign tables an error names before it says "and N more".
+const NAMED_FOREIGN: usize = 5;
+
+/// The newest migration this binary knows.
+fn latest() -> i64 {
+    MIGRATOR.iter().filter(|m| !m.migration_type.is_down_migration()).map(|m| m.version).max().unwrap_or(0)
+}
+
+/// Whether `opts` names a file that exists and holds at least one byte.
+/// An in-memory database names no file.
+pub(super) fn file_has_data(opts: &SqliteConnectOptions) -> bool {
+    std::fs::metadata(opts.get_filename()).is_ok_and(|m| m.len() > 0)
+}
+
+/// Whether `path` exists.
+pub(super) fn file_exists(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok()
+}
+
+/// Whether a `-wal` file with content sits beside the database `path`.
+pub(super) fn has_wal(path: &Path) -> bool {
+    let mut wal = path.as_os_str().to_owned();
+    wal.push("-wal");
+    std::fs::metadata(wal).is_ok_and(|m| m.len() > 0)
+}
+
+/// Whether SQLite failed for want of the `-shm` index of a WAL-mode file:
+/// `SQLITE_READONLY_DIRECTORY` (1544), `SQLITE_READONLY_CANTINIT` (1288) or
+/// `SQLITE_CANTOPEN` (14), the codes of a read-only directory.
+pub(super) fn no_wal_index(e: &sqlx::Error) -> bool {
+    e.as_database_error().and_then(|d| d.code()).is_some_and(|c| matches!(&*c, "1544" | "1288" | "14"))
+}
+
+/// A read-only connection that changes nothing in the file (no pragma but
+/// sqlx's `foreign_keys`, which only affects this connection).
+pub(super) async fn inspect(opts: &SqliteConnectOptions) -> Result<SqliteConnection, DbError> {
+    let opts = opts.clone().read_only(true).create_if_missing(false);
+    Ok(SqliteConnection::connect_with(&opts).await?)
+}
+
+/// The tables and views of a database, `sqlite_*` internals left out.
+async fn tables(conn: &mut SqliteConnection) -> Result<BTreeSet<String>, DbError> {
+    let rows = sqlx::query(
+        r"SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\_%' ESCAPE '\'",
+    )
+    .fetch_all(conn)
+    .await?;
+    Ok(rows.iter().map(|r| r.try_get::<String, _>("name")).collect::<Result<_, _>>()?)
+}
+
+/// The tables and views capicua's migrations create (and sqlx's own
+/// `_sqlx_migrations`), read from a scratch in-memory database migrated
+/// here, so the list can never drift from the migrations.
+async fn our_tables() -> Result<BTreeSet<String>, DbError> {
+    let mut scratch = SqliteConnection::connect("sqlite::memory:").await?;
+    MIGRATOR.run_direct(&mut scratch).await?;
+    let ours = tables(&mut scratch).await?;
+    scratch.close().await?;
+    Ok(ours)
+}
+
+/// Refuses a database holding tables that capicua's migrations did not
+/// create: most likely `--database` points at another program's file,
+/// which migrating (and switching to WAL) would alter.
+pub(super) async fn refuse_foreign_tables(conn: &mut SqliteConnection) -> Result<(), DbError> {
+    let present = tables(conn).await?;
+    if present.is_empty() {
+        return Ok(());
+    }
+    // Without sqlx's record of our migrations no table is ours, even one
+    // named like ours: migrating would trip over it or, worse, use it.
+    let ours = if present.contains("_sqlx_migrations") { our_tables().await? } else { BTreeSet::new() };
+    let foreign: Vec<String> = present.difference(&ours).cloned().collect();
+    if foreign.is_empty() {
+        return Ok(());
+    }
+    let more = foreign.len().saturating_sub(NAMED_FOREIGN);
+    Err(DbError::ForeignTables { tables: foreign.into_iter().take(NAMED_FOREIGN).collect(), more })
+}
+
+/// One row of `_sqlx_migrations`.
+struct Applied {
+    version: i64,
+    success: bool,
+    checksum: Vec<u8>,
+}
+
+/// The migrations recorded in the database, `None` without a
+/// `_sqlx_migrations` table.
+async fn applied(conn: &mut SqliteConnection) -> Result<Option<Vec<Applied>>, DbError> {
+    let has_table: Option<i64> =
+        sqlx::query_scalar("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '_sqlx_migrations'")
+            .fetch_optional(&mut *conn)
+            .await?;
+    if has_table.is_none() {
+        return Ok(None);
+    }
+    let rows = sqlx::query("SELECT version, success, checksum FROM _sqlx_migrations ORDER BY version")
+        .fetch_all(&mut *conn)
+        .await?;
+    let applied = rows
+        .iter()
+        .map(|r| {
+            Ok(Applied {
+                version: r.try_get("version")?,
+                success: r.try_get("success")?,
+                checksum: r.try_get("checksum")?,
+            })
+        })
+        .collect::<Result<_, sqlx::Error>>()?;
+    Ok(Some(applied))
+}
+
+/// Checks the recorded migrations against this binary's. A schema newer
+/// than the binary, or a migration that failed or differs from ours, is
+/// refused; an older one only when `exact` (a reader cannot migrate it).
+/// A database with no migrations table at all is refused when `exact`.
+pub(super) async fn check_schema(conn: &mut SqliteConnection, exact: bool) -> Result<(), DbError> {
+    let expected = latest();
+    let Some(applied) = applied(conn).await? else {
+        return if exact { Err(DbError::NotCapicua) } else { Ok(()) };
+    };
+    let found = applied.iter().map(|a| a.version).max().unwrap_or(0);
+    for a in &applied {
+        match MIGRATOR.iter().find(|m| m.version == a.version && !m.migration_type.is_down_migration()) {
+            None => return Err(DbError::SchemaNewer { found, expected }),
+            Some(m) if !a.success || *m.checksum != *a.checksum => {
+                return Err(DbError::SchemaChanged { version: a.version });
+            }
+            Some(_) => {}
+        }
+    }
+    let complete = MIGRATOR
+        .iter()
+        .filter(|m| !m.migration_type.is_down_migration())
+        .all(|m| applied.iter().any(|a| a.version == m.version));
+    if exact && !complete {
+        return Err(DbError::SchemaOlder { found, expected });
+    }
+    Ok(())
+}

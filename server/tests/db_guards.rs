@@ -1,0 +1,232 @@
+//! `--database` guards, run as processes: readers never create, migrate or
+//! alter a file; writers refuse another program's file untouched; `serve`
+//! binds before it opens.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+use std::str::FromStr;
+
+use common::temp_db;
+use sha2::{Digest, Sha256};
+use sqlx::sqlite::SqliteConnectOptions;
+use sqlx::{Connection, SqliteConnection};
+
+fn capicua_server() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_capicua-server"));
+    c.env("RUST_LOG", "warn").env_remove("CAPICUA_ALLOW_FOREIGN_TABLES").env_remove("CAPICUA_DATABASE");
+    c
+}
+
+/// Runs `args` to the end: (exit success, stdout, stderr).
+fn run(args: &[&str]) -> (bool, String, String) {
+    let out = capicua_server().args(args).output().expect("the binary runs");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn sha256(path: &Path) -> String {
+    let bytes = std::fs::read(path).unwrap();
+    Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The file and the `-wal`/`-shm` files SQLite may leave beside it.
+fn remove_db(path: &Path) {
+    for suffix in ["", "-wal", "-shm"] {
+        let mut p = path.as_os_str().to_owned();
+        p.push(suffix);
+        let _ = std::fs::remove_file(p);
+    }
+}
+
+/// Runs SQL on a plain (rollback-journal) SQLite file, created if missing:
+/// another program's database.
+async fn sql(path: &Path, statements: &[&str]) {
+    let opts = SqliteConnectOptions::from_str(path.to_str().unwrap()).unwrap().create_if_missing(true);
+    let mut conn = SqliteConnection::connect_with(&opts).await.unwrap();
+    for s in statements {
+        sqlx::query(s).execute(&mut conn).await.unwrap();
+    }
+    conn.close().await.unwrap();
+}
+
+/// The newest migration recorded in a database.
+async fn latest_migration(path: &Path) -> i64 {
+    let opts = SqliteConnectOptions::from_str(path.to_str().unwrap()).unwrap();
+    let mut conn = SqliteConnection::connect_with(&opts).await.unwrap();
+    let v: i64 = sqlx::query_scalar("SELECT max(version) FROM _sqlx_migrations").fetch_one(&mut conn).await.unwrap();
+    conn.close().await.unwrap();
+    v
+}
+
+/// A capicua database with one registered player, closed.
+async fn capicua_db() -> std::path::PathBuf {
+    let path = temp_db();
+    let db = capicua_server::Db::open(path.to_str().unwrap()).await.unwrap();
+    db.register("ana").await.unwrap();
+    db.close().await;
+    path
+}
+
+#[test]
+fn readers_refuse_a_missing_file_and_create_none() {
+    let path = temp_db();
+    let db = path.to_str().unwrap();
+    for args in [
+        vec!["standings", "--database", db],
+        vec!["standings", "--database", db, "--tournament", "1"],
+        vec!["tournament", "list", "--database", db],
+    ] {
+        let (ok, stdout, stderr) = run(&args);
+        assert!(!ok, "{args:?}: {stdout}");
+        assert_eq!(stderr.trim(), format!("error: no database at {db} (serve creates one; check --database)"));
+        assert!(!path.exists(), "{args:?} created {db}");
+    }
+}
+
+#[tokio::test]
+async fn readers_work_on_a_read_only_file_and_change_nothing() {
+    let path = capicua_db().await;
+    let db = path.to_str().unwrap();
+    let before = sha256(&path);
+    let mut perms = std::fs::metadata(&path).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o444);
+    std::fs::set_permissions(&path, perms).unwrap();
+    let (ok, stdout, stderr) = run(&["standings", "--database", db]);
+    assert!(ok, "{stderr}");
+    assert_eq!(stdout.trim(), "no rated games yet");
+    let (ok, stdout, stderr) = run(&["tournament", "list", "--database", db]);
+    assert!(ok, "{stderr}");
+    assert_eq!(stdout.trim(), "no tournaments");
+    assert_eq!(sha256(&path), before);
+    // What readers open is read-only even where the file's mode would allow
+    // writing (as root, 0444 allows it).
+    let reader = capicua_server::Db::open_read_only(db).await.unwrap();
+    let write = sqlx::query("INSERT INTO players (name, created_at) VALUES ('eve', 0)").execute(reader.pool()).await;
+    assert!(write.is_err(), "a read-only open wrote");
+    reader.close().await;
+    assert_eq!(sha256(&path), before);
+    remove_db(&path);
+}
+
+#[tokio::test]
+async fn readers_refuse_a_schema_that_is_not_this_binarys() {
+    // No migrations at all: another program's file, or an empty one.
+    let other = temp_db();
+    sql(&other, &["CREATE TABLE notes (x)"]).await;
+    let (ok, _, stderr) = run(&["standings", "--database", other.to_str().unwrap()]);
+    assert!(!ok);
+    assert!(stderr.contains("not a capicua database"), "{stderr}");
+    remove_db(&other);
+    // Newer: a migration this binary does not know.
+    let path = capicua_db().await;
+    let db = path.to_str().unwrap();
+    sql(&path, &["INSERT INTO _sqlx_migrations VALUES (9999, 'future', 0, 1, x'00', 0)"]).await;
+    let (ok, _, stderr) = run(&["tournament", "list", "--database", db]);
+    assert!(!ok);
+    assert!(stderr.contains("schema is at migration 9999, newer than this capicua-server knows"), "{stderr}");
+    // Serving it is refused too, before anything is written.
+    let before = sha256(&path);
+    let (ok, _, stderr) = run(&["serve", "--listen", "127.0.0.1:0", "--database", db]);
+    assert!(!ok);
+    assert!(stderr.contains("newer than this capicua-server knows"), "{stderr}");
+    assert_eq!(sha256(&path), before);
+    // Older: the latest migration not applied yet; a reader cannot migrate.
+    sql(&path, &["DELETE FROM _sqlx_migrations WHERE version = 9999"]).await;
+    let latest = latest_migration(&path).await;
+    sql(&path, &[&format!("DELETE FROM _sqlx_migrations WHERE version = {latest}")]).await;
+    let (ok, _, stderr) = run(&["standings", "--database", db]);
+    assert!(!ok);
+    let previous = latest_migration(&path).await;
+    let want = format!("schema is at migration {previous}, this capicua-server expects {latest}");
+    assert!(stderr.contains(&want), "{stderr}");
+    assert!(stderr.contains("capicua-server serve"), "{stderr}");
+    remove_db(&path);
+}
+
+#[tokio::test]
+async fn writers_refuse_foreign_tables_without_touching_the_file() {
+    let path = temp_db();
+    let db = path.to_str().unwrap();
+    sql(&path, &["CREATE TABLE invoices (id)", "CREATE TABLE customers (id)", "CREATE TABLE players (id)"]).await;
+    let before = sha256(&path);
+    for args in [vec!["serve", "--listen", "127.0.0.1:0", "--database", db], vec!["register", "ana", "--database", db]]
+    {
+        let (ok, stdout, stderr) = run(&args);
+        assert!(!ok, "{args:?}: {stdout}");
+        // `players` is named like ours, but no migration of ours made it.
+        assert!(stderr.contains("tables that are not capicua's: customers, invoices, players;"), "{stderr}");
+        assert!(stderr.contains("--allow-foreign-tables"), "{stderr}");
+        // Byte for byte: no migration, no switch to WAL.
+        assert_eq!(sha256(&path), before, "{args:?} changed the file");
+    }
+    // A tournament file is read first; the database is refused all the same.
+    let spec = std::env::temp_dir().join(format!("capicua-guard-{}.toml", std::process::id()));
+    std::fs::write(&spec, "name = \"cup\"\ntable = \"duel\"\nvariants = [\"block\"]\nentrants = [\"bot:random\", \"bot:heuristic\"]\n[[stages]]\nformat = \"knockout\"\n").unwrap();
+    let (ok, _, stderr) = run(&["tournament", "create", "--database", db, "--file", spec.to_str().unwrap()]);
+    assert!(!ok);
+    assert!(stderr.contains("not capicua's"), "{stderr}");
+    assert_eq!(sha256(&path), before);
+    let _ = std::fs::remove_file(spec);
+    // With the flag the file is used, but a table in the way of ours is
+    // not papered over: migrating fails on `players`.
+    let (ok, _, stderr) = run(&["--allow-foreign-tables", "register", "ana", "--database", db]);
+    assert!(!ok);
+    assert!(stderr.contains("players"), "{stderr}");
+    remove_db(&path);
+    // Without a clash the flag lets capicua share the file.
+    sql(&path, &["CREATE TABLE invoices (id)"]).await;
+    let (ok, stdout, stderr) = run(&["register", "ana", "--database", db, "--allow-foreign-tables"]);
+    assert!(ok, "{stderr}");
+    assert!(stdout.starts_with("registered ana"), "{stdout}");
+    let (ok, stdout, stderr) = run(&["standings", "--database", db]);
+    assert!(ok, "{stderr}");
+    assert_eq!(stdout.trim(), "no rated games yet");
+    // From the environment too.
+    let out = capicua_server()
+        .args(["register", "ben", "--database", db])
+        .env("CAPICUA_ALLOW_FOREIGN_TABLES", "true")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    remove_db(&path);
+}
+
+#[test]
+fn writers_take_a_missing_or_empty_file() {
+    let path = temp_db();
+    let db = path.to_str().unwrap();
+    let (ok, _, stderr) = run(&["register", "ana", "--database", db]);
+    assert!(ok, "{stderr}");
+    remove_db(&path);
+    std::fs::write(&path, b"").unwrap();
+    let (ok, _, stderr) = run(&["register", "ana", "--database", db]);
+    assert!(ok, "{stderr}");
+    let (ok, stdout, stderr) = run(&["standings", "--database", db]);
+    assert!(ok, "{stderr}");
+    assert_eq!(stdout.trim(), "no rated games yet");
+    remove_db(&path);
+}
+
+#[tokio::test]
+async fn serve_binds_before_it_opens_the_database() {
+    let taken = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = taken.local_addr().unwrap().to_string();
+    let path = temp_db();
+    let (ok, _, stderr) = run(&["serve", "--listen", &addr, "--database", path.to_str().unwrap()]);
+    assert!(!ok);
+    assert!(stderr.contains(&format!("listening on {addr}: address in use")), "{stderr}");
+    assert!(!path.exists(), "a server that could not listen created its database");
+    // The same for a Unix socket path that cannot be bound.
+    let socket = std::env::temp_dir().join(format!("capicua-no-such-dir-{}/s.sock", std::process::id()));
+    let listen = format!("unix:{}", socket.display());
+    let (ok, _, stderr) = run(&["serve", "--listen", &listen, "--database", path.to_str().unwrap()]);
+    assert!(!ok);
+    assert!(stderr.contains(&format!("listening on {listen}")), "{stderr}");
+    assert!(!path.exists());
+    drop(taken);
+}
