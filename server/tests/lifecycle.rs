@@ -59,6 +59,12 @@ async fn a_seat_left_past_the_grace_period_is_freed() {
     let mut g = server.guest().await;
     let room = g.create_room(json!({"preset": "block", "seats": 2})).await;
     g.join(room, None).await;
+    // Room info is published by the room after it seats the guest: wait for
+    // it, or a stale copy without the occupant would pass for a freed seat.
+    wait_until("the guest to be shown seated", WAIT, async || {
+        server.room_info(room).await["seats"][0].get("occupant").is_some()
+    })
+    .await;
     let left = std::time::Instant::now();
     drop(g);
     wait_until("the seat left by the guest to be freed", WAIT, async || {
