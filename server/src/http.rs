@@ -33,6 +33,7 @@ pub(crate) fn router(state: Arc<AppState>) -> Router {
         .route("/healthz", get(|| async { "ok" }))
         .route("/metrics", get(metrics))
         .merge(crate::tournament::http::routes())
+        .merge(crate::web::router())
         .with_state(state)
 }
 
