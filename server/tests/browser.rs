@@ -281,7 +281,10 @@ async fn a_replay_steps_to_the_end_and_back_as_the_stored_game_says() {
       const status = [...document.querySelectorAll('[role="group"][aria-label="replay controls"] [role="status"]')].map((e) => e.textContent)[0];
       const board = [...document.querySelectorAll('[aria-label="the board"] [role="img"]')].map((e) => e.getAttribute('aria-label'));
       const hand = document.querySelector('[role="group"][aria-label^="seat 2\'s hand"]');
-      return { status, board, hand: hand ? hand.getAttribute('aria-label') : null };
+      // Shown, not only named: every tile of the board and the hand has a size on screen.
+      const unseen = [...document.querySelectorAll('[aria-label="the board"] [role="img"], [role="group"][aria-label^="seat 2\'s hand"] [role="img"]')]
+        .filter((e) => { const r = e.getBoundingClientRect(); return r.width < 10 || r.height < 10; }).length;
+      return { status, board, unseen, hand: hand ? hand.getAttribute('aria-label') : null };
     "#;
     let check = async |k: usize| {
         let want = format!("Move {k} of {n}");
@@ -298,6 +301,7 @@ async fn a_replay_steps_to_the_end_and_back_as_the_stored_game_says() {
         shown.sort();
         expected.sort();
         assert_eq!(shown, expected, "the board at move {k}");
+        assert_eq!(got["unseen"], 0, "tiles without a size on screen at move {k}");
         let named = tiles_in(got["hand"].as_str().expect("seat 2's hand is shown"));
         assert_eq!(named, hand, "seat 2's hand at move {k}");
     };
@@ -333,6 +337,63 @@ async fn a_hand_is_played_from_the_keyboard_alone() {
     assert!(p.moves >= 1, "moves made by keys");
     let log = p.seen.iter().filter(|(_, t)| t.starts_with("You played ") || t == "You passed.").count();
     assert!(log >= 1, "the log tells our moves");
+    b.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_visitor_watches_a_match_live_and_is_shown_no_hand() {
+    let _one = ONE_BROWSER.lock().await;
+    let server = TestServer::start().await;
+    // A guest plays against two bots over the WebSocket, one prompt at a time.
+    let mut guest = server.guest().await;
+    let room = guest.create_room(json!({"preset": "draw", "seats": 3})).await;
+    guest.join(room, Some(0)).await;
+    let r = guest.request(json!({"type": "fill-bots", "room": room, "strategy": "heuristic"})).await;
+    assert_eq!(r["type"], "ok", "{r}");
+    guest.ready(room).await;
+    let mut prompt = guest.recv_type("prompt").await;
+
+    let Some(b) = Browser::start(format!("http://{}", server.addr)).await else { return };
+    lobby(&b).await;
+    b.click_named(&format!("watch room {room}")).await;
+    let board = "return [...document.querySelectorAll('[aria-label=\"the board\"] [role=\"img\"]')].map((e) => e.getAttribute('aria-label'))";
+    // The guest moves: each move shows up on the watcher's page as it happens.
+    for salt in 0..6u64 {
+        let m = common::pick(&prompt["legal-moves"], salt);
+        let played = m["kind"] == "play";
+        guest.send(json!({"type": "move", "room": room, "prompt": prompt["prompt"], "move": m})).await;
+        prompt = guest.recv_type("prompt").await;
+        if played {
+            let (x, y) = (m["tile"][0].as_u64().unwrap(), m["tile"][1].as_u64().unwrap());
+            let said = format!("Seat 1 (guest-1) played {}-{}", x.max(y), x.min(y));
+            let want = format!(
+                "return document.querySelector('[aria-labelledby=\"log-h\"]')?.textContent.includes({})",
+                json!(said)
+            );
+            b.wait_js("the guest's move on the watcher's page", &want).await;
+        }
+    }
+    let look = b.js(LOOK).await;
+    assert!(look["hand"].is_null(), "a watcher has no hand");
+    assert!(look["playable"].as_array().unwrap().is_empty() && look["moves"].as_array().unwrap().is_empty());
+    let panels = b.js("return [...document.querySelectorAll('[aria-label=\"the other seats\"] [role=\"group\"]')].map((e) => e.getAttribute('aria-label'))").await;
+    assert_eq!(panels.as_array().unwrap().len(), 3, "every seat is shown to a watcher: {panels}");
+    // No hand is ever shown: a tile is named on the board, or in the log
+    // as a tile someone played.
+    let shown: HashSet<[u8; 2]> = strings(&b.js(board).await).iter().flat_map(|l| tiles_in(l)).collect();
+    assert!(!shown.is_empty(), "the board shows the hand's tiles");
+    for pair in look["texts"].as_array().unwrap() {
+        let (region, text) = (pair[0].as_str().unwrap(), pair[1].as_str().unwrap());
+        if region == "log" {
+            let played: Vec<_> =
+                text.match_indices("played ").flat_map(|(i, _)| tiles_in(&text[i..]).into_iter().take(1)).collect();
+            assert_eq!(tiles_in(text), played, "the log names only played tiles: {text}");
+        } else {
+            for t in tiles_in(text) {
+                assert!(shown.contains(&t), "a watcher was shown {t:?}, not on the board: {pair}");
+            }
+        }
+    }
     b.close().await;
 }
 
@@ -448,11 +509,23 @@ async fn screenshots_of_the_lobby_a_table_a_replay_and_the_standings() {
     b.wait_named(&format!("watch room {playing}")).await;
     b.screenshot("lobby").await;
 
-    start_latin(&b, "smart").await;
+    // A room of our own: the waiting room, then bots, a hand, its result.
+    b.choose("Variant", "latin").await;
+    b.choose("Fill the other seats with bots", "").await;
+    b.click_named("Create and sit down").await;
+    b.wait_named("Fill 3 empty seats with bots").await;
+    b.screenshot("waiting-room").await;
+    b.choose("Bots", "smart").await;
+    b.click_named("Fill 3 empty seats with bots").await;
+    b.click_named("I'm ready").await;
     let mut p = Played::default();
     play(&b, Until::Moves(3), false, &mut p).await;
     b.wait_js("our turn", &format!("return (() => {{ {LOOK} }})().turn")).await;
     b.screenshot("table").await;
+    play(&b, Until::HandOver, false, &mut p).await;
+    b.screenshot("hand-result").await;
+    play(&b, Until::MatchOver, false, &mut p).await;
+    b.screenshot("match-over").await;
 
     b.open(&format!("/#/replay/{rated}?seat=0&step=17")).await;
     b.wait_named("next move").await;
@@ -465,14 +538,20 @@ async fn screenshots_of_the_lobby_a_table_a_replay_and_the_standings() {
     )
     .await;
     b.screenshot("standings").await;
+    b.close().await;
 
-    // A phone's width.
+    // A phone's width, in the dark.
+    let Some(b) =
+        Browser::start_with(format!("http://{}", server.addr), &["--blink-settings=preferredColorScheme=0"]).await
+    else {
+        return;
+    };
     b.client.set_window_size(390, 844).await.unwrap();
-    b.open("/?pace=0#/").await;
+    lobby(&b).await;
     start_latin(&b, "random").await;
     let mut p = Played::default();
     play(&b, Until::Moves(2), false, &mut p).await;
     b.wait_js("our turn", &format!("return (() => {{ {LOOK} }})().turn")).await;
-    b.screenshot("phone").await;
+    b.screenshot("phone-dark").await;
     b.close().await;
 }

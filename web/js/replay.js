@@ -176,7 +176,7 @@ export function mount(app, { game, seat, step }) {
         'Seen by ',
         viewpoint,
         data.room !== null && data.room !== undefined ? ` · played in room ${data.room}` : '',
-        ` · ${data.winner === null || data.winner === undefined ? 'drawn' : `won by ${sideName(data.winner)}`}, final score ${data.scores.join(' to ')}`,
+        ` · ${data.winner === null || data.winner === undefined ? 'drawn' : `won by ${sideName(data.winner)}`}; final score: ${data.scores.map((p, side) => `${sideName(side)}: ${p}`).join(', ')}`,
       ),
       controls,
       h('p', { class: 'banner turn', role: 'region', 'aria-label': 'this move' }, happened.length ? happened.join(' ') : 'The deal, before the first move.'),
@@ -195,7 +195,9 @@ export function mount(app, { game, seat, step }) {
           h(
             'div',
             { class: 'hand idle', role: 'group', 'aria-label': `seat ${seat + 1}'s hand: ${hand.length ? hand.map(tileName).join(', ') : 'empty'}` },
-            hand.map((tile) => h('span', { class: 'tile', role: 'img', 'aria-label': tileName(tile) }, tileSvg(tile, { numerals }))),
+            hand.length
+              ? hand.map((tile) => h('span', { class: 'tile', role: 'img', 'aria-label': tileName(tile) }, tileSvg(tile, { numerals })))
+              : h('p', {}, 'No tiles left.'),
           ),
         ),
       );

@@ -31,6 +31,12 @@ export function scoreboard({ view, variant, seat, sideOf, sideName }) {
   );
 }
 
+function verb(subject, points) {
+  const plural = subject === 'You' || subject.startsWith('Seats ');
+  if (points) return `${plural ? 'score' : 'scores'} ${points}`;
+  return plural ? 'win the hand' : 'wins the hand';
+}
+
 /** A hand's result: how it ended, who scored, the pips left. */
 export function handSummary(result, { who, sideName, onClose }) {
   const end = result.end || {};
@@ -57,7 +63,7 @@ export function handSummary(result, { who, sideName, onClose }) {
   const scored =
     result.winner === null || result.winner === undefined
       ? 'Nobody wins the hand.'
-      : `${sideName(result.winner)} ${result.points ? `scores ${result.points}` : 'wins the hand'}.`;
+      : `${sideName(result.winner)} ${verb(sideName(result.winner), result.points)}.`;
   const pips = (result.pips || []).map((p, s) => `${who(s)}: ${p}`);
   return h(
     'section',
@@ -428,7 +434,7 @@ function gameOverCard(app, t) {
     'section',
     { class: 'card summary', 'aria-labelledby': 'over-h' },
     h('h2', { id: 'over-h' }, headline),
-    h('p', {}, `Final score: ${r.scores.map((p, side) => `${sideName(app, t, side)} ${p}`).join(', ')}; ${r.hands} ${r.hands === 1 ? 'hand' : 'hands'}.`),
+    h('p', {}, `Final score: ${r.scores.map((p, side) => `${sideName(app, t, side)}: ${p}`).join(', ')}; ${r.hands} ${r.hands === 1 ? 'hand' : 'hands'}.`),
     r.forfeit !== undefined && r.forfeit !== null ? h('p', {}, `Seat ${r.forfeit + 1}'s side forfeited.`) : null,
     h(
       'div',

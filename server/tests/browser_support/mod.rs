@@ -50,6 +50,12 @@ impl Browser {
     /// why) when the machine has no Chromium or chromedriver and the
     /// browser is not required.
     pub async fn start(base: String) -> Option<Browser> {
+        Self::start_with(base, &[]).await
+    }
+
+    /// [`Browser::start`] with more Chromium flags (such as
+    /// `--blink-settings=preferredColorScheme=0`, a dark system theme).
+    pub async fn start_with(base: String, flags: &[&str]) -> Option<Browser> {
         let chromium = find_program("CAPICUA_CHROMIUM", &["chromium", "chromium-browser", "google-chrome"]);
         let driver = find_program("CAPICUA_CHROMEDRIVER", &["chromedriver"]);
         let (Some(chromium), Some(driver)) = (chromium, driver) else {
@@ -70,13 +76,19 @@ impl Browser {
             .unwrap_or_else(|e| panic!("cannot start {}: {e}", driver.display()));
         let mut browser = None;
         let deadline = Instant::now() + STEP;
+        let mut args = vec![
+            "--headless=new",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-dev-shm-usage",
+            "--window-size=1280,900",
+            "--hide-scrollbars",
+            "--force-device-scale-factor=1",
+        ];
+        args.extend_from_slice(flags);
         let caps = json!({
             "browserName": "chrome",
-            "goog:chromeOptions": {
-                "binary": chromium,
-                "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                         "--window-size=1280,900", "--hide-scrollbars", "--force-device-scale-factor=1"],
-            },
+            "goog:chromeOptions": { "binary": chromium, "args": args },
         });
         let caps = caps.as_object().unwrap().clone();
         // chromedriver listens a moment after it starts: retry until it answers.
@@ -278,6 +290,7 @@ const region = (el) => {
   if (el.closest('[aria-label="the board"]')) return 'board';
   if (el.closest('[aria-label="the other seats"]')) return 'seats';
   if (el.closest('[role="toolbar"][aria-label^="your hand"]')) return 'hand';
+  if (el.closest('[aria-labelledby="log-h"], #announce')) return 'log';
   return 'other';
 };
 const texts = [];
