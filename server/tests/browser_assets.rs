@@ -95,3 +95,22 @@ async fn unknown_paths_get_the_404_page_and_the_api_is_untouched() {
     let r = c.request(serde_json::json!({"type": "list-rooms"})).await;
     assert_eq!(r["type"], "rooms");
 }
+
+/// What the page needs after a reload: `sync` carries the room's rules
+/// (tile set, layout, target), which only `game-started` had before.
+#[tokio::test]
+async fn a_resync_mid_match_carries_the_rooms_rules() {
+    let server = TestServer::start().await;
+    let mut c = server.guest().await;
+    let room = c.create_room(serde_json::json!({"preset": "mexican-train", "seats": 2})).await;
+    c.join(room, Some(0)).await;
+    let r = c.request(serde_json::json!({"type": "fill-bots", "room": room, "strategy": "random"})).await;
+    assert_eq!(r["type"], "ok", "{r}");
+    c.ready(room).await;
+    let started = c.recv_type("game-started").await;
+    let sync = c.request(serde_json::json!({"type": "resync", "room": room})).await;
+    assert_eq!(sync["type"], "sync", "{sync}");
+    assert_eq!(sync["variant"], started["variant"], "the same rules as game-started");
+    assert_eq!(sync["variant"]["tiles"]["max-pip"], 12);
+    assert!(sync["view"].is_object());
+}

@@ -8,6 +8,7 @@
 #![allow(dead_code)]
 
 use std::net::TcpListener;
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -68,7 +69,10 @@ impl Browser {
             return None;
         };
         let port = free_port();
+        // Its own process group: the browsers it starts belong to it, so a
+        // failed test can end them all with the driver (see `Drop`).
         let child = Command::new(&driver)
+            .process_group(0)
             .arg(format!("--port={port}"))
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -253,18 +257,20 @@ impl Browser {
         std::fs::write(dir.join(format!("{name}.png")), png).unwrap();
     }
 
-    /// Ends the session and the driver.
-    pub async fn close(mut self) {
+    /// Ends the session (and so the browser), then the driver.
+    pub async fn close(self) {
         let _ = self.client.clone().close().await;
-        let _ = self.driver.kill();
-        let _ = self.driver.wait();
     }
 }
 
 impl Drop for Browser {
     fn drop(&mut self) {
-        // A failed test still ends its driver (closing the session ends the browser).
+        // A test that failed before `close` still ends its driver and the
+        // browser it started: the process group this harness created.
+        let group = format!("-{}", self.driver.id());
+        let _ = Command::new("kill").args(["-KILL", "--", &group]).stderr(Stdio::null()).status();
         let _ = self.driver.kill();
+        let _ = self.driver.wait();
     }
 }
 
