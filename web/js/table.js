@@ -166,12 +166,19 @@ function send(app, t, move) {
   });
 }
 
+/** Whether another legal move puts the same tile on the same end (by its other face). */
+function twoWays(t, m) {
+  return (t.prompt?.legal || []).some((o) => o !== m && o.kind === 'play' && o.end === m.end && sameTile(o.tile, m.tile));
+}
+
 function moveLabel(t, m) {
   if (m.kind === 'draw') return 'draw a tile';
   if (m.kind === 'pass') return 'pass';
   const name = tileName(m.tile);
   if (m.end === 255) return `lead ${name}`;
-  return `play ${name} on ${endName(m.end, { view: t.view, variant: t.variant, seat: t.seat })}`;
+  const where = `play ${name} on ${endName(m.end, { view: t.view, variant: t.variant, seat: t.seat })}`;
+  // Rules where any face may join (wild tiles, sums): say which one touches.
+  return twoWays(t, m) ? `${where}, its ${m.tile[m.face]} touching` : where;
 }
 
 function pickTile(app, t, tile) {
@@ -313,6 +320,7 @@ function boardTargets(app, t) {
   if (!t.choosing || !t.prompt) return [];
   return t.prompt.legal
     .filter((m) => m.kind === 'play' && sameTile(m.tile, t.choosing))
+    .filter((m) => !twoWays(t, m))
     .map((m) => ({ end: m.end, label: moveLabel(t, m), pick: () => send(app, t, m) }));
 }
 
