@@ -419,6 +419,11 @@ pub enum ServerMsg {
         /// The receiver's view of the match in play, if any.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         view: Option<Box<ViewSnapshot>>,
+        /// The room's full rules, as in `game-started`: a client that
+        /// comes back mid-match (a reload) draws the tiles and the layout,
+        /// and shows the target, without having seen `game-started`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        variant: Option<Box<Variant>>,
     },
     /// The room was closed.
     RoomClosed {

@@ -357,6 +357,7 @@ fn server_samples() -> Vec<ServerMsg> {
             seq: 0,
             info: info(RoomStatus::Waiting, true, TimeoutPolicy::Pass, false),
             view: None,
+            variant: None,
         },
         ServerMsg::RoomClosed { room: 3, reason: "the match is over".into() },
         ServerMsg::Pong,
@@ -406,6 +407,7 @@ fn server_samples() -> Vec<ServerMsg> {
                 seq: 5,
                 info: info(RoomStatus::Playing, true, TimeoutPolicy::default(), false),
                 view: Some(boxed),
+                variant: Some(Box::new(variants[i / 4 % variants.len()].clone())),
             }),
             (3, Some(seat)) => {
                 let legal_moves = view.legal_moves.clone();

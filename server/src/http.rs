@@ -43,6 +43,7 @@ pub(crate) fn router(state: Arc<AppState>) -> Router {
         .route("/healthz", get(|| async { "ok" }))
         .route("/metrics", get(metrics))
         .merge(api)
+        .merge(crate::web::router())
         .with_state(state)
 }
 

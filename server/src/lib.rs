@@ -30,6 +30,7 @@ pub(crate) mod metrics;
 pub(crate) mod outbox;
 pub(crate) mod room;
 pub mod tournament;
+pub(crate) mod web;
 
 use std::collections::{HashMap, HashSet};
 use std::future::Future;

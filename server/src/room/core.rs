@@ -1298,7 +1298,8 @@ impl RoomCore {
             Some(s) => Box::new(g.view(s).snapshot()),
             None => Box::new(g.spectator_view().snapshot()),
         });
-        self.reply(fx, who, id, ServerMsg::Sync { room: self.s.id, seq: self.seq, info: self.info(), view });
+        let variant = Some(Box::new(self.s.rules.variant().clone()));
+        self.reply(fx, who, id, ServerMsg::Sync { room: self.s.id, seq: self.seq, info: self.info(), view, variant });
         if let Some(seat) = seat {
             self.send_prompt(now, fx, seat);
         }

@@ -1,0 +1,557 @@
+//! The browser client in a real headless Chromium against a real server:
+//! a person's whole match by mouse, a registered player's reload, a replay
+//! stepped both ways, a hand played from the keyboard alone, and (with
+//! `CAPICUA_SCREENSHOTS=1`) the pictures in `docs/screenshots/`.
+//!
+//! The page is read through roles and accessible names only. Each test
+//! skips (passing, with a message) where Chromium or chromedriver is
+//! missing, unless `CAPICUA_REQUIRE_BROWSER=1`.
+
+mod browser_support;
+mod common;
+
+use std::collections::HashSet;
+use std::time::{Duration, Instant};
+
+use browser_support::{Browser, LOOK, tiles_in, view_tiles, xpath_literal};
+use capicua_server::Config;
+use common::{TestServer, play_out, seat_all, temp_db, wait_for};
+use fantoccini::Locator;
+use fantoccini::key::Key;
+use serde_json::{Value, json};
+
+/// One Chromium at a time: the machine has two cores, and a browser that
+/// waits for the CPU makes every step slow.
+static ONE_BROWSER: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+/// How long a whole match may take in the browser.
+const MATCH: Duration = Duration::from_secs(120);
+
+/// When `play` stops.
+#[derive(Clone, Copy, PartialEq)]
+enum Until {
+    /// The match is over (its result is on screen).
+    MatchOver,
+    /// This many of our moves were made.
+    Moves(u32),
+    /// A hand's result is on screen.
+    HandOver,
+}
+
+/// What a test saw while playing.
+#[derive(Default)]
+struct Played {
+    /// Our moves (plays, draws, passes) sent from the page.
+    moves: u32,
+    /// Plays whose end was chosen on the board, and in the list.
+    chose_on_board: u32,
+    chose_in_list: u32,
+    /// Every (region, text or label) the page showed.
+    seen: HashSet<(String, String)>,
+    /// The stored game, once the match is over.
+    game: Option<i64>,
+}
+
+fn strings(v: &Value) -> Vec<String> {
+    v.as_array().unwrap().iter().map(|s| s.as_str().unwrap().to_string()).collect()
+}
+
+/// Plays our seat from the page until `until`: by mouse (the first
+/// playable tile; a tile that fits two ends is placed alternately by the
+/// board's end and by the list of ends), or from the keyboard alone
+/// (arrows to a playable tile, Enter; focus follows the turn).
+async fn play(b: &Browser, until: Until, keyboard: bool, p: &mut Played) {
+    let deadline = Instant::now() + MATCH;
+    loop {
+        assert!(Instant::now() < deadline, "the match did not end within {MATCH:?}");
+        let look = b.js(LOOK).await;
+        for pair in look["texts"].as_array().unwrap() {
+            p.seen.insert((pair[0].as_str().unwrap().into(), pair[1].as_str().unwrap().into()));
+        }
+        if !look["over"].is_null() {
+            p.game = look["game"].as_i64();
+            if until == Until::MatchOver || until == Until::HandOver {
+                return;
+            }
+            panic!("the match ended before {} moves", p.moves);
+        }
+        match until {
+            Until::Moves(n) if p.moves >= n => return,
+            Until::HandOver if look["texts"].as_array().unwrap().iter().any(|t| t[1] == "Hand 1 result") => return,
+            _ => {}
+        }
+        if look["turn"] != true {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+            continue;
+        }
+        let choices = strings(&look["choices"]);
+        let playable = strings(&look["playable"]);
+        let moves = strings(&look["moves"]);
+        if keyboard {
+            let focused = b.focused_name().await;
+            if !choices.is_empty() {
+                assert!(choices.contains(&focused), "focus is on the ends to choose from, not {focused:?}");
+                b.keys(&Key::Enter.to_string()).await;
+                p.moves += 1;
+            } else if !playable.is_empty() {
+                // Walk to the last playable tile with the arrows, then play it.
+                let want = playable.last().unwrap();
+                if &focused == want {
+                    b.keys(&Key::Enter.to_string()).await;
+                    if !want.contains("choose") {
+                        p.moves += 1;
+                    }
+                } else {
+                    assert!(
+                        focused.contains(", playable") || focused.contains(", cannot"),
+                        "focus is in the hand, not on {focused:?}"
+                    );
+                    b.keys(&Key::Right.to_string()).await;
+                }
+            } else if !moves.is_empty() {
+                assert!(moves.contains(&focused), "focus is on {moves:?}, not {focused:?}");
+                b.keys(&Key::Enter.to_string()).await;
+                p.moves += 1;
+            }
+            continue;
+        }
+        if let Some(choice) = choices.first() {
+            let targets = strings(&look["targets"]);
+            let on_board = p.chose_on_board <= p.chose_in_list && targets.contains(choice);
+            let xp = if on_board {
+                format!("//*[@role='button'][@aria-label={}]", xpath_literal(choice))
+            } else {
+                format!("//button[@aria-label={}]", xpath_literal(choice))
+            };
+            if b.click_now(Locator::XPath(&xp)).await {
+                p.moves += 1;
+                if on_board {
+                    p.chose_on_board += 1;
+                } else {
+                    p.chose_in_list += 1;
+                }
+            }
+        } else if let Some(tile) = playable.first() {
+            let xp = format!("//button[@aria-label={}]", xpath_literal(tile));
+            if b.click_now(Locator::XPath(&xp)).await && !tile.contains("choose") {
+                p.moves += 1;
+            }
+        } else if let Some(m) = moves.first() {
+            let xp = format!("//button[@aria-label={}]", xpath_literal(m));
+            if b.click_now(Locator::XPath(&xp)).await {
+                p.moves += 1;
+            }
+        }
+    }
+}
+
+/// Moves a seat made in a stored game (plays, draws and passes).
+fn seat_moves(game: &Value, seat: u64) -> u32 {
+    game["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| {
+            let first = &s["events"][0];
+            first["seat"] == json!(seat) && matches!(first["event"].as_str(), Some("played" | "drew" | "passed"))
+        })
+        .count() as u32
+}
+
+/// Opens the lobby as a fresh visitor with moves shown as they come.
+async fn lobby(b: &Browser) {
+    b.open("/?pace=0#/").await;
+    b.wait_js("the welcome", "return document.getElementById('who').textContent").await;
+}
+
+/// Creates a latin room from the lobby with bots of `strength` in the
+/// other seats, sits down, and says ready.
+async fn start_latin(b: &Browser, strength: &str) {
+    b.choose("Variant", "latin").await;
+    b.choose("Fill the other seats with bots", strength).await;
+    b.click_named("Create and sit down").await;
+    b.click_named("I'm ready").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_guest_plays_a_latin_match_by_mouse_and_never_sees_a_hidden_tile() {
+    let _one = ONE_BROWSER.lock().await;
+    let server = TestServer::start().await;
+    let Some(b) = Browser::start(format!("http://{}", server.addr)).await else { return };
+    lobby(&b).await;
+    start_latin(&b, "random").await;
+    let mut p = Played::default();
+    play(&b, Until::MatchOver, false, &mut p).await;
+    let id = p.game.expect("the result links to the stored game");
+    b.close().await;
+
+    let g = server.get_json(&format!("/api/games/{id}?seat=0")).await;
+    assert_eq!(g["seats"][0]["kind"], "guest", "{}", g["seats"]);
+    assert_eq!(seat_moves(&g, 0), p.moves, "every move of seat 0 was made by a click on the page");
+    assert!(p.moves >= 7, "a match takes more than a hand's moves: {}", p.moves);
+    assert!(!g["winner"].is_null(), "latin matches are won: {}", g["scores"]);
+
+    // What seat 0 could know: its own hands and the tiles on the board.
+    let mut own = HashSet::new();
+    let mut played = HashSet::new();
+    let views = std::iter::once(&g["start"]).chain(g["steps"].as_array().unwrap().iter().map(|s| &s["view"]));
+    for v in views {
+        let (hand, on_board) = view_tiles(v);
+        own.extend(hand);
+        played.extend(on_board);
+    }
+    let mut shown = HashSet::new();
+    for (region, text) in &p.seen {
+        for t in tiles_in(text) {
+            shown.insert(t);
+            assert!(
+                own.contains(&t) || played.contains(&t),
+                "the page showed {t:?} ({region}: {text:?}), a tile seat 0 never saw"
+            );
+            if region == "seats" {
+                assert!(played.contains(&t), "the other seats' panels named {t:?}, never played: {text:?}");
+            }
+        }
+    }
+    // The check had something to check: the page named our tiles and the board's.
+    assert!(own.iter().all(|t| shown.contains(t)), "every tile seat 0 held was shown to it");
+    assert!(shown.len() >= 20, "{} tiles named", shown.len());
+    // Ends were chosen both ways when a tile fitted two (it does not always happen).
+    eprintln!("moves {}, ends chosen on the board {}, in the list {}", p.moves, p.chose_on_board, p.chose_in_list);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_registered_player_reloads_mid_match_and_plays_on_in_the_same_seat() {
+    let _one = ONE_BROWSER.lock().await;
+    let server = TestServer::start().await;
+    let Some(b) = Browser::start(format!("http://{}", server.addr)).await else { return };
+    lobby(&b).await;
+    b.fill("Name", "ana").await;
+    b.click_named("Register this name").await;
+    b.wait_named("Sign out (forget the token)").await;
+    start_latin(&b, "random").await;
+    let mut p = Played::default();
+    play(&b, Until::Moves(3), false, &mut p).await;
+    let before = b.js(LOOK).await;
+    let room = before["hash"].as_str().unwrap().to_string();
+    assert!(room.starts_with("#/room/"), "{room}");
+
+    b.client.refresh().await.unwrap();
+    // Back in the same room, as ana, with the turn (the pending prompt is sent again).
+    let look = b
+        .wait_js(
+            "our turn again after the reload",
+            &format!("const l = (() => {{ {LOOK} }})(); return l.turn || l.over ? l : null"),
+        )
+        .await;
+    assert_eq!(look["hash"], json!(room));
+    assert!(
+        b.js("return document.getElementById('who').textContent").await.as_str().unwrap().contains("Signed in as ana")
+    );
+    if look["over"].is_null() {
+        assert_eq!(look["hand"], before["hand"], "the same hand after the reload");
+    }
+    play(&b, Until::MatchOver, false, &mut p).await;
+    let id = p.game.expect("stored game");
+    b.close().await;
+
+    let g = server.get_json(&format!("/api/games/{id}?seat=0")).await;
+    assert_eq!(g["seats"][0]["name"], "ana");
+    assert_eq!(g["seats"][0]["kind"], "player");
+    assert_eq!(seat_moves(&g, 0), p.moves, "moves before and after the reload, all from the page");
+    assert!(p.moves > 3, "moves were made after the reload");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_replay_steps_to_the_end_and_back_as_the_stored_game_says() {
+    let _one = ONE_BROWSER.lock().await;
+    let server = TestServer::start().await;
+    let mut clients = vec![];
+    for _ in 0..4 {
+        clients.push(server.guest().await);
+    }
+    let room = seat_all(&mut clients, json!({"preset": "latin"})).await;
+    let (_clients, id) = play_out(clients, room).await;
+    let g = server.get_json(&format!("/api/games/{id}?seat=1")).await;
+    let n = g["steps"].as_array().unwrap().len();
+    let Some(b) = Browser::start(format!("http://{}", server.addr)).await else { return };
+    b.open(&format!("/?pace=0#/replay/{id}?seat=1")).await;
+
+    let read = r#"
+      const status = [...document.querySelectorAll('[role="group"][aria-label="replay controls"] [role="status"]')].map((e) => e.textContent)[0];
+      const board = [...document.querySelectorAll('[aria-label="the board"] [role="img"]')].map((e) => e.getAttribute('aria-label'));
+      const hand = document.querySelector('[role="group"][aria-label^="seat 2\'s hand"]');
+      // Shown, not only named: every tile of the board and the hand has a size on screen.
+      const unseen = [...document.querySelectorAll('[aria-label="the board"] [role="img"], [role="group"][aria-label^="seat 2\'s hand"] [role="img"]')]
+        .filter((e) => { const r = e.getBoundingClientRect(); return r.width < 10 || r.height < 10; }).length;
+      return { status, board, unseen, hand: hand ? hand.getAttribute('aria-label') : null };
+    "#;
+    let check = async |k: usize| {
+        let want = format!("Move {k} of {n}");
+        let got = b
+            .wait_js(
+                &want,
+                &format!("const r = (() => {{ {read} }})(); return r.status === {} ? r : null", json!(want)),
+            )
+            .await;
+        let view = if k == 0 { &g["start"] } else { &g["steps"][k - 1]["view"] };
+        let (hand, on_board) = view_tiles(view);
+        let mut shown: Vec<[u8; 2]> = strings(&got["board"]).iter().flat_map(|l| tiles_in(l)).collect();
+        let mut expected = on_board;
+        shown.sort();
+        expected.sort();
+        assert_eq!(shown, expected, "the board at move {k}");
+        assert_eq!(got["unseen"], 0, "tiles without a size on screen at move {k}");
+        let named = tiles_in(got["hand"].as_str().expect("seat 2's hand is shown"));
+        assert_eq!(named, hand, "seat 2's hand at move {k}");
+    };
+    check(0).await;
+    for k in 1..=n {
+        b.click_named("next move").await;
+        check(k).await;
+    }
+    let next = b.find_named("next move").await.unwrap();
+    assert!(!next.is_enabled().await.unwrap(), "no move after the last");
+    // Back to the start from the keyboard.
+    for k in (0..n).rev() {
+        b.keys(&Key::Left.to_string()).await;
+        check(k).await;
+    }
+    let link = b.js("return document.getElementById('rp-link').value").await;
+    assert!(link.as_str().unwrap().ends_with(&format!("/#/replay/{id}?seat=1")), "{link}");
+    // The shared link opens the same viewpoint at the step it names.
+    b.open(&format!("/#/replay/{id}?seat=1&step={n}")).await;
+    check(n).await;
+    b.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hand_is_played_from_the_keyboard_alone() {
+    let _one = ONE_BROWSER.lock().await;
+    let server = TestServer::start().await;
+    let Some(b) = Browser::start(format!("http://{}", server.addr)).await else { return };
+    lobby(&b).await;
+    start_latin(&b, "random").await;
+    let mut p = Played::default();
+    play(&b, Until::HandOver, true, &mut p).await;
+    assert!(p.moves >= 1, "moves made by keys");
+    let log = p.seen.iter().filter(|(_, t)| t.starts_with("You played ") || t == "You passed.").count();
+    assert!(log >= 1, "the log tells our moves");
+    b.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_visitor_watches_a_match_live_and_is_shown_no_hand() {
+    let _one = ONE_BROWSER.lock().await;
+    let server = TestServer::start().await;
+    // A guest plays against two bots over the WebSocket, one prompt at a time.
+    let mut guest = server.guest().await;
+    let room = guest.create_room(json!({"preset": "draw", "seats": 3})).await;
+    guest.join(room, Some(0)).await;
+    let r = guest.request(json!({"type": "fill-bots", "room": room, "strategy": "heuristic"})).await;
+    assert_eq!(r["type"], "ok", "{r}");
+    guest.ready(room).await;
+    let mut prompt = guest.recv_type("prompt").await;
+
+    let Some(b) = Browser::start(format!("http://{}", server.addr)).await else { return };
+    lobby(&b).await;
+    b.click_named(&format!("watch room {room}")).await;
+    let board = "return [...document.querySelectorAll('[aria-label=\"the board\"] [role=\"img\"]')].map((e) => e.getAttribute('aria-label'))";
+    // The guest moves: each move shows up on the watcher's page as it happens.
+    for salt in 0..6u64 {
+        let m = common::pick(&prompt["legal-moves"], salt);
+        let played = m["kind"] == "play";
+        guest.send(json!({"type": "move", "room": room, "prompt": prompt["prompt"], "move": m})).await;
+        prompt = guest.recv_type("prompt").await;
+        if played {
+            let (x, y) = (m["tile"][0].as_u64().unwrap(), m["tile"][1].as_u64().unwrap());
+            let said = format!("Seat 1 (guest-1) played {}-{}", x.max(y), x.min(y));
+            let want = format!(
+                "return document.querySelector('[aria-labelledby=\"log-h\"]')?.textContent.includes({})",
+                json!(said)
+            );
+            b.wait_js("the guest's move on the watcher's page", &want).await;
+        }
+    }
+    let look = b.js(LOOK).await;
+    assert!(look["hand"].is_null(), "a watcher has no hand");
+    assert!(look["playable"].as_array().unwrap().is_empty() && look["moves"].as_array().unwrap().is_empty());
+    let panels = b.js("return [...document.querySelectorAll('[aria-label=\"the other seats\"] [role=\"group\"]')].map((e) => e.getAttribute('aria-label'))").await;
+    assert_eq!(panels.as_array().unwrap().len(), 3, "every seat is shown to a watcher: {panels}");
+    // No hand is ever shown: a tile is named on the board, or in the log
+    // as a tile someone played.
+    let shown: HashSet<[u8; 2]> = strings(&b.js(board).await).iter().flat_map(|l| tiles_in(l)).collect();
+    assert!(!shown.is_empty(), "the board shows the hand's tiles");
+    for pair in look["texts"].as_array().unwrap() {
+        let (region, text) = (pair[0].as_str().unwrap(), pair[1].as_str().unwrap());
+        if region == "log" {
+            let played: Vec<_> =
+                text.match_indices("played ").flat_map(|(i, _)| tiles_in(&text[i..]).into_iter().take(1)).collect();
+            assert_eq!(tiles_in(text), played, "the log names only played tiles: {text}");
+        } else {
+            for t in tiles_in(text) {
+                assert!(shown.contains(&t), "a watcher was shown {t:?}, not on the board: {pair}");
+            }
+        }
+    }
+    b.close().await;
+}
+
+const ADMIN: &str = "admin-secret";
+
+/// A server that runs tournaments created with [`ADMIN`].
+async fn admin_server() -> TestServer {
+    TestServer::start_with(temp_db(), Config { admin_token: Some(ADMIN.into()), ..Default::default() }).await
+}
+
+/// A rated latin match of four registered players; its stored game.
+async fn rated_match(server: &TestServer) -> i64 {
+    let mut players = vec![];
+    for name in ["ana", "ben", "carla", "dani"] {
+        players.push(server.player(name).await.0);
+    }
+    let room = seat_all(&mut players, json!({"preset": "latin", "rated": true})).await;
+    play_out(players, room).await.1
+}
+
+/// A round robin of hosted bots, played to its end; its id.
+async fn bots_tournament(server: &TestServer) -> i64 {
+    let spec = json!({
+        "name": "bots night", "seed": 1, "table": "duel", "variants": ["block"],
+        "entrants": ["bot:random", "bot:heuristic", "bot:smart", "bot:bota-gorda"],
+        "stages": [{"format": "round-robin"}],
+    });
+    let (status, created) = server.post_json("/api/tournaments", Some(ADMIN), &spec.to_string()).await;
+    assert_eq!(status, 201, "{created}");
+    let id = created["id"].as_i64().unwrap();
+    wait_for("the bots' tournament to finish", Duration::from_secs(60), async || {
+        let t = server.get_json(&format!("/api/tournaments/{id}")).await;
+        if t["status"] == "finished" { Ok(()) } else { Err(t["status"].clone()) }
+    })
+    .await;
+    id
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn standings_show_the_ratings_and_a_tournament_whose_tables_open_as_replays() {
+    let _one = ONE_BROWSER.lock().await;
+    let server = admin_server().await;
+    rated_match(&server).await;
+    let tid = bots_tournament(&server).await;
+    let Some(b) = Browser::start(format!("http://{}", server.addr)).await else { return };
+    b.open("/#/standings").await;
+    let rows = |caption: &str| {
+        format!(
+            "const t = [...document.querySelectorAll('table')].find((t) => t.querySelector('caption')?.textContent === {});
+             return t ? [...t.querySelectorAll('tbody th[scope=row]')].map((th) => th.textContent) : null;",
+            json!(caption)
+        )
+    };
+    let names = |v: &Value, key: &str| -> Vec<Value> { v.as_array().unwrap().iter().map(|r| r[key].clone()).collect() };
+    let shown = b.wait_js("the latin leaderboard", &rows("leaderboard of latin")).await;
+    let board = server.get_json("/api/leaderboard?variant=latin").await;
+    assert_eq!(shown.as_array().unwrap(), &names(&board, "name"), "the leaderboard in its order");
+    assert_eq!(board.as_array().unwrap().len(), 4);
+
+    b.click_named("bots night").await;
+    let shown = b.wait_js("the tournament's standings", &rows("standings of bots night")).await;
+    let standings = server.get_json(&format!("/api/tournaments/{tid}/standings")).await;
+    assert_eq!(shown.as_array().unwrap(), &names(&standings, "name"), "the standings in their order");
+    // Each finished table links to its game's replay.
+    let detail = server.get_json(&format!("/api/tournaments/{tid}")).await;
+    let game = detail["rounds"][0]["tables"][0]["game"].as_i64().unwrap();
+    let link = b
+        .wait_js(
+            "a table's link",
+            "return [...document.querySelectorAll('a')].find((a) => a.textContent === 'table 1')?.getAttribute('href')",
+        )
+        .await;
+    assert_eq!(link, json!(format!("#/replay/{game}")));
+    b.client.find(Locator::LinkText("table 1")).await.unwrap().click().await.unwrap();
+    let steps = server.get_json(&format!("/api/games/{game}")).await["steps"].as_array().unwrap().len();
+    let status = format!("Move 0 of {steps}");
+    b.wait_js(
+        &status,
+        &format!(
+            "return document.querySelector('[aria-label=\"replay controls\"] [role=status]')?.textContent === {}",
+            json!(status)
+        ),
+    )
+    .await;
+    b.close().await;
+}
+
+/// Pictures for the README, saved only with `CAPICUA_SCREENSHOTS=1`: the
+/// lobby with rooms, a table mid-hand, a replay, the standings.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn screenshots_of_the_lobby_a_table_a_replay_and_the_standings() {
+    if std::env::var("CAPICUA_SCREENSHOTS").as_deref() != Ok("1") {
+        eprintln!("screenshots are taken with CAPICUA_SCREENSHOTS=1");
+        return;
+    }
+    let _one = ONE_BROWSER.lock().await;
+    let server = admin_server().await;
+    let rated = rated_match(&server).await;
+    bots_tournament(&server).await;
+    // Rooms in the lobby: one waiting for players, one in play.
+    let mut host = server.guest().await;
+    let waiting = host.create_room(json!({"preset": "all-fives", "seats": 2})).await;
+    host.join(waiting, Some(0)).await;
+    let mut busy = server.guest().await;
+    let playing = busy.create_room(json!({"preset": "draw", "seats": 3})).await;
+    busy.join(playing, Some(0)).await;
+    let r = busy.request(json!({"type": "fill-bots", "room": playing, "strategy": "heuristic"})).await;
+    assert_eq!(r["type"], "ok");
+    busy.ready(playing).await;
+
+    let Some(b) = Browser::start(format!("http://{}", server.addr)).await else { return };
+    lobby(&b).await;
+    b.wait_named(&format!("watch room {playing}")).await;
+    b.screenshot("lobby").await;
+
+    // A room of our own: the waiting room, then bots, a hand, its result.
+    b.choose("Variant", "latin").await;
+    b.choose("Fill the other seats with bots", "").await;
+    b.click_named("Create and sit down").await;
+    b.wait_named("Fill 3 empty seats with bots").await;
+    b.screenshot("waiting-room").await;
+    b.choose("Bots", "smart").await;
+    b.click_named("Fill 3 empty seats with bots").await;
+    b.click_named("I'm ready").await;
+    let mut p = Played::default();
+    play(&b, Until::Moves(3), false, &mut p).await;
+    b.wait_js("our turn", &format!("return (() => {{ {LOOK} }})().turn")).await;
+    b.screenshot("table").await;
+    play(&b, Until::HandOver, false, &mut p).await;
+    b.screenshot("hand-result").await;
+    play(&b, Until::MatchOver, false, &mut p).await;
+    b.screenshot("match-over").await;
+
+    b.open(&format!("/#/replay/{rated}?seat=0&step=17")).await;
+    b.wait_named("next move").await;
+    b.screenshot("replay").await;
+
+    b.open("/#/standings").await;
+    b.wait_js(
+        "the leaderboard",
+        "return document.querySelector('table caption')?.textContent.startsWith('leaderboard')",
+    )
+    .await;
+    b.screenshot("standings").await;
+    b.close().await;
+
+    // A phone's width, in the dark.
+    let Some(b) =
+        Browser::start_with(format!("http://{}", server.addr), &["--blink-settings=preferredColorScheme=0"]).await
+    else {
+        return;
+    };
+    b.client.set_window_size(390, 844).await.unwrap();
+    lobby(&b).await;
+    start_latin(&b, "random").await;
+    let mut p = Played::default();
+    play(&b, Until::Moves(2), false, &mut p).await;
+    b.wait_js("our turn", &format!("return (() => {{ {LOOK} }})().turn")).await;
+    b.screenshot("phone-dark").await;
+    b.close().await;
+}

@@ -1,0 +1,387 @@
+//! Browser harness: a real headless Chromium, driven over WebDriver
+//! (`fantoccini` to a `chromedriver` this test starts on a free port),
+//! looking at the page the way assistive technology does: by roles and
+//! accessible names (`aria-label`, button text), never by CSS classes.
+//!
+//! Without `chromium` and `chromedriver` the tests print why and pass,
+//! unless `CAPICUA_REQUIRE_BROWSER=1` (CI), where that is a failure.
+#![allow(dead_code)]
+
+use std::net::TcpListener;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use fantoccini::elements::Element;
+use fantoccini::error::CmdError;
+use fantoccini::{Client, ClientBuilder, Locator};
+use serde_json::{Value, json};
+
+/// How long a step may take before the test fails (a whole match is
+/// many steps; each one is a few milliseconds when all is well).
+pub const STEP: Duration = Duration::from_secs(20);
+
+/// Pause between two looks at the page while waiting for a condition.
+const POLL: Duration = Duration::from_millis(15);
+
+/// A browser session against one server.
+pub struct Browser {
+    /// The WebDriver session.
+    pub client: Client,
+    driver: Child,
+    /// `http://127.0.0.1:PORT` of the server under test.
+    pub base: String,
+}
+
+fn find_program(env: &str, names: &[&str]) -> Option<PathBuf> {
+    if let Ok(p) = std::env::var(env) {
+        return Some(PathBuf::from(p)).filter(|p| p.exists());
+    }
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path).flat_map(|dir| names.iter().map(move |n| dir.join(n))).find(|p| p.is_file())
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+impl Browser {
+    /// A headless Chromium at a fixed window size, or `None` (after saying
+    /// why) when the machine has no Chromium or chromedriver and the
+    /// browser is not required.
+    pub async fn start(base: String) -> Option<Browser> {
+        Self::start_with(base, &[]).await
+    }
+
+    /// [`Browser::start`] with more Chromium flags (such as
+    /// `--blink-settings=preferredColorScheme=0`, a dark system theme).
+    pub async fn start_with(base: String, flags: &[&str]) -> Option<Browser> {
+        let chromium = find_program("CAPICUA_CHROMIUM", &["chromium", "chromium-browser", "google-chrome"]);
+        let driver = find_program("CAPICUA_CHROMEDRIVER", &["chromedriver"]);
+        let (Some(chromium), Some(driver)) = (chromium, driver) else {
+            let msg = "SKIPPED: the browser tests need `chromium` and `chromedriver` on PATH \
+                       (Debian: apt-get install chromium chromium-driver)";
+            if std::env::var("CAPICUA_REQUIRE_BROWSER").as_deref() == Ok("1") {
+                panic!("CAPICUA_REQUIRE_BROWSER=1, but {msg}");
+            }
+            eprintln!("{msg}");
+            return None;
+        };
+        let port = free_port();
+        // Its own process group: the browsers it starts belong to it, so a
+        // failed test can end them all with the driver (see `Drop`).
+        let child = Command::new(&driver)
+            .process_group(0)
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {}: {e}", driver.display()));
+        let mut browser = None;
+        let deadline = Instant::now() + STEP;
+        let mut args = vec![
+            "--headless=new",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-dev-shm-usage",
+            "--window-size=1280,900",
+            "--hide-scrollbars",
+            "--force-device-scale-factor=1",
+        ];
+        args.extend_from_slice(flags);
+        let caps = json!({
+            "browserName": "chrome",
+            "goog:chromeOptions": { "binary": chromium, "args": args },
+        });
+        let caps = caps.as_object().unwrap().clone();
+        // chromedriver listens a moment after it starts: retry until it answers.
+        let mut last = String::new();
+        while Instant::now() < deadline {
+            let connector = hyper_util::client::legacy::connect::HttpConnector::new();
+            match ClientBuilder::new(connector)
+                .capabilities(caps.clone())
+                .connect(&format!("http://127.0.0.1:{port}"))
+                .await
+            {
+                Ok(c) => {
+                    browser = Some(c);
+                    break;
+                }
+                Err(e) => last = e.to_string(),
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        let mut child = child;
+        let Some(client) = browser else {
+            let _ = child.kill();
+            panic!("chromedriver on port {port} gave no session: {last}");
+        };
+        Some(Browser { client, driver: child, base })
+    }
+
+    /// Loads a page of the server (a path such as `/?pace=0#/`).
+    pub async fn open(&self, path: &str) {
+        self.client.goto(&format!("{}{path}", self.base)).await.expect("page loads");
+    }
+
+    /// Runs a script, returning what it returns.
+    pub async fn js(&self, script: &str) -> Value {
+        self.client.execute(script, vec![]).await.unwrap_or_else(|e| panic!("script failed: {e}\n{script}"))
+    }
+
+    /// Polls `script` until it returns something truthy (not null, false,
+    /// 0 or ""), and returns that; panics naming `what` after [`STEP`].
+    pub async fn wait_js(&self, what: &str, script: &str) -> Value {
+        let deadline = Instant::now() + STEP;
+        loop {
+            let v = self.js(script).await;
+            let truthy = !matches!(&v, Value::Null | Value::Bool(false))
+                && v != json!(0)
+                && v != json!("")
+                && v.as_array().is_none_or(|a| !a.is_empty());
+            if truthy {
+                return v;
+            }
+            if Instant::now() > deadline {
+                let seen = self.js("return document.body.innerText.slice(0, 2000)").await;
+                panic!("waited {STEP:?} for {what}; the page shows:\n{}", seen.as_str().unwrap_or_default());
+            }
+            tokio::time::sleep(POLL).await;
+        }
+    }
+
+    /// The element whose accessible name is `name`: its `aria-label`, or
+    /// for a button or link without one, its text.
+    pub async fn find_named(&self, name: &str) -> Result<Element, CmdError> {
+        let q = xpath_literal(name);
+        let xp = format!(
+            "//*[@aria-label={q}] | //button[not(@aria-label)][normalize-space()={q}] | //a[not(@aria-label)][normalize-space()={q}]"
+        );
+        self.client.find(Locator::XPath(&xp)).await
+    }
+
+    /// Waits for the element named `name`.
+    pub async fn wait_named(&self, name: &str) -> Element {
+        let deadline = Instant::now() + STEP;
+        loop {
+            if let Ok(e) = self.find_named(name).await {
+                return e;
+            }
+            if Instant::now() > deadline {
+                let seen = self.js("return document.body.innerText.slice(0, 2000)").await;
+                panic!(
+                    "waited {STEP:?} for an element named {name:?}; the page shows:\n{}",
+                    seen.as_str().unwrap_or_default()
+                );
+            }
+            tokio::time::sleep(POLL).await;
+        }
+    }
+
+    /// Waits for the element named `name` and clicks it.
+    pub async fn click_named(&self, name: &str) {
+        let deadline = Instant::now() + STEP;
+        loop {
+            let e = self.wait_named(name).await;
+            match e.click().await {
+                Ok(()) => return,
+                // The page re-rendered between finding and clicking: look again.
+                Err(err) if Instant::now() < deadline => {
+                    let _ = err;
+                    tokio::time::sleep(POLL).await;
+                }
+                Err(err) => panic!("cannot click {name:?}: {err}"),
+            }
+        }
+    }
+
+    /// Clicks what `locator` finds, if it is there now: false when it is
+    /// gone or was replaced by a re-render meanwhile. Any other failure
+    /// (another element on top of it, hidden) is a bug of the page: panics.
+    pub async fn click_now(&self, locator: Locator<'_>) -> bool {
+        let Ok(e) = self.client.find(locator).await else { return false };
+        match e.click().await {
+            Ok(()) => true,
+            Err(err) if err.is_stale_element_reference() => false,
+            Err(err) => panic!("cannot click {locator:?}: {err}"),
+        }
+    }
+
+    /// Types into the form control labelled `label` (a `<label>` around it or `for` it).
+    pub async fn fill(&self, label: &str, text: &str) {
+        let q = xpath_literal(label);
+        let xp = format!(
+            "//input[@id=//label[normalize-space()={q}]/@for] | //label[normalize-space(text())={q}]//input | //input[@aria-label={q}]"
+        );
+        let e = self.client.wait().at_most(STEP).for_element(Locator::XPath(&xp)).await.expect("field");
+        e.clear().await.unwrap();
+        e.send_keys(text).await.unwrap();
+    }
+
+    /// Chooses `value` in the select labelled `label`.
+    pub async fn choose(&self, label: &str, value: &str) {
+        let q = xpath_literal(label);
+        let xp =
+            format!("//select[@id=//label[normalize-space()={q}]/@for] | //label[normalize-space(text())={q}]//select");
+        let e = self.client.wait().at_most(STEP).for_element(Locator::XPath(&xp)).await.expect("select");
+        // The options arrive with the variants list: wait for this one.
+        let opt = format!("{xp}//option[@value={}]", xpath_literal(value));
+        self.client.wait().at_most(STEP).for_element(Locator::XPath(&opt)).await.expect("option");
+        e.select_by_value(value).await.unwrap();
+    }
+
+    /// Sends keys to whatever has the focus, as a keyboard user types.
+    pub async fn keys(&self, keys: &str) {
+        let e = self.client.active_element().await.expect("a focused element");
+        e.send_keys(keys).await.expect("keys");
+    }
+
+    /// The accessible name of the focused element.
+    pub async fn focused_name(&self) -> String {
+        let v = self
+            .js("const e = document.activeElement; return e ? (e.getAttribute('aria-label') || e.textContent.trim()) : ''")
+            .await;
+        v.as_str().unwrap_or_default().to_string()
+    }
+
+    /// Saves a screenshot to `docs/screenshots/NAME.png`, only when
+    /// `CAPICUA_SCREENSHOTS=1` (so ordinary runs leave the tree alone).
+    pub async fn screenshot(&self, name: &str) {
+        if std::env::var("CAPICUA_SCREENSHOTS").as_deref() != Ok("1") {
+            return;
+        }
+        let png = self.client.screenshot().await.expect("screenshot");
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/screenshots");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join(format!("{name}.png")), png).unwrap();
+    }
+
+    /// Ends the session (and so the browser), then the driver.
+    pub async fn close(self) {
+        let _ = self.client.clone().close().await;
+    }
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        // A test that failed before `close` still ends its driver and the
+        // browser it started: the process group this harness created.
+        let group = format!("-{}", self.driver.id());
+        let _ = Command::new("kill").args(["-KILL", "--", &group]).stderr(Stdio::null()).status();
+        let _ = self.driver.kill();
+        let _ = self.driver.wait();
+    }
+}
+
+/// `s` as an XPath string literal (XPath 1 has no escapes).
+pub fn xpath_literal(s: &str) -> String {
+    if !s.contains('\'') {
+        format!("'{s}'")
+    } else if !s.contains('"') {
+        format!("\"{s}\"")
+    } else {
+        let parts: Vec<String> = s.split('\'').map(|p| format!("'{p}'")).collect();
+        format!("concat({})", parts.join(", \"'\", "))
+    }
+}
+
+/// What the page shows now, read by roles and accessible names: every
+/// label and text (with the region it sits in), the hand, the moves on
+/// offer, and the match's end.
+pub const LOOK: &str = r#"
+const all = (sel, root = document) => [...root.querySelectorAll(sel)];
+const region = (el) => {
+  if (!el) return 'other';
+  if (el.closest('[aria-label="the board"]')) return 'board';
+  if (el.closest('[aria-label="the other seats"]')) return 'seats';
+  if (el.closest('[role="toolbar"][aria-label^="your hand"]')) return 'hand';
+  if (el.closest('[aria-labelledby="log-h"], #announce')) return 'log';
+  return 'other';
+};
+const texts = [];
+for (const el of all('[aria-label]')) texts.push([region(el), el.getAttribute('aria-label')]);
+const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+while (walk.nextNode()) {
+  const t = walk.currentNode.textContent.trim();
+  if (t) texts.push([region(walk.currentNode.parentElement), t]);
+}
+for (const el of all('input, select')) if (el.value) texts.push([region(el), el.value]);
+const hand = document.querySelector('[role="toolbar"][aria-label^="your hand"]');
+const choiceGroup = document.querySelector('[role="group"][aria-label^="where to play"]');
+const over = document.querySelector('[aria-labelledby="over-h"] h2');
+const replay = all('a').find((a) => /^Replay game \d+$/.test(a.textContent.trim()));
+const logItem = document.querySelector('[aria-labelledby="log-h"] li');
+return {
+  texts,
+  hand: hand ? hand.getAttribute('aria-label') : null,
+  playable: all('button[aria-label*=", playable"]').map((e) => e.getAttribute('aria-label')),
+  choices: choiceGroup ? all('button[aria-label^="play "], button[aria-label^="lead "]', choiceGroup).map((e) => e.getAttribute('aria-label')) : [],
+  targets: all('svg [role="button"]').map((e) => e.getAttribute('aria-label')),
+  moves: all('button[aria-label="draw a tile"], button[aria-label="pass"]').map((e) => e.getAttribute('aria-label')),
+  turn: !!document.querySelector('[role="timer"][aria-label="time left for your move"]'),
+  over: over ? over.textContent.trim() : null,
+  game: replay ? Number(replay.textContent.trim().split(' ').pop()) : null,
+  log: logItem ? logItem.textContent : null,
+  hash: location.hash,
+};
+"#;
+
+/// Every tile named in a text (`6-4`), as `[low, high]`.
+pub fn tiles_in(text: &str) -> Vec<[u8; 2]> {
+    let b = text.as_bytes();
+    let mut out = vec![];
+    let mut i = 0;
+    while i < b.len() {
+        if b[i].is_ascii_digit() && (i == 0 || !b[i - 1].is_ascii_alphanumeric()) {
+            let start = i;
+            while i < b.len() && b[i].is_ascii_digit() {
+                i += 1;
+            }
+            if i + 1 < b.len() && b[i] == b'-' && b[i + 1].is_ascii_digit() {
+                let a: u32 = text[start..i].parse().unwrap_or(999);
+                let mut j = i + 1;
+                while j < b.len() && b[j].is_ascii_digit() {
+                    j += 1;
+                }
+                let c: u32 = text[i + 1..j].parse().unwrap_or(999);
+                let ends_word = j == b.len() || !b[j].is_ascii_alphanumeric();
+                if a <= 18 && c <= 18 && ends_word {
+                    out.push([a.min(c) as u8, a.max(c) as u8]);
+                }
+                i = j;
+                continue;
+            }
+        }
+        i += 1;
+    }
+    out
+}
+
+/// The tiles of a stored game's view: its hand (`hand`) and every tile
+/// played in its history.
+pub fn view_tiles(view: &Value) -> (Vec<[u8; 2]>, Vec<[u8; 2]>) {
+    let tile = |t: &Value| {
+        let a = t[0].as_u64().unwrap() as u8;
+        let b = t[1].as_u64().unwrap() as u8;
+        [a.min(b), a.max(b)]
+    };
+    let hand = view["hand"].as_array().map(|h| h.iter().map(tile).collect()).unwrap_or_default();
+    let played = view["history"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["action"]["kind"] == "play")
+        .map(|r| tile(&r["action"]["tile"]))
+        .collect();
+    (hand, played)
+}
+
+#[test]
+fn tile_names_are_found_in_text_and_nothing_else_is() {
+    assert_eq!(tiles_in("your hand: 6-4, 5-5, 0-0"), vec![[4, 6], [5, 5], [0, 0]]);
+    assert_eq!(tiles_in("Seat 2 (guest-3) played 12-10 on the left end."), vec![[10, 12]]);
+    assert!(tiles_in("guest-3, bot:random, 104 to 30, room 7, v1-2a").is_empty());
+    assert_eq!(xpath_literal("I'm ready"), "\"I'm ready\"");
+    assert_eq!(xpath_literal("a'b\"c"), "concat('a', \"'\", 'b\"c')");
+}

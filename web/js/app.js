@@ -1,0 +1,587 @@
+// capicua in the browser: state, routing and the protocol's frames.
+//
+// Pages are hash routes (#/, #/room/ID, #/replay/ID?seat=N, #/replays,
+// #/standings, #/standings/tournament/ID), so the server serves one page
+// and its assets. Each page module exports `mount(app, params)` returning
+// `{ el, update?, unmount? }`; `app.update()` refreshes the mounted page
+// after a state change, keeping keyboard focus where it was.
+
+import { Connection } from './net.js';
+import { tileName, sameTile } from './dom.js';
+import { endName } from './board.js';
+import * as lobby from './lobby.js';
+import * as table from './table.js';
+import * as replay from './replay.js';
+import * as standings from './standings.js';
+
+const TOKEN_KEY = 'capicua.token';
+const PACE_KEY = 'capicua.pace';
+const GAMES_KEY = 'capicua.games';
+const GUEST_SEAT_KEY = 'capicua.guest-seat';
+
+// `?pace=MS` (kept in this browser): how long each move of another seat
+// stays on screen before the next is shown. 0 shows moves as they come.
+{
+  const q = new URLSearchParams(location.search).get('pace');
+  if (q !== null && /^\d+$/.test(q)) localStorage.setItem(PACE_KEY, q);
+}
+
+export const app = {
+  me: null,
+  rooms: [],
+  roomsAt: 0,
+  tables: new Map(),
+  catalog: null,
+  page: null,
+  route: null,
+  pace: Number(localStorage.getItem(PACE_KEY) ?? 450),
+  conn: null,
+
+  token() {
+    return localStorage.getItem(TOKEN_KEY);
+  },
+
+  setToken(t) {
+    if (t) localStorage.setItem(TOKEN_KEY, t);
+    else localStorage.removeItem(TOKEN_KEY);
+  },
+
+  /** A room's table state, created on first use. */
+  table(room) {
+    room = Number(room);
+    if (!this.tables.has(room)) {
+      this.tables.set(room, {
+        room,
+        seat: null,
+        spectating: false,
+        info: this.rooms.find((r) => r.id === room) || null,
+        variant: null,
+        view: null,
+        seq: 0,
+        prompt: null,
+        gameOver: null,
+        closed: null,
+        lost: false,
+        log: [],
+        banner: null,
+        summary: null,
+        handsSeen: 0,
+        passed: new Set(),
+        queue: [],
+        busy: false,
+        turnSince: performance.now(),
+        strength: 'random',
+        choosing: null,
+      });
+    }
+    return this.tables.get(room);
+  },
+
+  /** Variants and strategies from `GET /api/variants`, fetched once. */
+  async variants() {
+    if (!this.catalog) {
+      const r = await fetch('/api/variants');
+      this.catalog = await r.json();
+    }
+    return this.catalog;
+  },
+
+  announce(text) {
+    const el = document.getElementById('announce');
+    const p = document.createElement('p');
+    p.textContent = text;
+    el.append(p);
+    while (el.childElementCount > 5) el.firstElementChild.remove();
+  },
+
+  toast(text) {
+    const el = document.getElementById('toast');
+    el.textContent = text;
+    el.hidden = false;
+    clearTimeout(this.toastTimer);
+    this.toastTimer = setTimeout(() => (el.hidden = true), 5000);
+  },
+
+  update() {
+    if (this.updating) return;
+    this.updating = true;
+    queueMicrotask(() => {
+      this.updating = false;
+      renderWho();
+      if (!this.page?.update) return;
+      const active = document.activeElement;
+      const key = active?.getAttribute?.('data-key');
+      this.page.update();
+      // A rebuilt control gets focus back, unless the page moved it on purpose.
+      const lost = !document.activeElement || document.activeElement === document.body;
+      if (key && lost) {
+        const again = document.querySelector(`[data-key="${CSS.escape(key)}"]`);
+        if (again) again.focus();
+      }
+    });
+  },
+
+  go(hash) {
+    if (location.hash === hash) route();
+    else location.hash = hash;
+  },
+
+  /** Sends a request, turning an error reply into a message for people. */
+  async ask(msg) {
+    try {
+      return await this.conn.request(msg);
+    } catch (e) {
+      this.toast(e.message || String(e));
+      throw e;
+    }
+  },
+
+  recentGames() {
+    try {
+      return JSON.parse(localStorage.getItem(GAMES_KEY) || '[]');
+    } catch {
+      return [];
+    }
+  },
+
+  rememberGame(entry) {
+    const list = this.recentGames().filter((g) => g.id !== entry.id);
+    list.unshift(entry);
+    localStorage.setItem(GAMES_KEY, JSON.stringify(list.slice(0, 30)));
+  },
+
+  rememberGuestSeat(room, seat) {
+    sessionStorage.setItem(GUEST_SEAT_KEY, JSON.stringify({ room, seat }));
+  },
+
+  /** A seat as people read it (seats count from 1 on screen). */
+  who(t, seat, { cap = false } = {}) {
+    if (seat === t.seat && t.seat !== null) return cap ? 'You' : 'you';
+    const name = t.info?.seats?.[seat]?.occupant?.name;
+    return `${cap ? 'Seat' : 'seat'} ${seat + 1}${name ? ` (${name})` : ''}`;
+  },
+
+  sideOf(t, seat) {
+    const teams = t.view?.teams;
+    if (teams) return teams.findIndex((team) => team.includes(seat));
+    const side = t.info?.seats?.[seat]?.side;
+    return side ?? seat;
+  },
+};
+
+function renderWho() {
+  const el = document.getElementById('who');
+  if (!app.me) {
+    el.textContent = '';
+    return;
+  }
+  el.textContent = app.me.guest ? `Playing as ${app.me.name} (guest)` : `Signed in as ${app.me.name}`;
+}
+
+// --- frames ------------------------------------------------------------------
+
+const TABLE_FRAMES = new Set(['game-started', 'prompt', 'events', 'game-over', 'sync', 'room-closed']);
+
+function onFrame(f) {
+  if (f.type === 'rooms') {
+    app.rooms = f.rooms;
+    app.roomsAt = performance.now();
+    for (const r of f.rooms) if (app.tables.has(r.id)) app.tables.get(r.id).info = r;
+    app.update();
+    return;
+  }
+  if (f.type === 'room') {
+    const i = app.rooms.findIndex((r) => r.id === f.room.id);
+    if (i >= 0) app.rooms[i] = f.room;
+    else app.rooms.push(f.room);
+    if (app.tables.has(f.room.id)) app.tables.get(f.room.id).info = f.room;
+    app.update();
+    return;
+  }
+  if (TABLE_FRAMES.has(f.type)) {
+    const t = app.table(f.room);
+    f.at = performance.now();
+    t.queue.push(f);
+    pump(t);
+    return;
+  }
+  if (f.type === 'closing') {
+    setStatus(`The server is going away (${f.reason}).`);
+    return;
+  }
+  if (f.type === 'error') app.toast(f.message);
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** Applies a table's frames in order, pausing after other seats' moves so a person sees them. */
+async function pump(t) {
+  if (t.busy) return;
+  t.busy = true;
+  try {
+    while (t.queue.length) {
+      const f = t.queue.shift();
+      const watched = applyFrame(t, f);
+      app.update();
+      if (watched && app.pace > 0 && !document.hidden && t.queue.length) await sleep(app.pace);
+    }
+  } finally {
+    t.busy = false;
+  }
+}
+
+function log(t, text) {
+  t.log.push(text);
+  if (t.log.length > 60) t.log.shift();
+  app.announce(text);
+}
+
+function noteSummary(t) {
+  const results = t.view?.results || [];
+  if (results.length > t.handsSeen) {
+    t.summary = results[results.length - 1];
+    t.handsSeen = results.length;
+  }
+}
+
+/** Applies one frame; true when it showed another seat's move. */
+function applyFrame(t, f) {
+  switch (f.type) {
+    case 'game-started': {
+      t.variant = f.variant;
+      t.view = f.view;
+      t.seq = f.seq;
+      t.seat = f.seat ?? null;
+      t.gameOver = null;
+      t.summary = null;
+      t.handsSeen = f.view.results?.length || 0;
+      t.prompt = null;
+      t.banner = null;
+      t.choosing = null;
+      t.passed = new Set();
+      t.log = [];
+      t.turnSince = f.at;
+      log(t, `The match has started: ${f.variant.name}.`);
+      return false;
+    }
+    case 'prompt': {
+      if (f.view) t.view = f.view;
+      if (t.view) t.view['to-move'] = f.seat;
+      t.seat = f.seat;
+      t.prompt = { id: f.prompt, legal: f['legal-moves'], endsAt: f.at + f['deadline-ms'] };
+      t.choosing = null;
+      app.announce(`Your turn. ${describeLegal(t)}`);
+      t.focusHand = true;
+      return false;
+    }
+    case 'events': {
+      if (t.seq && f.seq <= t.seq) return false;
+      if (!t.view || (t.seq && f.seq !== t.seq + 1)) {
+        // Frames were missed (or the match began before we watched):
+        // the room sends its whole state again.
+        t.seq = f.seq;
+        if (f.view) {
+          t.view = f.view;
+          return false;
+        }
+        app.conn.request({ type: 'resync', room: t.room }).catch(() => {});
+        return false;
+      }
+      t.seq = f.seq;
+      const watched = applyEvents(t, f.events);
+      if (f.view) t.view = f.view;
+      noteSummary(t);
+      predictMover(t, f.events, Boolean(f.view));
+      t.turnSince = f.at;
+      return watched;
+    }
+    case 'game-over': {
+      t.seq = f.seq;
+      t.prompt = null;
+      t.choosing = null;
+      t.gameOver = { game: f.game, result: f.result };
+      if (t.view) t.view['to-move'] = null;
+      const r = f.result;
+      const mine = t.seat !== null ? app.sideOf(t, t.seat) : null;
+      const text =
+        r.winner === null || r.winner === undefined
+          ? 'The match is drawn.'
+          : mine === r.winner
+            ? 'Your side won the match.'
+            : `Side ${r.winner + 1} won the match.`;
+      log(t, `${text} Final scores: ${r.scores.join(' to ')}.`);
+      if (f.game !== null && f.game !== undefined) {
+        app.rememberGame({ id: f.game, seat: t.seat, variant: t.variant?.name, room: t.room, won: mine === r.winner });
+        finalSummary(t, f.game);
+      }
+      return false;
+    }
+    case 'sync': {
+      t.seq = f.seq;
+      t.info = f.info;
+      if (f.variant) t.variant = f.variant;
+      if (f.view) {
+        t.view = f.view;
+        t.seat = f.view.seat ?? null;
+        t.gameOver = null;
+        t.handsSeen = Math.max(t.handsSeen, f.view.results?.length || 0);
+      } else if (!t.gameOver) {
+        t.view = null;
+      }
+      t.closed = null;
+      return false;
+    }
+    case 'room-closed': {
+      t.closed = f.reason;
+      t.prompt = null;
+      log(t, `The room closed: ${f.reason}.`);
+      return false;
+    }
+  }
+  return false;
+}
+
+function removeTile(list, tile) {
+  const i = list.findIndex((x) => sameTile(x, tile));
+  if (i >= 0) list.splice(i, 1);
+}
+
+/** Applies a move's public events to the table's view (PROTOCOL.md "Keeping a view current"). */
+function applyEvents(t, events) {
+  const v = t.view;
+  let watched = false;
+  let handOver = false;
+  for (const ev of events) {
+    switch (ev.event) {
+      case 'played': {
+        v.history.push({ seat: ev.seat, action: { kind: 'play', tile: ev.tile, end: ev.end, face: ev.face } });
+        v['hand-sizes'][ev.seat] -= 1;
+        if (v.hand && ev.seat === v.seat) removeTile(v.hand, ev.tile);
+        if (v.hands?.[ev.seat]) removeTile(v.hands[ev.seat], ev.tile);
+        v['lead-requirement'] = null;
+        v['legal-moves'] = [];
+        t.passed.delete(ev.seat);
+        t.banner = null;
+        const where = ev.end === 255 ? 'to lead' : `on ${endName(ev.end, { view: v, variant: t.variant, seat: t.seat })}`;
+        log(t, `${app.who(t, ev.seat, { cap: true })} played ${tileName(ev.tile)} ${where}.`);
+        watched = ev.seat !== t.seat;
+        break;
+      }
+      case 'drew':
+        v.history.push({ seat: ev.seat, action: { kind: 'draw' } });
+        v.stock = Math.max(0, (v.stock || 0) - 1);
+        v['hand-sizes'][ev.seat] += 1;
+        log(t, `${app.who(t, ev.seat, { cap: true })} drew a tile.`);
+        watched = ev.seat !== t.seat;
+        break;
+      case 'passed': {
+        v.history.push({ seat: ev.seat, action: { kind: 'pass', 'open-pips': 0 } });
+        t.passed.add(ev.seat);
+        const text = `${app.who(t, ev.seat, { cap: true })} passed.`;
+        t.banner = { text, seat: ev.seat };
+        log(t, text);
+        watched = ev.seat !== t.seat;
+        break;
+      }
+      case 'scored':
+        v.scores[ev.side] += ev.points;
+        if (!handOver && v['play-points']) v['play-points'][ev.side] += ev.points;
+        log(t, `Side ${ev.side + 1}${sideSuffix(t, ev.side)} scores ${ev.points}.`);
+        break;
+      case 'overruled':
+        v.scores[app.sideOf(t, ev.seat)] -= ev.penalty;
+        log(t, `The referee let ${app.who(t, ev.seat)}'s play stand, for a penalty of ${ev.penalty}.`);
+        break;
+      case 'hand-over':
+        handOver = true;
+        t.passed = new Set();
+        t.banner = null;
+        log(t, `Hand ${ev.hand + 1} is over.`);
+        watched = true;
+        break;
+      case 'hand-started':
+        log(t, `Hand ${ev.hand + 1} is dealt; ${app.who(t, ev.leader)} leads.`);
+        break;
+      case 'match-over':
+        v['to-move'] = null;
+        break;
+    }
+  }
+  return watched;
+}
+
+function sideSuffix(t, side) {
+  if (t.seat === null) return '';
+  return app.sideOf(t, t.seat) === side ? ' (your side)' : '';
+}
+
+/** Who moves next, where the variant's turn order makes it certain. */
+function predictMover(t, events, fresh) {
+  const v = t.view;
+  if (fresh || !v) return;
+  const last = events[0];
+  if (events.some((e) => e.event === 'match-over')) {
+    v['to-move'] = null;
+    return;
+  }
+  const n = v['hand-sizes'].length;
+  const turn = t.variant?.turn || {};
+  const simple = (!turn.order || turn.order === 'fixed') && !(t.variant?.when?.length > 0);
+  if (last.event === 'drew') v['to-move'] = last.seat;
+  else if (simple && (last.event === 'played' || last.event === 'passed')) {
+    const step = turn.direction === 'clockwise' ? 1 : n - 1;
+    v['to-move'] = (last.seat + step) % n;
+  } else v['to-move'] = undefined;
+}
+
+/** The finished match's last hand, read from the stored game. */
+async function finalSummary(t, game) {
+  try {
+    const q = t.seat === null ? '' : `?seat=${t.seat}`;
+    const r = await fetch(`/api/games/${game}${q}`);
+    if (!r.ok) return;
+    const g = await r.json();
+    const last = g.steps.length ? g.steps[g.steps.length - 1].view : g.start;
+    const results = last.results || [];
+    if (results.length) {
+      t.summary = results[results.length - 1];
+      t.view = last;
+    }
+    app.update();
+  } catch {
+    // The summary is a nicety: the result is already on screen.
+  }
+}
+
+export function describeLegal(t) {
+  const legal = t.prompt?.legal || [];
+  const plays = [...new Set(legal.filter((m) => m.kind === 'play').map((m) => tileName(m.tile)))];
+  const parts = [];
+  if (plays.length) parts.push(`Playable: ${plays.join(', ')}.`);
+  if (legal.some((m) => m.kind === 'draw')) parts.push('You may draw.');
+  if (legal.some((m) => m.kind === 'pass')) parts.push('You may pass.');
+  return parts.join(' ');
+}
+
+// --- connection ---------------------------------------------------------------
+
+function setStatus(text) {
+  const el = document.getElementById('connection');
+  el.hidden = !text;
+  el.textContent = text || '';
+}
+
+function onWelcome(w, again) {
+  const wasGuest = app.me?.guest;
+  app.me = w.player;
+  const held = new Set(w.seats.map((s) => s.room));
+  for (const s of w.seats) {
+    const t = app.table(s.room);
+    t.seat = s.seat;
+    t.lost = false;
+  }
+  for (const t of app.tables.values()) {
+    if (held.has(t.room)) continue;
+    if (t.seat !== null && !t.gameOver && !t.closed && (again || wasGuest)) {
+      // A guest's seat does not survive its connection.
+      t.lost = true;
+      t.seat = null;
+      t.prompt = null;
+    }
+    if (t.spectating && again) {
+      t.seq = 0;
+      app.conn.request({ type: 'spectate', room: t.room }).catch(() => {});
+    }
+  }
+  if (!again) {
+    const kept = sessionStorage.getItem(GUEST_SEAT_KEY);
+    if (kept && app.me.guest) {
+      try {
+        const { room } = JSON.parse(kept);
+        app.table(room).lost = true;
+      } catch {
+        // Nothing to tell.
+      }
+    }
+  }
+  sessionStorage.removeItem(GUEST_SEAT_KEY);
+  app.update();
+  app.conn.request({ type: 'list-rooms' }).catch(() => {});
+}
+
+// --- routing -----------------------------------------------------------------
+
+function parseHash() {
+  const raw = location.hash.replace(/^#/, '') || '/';
+  const [path, query] = raw.split('?');
+  const parts = path.split('/').filter(Boolean);
+  return { parts, query: new URLSearchParams(query || '') };
+}
+
+function route() {
+  const { parts, query } = parseHash();
+  let mod = lobby;
+  let params = {};
+  let nav = '#/';
+  if (parts[0] === 'room' && /^\d+$/.test(parts[1] || '')) {
+    mod = table;
+    params = { room: Number(parts[1]) };
+  } else if (parts[0] === 'replay' && /^\d+$/.test(parts[1] || '')) {
+    mod = replay;
+    const seat = query.get('seat');
+    params = { game: Number(parts[1]), seat: seat !== null && /^\d+$/.test(seat) ? Number(seat) : null, step: query.get('step') };
+    nav = '#/replays';
+  } else if (parts[0] === 'replays') {
+    mod = replay;
+    params = { game: null };
+    nav = '#/replays';
+  } else if (parts[0] === 'standings') {
+    mod = standings;
+    params = { tournament: parts[1] === 'tournament' && /^\d+$/.test(parts[2] || '') ? Number(parts[2]) : null };
+    nav = '#/standings';
+  }
+  const key = JSON.stringify([mod === lobby ? 'lobby' : mod === table ? 'table' : mod === replay ? 'replay' : 'standings', params]);
+  if (app.route === key) return;
+  app.route = key;
+  app.page?.unmount?.();
+  const main = document.getElementById('main');
+  app.page = mod.mount(app, params);
+  main.replaceChildren(app.page.el);
+  for (const a of document.querySelectorAll('.top nav a')) {
+    if (a.getAttribute('href') === nav) a.setAttribute('aria-current', 'page');
+    else a.removeAttribute('aria-current');
+  }
+  app.page.update?.();
+  if (!app.page.keepFocus) main.focus({ preventScroll: true });
+}
+
+// The turn clocks tick without re-rendering the page.
+setInterval(() => {
+  const now = performance.now();
+  for (const el of document.querySelectorAll('[data-ends-at]')) {
+    const left = Math.max(0, Math.ceil((Number(el.dataset.endsAt) - now) / 1000));
+    el.textContent = `${left} s`;
+    el.classList.toggle('low', left <= 5);
+  }
+}, 250);
+
+app.conn = new Connection({
+  token: () => app.token(),
+  onFrame,
+  onWelcome,
+  onStatus: setStatus,
+  onClose: (code) => {
+    if (code === 4001) {
+      // The stored token is unknown here (a new database): start as a guest.
+      app.setToken(null);
+      app.toast('Your saved name is not known to this server; you play as a guest now.');
+      app.conn.restart();
+    } else {
+      setStatus(`Disconnected (code ${code}). Reload the page to try again.`);
+    }
+  },
+});
+
+window.addEventListener('hashchange', route);
+app.conn.open();
+route();

@@ -1,0 +1,257 @@
+// The lobby: who you are, the rooms (kept fresh with `list-rooms` while
+// the page is open, and with every `room` frame), and a form to open a room.
+
+import { h, replace } from './dom.js';
+
+/** Hosted bot strengths offered, weakest first (`GET /api/variants` says which exist). */
+export const STRENGTHS = [
+  ['random', 'Beginner: plays any legal tile'],
+  ['bota-gorda', 'Casual: sheds its heaviest tile'],
+  ['heuristic', 'Club player: keeps its suits'],
+  ['smart', 'Strong: counts tiles'],
+  ['pimc', 'Expert: searches possible deals'],
+];
+
+/** The strength options that this server hosts. */
+export function strengthOptions(catalog, selected) {
+  const have = new Set(catalog?.strategies || STRENGTHS.map(([n]) => n));
+  return STRENGTHS.filter(([n]) => have.has(n)).map(([n, label]) =>
+    h('option', { value: n, selected: n === selected }, label),
+  );
+}
+
+function identityCard(app) {
+  const card = h('section', { class: 'card', 'aria-labelledby': 'who-h' });
+  const me = app.me;
+  if (!me) {
+    replace(card, h('h2', { id: 'who-h' }, 'Connecting…'));
+    return card;
+  }
+  if (!me.guest) {
+    replace(
+      card,
+      h('h2', { id: 'who-h' }, `Signed in as ${me.name}`),
+      h('p', { class: 'muted' }, 'This browser keeps your token: after a reload or a dropped connection you get your seats back.'),
+      h(
+        'button',
+        {
+          'data-key': 'signout',
+          onclick: () => {
+            if (!confirm('Forget this name in this browser? Without its token you cannot sign in as it again.')) return;
+            app.setToken(null);
+            app.conn.restart();
+          },
+        },
+        'Sign out (forget the token)',
+      ),
+    );
+    return card;
+  }
+  const name = h('input', {
+    id: 'reg-name',
+    name: 'name',
+    autocomplete: 'username',
+    maxlength: '32',
+    pattern: '[A-Za-z0-9._-]{1,32}',
+    required: true,
+    'data-key': 'reg-name',
+  });
+  const form = h(
+    'form',
+    {
+      class: 'row',
+      onsubmit: async (e) => {
+        e.preventDefault();
+        try {
+          const r = await app.ask({ type: 'register', name: name.value.trim() });
+          app.setToken(r.token);
+          app.me = { name: r.name, guest: false, admin: false };
+          app.announce(`Registered as ${r.name}.`);
+          app.update();
+        } catch {
+          name.focus();
+        }
+      },
+    },
+    h('label', { for: 'reg-name' }, 'Name'),
+    name,
+    h('button', { type: 'submit', 'data-key': 'register' }, 'Register this name'),
+  );
+  replace(
+    card,
+    h('h2', { id: 'who-h' }, `You play as ${me.name}, a guest`),
+    h(
+      'p',
+      { class: 'muted' },
+      'Play at once as a guest, or register a name: its secret token stays in this browser, so a reload or a dropped connection gives you your seat back (a guest loses it).',
+    ),
+    form,
+  );
+  return card;
+}
+
+function seatText(seat) {
+  const o = seat.occupant;
+  if (!o) return `${seat.seat + 1}: empty`;
+  const bits = [];
+  if (o.kind === 'hosted-bot') bits.push('bot');
+  if (o.kind === 'guest') bits.push('guest');
+  if (!o.connected) bits.push('away');
+  else if (o.ready) bits.push('ready');
+  return `${seat.seat + 1}: ${o.name}${bits.length ? ` (${bits.join(', ')})` : ''}`;
+}
+
+function roomsCard(app) {
+  const rooms = app.rooms.filter((r) => r.status !== 'closed');
+  const mine = (r) => {
+    const t = app.tables.get(r.id);
+    return t && t.seat !== null && !t.lost;
+  };
+  const rows = rooms.map((r) => {
+    const empty = r.seats.some((s) => !s.occupant);
+    const actions = [];
+    if (mine(r)) {
+      actions.push(h('a', { class: 'button primary', href: `#/room/${r.id}`, 'aria-label': `back to room ${r.id}` }, 'Back to your seat'));
+    } else {
+      if (r.status === 'waiting' && empty && !(r.rated && app.me?.guest)) {
+        actions.push(
+          h(
+            'button',
+            {
+              'data-key': `join-${r.id}`,
+              'aria-label': `join room ${r.id}`,
+              onclick: async () => {
+                const reply = await app.ask({ type: 'join', room: r.id });
+                const t = app.table(r.id);
+                t.seat = reply.seat;
+                t.lost = false;
+                if (app.me?.guest) app.rememberGuestSeat(r.id, reply.seat);
+                app.go(`#/room/${r.id}`);
+              },
+            },
+            'Join',
+          ),
+        );
+      }
+      actions.push(h('a', { class: 'button', href: `#/room/${r.id}`, 'aria-label': `watch room ${r.id}` }, 'Watch'));
+    }
+    return h(
+      'tr',
+      { 'aria-label': `room ${r.id}` },
+      h('td', {}, String(r.id)),
+      h('td', {}, r.variant, r.rated ? h('span', { class: 'tag' }, 'rated') : null),
+      h('td', {}, h('ul', { class: 'small seatlist' }, r.seats.map((s) => h('li', {}, seatText(s))))),
+      h('td', {}, r.status, r.spectators ? h('div', { class: 'small muted' }, `${r.spectators} watching`) : null),
+      h('td', {}, `${Math.round(r.time['move-ms'] / 1000)} s a move`),
+      h('td', {}, h('div', { class: 'row' }, actions)),
+    );
+  });
+  return h(
+    'section',
+    { class: 'card', 'aria-labelledby': 'rooms-h' },
+    h('h2', { id: 'rooms-h' }, 'Rooms'),
+    rooms.length
+      ? h(
+          'table',
+          { class: 'list', 'aria-labelledby': 'rooms-h' },
+          h(
+            'thead',
+            {},
+            h('tr', {}, ['Room', 'Variant', 'Seats', 'Status', 'Clock', ''].map((c) => h('th', { scope: 'col' }, c))),
+          ),
+          h('tbody', {}, rows),
+        )
+      : h('p', { class: 'muted' }, 'No room is open. Create one below.'),
+  );
+}
+
+function createCard(app) {
+  const preset = h('select', { id: 'c-preset', name: 'preset', 'data-key': 'c-preset' });
+  const seats = h('select', { id: 'c-seats', name: 'seats', 'data-key': 'c-seats' });
+  const secs = h('input', { id: 'c-secs', name: 'seconds', type: 'number', min: '1', max: '3600', value: '30', 'data-key': 'c-secs' });
+  const fill = h('select', { id: 'c-fill', name: 'bots', 'data-key': 'c-fill' });
+  const button = h('button', { type: 'submit', class: 'primary', 'data-key': 'c-create' }, 'Create and sit down');
+  let presets = [];
+  const fillSeats = () => {
+    const p = presets.find((x) => x.name === preset.value);
+    const { min, max } = p?.variant?.players || { min: 2, max: 4 };
+    const old = Number(seats.value) || max;
+    seats.replaceChildren(
+      ...Array.from({ length: max - min + 1 }, (_, i) => min + i).map((n) =>
+        h('option', { value: n, selected: n === Math.min(max, Math.max(min, old)) }, `${n} players`),
+      ),
+    );
+  };
+  app.variants().then((cat) => {
+    presets = cat.presets;
+    preset.replaceChildren(...presets.map((p) => h('option', { value: p.name, selected: p.name === 'latin' }, p.name)));
+    fill.replaceChildren(h('option', { value: '' }, 'No: I wait for people'), ...strengthOptions(cat, 'random'));
+    fillSeats();
+  });
+  preset.addEventListener('change', fillSeats);
+  const form = h(
+    'form',
+    {
+      onsubmit: async (e) => {
+        e.preventDefault();
+        button.disabled = true;
+        try {
+          const spec = { type: 'create-room', preset: preset.value, seats: Number(seats.value) };
+          const ms = Math.round(Number(secs.value) * 1000);
+          if (ms > 0) spec.time = { 'move-ms': ms, 'bank-ms': 0 };
+          const created = await app.ask(spec);
+          const room = created.room.id;
+          const joined = await app.ask({ type: 'join', room });
+          const t = app.table(room);
+          t.seat = joined.seat;
+          t.info = created.room;
+          if (app.me?.guest) app.rememberGuestSeat(room, joined.seat);
+          if (fill.value) {
+            t.strength = fill.value;
+            await app.ask({ type: 'fill-bots', room, strategy: fill.value });
+          }
+          app.go(`#/room/${room}`);
+        } finally {
+          button.disabled = false;
+        }
+      },
+    },
+    h(
+      'div',
+      { class: 'row' },
+      h('label', { class: 'inline' }, 'Variant', preset),
+      h('label', { class: 'inline' }, 'Table', seats),
+      h('label', { class: 'inline' }, 'Seconds a move', secs),
+      h('label', { class: 'inline' }, 'Fill the other seats with bots', fill),
+      button,
+    ),
+  );
+  return h(
+    'section',
+    { class: 'card', 'aria-labelledby': 'create-h' },
+    h('h2', { id: 'create-h' }, 'Open a room'),
+    form,
+    h('p', { class: 'small muted' }, 'Rules of every preset: the README and GET /api/variants.'),
+  );
+}
+
+/** The lobby page. */
+export function mount(app) {
+  const who = h('div');
+  const rooms = h('div');
+  const el = h('div', {}, h('h1', {}, 'Dominoes for people and bots'), who, rooms, createCard(app));
+  let lastMe = null;
+  const update = () => {
+    const meKey = JSON.stringify(app.me);
+    // The identity card holds a form: rebuild it only when who we are changes.
+    if (meKey !== lastMe) {
+      lastMe = meKey;
+      replace(who, identityCard(app));
+    }
+    replace(rooms, roomsCard(app));
+  };
+  const ask = () => app.conn.ready && app.conn.request({ type: 'list-rooms' }).catch(() => {});
+  ask();
+  const timer = setInterval(ask, 2000);
+  return { el, update, unmount: () => clearInterval(timer) };
+}

@@ -1,0 +1,245 @@
+// Replays: a stored game (`GET /api/games/{id}?seat=N`) stepped move by
+// move from one seat's viewpoint or a spectator's, never showing more than
+// that viewer saw. The address (#/replay/ID?seat=N&step=K) is the link to share.
+
+import { h, replace, tileName, joinWords } from './dom.js';
+import { renderBoard, endName } from './board.js';
+import { tileSvg, needsNumerals } from './tiles.js';
+import { scoreboard, seatPanels, handSummary, boardWidth } from './table.js';
+
+function indexPage(app) {
+  const game = h('input', { id: 'r-game', type: 'number', min: '1', required: true, 'data-key': 'r-game' });
+  const seat = h(
+    'select',
+    { id: 'r-seat', 'data-key': 'r-seat' },
+    h('option', { value: '' }, 'a spectator (no hand shown)'),
+    Array.from({ length: 10 }, (_, i) => h('option', { value: i }, `seat ${i + 1}`)),
+  );
+  const recent = app.recentGames();
+  return h(
+    'div',
+    {},
+    h('h1', {}, 'Replays'),
+    h(
+      'section',
+      { class: 'card', 'aria-labelledby': 'open-h' },
+      h('h2', { id: 'open-h' }, 'Open a stored game'),
+      h(
+        'form',
+        {
+          class: 'row',
+          onsubmit: (e) => {
+            e.preventDefault();
+            app.go(`#/replay/${game.value}${seat.value === '' ? '' : `?seat=${seat.value}`}`);
+          },
+        },
+        h('label', { class: 'inline' }, 'Game number', game),
+        h('label', { class: 'inline' }, 'Seen by', seat),
+        h('button', { type: 'submit', class: 'primary' }, 'Open the replay'),
+      ),
+    ),
+    h(
+      'section',
+      { class: 'card', 'aria-labelledby': 'recent-h' },
+      h('h2', { id: 'recent-h' }, 'Your recent games in this browser'),
+      recent.length
+        ? h(
+            'ul',
+            {},
+            recent.map((g) =>
+              h(
+                'li',
+                {},
+                h(
+                  'a',
+                  { href: `#/replay/${g.id}${g.seat === null || g.seat === undefined ? '' : `?seat=${g.seat}`}` },
+                  `Game ${g.id}: ${g.variant || 'match'} in room ${g.room}${g.seat === null || g.seat === undefined ? ', watched' : `, seat ${g.seat + 1}, ${g.won ? 'won' : 'not won'}`}`,
+                ),
+              ),
+            ),
+          )
+        : h('p', { class: 'muted' }, 'Games you finish here are listed for replay.'),
+    ),
+  );
+}
+
+function eventText(ev, { who, view, variant, seat }) {
+  switch (ev.event) {
+    case 'played':
+      return `${who(ev.seat, true)} played ${tileName(ev.tile)} ${ev.end === 255 ? 'to lead' : `on ${endName(ev.end, { view, variant, seat })}`}.`;
+    case 'drew':
+      return `${who(ev.seat, true)} drew a tile.`;
+    case 'passed':
+      return `${who(ev.seat, true)} passed.`;
+    case 'scored':
+      return `Side ${ev.side + 1} scores ${ev.points}.`;
+    case 'hand-over':
+      return `Hand ${ev.hand + 1} is over.`;
+    case 'hand-started':
+      return `Hand ${ev.hand + 1} is dealt; ${who(ev.leader)} leads.`;
+    case 'match-over':
+      return ev.winner === null || ev.winner === undefined ? 'The match is drawn.' : `Side ${ev.winner + 1} wins the match.`;
+    case 'overruled':
+      return `The referee let ${who(ev.seat)}'s play stand (penalty ${ev.penalty}).`;
+    default:
+      return '';
+  }
+}
+
+/** The replay pages: the index (#/replays) or one game. */
+export function mount(app, { game, seat, step }) {
+  if (game === null) return { el: indexPage(app) };
+  const el = h('div', { class: 'replay' }, h('h1', {}, `Game ${game}`), h('p', {}, 'Loading…'));
+  let data = null;
+  let k = 0;
+  const viewAt = (i) => (i === 0 ? data.start : data.steps[i - 1].view);
+  const eventsAt = (i) => (i === 0 ? [] : data.steps[i - 1].events);
+  const n = () => data.steps.length;
+  const who = (s, cap = false) => {
+    if (s === seat) return cap ? `Seat ${s + 1} (this view)` : `seat ${s + 1} (this view)`;
+    const name = data.seats[s]?.name;
+    return `${cap ? 'Seat' : 'seat'} ${s + 1}${name ? ` (${name})` : ''}`;
+  };
+  const sideOf = (s) => {
+    const teams = viewAt(k).teams;
+    if (teams) return teams.findIndex((t) => t.includes(s));
+    return data.seats[s]?.side ?? s;
+  };
+  const sideName = (side) => {
+    const seats = data.seats.filter((x) => sideOf(x.seat) === side).map((x) => x.seat + 1);
+    return seats.length > 1 ? `Seats ${joinWords(seats.map(String))}` : `Seat ${seats[0] ?? side + 1}`;
+  };
+  const go = (i, focus) => {
+    k = Math.max(0, Math.min(n(), i));
+    const hash = `#/replay/${game}${seat === null ? '' : `?seat=${seat}`}${k ? `${seat === null ? '?' : '&'}step=${k}` : ''}`;
+    // The address follows the step without a new page (no hashchange).
+    history.replaceState(null, '', hash);
+    render(focus);
+  };
+  const onKey = (e) => {
+    if (!data || e.target.closest?.('input, select, textarea')) return;
+    if (e.key === 'ArrowRight') go(k + 1, 'next');
+    else if (e.key === 'ArrowLeft') go(k - 1, 'prev');
+    else if (e.key === 'Home') go(0, 'first');
+    else if (e.key === 'End') go(n(), 'last');
+    else return;
+    e.preventDefault();
+  };
+  window.addEventListener('keydown', onKey);
+
+  const render = (focus) => {
+    const view = viewAt(k);
+    const events = eventsAt(k);
+    const variant = data.variant;
+    const numerals = needsNumerals(variant);
+    const viewpoint = h(
+      'select',
+      {
+        id: 'rp-seat',
+        'data-key': 'rp-seat',
+        onchange: (e) => app.go(`#/replay/${game}${e.target.value === '' ? '' : `?seat=${e.target.value}`}${k ? `${e.target.value === '' ? '?' : '&'}step=${k}` : ''}`),
+      },
+      h('option', { value: '', selected: seat === null }, 'a spectator'),
+      data.seats.map((s) => h('option', { value: s.seat, selected: s.seat === seat }, `seat ${s.seat + 1} (${s.name || 'nobody'})`)),
+    );
+    const button = (label, text, to, key, disabled) =>
+      h('button', { 'aria-label': label, 'data-key': key, disabled, onclick: () => go(to, key) }, text);
+    const controls = h(
+      'div',
+      { class: 'replay-controls', role: 'group', 'aria-label': 'replay controls' },
+      button('to the start', '« Start', 0, 'first', k === 0),
+      button('previous move', '◀ Back', k - 1, 'prev', k === 0),
+      button('next move', 'Forward ▶', k + 1, 'next', k === n()),
+      button('to the end', 'End »', n(), 'last', k === n()),
+      h('input', {
+        type: 'range',
+        min: '0',
+        max: String(n()),
+        value: String(k),
+        'aria-label': 'move number',
+        'data-key': 'slider',
+        oninput: (e) => go(Number(e.target.value), 'slider'),
+      }),
+      h('span', { role: 'status', 'aria-live': 'polite' }, `Move ${k} of ${n()}`),
+    );
+    const happened = events.map((ev) => eventText(ev, { who, view, variant, seat })).filter(Boolean);
+    const over = events.find((ev) => ev.event === 'hand-over');
+    const results = view.results || [];
+    const summary = over && results.length ? handSummary(results[results.length - 1], { who, sideName }) : null;
+    const link = `${location.origin}/#/replay/${game}${seat === null ? '' : `?seat=${seat}`}`;
+    const hand = view.hand;
+    const parts = [
+      h('h1', {}, `Game ${game}: ${variant.name}`),
+      h(
+        'p',
+        {},
+        'Seen by ',
+        viewpoint,
+        data.room !== null && data.room !== undefined ? ` · played in room ${data.room}` : '',
+        ` · ${data.winner === null || data.winner === undefined ? 'drawn' : `won by ${sideName(data.winner)}`}; final score: ${data.scores.map((p, side) => `${sideName(side)}: ${p}`).join(', ')}`,
+      ),
+      controls,
+      h('p', { class: 'banner turn', role: 'region', 'aria-label': 'this move' }, happened.length ? happened.join(' ') : 'The deal, before the first move.'),
+      scoreboard({ view, variant, seat, sideOf, sideName }),
+      seatPanels({ view, seats: data.seats.length, mySeat: seat, sideOf, names: (s) => data.seats[s]?.name || 'nobody' }),
+      summary,
+    ];
+    const felt = h('section', { class: 'felt', 'aria-label': 'the board' });
+    parts.push(felt);
+    if (hand) {
+      parts.push(
+        h(
+          'section',
+          { class: 'hand-area', 'aria-label': `seat ${seat + 1}'s hand` },
+          h('h2', {}, `Seat ${seat + 1}'s hand`),
+          h(
+            'div',
+            { class: 'hand idle', role: 'group', 'aria-label': `seat ${seat + 1}'s hand: ${hand.length ? hand.map(tileName).join(', ') : 'empty'}` },
+            hand.length
+              ? hand.map((tile) => h('span', { class: 'tile', role: 'img', 'aria-label': tileName(tile) }, tileSvg(tile, { numerals })))
+              : h('p', {}, 'No tiles left.'),
+          ),
+        ),
+      );
+    }
+    parts.push(
+      h(
+        'section',
+        { class: 'card' },
+        h('label', { for: 'rp-link' }, 'Link to this replay'),
+        h('input', { id: 'rp-link', class: 'share', readonly: true, value: link, onfocus: (e) => e.target.select() }),
+      ),
+    );
+    replace(el, parts);
+    felt.append(renderBoard({ view, variant, seat, width: boardWidth(felt.clientWidth - 20), numerals }));
+    if (focus) el.querySelector(`[data-key="${focus}"]`)?.focus();
+    if (focus && document.activeElement?.disabled !== false) {
+      // The button just pressed is now disabled (first or last move): keep focus in the controls.
+      el.querySelector('.replay-controls button:not([disabled])')?.focus();
+    }
+  };
+
+  fetch(`/api/games/${game}${seat === null ? '' : `?seat=${seat}`}`)
+    .then(async (r) => {
+      const body = await r.json().catch(() => ({}));
+      if (!r.ok) throw new Error(body.message || `the server answered ${r.status}`);
+      return body;
+    })
+    .then((g) => {
+      data = g;
+      const wanted = Number(step);
+      k = Number.isInteger(wanted) && wanted > 0 ? Math.min(wanted, g.steps.length) : 0;
+      render();
+    })
+    .catch((e) => replace(el, h('h1', {}, `Game ${game}`), h('p', { role: 'alert' }, `This replay cannot be shown: ${e.message}.`)));
+
+  const resize = () => data && render();
+  window.addEventListener('resize', resize);
+  return {
+    el,
+    unmount: () => {
+      window.removeEventListener('keydown', onKey);
+      window.removeEventListener('resize', resize);
+    },
+  };
+}

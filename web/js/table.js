@@ -1,0 +1,610 @@
+// A room: the waiting room before a match, the table during one (board,
+// your hand, the other seats, scores, clock), the result after it.
+
+import { h, replace, tileName, sameTile, joinWords } from './dom.js';
+import { renderBoard, endName, endPip } from './board.js';
+import { tileSvg, needsNumerals } from './tiles.js';
+import { strengthOptions } from './lobby.js';
+
+// --- shared pieces (also used by the replay page) -----------------------------
+
+/** The side names and scores, with the match target. */
+export function scoreboard({ view, variant, seat, sideOf, sideName }) {
+  const scores = view?.scores || [];
+  const target = variant?.target;
+  let goal = '';
+  if (target?.points) goal = `Playing to ${target.points.points} points`;
+  else if (target?.hands !== undefined) goal = `Playing ${target.hands} hands`;
+  const mine = seat === null || seat === undefined ? null : sideOf(seat);
+  return h(
+    'section',
+    { class: 'scoreboard', 'aria-label': 'match score' },
+    scores.map((pts, side) =>
+      h(
+        'div',
+        { class: `score ${side === mine ? 'mine' : ''}`, role: 'group', 'aria-label': `${sideName(side)}: ${pts} points` },
+        h('div', { class: 'small' }, sideName(side)),
+        h('strong', {}, String(pts)),
+      ),
+    ),
+    goal ? h('div', { class: 'score small muted' }, goal) : null,
+  );
+}
+
+function verb(subject, points) {
+  const plural = subject === 'You' || subject.startsWith('Seats ');
+  if (points) return `${plural ? 'score' : 'scores'} ${points}`;
+  return plural ? 'win the hand' : 'wins the hand';
+}
+
+/** A hand's result: how it ended, who scored, the pips left. */
+export function handSummary(result, { who, sideName, onClose }) {
+  const end = result.end || {};
+  let how = '';
+  switch (end.kind) {
+    case 'out':
+      how = `${who(end.seat, true)} went out${end.capicua ? ' with a capicúa' : ''}.`;
+      break;
+    case 'blocked':
+      how = `The game was blocked (${who(end.blocker)} made the last play).`;
+      break;
+    case 'target':
+      how = 'A side reached the target during play.';
+      break;
+    case 'passes':
+      how = 'The hand ended on passes.';
+      break;
+    case 'hand-score':
+      how = `${who(end.seat, true)} reached the hand's score.`;
+      break;
+    default:
+      how = 'The hand is over.';
+  }
+  const scored =
+    result.winner === null || result.winner === undefined
+      ? 'Nobody wins the hand.'
+      : `${sideName(result.winner)} ${verb(sideName(result.winner), result.points)}.`;
+  const pips = (result.pips || []).map((p, s) => `${who(s)}: ${p}`);
+  return h(
+    'section',
+    { class: 'card summary', 'aria-labelledby': 'sum-h' },
+    h('h2', { id: 'sum-h' }, `Hand ${result.hand + 1} result`),
+    h('p', {}, how, ' ', h('strong', {}, scored)),
+    pips.length ? h('p', { class: 'small' }, `Pips left: ${pips.join('; ')}.`) : null,
+    onClose ? h('button', { onclick: onClose, 'data-key': 'sum-ok' }, 'OK') : null,
+  );
+}
+
+/** The other seats: names, partners, tile counts, passes, the seat to move. */
+export function seatPanels({ view, seats, mySeat, sideOf, names, clockFor, passed }) {
+  const n = view?.['hand-sizes']?.length ?? seats;
+  const mySide = mySeat === null || mySeat === undefined ? null : sideOf(mySeat);
+  const order = [];
+  for (let i = 1; i <= n; i++) {
+    const s = mySeat === null || mySeat === undefined ? i - 1 : (mySeat + i) % n;
+    if (s !== mySeat) order.push(s);
+  }
+  return h(
+    'section',
+    { class: 'seats', 'aria-label': 'the other seats' },
+    order.map((s) => {
+      const count = view?.['hand-sizes']?.[s];
+      const toMove = view?.['to-move'] === s;
+      const rel = mySide === null ? `side ${sideOf(s) + 1}` : sideOf(s) === mySide ? 'partner' : 'opponent';
+      const didPass = passed?.has(s);
+      const bits = [names(s), rel];
+      if (count !== undefined) bits.push(`${count} ${count === 1 ? 'tile' : 'tiles'}`);
+      if (didPass) bits.push('passed');
+      if (toMove) bits.push('to move');
+      const shown = view?.hands?.[s];
+      return h(
+        'div',
+        { class: `seat ${toMove ? 'to-move' : ''}`, role: 'group', 'aria-label': `seat ${s + 1}: ${bits.join(', ')}` },
+        h('div', { class: 'name' }, `Seat ${s + 1}: ${names(s)}`),
+        h(
+          'div',
+          {},
+          h('span', { class: 'tag' }, rel),
+          didPass ? h('span', { class: 'tag pass' }, 'passed') : null,
+          toMove ? h('span', { class: 'tag turn' }, 'to move') : null,
+          toMove && clockFor ? clockFor(s) : null,
+        ),
+        count !== undefined
+          ? h(
+              'div',
+              { class: 'small' },
+              `${count} ${count === 1 ? 'tile' : 'tiles'}`,
+              h('div', { class: 'backs', 'aria-hidden': 'true' }, Array.from({ length: Math.min(count, 21) }, () => h('span'))),
+            )
+          : null,
+        shown && s !== mySeat ? h('div', { class: 'small' }, `Shown: ${shown.map(tileName).join(', ')}`) : null,
+      );
+    }),
+  );
+}
+
+/** A clock's text (the page's ticker keeps it current). */
+export function secondsLeft(endsAt) {
+  return `${Math.max(0, Math.ceil((endsAt - performance.now()) / 1000))} s`;
+}
+
+/** Tile halves across the board for a container this wide (in CSS pixels). */
+export function boardWidth(px) {
+  const w = Math.round((px || 900) / 30);
+  return Math.max(10, Math.min(30, w - (w % 2)));
+}
+
+// --- the room page ---------------------------------------------------------------
+
+function names(t, s) {
+  const o = t.info?.seats?.[s]?.occupant;
+  if (s === t.seat) return `you${o ? ` (${o.name})` : ''}`;
+  return o ? o.name : 'empty';
+}
+
+function sideName(app, t, side) {
+  const seats = (t.info?.seats || []).filter((x) => app.sideOf(t, x.seat) === side).map((x) => x.seat);
+  const mine = t.seat !== null && seats.includes(t.seat);
+  if (!seats.length) return `Side ${side + 1}`;
+  const list = joinWords(seats.map((s) => (s === t.seat ? 'you' : `seat ${s + 1}`)));
+  if (mine) return seats.length === 1 ? 'You' : `Your side (${list})`;
+  return seats.length === 1 ? `Seat ${seats[0] + 1}` : `Seats ${list.replace(/seat /g, '')}`;
+}
+
+function send(app, t, move) {
+  const p = t.prompt;
+  if (!p) return;
+  t.prompt = null;
+  t.choosing = null;
+  t.focusHand = true;
+  app.update();
+  app.conn.request({ type: 'move', room: t.room, prompt: p.id, move }).catch((e) => {
+    app.toast(e.message);
+    if (e.code === 'illegal-move') t.prompt = p;
+    else app.conn.request({ type: 'resync', room: t.room }).catch(() => {});
+    app.update();
+  });
+}
+
+/** Whether another legal move puts the same tile on the same end (by its other face). */
+function twoWays(t, m) {
+  return (t.prompt?.legal || []).some((o) => o !== m && o.kind === 'play' && o.end === m.end && sameTile(o.tile, m.tile));
+}
+
+function moveLabel(t, m) {
+  if (m.kind === 'draw') return 'draw a tile';
+  if (m.kind === 'pass') return 'pass';
+  const name = tileName(m.tile);
+  if (m.end === 255) return `lead ${name}`;
+  const where = `play ${name} on ${endName(m.end, { view: t.view, variant: t.variant, seat: t.seat })}`;
+  // Rules where any face may join (wild tiles, sums): say which one touches.
+  return twoWays(t, m) ? `${where}, its ${m.tile[m.face]} touching` : where;
+}
+
+function pickTile(app, t, tile) {
+  const moves = (t.prompt?.legal || []).filter((m) => m.kind === 'play' && sameTile(m.tile, tile));
+  if (!moves.length) return;
+  if (moves.length === 1) return send(app, t, moves[0]);
+  t.choosing = tile;
+  t.focusChoice = true;
+  app.announce(`Choose where to play ${tileName(tile)}: ${moves.map((m) => moveLabel(t, m)).join('; ')}.`);
+  app.update();
+}
+
+function handArea(app, t) {
+  const hand = t.view?.hand || [];
+  const legal = t.prompt?.legal || [];
+  const ends = (tile) => legal.filter((m) => m.kind === 'play' && sameTile(m.tile, tile)).length;
+  const playable = (tile) => ends(tile) > 0;
+  const numerals = needsNumerals(t.variant);
+  const names = hand.map(tileName);
+  const buttons = hand.map((tile, i) => {
+    const ok = playable(tile);
+    const chosen = t.choosing && sameTile(t.choosing, tile);
+    return h(
+      'button',
+      {
+        class: `tile ${ok ? 'legal' : ''} ${chosen ? 'chosen' : ''}`,
+        'aria-label': `${tileName(tile)}${t.prompt ? (ok ? (ends(tile) > 1 ? ', playable: choose the end' : ', playable') : ', cannot be played now') : ''}`,
+        'aria-disabled': t.prompt && !ok ? 'true' : null,
+        'aria-pressed': chosen ? 'true' : null,
+        tabindex: '-1',
+        'data-key': `hand-${tileName(tile)}`,
+        'data-index': i,
+        onclick: () => ok && pickTile(app, t, tile),
+      },
+      tileSvg(tile, { numerals }),
+    );
+  });
+  // One tab stop for the hand; arrows move within it (a roving tabindex).
+  const first = buttons.find((b) => b.classList.contains('legal')) || buttons[0];
+  if (first) first.tabIndex = 0;
+  const row = h(
+    'div',
+    {
+      class: `hand ${t.prompt ? '' : 'idle'}`,
+      role: 'toolbar',
+      'aria-label': `your hand: ${names.length ? names.join(', ') : 'empty'}`,
+      onkeydown: (e) => {
+        const keys = ['ArrowLeft', 'ArrowRight', 'ArrowUp', 'ArrowDown', 'Home', 'End'];
+        if (!keys.includes(e.key)) return;
+        e.preventDefault();
+        const all = [...row.querySelectorAll('button.tile')];
+        let i = all.indexOf(document.activeElement);
+        if (e.key === 'Home') i = 0;
+        else if (e.key === 'End') i = all.length - 1;
+        else if (e.key === 'ArrowLeft' || e.key === 'ArrowUp') i = (i - 1 + all.length) % all.length;
+        else i = (i + 1) % all.length;
+        for (const b of all) b.tabIndex = -1;
+        all[i].tabIndex = 0;
+        all[i].focus();
+      },
+    },
+    buttons,
+  );
+  const extra = [];
+  if (t.choosing && t.prompt) {
+    const moves = legal.filter((m) => m.kind === 'play' && sameTile(m.tile, t.choosing));
+    extra.push(
+      h(
+        'div',
+        {
+          class: 'choices row',
+          role: 'group',
+          'aria-label': `where to play ${tileName(t.choosing)}`,
+          onkeydown: (e) => {
+            if (e.key === 'Escape') {
+              t.choosing = null;
+              t.focusHand = true;
+              app.update();
+            }
+          },
+        },
+        h('span', {}, `Play ${tileName(t.choosing)}:`),
+        moves.map((m, i) => {
+          const pip = m.end === 255 ? null : endPip(m.end, t.view);
+          return h(
+            'button',
+            {
+              class: 'primary',
+              'aria-label': moveLabel(t, m),
+              'data-key': `choice-${i}`,
+              onclick: () => send(app, t, m),
+            },
+            `${moveLabel(t, m).replace(/^play \S+ /, '')}${pip === null ? '' : ` (open at ${pip})`}`,
+          );
+        }),
+        h(
+          'button',
+          {
+            'data-key': 'choice-cancel',
+            onclick: () => {
+              t.choosing = null;
+              t.focusHand = true;
+              app.update();
+            },
+          },
+          'Choose another tile',
+        ),
+      ),
+    );
+  }
+  const others = legal.filter((m) => m.kind !== 'play');
+  if (others.length) {
+    extra.push(
+      h(
+        'div',
+        { class: 'row' },
+        others.map((m) =>
+          h(
+            'button',
+            { class: 'primary', 'data-key': `move-${m.kind}`, 'aria-label': moveLabel(t, m), onclick: () => send(app, t, m) },
+            m.kind === 'draw' ? 'Draw a tile' : 'Pass',
+          ),
+        ),
+      ),
+    );
+  }
+  const title = t.prompt
+    ? h(
+        'h2',
+        {},
+        'Your turn ',
+        h('span', { class: 'clock', role: 'timer', 'aria-label': 'time left for your move', 'data-ends-at': t.prompt.endsAt }, secondsLeft(t.prompt.endsAt)),
+      )
+    : h('h2', {}, 'Your hand');
+  return h('section', { class: 'hand-area', 'aria-label': 'your hand and moves' }, title, row, extra);
+}
+
+function boardTargets(app, t) {
+  if (!t.choosing || !t.prompt) return [];
+  return t.prompt.legal
+    .filter((m) => m.kind === 'play' && sameTile(m.tile, t.choosing))
+    .filter((m) => !twoWays(t, m))
+    .map((m) => ({ end: m.end, label: moveLabel(t, m), pick: () => send(app, t, m) }));
+}
+
+function waitingRoom(app, t) {
+  const info = t.info;
+  if (!info) return h('p', {}, 'Loading the room…');
+  const seated = t.seat !== null && !t.lost;
+  const me = seated ? info.seats[t.seat]?.occupant : null;
+  const empty = info.seats.filter((s) => !s.occupant).length;
+  const rows = info.seats.map((s) => {
+    const o = s.occupant;
+    let status = 'empty';
+    if (o) status = o.kind === 'hosted-bot' ? 'hosted bot, ready' : `${o.ready ? 'ready' : 'not ready'}${o.connected ? '' : ', away'}`;
+    return h(
+      'li',
+      { 'aria-label': `seat ${s.seat + 1}: ${o ? o.name : 'empty'}, ${status}` },
+      h('strong', {}, `Seat ${s.seat + 1}`),
+      ` (side ${s.side + 1}): `,
+      o ? `${s.seat === t.seat ? 'you, ' : ''}${o.name} — ${status}` : 'empty ',
+      !o && !seated && info.status === 'waiting'
+        ? h(
+            'button',
+            {
+              'data-key': `take-${s.seat}`,
+              'aria-label': `take seat ${s.seat + 1}`,
+              onclick: async () => {
+                const r = await app.ask({ type: 'join', room: t.room, seat: s.seat });
+                t.seat = r.seat;
+                t.lost = false;
+                t.spectating = false;
+                if (app.me?.guest) app.rememberGuestSeat(t.room, r.seat);
+                app.update();
+              },
+            },
+            'Take this seat',
+          )
+        : null,
+    );
+  });
+  const controls = [];
+  if (seated && empty > 0) {
+    const select = h(
+      'select',
+      { id: 'fill-strength', 'data-key': 'fill-strength', onchange: (e) => (t.strength = e.target.value) },
+      strengthOptions(app.catalog, t.strength),
+    );
+    if (!app.catalog) app.variants().then(() => app.update());
+    controls.push(
+      h(
+        'div',
+        { class: 'row' },
+        h('label', { for: 'fill-strength' }, 'Bots'),
+        select,
+        h(
+          'button',
+          {
+            'data-key': 'fill',
+            onclick: () => app.ask({ type: 'fill-bots', room: t.room, strategy: t.strength }).catch(() => {}),
+          },
+          `Fill ${empty} empty ${empty === 1 ? 'seat' : 'seats'} with bots`,
+        ),
+      ),
+    );
+  }
+  if (seated) {
+    controls.push(
+      h(
+        'div',
+        { class: 'row' },
+        me?.ready
+          ? h('p', {}, empty ? 'You are ready; the match starts when every seat is filled and ready.' : 'You are ready; waiting for the others.')
+          : h(
+              'button',
+              {
+                class: 'primary',
+                'data-key': 'ready',
+                onclick: () => app.ask({ type: 'ready', room: t.room }).catch(() => {}),
+              },
+              t.gameOver ? 'Play another match' : "I'm ready",
+            ),
+        h('button', { 'data-key': 'leave', onclick: () => leave(app, t) }, 'Leave the room'),
+      ),
+    );
+  }
+  return h(
+    'section',
+    { class: 'card', 'aria-labelledby': 'wait-h' },
+    h('h2', { id: 'wait-h' }, info.status === 'playing' ? 'A match is in play' : 'Waiting for players'),
+    h('ul', { 'aria-label': 'seats' }, rows),
+    controls,
+  );
+}
+
+async function leave(app, t) {
+  try {
+    await app.conn.request({ type: 'leave', room: t.room });
+  } catch {
+    // Not in the room any more: nothing to leave.
+  }
+  t.seat = null;
+  t.spectating = false;
+  app.go('#/');
+}
+
+function gameOverCard(app, t) {
+  const g = t.gameOver;
+  const r = g.result;
+  const mine = t.seat === null ? null : app.sideOf(t, t.seat);
+  const headline =
+    r.winner === null || r.winner === undefined
+      ? 'The match is drawn'
+      : r.winner === mine
+        ? 'You won the match!'
+        : mine === null
+          ? `${sideName(app, t, r.winner)} won the match`
+          : 'You lost the match';
+  const link = g.game !== null && g.game !== undefined ? `#/replay/${g.game}${t.seat === null ? '' : `?seat=${t.seat}`}` : null;
+  return h(
+    'section',
+    { class: 'card summary', 'aria-labelledby': 'over-h' },
+    h('h2', { id: 'over-h' }, headline),
+    h('p', {}, `Final score: ${r.scores.map((p, side) => `${sideName(app, t, side)}: ${p}`).join(', ')}; ${r.hands} ${r.hands === 1 ? 'hand' : 'hands'}.`),
+    r.forfeit !== undefined && r.forfeit !== null ? h('p', {}, `Seat ${r.forfeit + 1}'s side forfeited.`) : null,
+    h(
+      'div',
+      { class: 'row' },
+      link ? h('a', { class: 'button', href: link }, `Replay game ${g.game}`) : null,
+      h('a', { class: 'button', href: '#/' }, 'Back to the lobby'),
+    ),
+  );
+}
+
+function playing(app, t) {
+  const v = t.view;
+  const sideOf = (s) => app.sideOf(t, s);
+  const sn = (side) => sideName(app, t, side);
+  const moveMs = t.info?.time?.['move-ms'] || 30000;
+  const parts = [];
+  parts.push(scoreboard({ view: v, variant: t.variant, seat: t.seat, sideOf, sideName: sn }));
+  parts.push(
+    seatPanels({
+      view: v,
+      seats: t.info?.seats?.length,
+      mySeat: t.seat,
+      sideOf,
+      names: (s) => names(t, s),
+      passed: t.passed,
+      clockFor: () =>
+        h('span', { class: 'clock small', role: 'timer', 'aria-label': 'time left for this move', 'data-ends-at': t.turnSince + moveMs }, secondsLeft(t.turnSince + moveMs)),
+    }),
+  );
+  if (t.banner) parts.push(h('p', { class: 'banner', role: 'status' }, t.banner.text));
+  if (t.prompt) parts.push(h('p', { class: 'banner turn' }, `Your turn. ${describe(t)}`));
+  if (t.summary) {
+    parts.push(
+      handSummary(t.summary, {
+        who: (s, cap) => app.who(t, s, { cap }),
+        sideName: sn,
+        onClose: t.gameOver
+          ? null
+          : () => {
+              t.summary = null;
+              app.update();
+            },
+      }),
+    );
+  }
+  if (t.gameOver) parts.push(gameOverCard(app, t));
+  const felt = h('section', { class: 'felt', 'aria-label': 'the board' });
+  parts.push(felt);
+  const stock = v?.stock ? h('p', { class: 'small muted' }, `${v.stock} ${v.stock === 1 ? 'tile' : 'tiles'} in the stock`) : null;
+  if (stock) parts.push(stock);
+  if (t.seat !== null && v?.hand) parts.push(handArea(app, t));
+  parts.push(
+    h(
+      'section',
+      { 'aria-labelledby': 'log-h' },
+      h('h2', { id: 'log-h' }, 'What happened'),
+      h('ol', { class: 'log' }, t.log.slice(-12).reverse().map((l) => h('li', {}, l))),
+    ),
+  );
+  return { parts, felt };
+}
+
+function describe(t) {
+  const legal = t.prompt?.legal || [];
+  const plays = [...new Set(legal.filter((m) => m.kind === 'play').map((m) => tileName(m.tile)))];
+  if (plays.length) return `Playable: ${plays.join(', ')}.`;
+  if (legal.some((m) => m.kind === 'draw')) return 'Nothing fits: draw.';
+  return 'Nothing fits: pass.';
+}
+
+/** The room page. */
+export function mount(app, { room }) {
+  const t = app.table(room);
+  const el = h('div', { class: 'room' });
+  let started = false;
+  const start = async () => {
+    if (started || !app.conn.ready) return;
+    started = true;
+    const info = app.rooms.find((r) => r.id === room);
+    if (t.seat !== null && !t.lost) {
+      // Ours (after a reload the room sends its state by itself).
+      if (!t.view && !t.gameOver) app.conn.request({ type: 'resync', room }).catch(() => {});
+    } else if (!t.spectating) {
+      // Not seated: watch (a match in play can only be watched; a waiting
+      // room shows its seats, to take one).
+      try {
+        await app.conn.request({ type: 'spectate', room });
+        t.spectating = true;
+        t.seq = 0;
+      } catch (e) {
+        if (e.code === 'no-such-room') t.closed = 'there is no such room';
+        app.update();
+      }
+    }
+    if (!info) app.conn.request({ type: 'list-rooms' }).catch(() => {});
+  };
+  const resize = () => app.update();
+  window.addEventListener('resize', resize);
+  const update = () => {
+    start();
+    const inMatch = t.view && (t.info?.status === 'playing' || t.gameOver || t.view['to-move'] !== null);
+    const head = h(
+      'div',
+      { class: 'table-head' },
+      h('h1', {}, `Room ${room}${t.variant ? `: ${t.variant.name}` : t.info ? `: ${t.info.variant}` : ''}`),
+      t.spectating && t.seat === null ? h('span', { class: 'tag' }, 'watching') : null,
+      t.info?.spectators ? h('span', { class: 'small muted' }, `${t.info.spectators} watching`) : null,
+      inMatch && (t.seat !== null || t.spectating)
+        ? h('button', { 'data-key': 'leave-top', onclick: () => leave(app, t) }, t.seat !== null ? 'Leave the table' : 'Stop watching')
+        : null,
+    );
+    const kids = [head];
+    if (t.lost) {
+      kids.push(
+        h(
+          'p',
+          { class: 'banner', role: 'status' },
+          'Your guest seat was lost with the connection (guests cannot get a seat back). Register a name in the lobby to keep your seat across reloads.',
+        ),
+      );
+    }
+    if (t.closed) kids.push(h('p', { class: 'banner', role: 'status' }, `This room is closed: ${t.closed}.`));
+    if (!inMatch || (t.gameOver && t.info?.status === 'waiting')) {
+      if (!t.closed) kids.push(waitingRoom(app, t));
+    }
+    let felt = null;
+    if (inMatch) {
+      const p = playing(app, t);
+      kids.push(...p.parts);
+      felt = p.felt;
+    }
+    replace(el, kids);
+    if (felt) {
+      const width = boardWidth(felt.clientWidth - 20);
+      felt.append(
+        renderBoard({
+          view: t.view,
+          variant: t.variant,
+          seat: t.seat,
+          width,
+          numerals: needsNumerals(t.variant),
+          targets: boardTargets(app, t),
+        }),
+      );
+    }
+    // Keyboard play: focus follows the turn (only if focus is not elsewhere in a form).
+    const active = document.activeElement;
+    const free = !active || active === document.body || active.id === 'main' || el.contains(active) || !active.isConnected;
+    if (t.focusChoice && free) {
+      t.focusChoice = false;
+      el.querySelector('.choices button')?.focus();
+    } else if (t.focusHand && t.prompt && free) {
+      t.focusHand = false;
+      const target =
+        el.querySelector('.hand button.tile.legal') || el.querySelector('button[data-key="move-draw"], button[data-key="move-pass"]');
+      target?.focus();
+    }
+  };
+  return {
+    el,
+    update,
+    keepFocus: false,
+    unmount: () => window.removeEventListener('resize', resize),
+  };
+}
