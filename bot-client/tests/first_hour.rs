@@ -37,6 +37,28 @@ fn bot(dir: &Path, args: &[&str]) -> Command {
 }
 
 /// Runs the binary to its end.
+/// The arguments of four bots registered as NAME-1..4 (tokens beside
+/// `file`) playing one rated block match.
+fn four_rated_block_bots<'a>(url: &'a str, name: &'a str, file: &'a Path) -> [&'a str; 14] {
+    let file = file.to_str().unwrap();
+    [
+        "play",
+        "--server",
+        url,
+        "--register",
+        name,
+        "--token-file",
+        file,
+        "--rated",
+        "--count",
+        "4",
+        "--preset",
+        "block",
+        "--matches",
+        "1",
+    ]
+}
+
 async fn run(dir: &Path, args: &[&str]) -> Output {
     run_within(RUN, dir, args).await
 }
@@ -194,22 +216,7 @@ async fn four_rated_bots_fill_one_rated_room_and_get_ratings() {
     let dir = temp_dir("rated");
     let url = server.url();
     let file = dir.join("r.token");
-    let args = [
-        "play",
-        "--server",
-        &url,
-        "--register",
-        "r",
-        "--token-file",
-        file.to_str().unwrap(),
-        "--rated",
-        "--count",
-        "4",
-        "--preset",
-        "block",
-        "--matches",
-        "1",
-    ];
+    let args = four_rated_block_bots(&url, "r", &file);
     let (stdout, _) = run_ok(&dir, &args).await;
     let games = announced_games(&stdout, &server);
     assert_eq!(games.len(), 1, "the game is announced once: {stdout}");
@@ -241,22 +248,7 @@ async fn bots_waiting_in_two_rooms_gather_in_the_fuller_one() {
     let dir = temp_dir("gather");
     let url = server.url();
     let file = dir.join("g.token");
-    let args = [
-        "play",
-        "--server",
-        &url,
-        "--register",
-        "g",
-        "--token-file",
-        file.to_str().unwrap(),
-        "--rated",
-        "--count",
-        "4",
-        "--preset",
-        "block",
-        "--matches",
-        "1",
-    ];
+    let args = four_rated_block_bots(&url, "g", &file);
     let bots = bot(&dir, &args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
     let taken = |room: &Value| room["seats"].as_array().unwrap().iter().filter(|s| s.get("occupant").is_some()).count();
     let second = wait_for("three bots in the first room and one in a second", WAIT, async || {
