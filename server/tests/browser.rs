@@ -555,3 +555,57 @@ async fn screenshots_of_the_lobby_a_table_a_replay_and_the_standings() {
     b.screenshot("phone-dark").await;
     b.close().await;
 }
+
+/// The rule menus of "Open a room": a combination the engine refuses is
+/// shown beside the menu at fault, and no room is opened; a good custom
+/// variant opens a room whose match the guest plays by clicking, under
+/// the rules chosen.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_custom_variant_is_checked_beside_its_field_and_then_played() {
+    let _one = ONE_BROWSER.lock().await;
+    let server = TestServer::start().await;
+    let Some(b) = Browser::start(format!("http://{}", server.addr)).await else { return };
+    lobby(&b).await;
+    b.choose("Variant", "block").await;
+    b.choose("Table", "2").await;
+    b.choose("Fill the other seats with bots", "random").await;
+    b.click_named("Change the rules").await;
+    // Drawing with no stock: block deals leave the rest out of play.
+    b.choose("stuck.when-unable", "draw-until-playable").await;
+    let shown = b.js("return document.getElementById('rule-stuck-when-unable-desc').textContent").await;
+    assert!(!shown.as_str().unwrap().is_empty(), "the chosen option's description is shown");
+    b.click_named("Create and sit down").await;
+    let alert = b
+        .wait_js(
+            "the refusal beside stuck.when-unable",
+            "const e = document.getElementById('rule-stuck-when-unable-err'); \
+             return e && !e.hidden && e.getAttribute('role') === 'alert' ? e.textContent : null",
+        )
+        .await;
+    assert!(alert.as_str().unwrap().contains("stuck.when-unable"), "{alert}");
+    let described =
+        b.js("return document.getElementById('rule-stuck-when-unable').getAttribute('aria-describedby')").await;
+    assert!(described.as_str().unwrap().contains("rule-stuck-when-unable-err"), "{described}");
+    assert_eq!(server.get_json("/api/rooms").await, json!([]), "a refused variant opens no room");
+
+    // Fixed: a stock to draw from, one hand, tiles worth their larger face.
+    b.choose("deal.rest", "stock").await;
+    b.choose("target", "hands").await;
+    b.choose("tiles.value", "largest-face").await;
+    b.click_named("Create and sit down").await;
+    b.click_named("I'm ready").await;
+    let mut p = Played::default();
+    play(&b, Until::MatchOver, false, &mut p).await;
+    let id = p.game.expect("the result links to the stored game");
+    b.close().await;
+
+    let g = server.get_json(&format!("/api/games/{id}?seat=0")).await;
+    assert_eq!(seat_moves(&g, 0), p.moves, "every move of seat 0 was made by a click on the page");
+    assert!(p.moves >= 1);
+    let v = &g["variant"];
+    assert_eq!(v["name"], "block-custom", "{v}");
+    assert_eq!(v["stuck"]["when-unable"], "draw-until-playable", "{v}");
+    assert_eq!(v["deal"]["rest"], "stock", "{v}");
+    assert_eq!(v["target"], json!({ "hands": 1 }), "{v}");
+    assert_eq!(v["tiles"]["value"], "largest-face", "{v}");
+}

@@ -2,6 +2,7 @@
 // the page is open, and with every `room` frame), and a form to open a room.
 
 import { h, replace } from './dom.js';
+import { builder, erroredField } from './rules.js';
 
 /** Hosted bot strengths offered, weakest first (`GET /api/variants` says which exist). */
 export const STRENGTHS = [
@@ -172,6 +173,16 @@ function createCard(app) {
   const fill = h('select', { id: 'c-fill', name: 'bots', 'data-key': 'c-fill' });
   const button = h('button', { type: 'submit', class: 'primary', 'data-key': 'c-create' }, 'Create and sit down');
   let presets = [];
+  let catalog = [];
+  let rules = null;
+  const rulesBox = h('div');
+  const formError = h('p', { id: 'c-error', class: 'error', role: 'alert', hidden: true });
+  // The rule menus start from the chosen preset each time it changes.
+  const buildRules = () => {
+    const p = presets.find((x) => x.name === preset.value);
+    rules = p ? builder(catalog, p) : null;
+    rulesBox.replaceChildren(rules ? rules.el : '');
+  };
   const fillSeats = () => {
     const p = presets.find((x) => x.name === preset.value);
     const { min, max } = p?.variant?.players || { min: 2, max: 4 };
@@ -184,22 +195,46 @@ function createCard(app) {
   };
   app.variants().then((cat) => {
     presets = cat.presets;
+    catalog = cat.catalog || [];
     preset.replaceChildren(...presets.map((p) => h('option', { value: p.name, selected: p.name === 'latin' }, p.name)));
     fill.replaceChildren(h('option', { value: '' }, 'No: I wait for people'), ...strengthOptions(cat, 'random'));
     fillSeats();
+    buildRules();
   });
-  preset.addEventListener('change', fillSeats);
+  preset.addEventListener('change', () => {
+    fillSeats();
+    buildRules();
+  });
   const form = h(
     'form',
     {
       onsubmit: async (e) => {
         e.preventDefault();
         button.disabled = true;
+        formError.hidden = true;
+        rules?.clearErrors();
         try {
-          const spec = { type: 'create-room', preset: preset.value, seats: Number(seats.value) };
+          const spec = { type: 'create-room', seats: Number(seats.value) };
+          if (rules?.changed()) {
+            // Changed rules travel as a full variant, named apart from the preset.
+            spec.variant = { ...rules.variant(), name: `${preset.value}-custom` };
+          } else {
+            spec.preset = preset.value;
+          }
           const ms = Math.round(Number(secs.value) * 1000);
           if (ms > 0) spec.time = { 'move-ms': ms, 'bank-ms': 0 };
-          const created = await app.ask(spec);
+          let created;
+          try {
+            created = await app.conn.request(spec);
+          } catch (err) {
+            // A refused rule is shown beside its menu; anything else above the button.
+            const field = erroredField(err.message);
+            if (!(field && rules?.showError(field, err.message))) {
+              formError.textContent = err.message;
+              formError.hidden = false;
+            }
+            return;
+          }
           const room = created.room.id;
           const joined = await app.ask({ type: 'join', room });
           const t = app.table(room);
@@ -225,6 +260,14 @@ function createCard(app) {
       h('label', { class: 'inline' }, 'Fill the other seats with bots', fill),
       button,
     ),
+    h(
+      'details',
+      {},
+      h('summary', { 'aria-label': 'Change the rules' }, 'Change the rules'),
+      h('p', { class: 'small muted' }, 'Each menu starts at the preset’s rule; the server checks the combination.'),
+      rulesBox,
+    ),
+    formError,
   );
   return h(
     'section',
