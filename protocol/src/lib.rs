@@ -114,11 +114,17 @@ pub enum ClientMsg {
     CreateRoom(Box<RoomSpec>),
     /// Takes a seat (and so a side): the given one, or the first empty one.
     Join {
-        /// The room.
-        room: RoomId,
+        /// The room, by number. A private room refuses this
+        /// ([`ErrorCode::InviteOnly`]): give `invite` instead.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        room: Option<RoomId>,
         /// The seat wanted, or any empty one.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         seat: Option<u8>,
+        /// A private room's invite id (its `room` info's `invite`, given to
+        /// its creator), instead of `room`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        invite: Option<String>,
     },
     /// Leaves a room (seat or spectator place). Leaving a seat during a
     /// match hands the seat's turns to the timeout policy.
@@ -180,6 +186,13 @@ pub enum ClientMsg {
     },
 }
 
+impl ClientMsg {
+    /// A `join` of a room by number: the seat given, or any empty one.
+    pub fn join(room: RoomId, seat: Option<u8>) -> ClientMsg {
+        ClientMsg::Join { room: Some(room), seat, invite: None }
+    }
+}
+
 /// How to create a room.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
@@ -217,6 +230,10 @@ pub struct RoomSpec {
     /// seeds derived from it. Default: fresh seeds from the OS.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed: Option<u64>,
+    /// A private room is not listed (`list-rooms`, `GET /api/rooms`) and is
+    /// joined only by the invite id its creator receives, not by number.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub private: bool,
 }
 
 /// A room's clock.
@@ -595,6 +612,13 @@ pub struct RoomInfo {
     /// knows every hand, so such a room is for practice and bot testing.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub seeded: bool,
+    /// The room is private: unlisted, joined by invite only.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub private: bool,
+    /// A private room's invite id (a random UUID v4): only in the reply to
+    /// `create-room` (and `POST /api/rooms`), for its creator to pass on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invite: Option<String>,
 }
 
 /// A room's state.
@@ -710,6 +734,8 @@ pub enum ErrorCode {
     NoSuchRoom,
     /// The room has no empty seat (or the seat asked for is taken).
     SeatTaken,
+    /// The room is private: join it with its `invite`, not its number.
+    InviteOnly,
     /// No such seat at this table.
     NoSuchSeat,
     /// The connection holds no seat in this room.

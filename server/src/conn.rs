@@ -208,6 +208,27 @@ impl Conn {
         self.out.send(id, ServerMsg::Error { code, message: message.into() });
     }
 
+    /// The room a `join` names: by number (refused for a private room),
+    /// or by a private room's invite.
+    fn join_target(&self, room: Option<RoomId>, invite: Option<&str>) -> Result<RoomId, (ErrorCode, String)> {
+        let rooms = self.state.rooms.lock().expect("rooms lock");
+        match (room, invite) {
+            (Some(room), None) => match rooms.get(&room) {
+                Some(h) if h.invite.is_some() => {
+                    Err((ErrorCode::InviteOnly, format!("room {room} is private: join it with its invite")))
+                }
+                // An unknown room is reported as such by the forwarding.
+                _ => Ok(room),
+            },
+            (None, Some(invite)) => rooms
+                .iter()
+                .find(|(_, h)| h.invite.as_deref() == Some(invite))
+                .map(|(id, _)| *id)
+                .ok_or_else(|| (ErrorCode::NoSuchRoom, "no open room has this invite".to_string())),
+            _ => Err((ErrorCode::BadRequest, "join needs exactly one of `room` and `invite`".to_string())),
+        }
+    }
+
     fn client(&self) -> Option<Client> {
         Some(Client { conn: self.id, ident: self.ident.clone()?, out: self.out.clone() })
     }
@@ -265,6 +286,11 @@ impl Conn {
                 }
             };
         };
+        // Resolved before `forward` borrows the connection.
+        let join_target = match &msg {
+            ClientMsg::Join { room, invite, .. } => Some(self.join_target(*room, invite.as_deref())),
+            _ => None,
+        };
         let mut forward = |room: RoomId, cmd: RoomCmd| -> bool {
             if let Some(tx) = self.rooms.get(&room) {
                 match tx.send(cmd) {
@@ -300,7 +326,8 @@ impl Conn {
             ClientMsg::ListRooms => {
                 let mut rooms: Vec<_> = {
                     let rooms = self.state.rooms.lock().expect("rooms lock");
-                    rooms.values().map(|h| h.info.clone()).collect()
+                    // Private rooms are not listed: their players come by invite.
+                    rooms.values().filter(|h| h.invite.is_none()).map(|h| h.info.clone()).collect()
                 };
                 let mut list: Vec<_> = rooms.drain(..).map(|i| i.lock().expect("room info lock").clone()).collect();
                 list.sort_by_key(|r| r.id);
@@ -328,7 +355,16 @@ impl Conn {
                 crate::tournament::subscribe(&self.state, &client, tournament, id).await;
                 return None;
             }
-            ClientMsg::Join { room, seat } => (room, forward(room, RoomCmd::Join { client, seat, id })),
+            ClientMsg::Join { seat, .. } => {
+                let room = match join_target.expect("resolved above") {
+                    Ok(room) => room,
+                    Err((code, message)) => {
+                        self.error(id, code, message);
+                        return None;
+                    }
+                };
+                (room, forward(room, RoomCmd::Join { client, seat, id }))
+            }
             ClientMsg::Leave { room } => (room, forward(room, RoomCmd::Leave { client, id })),
             ClientMsg::Spectate { room } => (room, forward(room, RoomCmd::Spectate { client, id })),
             ClientMsg::FillBots { room, strategy } => (room, forward(room, RoomCmd::FillBots { client, strategy, id })),

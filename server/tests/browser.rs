@@ -609,3 +609,44 @@ async fn a_custom_variant_is_checked_beside_its_field_and_then_played() {
     assert_eq!(v["target"], json!({ "hands": 1 }), "{v}");
     assert_eq!(v["tiles"]["value"], "largest-face", "{v}");
 }
+
+/// A private room for friends: its creator is shown an invite link, the
+/// room is not in anyone's lobby, and a second browser that opens the link
+/// sits at the table.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_friend_opens_the_invite_link_of_a_private_room_and_sits() {
+    let _one = ONE_BROWSER.lock().await;
+    let server = TestServer::start().await;
+    let Some(host) = Browser::start(format!("http://{}", server.addr)).await else { return };
+    lobby(&host).await;
+    host.choose("Variant", "block").await;
+    host.choose("Table", "2").await;
+    host.choose("Fill the other seats with bots", "").await;
+    host.client.find(Locator::Id("c-private")).await.unwrap().click().await.unwrap();
+    host.click_named("Create and sit down").await;
+    let link = host
+        .wait_js("the invite link", "const e = document.getElementById('invite-link'); return e ? e.value : null")
+        .await;
+    let link = link.as_str().unwrap().to_string();
+    let (_, invite) = link.split_once("#/invite/").expect("an invite link");
+    assert_eq!(invite.len(), 36, "{link}");
+    host.click_named("Copy the invite link").await;
+    assert_eq!(server.get_json("/api/rooms").await, json!([]), "a private room is not listed");
+
+    let Some(friend) = Browser::start(format!("http://{}", server.addr)).await else { return };
+    friend.open(&format!("/?pace=0#/invite/{invite}")).await;
+    friend.wait_named("I'm ready").await;
+    let hash = friend.js("return location.hash").await;
+    assert!(hash.as_str().unwrap().starts_with("#/room/"), "{hash}");
+    // The host sees the friend in the second seat.
+    host.wait_js(
+        "the friend seated at the host's table",
+        "return [...document.querySelectorAll('[aria-label^=\"seat 2: \"]')].some((e) => !e.getAttribute('aria-label').includes('empty'))",
+    )
+    .await;
+    // A wrong invite says so instead of seating anyone.
+    friend.open("/?pace=0#/invite/00000000-0000-4000-8000-000000000000").await;
+    friend.wait_js("the refusal", "return document.body.innerText.includes('This invite opens no room')").await;
+    friend.close().await;
+    host.close().await;
+}

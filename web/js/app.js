@@ -526,6 +526,9 @@ function route() {
   if (parts[0] === 'room' && /^\d+$/.test(parts[1] || '')) {
     mod = table;
     params = { room: Number(parts[1]) };
+  } else if (parts[0] === 'invite' && /^[0-9a-f-]{36}$/i.test(parts[1] || '')) {
+    mod = { mount: lobby.mountInvite };
+    params = { invite: parts[1].toLowerCase() };
   } else if (parts[0] === 'replay' && /^\d+$/.test(parts[1] || '')) {
     mod = replay;
     const seat = query.get('seat');
@@ -540,7 +543,8 @@ function route() {
     params = { tournament: parts[1] === 'tournament' && /^\d+$/.test(parts[2] || '') ? Number(parts[2]) : null };
     nav = '#/standings';
   }
-  const key = JSON.stringify([mod === lobby ? 'lobby' : mod === table ? 'table' : mod === replay ? 'replay' : 'standings', params]);
+  const name = mod === lobby ? 'lobby' : mod === table ? 'table' : mod === replay ? 'replay' : mod === standings ? 'standings' : 'invite';
+  const key = JSON.stringify([name, params]);
   if (app.route === key) return;
   app.route = key;
   app.page?.unmount?.();

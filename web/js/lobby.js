@@ -172,6 +172,7 @@ function createCard(app) {
   const secs = h('input', { id: 'c-secs', name: 'seconds', type: 'number', min: '1', max: '3600', value: '30', 'data-key': 'c-secs' });
   const fill = h('select', { id: 'c-fill', name: 'bots', 'data-key': 'c-fill' });
   const button = h('button', { type: 'submit', class: 'primary', 'data-key': 'c-create' }, 'Create and sit down');
+  const priv = h('input', { id: 'c-private', type: 'checkbox', 'data-key': 'c-private' });
   let presets = [];
   let catalog = [];
   let rules = null;
@@ -223,6 +224,7 @@ function createCard(app) {
           }
           const ms = Math.round(Number(secs.value) * 1000);
           if (ms > 0) spec.time = { 'move-ms': ms, 'bank-ms': 0 };
+          if (priv.checked) spec.private = true;
           let created;
           try {
             created = await app.conn.request(spec);
@@ -236,10 +238,13 @@ function createCard(app) {
             return;
           }
           const room = created.room.id;
-          const joined = await app.ask({ type: 'join', room });
+          const invite = created.room.invite;
+          // A private room is joined by its invite, even by its creator.
+          const joined = await app.ask(invite ? { type: 'join', invite } : { type: 'join', room });
           const t = app.table(room);
           t.seat = joined.seat;
           t.info = created.room;
+          t.invite = invite || null;
           if (app.me?.guest) app.rememberGuestSeat(room, joined.seat);
           if (fill.value) {
             t.strength = fill.value;
@@ -258,6 +263,7 @@ function createCard(app) {
       h('label', { class: 'inline' }, 'Table', seats),
       h('label', { class: 'inline' }, 'Seconds a move', secs),
       h('label', { class: 'inline' }, 'Fill the other seats with bots', fill),
+      h('label', { class: 'inline' }, priv, 'Private room (invite only)'),
       button,
     ),
     h(
@@ -297,4 +303,31 @@ export function mount(app) {
   ask();
   const timer = setInterval(ask, 2000);
   return { el, update, unmount: () => clearInterval(timer) };
+}
+
+/** `#/invite/<uuid>`: joins the private room the invite opens, then shows it. */
+export function mountInvite(app, { invite }) {
+  const status = h('p', { role: 'status' }, 'Joining the room of this invite…');
+  const el = h('div', {}, h('h1', {}, 'An invitation to a private room'), status);
+  let started = false;
+  const update = async () => {
+    if (started || !app.conn.ready) return;
+    started = true;
+    try {
+      const r = await app.conn.request({ type: 'join', invite });
+      const t = app.table(r.room);
+      t.seat = r.seat;
+      t.lost = false;
+      t.spectating = false;
+      t.invite = invite;
+      if (app.me?.guest) app.rememberGuestSeat(r.room, r.seat);
+      app.go(`#/room/${r.room}`);
+    } catch (e) {
+      status.textContent =
+        e.code === 'no-such-room'
+          ? 'This invite opens no room: the room has closed, or the link is mistyped.'
+          : `Cannot join: ${e.message}`;
+    }
+  };
+  return { el, update };
 }

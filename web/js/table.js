@@ -347,7 +347,8 @@ function waitingRoom(app, t) {
               'data-key': `take-${s.seat}`,
               'aria-label': `take seat ${s.seat + 1}`,
               onclick: async () => {
-                const r = await app.ask({ type: 'join', room: t.room, seat: s.seat });
+                // A private room takes its invite, not its number.
+                const r = await app.ask(t.invite ? { type: 'join', invite: t.invite, seat: s.seat } : { type: 'join', room: t.room, seat: s.seat });
                 t.seat = r.seat;
                 t.lost = false;
                 t.spectating = false;
@@ -409,8 +410,34 @@ function waitingRoom(app, t) {
     'section',
     { class: 'card', 'aria-labelledby': 'wait-h' },
     h('h2', { id: 'wait-h' }, info.status === 'playing' ? 'A match is in play' : 'Waiting for players'),
+    t.invite && empty > 0 ? inviteBox(app, t) : null,
     h('ul', { 'aria-label': 'seats' }, rows),
     controls,
+  );
+}
+
+/** A private room's invite link, for its members to pass on. */
+function inviteBox(app, t) {
+  const link = `${location.origin}${location.pathname}#/invite/${t.invite}`;
+  const field = h('input', { id: 'invite-link', type: 'text', readonly: true, value: link, 'aria-label': 'invite link', size: '60' });
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(link);
+    } catch {
+      // No clipboard access (an insecure origin, a refused permission):
+      // select the link so that the person copies it.
+      field.select();
+      app.announce('Select the link and copy it.');
+      return;
+    }
+    app.announce('The invite link is copied.');
+  };
+  return h(
+    'div',
+    { class: 'row' },
+    h('label', { for: 'invite-link' }, 'Private room: friends join with this link'),
+    field,
+    h('button', { type: 'button', 'data-key': 'copy-invite', onclick: copy }, 'Copy the invite link'),
   );
 }
 

@@ -240,6 +240,8 @@ pub(crate) struct Settings {
     pub seed: Option<u64>,
     /// How long a disconnected player keeps its seat.
     pub grace: Duration,
+    /// Unlisted, joined by invite only.
+    pub private: bool,
 }
 
 /// A hosted seat set when the room is created.
@@ -653,6 +655,9 @@ impl RoomCore {
             on_timeout: self.s.on_timeout.clone(),
             games_played: self.games_played,
             seeded: self.s.seed.is_some(),
+            private: self.s.private,
+            // The invite is the key to the room: never in what members see.
+            invite: None,
         }
     }
 
