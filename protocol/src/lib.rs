@@ -44,6 +44,15 @@ pub const PROTOCOL_VERSION: u32 = 1;
 /// The largest text frame the server accepts, in bytes.
 pub const MAX_FRAME_BYTES: usize = 64 * 1024;
 
+/// The longest `chat` text, in characters (Unicode scalar values).
+pub const MAX_CHAT_CHARS: usize = 200;
+
+/// `chat` messages a connection may send a second, on average...
+pub const CHAT_PER_SEC: u32 = 1;
+
+/// ...and in a burst after a quiet spell.
+pub const CHAT_BURST: u32 = 5;
+
 /// A room's id.
 pub type RoomId = u64;
 /// A prompt's id: unique per room, it names one turn of one seat.
@@ -173,6 +182,16 @@ pub enum ClientMsg {
     },
     /// Keep-alive; answered with `pong`.
     Ping,
+    /// Says something at a room's table: everyone in the room (seats and
+    /// spectators) receives it as a `chat` message. At most
+    /// [`MAX_CHAT_CHARS`] characters, not blank; at most [`CHAT_PER_SEC`] a
+    /// second per connection after a burst of [`CHAT_BURST`].
+    Chat {
+        /// The room.
+        room: RoomId,
+        /// What is said.
+        text: String,
+    },
     /// A registered player (a remote bot or a human) waits for tournament
     /// tables: answered with `awaiting`, then an `assignment` for every table
     /// due now and every table that becomes due while the connection lasts.
@@ -451,6 +470,19 @@ pub enum ServerMsg {
     },
     /// Answer to `ping`.
     Pong,
+    /// Someone in the room said something (sent to every member, the
+    /// sender included).
+    Chat {
+        /// The room.
+        room: RoomId,
+        /// The sender's seat, when it sits at the table.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seat: Option<u8>,
+        /// The sender's name (a spectator's too).
+        name: String,
+        /// What was said.
+        text: String,
+    },
     /// Something went wrong; nothing changed.
     Error {
         /// What, for programs.

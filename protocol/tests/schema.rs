@@ -37,6 +37,7 @@ fn client_tag(m: &ClientMsg) -> &'static str {
         ClientMsg::Resync { .. } => "resync",
         ClientMsg::CloseRoom { .. } => "close-room",
         ClientMsg::Ping => "ping",
+        ClientMsg::Chat { .. } => "chat",
         ClientMsg::AwaitAssignments => "await-assignments",
         ClientMsg::SubscribeTournament { .. } => "subscribe-tournament",
     }
@@ -61,6 +62,7 @@ fn server_tag(m: &ServerMsg) -> &'static str {
         ServerMsg::Sync { .. } => "sync",
         ServerMsg::RoomClosed { .. } => "room-closed",
         ServerMsg::Pong => "pong",
+        ServerMsg::Chat { .. } => "chat",
         ServerMsg::Error { .. } => "error",
         ServerMsg::Closing { .. } => "closing",
         ServerMsg::Awaiting { .. } => "awaiting",
@@ -296,6 +298,7 @@ fn client_samples() -> Vec<ClientMsg> {
         ClientMsg::Resync { room: 3 },
         ClientMsg::CloseRoom { room: 3 },
         ClientMsg::Ping,
+        ClientMsg::Chat { room: 3, text: "good game, partner".into() },
         ClientMsg::AwaitAssignments,
         ClientMsg::SubscribeTournament { tournament: 4 },
     ];
@@ -375,6 +378,8 @@ fn server_samples() -> Vec<ServerMsg> {
         },
         ServerMsg::RoomClosed { room: 3, reason: "the match is over".into() },
         ServerMsg::Pong,
+        ServerMsg::Chat { room: 3, seat: Some(1), name: "ana".into(), text: "good game, partner".into() },
+        ServerMsg::Chat { room: 3, seat: None, name: "guest-7".into(), text: "nice capicua!".into() },
         ServerMsg::Closing { reason: "the server is shutting down".into(), reconnect: true },
         ServerMsg::Awaiting { pending: 2 },
         ServerMsg::Assignment(Assignment {
@@ -507,7 +512,7 @@ fn every_client_message_fits_the_schema() {
         }
     }
     let seen = check_frames(&schema["client"], &frames);
-    assert_eq!(seen.len(), 15);
+    assert_eq!(seen.len(), 16);
 }
 
 #[test]
@@ -530,7 +535,7 @@ fn every_server_message_fits_the_schema() {
         assert!(has(tag, key, true) && has(tag, key, false), "`{tag}` frames with and without `{key}`");
     }
     let seen = check_frames(&schema["server"], &frames);
-    assert_eq!(seen.len(), 21);
+    assert_eq!(seen.len(), 22);
 }
 
 /// The enums inside messages: the schema lists exactly the values the

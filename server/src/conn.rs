@@ -14,8 +14,8 @@ use std::time::Instant;
 
 use axum::extract::ws::{CloseFrame, Message};
 use capicua_protocol::{
-    ClientFrame, ClientMsg, ErrorCode, MAX_FRAME_BYTES, PROTOCOL_VERSION, PlayerInfo, RoomId, SeatRef, ServerMsg,
-    close, decode_client,
+    CHAT_BURST, CHAT_PER_SEC, ClientFrame, ClientMsg, ErrorCode, MAX_CHAT_CHARS, MAX_FRAME_BYTES, PROTOCOL_VERSION,
+    PlayerInfo, RoomId, SeatRef, ServerMsg, close, decode_client,
 };
 use futures_util::{Sink, SinkExt, Stream, StreamExt};
 use tokio::sync::{mpsc, oneshot};
@@ -67,6 +67,8 @@ struct Conn {
     /// move goes to its room without the lobby's lock.
     rooms: HashMap<RoomId, mpsc::UnboundedSender<RoomCmd>>,
     bucket: Bucket,
+    /// Chat lines: a slower bucket of their own.
+    chat: Bucket,
     rejected_in_a_row: u32,
 }
 
@@ -114,6 +116,7 @@ where
     let mut conn = Conn {
         id,
         bucket: Bucket::new(state.config.rate_per_sec, state.config.rate_burst),
+        chat: Bucket::new(CHAT_PER_SEC, CHAT_BURST),
         state,
         out: out.clone(),
         ident: None,
@@ -208,6 +211,26 @@ impl Conn {
         self.out.send(id, ServerMsg::Error { code, message: message.into() });
     }
 
+    /// Why a chat line is refused, if it is: blank, too long, or too soon
+    /// (a chat bucket of its own, far slower than the frame rate, so that a
+    /// table's log stays readable).
+    fn check_chat(&mut self, text: &str) -> Option<(ErrorCode, String)> {
+        if text.trim().is_empty() {
+            return Some((ErrorCode::BadRequest, "chat: the text is blank".into()));
+        }
+        let n = text.chars().count();
+        if n > MAX_CHAT_CHARS {
+            return Some((ErrorCode::BadRequest, format!("chat: {n} characters, over the limit of {MAX_CHAT_CHARS}")));
+        }
+        if !self.chat.take() {
+            return Some((
+                ErrorCode::RateLimited,
+                format!("chat: at most {CHAT_PER_SEC} a second after {CHAT_BURST} in a row; wait a moment"),
+            ));
+        }
+        None
+    }
+
     /// The room a `join` names: by number (refused for a private room),
     /// or by a private room's invite.
     fn join_target(&self, room: Option<RoomId>, invite: Option<&str>) -> Result<RoomId, (ErrorCode, String)> {
@@ -286,7 +309,11 @@ impl Conn {
                 }
             };
         };
-        // Resolved before `forward` borrows the connection.
+        // Checked before `forward` borrows the connection.
+        let chat_refused = match &msg {
+            ClientMsg::Chat { text, .. } => self.check_chat(text),
+            _ => None,
+        };
         let join_target = match &msg {
             ClientMsg::Join { room, invite, .. } => Some(self.join_target(*room, invite.as_deref())),
             _ => None,
@@ -354,6 +381,13 @@ impl Conn {
             ClientMsg::SubscribeTournament { tournament } => {
                 crate::tournament::subscribe(&self.state, &client, tournament, id).await;
                 return None;
+            }
+            ClientMsg::Chat { room, text } => {
+                if let Some((code, message)) = chat_refused {
+                    self.error(id, code, message);
+                    return None;
+                }
+                (room, forward(room, RoomCmd::Chat { client, text, id }))
             }
             ClientMsg::Join { seat, .. } => {
                 let room = match join_target.expect("resolved above") {

@@ -650,3 +650,49 @@ async fn a_friend_opens_the_invite_link_of_a_private_room_and_sits() {
     friend.close().await;
     host.close().await;
 }
+
+/// Table chat between two people at one table: a line one sends appears in
+/// the other's chat log (a live log region), named by seat.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_chat_line_sent_by_one_player_appears_for_the_other() {
+    let _one = ONE_BROWSER.lock().await;
+    let server = TestServer::start().await;
+    let Some(ana) = Browser::start(format!("http://{}", server.addr)).await else { return };
+    lobby(&ana).await;
+    ana.choose("Variant", "block").await;
+    ana.choose("Table", "2").await;
+    ana.choose("Fill the other seats with bots", "").await;
+    ana.click_named("Create and sit down").await;
+    ana.wait_named("I'm ready").await;
+    let hash = ana.js("return location.hash").await;
+    let room: u64 = hash.as_str().unwrap().trim_start_matches("#/room/").parse().unwrap();
+
+    let Some(ben) = Browser::start(format!("http://{}", server.addr)).await else { return };
+    lobby(&ben).await;
+    ben.click_named(&format!("join room {room}")).await;
+    ben.wait_named("I'm ready").await;
+
+    ana.fill("chat message", "buena suerte").await;
+    ana.click_named("Send").await;
+    let line = ben
+        .wait_js(
+            "ana's line in ben's chat log",
+            "const l = document.querySelector('[role=\"log\"][aria-label=\"table chat\"]'); \
+             return l && l.textContent.includes('buena suerte') ? l.textContent : null",
+        )
+        .await;
+    assert!(line.as_str().unwrap().contains("Seat 1"), "named by seat: {line}");
+    // The sender sees its own line once, as the room delivered it.
+    let own = ana
+        .wait_js(
+            "ana's own line",
+            "const l = document.querySelector('[role=\"log\"][aria-label=\"table chat\"]'); \
+             return l ? l.querySelectorAll('li').length : 0",
+        )
+        .await;
+    assert_eq!(own, json!(1));
+    let typed = ana.js("return document.getElementById('chat-text').value").await;
+    assert_eq!(typed, json!(""), "the line is cleared once sent");
+    ben.close().await;
+    ana.close().await;
+}

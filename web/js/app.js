@@ -63,6 +63,7 @@ export const app = {
         closed: null,
         lost: false,
         log: [],
+        chat: [],
         banner: null,
         summary: null,
         handsSeen: 0,
@@ -196,6 +197,14 @@ function onFrame(f) {
     else app.rooms.push(f.room);
     if (app.tables.has(f.room.id)) app.tables.get(f.room.id).info = f.room;
     app.update();
+    return;
+  }
+  if (f.type === 'chat') {
+    // Words are not paced like moves: shown as they come (the last 100).
+    const t = app.table(f.room);
+    t.chat.push(f);
+    if (t.chat.length > 100) t.chat.shift();
+    t.onChat?.();
     return;
   }
   if (TABLE_FRAMES.has(f.type)) {

@@ -71,6 +71,16 @@ pub enum RoomCmd {
         /// Request id.
         id: Option<u64>,
     },
+    /// Say something to everyone in the room (checked for length and
+    /// rate by the connection).
+    Chat {
+        /// Who.
+        client: Client,
+        /// What.
+        text: String,
+        /// Request id.
+        id: Option<u64>,
+    },
     /// Ready for the next match.
     Ready {
         /// Who.
