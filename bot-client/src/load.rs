@@ -164,7 +164,7 @@ async fn setup_table(
         other => return Err(unexpected("create-room", other)),
     };
     for (i, c) in conns.iter_mut().enumerate() {
-        match c.request(ClientMsg::Join { room, seat: Some(i as u8) }, |_| {}).await? {
+        match c.request(ClientMsg::join(room, Some(i as u8)), |_| {}).await? {
             ServerMsg::Seated { .. } => {}
             other => return Err(unexpected("join", other)),
         }

@@ -749,7 +749,7 @@ async fn find_seat(
     pending: &mut VecDeque<ServerMsg>,
 ) -> Result<RoomId, RemoteError> {
     if let Some(room) = asked {
-        return match conn.request(ClientMsg::Join { room, seat: None }, |m| pending.push_back(m)).await? {
+        return match conn.request(ClientMsg::join(room, None), |m| pending.push_back(m)).await? {
             ServerMsg::Seated { .. } => Ok(room),
             other => Err(unexpected("join", other)),
         };
@@ -767,7 +767,7 @@ async fn find_seat(
             }
         };
         // Another bot may have taken the seat in between: try again.
-        match conn.request(ClientMsg::Join { room, seat: None }, |m| pending.push_back(m)).await? {
+        match conn.request(ClientMsg::join(room, None), |m| pending.push_back(m)).await? {
             ServerMsg::Seated { .. } => return Ok(room),
             ServerMsg::Error {
                 code: ErrorCode::SeatTaken | ErrorCode::GameInProgress | ErrorCode::NoSuchRoom, ..
@@ -805,7 +805,7 @@ async fn regroup(
         ServerMsg::Left { .. } => {}
         other => return Err(unexpected("leave", other)),
     }
-    match conn.request(ClientMsg::Join { room: target.id, seat: None }, |m| pending.push_back(m)).await? {
+    match conn.request(ClientMsg::join(target.id, None), |m| pending.push_back(m)).await? {
         ServerMsg::Seated { .. } => Ok(Some(target.id)),
         // Taken meanwhile: any seat will do, even the one just left.
         ServerMsg::Error { code: ErrorCode::SeatTaken | ErrorCode::GameInProgress | ErrorCode::NoSuchRoom, .. } => {
@@ -995,7 +995,7 @@ async fn assignment_session(
             ServerMsg::Assignment(Assignment { room, seat, .. }) => {
                 // The room handles both in order; a seat already held answers
                 // `already-seated`, which changes nothing.
-                conn.send(ClientMsg::Join { room, seat: Some(seat) }).await?;
+                conn.send(ClientMsg::join(room, Some(seat))).await?;
                 conn.send(ClientMsg::Ready { room }).await?;
             }
             ServerMsg::GameStarted { room, variant, .. } => decider.learn(room, *variant),
@@ -1153,6 +1153,8 @@ mod tests {
             on_timeout: TimeoutPolicy::default(),
             games_played: 0,
             seeded: false,
+            private: false,
+            invite: None,
         }
     }
 

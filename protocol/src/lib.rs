@@ -44,6 +44,15 @@ pub const PROTOCOL_VERSION: u32 = 1;
 /// The largest text frame the server accepts, in bytes.
 pub const MAX_FRAME_BYTES: usize = 64 * 1024;
 
+/// The longest `chat` text, in characters (Unicode scalar values).
+pub const MAX_CHAT_CHARS: usize = 200;
+
+/// `chat` messages a connection may send a second, on average...
+pub const CHAT_PER_SEC: u32 = 1;
+
+/// ...and in a burst after a quiet spell.
+pub const CHAT_BURST: u32 = 5;
+
 /// A room's id.
 pub type RoomId = u64;
 /// A prompt's id: unique per room, it names one turn of one seat.
@@ -114,11 +123,17 @@ pub enum ClientMsg {
     CreateRoom(Box<RoomSpec>),
     /// Takes a seat (and so a side): the given one, or the first empty one.
     Join {
-        /// The room.
-        room: RoomId,
+        /// The room, by number. A private room refuses this
+        /// ([`ErrorCode::InviteOnly`]): give `invite` instead.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        room: Option<RoomId>,
         /// The seat wanted, or any empty one.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         seat: Option<u8>,
+        /// A private room's invite id (its `room` info's `invite`, given to
+        /// its creator), instead of `room`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        invite: Option<String>,
     },
     /// Leaves a room (seat or spectator place). Leaving a seat during a
     /// match hands the seat's turns to the timeout policy.
@@ -167,6 +182,16 @@ pub enum ClientMsg {
     },
     /// Keep-alive; answered with `pong`.
     Ping,
+    /// Says something at a room's table: everyone in the room (seats and
+    /// spectators) receives it as a `chat` message. At most
+    /// [`MAX_CHAT_CHARS`] characters, not blank; at most [`CHAT_PER_SEC`] a
+    /// second per connection after a burst of [`CHAT_BURST`].
+    Chat {
+        /// The room.
+        room: RoomId,
+        /// What is said.
+        text: String,
+    },
     /// A registered player (a remote bot or a human) waits for tournament
     /// tables: answered with `awaiting`, then an `assignment` for every table
     /// due now and every table that becomes due while the connection lasts.
@@ -178,6 +203,13 @@ pub enum ClientMsg {
         /// The tournament's id.
         tournament: TournamentId,
     },
+}
+
+impl ClientMsg {
+    /// A `join` of a room by number: the seat given, or any empty one.
+    pub fn join(room: RoomId, seat: Option<u8>) -> ClientMsg {
+        ClientMsg::Join { room: Some(room), seat, invite: None }
+    }
 }
 
 /// How to create a room.
@@ -217,6 +249,10 @@ pub struct RoomSpec {
     /// seeds derived from it. Default: fresh seeds from the OS.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed: Option<u64>,
+    /// A private room is not listed (`list-rooms`, `GET /api/rooms`) and is
+    /// joined only by the invite id its creator receives, not by number.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub private: bool,
 }
 
 /// A room's clock.
@@ -434,6 +470,19 @@ pub enum ServerMsg {
     },
     /// Answer to `ping`.
     Pong,
+    /// Someone in the room said something (sent to every member, the
+    /// sender included).
+    Chat {
+        /// The room.
+        room: RoomId,
+        /// The sender's seat, when it sits at the table.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seat: Option<u8>,
+        /// The sender's name (a spectator's too).
+        name: String,
+        /// What was said.
+        text: String,
+    },
     /// Something went wrong; nothing changed.
     Error {
         /// What, for programs.
@@ -595,6 +644,13 @@ pub struct RoomInfo {
     /// knows every hand, so such a room is for practice and bot testing.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub seeded: bool,
+    /// The room is private: unlisted, joined by invite only.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub private: bool,
+    /// A private room's invite id (a random UUID v4): only in the reply to
+    /// `create-room` (and `POST /api/rooms`), for its creator to pass on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invite: Option<String>,
 }
 
 /// A room's state.
@@ -710,6 +766,8 @@ pub enum ErrorCode {
     NoSuchRoom,
     /// The room has no empty seat (or the seat asked for is taken).
     SeatTaken,
+    /// The room is private: join it with its `invite`, not its number.
+    InviteOnly,
     /// No such seat at this table.
     NoSuchSeat,
     /// The connection holds no seat in this room.

@@ -37,6 +37,7 @@ fn client_tag(m: &ClientMsg) -> &'static str {
         ClientMsg::Resync { .. } => "resync",
         ClientMsg::CloseRoom { .. } => "close-room",
         ClientMsg::Ping => "ping",
+        ClientMsg::Chat { .. } => "chat",
         ClientMsg::AwaitAssignments => "await-assignments",
         ClientMsg::SubscribeTournament { .. } => "subscribe-tournament",
     }
@@ -61,6 +62,7 @@ fn server_tag(m: &ServerMsg) -> &'static str {
         ServerMsg::Sync { .. } => "sync",
         ServerMsg::RoomClosed { .. } => "room-closed",
         ServerMsg::Pong => "pong",
+        ServerMsg::Chat { .. } => "chat",
         ServerMsg::Error { .. } => "error",
         ServerMsg::Closing { .. } => "closing",
         ServerMsg::Awaiting { .. } => "awaiting",
@@ -112,6 +114,7 @@ fn error_codes() -> Vec<ErrorCode> {
         BadName,
         NoSuchRoom,
         SeatTaken,
+        InviteOnly,
         NoSuchSeat,
         NotSeated,
         AlreadySeated,
@@ -134,8 +137,8 @@ fn error_codes() -> Vec<ErrorCode> {
     for c in &all {
         match c {
             BadJson | BadMessage | BinaryFrame | FrameTooLarge | VersionMismatch | HelloRequired | AlreadyGreeted
-            | BadToken | Unauthorized | NameTaken | BadName | NoSuchRoom | SeatTaken | NoSuchSeat | NotSeated
-            | AlreadySeated | BadVariant | BadRequest | GameInProgress | UnknownStrategy | NotYourTurn
+            | BadToken | Unauthorized | NameTaken | BadName | NoSuchRoom | SeatTaken | InviteOnly | NoSuchSeat
+            | NotSeated | AlreadySeated | BadVariant | BadRequest | GameInProgress | UnknownStrategy | NotYourTurn
             | StalePrompt | IllegalMove | RateLimited | TooManyConnections | ShuttingDown | SlowConsumer | Internal
             | NoSuchTournament | BadTournament | NoSuchGame => {}
         }
@@ -237,6 +240,8 @@ fn info(status: RoomStatus, occupied: bool, on_timeout: TimeoutPolicy, seeded: b
         on_timeout,
         games_played: 3,
         seeded,
+        private: false,
+        invite: None,
     }
 }
 
@@ -251,6 +256,7 @@ fn client_samples() -> Vec<ClientMsg> {
         time: Some(TimeControl { move_ms: 10_000, bank_ms: 30_000 }),
         on_timeout: Some(TimeoutPolicy::Forfeit),
         seed: Some(u64::MAX),
+        private: true,
     };
     let mut samples = vec![
         ClientMsg::Hello { version: PROTOCOL_VERSION, token: None, lean_prompts: false, batch_events: false },
@@ -281,8 +287,10 @@ fn client_samples() -> Vec<ClientMsg> {
             on_timeout: Some(TimeoutPolicy::Pass),
             ..Default::default()
         })),
-        ClientMsg::Join { room: 3, seat: None },
-        ClientMsg::Join { room: 3, seat: Some(2) },
+        ClientMsg::CreateRoom(Box::new(RoomSpec { preset: Some("latin".into()), private: true, ..Default::default() })),
+        ClientMsg::join(3, None),
+        ClientMsg::join(3, Some(2)),
+        ClientMsg::Join { room: None, seat: None, invite: Some("0b8a5f0e-3c1d-4e6f-9a2b-7c4d1e8f0a3b".into()) },
         ClientMsg::Leave { room: 3 },
         ClientMsg::Spectate { room: 3 },
         ClientMsg::FillBots { room: 3, strategy: "random".into() },
@@ -290,6 +298,7 @@ fn client_samples() -> Vec<ClientMsg> {
         ClientMsg::Resync { room: 3 },
         ClientMsg::CloseRoom { room: 3 },
         ClientMsg::Ping,
+        ClientMsg::Chat { room: 3, text: "good game, partner".into() },
         ClientMsg::AwaitAssignments,
         ClientMsg::SubscribeTournament { tournament: 4 },
     ];
@@ -335,6 +344,14 @@ fn server_samples() -> Vec<ServerMsg> {
             ],
         },
         ServerMsg::Room { room: info(RoomStatus::Waiting, true, TimeoutPolicy::default(), true) },
+        // The reply to a private room's creator: its invite.
+        ServerMsg::Room {
+            room: RoomInfo {
+                private: true,
+                invite: Some("0b8a5f0e-3c1d-4e6f-9a2b-7c4d1e8f0a3b".into()),
+                ..info(RoomStatus::Waiting, false, TimeoutPolicy::default(), false)
+            },
+        },
         ServerMsg::Seated { room: 3, seat: 1 },
         ServerMsg::Left { room: 3 },
         ServerMsg::Spectating { room: 3 },
@@ -361,6 +378,8 @@ fn server_samples() -> Vec<ServerMsg> {
         },
         ServerMsg::RoomClosed { room: 3, reason: "the match is over".into() },
         ServerMsg::Pong,
+        ServerMsg::Chat { room: 3, seat: Some(1), name: "ana".into(), text: "good game, partner".into() },
+        ServerMsg::Chat { room: 3, seat: None, name: "guest-7".into(), text: "nice capicua!".into() },
         ServerMsg::Closing { reason: "the server is shutting down".into(), reconnect: true },
         ServerMsg::Awaiting { pending: 2 },
         ServerMsg::Assignment(Assignment {
@@ -493,7 +512,7 @@ fn every_client_message_fits_the_schema() {
         }
     }
     let seen = check_frames(&schema["client"], &frames);
-    assert_eq!(seen.len(), 15);
+    assert_eq!(seen.len(), 16);
 }
 
 #[test]
@@ -516,7 +535,7 @@ fn every_server_message_fits_the_schema() {
         assert!(has(tag, key, true) && has(tag, key, false), "`{tag}` frames with and without `{key}`");
     }
     let seen = check_frames(&schema["server"], &frames);
-    assert_eq!(seen.len(), 21);
+    assert_eq!(seen.len(), 22);
 }
 
 /// The enums inside messages: the schema lists exactly the values the
@@ -535,7 +554,7 @@ fn the_schema_lists_every_error_code_and_progress() {
         _ => panic!("ErrorCode is not an enumeration: {def}"),
     };
     assert_eq!(codes, listed);
-    assert_eq!(codes.len(), 31);
+    assert_eq!(codes.len(), 32);
     let progress = tags(&checker, &server["$defs"]["Progress"], "event");
     assert_eq!(
         progress,
@@ -584,7 +603,7 @@ fn the_checker_refuses_frames_the_schema_does_not_describe() {
     for bad in [
         serde_json::json!({"id": 1, "type": "join", "room": 3, "sneaky": true}),
         serde_json::json!({"id": 1, "type": "jump", "room": 3}),
-        serde_json::json!({"id": 1, "type": "join"}),
+        serde_json::json!({"id": 1, "type": "leave"}),
         serde_json::json!({"id": "1", "type": "join", "room": 3}),
         serde_json::json!({"type": "create-room", "preset": "latin", "time": {"move-ms": 5, "extra": 1}}),
         serde_json::json!({"type": "create-room", "on-timeout": {"kind": "shrug"}}),

@@ -35,8 +35,8 @@ fn client_messages() {
             })),
             r#"{"id":1,"type":"create-room","preset":"latin","rated":false,"time":{"move-ms":5000,"bank-ms":60000},"on-timeout":{"kind":"pass"}}"#,
         ),
-        (ClientMsg::Join { room: 3, seat: Some(2) }, r#"{"id":1,"type":"join","room":3,"seat":2}"#),
-        (ClientMsg::Join { room: 3, seat: None }, r#"{"id":1,"type":"join","room":3}"#),
+        (ClientMsg::join(3, Some(2)), r#"{"id":1,"type":"join","room":3,"seat":2}"#),
+        (ClientMsg::join(3, None), r#"{"id":1,"type":"join","room":3}"#),
         (ClientMsg::Leave { room: 3 }, r#"{"id":1,"type":"leave","room":3}"#),
         (ClientMsg::Spectate { room: 3 }, r#"{"id":1,"type":"spectate","room":3}"#),
         (
@@ -94,6 +94,8 @@ fn info() -> RoomInfo {
         on_timeout: TimeoutPolicy::default(),
         games_played: 0,
         seeded: false,
+        private: false,
+        invite: None,
     }
 }
 
@@ -252,7 +254,7 @@ fn decoding_tells_bad_json_from_unknown_messages() {
     assert_eq!(decode_client("{oops").unwrap_err().1.code(), ErrorCode::BadJson);
     let (id, e) = decode_client(r#"{"id":5,"type":"fly"}"#).unwrap_err();
     assert_eq!((id, e.code()), (Some(5), ErrorCode::BadMessage));
-    let (_, e) = decode_client(r#"{"type":"join"}"#).unwrap_err();
+    let (_, e) = decode_client(r#"{"type":"leave"}"#).unwrap_err();
     assert_eq!(e.code(), ErrorCode::BadMessage);
     assert!(decode_client(r#"{"type":"ping"}"#).is_ok());
 }

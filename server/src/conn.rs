@@ -14,8 +14,8 @@ use std::time::Instant;
 
 use axum::extract::ws::{CloseFrame, Message};
 use capicua_protocol::{
-    ClientFrame, ClientMsg, ErrorCode, MAX_FRAME_BYTES, PROTOCOL_VERSION, PlayerInfo, RoomId, SeatRef, ServerMsg,
-    close, decode_client,
+    CHAT_BURST, CHAT_PER_SEC, ClientFrame, ClientMsg, ErrorCode, MAX_CHAT_CHARS, MAX_FRAME_BYTES, PROTOCOL_VERSION,
+    PlayerInfo, RoomId, SeatRef, ServerMsg, close, decode_client,
 };
 use futures_util::{Sink, SinkExt, Stream, StreamExt};
 use tokio::sync::{mpsc, oneshot};
@@ -67,6 +67,8 @@ struct Conn {
     /// move goes to its room without the lobby's lock.
     rooms: HashMap<RoomId, mpsc::UnboundedSender<RoomCmd>>,
     bucket: Bucket,
+    /// Chat lines: a slower bucket of their own.
+    chat: Bucket,
     rejected_in_a_row: u32,
 }
 
@@ -114,6 +116,7 @@ where
     let mut conn = Conn {
         id,
         bucket: Bucket::new(state.config.rate_per_sec, state.config.rate_burst),
+        chat: Bucket::new(CHAT_PER_SEC, CHAT_BURST),
         state,
         out: out.clone(),
         ident: None,
@@ -208,6 +211,47 @@ impl Conn {
         self.out.send(id, ServerMsg::Error { code, message: message.into() });
     }
 
+    /// Why a chat line is refused, if it is: blank, too long, or too soon
+    /// (a chat bucket of its own, far slower than the frame rate, so that a
+    /// table's log stays readable).
+    fn check_chat(&mut self, text: &str) -> Option<(ErrorCode, String)> {
+        if text.trim().is_empty() {
+            return Some((ErrorCode::BadRequest, "chat: the text is blank".into()));
+        }
+        let n = text.chars().count();
+        if n > MAX_CHAT_CHARS {
+            return Some((ErrorCode::BadRequest, format!("chat: {n} characters, over the limit of {MAX_CHAT_CHARS}")));
+        }
+        if !self.chat.take() {
+            return Some((
+                ErrorCode::RateLimited,
+                format!("chat: at most {CHAT_PER_SEC} a second after {CHAT_BURST} in a row; wait a moment"),
+            ));
+        }
+        None
+    }
+
+    /// The room a `join` names: by number (refused for a private room),
+    /// or by a private room's invite.
+    fn join_target(&self, room: Option<RoomId>, invite: Option<&str>) -> Result<RoomId, (ErrorCode, String)> {
+        let rooms = self.state.rooms.lock().expect("rooms lock");
+        match (room, invite) {
+            (Some(room), None) => match rooms.get(&room) {
+                Some(h) if h.invite.is_some() => {
+                    Err((ErrorCode::InviteOnly, format!("room {room} is private: join it with its invite")))
+                }
+                // An unknown room is reported as such by the forwarding.
+                _ => Ok(room),
+            },
+            (None, Some(invite)) => rooms
+                .iter()
+                .find(|(_, h)| h.invite.as_deref() == Some(invite))
+                .map(|(id, _)| *id)
+                .ok_or_else(|| (ErrorCode::NoSuchRoom, "no open room has this invite".to_string())),
+            _ => Err((ErrorCode::BadRequest, "join needs exactly one of `room` and `invite`".to_string())),
+        }
+    }
+
     fn client(&self) -> Option<Client> {
         Some(Client { conn: self.id, ident: self.ident.clone()?, out: self.out.clone() })
     }
@@ -265,6 +309,15 @@ impl Conn {
                 }
             };
         };
+        // Checked before `forward` borrows the connection.
+        let chat_refused = match &msg {
+            ClientMsg::Chat { text, .. } => self.check_chat(text),
+            _ => None,
+        };
+        let join_target = match &msg {
+            ClientMsg::Join { room, invite, .. } => Some(self.join_target(*room, invite.as_deref())),
+            _ => None,
+        };
         let mut forward = |room: RoomId, cmd: RoomCmd| -> bool {
             if let Some(tx) = self.rooms.get(&room) {
                 match tx.send(cmd) {
@@ -300,7 +353,8 @@ impl Conn {
             ClientMsg::ListRooms => {
                 let mut rooms: Vec<_> = {
                     let rooms = self.state.rooms.lock().expect("rooms lock");
-                    rooms.values().map(|h| h.info.clone()).collect()
+                    // Private rooms are not listed: their players come by invite.
+                    rooms.values().filter(|h| h.invite.is_none()).map(|h| h.info.clone()).collect()
                 };
                 let mut list: Vec<_> = rooms.drain(..).map(|i| i.lock().expect("room info lock").clone()).collect();
                 list.sort_by_key(|r| r.id);
@@ -328,7 +382,23 @@ impl Conn {
                 crate::tournament::subscribe(&self.state, &client, tournament, id).await;
                 return None;
             }
-            ClientMsg::Join { room, seat } => (room, forward(room, RoomCmd::Join { client, seat, id })),
+            ClientMsg::Chat { room, text } => {
+                if let Some((code, message)) = chat_refused {
+                    self.error(id, code, message);
+                    return None;
+                }
+                (room, forward(room, RoomCmd::Chat { client, text, id }))
+            }
+            ClientMsg::Join { seat, .. } => {
+                let room = match join_target.expect("resolved above") {
+                    Ok(room) => room,
+                    Err((code, message)) => {
+                        self.error(id, code, message);
+                        return None;
+                    }
+                };
+                (room, forward(room, RoomCmd::Join { client, seat, id }))
+            }
             ClientMsg::Leave { room } => (room, forward(room, RoomCmd::Leave { client, id })),
             ClientMsg::Spectate { room } => (room, forward(room, RoomCmd::Spectate { client, id })),
             ClientMsg::FillBots { room, strategy } => (room, forward(room, RoomCmd::FillBots { client, strategy, id })),

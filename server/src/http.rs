@@ -113,7 +113,15 @@ async fn variants() -> Json<serde_json::Value> {
 }
 
 async fn rooms(State(state): State<Arc<AppState>>) -> Json<Vec<capicua_protocol::RoomInfo>> {
-    let infos: Vec<_> = state.rooms.lock().expect("rooms lock").values().map(|h| h.info.clone()).collect();
+    // Private rooms are not listed: their players come by invite.
+    let infos: Vec<_> = state
+        .rooms
+        .lock()
+        .expect("rooms lock")
+        .values()
+        .filter(|h| h.invite.is_none())
+        .map(|h| h.info.clone())
+        .collect();
     let mut list: Vec<_> = infos.iter().map(|i| i.lock().expect("room info lock").clone()).collect();
     list.sort_by_key(|r| r.id);
     Json(list)

@@ -188,6 +188,8 @@ pub struct RoomHandle {
     pub tx: mpsc::UnboundedSender<room::RoomCmd>,
     /// The room's lobby entry, updated by the room task.
     pub info: Arc<Mutex<RoomInfo>>,
+    /// A private room's invite id: the only way to join it.
+    pub invite: Option<String>,
 }
 
 /// State shared by every task: held in an `Arc`.

@@ -555,3 +555,144 @@ async fn screenshots_of_the_lobby_a_table_a_replay_and_the_standings() {
     b.screenshot("phone-dark").await;
     b.close().await;
 }
+
+/// The rule menus of "Open a room": a combination the engine refuses is
+/// shown beside the menu at fault, and no room is opened; a good custom
+/// variant opens a room whose match the guest plays by clicking, under
+/// the rules chosen.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_custom_variant_is_checked_beside_its_field_and_then_played() {
+    let _one = ONE_BROWSER.lock().await;
+    let server = TestServer::start().await;
+    let Some(b) = Browser::start(format!("http://{}", server.addr)).await else { return };
+    lobby(&b).await;
+    b.choose("Variant", "block").await;
+    b.choose("Table", "2").await;
+    b.choose("Fill the other seats with bots", "random").await;
+    b.click_named("Change the rules").await;
+    // Drawing with no stock: block deals leave the rest out of play.
+    b.choose("stuck.when-unable", "draw-until-playable").await;
+    let shown = b.js("return document.getElementById('rule-stuck-when-unable-desc').textContent").await;
+    assert!(!shown.as_str().unwrap().is_empty(), "the chosen option's description is shown");
+    b.click_named("Create and sit down").await;
+    let alert = b
+        .wait_js(
+            "the refusal beside stuck.when-unable",
+            "const e = document.getElementById('rule-stuck-when-unable-err'); \
+             return e && !e.hidden && e.getAttribute('role') === 'alert' ? e.textContent : null",
+        )
+        .await;
+    assert!(alert.as_str().unwrap().contains("stuck.when-unable"), "{alert}");
+    let described =
+        b.js("return document.getElementById('rule-stuck-when-unable').getAttribute('aria-describedby')").await;
+    assert!(described.as_str().unwrap().contains("rule-stuck-when-unable-err"), "{described}");
+    assert_eq!(server.get_json("/api/rooms").await, json!([]), "a refused variant opens no room");
+
+    // Fixed: a stock to draw from, one hand, tiles worth their larger face.
+    b.choose("deal.rest", "stock").await;
+    b.choose("target", "hands").await;
+    b.choose("tiles.value", "largest-face").await;
+    b.click_named("Create and sit down").await;
+    b.click_named("I'm ready").await;
+    let mut p = Played::default();
+    play(&b, Until::MatchOver, false, &mut p).await;
+    let id = p.game.expect("the result links to the stored game");
+    b.close().await;
+
+    let g = server.get_json(&format!("/api/games/{id}?seat=0")).await;
+    assert_eq!(seat_moves(&g, 0), p.moves, "every move of seat 0 was made by a click on the page");
+    assert!(p.moves >= 1);
+    let v = &g["variant"];
+    assert_eq!(v["name"], "block-custom", "{v}");
+    assert_eq!(v["stuck"]["when-unable"], "draw-until-playable", "{v}");
+    assert_eq!(v["deal"]["rest"], "stock", "{v}");
+    assert_eq!(v["target"], json!({ "hands": 1 }), "{v}");
+    assert_eq!(v["tiles"]["value"], "largest-face", "{v}");
+}
+
+/// A private room for friends: its creator is shown an invite link, the
+/// room is not in anyone's lobby, and a second browser that opens the link
+/// sits at the table.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_friend_opens_the_invite_link_of_a_private_room_and_sits() {
+    let _one = ONE_BROWSER.lock().await;
+    let server = TestServer::start().await;
+    let Some(host) = Browser::start(format!("http://{}", server.addr)).await else { return };
+    lobby(&host).await;
+    host.choose("Variant", "block").await;
+    host.choose("Table", "2").await;
+    host.choose("Fill the other seats with bots", "").await;
+    host.client.find(Locator::Id("c-private")).await.unwrap().click().await.unwrap();
+    host.click_named("Create and sit down").await;
+    let link = host
+        .wait_js("the invite link", "const e = document.getElementById('invite-link'); return e ? e.value : null")
+        .await;
+    let link = link.as_str().unwrap().to_string();
+    let (_, invite) = link.split_once("#/invite/").expect("an invite link");
+    assert_eq!(invite.len(), 36, "{link}");
+    host.click_named("Copy the invite link").await;
+    assert_eq!(server.get_json("/api/rooms").await, json!([]), "a private room is not listed");
+
+    let Some(friend) = Browser::start(format!("http://{}", server.addr)).await else { return };
+    friend.open(&format!("/?pace=0#/invite/{invite}")).await;
+    friend.wait_named("I'm ready").await;
+    let hash = friend.js("return location.hash").await;
+    assert!(hash.as_str().unwrap().starts_with("#/room/"), "{hash}");
+    // The host sees the friend in the second seat.
+    host.wait_js(
+        "the friend seated at the host's table",
+        "return [...document.querySelectorAll('[aria-label^=\"seat 2: \"]')].some((e) => !e.getAttribute('aria-label').includes('empty'))",
+    )
+    .await;
+    // A wrong invite says so instead of seating anyone.
+    friend.open("/?pace=0#/invite/00000000-0000-4000-8000-000000000000").await;
+    friend.wait_js("the refusal", "return document.body.innerText.includes('This invite opens no room')").await;
+    friend.close().await;
+    host.close().await;
+}
+
+/// Table chat between two people at one table: a line one sends appears in
+/// the other's chat log (a live log region), named by seat.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_chat_line_sent_by_one_player_appears_for_the_other() {
+    let _one = ONE_BROWSER.lock().await;
+    let server = TestServer::start().await;
+    let Some(ana) = Browser::start(format!("http://{}", server.addr)).await else { return };
+    lobby(&ana).await;
+    ana.choose("Variant", "block").await;
+    ana.choose("Table", "2").await;
+    ana.choose("Fill the other seats with bots", "").await;
+    ana.click_named("Create and sit down").await;
+    ana.wait_named("I'm ready").await;
+    let hash = ana.js("return location.hash").await;
+    let room: u64 = hash.as_str().unwrap().trim_start_matches("#/room/").parse().unwrap();
+
+    let Some(ben) = Browser::start(format!("http://{}", server.addr)).await else { return };
+    lobby(&ben).await;
+    ben.click_named(&format!("join room {room}")).await;
+    ben.wait_named("I'm ready").await;
+
+    ana.fill("chat message", "buena suerte").await;
+    ana.click_named("Send").await;
+    let line = ben
+        .wait_js(
+            "ana's line in ben's chat log",
+            "const l = document.querySelector('[role=\"log\"][aria-label=\"table chat\"]'); \
+             return l && l.textContent.includes('buena suerte') ? l.textContent : null",
+        )
+        .await;
+    assert!(line.as_str().unwrap().contains("Seat 1"), "named by seat: {line}");
+    // The sender sees its own line once, as the room delivered it.
+    let own = ana
+        .wait_js(
+            "ana's own line",
+            "const l = document.querySelector('[role=\"log\"][aria-label=\"table chat\"]'); \
+             return l ? l.querySelectorAll('li').length : 0",
+        )
+        .await;
+    assert_eq!(own, json!(1));
+    let typed = ana.js("return document.getElementById('chat-text').value").await;
+    assert_eq!(typed, json!(""), "the line is cleared once sent");
+    ben.close().await;
+    ana.close().await;
+}

@@ -63,6 +63,7 @@ export const app = {
         closed: null,
         lost: false,
         log: [],
+        chat: [],
         banner: null,
         summary: null,
         handsSeen: 0,
@@ -196,6 +197,14 @@ function onFrame(f) {
     else app.rooms.push(f.room);
     if (app.tables.has(f.room.id)) app.tables.get(f.room.id).info = f.room;
     app.update();
+    return;
+  }
+  if (f.type === 'chat') {
+    // Words are not paced like moves: shown as they come (the last 100).
+    const t = app.table(f.room);
+    t.chat.push(f);
+    if (t.chat.length > 100) t.chat.shift();
+    t.onChat?.();
     return;
   }
   if (TABLE_FRAMES.has(f.type)) {
@@ -526,6 +535,9 @@ function route() {
   if (parts[0] === 'room' && /^\d+$/.test(parts[1] || '')) {
     mod = table;
     params = { room: Number(parts[1]) };
+  } else if (parts[0] === 'invite' && /^[0-9a-f-]{36}$/i.test(parts[1] || '')) {
+    mod = { mount: lobby.mountInvite };
+    params = { invite: parts[1].toLowerCase() };
   } else if (parts[0] === 'replay' && /^\d+$/.test(parts[1] || '')) {
     mod = replay;
     const seat = query.get('seat');
@@ -540,7 +552,8 @@ function route() {
     params = { tournament: parts[1] === 'tournament' && /^\d+$/.test(parts[2] || '') ? Number(parts[2]) : null };
     nav = '#/standings';
   }
-  const key = JSON.stringify([mod === lobby ? 'lobby' : mod === table ? 'table' : mod === replay ? 'replay' : 'standings', params]);
+  const name = mod === lobby ? 'lobby' : mod === table ? 'table' : mod === replay ? 'replay' : mod === standings ? 'standings' : 'invite';
+  const key = JSON.stringify([name, params]);
   if (app.route === key) return;
   app.route = key;
   app.page?.unmount?.();

@@ -2,6 +2,7 @@
 // the page is open, and with every `room` frame), and a form to open a room.
 
 import { h, replace } from './dom.js';
+import { builder, erroredField } from './rules.js';
 
 /** Hosted bot strengths offered, weakest first (`GET /api/variants` says which exist). */
 export const STRENGTHS = [
@@ -171,7 +172,18 @@ function createCard(app) {
   const secs = h('input', { id: 'c-secs', name: 'seconds', type: 'number', min: '1', max: '3600', value: '30', 'data-key': 'c-secs' });
   const fill = h('select', { id: 'c-fill', name: 'bots', 'data-key': 'c-fill' });
   const button = h('button', { type: 'submit', class: 'primary', 'data-key': 'c-create' }, 'Create and sit down');
+  const priv = h('input', { id: 'c-private', type: 'checkbox', 'data-key': 'c-private' });
   let presets = [];
+  let catalog = [];
+  let rules = null;
+  const rulesBox = h('div');
+  const formError = h('p', { id: 'c-error', class: 'error', role: 'alert', hidden: true });
+  // The rule menus start from the chosen preset each time it changes.
+  const buildRules = () => {
+    const p = presets.find((x) => x.name === preset.value);
+    rules = p ? builder(catalog, p) : null;
+    rulesBox.replaceChildren(rules ? rules.el : '');
+  };
   const fillSeats = () => {
     const p = presets.find((x) => x.name === preset.value);
     const { min, max } = p?.variant?.players || { min: 2, max: 4 };
@@ -184,27 +196,55 @@ function createCard(app) {
   };
   app.variants().then((cat) => {
     presets = cat.presets;
+    catalog = cat.catalog || [];
     preset.replaceChildren(...presets.map((p) => h('option', { value: p.name, selected: p.name === 'latin' }, p.name)));
     fill.replaceChildren(h('option', { value: '' }, 'No: I wait for people'), ...strengthOptions(cat, 'random'));
     fillSeats();
+    buildRules();
   });
-  preset.addEventListener('change', fillSeats);
+  preset.addEventListener('change', () => {
+    fillSeats();
+    buildRules();
+  });
   const form = h(
     'form',
     {
       onsubmit: async (e) => {
         e.preventDefault();
         button.disabled = true;
+        formError.hidden = true;
+        rules?.clearErrors();
         try {
-          const spec = { type: 'create-room', preset: preset.value, seats: Number(seats.value) };
+          const spec = { type: 'create-room', seats: Number(seats.value) };
+          if (rules?.changed()) {
+            // Changed rules travel as a full variant, named apart from the preset.
+            spec.variant = { ...rules.variant(), name: `${preset.value}-custom` };
+          } else {
+            spec.preset = preset.value;
+          }
           const ms = Math.round(Number(secs.value) * 1000);
           if (ms > 0) spec.time = { 'move-ms': ms, 'bank-ms': 0 };
-          const created = await app.ask(spec);
+          if (priv.checked) spec.private = true;
+          let created;
+          try {
+            created = await app.conn.request(spec);
+          } catch (err) {
+            // A refused rule is shown beside its menu; anything else above the button.
+            const field = erroredField(err.message);
+            if (!(field && rules?.showError(field, err.message))) {
+              formError.textContent = err.message;
+              formError.hidden = false;
+            }
+            return;
+          }
           const room = created.room.id;
-          const joined = await app.ask({ type: 'join', room });
+          const invite = created.room.invite;
+          // A private room is joined by its invite, even by its creator.
+          const joined = await app.ask(invite ? { type: 'join', invite } : { type: 'join', room });
           const t = app.table(room);
           t.seat = joined.seat;
           t.info = created.room;
+          t.invite = invite || null;
           if (app.me?.guest) app.rememberGuestSeat(room, joined.seat);
           if (fill.value) {
             t.strength = fill.value;
@@ -223,8 +263,17 @@ function createCard(app) {
       h('label', { class: 'inline' }, 'Table', seats),
       h('label', { class: 'inline' }, 'Seconds a move', secs),
       h('label', { class: 'inline' }, 'Fill the other seats with bots', fill),
+      h('label', { class: 'inline' }, priv, 'Private room (invite only)'),
       button,
     ),
+    h(
+      'details',
+      {},
+      h('summary', { 'aria-label': 'Change the rules' }, 'Change the rules'),
+      h('p', { class: 'small muted' }, 'Each menu starts at the preset’s rule; the server checks the combination.'),
+      rulesBox,
+    ),
+    formError,
   );
   return h(
     'section',
@@ -254,4 +303,31 @@ export function mount(app) {
   ask();
   const timer = setInterval(ask, 2000);
   return { el, update, unmount: () => clearInterval(timer) };
+}
+
+/** `#/invite/<uuid>`: joins the private room the invite opens, then shows it. */
+export function mountInvite(app, { invite }) {
+  const status = h('p', { role: 'status' }, 'Joining the room of this invite…');
+  const el = h('div', {}, h('h1', {}, 'An invitation to a private room'), status);
+  let started = false;
+  const update = async () => {
+    if (started || !app.conn.ready) return;
+    started = true;
+    try {
+      const r = await app.conn.request({ type: 'join', invite });
+      const t = app.table(r.room);
+      t.seat = r.seat;
+      t.lost = false;
+      t.spectating = false;
+      t.invite = invite;
+      if (app.me?.guest) app.rememberGuestSeat(r.room, r.seat);
+      app.go(`#/room/${r.room}`);
+    } catch (e) {
+      status.textContent =
+        e.code === 'no-such-room'
+          ? 'This invite opens no room: the room has closed, or the link is mistyped.'
+          : `Cannot join: ${e.message}`;
+    }
+  };
+  return { el, update };
 }

@@ -347,7 +347,8 @@ function waitingRoom(app, t) {
               'data-key': `take-${s.seat}`,
               'aria-label': `take seat ${s.seat + 1}`,
               onclick: async () => {
-                const r = await app.ask({ type: 'join', room: t.room, seat: s.seat });
+                // A private room takes its invite, not its number.
+                const r = await app.ask(t.invite ? { type: 'join', invite: t.invite, seat: s.seat } : { type: 'join', room: t.room, seat: s.seat });
                 t.seat = r.seat;
                 t.lost = false;
                 t.spectating = false;
@@ -409,8 +410,34 @@ function waitingRoom(app, t) {
     'section',
     { class: 'card', 'aria-labelledby': 'wait-h' },
     h('h2', { id: 'wait-h' }, info.status === 'playing' ? 'A match is in play' : 'Waiting for players'),
+    t.invite && empty > 0 ? inviteBox(app, t) : null,
     h('ul', { 'aria-label': 'seats' }, rows),
     controls,
+  );
+}
+
+/** A private room's invite link, for its members to pass on. */
+function inviteBox(app, t) {
+  const link = `${location.origin}${location.pathname}#/invite/${t.invite}`;
+  const field = h('input', { id: 'invite-link', type: 'text', readonly: true, value: link, 'aria-label': 'invite link', size: '60' });
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(link);
+    } catch {
+      // No clipboard access (an insecure origin, a refused permission):
+      // select the link so that the person copies it.
+      field.select();
+      app.announce('Select the link and copy it.');
+      return;
+    }
+    app.announce('The invite link is copied.');
+  };
+  return h(
+    'div',
+    { class: 'row' },
+    h('label', { for: 'invite-link' }, 'Private room: friends join with this link'),
+    field,
+    h('button', { type: 'button', 'data-key': 'copy-invite', onclick: copy }, 'Copy the invite link'),
   );
 }
 
@@ -514,9 +541,58 @@ function describe(t) {
 }
 
 /** The room page. */
+/** The table chat: a log and a line to type, kept across re-renders of the
+ * table (so typing is never interrupted by a move). */
+function chatBox(app, t) {
+  const log = h('ul', { class: 'chat-log small', role: 'log', 'aria-label': 'table chat' });
+  const input = h('input', { id: 'chat-text', type: 'text', maxlength: '200', autocomplete: 'off', 'aria-label': 'chat message' });
+  const err = h('p', { id: 'chat-err', class: 'small error', role: 'alert', hidden: true });
+  input.setAttribute('aria-describedby', 'chat-err');
+  const form = h(
+    'form',
+    {
+      class: 'row',
+      onsubmit: async (e) => {
+        e.preventDefault();
+        const text = input.value.trim();
+        if (!text) return;
+        err.hidden = true;
+        try {
+          await app.conn.request({ type: 'chat', room: t.room, text });
+          input.value = '';
+        } catch (x) {
+          err.textContent = x.code === 'rate-limited' ? 'Too many lines at once: wait a moment.' : x.message;
+          err.hidden = false;
+        }
+      },
+    },
+    input,
+    h('button', { type: 'submit', 'data-key': 'chat-send' }, 'Send'),
+  );
+  const section = h('section', { class: 'card chat', 'aria-labelledby': 'chat-h' }, h('h2', { id: 'chat-h' }, 'Table chat'), log, form, err);
+  let last = null;
+  const render = () => {
+    section.hidden = !(t.seat !== null && !t.lost) && !t.spectating;
+    // Only new lines are appended: a log is read by what it gains.
+    const from = last ? t.chat.indexOf(last) + 1 : 0;
+    if (last && from === 0) log.replaceChildren();
+    if (t.chat.length) last = t.chat[t.chat.length - 1];
+    for (const m of t.chat.slice(from)) {
+      const who = m.seat !== undefined && m.seat !== null ? `Seat ${m.seat + 1} (${m.seat === t.seat ? 'you' : m.name})` : `${m.name} (watching)`;
+      log.append(h('li', {}, h('strong', {}, `${who}: `), m.text));
+    }
+    while (log.children.length > 100) log.firstChild.remove();
+    log.scrollTop = log.scrollHeight;
+  };
+  return { section, render };
+}
+
 export function mount(app, { room }) {
   const t = app.table(room);
   const el = h('div', { class: 'room' });
+  const chat = chatBox(app, t);
+  t.onChat = chat.render;
+  const root = h('div', {}, el, chat.section);
   let started = false;
   const start = async () => {
     if (started || !app.conn.ready) return;
@@ -543,6 +619,7 @@ export function mount(app, { room }) {
   window.addEventListener('resize', resize);
   const update = () => {
     start();
+    chat.render();
     const inMatch = t.view && (t.info?.status === 'playing' || t.gameOver || t.view['to-move'] !== null);
     const head = h(
       'div',
@@ -602,9 +679,12 @@ export function mount(app, { room }) {
     }
   };
   return {
-    el,
+    el: root,
     update,
     keepFocus: false,
-    unmount: () => window.removeEventListener('resize', resize),
+    unmount: () => {
+      window.removeEventListener('resize', resize);
+      if (t.onChat === chat.render) t.onChat = null;
+    },
   };
 }

@@ -147,6 +147,15 @@ pub(crate) enum Input {
         /// Request id.
         id: Option<u64>,
     },
+    /// Say something to the room.
+    Chat {
+        /// Who.
+        who: Member,
+        /// What (already checked for length).
+        text: String,
+        /// Request id.
+        id: Option<u64>,
+    },
     /// Fill the empty seats with hosted bots.
     FillBots {
         /// Who asks.
@@ -240,6 +249,8 @@ pub(crate) struct Settings {
     pub seed: Option<u64>,
     /// How long a disconnected player keeps its seat.
     pub grace: Duration,
+    /// Unlisted, joined by invite only.
+    pub private: bool,
 }
 
 /// A hosted seat set when the room is created.
@@ -489,6 +500,7 @@ impl RoomCore {
                 | Input::Spectate { who, id }
                 | Input::FillBots { who, id, .. }
                 | Input::Ready { who, id }
+                | Input::Chat { who, id, .. }
                 | Input::Move { who, id, .. }
                 | Input::Resync { who, id }
                 | Input::Close { who, id } => {
@@ -521,6 +533,7 @@ impl RoomCore {
                 self.changed(fx);
                 self.maybe_start(now, fx);
             }
+            Input::Chat { who, text, id } => self.chat(fx, who, text, id),
             Input::Move { who, prompt, mv, id } => self.on_move(now, fx, who, prompt, mv, id),
             Input::Resync { who, id } => self.send_sync(now, fx, &who, id),
             Input::Close { who, id } => {
@@ -560,6 +573,21 @@ impl RoomCore {
             Input::Stored(game) => self.on_stored(fx, game),
             Input::Continue => self.advance(now, fx),
             Input::Shutdown => self.close(fx, "the server is shutting down"),
+        }
+    }
+
+    /// Passes a member's words to every member, the sender too (its copy
+    /// is the confirmation that everyone got them, in the room's order).
+    fn chat(&mut self, fx: &mut Vec<Effect>, who: Member, text: String, id: Option<u64>) {
+        let seat = self.seat_of(&who);
+        if seat.is_none() && !self.spectators.iter().any(|s| s.conn == who.conn) {
+            return self.reply_err(fx, &who, id, ErrorCode::NotSeated, "take a seat or watch the room first");
+        }
+        self.reply(fx, &who, id, ServerMsg::Ok { room: self.s.id });
+        let msg = ServerMsg::Chat { room: self.s.id, seat: seat.map(|s| s.0), name: who.ident.name.clone(), text };
+        let frame = encode(None, msg);
+        for m in self.members() {
+            Self::send(fx, m, frame.clone(), Push::Now);
         }
     }
 
@@ -653,6 +681,9 @@ impl RoomCore {
             on_timeout: self.s.on_timeout.clone(),
             games_played: self.games_played,
             seeded: self.s.seed.is_some(),
+            private: self.s.private,
+            // The invite is the key to the room: never in what members see.
+            invite: None,
         }
     }
 

@@ -71,6 +71,16 @@ pub enum RoomCmd {
         /// Request id.
         id: Option<u64>,
     },
+    /// Say something to everyone in the room (checked for length and
+    /// rate by the connection).
+    Chat {
+        /// Who.
+        client: Client,
+        /// What.
+        text: String,
+        /// Request id.
+        id: Option<u64>,
+    },
     /// Ready for the next match.
     Ready {
         /// Who.
@@ -246,7 +256,19 @@ pub(crate) fn settings(spec: &RoomSpec, grace: std::time::Duration) -> Result<Se
         on_timeout: spec.on_timeout.clone().unwrap_or_default(),
         seed: spec.seed,
         grace,
+        private: spec.private,
     })
+}
+
+/// A fresh invite id: a random UUID v4 (122 random bits), so a private
+/// room cannot be found by guessing.
+pub(crate) fn invite_id() -> Result<String, getrandom::Error> {
+    let mut b = [0u8; 16];
+    getrandom::fill(&mut b)?;
+    b[6] = (b[6] & 0x0f) | 0x40; // version 4
+    b[8] = (b[8] & 0x3f) | 0x80; // RFC 4122 variant
+    let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
+    Ok(format!("{}-{}-{}-{}-{}", &hex[0..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..32]))
 }
 
 /// Parses and validates the text of a variant file. The origin named in
@@ -299,10 +321,13 @@ async fn create_with(
         CreateError::Db(e)
     })? as capicua_protocol::RoomId;
     core.set_id(id);
-    let snapshot = core.info();
+    let mut snapshot = core.info();
     let info = Arc::new(Mutex::new(snapshot.clone()));
     let (tx, rx) = mpsc::unbounded_channel();
-    state.rooms.lock().expect("rooms lock").insert(id, RoomHandle { tx, info: info.clone() });
+    let invite = if spec.private { Some(invite_id().map_err(|_| CreateError::NoEntropy)?) } else { None };
+    state.rooms.lock().expect("rooms lock").insert(id, RoomHandle { tx, info: info.clone(), invite: invite.clone() });
+    // Only the creator's reply carries the invite.
+    snapshot.invite = invite;
     state.metrics.rooms.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let guard = state.task_guard();
     let task = RoomTask::new(core, state.clone(), info, on_stored);

@@ -135,6 +135,7 @@ impl RoomTask {
                 Input::FillBots { who: self.member(client), strategy, player_id, id }
             }
             RoomCmd::Ready { client, id } => Input::Ready { who: self.member(client), id },
+            RoomCmd::Chat { client, text, id } => Input::Chat { who: self.member(client), text, id },
             RoomCmd::Move { client, prompt, mv, id } => Input::Move { who: self.member(client), prompt, mv, id },
             RoomCmd::Resync { client, id } => Input::Resync { who: self.member(client), id },
             RoomCmd::Close { client, id } => Input::Close { who: self.member(client), id },
@@ -253,6 +254,7 @@ fn input_conn(input: &Input) -> Option<ConnId> {
         | Input::Spectate { who, .. }
         | Input::FillBots { who, .. }
         | Input::Ready { who, .. }
+        | Input::Chat { who, .. }
         | Input::Move { who, .. }
         | Input::Resync { who, .. }
         | Input::Close { who, .. }

@@ -195,6 +195,8 @@ async fn open_table(
         // Never seeded: the tournament's seed is public in its
         // configuration, and a known seed would reveal every hand.
         seed: None,
+        // Listed, so that anyone may watch a tournament table.
+        private: false,
     };
     let (done_tx, done_rx) = oneshot::channel();
     let options = TableOptions {
