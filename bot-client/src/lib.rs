@@ -13,11 +13,15 @@
 //!   assignments, and answer every prompt (`capicua-bot play`);
 //! - [`load`]: many scripted tables at once, measuring throughput and
 //!   latency (`capicua-bot load`);
-//! - [`transport`]: the byte stream under the WebSocket (TCP or a Unix
-//!   socket).
+//! - [`transport`]: server addresses, and the byte stream under the
+//!   WebSocket (TCP or a Unix socket);
+//! - [`backoff`]: when and how loudly remote bots retry;
+//! - [`token_file`]: where a bot registered by name keeps its token.
 
+pub mod backoff;
 pub mod load;
 pub mod remote;
+pub mod token_file;
 pub mod transport;
 
 pub use remote::RemoteError;

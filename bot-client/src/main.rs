@@ -1,12 +1,17 @@
 //! `capicua-bot`: list strategies, pit them against each other.
 
 use std::io::{IsTerminal, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use anyhow::{Context, Result, bail};
-use capicua_engine::Variant;
+use anyhow::{Context, Result, anyhow, bail};
+use capicua_bot::remote::{AwaitConfig, PlayConfig, PlayOptions, Registration, Tally};
+use capicua_bot::token_file;
+use capicua_bot::transport::ServerAddr;
+use capicua_engine::{Game, Rules, Seating, Variant};
 use capicua_strategy::arena::{Arena, ArenaConfig, ArenaReport, Mode};
 use capicua_strategy::spec::STRATEGIES;
 use capicua_strategy::stats::Sprt;
@@ -43,8 +48,25 @@ struct PlayArgs {
     #[arg(long, default_value = "ws://127.0.0.1:8080/ws")]
     server: String,
     /// A registered player's token (without one: a guest, casual rooms only).
-    #[arg(long, env = "CAPICUA_TOKEN")]
+    #[arg(long, env = "CAPICUA_TOKEN", conflicts_with = "register")]
     token: Option<String>,
+    /// Play as the registered player NAME: its token is read from the token
+    /// file, or, without one, NAME is registered and its token written there.
+    /// With `--count N` (N > 1) the bots are NAME-1 ... NAME-N, each with its
+    /// own token file (`NAME.token` -> `NAME-1.token`).
+    #[arg(long, value_name = "NAME")]
+    register: Option<String>,
+    /// With `--register`: the token file (default: NAME.token in the current
+    /// directory). Never overwritten; written with mode 0600.
+    #[arg(long, value_name = "PATH", requires = "register")]
+    token_file: Option<PathBuf>,
+    /// Find or create rated rooms only (needs `--register` or `--token`).
+    #[arg(long)]
+    rated: bool,
+    /// Find or create rooms of the variant in this file (TOML or JSON:
+    /// `base = "latin"` and overrides) instead of a preset.
+    #[arg(long, value_name = "FILE", conflicts_with = "preset")]
+    variant: Option<PathBuf>,
     /// The strategy spec (see `capicua-bot strategies`).
     #[arg(long, default_value = "random")]
     strategy: String,
@@ -125,8 +147,19 @@ struct ArenaArgs {
     time_moves: bool,
 }
 
-fn main() -> Result<()> {
-    match Cli::parse().command {
+fn main() -> ExitCode {
+    match run(Cli::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            // One line: the error and its causes.
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<()> {
+    match cli.command {
         Command::Strategies => {
             for (name, description) in STRATEGIES {
                 println!("{name:<22} {description}");
@@ -144,45 +177,101 @@ fn runtime() -> Result<tokio::runtime::Runtime> {
     Ok(tokio::runtime::Builder::new_multi_thread().enable_all().build()?)
 }
 
+/// `capicua-bot play`: everything that can be checked without the server
+/// is checked first (the address, the variant file, the strategy, a rated
+/// bot's name), then the registered bots get their tokens, then they play.
 fn remote_play(a: PlayArgs) -> Result<()> {
-    if a.await_assignments || a.tournament.is_some() {
-        let Some(token) = a.token else {
-            bail!("--await-assignments needs --token (tournament tables are reserved for registered players)");
-        };
-        let cfg = capicua_bot::remote::AwaitConfig {
-            server: a.server,
-            token,
-            strategy: a.strategy,
-            tournament: a.tournament,
-        };
-        let tally = std::sync::Arc::new(capicua_bot::remote::Tally::default());
-        return run_remote("awaiting assignments", &tally, capicua_bot::remote::await_assignments(cfg, tally.clone()));
-    }
-    let cfg = capicua_bot::remote::PlayConfig {
-        server: a.server,
-        token: a.token,
-        strategy: a.strategy,
-        room: a.room,
-        preset: a.preset,
-        count: a.count,
-        matches: a.matches,
+    ServerAddr::parse(&a.server)?;
+    capicua_strategy::spec::build(&a.strategy, 0)?;
+    let awaiting = a.await_assignments || a.tournament.is_some();
+    let variant = match &a.variant {
+        Some(path) => Some(play_variant(path)?),
+        None if awaiting || a.room.is_some() => None,
+        None => {
+            capicua_engine::preset(&a.preset).ok_or_else(|| {
+                anyhow!("unknown preset {:?}; presets: {}", a.preset, capicua_engine::PRESETS.join(", "))
+            })?;
+            None
+        }
     };
-    let tally = std::sync::Arc::new(capicua_bot::remote::Tally::default());
-    run_remote("remote play", &tally, capicua_bot::remote::play(cfg, tally.clone()))
+    let registered = a.register.is_some() || a.token.is_some();
+    if a.rated && !registered {
+        bail!("--rated needs a registered player: give --register NAME (or --token)");
+    }
+    if awaiting && !registered {
+        bail!(
+            "--await-assignments needs --register NAME or --token (tournament tables are reserved for registered players)"
+        );
+    }
+    // A tournament bot is one player.
+    let count = if awaiting { 1 } else { a.count.max(1) };
+    let players: Vec<Registration> = match &a.register {
+        None => vec![],
+        Some(name) => {
+            let file = a.token_file.clone().unwrap_or_else(|| PathBuf::from(format!("{name}.token")));
+            (0..count)
+                .map(|i| Registration {
+                    name: token_file::numbered_name(name, i, count),
+                    token_file: token_file::numbered_path(&file, i, count),
+                })
+                .collect()
+        }
+    };
+    let tally = Arc::new(Tally::default());
+    let server = a.server.clone();
+    let session = async {
+        let tokens = capicua_bot::remote::tokens_for(&server, &players, &tally).await?;
+        if awaiting {
+            let token = tokens.into_iter().next().or(a.token).expect("checked above: a token or a name");
+            let cfg = AwaitConfig { server: a.server, token, strategy: a.strategy, tournament: a.tournament };
+            return Ok(capicua_bot::remote::await_assignments(cfg, tally.clone()).await?);
+        }
+        let cfg = PlayConfig {
+            server: a.server,
+            token: a.token,
+            strategy: a.strategy,
+            room: a.room,
+            preset: a.preset,
+            count,
+            matches: a.matches,
+        };
+        let opts = PlayOptions { tokens, rated: a.rated, variant };
+        Ok(capicua_bot::remote::play_as(cfg, opts, tally.clone()).await?)
+    };
+    run_remote(&tally, session)
+}
+
+/// The variant of `--variant FILE`, checked as the server checks a room's:
+/// it validates, and a table of its most seats deals.
+fn play_variant(path: &Path) -> Result<Variant> {
+    let origin = path.display().to_string();
+    let text = std::fs::read_to_string(path).with_context(|| format!("reading the variant file {origin}"))?;
+    // Errors name the file, the line and the field.
+    let rules = Rules::from_file_text(&origin, &text).map_err(|e| anyhow!("{e}"))?;
+    let variant = rules.variant().clone();
+    Game::new(Arc::new(rules), Seating::new(variant.players.max), 0)
+        .map_err(|e| anyhow!("{origin}: players.max: a table of {} seats does not deal: {e}", variant.players.max))?;
+    // Rooms are found, and ratings kept, by variant name: a house variant
+    // under a preset's name would sit bots at the preset's tables.
+    if capicua_engine::preset(&variant.name).is_some_and(|p| p != variant) {
+        let line = text.lines().position(|l| {
+            let l = l.trim_start();
+            l.starts_with("name") || l.starts_with("\"name\"")
+        });
+        let at = line.map_or(String::new(), |n| format!(":{}", n + 1));
+        bail!(
+            "{origin}{at}: name: {:?} is a preset's name but this variant differs from it; give it its own name",
+            variant.name
+        );
+    }
+    Ok(variant)
 }
 
 /// Runs a remote session until it ends or Ctrl-C, then prints its tally.
-fn run_remote<E>(
-    what: &'static str,
-    tally: &capicua_bot::remote::Tally,
-    session: impl std::future::Future<Output = Result<(), E>>,
-) -> Result<()>
-where
-    E: std::error::Error + Send + Sync + 'static,
-{
+fn run_remote(tally: &Tally, session: impl std::future::Future<Output = Result<()>>) -> Result<()> {
     runtime()?.block_on(async {
         tokio::select! {
-            r = session => r.context(what),
+            r = session => r,
             _ = tokio::signal::ctrl_c() => Ok(()),
         }
     })?;

@@ -1,23 +1,33 @@
 //! Remote bots: play on a capicua server over its WebSocket protocol.
 //!
-//! `capicua-bot play` runs [`play`]: each bot connects, says hello (with a
+//! `capicua-bot play` runs [`play_as`]: each bot connects, says hello (with a
 //! token, or as a guest; asking for batched events, since it decides from
 //! each prompt's view), takes the seat it is given back (reconnect), asked
-//! for (`--room`) or finds (the first waiting room with an empty seat, else a
-//! new room), says ready, answers every prompt with its strategy, says ready
-//! again after each match, and on a dropped connection reconnects with
-//! randomized, capped exponential backoff. A close code that forbids
-//! reconnecting (bad token, version mismatch) ends the bot with an error.
+//! for (`--room`) or finds (the fullest waiting room of its variant and
+//! kind, casual or rated, with an empty seat, else a new room), says ready,
+//! answers every prompt with its strategy, says ready again after each
+//! match, and prints each stored match's address once per process.
+//!
+//! Errors are transient or permanent ([`RemoteError::is_transient`]): a bot
+//! retries the transient ones (an unreachable or restarting server, a
+//! dropped connection) with the backoff of [`crate::backoff`], saying so
+//! once per outage, and stops on a permanent one (a bad address, an HTTP
+//! answer that is not a WebSocket upgrade, a refused token, a request the
+//! server calls bad), since retrying cannot fix it.
+//!
+//! Bots named by `--register` get their tokens first ([`tokens_for`]): from
+//! their token files ([`crate::token_file`]), or by registering.
 
-use std::collections::HashMap;
-use std::sync::Arc;
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use capicua_engine::{Move, Rules, Variant, ViewSnapshot};
 use capicua_protocol::{
-    Assignment, ClientFrame, ClientMsg, ErrorCode, PROTOCOL_VERSION, Progress, RoomId, RoomSpec, RoomStatus,
-    ServerFrame, ServerMsg, close,
+    Assignment, ClientFrame, ClientMsg, ErrorCode, GameId, PROTOCOL_VERSION, PlayerInfo, Progress, RoomId, RoomInfo,
+    RoomSpec, RoomStatus, SeatRef, ServerFrame, ServerMsg, close,
 };
 use capicua_strategy::rng::derive_seed;
 use capicua_strategy::{SnapshotSeat, SpecError, Strategy, spec};
@@ -25,20 +35,43 @@ use futures_util::{SinkExt, StreamExt};
 use tokio::net::TcpStream;
 use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::Message;
-use tokio_tungstenite::tungstenite::error::UrlError;
 
-use crate::transport::{self, Transport};
+use crate::backoff::{Backoff, Outage};
+use crate::token_file::{self, TokenFileError};
+use crate::transport::{AddrError, ServerAddr, Transport};
+
+/// How long connecting and the WebSocket handshake may take before the
+/// attempt counts as failed (and is retried): a server that accepts and
+/// then says nothing must not hold a bot forever.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Errors of a remote bot.
 #[derive(Debug, thiserror::Error)]
 pub enum RemoteError {
+    /// The server address cannot be used.
+    #[error(transparent)]
+    Addr(#[from] AddrError),
     /// The WebSocket failed.
     #[error("websocket: {0}")]
     Ws(#[from] tokio_tungstenite::tungstenite::Error),
+    /// The server answered the WebSocket handshake with another HTTP status.
+    #[error("{url} answered HTTP {status} {reason} instead of accepting a WebSocket{hint}",
+        hint = if *status == 404 { " (is the path right? capicua serves it at /ws)" } else { "" })]
+    Http {
+        /// The address tried.
+        url: String,
+        /// The HTTP status.
+        status: u16,
+        /// Its reason phrase.
+        reason: String,
+    },
+    /// Connecting and the handshake took longer than [`CONNECT_TIMEOUT`].
+    #[error("no answer within {} s", CONNECT_TIMEOUT.as_secs())]
+    Timeout,
     /// The server sent something we could not read.
     #[error("bad frame from the server: {0}")]
     Frame(#[from] serde_json::Error),
-    /// The server closed the connection with a code that forbids reconnecting.
+    /// The server closed the connection with a close code.
     #[error("closed by the server with code {code}: {reason}")]
     Refused {
         /// The close code.
@@ -46,7 +79,7 @@ pub enum RemoteError {
         /// Its reason.
         reason: String,
     },
-    /// The server answered with an error we cannot recover from.
+    /// The server answered a request with an error.
     #[error("server error {}: {message}", code_name(.code))]
     Server {
         /// The code.
@@ -74,6 +107,92 @@ pub enum RemoteError {
     /// The connection ended.
     #[error("connection closed")]
     Closed,
+    /// Rated rooms admit registered players only.
+    #[error("rated rooms admit registered players only: give --register NAME (or --token)")]
+    RatedGuest,
+    /// A token file cannot be read or written.
+    #[error(transparent)]
+    TokenFile(#[from] TokenFileError),
+    /// `--register` names a player that exists, and its token file is missing.
+    #[error(
+        "the name {name:?} is already taken on {server} and its token file {} is missing: \
+         give that player's token file (--token-file) or token (--token), or register another name",
+        path.display()
+    )]
+    NameTaken {
+        /// The player name.
+        name: String,
+        /// The server.
+        server: String,
+        /// The token file looked for.
+        path: PathBuf,
+    },
+    /// The server does not know the token of a token file.
+    #[error("the token in {} is not known to {server} (a token file of another server or database?)", path.display())]
+    TokenRejected {
+        /// The token file.
+        path: PathBuf,
+        /// The server.
+        server: String,
+    },
+    /// A token file holds another player's token than its name says.
+    #[error("{} holds the token of player {holder:?}, not {name:?}", path.display())]
+    WrongPlayer {
+        /// The token file.
+        path: PathBuf,
+        /// The name it was read for.
+        name: String,
+        /// The player the server says the token is for.
+        holder: String,
+    },
+}
+
+impl RemoteError {
+    /// Whether retrying later may succeed: an unreachable, overloaded or
+    /// restarting server, a dropped connection, a server fault. Everything
+    /// else (a bad address, an HTTP answer other than 5xx or 429, a refused
+    /// token, a request the server calls bad, a taken name) would fail the
+    /// same way again.
+    pub fn is_transient(&self) -> bool {
+        use tokio_tungstenite::tungstenite::Error as W;
+        match self {
+            RemoteError::Ws(W::Io(_) | W::ConnectionClosed | W::AlreadyClosed | W::Protocol(_)) => true,
+            RemoteError::Http { status, .. } => *status >= 500 || *status == 429,
+            RemoteError::Timeout | RemoteError::Closed | RemoteError::NoSeat => true,
+            RemoteError::Refused { code, .. } => close::may_reconnect(*code),
+            RemoteError::Server { code, .. } => matches!(
+                code,
+                ErrorCode::RateLimited
+                    | ErrorCode::TooManyConnections
+                    | ErrorCode::ShuttingDown
+                    | ErrorCode::SlowConsumer
+                    | ErrorCode::Internal
+                    | ErrorCode::GameInProgress
+            ),
+            _ => false,
+        }
+    }
+
+    /// What went wrong in a few words, for the line telling an outage.
+    pub fn cause(&self) -> String {
+        use std::io::ErrorKind;
+        use tokio_tungstenite::tungstenite::Error as W;
+        match self {
+            RemoteError::Ws(W::Io(e)) => match e.kind() {
+                ErrorKind::ConnectionRefused => "connection refused".into(),
+                ErrorKind::ConnectionReset => "connection reset".into(),
+                ErrorKind::ConnectionAborted => "connection aborted".into(),
+                ErrorKind::UnexpectedEof => "connection closed".into(),
+                ErrorKind::TimedOut => "timed out".into(),
+                ErrorKind::NotFound => "no such socket".into(),
+                _ => e.to_string(),
+            },
+            RemoteError::Ws(W::ConnectionClosed | W::AlreadyClosed) | RemoteError::Closed => "connection closed".into(),
+            RemoteError::Ws(W::Protocol(p)) => format!("WebSocket handshake failed ({p})"),
+            RemoteError::Http { status, reason, .. } => format!("HTTP {status} {reason}"),
+            other => other.to_string(),
+        }
+    }
 }
 
 /// What `capicua-bot play` was asked.
@@ -95,7 +214,23 @@ pub struct PlayConfig {
     pub matches: Option<u64>,
 }
 
-/// Counters shared by the bots of one process.
+/// Who the bots of [`play_as`] are and which rooms they look for, beyond
+/// [`PlayConfig`]; the default is what [`play`] does.
+#[derive(Clone, Debug, Default)]
+pub struct PlayOptions {
+    /// One token per bot, bot `i` playing with `tokens[i]` (registered
+    /// players, from [`tokens_for`]); bots past the end use
+    /// [`PlayConfig::token`].
+    pub tokens: Vec<String>,
+    /// Find or create rated rooms only (every bot needs a token). Without
+    /// it, casual rooms only.
+    pub rated: bool,
+    /// The full variant of the rooms to find or create, instead of
+    /// [`PlayConfig::preset`].
+    pub variant: Option<Variant>,
+}
+
+/// Counters and reports shared by the bots of one process.
 #[derive(Debug, Default)]
 pub struct Tally {
     /// Moves accepted.
@@ -106,6 +241,51 @@ pub struct Tally {
     pub errors: AtomicU64,
     /// Reconnects.
     pub reconnects: AtomicU64,
+    /// The bots that cannot reach the server right now.
+    pub outage: Outage,
+    /// Matches already reported: by stored game id, or by room and sequence
+    /// number when the server could not store one.
+    reported: Mutex<HashSet<(Option<GameId>, RoomId, u64)>>,
+}
+
+impl Tally {
+    /// The line telling that a match ended (`game 17 stored:
+    /// http://HOST:PORT/api/games/17`), the first time a bot of this
+    /// process reports it; `None` when another bot at the same table
+    /// already did.
+    pub fn match_over(&self, server: &ServerAddr, room: RoomId, seq: u64, game: Option<GameId>) -> Option<String> {
+        // Every bot at a table hears the same `game-over`: the stored id
+        // (or, unstored, the room's sequence number) tells them apart.
+        let key = match game {
+            Some(id) => (Some(id), 0, 0),
+            None => (None, room, seq),
+        };
+        if !self.reported.lock().expect("report lock").insert(key) {
+            return None;
+        }
+        Some(match (game, game.and_then(|id| server.game_url(id))) {
+            (Some(id), Some(url)) => format!("game {id} stored: {url}"),
+            (Some(id), None) => format!("game {id} stored"),
+            (None, _) => format!("match in room {room} over; the server could not store it"),
+        })
+    }
+
+    /// Bot `bot` failed with a transient error: tells the outage if it is
+    /// the first bot to fail, and counts a reconnect.
+    fn failed(&self, bot: u64, server: &str, e: &RemoteError, connected: bool) {
+        self.reconnects.fetch_add(1, Ordering::Relaxed);
+        if self.outage.failed(bot) {
+            eprintln!("{}", crate::backoff::down_line(server, &e.cause(), connected));
+        }
+    }
+
+    /// Bot `bot` is connected: tells the end of the outage if it was the
+    /// last bot retrying.
+    fn recovered(&self, bot: u64, server: &str) {
+        if self.outage.recovered(bot) {
+            eprintln!("{}", crate::backoff::up_line(server));
+        }
+    }
 }
 
 /// A WebSocket connection speaking the protocol.
@@ -116,32 +296,47 @@ pub struct Connection {
 
 impl Connection {
     /// Connects to `ws://HOST:PORT/PATH` (TCP, Nagle off: frames are small
-    /// and latency matters) or `unix:PATH` (a Unix domain socket).
+    /// and latency matters) or `unix:PATH` (a Unix domain socket), within
+    /// [`CONNECT_TIMEOUT`].
     pub async fn connect(server: &str) -> Result<Connection, RemoteError> {
+        let addr = ServerAddr::parse(server)?;
+        tokio::time::timeout(CONNECT_TIMEOUT, Connection::connect_to(&addr)).await.map_err(|_| RemoteError::Timeout)?
+    }
+
+    async fn connect_to(addr: &ServerAddr) -> Result<Connection, RemoteError> {
         use tokio_tungstenite::tungstenite::Error as WsError;
         use tokio_tungstenite::tungstenite::client::IntoClientRequest;
         // Small read buffer: the transport zero-fills it on every read.
         let config = tokio_tungstenite::tungstenite::protocol::WebSocketConfig::default().read_buffer_size(4096);
-        let (request, stream) = match transport::unix_path(server) {
+        let (request, stream, url) = match addr {
+            #[cfg(not(unix))]
+            ServerAddr::Unix { path } => {
+                let e =
+                    std::io::Error::new(std::io::ErrorKind::Unsupported, format!("unix:{path}: no Unix sockets here"));
+                return Err(WsError::Io(e).into());
+            }
             #[cfg(unix)]
-            Some(path) => {
+            ServerAddr::Unix { path } => {
                 let unix = tokio::net::UnixStream::connect(path).await.map_err(WsError::Io)?;
                 // The handshake still names a host and a path; the socket
                 // decides where it goes.
-                ("ws://localhost/ws".into_client_request()?, Transport::Unix(unix))
+                ("ws://localhost/ws".into_client_request()?, Transport::Unix(unix), format!("unix:{path}"))
             }
-            _ => {
-                let request = server.into_client_request()?;
-                let uri = request.uri();
-                let host = uri.host().ok_or(WsError::Url(UrlError::NoHostName))?;
-                let host = host.trim_start_matches('[').trim_end_matches(']').to_string();
-                let port = uri.port_u16().unwrap_or(80);
-                let tcp = TcpStream::connect((host.as_str(), port)).await.map_err(WsError::Io)?;
+            ServerAddr::Ws { url, host, port, .. } => {
+                let tcp = TcpStream::connect((host.as_str(), *port)).await.map_err(WsError::Io)?;
                 tcp.set_nodelay(true).map_err(WsError::Io)?;
-                (request, Transport::Tcp(tcp))
+                (url.as_str().into_client_request()?, Transport::Tcp(tcp), url.clone())
             }
         };
-        let (ws, _) = tokio_tungstenite::client_async_with_config(request, stream, Some(config)).await?;
+        let (ws, _) =
+            tokio_tungstenite::client_async_with_config(request, stream, Some(config)).await.map_err(|e| match e {
+                WsError::Http(response) => RemoteError::Http {
+                    url,
+                    status: response.status().as_u16(),
+                    reason: response.status().canonical_reason().unwrap_or("").to_string(),
+                },
+                e => e.into(),
+            })?;
         Ok(Connection { ws, next_id: 0 })
     }
 
@@ -155,17 +350,8 @@ impl Connection {
 
     /// The next server frame; a close frame becomes an error carrying its code.
     pub async fn recv(&mut self) -> Result<ServerFrame, RemoteError> {
-        loop {
-            match self.ws.next().await {
-                Some(Ok(Message::Text(t))) => return Ok(serde_json::from_str(&t)?),
-                Some(Ok(Message::Close(Some(c)))) => {
-                    return Err(RemoteError::Refused { code: c.code.into(), reason: c.reason.to_string() });
-                }
-                Some(Ok(Message::Close(None))) | None => return Err(RemoteError::Closed),
-                Some(Ok(_)) => continue,
-                Some(Err(e)) => return Err(e.into()),
-            }
-        }
+        let text = self.recv_text().await?;
+        Ok(serde_json::from_str(&text)?)
     }
 
     /// Sends a request and waits for its reply, handing other frames to `other`.
@@ -185,7 +371,7 @@ impl Connection {
     }
 
     /// Says hello; returns the rooms where this player already sits.
-    pub async fn hello(&mut self, token: Option<String>) -> Result<Vec<capicua_protocol::SeatRef>, RemoteError> {
+    pub async fn hello(&mut self, token: Option<String>) -> Result<Vec<SeatRef>, RemoteError> {
         self.hello_with(token, false, false).await
     }
 
@@ -196,10 +382,21 @@ impl Connection {
         token: Option<String>,
         lean_prompts: bool,
         batch_events: bool,
-    ) -> Result<Vec<capicua_protocol::SeatRef>, RemoteError> {
+    ) -> Result<Vec<SeatRef>, RemoteError> {
+        Ok(self.greet(token, lean_prompts, batch_events).await?.1)
+    }
+
+    /// Says hello as [`Connection::hello_with`] does; returns who the
+    /// connection acts for and the rooms where that player already sits.
+    pub async fn greet(
+        &mut self,
+        token: Option<String>,
+        lean_prompts: bool,
+        batch_events: bool,
+    ) -> Result<(PlayerInfo, Vec<SeatRef>), RemoteError> {
         let hello = ClientMsg::Hello { version: PROTOCOL_VERSION, token, lean_prompts, batch_events };
         match self.request(hello, |_| {}).await? {
-            ServerMsg::Welcome { seats, .. } => Ok(seats),
+            ServerMsg::Welcome { player, seats, .. } => Ok((player, seats)),
             other => Err(unexpected("hello", other)),
         }
     }
@@ -239,11 +436,23 @@ struct Decider {
     /// Each room's rules, from its `game-started` (the full variant, so a
     /// custom variant plays as well as a preset).
     rules: HashMap<RoomId, Rules>,
+    /// Rules known by variant name besides the presets: the custom variant
+    /// this bot plays, for a prompt resent after a reconnect (which comes
+    /// without its `game-started`).
+    known: HashMap<String, Rules>,
 }
 
 impl Decider {
     fn new(strategy: Box<dyn Strategy>) -> Decider {
-        Decider { strategy, rules: HashMap::new() }
+        Decider { strategy, rules: HashMap::new(), known: HashMap::new() }
+    }
+
+    /// Takes note of a variant's rules for any room that plays it under its
+    /// name; a variant that does not validate is not noted.
+    fn know(&mut self, variant: &Variant) {
+        if let Ok(rules) = variant.clone().validate() {
+            self.known.insert(variant.name.clone(), rules);
+        }
     }
 
     /// Takes note of a room's rules; a variant that does not validate (a
@@ -272,7 +481,7 @@ impl Decider {
     fn decide(&mut self, room: RoomId, view: Option<&ViewSnapshot>, legal: &[Move]) -> Move {
         let Some(view) = view else { return legal[0] };
         if let std::collections::hash_map::Entry::Vacant(slot) = self.rules.entry(room) {
-            if let Some(rules) = Rules::preset(&view.variant) {
+            if let Some(rules) = self.known.get(&view.variant).cloned().or_else(|| Rules::preset(&view.variant)) {
                 slot.insert(rules);
             }
         }
@@ -301,171 +510,417 @@ pub(crate) fn code_name(code: &ErrorCode) -> String {
     }
 }
 
-/// Randomized capped exponential backoff: full jitter over
-/// `[0, min(cap, base * 2^attempt)]`.
-pub fn backoff(attempt: u32, seed: u64) -> Duration {
-    let base_ms = 200u64;
-    let cap_ms = 30_000u64;
-    let top = base_ms.saturating_mul(1u64 << attempt.min(20)).min(cap_ms);
-    let r = derive_seed(seed, attempt as u64);
-    Duration::from_millis(top / 2 + r % (top / 2 + 1))
+/// The rooms a bot looks for: one variant (by name, as the lobby lists
+/// rooms), casual or rated, unseeded; and the spec of the room it creates
+/// when there is none.
+#[derive(Debug)]
+struct Wanted {
+    name: String,
+    rated: bool,
+    spec: RoomSpec,
 }
+
+impl Wanted {
+    fn new(cfg: &PlayConfig, opts: &PlayOptions) -> Wanted {
+        let (name, spec) = match &opts.variant {
+            Some(v) => (v.name.clone(), RoomSpec { variant: Some(v.clone()), ..Default::default() }),
+            None => (cfg.preset.clone(), RoomSpec { preset: Some(cfg.preset.clone()), ..Default::default() }),
+        };
+        Wanted { name, rated: opts.rated, spec: RoomSpec { rated: opts.rated, ..spec } }
+    }
+
+    /// Whether room `r` is one to sit in now. A seeded room is for practice
+    /// (its seed tells every hand), and a casual bot does not sit in a rated
+    /// room it was not asked to play, nor a rated bot in a casual one.
+    fn fits(&self, r: &RoomInfo) -> bool {
+        r.status == RoomStatus::Waiting
+            && r.variant == self.name
+            && r.rated == self.rated
+            && !r.seeded
+            && occupied(r) < r.seats.len()
+    }
+}
+
+/// Seats taken in a room.
+fn occupied(r: &RoomInfo) -> usize {
+    r.seats.iter().filter(|s| s.occupant.is_some()).count()
+}
+
+/// The better room to wait in: the fuller one (its match starts sooner),
+/// then the older one. A total order, so bots of different processes that
+/// each created a room end up in the same one.
+fn rank(r: &RoomInfo) -> (usize, std::cmp::Reverse<RoomId>) {
+    (occupied(r), std::cmp::Reverse(r.id))
+}
+
+/// The bots of one process look for seats one at a time, so they fill one
+/// room together instead of each creating its own.
+static FINDING: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+/// How often a bot waiting for its match to start looks for a fuller room.
+const LOOK_AROUND: Duration = Duration::from_secs(1);
 
 /// Runs `count` bots until stopped (or each has played `matches`).
 pub async fn play(cfg: PlayConfig, tally: Arc<Tally>) -> Result<(), RemoteError> {
+    play_as(cfg, PlayOptions::default(), tally).await
+}
+
+/// Runs `count` bots as `opts` says until stopped (or each has played
+/// `matches`); the first permanent error stops them all.
+pub async fn play_as(cfg: PlayConfig, opts: PlayOptions, tally: Arc<Tally>) -> Result<(), RemoteError> {
     spec::build(&cfg.strategy, 0)?;
-    let mut tasks = Vec::new();
-    for i in 0..cfg.count.max(1) {
-        let cfg = cfg.clone();
-        let tally = tally.clone();
-        tasks.push(tokio::spawn(async move { run_bot(cfg, i as u64, tally).await }));
+    let addr = Arc::new(ServerAddr::parse(&cfg.server)?);
+    let count = cfg.count.max(1);
+    let tokens: Vec<Option<String>> =
+        (0..count).map(|i| opts.tokens.get(i).cloned().or_else(|| cfg.token.clone())).collect();
+    if opts.rated && cfg.room.is_none() && tokens.iter().any(Option::is_none) {
+        return Err(RemoteError::RatedGuest);
     }
-    let mut first_err = None;
-    for t in tasks {
-        match t.await {
-            Ok(Ok(())) => {}
-            Ok(Err(e)) => {
-                first_err.get_or_insert(e);
+    let wanted = Arc::new(Wanted::new(&cfg, &opts));
+    let cfg = Arc::new(cfg);
+    let mut tasks = tokio::task::JoinSet::new();
+    for (i, token) in tokens.into_iter().enumerate() {
+        let bot = Bot {
+            index: i as u64,
+            token,
+            cfg: cfg.clone(),
+            wanted: wanted.clone(),
+            addr: addr.clone(),
+            tally: tally.clone(),
+            played: 0,
+            backoff: Backoff::from_os(),
+        };
+        tasks.spawn(bot.run());
+    }
+    while let Some(done) = tasks.join_next().await {
+        let failed = match done {
+            Ok(Ok(())) => continue,
+            Ok(Err(e)) => e,
+            Err(e) => RemoteError::Task(e),
+        };
+        // Retrying cannot fix it, and the others would only wait for
+        // a bot that is gone.
+        tasks.abort_all();
+        return Err(failed);
+    }
+    Ok(())
+}
+
+/// One bot of [`play_as`].
+struct Bot {
+    index: u64,
+    token: Option<String>,
+    cfg: Arc<PlayConfig>,
+    wanted: Arc<Wanted>,
+    addr: Arc<ServerAddr>,
+    tally: Arc<Tally>,
+    /// Matches finished.
+    played: u64,
+    backoff: Backoff,
+}
+
+/// How a session ended without an error.
+enum SessionEnd {
+    /// The bot played its matches.
+    Done,
+    /// Its room closed: find another one.
+    RoomClosed,
+}
+
+impl Bot {
+    /// Sessions separated by backoff until done or failed for good.
+    async fn run(mut self) -> Result<(), RemoteError> {
+        let result = loop {
+            let mut connected = false;
+            match self.session(&mut connected).await {
+                Ok(SessionEnd::Done) => break Ok(()),
+                Ok(SessionEnd::RoomClosed) => continue,
+                Err(e) if !e.is_transient() => break Err(e),
+                Err(e) => {
+                    self.tally.failed(self.index, &self.cfg.server, &e, connected);
+                    tokio::time::sleep(self.backoff.next_delay()).await;
+                }
             }
-            Err(e) => {
-                first_err.get_or_insert(RemoteError::Task(e));
+        };
+        self.tally.outage.gone(self.index);
+        result
+    }
+
+    async fn session(&mut self, connected: &mut bool) -> Result<SessionEnd, RemoteError> {
+        let mut conn = Connection::connect(&self.cfg.server).await?;
+        // Batched events: a bot decides from its prompt's view alone.
+        let (_, seats) = conn.greet(self.token.clone(), false, true).await?;
+        *connected = true;
+        self.backoff.reset();
+        self.tally.recovered(self.index, &self.cfg.server);
+        // Frames that arrived while a request waited for its reply.
+        let mut pending = VecDeque::new();
+        let (mut room, mut waiting) = match seats.first() {
+            // A seat given back: its room resends its state.
+            Some(s) => (s.room, false),
+            None => {
+                let room = {
+                    let _turn = FINDING.lock().await;
+                    find_seat(&mut conn, self.cfg.room, &self.wanted, &mut pending).await?
+                };
+                conn.send(ClientMsg::Ready { room }).await?;
+                (room, true)
+            }
+        };
+        // A bot sent to a room does not leave it for another.
+        let may_move = self.cfg.room.is_none();
+        let strategy = spec::build(&self.cfg.strategy, derive_seed(self.index, u64::from(std::process::id())))?;
+        let mut decider = Decider::new(strategy);
+        if let Some(v) = &self.wanted.spec.variant {
+            decider.know(v);
+        }
+        let mut look = tokio::time::Instant::now() + self.backoff.jitter(LOOK_AROUND);
+        loop {
+            let msg = match pending.pop_front() {
+                Some(msg) => msg,
+                None => tokio::select! {
+                    frame = conn.recv() => frame?.msg,
+                    () = tokio::time::sleep_until(look), if waiting && may_move => {
+                        look = tokio::time::Instant::now() + self.backoff.jitter(LOOK_AROUND);
+                        if let Some(better) = regroup(&mut conn, room, &self.wanted, &mut pending).await? {
+                            room = better;
+                            conn.send(ClientMsg::Ready { room }).await?;
+                        }
+                        continue;
+                    }
+                },
+            };
+            match msg {
+                ServerMsg::GameStarted { room: r, variant, .. } if r == room => {
+                    waiting = false;
+                    decider.learn(room, *variant);
+                }
+                ServerMsg::Prompt { room: r, prompt, view, legal_moves, .. } if r == room => {
+                    waiting = false;
+                    let m = decider.decide(room, view.as_deref(), &legal_moves);
+                    conn.send(ClientMsg::Move { room, prompt, r#move: m }).await?;
+                }
+                ServerMsg::Accepted { .. } => {
+                    self.tally.moves.fetch_add(1, Ordering::Relaxed);
+                }
+                ServerMsg::GameOver { room: r, seq, game, .. } if r == room => {
+                    decider.forget(room);
+                    self.tally.games.fetch_add(1, Ordering::Relaxed);
+                    if let Some(line) = self.tally.match_over(&self.addr, room, seq, game) {
+                        println!("{line}");
+                    }
+                    self.played += 1;
+                    if self.cfg.matches.is_some_and(|m| self.played >= m) {
+                        let _ = conn.send(ClientMsg::Leave { room }).await;
+                        conn.close().await;
+                        return Ok(SessionEnd::Done);
+                    }
+                    conn.send(ClientMsg::Ready { room }).await?;
+                    waiting = true;
+                }
+                ServerMsg::RoomClosed { room: r, .. } if r == room => {
+                    conn.close().await;
+                    return Ok(SessionEnd::RoomClosed);
+                }
+                ServerMsg::Error { code, message } => {
+                    self.tally.errors.fetch_add(1, Ordering::Relaxed);
+                    eprintln!("bot {}: server error {}: {message}", self.index, code_name(&code));
+                }
+                _ => {}
             }
         }
     }
-    first_err.map_or(Ok(()), Err)
 }
 
-/// Whether reconnecting cannot help: a refusal whose close code says so, a
-/// bad strategy spec, or a server error that `final_code` calls final.
-fn is_final(e: &RemoteError, final_code: impl Fn(ErrorCode) -> bool) -> bool {
-    match e {
-        RemoteError::Refused { code, .. } => !close::may_reconnect(*code),
-        RemoteError::Spec(_) => true,
-        RemoteError::Server { code, .. } => final_code(*code),
-        _ => false,
+/// The rooms the server lists now.
+async fn list_rooms(conn: &mut Connection, pending: &mut VecDeque<ServerMsg>) -> Result<Vec<RoomInfo>, RemoteError> {
+    match conn.request(ClientMsg::ListRooms, |m| pending.push_back(m)).await? {
+        ServerMsg::Rooms { rooms } => Ok(rooms),
+        other => Err(unexpected("list-rooms", other)),
     }
 }
 
-/// Waits the capped, jittered backoff of `attempt` before a reconnect, and
-/// counts it.
-async fn back_off(what: &str, attempt: &mut u32, seed: u64, tally: &Tally) {
-    let wait = backoff(*attempt, seed);
-    eprintln!("{what}; reconnecting in {wait:?}");
-    *attempt += 1;
-    tally.reconnects.fetch_add(1, Ordering::Relaxed);
-    tokio::time::sleep(wait).await;
-}
-
-/// One bot: sessions separated by backoff until done or refused.
-async fn run_bot(cfg: PlayConfig, index: u64, tally: Arc<Tally>) -> Result<(), RemoteError> {
-    let mut attempt = 0u32;
-    let mut played = 0u64;
-    let seed = derive_seed(0xb07, index ^ std::process::id() as u64);
-    loop {
-        match session(&cfg, index, &tally, &mut played, &mut attempt).await {
-            Ok(()) => return Ok(()),
-            // Retrying cannot fix a bad token or protocol version.
-            Err(e) if is_final(&e, |code| matches!(code, ErrorCode::BadToken | ErrorCode::VersionMismatch)) => {
-                return Err(e);
-            }
-            Err(e) => back_off(&format!("bot {index}: {e}"), &mut attempt, seed, &tally).await,
-        }
-    }
-}
-
-/// Finds a room with an empty seat, or creates one.
-async fn find_seat(conn: &mut Connection, cfg: &PlayConfig) -> Result<RoomId, RemoteError> {
-    if let Some(room) = cfg.room {
-        return match conn.request(ClientMsg::Join { room, seat: None }, |_| {}).await? {
+/// Takes a seat: in the room asked for, else in the best waiting room that
+/// fits, else in a new room. The caller holds [`FINDING`].
+async fn find_seat(
+    conn: &mut Connection,
+    asked: Option<RoomId>,
+    wanted: &Wanted,
+    pending: &mut VecDeque<ServerMsg>,
+) -> Result<RoomId, RemoteError> {
+    if let Some(room) = asked {
+        return match conn.request(ClientMsg::Join { room, seat: None }, |m| pending.push_back(m)).await? {
             ServerMsg::Seated { .. } => Ok(room),
             other => Err(unexpected("join", other)),
         };
     }
-    // The bots of one process look for seats one at a time, so they fill
-    // one room together instead of each creating its own.
-    static FINDING: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
-    let _turn = FINDING.lock().await;
     for _ in 0..5 {
-        let ServerMsg::Rooms { rooms } = conn.request(ClientMsg::ListRooms, |_| {}).await? else {
-            continue;
-        };
-        let open = rooms.iter().find(|r| {
-            r.status == RoomStatus::Waiting
-                && r.variant == cfg.preset
-                && r.seats.iter().any(|s| s.occupant.is_none())
-                && (cfg.token.is_some() || !r.rated)
-        });
-        let room = match open {
+        let rooms = list_rooms(conn, pending).await?;
+        let room = match rooms.iter().filter(|r| wanted.fits(r)).max_by_key(|r| rank(r)) {
             Some(r) => r.id,
             None => {
-                let spec = RoomSpec { preset: Some(cfg.preset.clone()), ..Default::default() };
-                match conn.request(ClientMsg::CreateRoom(Box::new(spec)), |_| {}).await? {
+                let create = ClientMsg::CreateRoom(Box::new(wanted.spec.clone()));
+                match conn.request(create, |m| pending.push_back(m)).await? {
                     ServerMsg::Room { room } => room.id,
                     other => return Err(unexpected("create-room", other)),
                 }
             }
         };
         // Another bot may have taken the seat in between: try again.
-        if let ServerMsg::Seated { .. } = conn.request(ClientMsg::Join { room, seat: None }, |_| {}).await? {
-            return Ok(room);
+        match conn.request(ClientMsg::Join { room, seat: None }, |m| pending.push_back(m)).await? {
+            ServerMsg::Seated { .. } => return Ok(room),
+            ServerMsg::Error {
+                code: ErrorCode::SeatTaken | ErrorCode::GameInProgress | ErrorCode::NoSuchRoom, ..
+            } => {}
+            other => return Err(unexpected("join", other)),
         }
     }
     Err(RemoteError::NoSeat)
 }
 
-async fn session(
-    cfg: &PlayConfig,
-    index: u64,
+/// A bot waiting in `room` for its match to start moves to a better room
+/// ([`rank`]) that fits, if there is one: bots of different processes that
+/// each created a room at the same moment gather in one. Returns the new
+/// room, seated (not ready yet).
+async fn regroup(
+    conn: &mut Connection,
+    room: RoomId,
+    wanted: &Wanted,
+    pending: &mut VecDeque<ServerMsg>,
+) -> Result<Option<RoomId>, RemoteError> {
+    let _turn = FINDING.lock().await;
+    let rooms = list_rooms(conn, pending).await?;
+    let Some(ours) = rooms.iter().find(|r| r.id == room) else { return Ok(None) };
+    // A full room starts as soon as everyone is ready: stay.
+    if ours.status != RoomStatus::Waiting || occupied(ours) == ours.seats.len() {
+        return Ok(None);
+    }
+    let better =
+        rooms.iter().filter(|r| r.id != room && wanted.fits(r) && rank(r) > rank(ours)).max_by_key(|r| rank(r));
+    let Some(target) = better else { return Ok(None) };
+    if pending.iter().any(|m| matches!(m, ServerMsg::GameStarted { room: r, .. } if *r == room)) {
+        return Ok(None);
+    }
+    match conn.request(ClientMsg::Leave { room }, |m| pending.push_back(m)).await? {
+        ServerMsg::Left { .. } => {}
+        other => return Err(unexpected("leave", other)),
+    }
+    match conn.request(ClientMsg::Join { room: target.id, seat: None }, |m| pending.push_back(m)).await? {
+        ServerMsg::Seated { .. } => Ok(Some(target.id)),
+        // Taken meanwhile: any seat will do, even the one just left.
+        ServerMsg::Error { code: ErrorCode::SeatTaken | ErrorCode::GameInProgress | ErrorCode::NoSuchRoom, .. } => {
+            find_seat(conn, None, wanted, pending).await.map(Some)
+        }
+        other => Err(unexpected("join", other)),
+    }
+}
+
+/// A bot named by `--register`: its player's name and token file.
+#[derive(Clone, Debug)]
+pub struct Registration {
+    /// The player name.
+    pub name: String,
+    /// Where its token is kept.
+    pub token_file: PathBuf,
+}
+
+/// The tokens of `players`, in order: read from each token file (and
+/// checked with the server: known, and the player's), or, for a missing
+/// file, registered and written to it. Transient errors are retried with
+/// backoff as the bots' are.
+pub async fn tokens_for(server: &str, players: &[Registration], tally: &Tally) -> Result<Vec<String>, RemoteError> {
+    ServerAddr::parse(server)?;
+    let mut backoff = Backoff::from_os();
+    let mut tokens = Vec::with_capacity(players.len());
+    for (i, player) in players.iter().enumerate() {
+        let token = token_for(server, player, &mut backoff, tally, i as u64).await;
+        tally.outage.gone(i as u64);
+        tokens.push(token?);
+    }
+    Ok(tokens)
+}
+
+async fn token_for(
+    server: &str,
+    player: &Registration,
+    backoff: &mut Backoff,
     tally: &Tally,
-    played: &mut u64,
-    attempt: &mut u32,
-) -> Result<(), RemoteError> {
-    let mut conn = Connection::connect(&cfg.server).await?;
-    // Batched events: a bot decides from its prompt's view alone.
-    let seats = conn.hello_with(cfg.token.clone(), false, true).await?;
-    *attempt = 0;
-    let room = match seats.first() {
-        Some(s) => s.room,
-        None => {
-            let room = find_seat(&mut conn, cfg).await?;
-            conn.send(ClientMsg::Ready { room }).await?;
-            room
-        }
+    bot: u64,
+) -> Result<String, RemoteError> {
+    let path = &player.token_file;
+    let known = token_file::read(path)?;
+    // Created before registering: a directory that cannot be written fails
+    // before the name is taken.
+    let mut pending = match known {
+        Some(_) => None,
+        None => Some(token_file::Pending::create(path)?),
     };
-    let strategy = spec::build(&cfg.strategy, derive_seed(index, std::process::id() as u64))?;
-    let mut decider = Decider::new(strategy);
     loop {
-        let frame = conn.recv().await?;
-        match frame.msg {
-            ServerMsg::GameStarted { room: r, variant, .. } if r == room => decider.learn(room, *variant),
-            ServerMsg::Prompt { room: r, prompt, view, legal_moves, .. } if r == room => {
-                let m = decider.decide(room, view.as_deref(), &legal_moves);
-                conn.send(ClientMsg::Move { room, prompt, r#move: m }).await?;
-            }
-            ServerMsg::Accepted { .. } => {
-                tally.moves.fetch_add(1, Ordering::Relaxed);
-            }
-            ServerMsg::GameOver { room: r, .. } if r == room => {
-                decider.forget(room);
-                tally.games.fetch_add(1, Ordering::Relaxed);
-                *played += 1;
-                if cfg.matches.is_some_and(|m| *played >= m) {
-                    let _ = conn.send(ClientMsg::Leave { room }).await;
-                    conn.close().await;
-                    return Ok(());
+        let mut connected = false;
+        let attempt = async {
+            let mut conn = Connection::connect(server).await?;
+            connected = true;
+            let got = match &known {
+                Some(token) => check_token(&mut conn, server, player, token).await,
+                None => register(&mut conn, server, player).await,
+            };
+            conn.close().await;
+            got
+        };
+        match attempt.await {
+            Ok(token) => {
+                tally.recovered(bot, server);
+                backoff.reset();
+                match pending.take() {
+                    Some(file) => {
+                        file.commit(&token)?;
+                        eprintln!("registered {} on {server}; its token is in {}", player.name, path.display());
+                    }
+                    None => eprintln!("playing as {} (token from {})", player.name, path.display()),
                 }
-                conn.send(ClientMsg::Ready { room }).await?;
+                return Ok(token);
             }
-            ServerMsg::RoomClosed { room: r, .. } if r == room => {
-                // Start over: find another room.
-                return Err(RemoteError::Closed);
+            Err(e) if !e.is_transient() => return Err(e),
+            Err(e) => {
+                tally.failed(bot, server, &e, connected);
+                tokio::time::sleep(backoff.next_delay()).await;
             }
-            ServerMsg::Error { code, message } => {
-                tally.errors.fetch_add(1, Ordering::Relaxed);
-                eprintln!("bot {index}: server error {}: {message}", code_name(&code));
-            }
-            _ => {}
         }
+    }
+}
+
+/// Checks that the server knows `token` and that it is `player`'s.
+async fn check_token(
+    conn: &mut Connection,
+    server: &str,
+    player: &Registration,
+    token: &str,
+) -> Result<String, RemoteError> {
+    match conn.greet(Some(token.to_string()), false, false).await {
+        Ok((info, _)) if info.name == player.name => Ok(token.to_string()),
+        Ok((info, _)) => Err(RemoteError::WrongPlayer {
+            path: player.token_file.clone(),
+            name: player.name.clone(),
+            holder: info.name,
+        }),
+        Err(RemoteError::Server { code: ErrorCode::BadToken, .. }) => {
+            Err(RemoteError::TokenRejected { path: player.token_file.clone(), server: server.to_string() })
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// Registers `player`'s name, returning its new token.
+async fn register(conn: &mut Connection, server: &str, player: &Registration) -> Result<String, RemoteError> {
+    conn.greet(None, false, false).await?;
+    match conn.request(ClientMsg::Register { name: player.name.clone() }, |_| {}).await? {
+        ServerMsg::Registered { token, .. } => Ok(token),
+        ServerMsg::Error { code: ErrorCode::NameTaken, .. } => Err(RemoteError::NameTaken {
+            name: player.name.clone(),
+            server: server.to_string(),
+            path: player.token_file.clone(),
+        }),
+        other => Err(unexpected("register", other)),
     }
 }
 
@@ -488,22 +943,37 @@ pub struct AwaitConfig {
 /// returns when that tournament is over.
 pub async fn await_assignments(cfg: AwaitConfig, tally: Arc<Tally>) -> Result<(), RemoteError> {
     spec::build(&cfg.strategy, 0)?;
-    let mut attempt = 0u32;
-    let seed = derive_seed(0xa551, std::process::id() as u64);
-    loop {
-        match assignment_session(&cfg, &tally, &mut attempt).await {
-            Ok(()) => return Ok(()),
-            // A tournament seat is reserved by name: any error answer is final.
-            Err(e) if is_final(&e, |_| true) || matches!(e, RemoteError::Unexpected { .. }) => return Err(e),
-            Err(e) => back_off(&e.to_string(), &mut attempt, seed, &tally).await,
+    let addr = ServerAddr::parse(&cfg.server)?;
+    let mut backoff = Backoff::from_os();
+    let result = loop {
+        let mut connected = false;
+        match assignment_session(&cfg, &addr, &tally, &mut backoff, &mut connected).await {
+            Ok(()) => break Ok(()),
+            // A tournament seat is reserved by name: an answer that is not
+            // the expected one will not change.
+            Err(e) if !e.is_transient() => break Err(e),
+            Err(e) => {
+                tally.failed(0, &cfg.server, &e, connected);
+                tokio::time::sleep(backoff.next_delay()).await;
+            }
         }
-    }
+    };
+    tally.outage.gone(0);
+    result
 }
 
-async fn assignment_session(cfg: &AwaitConfig, tally: &Tally, attempt: &mut u32) -> Result<(), RemoteError> {
+async fn assignment_session(
+    cfg: &AwaitConfig,
+    addr: &ServerAddr,
+    tally: &Tally,
+    backoff: &mut Backoff,
+    connected: &mut bool,
+) -> Result<(), RemoteError> {
     let mut conn = Connection::connect(&cfg.server).await?;
     conn.hello_with(Some(cfg.token.clone()), false, true).await?;
-    *attempt = 0;
+    *connected = true;
+    backoff.reset();
+    tally.recovered(0, &cfg.server);
     if let Some(t) = cfg.tournament {
         match conn.request(ClientMsg::SubscribeTournament { tournament: t }, |_| {}).await? {
             ServerMsg::TournamentProgress { progress: Progress::Subscribed { status, .. }, .. } => {
@@ -517,7 +987,7 @@ async fn assignment_session(cfg: &AwaitConfig, tally: &Tally, attempt: &mut u32)
     }
     // Seats given back by `hello` resend their prompt; assignments follow.
     let await_id = conn.send(ClientMsg::AwaitAssignments).await?;
-    let strategy = spec::build(&cfg.strategy, derive_seed(0xa55, std::process::id() as u64))?;
+    let strategy = spec::build(&cfg.strategy, derive_seed(0xa55, u64::from(std::process::id())))?;
     let mut decider = Decider::new(strategy);
     loop {
         let frame = conn.recv().await?;
@@ -536,9 +1006,12 @@ async fn assignment_session(cfg: &AwaitConfig, tally: &Tally, attempt: &mut u32)
             ServerMsg::Accepted { .. } => {
                 tally.moves.fetch_add(1, Ordering::Relaxed);
             }
-            ServerMsg::GameOver { room, .. } => {
+            ServerMsg::GameOver { room, seq, game, .. } => {
                 decider.forget(room);
                 tally.games.fetch_add(1, Ordering::Relaxed);
+                if let Some(line) = tally.match_over(addr, room, seq, game) {
+                    println!("{line}");
+                }
             }
             ServerMsg::TournamentProgress { tournament, progress: Progress::Finished { .. } }
                 if Some(tournament) == cfg.tournament =>
@@ -599,22 +1072,124 @@ mod tests {
         let e = unexpected("hello", ServerMsg::Error { code: ErrorCode::BadToken, message: "unknown token".into() });
         assert!(matches!(e, RemoteError::Server { code: ErrorCode::BadToken, .. }), "{e:?}");
         assert_eq!(e.to_string(), "server error bad-token: unknown token");
-        let bot_rule = |code| matches!(code, ErrorCode::BadToken | ErrorCode::VersionMismatch);
-        assert!(is_final(&e, bot_rule));
-        let busy = RemoteError::Server { code: ErrorCode::TooManyConnections, message: String::new() };
-        assert!(!is_final(&busy, bot_rule));
-        assert!(is_final(&RemoteError::Refused { code: close::BAD_TOKEN, reason: String::new() }, |_| false));
-        assert!(!is_final(&RemoteError::Refused { code: close::GOING_AWAY, reason: String::new() }, |_| false));
     }
 
     #[test]
-    fn backoff_grows_is_capped_and_jittered() {
-        let first = backoff(0, 1);
-        assert!(first >= Duration::from_millis(100) && first <= Duration::from_millis(200));
-        let late = backoff(30, 1);
-        assert!(late >= Duration::from_millis(15_000) && late <= Duration::from_millis(30_000));
-        assert!(backoff(4, 1) > backoff(1, 1));
-        let spread: std::collections::HashSet<_> = (0..20).map(|s| backoff(6, s)).collect();
-        assert!(spread.len() > 10, "jittered");
+    fn errors_are_transient_only_when_retrying_may_help() {
+        use tokio_tungstenite::tungstenite::Error as W;
+        let server = |code| RemoteError::Server { code, message: String::new() };
+        let http = |status| RemoteError::Http { url: "ws://h/ws".into(), status, reason: String::new() };
+        let io = |kind| RemoteError::Ws(W::Io(std::io::Error::from(kind)));
+        let transient = [
+            io(std::io::ErrorKind::ConnectionRefused),
+            io(std::io::ErrorKind::ConnectionReset),
+            RemoteError::Timeout,
+            RemoteError::Closed,
+            http(500),
+            http(503),
+            http(429),
+            RemoteError::Refused { code: close::GOING_AWAY, reason: String::new() },
+            RemoteError::Refused { code: close::TRY_AGAIN_LATER, reason: String::new() },
+            server(ErrorCode::ShuttingDown),
+            server(ErrorCode::TooManyConnections),
+            server(ErrorCode::Internal),
+        ];
+        for e in &transient {
+            assert!(e.is_transient(), "{e:?}");
+        }
+        let permanent = [
+            RemoteError::Addr(AddrError::Scheme { addr: "http://h/ws".into() }),
+            http(404),
+            http(400),
+            http(401),
+            http(403),
+            http(200),
+            RemoteError::Refused { code: close::BAD_TOKEN, reason: String::new() },
+            RemoteError::Refused { code: close::VERSION_MISMATCH, reason: String::new() },
+            server(ErrorCode::BadToken),
+            server(ErrorCode::Unauthorized),
+            server(ErrorCode::BadRequest),
+            server(ErrorCode::BadVariant),
+            server(ErrorCode::NameTaken),
+            RemoteError::NameTaken { name: "b".into(), server: "ws://h/ws".into(), path: "b.token".into() },
+            RemoteError::Unexpected { request: "join", answer: String::new() },
+        ];
+        for e in &permanent {
+            assert!(!e.is_transient(), "{e:?}");
+        }
+        assert_eq!(io(std::io::ErrorKind::ConnectionRefused).cause(), "connection refused");
+        assert!(http(404).to_string().contains("answered HTTP 404"), "{}", http(404));
+    }
+
+    #[test]
+    fn a_match_is_reported_once_per_process_with_its_address() {
+        let tally = Tally::default();
+        let ws = ServerAddr::parse("ws://127.0.0.1:8080/ws").unwrap();
+        let line = tally.match_over(&ws, 3, 90, Some(17));
+        assert_eq!(line.as_deref(), Some("game 17 stored: http://127.0.0.1:8080/api/games/17"));
+        assert_eq!(tally.match_over(&ws, 3, 90, Some(17)), None, "the other bots at the table say nothing");
+        assert!(tally.match_over(&ws, 3, 150, Some(18)).is_some(), "the next match is told");
+        let unix = ServerAddr::parse("unix:/tmp/c.sock").unwrap();
+        assert_eq!(tally.match_over(&unix, 4, 5, Some(19)).as_deref(), Some("game 19 stored"));
+        let lost = tally.match_over(&unix, 4, 9, None).unwrap();
+        assert!(lost.contains("could not store"), "{lost}");
+        assert_eq!(tally.match_over(&unix, 4, 9, None), None);
+    }
+
+    fn room(id: RoomId, variant: &str, rated: bool, taken: u8) -> RoomInfo {
+        use capicua_protocol::{Occupant, OccupantKind, SeatInfo, TimeControl, TimeoutPolicy};
+        let occupant =
+            |i: u8| Occupant { name: format!("p{i}"), kind: OccupantKind::Player, ready: false, connected: true };
+        RoomInfo {
+            id,
+            variant: variant.into(),
+            seats: (0..4)
+                .map(|i| SeatInfo { seat: i, side: i % 2, occupant: (i < taken).then(|| occupant(i)) })
+                .collect(),
+            status: RoomStatus::Waiting,
+            rated,
+            spectators: 0,
+            time: TimeControl::default(),
+            on_timeout: TimeoutPolicy::default(),
+            games_played: 0,
+            seeded: false,
+        }
+    }
+
+    #[test]
+    fn bots_sit_in_the_fullest_fitting_room_and_rated_bots_in_rated_ones() {
+        let cfg = PlayConfig {
+            server: String::new(),
+            token: None,
+            strategy: "random".into(),
+            room: None,
+            preset: "latin".into(),
+            count: 1,
+            matches: None,
+        };
+        let casual = Wanted::new(&cfg, &PlayOptions::default());
+        let rated = Wanted::new(&cfg, &PlayOptions { rated: true, ..Default::default() });
+        assert!(rated.spec.rated && rated.spec.preset.as_deref() == Some("latin"));
+        assert!(casual.fits(&room(1, "latin", false, 1)));
+        assert!(!casual.fits(&room(1, "latin", true, 1)), "a casual bot stays out of rated rooms");
+        assert!(rated.fits(&room(1, "latin", true, 1)));
+        assert!(!rated.fits(&room(1, "latin", false, 1)), "a rated bot stays out of casual rooms");
+        assert!(!casual.fits(&room(1, "block", false, 1)));
+        assert!(!casual.fits(&room(1, "latin", false, 4)), "full");
+        let mut seeded = room(1, "latin", false, 1);
+        seeded.seeded = true;
+        assert!(!casual.fits(&seeded));
+        let mut playing = room(1, "latin", false, 1);
+        playing.status = RoomStatus::Playing;
+        assert!(!casual.fits(&playing));
+        // The fuller room first, then the older one.
+        assert!(rank(&room(5, "latin", true, 3)) > rank(&room(2, "latin", true, 1)));
+        assert!(rank(&room(2, "latin", true, 1)) > rank(&room(5, "latin", true, 1)));
+        let mut custom = capicua_engine::preset("block").unwrap();
+        custom.name = "house-block".into();
+        let house = Wanted::new(&cfg, &PlayOptions { variant: Some(custom.clone()), ..Default::default() });
+        assert!(house.fits(&room(1, "house-block", false, 0)));
+        assert_eq!(house.spec.variant, Some(custom));
+        assert_eq!(house.spec.preset, None);
     }
 }
