@@ -41,8 +41,7 @@ die() { say "error: $*"; exit 1; }
 command -v docker >/dev/null || die "docker is not installed"
 command -v mmdebstrap >/dev/null \
   || die "mmdebstrap is not installed (Debian/Ubuntu package mmdebstrap; as a non-root user it also needs uidmap)"
-command -v rustc >/dev/null && command -v cargo >/dev/null \
-  || die "no Rust toolchain on this host (rustc and cargo): the builder image takes the host's"
+command -v rustc >/dev/null || die "no Rust toolchain on this host (rustc and cargo): the builder image takes the host's"
 
 # What a slim image leaves out, as the official -slim images do.
 slim=(
