@@ -67,7 +67,7 @@ make_image() {
   local tag=$1
   shift
   say "making $tag from Debian $suite packages ($mirror)"
-  mmdebstrap "${slim[@]}" "$@" "$suite" - "$mirror" \
+  mmdebstrap --quiet "${slim[@]}" "$@" "$suite" - "$mirror" \
     | docker import --change 'ENV LANG=C.UTF-8' --change 'CMD ["bash"]' - "$tag" >/dev/null
   say "made $tag ($(docker image inspect -f '{{.Size}}' "$tag" | awk '{printf "%.0f MB", $1 / 1e6}'))"
 }
@@ -115,7 +115,7 @@ if [ -f "$home/Cargo.lock" ] && cmp -s Cargo.lock "$home/Cargo.lock"; then
 else
   say "fetching the crates of Cargo.lock into $home"
   rm -rf "$home"
-  CARGO_HOME="$PWD/$home" "$cargo_bin" fetch --locked --target "$host" >&2
+  CARGO_HOME="$PWD/$home" "$cargo_bin" fetch --quiet --locked --target "$host" >&2
   rm -rf "$home/registry/src" # cargo unpacks the .crate files again in the build
   cp Cargo.lock "$home/Cargo.lock"
 fi
