@@ -1,4 +1,5 @@
-//! `capicua-server`: serve, print the protocol schema, print standings.
+//! `capicua-server`: serve, print the protocol schema, print standings,
+//! probe a serving server's health.
 
 use anyhow::Context;
 use capicua_server::db::tournaments;
@@ -91,6 +92,16 @@ enum Command {
         /// SQLite database.
         #[arg(long, env = "CAPICUA_DATABASE", default_value = "capicua.db")]
         database: String,
+    },
+    /// Exits with success when a serving server answers `GET URL` with a 2xx
+    /// status: a probe for container health checks (no curl needed).
+    Health {
+        /// The URL to ask (plain `http://HOST[:PORT]/PATH`).
+        #[arg(long, env = "CAPICUA_HEALTH_URL", default_value = "http://127.0.0.1:8080/healthz")]
+        url: String,
+        /// Milliseconds to wait for the whole answer.
+        #[arg(long, default_value_t = 3000)]
+        timeout_ms: u64,
     },
 }
 
@@ -330,6 +341,16 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             outln!("registered {} (id {}); token (shown once): {token}", player.name, player.id);
             db.close().await;
         }
+        Command::Health { url, timeout_ms } => {
+            let timeout = std::time::Duration::from_millis(timeout_ms);
+            let status = tokio::time::timeout(timeout, http_status(&url))
+                .await
+                .map_err(|_| anyhow::anyhow!("{url}: no answer within {timeout_ms} ms"))??;
+            if !(200..300).contains(&status) {
+                anyhow::bail!("{url}: HTTP status {status}");
+            }
+            outln!("{url}: HTTP status {status}");
+        }
     }
     Ok(())
 }
@@ -429,6 +450,47 @@ async fn open_read_only(database: &str) -> anyhow::Result<capicua_server::Db> {
         Err(e @ DbError::Missing { .. }) => Err(e.into()),
         Err(e) => Err(anyhow::Error::new(e).context(format!("opening {database}"))),
     }
+}
+
+/// The status code of `GET url` (HTTP/1.1 over plain TCP). A hand-written
+/// request keeps the probe free of an HTTP client dependency: it only needs
+/// the status line.
+async fn http_status(url: &str) -> anyhow::Result<u16> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let rest = url.strip_prefix("http://").with_context(|| format!("{url}: only http:// URLs can be probed"))?;
+    let (authority, path) = match rest.find('/') {
+        Some(i) => (&rest[..i], &rest[i..]),
+        None => (rest, "/"),
+    };
+    anyhow::ensure!(!authority.is_empty(), "{url}: no host");
+    // A bare host means port 80, as in any HTTP client.
+    let address = if authority.rsplit_once(':').is_some_and(|(_, port)| port.parse::<u16>().is_ok()) {
+        authority.to_string()
+    } else {
+        format!("{authority}:80")
+    };
+    let mut stream = tokio::net::TcpStream::connect(&address).await.with_context(|| format!("{url}: connecting"))?;
+    let request = format!("GET {path} HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\n\r\n");
+    stream.write_all(request.as_bytes()).await.with_context(|| format!("{url}: sending"))?;
+    // The status line is all that is needed; a short read loop keeps a
+    // large body from being read at all.
+    let mut head = Vec::new();
+    let mut buf = [0u8; 512];
+    while !head.contains(&b'\n') && head.len() < 4096 {
+        let n = stream.read(&mut buf).await.with_context(|| format!("{url}: reading"))?;
+        if n == 0 {
+            break;
+        }
+        head.extend_from_slice(&buf[..n]);
+    }
+    let line = String::from_utf8_lossy(&head);
+    let line = line.lines().next().unwrap_or_default();
+    let status = line
+        .strip_prefix("HTTP/1.")
+        .and_then(|l| l.get(2..5))
+        .and_then(|code| code.parse().ok())
+        .with_context(|| format!("{url}: not an HTTP answer: {line:?}"))?;
+    Ok(status)
 }
 
 /// Resolves on SIGINT (Ctrl-C) or SIGTERM.
