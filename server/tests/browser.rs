@@ -696,3 +696,138 @@ async fn a_chat_line_sent_by_one_player_appears_for_the_other() {
     ben.close().await;
     ana.close().await;
 }
+
+// --- board shapes -------------------------------------------------------------
+
+/// One table of hosted bots playing `variant`, to its end; its stored
+/// game. Four bots each for itself, or two where the preset pairs four
+/// seats as partners (a duel is then the one table a single round needs).
+async fn bots_game(server: &TestServer, variant: &str, duel: bool) -> i64 {
+    let (table, entrants) = if duel {
+        ("duel", json!(["bot:heuristic", "bot:smart"]))
+    } else {
+        ("free-for-all", json!(["bot:random", "bot:heuristic", "bot:smart", "bot:bota-gorda"]))
+    };
+    let spec = json!({
+        "name": format!("{variant} table"), "seed": 3, "table": table, "variants": [variant],
+        "entrants": entrants,
+        "stages": [{"format": "round-robin"}],
+    });
+    let (status, created) = server.post_json("/api/tournaments", Some(ADMIN), &spec.to_string()).await;
+    assert_eq!(status, 201, "{created}");
+    let id = created["id"].as_i64().unwrap();
+    wait_for("the bots' table to finish", Duration::from_secs(180), async || {
+        let t = server.get_json(&format!("/api/tournaments/{id}")).await;
+        if t["status"] == "finished" { Ok(()) } else { Err(t["status"].clone()) }
+    })
+    .await;
+    let detail = server.get_json(&format!("/api/tournaments/{id}")).await;
+    detail["rounds"][0]["tables"][0]["game"].as_i64().unwrap()
+}
+
+/// Every tile on the board, as screen rects, with the board's own rect and
+/// the window's width: enough to tell a tile off the board or on another.
+const BOARD_RECTS: &str = r#"
+  const felt = document.querySelector('section[aria-label="the board"]');
+  if (!felt) return null;
+  const f = felt.getBoundingClientRect();
+  const tiles = [...felt.querySelectorAll('.tile')].map((t) => {
+    const r = t.getBoundingClientRect();
+    return { name: t.getAttribute('aria-label'), x0: r.left, y0: r.top, x1: r.right, y1: r.bottom };
+  });
+  return { felt: { x0: f.left, y0: f.top, x1: f.right, y1: f.bottom }, width: window.innerWidth, height: window.innerHeight, tiles };
+"#;
+
+/// Checks a board read by [`BOARD_RECTS`]: every tile inside the board and
+/// the window, no two tiles over each other (a pixel of slack for the
+/// anti-aliased edges of tiles that touch).
+fn check_board(what: &str, got: &Value) {
+    let tol = 1.0;
+    let f = &got["felt"];
+    let num = |v: &Value, k: &str| v[k].as_f64().unwrap();
+    let width = got["width"].as_f64().unwrap();
+    let tiles = got["tiles"].as_array().unwrap();
+    assert!(tiles.len() > 4, "{what}: a late board has tiles: {got}");
+    for t in tiles {
+        assert!(num(t, "x1") - num(t, "x0") >= 6.0, "{what}: tile too small to see: {t}");
+        let inside = num(t, "x0") >= num(f, "x0") - tol
+            && num(t, "y0") >= num(f, "y0") - tol
+            && num(t, "x1") <= num(f, "x1") + tol
+            && num(t, "y1") <= num(f, "y1") + tol
+            && num(t, "x0") >= -tol
+            && num(t, "x1") <= width + tol;
+        assert!(inside, "{what}: tile off the board or the screen: {t} board {f} window {width}");
+    }
+    // The drawing fits the screen's height too: scrolled to, it is seen whole.
+    let top = tiles.iter().map(|t| num(t, "y0")).fold(f64::INFINITY, f64::min);
+    let bottom = tiles.iter().map(|t| num(t, "y1")).fold(f64::NEG_INFINITY, f64::max);
+    let height = got["height"].as_f64().unwrap();
+    assert!(bottom - top <= height, "{what}: the board is taller than the screen ({top}..{bottom} in {height})");
+    for (i, a) in tiles.iter().enumerate() {
+        for b in &tiles[i + 1..] {
+            let overlap_x = num(a, "x1").min(num(b, "x1")) - num(a, "x0").max(num(b, "x0"));
+            let overlap_y = num(a, "y1").min(num(b, "y1")) - num(a, "y0").max(num(b, "y0"));
+            assert!(overlap_x <= tol || overlap_y <= tol, "{what}: tiles overlap: {a} and {b}");
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn boards_of_every_layout_stay_on_screen_without_overlapping_tiles() {
+    let _one = ONE_BROWSER.lock().await;
+    let server = admin_server().await;
+    let layouts = [
+        ("line", "block", false),
+        ("spinner", "all-fives", true),
+        ("longana", "longana", false),
+        ("train", "mexican-train", false),
+    ];
+    let mut games = vec![];
+    for (layout, variant, duel) in layouts {
+        let id = bots_game(&server, variant, duel).await;
+        let g = server.get_json(&format!("/api/games/{id}?seat=0")).await;
+        // The fullest board of the match: the latest moment worth checking.
+        let steps = g["steps"].as_array().unwrap();
+        let (k, _) = steps
+            .iter()
+            .enumerate()
+            .map(|(k, s)| {
+                // Most arms first (a spinner's cross, a star of arms), then most tiles.
+                let ends: HashSet<u64> = s["view"]["history"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|r| (r["action"]["kind"] == "play").then(|| r["action"]["end"].as_u64()).flatten())
+                    .collect();
+                (k + 1, (ends.len(), view_tiles(&s["view"]).1.len()))
+            })
+            .max_by_key(|&(k, n)| (n, std::cmp::Reverse(k)))
+            .unwrap();
+        games.push((layout, id, k, steps.len()));
+    }
+    let Some(b) = Browser::start(format!("http://{}", server.addr)).await else { return };
+    for (w, h) in [(1280, 900), (390, 844)] {
+        b.client.set_window_size(w, h).await.unwrap();
+        for &(layout, id, k, n) in &games {
+            b.open(&format!("/?pace=0#/replay/{id}?seat=0&step={k}")).await;
+            let status = format!("Move {k} of {n}");
+            let got = b
+                .wait_js(
+                    &format!("the {layout} board at {status}"),
+                    &format!(
+                        "const s = document.querySelector('[aria-label=\"replay controls\"] [role=status]')?.textContent;
+                         return s === {} ? (() => {{ {BOARD_RECTS} }})() : null",
+                        json!(status)
+                    ),
+                )
+                .await;
+            check_board(&format!("{layout} at {w}px"), &got);
+            if w == 1280 {
+                b.js("document.querySelector('section[aria-label=\"the board\"]').scrollIntoView({block: 'start'})")
+                    .await;
+                b.screenshot(&format!("board-{layout}")).await;
+            }
+        }
+    }
+    b.close().await;
+}

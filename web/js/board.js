@@ -2,10 +2,13 @@
 //
 // A line board is a snake around the lead: the left end's tiles run left
 // and turn upwards at the edge, the right end's run right and turn
-// downwards, doubles lie across the line. Other layouts (spinner sides,
-// longana arms, trains, chicken feet) draw each arm as its own line from
-// the tile it starts at, named after its owner: readable, if not the shape
-// a real table would take.
+// downwards, doubles lie across the line. A spinner board is a cross, as
+// on a table: the line runs straight through the spinner and its two other
+// sides go up and down from it. A longana board is a star of arms from the
+// central double (right, left, up, down). Trains and chicken feet draw each
+// arm as its own row from the tile it starts at, labelled by its owner.
+// Cross and star boards fit their SVG's viewBox to the drawing, so they
+// shrink rather than leave the screen.
 //
 // Everything is rebuilt from `history` (plays carry their end and face), so
 // the drawing never depends on a view's `ends` being current.
@@ -130,6 +133,32 @@ function snake(pieces, { x, axis, dir, dy, min, max }) {
   return { items: out, next };
 }
 
+/**
+ * Lays pieces out in a straight line from (x, y) in direction (dx, dy),
+ * one of which is 0: tiles lie along the arm, doubles across it. Returns
+ * the placed tiles and `next`, the free square past the open end.
+ */
+function straight(pieces, { x, y, dx, dy }) {
+  const out = [];
+  for (const p of pieces) {
+    const along = p.double ? 1 : 2;
+    const cx = x + (dx * along) / 2;
+    const cy = y + (dy * along) / 2;
+    if (dx !== 0) {
+      // Along a row a plain tile lies sideways, a double stands across it.
+      const first = dx > 0 ? p.touch : p.outer;
+      out.push({ ...p, cx, cy, upright: p.double, first, second: p.double ? first : p.touch + p.outer - first });
+    } else {
+      const first = dy < 0 ? p.outer : p.touch;
+      out.push({ ...p, cx, cy, upright: !p.double, first, second: p.double ? first : p.touch + p.outer - first });
+    }
+    x += dx * along;
+    y += dy * along;
+  }
+  const next = [x + (dx < 0 ? -1.1 : dx > 0 ? 0.1 : -0.5), y + (dy < 0 ? -1.1 : dy > 0 ? 0.1 : -0.5), 1, 1];
+  return { items: out, next };
+}
+
 function rectOf(it) {
   return it.upright ? [it.cx - 0.5, it.cy - 1, 1, 2] : [it.cx - 1, it.cy - 0.5, 2, 1];
 }
@@ -194,6 +223,89 @@ function svgFor(width, y0, y1, label, ...kids) {
   );
 }
 
+/** An SVG whose viewBox holds every rect, with a little margin. */
+function svgFit(rects, label, ...kids) {
+  const pad = 0.35;
+  let [x0, y0, x1, y1] = [Infinity, Infinity, -Infinity, -Infinity];
+  for (const [x, y, w, hgt] of rects) {
+    x0 = Math.min(x0, x);
+    y0 = Math.min(y0, y);
+    x1 = Math.max(x1, x + w);
+    y1 = Math.max(y1, y + hgt);
+  }
+  return s(
+    'svg',
+    {
+      class: 'fitted',
+      viewBox: `${x0 - pad} ${y0 - pad} ${x1 - x0 + 2 * pad} ${y1 - y0 + 2 * pad}`,
+      role: 'group',
+      'aria-label': label,
+      preserveAspectRatio: 'xMidYMid meet',
+    },
+    kids,
+  );
+}
+
+/**
+ * The spinner cross: the line straight through the lead, each spinner on
+ * it with its sides going up and down. Null when a spinner side grows
+ * from a tile not on the line (a spinner on a side arm), which the caller
+ * then draws as separate rows.
+ */
+function crossLayout(lead, arms, extraEnds, openPip) {
+  const [lo, hi] = lead.tile;
+  const dbl = lo === hi;
+  const leadItem = { ...lead, cx: 0, cy: 0, upright: dbl, first: lo, second: hi };
+  const left = straight(arms.get(0) || [], { x: dbl ? -0.5 : -1, y: 0, dx: -1, dy: 0 });
+  const right = straight(arms.get(1) || [], { x: dbl ? 0.5 : 1, y: 0, dx: 1, dy: 0 });
+  const line = [...[...left.items].reverse(), leadItem, ...right.items];
+  const ends = new Map([
+    [0, left.next],
+    [1, right.next],
+  ]);
+  const items = [...line];
+  const used = new Set();
+  // Spinner sides come in pairs (up, down) for each spinner in turn order.
+  for (const [k, e] of extraEnds.entries()) {
+    const pieces = arms.get(e) || [];
+    const up = k % 2 === 0;
+    let hub;
+    if (!up) hub = items.find((it) => it.spinnerOf === extraEnds[k - 1]);
+    if (!hub) {
+      // An empty side still shows its spinner's pip.
+      const pip = pieces.length ? pieces[0].touch : openPip?.(e);
+      if (pip === undefined || pip === null) return null;
+      hub = line.find((it) => it.first === pip && it.second === pip && it.upright && !used.has(it));
+      if (!hub) return null;
+      used.add(hub);
+    }
+    hub.spinnerOf = e;
+    const arm = straight(pieces, { x: hub.cx, y: hub.cy + (up ? -1 : 1), dx: 0, dy: up ? -1 : 1 });
+    items.push(...arm.items);
+    ends.set(e, arm.next);
+  }
+  return { items, ends, line };
+}
+
+/** The longana star: arms right, left, up and down from the central double. */
+function starLayout(lead, arms, armEnds) {
+  const [lo, hi] = lead.tile;
+  const items = [{ ...lead, cx: 0, cy: 0, upright: true, first: lo, second: hi }];
+  const ends = new Map();
+  const dirs = [
+    { x: 0.5, y: 0, dx: 1, dy: 0 },
+    { x: -0.5, y: 0, dx: -1, dy: 0 },
+    { x: 0, y: -1, dx: 0, dy: -1 },
+    { x: 0, y: 1, dx: 0, dy: 1 },
+  ];
+  for (const [k, e] of armEnds.entries()) {
+    const arm = straight(arms.get(e) || [], dirs[k]);
+    items.push(...arm.items);
+    ends.set(e, arm.next);
+  }
+  return { items, ends };
+}
+
 /**
  * The board as DOM: `opts` = { view, variant, seat, width (in tile
  * halves), numerals, targets: [{ end, label, pick }] }.
@@ -220,7 +332,39 @@ export function renderBoard(opts) {
   const endRects = new Map();
   const piecesOf = (e) => arms.get(e) || [];
 
-  if (kind === 'line' || kind === 'spinner') {
+  const allEnds = [...new Set([...arms.keys(), ...(view?.ends || []).map((_, i) => i)])].sort((a, b) => a - b);
+  let drawn = new Set();
+  if (kind === 'spinner') {
+    const cross = crossLayout(lead, arms, allEnds.filter((e) => e >= 2), (e) => view?.ends?.[e]?.pip);
+    if (cross) {
+      const names = cross.line.map((i) => tileName(i.tile));
+      const sides = allEnds
+        .filter((e) => e >= 2)
+        .map((e) => {
+          const ts = piecesOf(e).map((p) => tileName(p.tile));
+          return `${endName(e, opts)}: ${ts.length ? ts.join(', ') : 'no tiles yet'}`;
+        });
+      const label = [`the line, left to right: ${names.join(', ')}`, ...sides].join('; ');
+      const rects = [...cross.items.map(rectOf), ...cross.ends.values()];
+      parts.push(svgFit(rects, label, drawItems(cross.items, ctx), drawTargets(targets, cross.ends)));
+      drawn = new Set(allEnds);
+    }
+  }
+  if (kind === 'longana' && lead.tile[0] === lead.tile[1] && allEnds.length <= 4) {
+    const star = starLayout(lead, arms, allEnds);
+    const label = [
+      `the lead ${tileName(lead.tile)}`,
+      ...allEnds.map((e) => {
+        const ts = piecesOf(e).map((p) => tileName(p.tile));
+        return `${endName(e, opts)}: ${ts.length ? ts.join(', ') : 'no tiles yet'}`;
+      }),
+    ].join('; ');
+    const rects = [...star.items.map(rectOf), ...star.ends.values()];
+    parts.push(svgFit(rects, label, drawItems(star.items, ctx), drawTargets(targets, star.ends)));
+    drawn = new Set(allEnds);
+  }
+
+  if ((kind === 'line' || kind === 'spinner') && !drawn.size) {
     const [lo, hi] = lead.tile;
     const dbl = lo === hi;
     const leadItem = { ...lead, cx: 0, cy: 0, upright: dbl, first: lo, second: hi };
@@ -243,12 +387,14 @@ export function renderBoard(opts) {
     parts.push(main);
   }
 
-  // Every other arm: its own line, starting at the tile it grows from.
-  const extra = [...new Set([...arms.keys(), ...(view?.ends || []).map((_, i) => i)])]
-    .filter((e) => !((kind === 'line' || kind === 'spinner') && e < 2))
-    .sort((a, b) => a - b);
+  // Every other arm (trains, chicken feet): a straight row each, from the
+  // tile it grows from, under a heading naming its owner. All rows share
+  // one scale, set by the longest, so the rows line up like trains laid
+  // side by side and none runs off the screen.
+  const extra = allEnds.filter((e) => !drawn.has(e) && !((kind === 'line' || kind === 'spinner') && e < 2));
   if (extra.length) {
     const list = h('ul', { class: 'arms' });
+    const rows = [];
     for (const e of extra) {
       const pieces = piecesOf(e);
       const fromLead = kind === 'longana' || kind === 'trains' || (kind === 'chicken-foot' && e < centreOf(variant));
@@ -257,12 +403,19 @@ export function renderBoard(opts) {
       if (!origin && view?.ends?.[e]) origin = view.ends[e].tile;
       if (!origin) continue;
       const [olo, ohi] = origin;
-      const start = -half + 1;
-      const hub = { tile: origin, hub: true, cx: start, cy: 0, upright: true, first: ohi, second: olo, index: -1 };
-      const line = snake(pieces, { x: start + 0.5, axis: 0, dir: 1, dy: 1, min: -half, max: half });
+      const hub = { tile: origin, hub: true, cx: 0, cy: 0, upright: true, first: ohi, second: olo, index: -1 };
+      const long = straight(pieces, { x: 0.5, y: 0, dx: 1, dy: 0 });
+      rows.push({ e, pieces, olo, hub, right: long.next[0] + long.next[2] });
+    }
+    // Shrinking to at most half the usual tile size; a row longer than
+    // that turns back under itself (snakes) instead.
+    const right = Math.max(width - 0.5, Math.min(2 * width, Math.max(...rows.map((r) => r.right))));
+    const pad = 0.35;
+    for (const { e, pieces, olo, hub } of rows) {
+      const line = snake(pieces, { x: 0.5, axis: 0, dir: 1, dy: 1, min: -0.5, max: right });
+      const [y0, y1] = bounds([...[hub, ...line.items].map(rectOf), line.next]);
       const rects = new Map([[e, line.next]]);
       const items = [hub, ...line.items];
-      const [y0, y1] = bounds([...items.map(rectOf), line.next]);
       const name = endName(e, opts);
       const shows = pieces.length ? pieces[pieces.length - 1].outer : view?.ends?.[e]?.pip ?? olo;
       const names = line.items.map((i) => tileName(i.tile));
@@ -272,11 +425,14 @@ export function renderBoard(opts) {
           'li',
           {},
           h('h3', {}, title),
-          svgFor(
-            width,
-            y0,
-            y1,
-            `${name}: ${names.length ? names.join(', ') : 'no tiles yet'}`,
+          s(
+            'svg',
+            {
+              viewBox: `${-0.5 - pad} ${y0 - pad} ${right + 0.5 + 2 * pad} ${y1 - y0 + 2 * pad}`,
+              role: 'group',
+              'aria-label': `${name}: ${names.length ? names.join(', ') : 'no tiles yet'}`,
+              preserveAspectRatio: 'xMinYMid meet',
+            },
             drawItems(items, ctx),
             drawTargets(targets, rects),
           ),
