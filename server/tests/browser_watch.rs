@@ -1,5 +1,6 @@
 //! Watching in the browser: a watcher pauses a live match, steps through
-//! it one move at a time and plays it on, in a real headless Chromium
+//! it one move at a time and plays it on; a knockout's page follows the
+//! tournament live and draws its bracket. In a real headless Chromium
 //! against a real server.
 //!
 //! The page is read through roles and accessible names only. Each test
@@ -117,5 +118,103 @@ async fn a_watcher_pauses_steps_one_move_and_plays_on() {
         "return document.querySelector('[aria-label=\"speed 4x\"]')?.getAttribute('aria-pressed') === 'true'",
     )
     .await;
+    b.close().await;
+}
+
+const ADMIN: &str = "admin-secret";
+
+/// An entrant's name in a tournament's detail (`entrants`).
+fn entrant_name(detail: &Value, i: &Value) -> String {
+    let e = &detail["entrants"][i.as_u64().unwrap() as usize];
+    e.as_str().or(e["name"].as_str()).unwrap().to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_knockout_page_updates_live_and_draws_its_bracket() {
+    let server = TestServer::start_with(
+        common::temp_db(),
+        capicua_server::Config { admin_token: Some(ADMIN.into()), ..Default::default() },
+    )
+    .await;
+    // ana is played by the test, so her tables wait for it: the page is
+    // open before any of her matches ends.
+    let (mut ana, _) = server.player("ana").await;
+    assert_eq!(ana.request(json!({"type": "await-assignments"})).await["type"], "awaiting");
+    let spec = json!({
+        "name": "cup", "seed": 1, "table": "duel", "variants": ["block"],
+        "entrants": ["ana", "bot:random", "bot:heuristic", "bot:smart"],
+        "stages": [{"format": "knockout"}],
+    });
+    let (status, created) = server.post_json("/api/tournaments", Some(ADMIN), &spec.to_string()).await;
+    assert_eq!(status, 201, "{created}");
+    let id = created["id"].as_i64().unwrap();
+
+    let Some(b) = Browser::start(format!("http://{}", server.addr)).await else { return };
+    b.open(&format!("/?pace=0#/standings/tournament/{id}")).await;
+    b.wait_named("tournament status").await;
+    // A mark that a reload would wipe.
+    b.js("window.notReloaded = true; return null").await;
+    let ana_games = "const row = [...document.querySelectorAll('[aria-label=\"standings of cup\"] tr')]\
+        .find((r) => r.cells[1]?.textContent === 'ana'); return row ? Number(row.cells[6].textContent) : -1";
+    assert!(b.js(ana_games).await.as_i64().unwrap() <= 0, "ana has not played yet");
+
+    // ana plays every table she is given, until the tournament ends.
+    let play = tokio::spawn(async move {
+        loop {
+            let v = ana.recv_untimed().await;
+            match v["type"].as_str().unwrap_or_default() {
+                "assignment" => {
+                    let room = v["room"].as_u64().unwrap();
+                    ana.join(room, v["seat"].as_u64().map(|s| s as u8)).await;
+                    ana.ready(room).await;
+                }
+                "prompt" => {
+                    let m = common::pick(&v["legal-moves"], v["prompt"].as_u64().unwrap());
+                    ana.send(json!({"type": "move", "room": v["room"], "prompt": v["prompt"], "move": m})).await;
+                }
+                _ => {}
+            }
+        }
+    });
+    b.wait_js(
+        "ana's first match in the standings, without a reload",
+        &ana_games.replace(
+            "return row ? Number(row.cells[6].textContent) : -1",
+            "return window.notReloaded && row && Number(row.cells[6].textContent) > 0",
+        ),
+    )
+    .await;
+    b.wait_js(
+        "the tournament finished on the page",
+        "return document.querySelector('[aria-label=\"tournament status\"]')?.textContent.startsWith('Status: finished')",
+    )
+    .await;
+    assert_eq!(b.js("return window.notReloaded === true").await, json!(true), "the page was not reloaded");
+    play.abort();
+
+    // The bracket: two rounds, each match named with its winner, as stored.
+    let detail = server.get_json(&format!("/api/tournaments/{id}")).await;
+    let mut want = vec![];
+    for r in detail["rounds"].as_array().unwrap() {
+        for tb in r["tables"].as_array().unwrap() {
+            let sides = tb["sides"].as_array().unwrap();
+            let w = tb["result"]["winner"].as_u64().expect("a knockout match has a winner") as usize;
+            let loser = sides.iter().enumerate().find(|&(i, _)| i != w).unwrap().1;
+            want.push(format!(
+                "round {}, table {}: {} beat {}",
+                r["number"].as_u64().unwrap() + 1,
+                tb["id"].as_u64().unwrap() + 1,
+                entrant_name(&detail, &sides[w][0]),
+                entrant_name(&detail, &loser[0]),
+            ));
+        }
+    }
+    assert_eq!(want.len(), 3, "four entrants: two semi-finals and a final: {want:?}");
+    let shown = b
+        .js("return [...document.querySelectorAll('[aria-label=\"bracket\"] [role=\"listitem\"]')].map((e) => e.getAttribute('aria-label'))")
+        .await;
+    assert_eq!(shown, json!(want), "the bracket shows every match and its winner");
+    let columns = b.js("return [...document.querySelectorAll('[aria-label=\"bracket\"] [role=\"list\"]')].map((e) => e.getAttribute('aria-label'))").await;
+    assert_eq!(columns, json!(["round 1", "round 2"]));
     b.close().await;
 }

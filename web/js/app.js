@@ -219,6 +219,11 @@ function onFrame(f) {
     pump(t);
     return;
   }
+  if (f.type === 'tournament-progress') {
+    // The tournament page, if open, refreshes what changed.
+    app.onTournament?.(f);
+    return;
+  }
   if (f.type === 'closing') {
     setStatus(`The server is going away (${f.reason}).`);
     return;
