@@ -154,8 +154,9 @@ async fn a_knockout_page_updates_live_and_draws_its_bracket() {
     b.wait_named("tournament status").await;
     // A mark that a reload would wipe.
     b.js("window.notReloaded = true; return null").await;
-    let ana_games = "const row = [...document.querySelectorAll('[aria-label=\"standings of cup\"] tr')]\
-        .find((r) => r.cells[1]?.textContent === 'ana'); return row ? Number(row.cells[6].textContent) : -1";
+    // The standings table is named by its caption.
+    let ana_games = "const t = [...document.querySelectorAll('table')].find((t) => t.caption?.textContent === 'standings of cup'); \
+        const row = t && [...t.rows].find((r) => r.cells[1]?.textContent === 'ana'); return row ? Number(row.cells[6].textContent) : -1";
     assert!(b.js(ana_games).await.as_i64().unwrap() <= 0, "ana has not played yet");
 
     // ana plays every table she is given, until the tournament ends.
