@@ -69,6 +69,11 @@ export const app = {
         handsSeen: 0,
         passed: new Set(),
         queue: [],
+        // Watch controls (a spectator only): paused holds moves in the
+        // queue; each step lets one through; speed divides the pace.
+        paused: false,
+        steps: 0,
+        speed: 1,
         busy: false,
         turnSince: performance.now(),
         strength: 'random',
@@ -214,6 +219,11 @@ function onFrame(f) {
     pump(t);
     return;
   }
+  if (f.type === 'tournament-progress') {
+    // The tournament page, if open, refreshes what changed.
+    app.onTournament?.(f);
+    return;
+  }
   if (f.type === 'closing') {
     setStatus(`The server is going away (${f.reason}).`);
     return;
@@ -223,16 +233,49 @@ function onFrame(f) {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+/** Whether `t` is watched from outside its seats (the watch controls apply). */
+export function watching(t) {
+  return t.spectating && t.seat === null;
+}
+
+/** Pauses or resumes a watched table; resuming shows the held moves at the pace. */
+export function setPaused(t, paused) {
+  t.paused = paused;
+  t.steps = 0;
+  app.update();
+  if (!paused) pump(t);
+}
+
+/** Lets one held move of a paused, watched table through. */
+export function stepOnce(t) {
+  t.steps += 1;
+  pump(t);
+}
+
+// The table page reaches the watch controls through `app` (no import cycle).
+app.watching = watching;
+app.setPaused = setPaused;
+app.stepOnce = stepOnce;
+
 /** Applies a table's frames in order, pausing after other seats' moves so a person sees them. */
 async function pump(t) {
   if (t.busy) return;
   t.busy = true;
   try {
     while (t.queue.length) {
+      // A paused watcher holds moves (and what follows them, to keep the
+      // order) until a step lets the next one through.
+      const held = t.paused && watching(t) && t.queue[0].type === 'events';
+      if (held && t.steps === 0) {
+        app.update(); // the count of held moves, and the step button
+        break;
+      }
+      if (held) t.steps -= 1;
       const f = t.queue.shift();
       const watched = applyFrame(t, f);
       app.update();
-      if (watched && app.pace > 0 && !document.hidden && t.queue.length) await sleep(app.pace);
+      const pace = watching(t) ? app.pace / t.speed : app.pace;
+      if (watched && pace > 0 && !document.hidden && t.queue.length && !t.paused) await sleep(pace);
     }
   } finally {
     t.busy = false;

@@ -82,57 +82,164 @@ function tournaments() {
   return h('section', { class: 'card', 'aria-labelledby': 'tn-h' }, h('h2', { id: 'tn-h' }, 'Tournaments'), body);
 }
 
-function tournament(id) {
+/** An entrant's name from the detail's `entrants` (names, or objects with one). */
+function entrantName(t, i) {
+  const e = (t.entrants || [])[i];
+  if (e === undefined || e === null) return `entrant ${i + 1}`;
+  return typeof e === 'string' ? e : e.name ?? e.player ?? `entrant ${i + 1}`;
+}
+
+/** A side's name: its entrants, joined. */
+function sideName(t, side) {
+  return joinNames((side || []).map((i) => entrantName(t, i)));
+}
+
+function joinNames(names) {
+  return names.length <= 1 ? names.join('') : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
+}
+
+/** What a knockout table says: "ana beat ben", "ana against ben, in play". */
+function matchText(t, tb) {
+  const sides = tb.sides || [];
+  const w = tb.result ? tb.result.winner : undefined;
+  if (w === undefined) return `${sides.map((s) => sideName(t, s)).join(' against ')}${tb.room ? ', in play' : ', to play'}`;
+  if (w === null) return `${joinNames(sides.map((s) => sideName(t, s)))} drew`;
+  const losers = sides.filter((_, i) => i !== w).map((s) => sideName(t, s));
+  return `${sideName(t, sides[w])} beat ${joinNames(losers)}`;
+}
+
+/**
+ * The knockout rounds as a bracket: one column per round, each match with
+ * its entrants and, once played, its winner marked (in words too, as its
+ * accessible name: "round 2, table 1: ana beat ben").
+ */
+function bracket(t) {
+  const stages = t.spec?.stages || [];
+  const rounds = (t.rounds || []).filter((r) => stages[r.stage]?.format === 'knockout');
+  if (!rounds.length) return null;
+  const columns = rounds.map((r) =>
+    h(
+      'div',
+      { class: 'bracket-round', role: 'list', 'aria-label': `round ${r.number + 1}` },
+      h('h3', { 'aria-hidden': 'true' }, `Round ${r.number + 1}`),
+      (r.tables || []).map((tb) => {
+        const w = tb.result ? tb.result.winner : undefined;
+        return h(
+          'div',
+          { class: 'bracket-match', role: 'listitem', 'aria-label': `round ${r.number + 1}, table ${tb.id + 1}: ${matchText(t, tb)}` },
+          (tb.sides || []).map((side, i) =>
+            h('div', { class: `bracket-side${w === i ? ' winner' : ''}`, 'aria-hidden': 'true' }, sideName(t, side), w === i ? ' ✓' : ''),
+          ),
+          tb.game !== null && tb.game !== undefined ? h('a', { href: `#/replay/${tb.game}`, class: 'small' }, 'replay') : null,
+        );
+      }),
+    ),
+  );
+  return h(
+    'section',
+    { class: 'card', 'aria-labelledby': 'br-h' },
+    h('h2', { id: 'br-h' }, 'Bracket'),
+    h('div', { class: 'bracket', role: 'group', 'aria-label': 'bracket' }, columns),
+  );
+}
+
+function tournamentBody(id, t, standings) {
+  const rows = standings.map((s) => [
+    String(s.rank),
+    s.name,
+    String(s.points),
+    String(s.wins),
+    String(s.draws),
+    String(s.losses),
+    String(s.games),
+    s.disqualified ? 'disqualified' : s.eliminated ? 'out' : '',
+  ]);
+  const rounds = (t.rounds || []).map((r) =>
+    h(
+      'li',
+      {},
+      `Round ${r.number + 1} (${r.variant}${r['in-progress'] ? ', in play' : ''}): `,
+      (r.tables || []).map((tb, i) => [
+        i ? ', ' : '',
+        tb.game !== null && tb.game !== undefined
+          ? h('a', { href: `#/replay/${tb.game}` }, `table ${tb.id + 1}`)
+          : `table ${tb.id + 1}${tb.room ? ` (room ${tb.room})` : ''}`,
+      ]),
+    ),
+  );
+  return [
+    h('h1', {}, t.name || `Tournament ${id}`),
+    h('p', { role: 'status', 'aria-label': 'tournament status' }, `Status: ${t.status}${t.winners?.length ? `; winners: ${t.winners.join(', ')}` : ''}.`),
+    h(
+      'section',
+      { class: 'card', 'aria-labelledby': 'st-h' },
+      h('h2', { id: 'st-h' }, 'Standings'),
+      rows.length
+        ? table(`standings of ${t.name}`, ['Rank', 'Entrant', 'Points', 'Won', 'Drawn', 'Lost', 'Games', ''], rows)
+        : h('p', { class: 'muted' }, 'No result yet.'),
+    ),
+    bracket(t),
+    rounds.length
+      ? h('section', { class: 'card', 'aria-labelledby': 'rd-h' }, h('h2', { id: 'rd-h' }, 'Rounds (finished tables link to their replay)'), h('ul', {}, rounds))
+      : null,
+    h('p', {}, h('a', { href: '#/standings' }, 'All standings')),
+  ];
+}
+
+/**
+ * One tournament's page, kept current while open: it subscribes to the
+ * tournament's progress and reloads its detail when a table or round
+ * finishes (one load at a time; progress during a load asks for another).
+ */
+function tournament(app, id) {
   const el = h('div', {}, h('h1', {}, `Tournament ${id}`), h('p', { class: 'muted' }, 'Loading…'));
-  Promise.all([getJson(`/api/tournaments/${id}`), getJson(`/api/tournaments/${id}/standings`)])
-    .then(([t, standings]) => {
-      const rows = standings.map((s) => [
-        String(s.rank),
-        s.name,
-        String(s.points),
-        String(s.wins),
-        String(s.draws),
-        String(s.losses),
-        String(s.games),
-        s.disqualified ? 'disqualified' : s.eliminated ? 'out' : '',
-      ]);
-      const rounds = (t.rounds || []).map((r) =>
-        h(
-          'li',
-          {},
-          `Round ${r.number + 1} (${r.variant}${r['in-progress'] ? ', in play' : ''}): `,
-          (r.tables || []).map((tb, i) => [
-            i ? ', ' : '',
-            tb.game !== null && tb.game !== undefined
-              ? h('a', { href: `#/replay/${tb.game}` }, `table ${tb.id + 1}`)
-              : `table ${tb.id + 1}${tb.room ? ` (room ${tb.room})` : ''}`,
-          ]),
-        ),
-      );
-      replace(
-        el,
-        h('h1', {}, t.name || `Tournament ${id}`),
-        h('p', {}, `Status: ${t.status}${t.winners?.length ? `; winners: ${t.winners.join(', ')}` : ''}.`),
-        h(
-          'section',
-          { class: 'card', 'aria-labelledby': 'st-h' },
-          h('h2', { id: 'st-h' }, 'Standings'),
-          rows.length
-            ? table(`standings of ${t.name}`, ['Rank', 'Entrant', 'Points', 'Won', 'Drawn', 'Lost', 'Games', ''], rows)
-            : h('p', { class: 'muted' }, 'No result yet.'),
-        ),
-        rounds.length
-          ? h('section', { class: 'card', 'aria-labelledby': 'rd-h' }, h('h2', { id: 'rd-h' }, 'Rounds (finished tables link to their replay)'), h('ul', {}, rounds))
-          : null,
-        h('p', {}, h('a', { href: '#/standings' }, 'All standings')),
-      );
-    })
-    .catch((e) => replace(el, h('h1', {}, `Tournament ${id}`), h('p', { role: 'alert' }, `It cannot be shown: ${e.message}.`)));
-  return el;
+  let loading = false;
+  let again = false;
+  let gone = false;
+  const load = async () => {
+    if (loading) {
+      again = true;
+      return;
+    }
+    loading = true;
+    try {
+      do {
+        again = false;
+        const [t, standings] = await Promise.all([getJson(`/api/tournaments/${id}`), getJson(`/api/tournaments/${id}/standings`)]);
+        if (!gone) replace(el, ...tournamentBody(id, t, standings));
+      } while (again && !gone);
+    } catch (e) {
+      if (!gone) replace(el, h('h1', {}, `Tournament ${id}`), h('p', { role: 'alert' }, `It cannot be shown: ${e.message}.`));
+    } finally {
+      loading = false;
+    }
+  };
+  const onProgress = (f) => {
+    if (String(f.tournament) === String(id)) load();
+  };
+  app.onTournament = onProgress;
+  let subscribed = false;
+  const subscribe = () => {
+    if (subscribed || !app.conn?.ready) return;
+    subscribed = true;
+    // The reply is the first progress frame; later ones come unasked.
+    app.conn.request({ type: 'subscribe-tournament', tournament: Number(id) }).then(onProgress, () => {});
+  };
+  subscribe();
+  load();
+  return {
+    el,
+    // Called after a (re)connection too: subscribe once the socket is up.
+    update: subscribe,
+    unmount: () => {
+      gone = true;
+      if (app.onTournament === onProgress) app.onTournament = null;
+    },
+  };
 }
 
 /** The standings page, or one tournament's. */
 export function mount(app, { tournament: id }) {
-  if (id !== null) return { el: tournament(id) };
+  if (id !== null) return tournament(app, id);
   return { el: h('div', {}, h('h1', {}, 'Standings'), leaderboard(app), tournaments()) };
 }

@@ -587,6 +587,58 @@ function chatBox(app, t) {
   return { section, render };
 }
 
+/** Speeds a watcher may choose: how many times faster than the pace moves are shown. */
+const SPEEDS = [0.5, 1, 2, 4];
+
+/**
+ * Play/pause, step and speed for a watcher. Paused, moves wait in the
+ * table's queue (nothing is lost) and each step shows the next one; the
+ * log's live region announces them as they are shown.
+ */
+function watchControls(app, t) {
+  const held = t.queue.filter((f) => f.type === 'events').length;
+  // Moves of this hand on the board: what the watcher has been shown.
+  const shown = t.view?.history?.length ?? 0;
+  return h(
+    'div',
+    { class: 'watch-controls', role: 'group', 'aria-label': 'watch controls' },
+    h(
+      'button',
+      { 'data-key': 'watch-play', onclick: () => app.setPaused(t, !t.paused) },
+      t.paused ? 'Play' : 'Pause',
+    ),
+    h(
+      'button',
+      { 'data-key': 'watch-step', disabled: !t.paused || held === 0, onclick: () => app.stepOnce(t) },
+      'Step one move',
+    ),
+    h(
+      'span',
+      { class: 'watch-speeds', role: 'group', 'aria-label': 'speed' },
+      ...SPEEDS.map((x) =>
+        h(
+          'button',
+          {
+            'data-key': `watch-speed-${x}`,
+            'aria-pressed': String(t.speed === x),
+            'aria-label': `speed ${x}x`,
+            onclick: () => {
+              t.speed = x;
+              app.update();
+            },
+          },
+          `${x}x`,
+        ),
+      ),
+    ),
+    h(
+      'span',
+      { class: 'small muted', role: 'status', 'aria-label': 'moves shown', 'data-moves': String(shown), 'data-seq': String(t.seq) },
+      `${shown} moves this hand${held ? `, ${held} waiting` : ''}`,
+    ),
+  );
+}
+
 export function mount(app, { room }) {
   const t = app.table(room);
   const el = h('div', { class: 'room' });
@@ -632,6 +684,7 @@ export function mount(app, { room }) {
         : null,
     );
     const kids = [head];
+    if (inMatch && app.watching(t)) kids.push(watchControls(app, t));
     if (t.lost) {
       kids.push(
         h(
