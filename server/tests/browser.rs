@@ -232,7 +232,9 @@ async fn a_registered_player_reloads_mid_match_and_plays_on_in_the_same_seat() {
     start_latin(&b, "random").await;
     let mut p = Played::default();
     play(&b, Until::Moves(3), false, &mut p).await;
-    let before = b.js(LOOK).await;
+    // Our turn again: the page has the server's answer to our third move,
+    // so the hand it shows is the hand the server will send after the reload.
+    let before = b.wait_js("our turn", &format!("const l = (() => {{ {LOOK} }})(); return l.turn ? l : null")).await;
     let room = before["hash"].as_str().unwrap().to_string();
     assert!(room.starts_with("#/room/"), "{room}");
 
