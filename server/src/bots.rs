@@ -7,7 +7,7 @@
 //! seat is to move.
 
 use capicua_engine::{Move, View};
-use capicua_strategy::{SeatView, Strategy};
+use capicua_strategy::{Policy, SeatView, SpecError, StopFlag, Strategy};
 
 /// A move chooser for a hosted seat.
 pub(crate) trait HostedStrategy: Send {
@@ -42,15 +42,30 @@ pub(crate) fn names() -> Vec<&'static str> {
     capicua_strategy::spec::STRATEGIES.iter().map(|(n, _)| *n).filter(|n| !n.contains(' ')).collect()
 }
 
-/// A hosted strategy by spec, seeded; `None` if the spec does not build.
-pub(crate) fn strategy(spec: &str, seed: u64) -> Option<Box<dyn HostedStrategy>> {
-    capicua_strategy::spec::build(spec, seed).ok().map(|inner| Box::new(Registry { inner }) as Box<dyn HostedStrategy>)
+/// A hosted strategy by spec, seeded. Every spec a server hosts came over
+/// the network (a room, a fill, a tournament's entrants), so it is built
+/// under a network `policy`: no files, searches within the operator's caps.
+/// Its searches stop early once `stop` is raised (the room closed).
+pub(crate) fn strategy(
+    spec: &str,
+    seed: u64,
+    policy: &Policy,
+    stop: &StopFlag,
+) -> Result<Box<dyn HostedStrategy>, SpecError> {
+    let mut inner = capicua_strategy::build_with(spec, seed, policy)?;
+    inner.watch(stop);
+    Ok(Box::new(Registry { inner }))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use capicua_engine::{Game, Rules, Seating};
+    use capicua_strategy::SearchCaps;
+
+    fn strategy(spec: &str, seed: u64) -> Option<Box<dyn HostedStrategy>> {
+        super::strategy(spec, seed, &Policy::network(SearchCaps::default()), &StopFlag::new()).ok()
+    }
 
     #[test]
     fn registry_strategies_finish_a_match_with_legal_moves() {

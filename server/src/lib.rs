@@ -69,6 +69,16 @@ pub struct Config {
     /// events (they usually leave sooner, with its next reply or prompt).
     /// The flusher ticks at half this period.
     pub batch_every: Duration,
+    /// What a hosted bot may spend on a move (every hosted bot's spec came
+    /// from a client).
+    pub bot_caps: capicua_strategy::SearchCaps,
+}
+
+impl Config {
+    /// The policy for strategy specs from the network.
+    pub(crate) fn bot_policy(&self) -> capicua_strategy::Policy {
+        capicua_strategy::Policy::network(self.bot_caps)
+    }
 }
 
 impl Default for Config {
@@ -83,6 +93,7 @@ impl Default for Config {
             reconnect_grace: Duration::from_secs(60),
             outbound_buffer: 1024,
             batch_every: Duration::from_millis(1000),
+            bot_caps: capicua_strategy::SearchCaps::default(),
         }
     }
 }

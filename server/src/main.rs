@@ -56,6 +56,8 @@ enum Command {
         /// reply).
         #[arg(long, env = "CAPICUA_BATCH_MS", default_value_t = 1000, value_parser = clap::value_parser!(u64).range(2..=60_000))]
         batch_ms: u64,
+        #[command(flatten)]
+        bots: BotLimits,
     },
     /// Prints the JSON Schema of every protocol message.
     Schema,
@@ -103,6 +105,38 @@ enum Command {
         #[arg(long, default_value_t = 3000)]
         timeout_ms: u64,
     },
+}
+
+/// What a hosted bot may spend on a move. Clients name the strategies of
+/// the bots they seat (`fill-bots`, a room's timeout policy, tournament
+/// entrants): a search asking for more than these is refused.
+#[derive(clap::Args)]
+struct BotLimits {
+    /// Longest a hosted search (`pimc`, `ismcts`) thinks per move, in
+    /// milliseconds; a spec may ask for less with `ms=`.
+    #[arg(long, env = "CAPICUA_BOT_THINK_MS", default_value_t = 2000, value_parser = clap::value_parser!(u32).range(1..=60_000))]
+    bot_think_ms: u32,
+    /// Most `pimc` samples per move a spec may ask for.
+    #[arg(long, env = "CAPICUA_BOT_MAX_SAMPLES", default_value_t = 2000)]
+    bot_max_samples: u32,
+    /// Most `pimc` rollouts per sample a spec may ask for.
+    #[arg(long, env = "CAPICUA_BOT_MAX_ROLLOUTS", default_value_t = 16)]
+    bot_max_rollouts: u32,
+    /// Most `ismcts` iterations per move a spec may ask for.
+    #[arg(long, env = "CAPICUA_BOT_MAX_ITERATIONS", default_value_t = 20_000)]
+    bot_max_iterations: u32,
+}
+
+impl BotLimits {
+    fn caps(&self) -> capicua_strategy::SearchCaps {
+        capicua_strategy::SearchCaps {
+            samples: self.bot_max_samples,
+            rollouts: self.bot_max_rollouts,
+            iterations: self.bot_max_iterations,
+            time: std::time::Duration::from_millis(self.bot_think_ms.into()),
+            ..Default::default()
+        }
+    }
 }
 
 #[derive(Subcommand)]
@@ -180,6 +214,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             rate,
             reconnect_grace,
             batch_ms,
+            bots,
         } => {
             let cors = capicua_server::CorsOrigins::parse(&cors_origins).context("--cors-origin")?;
             // The listener first: a server that cannot take connections
@@ -203,6 +238,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                 rate_burst: rate.saturating_mul(2),
                 reconnect_grace: std::time::Duration::from_secs(reconnect_grace),
                 batch_every: std::time::Duration::from_millis(batch_ms),
+                bot_caps: bots.caps(),
                 ..Default::default()
             };
             capicua_server::run(listener, db, config, shutdown_signal()).await?;
@@ -305,7 +341,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             let format =
                 if file.extension().is_some_and(|e| e == "json") { SpecFormat::Json } else { SpecFormat::Toml };
             let db = open_for_writing(&database, allow_foreign_tables).await?;
-            let created = store::create(&db, &text, format).await;
+            let created = store::create(&db, &text, format, capicua_strategy::SearchCaps::default()).await;
             db.close().await;
             let (id, config) = created.with_context(|| format!("{}", file.display()))?;
             outln!(

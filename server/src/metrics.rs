@@ -26,6 +26,8 @@ pub struct Metrics {
     pub rooms: AtomicI64,
     /// Timeouts applied.
     pub timeouts: AtomicU64,
+    /// Hosted-bot searches running on the blocking pool.
+    pub searches: AtomicI64,
 }
 
 impl Metrics {
@@ -51,6 +53,7 @@ impl Metrics {
         line("games_store_failed_total", "counter", "Matches that could not be stored.", g(&self.games_store_failed));
         line("rooms", "gauge", "Open rooms.", self.rooms.load(Ordering::Relaxed));
         line("timeouts_total", "counter", "Moves decided by a timeout policy.", g(&self.timeouts));
+        line("searches", "gauge", "Hosted-bot searches running.", self.searches.load(Ordering::Relaxed));
         out
     }
 }

@@ -46,6 +46,18 @@ pub enum SpecError {
     /// An empty spec.
     #[error("empty strategy spec")]
     Empty,
+    /// A spec naming a file where files are not allowed (a spec that came
+    /// over the network).
+    #[error("strategy specs from the network cannot name files")]
+    FileNotAllowed,
+    /// A spec longer than allowed where it came from.
+    #[error("strategy spec too long ({len} characters, at most {max})")]
+    TooLong {
+        /// Its length.
+        len: usize,
+        /// The limit.
+        max: usize,
+    },
     /// A spec file that cannot be read.
     #[error("cannot read strategy file {path}: {reason}")]
     File {

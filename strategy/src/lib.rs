@@ -37,7 +37,8 @@
 //! - [`referee`]: asking a strategy and playing its move;
 //! - [`arena`]: many games in process, with statistics ([`stats`]) and an
 //!   SPRT;
-//! - [`rng`]: the seeded random stream every strategy draws from.
+//! - [`rng`]: the seeded random stream every strategy draws from;
+//! - [`stop`]: stopping a search early from another thread.
 
 pub mod arena;
 pub mod determinize;
@@ -48,10 +49,12 @@ pub mod rng;
 pub mod seat_view;
 pub mod spec;
 pub mod stats;
+pub mod stop;
 pub mod strategy;
 
 pub use error::{ArenaError, BotError, SpecError};
 pub use rng::BotRng;
 pub use seat_view::{SeatView, SnapshotSeat, TableSeat};
-pub use spec::build;
+pub use spec::{Policy, SearchCaps, build, build_with};
+pub use stop::StopFlag;
 pub use strategy::Strategy;

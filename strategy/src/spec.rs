@@ -7,6 +7,12 @@
 //! - a conditional: `X while CONDITION else Y`, where `Y` may itself be a
 //!   conditional (`bota-gorda while hand-pips > 25 else smart`);
 //! - `@path`: a file holding a spec (lines are joined, `#` starts a comment).
+//!
+//! Where a spec comes from decides what it may ask ([`Policy`]): the
+//! operator's own command line may name files and search as long as it
+//! likes ([`build`]); a spec that came over the network (a room's hosted
+//! bots) may not name a file, is short, and its searches stay within the
+//! operator's [`SearchCaps`], a time per move included ([`build_with`]).
 
 use std::time::Duration;
 
@@ -32,14 +38,62 @@ pub const STRATEGIES: &[(&str, &str)] = &[
         "pimc",
         "perfect-information Monte Carlo [samples=200, ms=<cap>, rollout=heavy|block|own-block|random, rollouts=1, solve=10, model=uniform|heavy, beta=0.5]",
     ),
-    ("ismcts", "information-set Monte Carlo tree search: one tree over sampled deals [iterations=2000]"),
+    ("ismcts", "information-set Monte Carlo tree search: one tree over sampled deals [iterations=2000, ms=<cap>]"),
     (
         "X while COND else Y",
         "conditional: COND is `<measure> <op> <n>`, measures: hand-pips hand-tiles opponent-tiles partner-tiles stock played score-lead",
     ),
 ];
 
-/// Builds the strategy a spec names, its random stream seeded by `seed`.
+/// The most a hosted search may spend on one move.
+///
+/// A parameter above its cap is refused (not silently lowered, so whoever
+/// asked learns it); a search that names no time gets [`SearchCaps::time`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SearchCaps {
+    /// `pimc` samples per move.
+    pub samples: u32,
+    /// `pimc` rollouts per sample and move.
+    pub rollouts: u32,
+    /// `pimc` solves exactly at most this many tiles in hand.
+    pub solve: u32,
+    /// `ismcts` iterations per move.
+    pub iterations: u32,
+    /// The longest a search thinks per move.
+    pub time: Duration,
+}
+
+impl Default for SearchCaps {
+    /// Ten times the default budgets, and two seconds a move.
+    fn default() -> SearchCaps {
+        SearchCaps { samples: 2000, rollouts: 16, solve: 14, iterations: 20_000, time: Duration::from_secs(2) }
+    }
+}
+
+/// What a spec may do, by where it came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Policy {
+    /// Whether `@path` may read a file.
+    pub files: bool,
+    /// The longest spec accepted, in characters.
+    pub max_len: usize,
+    /// Caps on searches, if any.
+    pub caps: Option<SearchCaps>,
+}
+
+impl Policy {
+    /// The operator's own command line: files allowed, no caps.
+    pub const TRUSTED: Policy = Policy { files: true, max_len: usize::MAX, caps: None };
+
+    /// A spec from the network: no files, at most 200 characters, searches
+    /// within `caps`.
+    pub fn network(caps: SearchCaps) -> Policy {
+        Policy { files: false, max_len: 200, caps: Some(caps) }
+    }
+}
+
+/// Builds the strategy a spec names, its random stream seeded by `seed`,
+/// with the [`Policy::TRUSTED`] policy of the operator's command line.
 ///
 /// ```
 /// use capicua_strategy::spec::build;
@@ -49,22 +103,50 @@ pub const STRATEGIES: &[(&str, &str)] = &[
 /// assert!(build("nobody", 1).is_err());
 /// ```
 pub fn build(spec: &str, seed: u64) -> Result<Box<dyn Strategy>, SpecError> {
+    build_with(spec, seed, &Policy::TRUSTED)
+}
+
+/// Builds the strategy a spec names under `policy`.
+///
+/// ```
+/// use capicua_strategy::spec::{Policy, SearchCaps, build_with};
+/// use capicua_strategy::SpecError;
+///
+/// let net = Policy::network(SearchCaps::default());
+/// assert_eq!(build_with("@/etc/passwd", 1, &net).err(), Some(SpecError::FileNotAllowed));
+/// assert!(build_with("pimc:samples=1000000", 1, &net).is_err());
+/// // A search that names no time gets the cap's.
+/// assert_eq!(build_with("pimc", 1, &net).unwrap().name(), "pimc:ms=2000");
+/// ```
+pub fn build_with(spec: &str, seed: u64, policy: &Policy) -> Result<Box<dyn Strategy>, SpecError> {
+    let spec = spec.trim();
+    let len = spec.chars().count();
+    if len > policy.max_len {
+        return Err(SpecError::TooLong { len, max: policy.max_len });
+    }
+    build_checked(spec, seed, policy)
+}
+
+fn build_checked(spec: &str, seed: u64, policy: &Policy) -> Result<Box<dyn Strategy>, SpecError> {
     let spec = spec.trim();
     if let Some(path) = spec.strip_prefix('@') {
+        if !policy.files {
+            return Err(SpecError::FileNotAllowed);
+        }
         let text = std::fs::read_to_string(path)
             .map_err(|e| SpecError::File { path: path.to_string(), reason: e.to_string() })?;
         let joined: Vec<&str> = text.lines().map(|l| l.split('#').next().unwrap_or("").trim()).collect();
-        return build(&joined.join(" "), seed);
+        return build_checked(&joined.join(" "), seed, policy);
     }
     if let Some((then, rest)) = split_word(spec, "while") {
         let (cond, otherwise) = split_word(rest, "else").ok_or_else(|| SpecError::BadCondition(rest.to_string()))?;
         return Ok(Box::new(Conditional {
             when: Condition::parse(cond)?,
-            then: build(then, derive_seed(seed, 1))?,
-            otherwise: build(otherwise, derive_seed(seed, 2))?,
+            then: build_checked(then, derive_seed(seed, 1), policy)?,
+            otherwise: build_checked(otherwise, derive_seed(seed, 2), policy)?,
         }));
     }
-    build_named(spec, seed)
+    build_named(spec, seed, policy)
 }
 
 /// Splits `text` around the first standalone `word`.
@@ -74,7 +156,7 @@ fn split_word<'a>(text: &'a str, word: &str) -> Option<(&'a str, &'a str)> {
     Some((text[..at].trim(), text[at + padded.len()..].trim()))
 }
 
-fn build_named(spec: &str, seed: u64) -> Result<Box<dyn Strategy>, SpecError> {
+fn build_named(spec: &str, seed: u64, policy: &Policy) -> Result<Box<dyn Strategy>, SpecError> {
     let mut parts = spec.split(':');
     let name = parts.next().filter(|n| !n.is_empty()).ok_or(SpecError::Empty)?;
     let params: Vec<(&str, &str)> = parts
@@ -91,6 +173,15 @@ fn build_named(spec: &str, seed: u64) -> Result<Box<dyn Strategy>, SpecError> {
         param: param.into(),
         reason: reason.into(),
     };
+    // A number within the policy's cap for `param`, if any.
+    let capped = |param: &str, v: &str, cap: Option<u32>| {
+        let n = v.parse::<u32>().map_err(|_| bad(param, "expected a whole number"))?;
+        match cap {
+            Some(max) if n > max => Err(bad(param, &format!("at most {max} on this server"))),
+            _ => Ok(n),
+        }
+    };
+    let caps = policy.caps;
     let no_params = || match params.first() {
         Some((k, _)) => Err(bad(k, "this strategy takes no parameters")),
         None => Ok(()),
@@ -127,17 +218,19 @@ fn build_named(spec: &str, seed: u64) -> Result<Box<dyn Strategy>, SpecError> {
                     _ => return Err(bad(k, "unknown parameter")),
                 }
             }
-            Box::new(Cheater::new(build_named(inner, seed)?))
+            Box::new(Cheater::new(build_named(inner, seed, policy)?))
         }
         "pimc" => {
             let mut c = PimcConfig::default();
             for &(k, v) in &params {
-                let number = || v.parse::<u32>().map_err(|_| bad(k, "expected a whole number"));
                 match k {
-                    "samples" => c.budget.samples = number()?.max(1),
-                    "ms" => c.budget.time = Some(Duration::from_millis(number()? as u64)),
-                    "rollouts" => c.rollouts = number()?.max(1),
-                    "solve" => c.solve_below = number()?,
+                    "samples" => c.budget.samples = capped(k, v, caps.map(|c| c.samples))?.max(1),
+                    "ms" => {
+                        let max = caps.map(|c| c.time.as_millis().min(u32::MAX as u128) as u32);
+                        c.budget.time = Some(Duration::from_millis(capped(k, v, max)? as u64));
+                    }
+                    "rollouts" => c.rollouts = capped(k, v, caps.map(|c| c.rollouts))?.max(1),
+                    "solve" => c.solve_below = capped(k, v, caps.map(|c| c.solve))?,
                     "model" => {
                         c.model = match v {
                             "uniform" => PlayModel::Uniform,
@@ -146,7 +239,11 @@ fn build_named(spec: &str, seed: u64) -> Result<Box<dyn Strategy>, SpecError> {
                         }
                     }
                     "beta" => {
-                        let beta = v.parse::<f64>().map_err(|_| bad(k, "expected a number"))?;
+                        let beta = v
+                            .parse::<f64>()
+                            .ok()
+                            .filter(|b| b.is_finite() && *b >= 0.0)
+                            .ok_or_else(|| bad(k, "expected a number, 0 or more"))?;
                         c.model = PlayModel::Heavy { beta };
                     }
                     "rollout" => {
@@ -161,21 +258,114 @@ fn build_named(spec: &str, seed: u64) -> Result<Box<dyn Strategy>, SpecError> {
                     _ => return Err(bad(k, "unknown parameter")),
                 }
             }
+            if let (Some(caps), None) = (caps, c.budget.time) {
+                c.budget.time = Some(caps.time);
+            }
             let _: Budget = c.budget;
             Box::new(Pimc::new(c, seed))
         }
         "ismcts" => {
             let mut iterations = 2000;
+            let mut time = caps.map(|c| c.time);
             for &(k, v) in &params {
                 match k {
-                    "iterations" => {
-                        iterations = v.parse::<u32>().map_err(|_| bad(k, "expected a whole number"))?.max(1)
+                    "iterations" => iterations = capped(k, v, caps.map(|c| c.iterations))?.max(1),
+                    "ms" => {
+                        let max = caps.map(|c| c.time.as_millis().min(u32::MAX as u128) as u32);
+                        time = Some(Duration::from_millis(capped(k, v, max)? as u64));
                     }
                     _ => return Err(bad(k, "unknown parameter")),
                 }
             }
-            Box::new(Ismcts::new(iterations, seed))
+            let ismcts = Ismcts::new(iterations, seed);
+            Box::new(match time {
+                Some(t) => ismcts.with_time(t),
+                None => ismcts,
+            })
         }
         other => return Err(SpecError::UnknownStrategy(other.to_string())),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::mpsc;
+
+    use capicua_engine::{Game, Rules, Seat, Seating};
+
+    use super::*;
+    use crate::StopFlag;
+
+    fn net() -> Policy {
+        Policy::network(SearchCaps::default())
+    }
+
+    #[test]
+    fn network_specs_never_read_files_even_inside_a_conditional() {
+        let dir = std::env::temp_dir().join(format!("capicua-spec-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("bot.spec");
+        std::fs::write(&file, "bota-gorda # heaviest first\n").unwrap();
+        let at = format!("@{}", file.display());
+        assert_eq!(build(&at, 1).unwrap().name(), "bota-gorda", "the operator's CLI reads files");
+        assert_eq!(build_with(&at, 1, &net()).err(), Some(SpecError::FileNotAllowed));
+        let nested = format!("random while stock > 3 else {at}");
+        assert_eq!(build_with(&nested, 1, &net()).err(), Some(SpecError::FileNotAllowed));
+        assert_eq!(build_with("@/dev/zero", 1, &net()).err(), Some(SpecError::FileNotAllowed));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn network_specs_stay_within_the_caps() {
+        let caps = SearchCaps::default();
+        let refused = |spec: &str| match build_with(spec, 1, &net()) {
+            Err(SpecError::BadParameter { reason, .. }) => assert!(reason.contains("at most"), "{spec}: {reason}"),
+            other => panic!("{spec}: {:?}", other.map(|s| s.name())),
+        };
+        refused(&format!("pimc:samples={}", caps.samples + 1));
+        refused(&format!("pimc:rollouts={}", caps.rollouts + 1));
+        refused(&format!("pimc:solve={}", caps.solve + 1));
+        refused(&format!("pimc:ms={}", caps.time.as_millis() + 1));
+        refused(&format!("ismcts:iterations={}", caps.iterations + 1));
+        refused(&format!("random while stock > 3 else pimc:samples={}", caps.samples + 1));
+        // At the caps, and with a time of the spec's own below the cap.
+        let at_cap = format!("pimc:samples={}:ms=20", caps.samples);
+        assert_eq!(build_with(&at_cap, 1, &net()).unwrap().name(), at_cap);
+        assert_eq!(build_with("ismcts", 1, &net()).unwrap().name(), "ismcts:ms=2000");
+        // The operator's CLI has no caps and no default time.
+        assert_eq!(build("pimc:samples=1000000", 1).unwrap().name(), "pimc:samples=1000000");
+        assert_eq!(build("ismcts", 1).unwrap().name(), "ismcts");
+    }
+
+    #[test]
+    fn long_or_odd_network_specs_are_refused_without_building() {
+        let chain = "random while stock > 1 else ".repeat(10_000) + "random";
+        assert!(matches!(build_with(&chain, 1, &net()), Err(SpecError::TooLong { .. })));
+        assert!(build_with("pimc:beta=NaN", 1, &net()).is_err());
+        assert!(build_with("pimc:beta=-1", 1, &net()).is_err());
+        assert!(build_with("pimc:samples=-1", 1, &net()).is_err());
+    }
+
+    /// A raised flag ends a search whose budget would take hours: it then
+    /// plays its fallback's move.
+    #[test]
+    fn a_raised_stop_flag_ends_a_search_at_once() {
+        for spec in ["pimc:samples=100000000", "ismcts:iterations=100000000"] {
+            let game = Game::new(Rules::preset("latin").unwrap().into(), Seating::new(4), 3).unwrap();
+            let seat = game.to_move().unwrap_or(Seat(0));
+            let stop = StopFlag::new();
+            let mut bot = build(spec, 5).unwrap();
+            bot.watch(&stop);
+            stop.stop();
+            let (tx, rx) = mpsc::channel();
+            std::thread::spawn(move || {
+                let m = bot.choose(&game.view(seat));
+                let mut legal = capicua_engine::MoveList::new();
+                game.fill_legal_moves(&mut legal);
+                tx.send(legal.contains(&m)).unwrap();
+            });
+            let legal = rx.recv_timeout(Duration::from_secs(120)).unwrap_or_else(|_| panic!("{spec} did not stop"));
+            assert!(legal, "{spec} played a legal move");
+        }
+    }
 }

@@ -24,6 +24,8 @@ use capicua_protocol::{
 };
 use tokio::time::Instant;
 
+use capicua_strategy::{SpecError, StopFlag};
+
 use crate::bots::{self, HostedStrategy};
 use crate::db::{GameRecord, SeatKind, SeatRecord, TableLink};
 use crate::outbox::encode;
@@ -251,6 +253,8 @@ pub(crate) struct Settings {
     pub grace: Duration,
     /// Unlisted, joined by invite only.
     pub private: bool,
+    /// What the specs of its hosted bots may ask (they came over the network).
+    pub bots: capicua_strategy::Policy,
 }
 
 /// A hosted seat set when the room is created.
@@ -370,14 +374,21 @@ pub(crate) struct RoomCore {
     games_played: u32,
     closed: bool,
     no_show_at: Option<Instant>,
+    /// Raised when the room closes: its bots' searches stop.
+    stop: StopFlag,
 }
 
 /// Why a room cannot be built from its settings.
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum CoreError {
-    /// A strategy spec names no strategy.
-    #[error("unknown strategy {0:?}; known: {known}", known = bots::names().join(", "))]
-    UnknownStrategy(String),
+    /// A strategy spec that does not build here.
+    #[error("strategy {spec:?}: {error}; known: {known}", known = bots::names().join(", "))]
+    Strategy {
+        /// The spec as given.
+        spec: String,
+        /// Why.
+        error: SpecError,
+    },
 }
 
 impl RoomCore {
@@ -394,13 +405,15 @@ impl RoomCore {
             Some(seed) => SeededRng::new(seed, stream).next_u64(),
             None => SeededRng::new(entropy, stream).next_u64(),
         };
-        let timeout_bot = bots::strategy(timeout_name, seed_of(TIMEOUT_BOT_STREAM))
-            .ok_or_else(|| CoreError::UnknownStrategy(timeout_name.to_string()))?;
+        let stop = StopFlag::new();
+        let build = |spec: &str, seed: u64| {
+            bots::strategy(spec, seed, &s.bots, &stop).map_err(|error| CoreError::Strategy { spec: spec.into(), error })
+        };
+        let timeout_bot = build(timeout_name, seed_of(TIMEOUT_BOT_STREAM))?;
         let mut seats: Vec<SeatState> = (0..n).map(|_| SeatState::Empty).collect();
         for (i, h) in std::mem::take(&mut table.hosted).into_iter().enumerate().take(n) {
             let Some(h) = h else { continue };
-            let strategy = bots::strategy(&h.strategy, seed_of(1 + i as u64))
-                .ok_or_else(|| CoreError::UnknownStrategy(h.strategy.clone()))?;
+            let strategy = build(&h.strategy, seed_of(1 + i as u64))?;
             seats[i] = SeatState::Bot { name: h.name, player_id: h.player_id, strategy: Some(strategy) };
         }
         table.reserved.resize(n, None);
@@ -422,6 +435,7 @@ impl RoomCore {
             pending: None,
             games_played: 0,
             closed: false,
+            stop,
         })
     }
 
@@ -443,6 +457,11 @@ impl RoomCore {
     /// Whether the room is closed.
     pub(crate) fn is_closed(&self) -> bool {
         self.closed
+    }
+
+    /// The flag that stops the room's searches (raised when it closes).
+    pub(crate) fn stop_flag(&self) -> &StopFlag {
+        &self.stop
     }
 
     /// Whether a connection is a member (seated or watching): the task
@@ -820,8 +839,8 @@ impl RoomCore {
         if self.is_table() {
             return self.reply_err(fx, &who, id, ErrorCode::BadRequest, "this table's seats are set by its event");
         }
-        if bots::strategy(&strategy, 0).is_none() {
-            let message = CoreError::UnknownStrategy(strategy).to_string();
+        if let Err(error) = bots::strategy(&strategy, 0, &self.s.bots, &self.stop) {
+            let message = CoreError::Strategy { spec: strategy, error }.to_string();
             return self.reply_err(fx, &who, id, ErrorCode::UnknownStrategy, message);
         }
         if self.game.is_some() || self.storing.is_some() {
@@ -831,7 +850,7 @@ impl RoomCore {
         let empty: Vec<usize> = (0..self.seats.len()).filter(|&i| matches!(self.seats[i], SeatState::Empty)).collect();
         for i in empty {
             let seed = self.seed_for(1 + i as u64);
-            bots.push((i, bots::strategy(&strategy, seed).expect("checked above")));
+            bots.push((i, bots::strategy(&strategy, seed, &self.s.bots, &self.stop).expect("checked above")));
         }
         for (i, b) in bots {
             self.seats[i] = SeatState::Bot { name: format!("bot:{strategy}"), player_id, strategy: Some(b) };
@@ -988,7 +1007,7 @@ impl RoomCore {
 
     /// A `random` strategy seeded from the room's stream.
     fn random_strategy(&mut self) -> Box<dyn HostedStrategy> {
-        bots::strategy("random", self.rng.next_u64()).expect("random exists")
+        bots::strategy("random", self.rng.next_u64(), &self.s.bots, &self.stop).expect("random exists")
     }
 
     /// A random legal move for the seat to move.

@@ -257,6 +257,7 @@ pub(crate) fn settings(spec: &RoomSpec, grace: std::time::Duration) -> Result<Se
         seed: spec.seed,
         grace,
         private: spec.private,
+        bots: capicua_strategy::Policy::network(capicua_strategy::SearchCaps::default()),
     })
 }
 
@@ -310,7 +311,8 @@ async fn create_with(
     if state.is_shutting_down() {
         return Err(CreateError::ShuttingDown);
     }
-    let settings = settings(&spec, state.config.reconnect_grace)?;
+    let mut settings = settings(&spec, state.config.reconnect_grace)?;
+    settings.bots = state.config.bot_policy();
     // Deals of an unseeded room must be unpredictable: no randomness, no room.
     let entropy = getrandom::u64().map_err(|_| CreateError::NoEntropy)?;
     let (variant, seats) = (settings.rules.variant().clone(), settings.seating.seats);

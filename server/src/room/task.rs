@@ -95,6 +95,9 @@ impl RoomTask {
                 }
             }
         }
+        // A search on the blocking pool cannot be aborted: tell it to stop,
+        // so its thread is free at once (shutdown waits for those threads).
+        self.core.stop_flag().stop();
         if let Some(t) = self.thinking.take() {
             t.abort();
         }
@@ -183,7 +186,9 @@ impl RoomTask {
                     }
                     Effect::Think(think) => {
                         let Think { seat, mut strategy, game } = *think;
+                        let running = Searching::start(self.state.clone());
                         self.thinking = Some(tokio::task::spawn_blocking(move || {
+                            let _running = running;
                             let mv = strategy.choose(&game.view(seat));
                             (strategy, mv)
                         }));
@@ -243,6 +248,23 @@ impl RoomTask {
                 self.core.handle(Instant::now(), input, fx);
             }
         }
+    }
+}
+
+/// Counts a search in the `searches` gauge while it lives (its thread may
+/// outlive the room that asked).
+struct Searching(Arc<AppState>);
+
+impl Searching {
+    fn start(state: Arc<AppState>) -> Searching {
+        state.metrics.searches.fetch_add(1, Ordering::Relaxed);
+        Searching(state)
+    }
+}
+
+impl Drop for Searching {
+    fn drop(&mut self) {
+        self.0.metrics.searches.fetch_sub(1, Ordering::Relaxed);
     }
 }
 

@@ -476,7 +476,9 @@ fn a_slow_strategy_thinks_off_the_task_and_a_stale_answer_is_dropped() {
     room.feed(Input::Close { who: member(1, Some(1)), id: None });
     assert!(room.closed);
     let frames = room.sent.len();
-    let strategy = crate::bots::strategy("random", 1).unwrap();
+    let strategy =
+        crate::bots::strategy("random", 1, &capicua_strategy::Policy::TRUSTED, &capicua_strategy::StopFlag::new())
+            .unwrap();
     room.feed(Input::Thought(Some((strategy, Move::Pass))));
     assert_eq!(room.sent.len(), frames);
 }

@@ -77,7 +77,7 @@ async fn create(
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.starts_with("application/json"));
     let format = if is_json { SpecFormat::Json } else { SpecFormat::detect(&body) };
-    let (id, _) = store::create(&state.db, &body, format).await?;
+    let (id, _) = store::create(&state.db, &body, format, state.config.bot_caps).await?;
     state.tournaments.wake();
     let summary = tournaments::summary_of(&state.db, id).await?.ok_or_else(|| not_found(id))?;
     Ok((StatusCode::CREATED, Json(summary)))

@@ -2,6 +2,7 @@
 //! before it is stored, and loading a stored tournament for replay. The rows
 //! themselves are [`crate::db::tournaments`].
 
+use capicua_strategy::{Policy, SearchCaps, StopFlag};
 use capicua_tournament::{Config, EntrantSpec, TournamentSpec};
 
 use super::{Member, TournamentError};
@@ -28,12 +29,15 @@ fn members(e: &EntrantSpec) -> Vec<String> {
 
 /// Checks that every entrant can be seated (hosted strategies build, other
 /// names are registered players) and that the clock's timeout strategy exists.
-pub async fn check_entrants(db: &Db, config: &Config) -> Result<(), TournamentError> {
+pub async fn check_entrants(db: &Db, config: &Config, caps: SearchCaps) -> Result<(), TournamentError> {
+    let policy = Policy::network(caps);
+    let stop = StopFlag::new();
+    let check = |spec: &str| crate::bots::strategy(spec, 0, &policy, &stop).err();
     if let capicua_tournament::TimeoutRule::Strategy { name } = &config.spec().clock.on_timeout {
-        if crate::bots::strategy(name, 0).is_none() {
+        if let Some(e) = check(name) {
             return Err(TournamentError::Entrant {
                 field: "clock.on-timeout".into(),
-                message: format!("unknown strategy {name:?}; known: {}", crate::bots::names().join(", ")),
+                message: format!("strategy {name:?}: {e}; known: {}", crate::bots::names().join(", ")),
             });
         }
     }
@@ -41,11 +45,11 @@ pub async fn check_entrants(db: &Db, config: &Config) -> Result<(), TournamentEr
         for m in members(e) {
             match Member::of(&m) {
                 Member::Hosted { strategy } => {
-                    if crate::bots::strategy(&strategy, 0).is_none() {
+                    if let Some(e) = check(&strategy) {
                         return Err(TournamentError::Entrant {
                             field: format!("entrants[{i}]"),
                             message: format!(
-                                "{m:?}: unknown hosted strategy {strategy:?}; known: {}",
+                                "{m:?}: hosted strategy {strategy:?}: {e}; known: {}",
                                 crate::bots::names().join(", ")
                             ),
                         });
@@ -69,9 +73,17 @@ pub async fn check_entrants(db: &Db, config: &Config) -> Result<(), TournamentEr
 
 /// Parses, validates and stores a new tournament (status `pending`); a
 /// serving server picks it up. Returns its id and configuration.
-pub async fn create(db: &Db, text: &str, format: SpecFormat) -> Result<(i64, Config), TournamentError> {
+///
+/// Hosted entrants' strategies are checked against `caps` (the serving
+/// server's, which will host them).
+pub async fn create(
+    db: &Db,
+    text: &str,
+    format: SpecFormat,
+    caps: SearchCaps,
+) -> Result<(i64, Config), TournamentError> {
     let config = parse_spec(text, format)?;
-    check_entrants(db, &config).await?;
+    check_entrants(db, &config, caps).await?;
     let spec = config.spec();
     let entrants: Vec<NewEntrant> = spec
         .entrants

@@ -62,6 +62,9 @@ impl Strategy for Cheater {
         // inner strategy's work.
         self.inner.is_quick()
     }
+    fn watch(&mut self, stop: &crate::StopFlag) {
+        self.inner.watch(stop);
+    }
     fn reseed(&mut self, seed: u64) {
         self.inner.reseed(seed);
     }

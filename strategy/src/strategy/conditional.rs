@@ -179,6 +179,10 @@ impl Strategy for Conditional {
     fn is_quick(&self) -> bool {
         self.then.is_quick() && self.otherwise.is_quick()
     }
+    fn watch(&mut self, stop: &crate::StopFlag) {
+        self.then.watch(stop);
+        self.otherwise.watch(stop);
+    }
     fn reseed(&mut self, seed: u64) {
         self.then.reseed(seed);
         self.otherwise.reseed(seed ^ 0x5555_5555_5555_5555);

@@ -10,6 +10,7 @@
 //! assume that later choices can depend on hidden tiles.
 
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use capicua_engine::{Move, MoveList, Rules, Side};
 
@@ -19,6 +20,7 @@ use crate::determinize;
 use crate::facts::PublicFacts;
 use crate::rng::BotRng;
 use crate::seat_view::SeatView;
+use crate::stop::{StopFlag, raised};
 
 /// The exploration constant of UCB1.
 const EXPLORATION: f64 = 0.7;
@@ -37,6 +39,8 @@ struct Node {
 /// The ISMCTS player.
 pub struct Ismcts {
     iterations: u32,
+    time: Option<Duration>,
+    stop: Option<StopFlag>,
     rng: BotRng,
     rules: Option<Arc<Rules>>,
     fallback: Scored<Heuristic>,
@@ -45,16 +49,38 @@ pub struct Ismcts {
 impl Ismcts {
     /// An ISMCTS player running `iterations` iterations per move.
     pub fn new(iterations: u32, seed: u64) -> Ismcts {
-        Ismcts { iterations, rng: BotRng::new(seed), rules: None, fallback: Scored::new(Heuristic, seed) }
+        Ismcts {
+            iterations,
+            time: None,
+            stop: None,
+            rng: BotRng::new(seed),
+            rules: None,
+            fallback: Scored::new(Heuristic, seed),
+        }
+    }
+
+    /// Caps the time per move: the search stops after `time` even with
+    /// iterations left (play then depends on the machine's speed).
+    pub fn with_time(mut self, time: Duration) -> Ismcts {
+        self.time = Some(time);
+        self
     }
 }
 
 impl Strategy for Ismcts {
     fn name(&self) -> String {
-        if self.iterations == 2000 { "ismcts".into() } else { format!("ismcts:iterations={}", self.iterations) }
+        let mut s = "ismcts".to_string();
+        if self.iterations != 2000 {
+            s += &format!(":iterations={}", self.iterations);
+        }
+        if let Some(t) = self.time {
+            s += &format!(":ms={}", t.as_millis());
+        }
+        s
     }
 
     fn choose(&mut self, view: &dyn SeatView) -> Move {
+        let started = Instant::now();
         let mut legal = MoveList::new();
         view.legal_moves(&mut legal);
         if legal.len() <= 1 {
@@ -74,7 +100,10 @@ impl Strategy for Ismcts {
             vec![Node { mv: Move::Pass, side: me, children: Vec::new(), visits: 0, available: 0, total: 0.0 }];
         let mut moves = MoveList::new();
         let mut path = Vec::new();
-        for _ in 0..self.iterations {
+        for i in 0..self.iterations {
+            if i > 0 && (raised(&self.stop) || self.time.is_some_and(|t| started.elapsed() >= t)) {
+                break;
+            }
             let Some(deal) = determinize::sample(view, &rules, &facts, &mut self.rng) else { continue };
             let mut game = deal.game;
             let before = game.hand_results().len();
@@ -127,6 +156,10 @@ impl Strategy for Ismcts {
             Some(c) => tree[c].mv,
             None => self.fallback.choose(view),
         }
+    }
+
+    fn watch(&mut self, stop: &StopFlag) {
+        self.stop = Some(stop.clone());
     }
 
     fn reseed(&mut self, seed: u64) {

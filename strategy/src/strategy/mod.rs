@@ -36,6 +36,7 @@ pub use support::Support;
 use capicua_engine::Move;
 
 use crate::seat_view::SeatView;
+use crate::stop::StopFlag;
 
 /// A way of playing dominoes.
 pub trait Strategy: Send {
@@ -65,6 +66,13 @@ pub trait Strategy: Send {
     /// every strategy it may ask is.
     fn is_quick(&self) -> bool {
         false
+    }
+
+    /// Makes the strategy's searches stop early once `stop` is raised
+    /// (they then return the best move found so far). Strategies that do
+    /// not search ignore it; composites pass it on.
+    fn watch(&mut self, stop: &StopFlag) {
+        let _ = stop;
     }
 
     /// Restarts the strategy's random stream (the arena calls this before

@@ -18,6 +18,7 @@ use crate::determinize::{self, PlayModel};
 use crate::facts::PublicFacts;
 use crate::rng::BotRng;
 use crate::seat_view::SeatView;
+use crate::stop::{StopFlag, raised};
 
 /// How a determinized deal is played out after a candidate move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -76,12 +77,13 @@ pub struct Pimc {
     rng: BotRng,
     rules: Option<Arc<Rules>>,
     fallback: Scored<Heuristic>,
+    stop: Option<StopFlag>,
 }
 
 impl Pimc {
     /// A PIMC player.
     pub fn new(config: PimcConfig, seed: u64) -> Pimc {
-        Pimc { config, rng: BotRng::new(seed), rules: None, fallback: Scored::new(Heuristic, seed) }
+        Pimc { config, rng: BotRng::new(seed), rules: None, fallback: Scored::new(Heuristic, seed), stop: None }
     }
 
     /// Shared rules for determinized games (rebuilt only when the variant changes).
@@ -323,8 +325,11 @@ impl Strategy for Pimc {
         let mut sampled = 0u32;
         let mut scratch = MoveList::new();
         for _ in 0..self.config.budget.samples {
-            if self.config.budget.time.is_some_and(|t| sampled > 0 && started.elapsed() >= t) {
+            if sampled > 0 && (self.config.budget.time.is_some_and(|t| started.elapsed() >= t) || raised(&self.stop)) {
                 break;
+            }
+            if raised(&self.stop) {
+                return self.fallback.choose(view);
             }
             let Some(deal) = determinize::sample_weighted(view, &rules, &facts, self.config.model, &mut self.rng)
             else {
@@ -377,6 +382,10 @@ impl Strategy for Pimc {
         }
         let best = (0..legal.len()).max_by(|&a, &b| totals[a].total_cmp(&totals[b])).expect("two moves at least");
         legal[best]
+    }
+
+    fn watch(&mut self, stop: &StopFlag) {
+        self.stop = Some(stop.clone());
     }
 
     fn reseed(&mut self, seed: u64) {
