@@ -484,6 +484,97 @@ pub fn catalog() -> Vec<RuleOption> {
     ]
 }
 
+/// The catalog's options by field, built once.
+fn options_by_field() -> &'static std::collections::HashMap<&'static str, Vec<RuleOption>> {
+    static BY_FIELD: std::sync::OnceLock<std::collections::HashMap<&'static str, Vec<RuleOption>>> =
+        std::sync::OnceLock::new();
+    BY_FIELD.get_or_init(|| {
+        let mut map: std::collections::HashMap<&'static str, Vec<RuleOption>> = std::collections::HashMap::new();
+        for o in catalog() {
+            map.entry(o.field).or_default().push(o);
+        }
+        map
+    })
+}
+
+/// Checks every whole-number parameter of the options a variant uses
+/// against the range the catalog advertises for it, so that what a client
+/// reads in the catalog is exactly what validation accepts.
+///
+/// `variant` is the variant as JSON (the serde form of a variant file);
+/// `prefix` selects the catalog's fields: `""` for two-faced variants (every
+/// field but `poly.*`), `"poly."` for [`crate::poly`] variants, whose fields
+/// are written without the prefix.
+pub(crate) fn check_ranges(variant: &serde_json::Value, prefix: &str) -> Result<(), crate::VariantError> {
+    for (field, options) in options_by_field() {
+        let Some(path) = field.strip_prefix(prefix) else { continue };
+        if prefix.is_empty() && field.starts_with("poly.") {
+            continue;
+        }
+        let mut at = vec![variant];
+        for key in path.split('.') {
+            at = at
+                .into_iter()
+                .flat_map(|v| match v {
+                    serde_json::Value::Array(items) => items.iter().filter_map(|i| i.get(key)).collect(),
+                    _ => v.get(key).into_iter().collect::<Vec<_>>(),
+                })
+                .collect();
+        }
+        for value in at {
+            check_value(field, options, value)?;
+        }
+    }
+    Ok(())
+}
+
+/// Checks one value of `field`: a list of values, an option's name, or
+/// `{option: value}` where the value is the single parameter itself or an
+/// object of named parameters.
+fn check_value(field: &str, options: &[RuleOption], value: &serde_json::Value) -> Result<(), crate::VariantError> {
+    use serde_json::Value;
+    let Value::Object(map) = value else {
+        if let Value::Array(items) = value {
+            for item in items {
+                check_value(field, options, item)?;
+            }
+        }
+        return Ok(());
+    };
+    for (name, inner) in map {
+        let Some(option) = options.iter().find(|o| o.option == name) else { continue };
+        for param in &option.params {
+            let arg = match inner {
+                Value::Object(args) if args.contains_key(param.name) => args.get(param.name),
+                _ if option.params.len() == 1 => Some(inner),
+                _ => None,
+            };
+            let Some(arg) = arg else { continue };
+            match param.kind {
+                ParamKind::Integer { min, max } => {
+                    let n = arg.as_i64();
+                    if n.is_none_or(|n| n < min || n > max) {
+                        // Poly variants name their fields without the
+                        // prefix, and the option too (`stuck.draw-up-to`).
+                        let at = match field.strip_prefix("poly.") {
+                            Some(f) => format!("{f}.{name}"),
+                            None => field.to_string(),
+                        };
+                        return Err(crate::VariantError::new(
+                            at,
+                            format!("{name}: {} is {arg}, outside {min}..={max}", param.name),
+                        ));
+                    }
+                }
+                // Nested rules of the same field (`all`, `any`, `not`).
+                ParamKind::Rules => check_value(field, options, arg)?,
+                _ => {}
+            }
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use std::collections::BTreeSet;

@@ -70,7 +70,7 @@ pub use history::{Action, Record};
 pub use moves::{EndId, MAX_MOVES, Move, MoveList};
 pub use presets::{PRESETS, preset};
 pub use rng::SeededRng;
-pub use rules::{MAX_WHEN, Rules};
+pub use rules::{MAX_POINTS, MAX_WHEN, Rules};
 pub use seating::{MAX_SEATS, Seat, Seating, Side, Table};
 pub use tile::{MAX_PIP, MAX_TILES, PIP_VALUES, Tile, TileCatalog, TileSet, TileSetIter};
 // Every rule choice of a variant, by name: the types of `Variant`'s fields

@@ -369,12 +369,24 @@ impl Rules {
     }
 }
 
+/// The largest number of points any one rule may name (a bonus, a target, a
+/// penalty): scores stay far from `i32`'s limits over any match.
+pub const MAX_POINTS: i32 = 100_000;
+
 /// Checks the options that do not shape the move generator: tile values,
 /// end rules, ranking, referee and visibility.
 fn validate_extras(v: &Variant) -> Result<(), VariantError> {
     fn err(field: impl Into<String>, message: impl Into<String>) -> VariantError {
         VariantError::new(field, message)
     }
+    if !(-MAX_POINTS..=MAX_POINTS).contains(&v.scoring.win_bonus) {
+        return Err(err(
+            "scoring.win-bonus",
+            format!("{} is outside {}..={MAX_POINTS}", v.scoring.win_bonus, -MAX_POINTS),
+        ));
+    }
+    let json = serde_json::to_value(v).map_err(|e| err("variant", e.to_string()))?;
+    crate::catalog::check_ranges(&json, "")?;
     if let TileValue::RandomFaces { lo, hi } = v.tiles.value {
         if lo > hi || lo < -1000 || hi > 1000 {
             return Err(err("tiles.value", format!("random-faces needs -1000 <= lo <= hi <= 1000, got {lo}..{hi}")));

@@ -197,6 +197,8 @@ impl PolyRules {
 impl PolyVariant {
     /// Checks every field and builds the tile set.
     pub fn validate(&self) -> Result<PolyRules, VariantError> {
+        let json = serde_json::to_value(self).map_err(|e| VariantError::new("variant", e.to_string()))?;
+        crate::catalog::check_ranges(&json, "poly.")?;
         let faces = self.faces as usize;
         if !matches!(faces, 3 | 4 | 6) {
             return Err(VariantError::new("faces", format!("{faces} faces; expected 3, 4 or 6")));
