@@ -31,6 +31,7 @@ pub(crate) fn router(state: Arc<AppState>) -> Router {
         .route("/api/rooms", get(rooms).post(create_room))
         .route("/api/games/{id}", get(game))
         .route("/api/leaderboard", get(leaderboard))
+        .route("/api/leaderboards", get(leaderboards))
         .merge(crate::tournament::http::routes());
     // CORS on the API only: the WebSocket checks no origin header and
     // `/metrics` is for the operator, not for pages.
@@ -259,6 +260,12 @@ async fn leaderboard(
         return Err(ApiError::new(StatusCode::BAD_REQUEST, ErrorCode::BadRequest, "give ?variant=NAME"));
     };
     Ok(Json(state.db.leaderboard(&variant, limit).await.map_err(ApiError::internal)?))
+}
+
+/// `GET /api/leaderboards`: the boards that have rated games: a preset's
+/// name, or a custom variant's name and rules fingerprint (`house#3f09c2a1b7d4`).
+async fn leaderboards(State(state): State<Arc<AppState>>) -> Result<Json<Vec<String>>, ApiError> {
+    Ok(Json(state.db.rated_variants().await.map_err(ApiError::internal)?))
 }
 
 async fn metrics(State(state): State<Arc<AppState>>) -> impl IntoResponse {

@@ -42,8 +42,18 @@ function leaderboard(app) {
       replace(body, h('p', { role: 'alert' }, `The leaderboard cannot be shown: ${e.message}.`));
     }
   };
-  app.variants().then((cat) => {
-    select.replaceChildren(...cat.presets.map((p) => h('option', { value: p.name, selected: p.name === 'latin' }, p.name)));
+  // The presets, then every other board with rated games: a custom
+  // variant's board is its name and rules fingerprint (`house#3f09c2a1b7d4`).
+  Promise.all([app.variants(), getJson('/api/leaderboards').catch(() => [])]).then(([cat, rated]) => {
+    const names = cat.presets.map((p) => p.name);
+    const boards = names.concat(rated.filter((b) => !names.includes(b)));
+    select.replaceChildren(
+      ...boards.map((b) => {
+        const [name, print] = b.split('#');
+        const label = print ? `${name} (custom rules ${print})` : name;
+        return h('option', { value: b, selected: b === 'latin' }, label);
+      }),
+    );
     load();
   });
   select.addEventListener('change', load);

@@ -8,7 +8,42 @@ use skillratings::MultiTeamOutcome;
 use skillratings::weng_lin::{WengLinConfig, WengLinRating, weng_lin_multi_team};
 use sqlx::Row;
 
+use capicua_engine::Variant;
+
 use super::{Db, DbError, GameRecord};
+
+/// The leaderboard a variant's rated games count on.
+///
+/// A client names its variant, so a name proves nothing about the rules: a
+/// published preset played with exactly its rules counts under the preset's
+/// name (`latin`); any other rules count under the name and a fingerprint of
+/// the rules (`house-latin#3f09c2a1b7d4`), so no custom variant can feed a
+/// preset's board, and two customs of one name with different rules keep
+/// apart. The fingerprint is the first 48 bits of the SHA-256 of the rules
+/// as JSON, the name and description left out (renaming does not split a
+/// board; changing a rule does).
+pub fn rating_key(v: &Variant) -> String {
+    if is_preset(v) { v.name.clone() } else { format!("{}#{}", v.name, fingerprint(v)) }
+}
+
+/// Whether `v` is the published preset of its name, rule for rule (the
+/// description aside).
+pub fn is_preset(v: &Variant) -> bool {
+    capicua_engine::preset(&v.name).is_some_and(|mut p| {
+        p.description.clone_from(&v.description);
+        &p == v
+    })
+}
+
+/// Twelve hex digits naming a variant's rules, whatever it is called.
+pub fn fingerprint(v: &Variant) -> String {
+    use sha2::{Digest, Sha256};
+    let mut rules = v.clone();
+    rules.name.clear();
+    rules.description.clear();
+    let json = serde_json::to_vec(&rules).expect("a variant serializes");
+    Sha256::digest(&json)[..6].iter().map(|b| format!("{b:02x}")).collect()
+}
 
 /// One line of the leaderboard.
 #[derive(Clone, Debug, Serialize, PartialEq, sqlx::FromRow)]
@@ -115,10 +150,11 @@ pub(super) fn rate(stored: &Ratings, touched: &mut Ratings, g: &GameRecord) {
     let sides = g.scores.len();
     let forfeit_side = g.forfeit.and_then(|seat| g.seats.iter().find(|s| s.seat == seat)).map(|s| s.side);
     let ranks = side_ranks(&g.scores, g.winner, forfeit_side);
+    let board = rating_key(&g.variant);
     let mut teams: Vec<Vec<(i64, Rated)>> = vec![Vec::new(); sides];
     for s in &g.seats {
         let pid = s.player_id.expect("checked by the caller");
-        let key = (g.variant.name.clone(), pid);
+        let key = (board.clone(), pid);
         let current = touched.get(&key).or_else(|| stored.get(&key)).copied().unwrap_or(Rated {
             rating: WengLinRating::new(),
             games: 0,
@@ -144,10 +180,8 @@ pub(super) fn rate(stored: &Ratings, touched: &mut Ratings, g: &GameRecord) {
         let Some(updated) = new_iter.next() else { break };
         for ((pid, old), rating) in team.iter().zip(updated) {
             let won = g.winner == Some(side as u8);
-            touched.insert(
-                (g.variant.name.clone(), *pid),
-                Rated { rating, games: old.games + 1, wins: old.wins + i64::from(won) },
-            );
+            touched
+                .insert((board.clone(), *pid), Rated { rating, games: old.games + 1, wins: old.wins + i64::from(won) });
         }
     }
 }
@@ -155,6 +189,30 @@ pub(super) fn rate(stored: &Ratings, touched: &mut Ratings, g: &GameRecord) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_custom_variant_named_like_a_preset_gets_a_board_of_its_own() {
+        let latin = capicua_engine::preset("latin").unwrap();
+        assert_eq!(rating_key(&latin), "latin");
+        let mut described = latin.clone();
+        described.description = "our club's latin".into();
+        assert_eq!(rating_key(&described), "latin", "the description is not a rule");
+        let mut impostor = latin.clone();
+        impostor.scoring.win_bonus = 500;
+        let key = rating_key(&impostor);
+        assert!(key.starts_with("latin#") && key.len() == "latin#".len() + 12, "{key}");
+        assert!(!is_preset(&impostor));
+        let mut renamed = impostor.clone();
+        renamed.name = "house".into();
+        assert_eq!(
+            rating_key(&renamed),
+            format!("house#{}", fingerprint(&impostor)),
+            "renaming keeps the rules' print"
+        );
+        let mut other = impostor.clone();
+        other.scoring.win_bonus = 400;
+        assert_ne!(fingerprint(&other), fingerprint(&impostor));
+    }
 
     #[test]
     fn ranks_put_winner_first_and_forfeit_last() {

@@ -238,6 +238,18 @@ pub(crate) fn settings(spec: &RoomSpec, grace: std::time::Duration) -> Result<Se
     // only judge of what a table may be.
     let probe = Game::new(rules.clone(), seating.clone(), 0).map_err(|e| CreateError::Seating(e.to_string()))?;
     let sides: Vec<u8> = (0..seats).map(|s| probe.table().side_of(Seat(s)).0).collect();
+    if spec.rated
+        && capicua_engine::preset(&rules.variant().name).is_some()
+        && !crate::db::ratings::is_preset(rules.variant())
+    {
+        // Its games would count on the preset's leaderboard under the
+        // preset's name while playing other rules.
+        return Err(CreateError::Variant(format!(
+            "name: a rated room named {0:?} must play {0}'s exact rules; give other rules a name of their own \
+             (for example \"{0}-custom\")",
+            rules.variant().name
+        )));
+    }
     if spec.rated && spec.seed.is_some() {
         // Whoever knows a room's seed knows every hand.
         return Err(CreateError::RatedSeed);
