@@ -485,3 +485,57 @@ fn the_reverse_after_two_passes_file_reverses_in_play() {
     }
     assert!(active_turns > 20, "the condition held on {active_turns} turns");
 }
+
+/// Block, 3 seats (clockwise), hand 1, tiles worth the difference of their
+/// faces (doubles nothing), and "a seat to move holding points turns play
+/// counter-clockwise". Seat 0 leads [5|5] keeping [1|1] (worth 0); seat 1
+/// holds [0|2] (worth 2), seat 2 [3|5], the only tile that fits.
+fn bouncing(extra: Vec<WhenRule>) -> Game {
+    let mut v = preset("block").unwrap();
+    v.tiles.value = TileValue::Difference;
+    v.when = vec![WhenRule {
+        condition: Condition::PipsAbove(0),
+        rules: RuleOverride { direction: Some(Direction::CounterClockwise), ..RuleOverride::default() },
+    }];
+    v.when.extend(extra);
+    let hands = vec![set(&[(5, 5), (1, 1)]), set(&[(0, 2)]), set(&[(3, 5)])];
+    let mut g = Game::from_setup(rules(v), Seating::new(3), setup(1, hands, vec![], 0)).unwrap();
+    play_checked(&mut g, lead(5, 5));
+    g
+}
+
+#[test]
+fn passes_that_can_only_go_round_end_the_hand_as_blocked() {
+    // After the lead, seat 0 (worth 0) hands the turn clockwise to seat 1;
+    // seat 1 (worth 2) must pass and hands it counter-clockwise back to
+    // seat 0, which must pass and hands it to seat 1 again: seat 2, which
+    // could play, never moves. Nobody can ever move again: blocked at once.
+    let g = bouncing(Vec::new());
+    let r = g.hand_results().first().expect("the hand is over");
+    assert_eq!(r.end, HandEnd::Blocked { blocker: Seat(0) });
+    assert_eq!(g.log(), &[lead(5, 5)], "nobody had to pass round the cycle");
+    assert_eq!(r.pips.as_slice(), &[0, 2, 2]);
+    assert_eq!((r.winner_seat, r.points), (Some(Seat(0)), 4));
+}
+
+#[test]
+fn passes_that_reach_a_seat_that_can_play_go_on() {
+    // As above, but once some seat has passed 3 times play turns clockwise
+    // again for everybody (the later entry wins): seats 1 and 0 pass back
+    // and forth until seat 1's third pass, seat 0 then hands the turn on
+    // clockwise, and seat 1 does too, to seat 2, which plays.
+    let mut g = bouncing(vec![WhenRule {
+        condition: Condition::AnySeatPasses(3),
+        rules: RuleOverride { direction: Some(Direction::Clockwise), ..RuleOverride::default() },
+    }]);
+    let mut passes = 0;
+    while g.to_move() != Some(Seat(2)) {
+        assert!(g.hand_results().is_empty(), "blocked after {passes} passes");
+        assert_eq!(g.legal_moves().as_slice(), &[Move::Pass]);
+        play_checked(&mut g, Move::Pass);
+        passes += 1;
+        assert!(passes <= 7, "seat 2 never got the turn");
+    }
+    assert_eq!(passes, 7);
+    assert_eq!(played_tiles(&g), vec![d(3, 5), d(3, 5)], "[3|5] fits either 5");
+}

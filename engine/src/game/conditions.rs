@@ -2,6 +2,7 @@
 //! kept only for variants that use them, looked at after each move behind
 //! the cached `Hot::watch` flag.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use super::events::{Event, Events, HandEnd};
@@ -11,6 +12,22 @@ use crate::moves::Move;
 use crate::rules::Rules;
 use crate::seating::{MAX_SEATS, Seat};
 use crate::variant::{Condition, EndRule};
+
+/// Most passes [`Game::end_if_passing_forever`] plays out on its copy.
+const PASS_PROBE_LIMIT: usize = 1 << 14;
+
+/// The state that decides where a run of passes goes (see
+/// [`Game::pass_state`]).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+struct PassState {
+    to_move: u8,
+    reversed: bool,
+    turns: u32,
+    passes: [u8; MAX_SEATS],
+    passed_last: u16,
+    active: u32,
+    opened: u64,
+}
 
 impl Game {
     fn ext_mut(&mut self) -> &mut Ext {
@@ -24,6 +41,7 @@ impl Game {
         ext.passes = [0; MAX_SEATS];
         ext.passed_last = 0;
         ext.active = 0;
+        ext.passes_probed = false;
         if !Arc::ptr_eq(&self.rules, &self.base) {
             self.set_rules(self.base.clone());
         }
@@ -50,10 +68,15 @@ impl Game {
         let bit = 1u16 << seat.0;
         let kind = match m {
             Move::Play { .. } => {
-                self.ext_mut().passed_last &= !bit;
+                let ext = self.ext_mut();
+                ext.passed_last &= !bit;
+                ext.passes_probed = false;
                 ON_PLAY
             }
-            Move::Draw => ON_DRAW,
+            Move::Draw => {
+                self.ext_mut().passes_probed = false;
+                ON_DRAW
+            }
             Move::Pass => {
                 let ext = self.ext_mut();
                 ext.passes[seat.index()] = ext.passes[seat.index()].saturating_add(1);
@@ -86,6 +109,84 @@ impl Game {
         }
         if self.hot.conditional && self.ext.as_ref().is_some_and(|e| e.watch_kinds & kind != 0) {
             self.update_conditions();
+        }
+        // With a turn cap, the cap ends such a hand (and always did: its
+        // games must replay as they were played).
+        if self.hot.conditional && self.hot.max_turns == u32::MAX {
+            self.end_if_passing_forever(ev);
+        }
+    }
+
+    /// Ends the hand as blocked when nobody can ever move again although
+    /// some tile still joins some end.
+    ///
+    /// The conditional rules in force depend on the seat to move (its
+    /// points, its passes), and they may set the direction of play or the
+    /// matching rule: the turn can then go back and forth between seats
+    /// that must pass (a seat whose hand holds points sends it
+    /// counter-clockwise, its neighbour with only blank-valued doubles sends
+    /// it back), while the seats that could play never get it. Passes that
+    /// must be made change nothing but counters, opened arms and the seat to
+    /// move, so they are played out on a copy: if they come back to a state
+    /// they were in before any seat can play or draw, they would go round
+    /// for ever, and the hand is blocked now. One probe per run of passes:
+    /// its answer holds until somebody plays or draws.
+    #[cold]
+    fn end_if_passing_forever(&mut self, ev: &mut Events) {
+        if self.ext.as_ref().expect("extra state").passes_probed || !self.must_pass() {
+            return;
+        }
+        if self.passes_go_round() {
+            let blocker = self.last_player.unwrap_or(self.leader);
+            self.end_hand(HandEnd::Blocked { blocker }, ev);
+        } else {
+            self.ext_mut().passes_probed = true;
+        }
+    }
+
+    /// Whether the seat to move has no move but a pass.
+    fn must_pass(&self) -> bool {
+        self.legal_moves().as_slice() == [Move::Pass]
+    }
+
+    /// Plays the passes that must follow on a copy of the game: whether
+    /// they come back to a state seen before any seat can play or draw and
+    /// before they end the hand themselves (an end rule, or nobody able to
+    /// move at all). Gives up (`false`: the game goes on) after
+    /// [`PASS_PROBE_LIMIT`] passes, which only a turn-count condition far
+    /// beyond any real hand or a random turn order can need.
+    fn passes_go_round(&self) -> bool {
+        let mut copy = self.clone();
+        copy.ext_mut().passes_probed = true;
+        let mut seen = HashSet::new();
+        for _ in 0..PASS_PROBE_LIMIT {
+            if !copy.must_pass() {
+                return false;
+            }
+            if !seen.insert(copy.pass_state()) {
+                return true;
+            }
+            copy.apply(Move::Pass, &mut Events::new());
+            if copy.outcome.is_some() || copy.hand_no != self.hand_no {
+                return false;
+            }
+        }
+        false
+    }
+
+    /// Everything a run of passes changes that a rule reads, counters
+    /// clamped where the rules stop telling them apart.
+    fn pass_state(&self) -> PassState {
+        let ext = self.ext.as_ref().expect("extra state");
+        let opened = self.board.ends().iter().enumerate().fold(0u64, |m, (i, e)| m | (e.opened as u64) << i);
+        PassState {
+            to_move: self.to_move.0,
+            reversed: self.reversed,
+            turns: self.turns.min(ext.turns_clamp),
+            passes: ext.passes.map(|p| p.min(ext.pass_clamp)),
+            passed_last: ext.passed_last,
+            active: ext.active,
+            opened,
         }
     }
 

@@ -6,7 +6,7 @@
 use crate::rules::Rules;
 use crate::seating::MAX_SEATS;
 use crate::tile::TileSet;
-use crate::variant::{Condition, HandVisibility, Referee};
+use crate::variant::{Condition, EndRule, HandVisibility, Referee, TurnOrder};
 
 /// Move kinds, as bits, after which a condition may change.
 pub(super) const ON_PLAY: u8 = 1;
@@ -32,6 +32,16 @@ pub(super) struct Ext {
     pub(super) lenient: Vec<u32>,
     /// The lenient referee is applying an illegal play.
     pub(super) overruling: bool,
+    /// The passes ahead are known not to go round for ever: they reach a
+    /// seat that can move, or end the hand themselves. Set by the probe of
+    /// `Game::end_if_passing_forever`, cleared by a play or a draw.
+    pub(super) passes_probed: bool,
+    /// What the forced passes may change and some rule reads, clamped to
+    /// where the rules stop telling values apart (see `PassState`).
+    pub(super) pass_clamp: u8,
+    /// Likewise for the turn count ([`Condition::TurnsAbove`]); `u32::MAX`
+    /// when a random turn order reads the exact count.
+    pub(super) turns_clamp: u32,
 }
 
 impl Ext {
@@ -56,6 +66,34 @@ impl Ext {
                 Condition::HandsAbove(_) => 0,
             }
         });
+        let v = rules.variant();
+        let pass_clamp = v
+            .when
+            .iter()
+            .filter_map(|w| match w.condition {
+                Condition::SeatPasses(n) | Condition::AnySeatPasses(n) | Condition::TeamPasses(n) => Some(n),
+                _ => None,
+            })
+            .chain(v.end.iter().filter_map(|e| match *e {
+                EndRule::MostPassed(k) => Some(k),
+                EndRule::HandScore(_) => None,
+            }))
+            .max()
+            .unwrap_or(0);
+        let random_order = v.turn.order == TurnOrder::RandomSeat
+            || v.when.iter().any(|w| w.rules.order == Some(TurnOrder::RandomSeat));
+        let turns_clamp = if random_order {
+            u32::MAX
+        } else {
+            v.when
+                .iter()
+                .filter_map(|w| match w.condition {
+                    Condition::TurnsAbove(x) => Some(x.saturating_add(1)),
+                    _ => None,
+                })
+                .max()
+                .unwrap_or(0)
+        };
         Ext {
             passes: [0; MAX_SEATS],
             passed_last: 0,
@@ -65,6 +103,9 @@ impl Ext {
             shown: [TileSet::EMPTY; MAX_SEATS],
             lenient: Vec::new(),
             overruling: false,
+            passes_probed: false,
+            pass_clamp,
+            turns_clamp,
         }
     }
 }
