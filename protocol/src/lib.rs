@@ -805,6 +805,8 @@ pub enum ErrorCode {
     BadTournament,
     /// No such stored game.
     NoSuchGame,
+    /// No HTTP API endpoint has this path.
+    NotFound,
 }
 
 /// WebSocket close codes the server uses, and whether a client should reconnect.

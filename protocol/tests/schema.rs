@@ -133,6 +133,7 @@ fn error_codes() -> Vec<ErrorCode> {
         NoSuchTournament,
         BadTournament,
         NoSuchGame,
+        NotFound,
     ];
     for c in &all {
         match c {
@@ -140,7 +141,7 @@ fn error_codes() -> Vec<ErrorCode> {
             | BadToken | Unauthorized | NameTaken | BadName | NoSuchRoom | SeatTaken | InviteOnly | NoSuchSeat
             | NotSeated | AlreadySeated | BadVariant | BadRequest | GameInProgress | UnknownStrategy | NotYourTurn
             | StalePrompt | IllegalMove | RateLimited | TooManyConnections | ShuttingDown | SlowConsumer | Internal
-            | NoSuchTournament | BadTournament | NoSuchGame => {}
+            | NoSuchTournament | BadTournament | NoSuchGame | NotFound => {}
         }
     }
     all

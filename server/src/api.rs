@@ -68,7 +68,9 @@ pub(crate) fn status_of(code: ErrorCode) -> StatusCode {
         ErrorCode::BadToken => StatusCode::UNAUTHORIZED,
         ErrorCode::ShuttingDown => StatusCode::SERVICE_UNAVAILABLE,
         ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
-        ErrorCode::NoSuchRoom | ErrorCode::NoSuchTournament | ErrorCode::NoSuchGame => StatusCode::NOT_FOUND,
+        ErrorCode::NoSuchRoom | ErrorCode::NoSuchTournament | ErrorCode::NoSuchGame | ErrorCode::NotFound => {
+            StatusCode::NOT_FOUND
+        }
         _ => StatusCode::BAD_REQUEST,
     }
 }

@@ -50,7 +50,13 @@ fn hex(bytes: &[u8]) -> String {
 async fn serve(method: Method, uri: Uri, headers: HeaderMap) -> Response {
     let path = uri.path();
     if path == "/ws" || path == "/api" || path.starts_with("/api/") {
-        return StatusCode::NOT_FOUND.into_response();
+        // An API client reads errors as JSON, a wrong path included.
+        return crate::api::ApiError::new(
+            StatusCode::NOT_FOUND,
+            capicua_protocol::ErrorCode::NotFound,
+            format!("no API endpoint {path} (see PROTOCOL.md, \"HTTP API\")"),
+        )
+        .into_response();
     }
     let name = match path.strip_prefix('/').unwrap_or(path) {
         "" => "index.html",
