@@ -11,7 +11,8 @@ use capicua_engine::{Game, Rules, Seat, TileSet, ViewSnapshot};
 use common::*;
 use serde_json::{Value, json};
 
-/// `held[h][o]`: every tile seat `o` held at any point of hand `h`.
+/// `held[h][o]`: every tile seat `o` held at any point of hand `h`, less
+/// the tiles of its hand shown to everyone (visibility `shown`) in that hand.
 fn tiles_held(
     rules: Arc<Rules>,
     seating: capicua_engine::Seating,
@@ -21,21 +22,26 @@ fn tiles_held(
     let mut game = Game::new(rules, seating, seed).unwrap();
     let n = game.table().seats() as usize;
     let mut held: Vec<Vec<TileSet>> = vec![];
-    let note = |g: &Game, held: &mut Vec<Vec<TileSet>>| {
+    let mut shown: Vec<Vec<TileSet>> = vec![];
+    let note = |g: &Game, held: &mut Vec<Vec<TileSet>>, shown: &mut Vec<Vec<TileSet>>| {
         let h = g.hand_number() as usize;
         while held.len() <= h {
             held.push(vec![TileSet::EMPTY; n]);
+            shown.push(vec![TileSet::EMPTY; n]);
         }
         for (o, tiles) in held[h].iter_mut().enumerate() {
             *tiles = tiles.or(g.hand(Seat(o as u8)));
         }
+        for (o, tiles) in shown[h].iter_mut().enumerate() {
+            *tiles = tiles.or(g.shown(Seat(o as u8)));
+        }
     };
-    note(&game, &mut held);
+    note(&game, &mut held, &mut shown);
     for m in moves {
         game.play(*m).unwrap();
-        note(&game, &mut held);
+        note(&game, &mut held, &mut shown);
     }
-    held
+    held.iter().zip(&shown).map(|(h, s)| h.iter().zip(s).map(|(h, s)| h.minus(*s)).collect()).collect()
 }
 
 /// How many moves each seat made in a stored match.
@@ -111,20 +117,29 @@ fn the_checker_catches_a_leak() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn no_frame_holds_a_hidden_tile() {
-    let per_preset: usize = std::env::var("CAPICUA_LEAK_GAMES").ok().and_then(|s| s.parse().ok()).unwrap_or(5);
+    // Matches per spec; the scan at scale sets it (20 specs: 5,000 each is
+    // 100,000 matches).
+    let per_preset: usize = std::env::var("CAPICUA_LEAK_GAMES").ok().and_then(|s| s.parse().ok()).unwrap_or(1);
     let server = TestServer::start().await;
     let db = capicua_server::Db::open(server.db_path.to_str().unwrap()).await.unwrap();
-    let mut partners = serde_json::to_value(capicua_engine::preset("latin").unwrap()).unwrap();
-    partners["name"] = json!("latin-open-partners");
-    partners["visibility"] = json!({"hands": "partners"});
-    let specs = vec![
-        (json!({"preset": "block", "seats": 2}), 2usize),
-        (json!({"preset": "draw", "seats": 3}), 3),
-        (json!({"preset": "all-fives", "seats": 4}), 4),
-        (json!({"preset": "latin"}), 4),
-        (json!({"preset": "longana", "seats": 3}), 3),
-        (json!({"variant": partners}), 4),
-    ];
+    // Every two-faced preset at its largest table, then latin under every
+    // other visibility option.
+    let mut specs: Vec<(Value, usize)> = capicua_engine::PRESETS
+        .iter()
+        .map(|p| (json!({"preset": p}), capicua_engine::preset(p).unwrap().players.max as usize))
+        .collect();
+    for (name, hands) in [
+        ("partners", json!("partners")),
+        ("shown", json!({"shown": {"tiles": 2}})),
+        ("counts-only", json!("counts-only")),
+        ("open", json!("open")),
+    ] {
+        let mut v = serde_json::to_value(capicua_engine::preset("latin").unwrap()).unwrap();
+        v["name"] = json!(format!("latin-{name}"));
+        v["visibility"] = json!({ "hands": hands });
+        specs.push((json!({ "variant": v }), 4));
+    }
+    let kinds = specs.len();
     let mut games = 0;
     for (spec, seats) in specs {
         for _ in 0..per_preset {
@@ -164,5 +179,6 @@ async fn no_frame_holds_a_hidden_tile() {
             games += 1;
         }
     }
-    assert_eq!(games, 6 * per_preset);
+    assert_eq!(games, kinds * per_preset);
+    eprintln!("{games} matches over {kinds} specs scanned, every frame to every seat and a spectator");
 }
