@@ -211,7 +211,9 @@ export function mount(app, { game, seat, step }) {
       ),
     );
     replace(el, parts);
-    felt.append(renderBoard({ view, variant, seat, width: boardWidth(felt.clientWidth - 20), numerals }));
+    felt.append(
+      renderBoard({ view, variant, seat, width: boardWidth(felt.clientWidth - 20), px: felt.clientWidth - 20, numerals }),
+    );
     if (focus) el.querySelector(`[data-key="${focus}"]`)?.focus();
     if (focus && document.activeElement?.disabled !== false) {
       // The button just pressed is now disabled (first or last move): keep focus in the controls.

@@ -713,6 +713,7 @@ export function mount(app, { room }) {
           variant: t.variant,
           seat: t.seat,
           width,
+          px: felt.clientWidth - 20,
           numerals: needsNumerals(t.variant),
           targets: boardTargets(app, t),
         }),
