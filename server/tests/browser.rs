@@ -646,6 +646,21 @@ async fn a_friend_opens_the_invite_link_of_a_private_room_and_sits() {
         "return [...document.querySelectorAll('[aria-label^=\"seat 2: \"]')].some((e) => !e.getAttribute('aria-label').includes('empty'))",
     )
     .await;
+    // With both seats taken, the same link lets a third person watch (the
+    // room is unlisted: its seats reach the page only by watching it).
+    let room: u64 = hash.as_str().unwrap().trim_start_matches("#/room/").parse().unwrap();
+    let Some(watcher) = Browser::start(format!("http://{}", server.addr)).await else { return };
+    watcher.open(&format!("/?pace=0#/invite/{invite}")).await;
+    watcher
+        .wait_js(
+            "the watcher at the private room",
+            &format!(
+                "return location.hash === '#/room/{room}' && document.body.innerText.includes('Waiting for players')"
+            ),
+        )
+        .await;
+    assert!(watcher.find_named("I'm ready").await.is_err(), "a watcher has no seat to be ready in");
+    watcher.close().await;
     // A wrong invite says so instead of seating anyone.
     friend.open("/?pace=0#/invite/00000000-0000-4000-8000-000000000000").await;
     friend.wait_js("the refusal", "return document.body.innerText.includes('This invite opens no room')").await;

@@ -542,7 +542,7 @@ function onWelcome(w, again) {
     }
     if (t.spectating && again) {
       t.seq = 0;
-      app.conn.request({ type: 'spectate', room: t.room }).catch(() => {});
+      app.conn.request(t.invite ? { type: 'spectate', invite: t.invite } : { type: 'spectate', room: t.room }).catch(() => {});
     }
   }
   if (!again) {
