@@ -324,6 +324,28 @@ async fn a_replay_steps_to_the_end_and_back_as_the_stored_game_says() {
     // The shared link opens the same viewpoint at the step it names.
     b.open(&format!("/#/replay/{id}?seat=1&step={n}")).await;
     check(n).await;
+
+    // The Replays page lists it (variant, players, result) and links to it.
+    b.open("/#/replays").await;
+    let row = b
+        .wait_js(
+            "the stored game listed",
+            &format!(
+                "const a = [...document.querySelectorAll('table a')].find((a) => a.textContent === 'Game {id}');
+                 return a ? a.closest('tr').innerText : null"
+            ),
+        )
+        .await;
+    let row = row.as_str().unwrap();
+    let names: Vec<String> =
+        g["seats"].as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap().to_string()).collect();
+    assert!(row.contains("latin") && names.iter().all(|n| row.contains(n.as_str())), "{row} lacks {names:?}");
+    let scores: Vec<String> = g["scores"].as_array().unwrap().iter().map(|v| v.to_string()).collect();
+    assert!(row.contains(&scores.join("–")), "{row} lacks the scores {scores:?}");
+    b.screenshot("replays").await;
+    b.click_named(&format!("Game {id}")).await;
+    b.wait_js("the listed game's replay", &format!("return location.hash === '#/replay/{id}' || null")).await;
+    b.wait_named("next move").await;
     b.close().await;
 }
 
