@@ -638,6 +638,11 @@ app.conn = new Connection({
   },
 });
 
+// The connection, reachable from the console and from browser tests, which
+// close its socket (`capicuaConnection.ws.close()`) to drop the connection
+// as a network would; it is the page's own public protocol, nothing more.
+window.capicuaConnection = app.conn;
+
 window.addEventListener('hashchange', route);
 app.conn.open();
 route();
