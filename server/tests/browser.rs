@@ -340,8 +340,15 @@ async fn a_replay_steps_to_the_end_and_back_as_the_stored_game_says() {
     let names: Vec<String> =
         g["seats"].as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap().to_string()).collect();
     assert!(row.contains("latin") && names.iter().all(|n| row.contains(n.as_str())), "{row} lacks {names:?}");
-    let scores: Vec<String> = g["scores"].as_array().unwrap().iter().map(|v| v.to_string()).collect();
+    // The winner's score first (a drawn match's in side order).
+    let mut scores: Vec<String> = g["scores"].as_array().unwrap().iter().map(|v| v.to_string()).collect();
+    if let Some(w) = g["winner"].as_u64() {
+        let won = scores.remove(w as usize);
+        scores.insert(0, won);
+    }
     assert!(row.contains(&scores.join("–")), "{row} lacks the scores {scores:?}");
+    let more = b.js("return getComputedStyle(document.querySelector('[data-key=\"more-games\"]')).display").await;
+    assert_eq!(more, json!("none"), "one game stored: no older page to offer");
     b.screenshot("replays").await;
     b.click_named(&format!("Game {id}")).await;
     b.wait_js("the listed game's replay", &format!("return location.hash === '#/replay/{id}' || null")).await;

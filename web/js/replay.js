@@ -9,9 +9,10 @@ import { scoreboard, seatPanels, handSummary, boardWidth } from './table.js';
 
 /** What a stored game's listing says of its result: who won, and the scores by side. */
 function resultText(g) {
-  const scores = g.scores.join('–');
-  if (g.winner === null || g.winner === undefined) return `drawn, ${scores}`;
+  if (g.winner === null || g.winner === undefined) return `drawn, ${g.scores.join('–')}`;
   const names = g.seats.filter((s) => s.side === g.winner).map((s) => s.name);
+  // The winner's score first, then the others' in side order.
+  const scores = [g.scores[g.winner], ...g.scores.filter((_, side) => side !== g.winner)].join('–');
   return `${joinWords(names)} won, ${scores}${g.forfeit !== null && g.forfeit !== undefined ? ' (on time)' : ''}`;
 }
 
@@ -22,7 +23,9 @@ function resultText(g) {
 function storedGames() {
   const body = h('tbody', {});
   const status = h('p', { role: 'status', class: 'muted' }, 'Loading the stored games…');
-  const more = h('button', { type: 'button', 'data-key': 'more-games', hidden: true }, 'Older games');
+  // Shown only while a page came back full (buttons are styled with a
+  // display that would override `hidden`).
+  const more = h('button', { type: 'button', 'data-key': 'more-games', style: 'display: none' }, 'Older games');
   const table = h(
     'table',
     { class: 'list', hidden: true },
@@ -59,7 +62,7 @@ function storedGames() {
       }
       table.hidden = body.children.length === 0;
       status.textContent = body.children.length ? '' : 'No game is stored yet.';
-      more.hidden = games.length < PAGE;
+      more.style.display = games.length < PAGE ? 'none' : '';
     } catch (e) {
       status.textContent = `The stored games cannot be listed: ${e.message}`;
     }
