@@ -167,9 +167,7 @@ async fn lobby(b: &Browser) {
 /// Creates a latin room from the lobby with bots of `strength` in the
 /// other seats, sits down, and says ready.
 async fn start_latin(b: &Browser, strength: &str) {
-    b.choose("Variant", "latin").await;
-    b.choose("Fill the other seats with bots", strength).await;
-    b.click_named("Create and sit down").await;
+    b.open_room("latin", None, strength).await;
     b.click_named("I'm ready").await;
 }
 
@@ -541,9 +539,7 @@ async fn screenshots_of_the_lobby_a_table_a_replay_and_the_standings() {
     b.screenshot("lobby").await;
 
     // A room of our own: the waiting room, then bots, a hand, its result.
-    b.choose("Variant", "latin").await;
-    b.choose("Fill the other seats with bots", "").await;
-    b.click_named("Create and sit down").await;
+    b.open_room("latin", None, "").await;
     b.wait_named("Fill 3 empty seats with bots").await;
     b.screenshot("waiting-room").await;
     b.choose("Bots", "smart").await;
@@ -705,13 +701,7 @@ async fn a_chat_line_sent_by_one_player_appears_for_the_other() {
     let server = TestServer::start().await;
     let Some(ana) = Browser::start(format!("http://{}", server.addr)).await else { return };
     lobby(&ana).await;
-    ana.choose("Variant", "block").await;
-    ana.choose("Table", "2").await;
-    ana.choose("Fill the other seats with bots", "").await;
-    ana.click_named("Create and sit down").await;
-    ana.wait_named("I'm ready").await;
-    let hash = ana.js("return location.hash").await;
-    let room: u64 = hash.as_str().unwrap().trim_start_matches("#/room/").parse().unwrap();
+    let room = ana.open_room("block", Some("2"), "").await;
 
     let Some(ben) = Browser::start(format!("http://{}", server.addr)).await else { return };
     lobby(&ben).await;

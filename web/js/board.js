@@ -285,9 +285,10 @@ function pinwheelAt(hub, chains, reach) {
   for (const { dir, pieces, end } of chains) {
     // An arm starts at the hub's edge (the hub stands upright: 1 wide, 2
     // long) and its later rows keep clear of the neighbouring arm, whose
-    // doubles lie across it (1 either side of the centre line).
+    // doubles lie across it (1 either side of the centre line), by half a
+    // tile's width, so that each arm reads as its own.
     const start = dir === 'right' || dir === 'left' ? 0.5 : 1;
-    const arm = snake(pieces, { x: start, axis: 0, dir: 1, dy: 1, min: 1.1, max: Math.max(reach, start + 2) });
+    const arm = snake(pieces, { x: start, axis: 0, dir: 1, dy: 1, min: 1.5, max: Math.max(reach, start + 2) });
     items.push(...arm.items.map((it) => turnItem(it, TURNS[dir])));
     if (end !== undefined) ends.set(end, turnRect(arm.next, TURNS[dir]));
   }
