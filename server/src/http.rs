@@ -258,7 +258,7 @@ struct GamesQuery {
 
 /// Stored games, newest first, a page at a time: `?limit=N` (1 to 100,
 /// 20 by default), `?before=ID` for the page after the one ending at ID,
-/// `?player=NAME` for one player's.
+/// `?player=NAME` for one registered player's (or hosted bot's).
 async fn games(
     State(state): State<Arc<AppState>>,
     ApiQuery(q): ApiQuery<GamesQuery>,

@@ -50,6 +50,10 @@ async fn stored_games_are_listed_newest_first_by_page_and_by_player() {
     let ana_games = server.get_json("/api/games?player=ana").await;
     assert_eq!(ids(&ana_games), [stored[2], stored[0]], "{ana_games}");
     assert_eq!(server.get_json("/api/games?player=nobody").await, json!([]));
+    // A guest's name is no identity: it finds nothing.
+    let guest = newest["seats"][1]["name"].as_str().unwrap();
+    assert!(guest.starts_with("guest-"), "{newest}");
+    assert_eq!(server.get_json(&format!("/api/games?player={guest}")).await, json!([]));
 
     // Hostile values: a 400 with a JSON error naming the field, never a listing.
     for (query, field) in [

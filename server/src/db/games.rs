@@ -286,9 +286,10 @@ impl Db {
     }
 
     /// Stored games, newest first: at most `limit`, only those older than
-    /// `before` (an id) when given, and only those `player` sat in (by the
-    /// name shown) when given. What a list of replays shows, no more: no
-    /// seed, no moves.
+    /// `before` (an id) when given, and only those the registered player
+    /// (or hosted bot) named `player` sat in when given: by player id, so
+    /// a guest's passing name never matches and the lookup is indexed.
+    /// What a list of replays shows, no more: no seed, no moves.
     pub async fn recent_games(
         &self,
         limit: u32,
@@ -298,7 +299,8 @@ impl Db {
         let rows = sqlx::query(
             "SELECT id, variant, scores_json, winner, forfeit, hands, rated, finished_at FROM games
              WHERE (?1 IS NULL OR id < ?1)
-               AND (?2 IS NULL OR id IN (SELECT game_id FROM game_seats WHERE name = ?2))
+               AND (?2 IS NULL OR id IN (SELECT game_id FROM game_seats
+                                         WHERE player_id = (SELECT id FROM players WHERE name = ?2)))
              ORDER BY id DESC LIMIT ?3",
         )
         .bind(before)
