@@ -143,8 +143,14 @@ pub enum ClientMsg {
     },
     /// Watches a room with the spectator's view.
     Spectate {
-        /// The room.
-        room: RoomId,
+        /// The room, by number. A private room refuses this
+        /// ([`ErrorCode::InviteOnly`]): give `invite` instead.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        room: Option<RoomId>,
+        /// A private room's invite id, instead of `room`: whoever may sit
+        /// in a private room may also watch it, and no one else.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        invite: Option<String>,
     },
     /// Fills every empty seat with a server-hosted bot.
     FillBots {

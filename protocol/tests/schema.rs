@@ -293,7 +293,7 @@ fn client_samples() -> Vec<ClientMsg> {
         ClientMsg::join(3, Some(2)),
         ClientMsg::Join { room: None, seat: None, invite: Some("0b8a5f0e-3c1d-4e6f-9a2b-7c4d1e8f0a3b".into()) },
         ClientMsg::Leave { room: 3 },
-        ClientMsg::Spectate { room: 3 },
+        ClientMsg::Spectate { room: Some(3), invite: None },
         ClientMsg::FillBots { room: 3, strategy: "random".into() },
         ClientMsg::Ready { room: 3 },
         ClientMsg::Resync { room: 3 },

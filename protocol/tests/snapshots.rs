@@ -38,7 +38,7 @@ fn client_messages() {
         (ClientMsg::join(3, Some(2)), r#"{"id":1,"type":"join","room":3,"seat":2}"#),
         (ClientMsg::join(3, None), r#"{"id":1,"type":"join","room":3}"#),
         (ClientMsg::Leave { room: 3 }, r#"{"id":1,"type":"leave","room":3}"#),
-        (ClientMsg::Spectate { room: 3 }, r#"{"id":1,"type":"spectate","room":3}"#),
+        (ClientMsg::Spectate { room: Some(3), invite: None }, r#"{"id":1,"type":"spectate","room":3}"#),
         (
             ClientMsg::FillBots { room: 3, strategy: "random".into() },
             r#"{"id":1,"type":"fill-bots","room":3,"strategy":"random"}"#,

@@ -231,14 +231,19 @@ impl Conn {
         None
     }
 
-    /// The room a `join` names: by number (refused for a private room),
-    /// or by a private room's invite.
-    fn join_target(&self, room: Option<RoomId>, invite: Option<&str>) -> Result<RoomId, (ErrorCode, String)> {
+    /// The room a `join` or `spectate` (the `verb`) names: by number
+    /// (refused for a private room), or by a private room's invite.
+    fn room_target(
+        &self,
+        verb: &str,
+        room: Option<RoomId>,
+        invite: Option<&str>,
+    ) -> Result<RoomId, (ErrorCode, String)> {
         let rooms = self.state.rooms.lock().expect("rooms lock");
         match (room, invite) {
             (Some(room), None) => match rooms.get(&room) {
                 Some(h) if h.invite.is_some() => {
-                    Err((ErrorCode::InviteOnly, format!("room {room} is private: join it with its invite")))
+                    Err((ErrorCode::InviteOnly, format!("room {room} is private: {verb} it with its invite")))
                 }
                 // An unknown room is reported as such by the forwarding.
                 _ => Ok(room),
@@ -248,7 +253,7 @@ impl Conn {
                 .find(|(_, h)| h.invite.as_deref() == Some(invite))
                 .map(|(id, _)| *id)
                 .ok_or_else(|| (ErrorCode::NoSuchRoom, "no open room has this invite".to_string())),
-            _ => Err((ErrorCode::BadRequest, "join needs exactly one of `room` and `invite`".to_string())),
+            _ => Err((ErrorCode::BadRequest, format!("{verb} needs exactly one of `room` and `invite`"))),
         }
     }
 
@@ -314,8 +319,9 @@ impl Conn {
             ClientMsg::Chat { text, .. } => self.check_chat(text),
             _ => None,
         };
-        let join_target = match &msg {
-            ClientMsg::Join { room, invite, .. } => Some(self.join_target(*room, invite.as_deref())),
+        let target = match &msg {
+            ClientMsg::Join { room, invite, .. } => Some(self.room_target("join", *room, invite.as_deref())),
+            ClientMsg::Spectate { room, invite } => Some(self.room_target("spectate", *room, invite.as_deref())),
             _ => None,
         };
         let mut forward = |room: RoomId, cmd: RoomCmd| -> bool {
@@ -390,7 +396,7 @@ impl Conn {
                 (room, forward(room, RoomCmd::Chat { client, text, id }))
             }
             ClientMsg::Join { seat, .. } => {
-                let room = match join_target.expect("resolved above") {
+                let room = match target.expect("resolved above") {
                     Ok(room) => room,
                     Err((code, message)) => {
                         self.error(id, code, message);
@@ -400,7 +406,16 @@ impl Conn {
                 (room, forward(room, RoomCmd::Join { client, seat, id }))
             }
             ClientMsg::Leave { room } => (room, forward(room, RoomCmd::Leave { client, id })),
-            ClientMsg::Spectate { room } => (room, forward(room, RoomCmd::Spectate { client, id })),
+            ClientMsg::Spectate { .. } => {
+                let room = match target.expect("resolved above") {
+                    Ok(room) => room,
+                    Err((code, message)) => {
+                        self.error(id, code, message);
+                        return None;
+                    }
+                };
+                (room, forward(room, RoomCmd::Spectate { client, id }))
+            }
             ClientMsg::FillBots { room, strategy } => (room, forward(room, RoomCmd::FillBots { client, strategy, id })),
             ClientMsg::Ready { room } => (room, forward(room, RoomCmd::Ready { client, id })),
             ClientMsg::Move { room, prompt, r#move } => {

@@ -22,13 +22,14 @@ use tower_http::cors::{AllowOrigin, CorsLayer};
 
 use crate::AppState;
 use crate::api::{ApiError, ApiPath, ApiQuery, Caller};
-use crate::db::{SeatRecord, Standing};
+use crate::db::{GameSummary, SeatRecord, Standing};
 
 /// The routes.
 pub(crate) fn router(state: Arc<AppState>) -> Router {
     let api = Router::new()
         .route("/api/variants", get(variants))
         .route("/api/rooms", get(rooms).post(create_room))
+        .route("/api/games", get(games))
         .route("/api/games/{id}", get(game))
         .route("/api/leaderboard", get(leaderboard))
         .route("/api/leaderboards", get(leaderboards))
@@ -243,6 +244,41 @@ async fn game(
         start,
         steps,
     }))
+}
+
+/// The longest page of `GET /api/games`.
+const GAMES_LIMIT: u32 = 100;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GamesQuery {
+    limit: Option<u32>,
+    before: Option<i64>,
+    player: Option<String>,
+}
+
+/// Stored games, newest first, a page at a time: `?limit=N` (1 to 100,
+/// 20 by default), `?before=ID` for the page after the one ending at ID,
+/// `?player=NAME` for one registered player's (or hosted bot's).
+async fn games(
+    State(state): State<Arc<AppState>>,
+    ApiQuery(q): ApiQuery<GamesQuery>,
+) -> Result<Json<Vec<GameSummary>>, ApiError> {
+    let bad = |m: String| ApiError::new(StatusCode::BAD_REQUEST, ErrorCode::BadRequest, m);
+    let limit = q.limit.unwrap_or(20);
+    if !(1..=GAMES_LIMIT).contains(&limit) {
+        return Err(bad(format!("limit must be 1 to {GAMES_LIMIT}, not {limit}")).with_field(Some("limit")));
+    }
+    if let Some(b) = q.before.filter(|&b| b < 1) {
+        return Err(bad(format!("before must be a game id (1 or more), not {b}")).with_field(Some("before")));
+    }
+    if let Some(p) = q.player.as_deref().filter(|p| p.is_empty() || p.len() > 64) {
+        return Err(
+            bad(format!("player must be a name of 1 to 64 bytes, not {} bytes", p.len())).with_field(Some("player"))
+        );
+    }
+    let games = state.db.recent_games(limit, q.before, q.player.as_deref()).await.map_err(ApiError::internal)?;
+    Ok(Json(games))
 }
 
 #[derive(Deserialize)]

@@ -167,9 +167,7 @@ async fn lobby(b: &Browser) {
 /// Creates a latin room from the lobby with bots of `strength` in the
 /// other seats, sits down, and says ready.
 async fn start_latin(b: &Browser, strength: &str) {
-    b.choose("Variant", "latin").await;
-    b.choose("Fill the other seats with bots", strength).await;
-    b.click_named("Create and sit down").await;
+    b.open_room("latin", None, strength).await;
     b.click_named("I'm ready").await;
 }
 
@@ -324,6 +322,35 @@ async fn a_replay_steps_to_the_end_and_back_as_the_stored_game_says() {
     // The shared link opens the same viewpoint at the step it names.
     b.open(&format!("/#/replay/{id}?seat=1&step={n}")).await;
     check(n).await;
+
+    // The Replays page lists it (variant, players, result) and links to it.
+    b.open("/#/replays").await;
+    let row = b
+        .wait_js(
+            "the stored game listed",
+            &format!(
+                "const a = [...document.querySelectorAll('table a')].find((a) => a.textContent === 'Game {id}');
+                 return a ? a.closest('tr').innerText : null"
+            ),
+        )
+        .await;
+    let row = row.as_str().unwrap();
+    let names: Vec<String> =
+        g["seats"].as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap().to_string()).collect();
+    assert!(row.contains("latin") && names.iter().all(|n| row.contains(n.as_str())), "{row} lacks {names:?}");
+    // The winner's score first (a drawn match's in side order).
+    let mut scores: Vec<String> = g["scores"].as_array().unwrap().iter().map(|v| v.to_string()).collect();
+    if let Some(w) = g["winner"].as_u64() {
+        let won = scores.remove(w as usize);
+        scores.insert(0, won);
+    }
+    assert!(row.contains(&scores.join("–")), "{row} lacks the scores {scores:?}");
+    let more = b.js("return getComputedStyle(document.querySelector('[data-key=\"more-games\"]')).display").await;
+    assert_eq!(more, json!("none"), "one game stored: no older page to offer");
+    b.screenshot("replays").await;
+    b.click_named(&format!("Game {id}")).await;
+    b.wait_js("the listed game's replay", &format!("return location.hash === '#/replay/{id}' || null")).await;
+    b.wait_named("next move").await;
     b.close().await;
 }
 
@@ -512,9 +539,7 @@ async fn screenshots_of_the_lobby_a_table_a_replay_and_the_standings() {
     b.screenshot("lobby").await;
 
     // A room of our own: the waiting room, then bots, a hand, its result.
-    b.choose("Variant", "latin").await;
-    b.choose("Fill the other seats with bots", "").await;
-    b.click_named("Create and sit down").await;
+    b.open_room("latin", None, "").await;
     b.wait_named("Fill 3 empty seats with bots").await;
     b.screenshot("waiting-room").await;
     b.choose("Bots", "smart").await;
@@ -646,6 +671,21 @@ async fn a_friend_opens_the_invite_link_of_a_private_room_and_sits() {
         "return [...document.querySelectorAll('[aria-label^=\"seat 2: \"]')].some((e) => !e.getAttribute('aria-label').includes('empty'))",
     )
     .await;
+    // With both seats taken, the same link lets a third person watch (the
+    // room is unlisted: its seats reach the page only by watching it).
+    let room: u64 = hash.as_str().unwrap().trim_start_matches("#/room/").parse().unwrap();
+    let Some(watcher) = Browser::start(format!("http://{}", server.addr)).await else { return };
+    watcher.open(&format!("/?pace=0#/invite/{invite}")).await;
+    watcher
+        .wait_js(
+            "the watcher at the private room",
+            &format!(
+                "return location.hash === '#/room/{room}' && document.body.innerText.includes('Waiting for players')"
+            ),
+        )
+        .await;
+    assert!(watcher.find_named("I'm ready").await.is_err(), "a watcher has no seat to be ready in");
+    watcher.close().await;
     // A wrong invite says so instead of seating anyone.
     friend.open("/?pace=0#/invite/00000000-0000-4000-8000-000000000000").await;
     friend.wait_js("the refusal", "return document.body.innerText.includes('This invite opens no room')").await;
@@ -661,13 +701,7 @@ async fn a_chat_line_sent_by_one_player_appears_for_the_other() {
     let server = TestServer::start().await;
     let Some(ana) = Browser::start(format!("http://{}", server.addr)).await else { return };
     lobby(&ana).await;
-    ana.choose("Variant", "block").await;
-    ana.choose("Table", "2").await;
-    ana.choose("Fill the other seats with bots", "").await;
-    ana.click_named("Create and sit down").await;
-    ana.wait_named("I'm ready").await;
-    let hash = ana.js("return location.hash").await;
-    let room: u64 = hash.as_str().unwrap().trim_start_matches("#/room/").parse().unwrap();
+    let room = ana.open_room("block", Some("2"), "").await;
 
     let Some(ben) = Browser::start(format!("http://{}", server.addr)).await else { return };
     lobby(&ben).await;
@@ -742,16 +776,20 @@ const BOARD_RECTS: &str = r#"
 
 /// Checks a board read by [`BOARD_RECTS`]: every tile inside the board and
 /// the window, no two tiles over each other (a pixel of slack for the
-/// anti-aliased edges of tiles that touch).
-fn check_board(what: &str, got: &Value) {
+/// anti-aliased edges of tiles that touch), and every tile at least `least`
+/// pixels across its short side, so long arms turn rather than shrink.
+fn check_board(what: &str, got: &Value, least: f64) {
     let tol = 1.0;
     let f = &got["felt"];
     let num = |v: &Value, k: &str| v[k].as_f64().unwrap();
     let width = got["width"].as_f64().unwrap();
     let tiles = got["tiles"].as_array().unwrap();
     assert!(tiles.len() > 4, "{what}: a late board has tiles: {got}");
+    let short = |t: &Value| (num(t, "x1") - num(t, "x0")).min(num(t, "y1") - num(t, "y0"));
+    let smallest = tiles.iter().map(short).fold(f64::INFINITY, f64::min);
+    eprintln!("{what}: {} tiles, the smallest {smallest:.1}px across", tiles.len());
     for t in tiles {
-        assert!(num(t, "x1") - num(t, "x0") >= 6.0, "{what}: tile too small to see: {t}");
+        assert!(short(t) >= least, "{what}: tile under {least}px across, too small to read: {t}");
         let inside = num(t, "x0") >= num(f, "x0") - tol
             && num(t, "y0") >= num(f, "y0") - tol
             && num(t, "x1") <= num(f, "x1") + tol
@@ -808,7 +846,9 @@ async fn boards_of_every_layout_stay_on_screen_without_overlapping_tiles() {
         games.push((layout, id, k, steps.len()));
     }
     let Some(b) = Browser::start(format!("http://{}", server.addr)).await else { return };
-    for (w, h) in [(1280, 900), (390, 844)] {
+    // The least size a tile keeps across its short side (its long side is
+    // twice that): a desktop window, then a phone's.
+    for (w, h, least) in [(1280, 900, 30.0), (390, 844, 20.0)] {
         b.client.set_window_size(w, h).await.unwrap();
         for &(layout, id, k, n) in &games {
             b.open(&format!("/?pace=0#/replay/{id}?seat=0&step={k}")).await;
@@ -823,7 +863,10 @@ async fn boards_of_every_layout_stay_on_screen_without_overlapping_tiles() {
                     ),
                 )
                 .await;
-            check_board(&format!("{layout} at {w}px"), &got);
+            // Train rows share one scale, set by the longest, and may shrink
+            // to half size: they are only held to being visible.
+            let least = if layout == "train" { 6.0 } else { least };
+            check_board(&format!("{layout} at {w}px"), &got, least);
             if w == 1280 {
                 b.js("document.querySelector('section[aria-label=\"the board\"]').scrollIntoView({block: 'start'})")
                     .await;

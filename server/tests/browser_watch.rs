@@ -1,6 +1,6 @@
 //! Watching in the browser: a watcher pauses a live match, steps through
 //! it one move at a time and plays it on; a knockout's page follows the
-//! tournament live and draws its bracket. In a real headless Chromium
+//! tournament live, through a dropped connection, and draws its bracket. In a real headless Chromium
 //! against a real server.
 //!
 //! The page is read through roles and accessible names only. Each test
@@ -101,6 +101,7 @@ async fn a_watcher_pauses_steps_one_move_and_plays_on() {
     let (s, m, text) = shown(&b).await;
     assert_eq!((s, m), (server_seqs[0], paused_moves + 1), "one step, one move: {text}");
     assert!(text.ends_with(", 1 waiting"), "the second move is still held: {text}");
+    b.screenshot("watch-controls").await;
 
     // Play shows what was held and follows the match again.
     b.click_named("Play").await;
@@ -154,6 +155,15 @@ async fn a_knockout_page_updates_live_and_draws_its_bracket() {
     b.wait_named("tournament status").await;
     // A mark that a reload would wipe.
     b.js("window.notReloaded = true; return null").await;
+    // The connection drops (as a network would) and comes back by itself:
+    // the page must subscribe again on the new one to hear of ana's match.
+    b.wait_js("the page's first greeting", "return window.capicuaConnection?.greeted === 1 || null").await;
+    b.js("window.capicuaConnection.ws.close(); return null").await;
+    b.wait_js(
+        "the page greeted again after the drop",
+        "const c = window.capicuaConnection; return (c.greeted === 2 && c.ready) || null",
+    )
+    .await;
     // The standings table is named by its caption.
     let ana_games = "const t = [...document.querySelectorAll('table')].find((t) => t.caption?.textContent === 'standings of cup'); \
         const row = t && [...t.rows].find((r) => r.cells[1]?.textContent === 'ana'); return row ? Number(row.cells[6].textContent) : -1";
@@ -217,5 +227,7 @@ async fn a_knockout_page_updates_live_and_draws_its_bracket() {
     assert_eq!(shown, json!(want), "the bracket shows every match and its winner");
     let columns = b.js("return [...document.querySelectorAll('[aria-label=\"bracket\"] [role=\"list\"]')].map((e) => e.getAttribute('aria-label'))").await;
     assert_eq!(columns, json!(["round 1", "round 2"]));
+    b.js("document.querySelector('[aria-label=\"bracket\"]').scrollIntoView({block: 'center'}); return null").await;
+    b.screenshot("bracket").await;
     b.close().await;
 }

@@ -53,3 +53,37 @@ async fn a_private_room_is_unlisted_and_joined_only_by_its_invite() {
     // A public room is still joined by number.
     assert_eq!(guest.join(public, None).await, 0);
 }
+
+#[tokio::test]
+async fn a_private_room_is_watched_only_with_its_invite() {
+    let server = TestServer::start().await;
+    let mut host = server.guest().await;
+    let public = host.create_room(json!({"preset": "latin"})).await;
+    let r = host.request(json!({"type": "create-room", "preset": "latin", "private": true})).await;
+    let room = r["room"]["id"].as_u64().unwrap();
+    let invite = r["room"]["invite"].as_str().unwrap().to_string();
+
+    // Not by number, not by a wrong invite, nor with both or neither:
+    // the same answers as `join`, and no view of the table.
+    let mut watcher = server.guest().await;
+    let r = watcher.request(json!({"type": "spectate", "room": room})).await;
+    assert_eq!((r["type"].as_str(), r["code"].as_str()), (Some("error"), Some("invite-only")), "{r}");
+    let r = watcher.request(json!({"type": "spectate", "invite": "00000000-0000-4000-8000-000000000000"})).await;
+    assert_eq!(r["code"], "no-such-room", "{r}");
+    let r = watcher.request(json!({"type": "spectate", "room": room, "invite": invite})).await;
+    assert_eq!(r["code"], "bad-request", "{r}");
+    let r = watcher.request(json!({"type": "spectate"})).await;
+    assert_eq!(r["code"], "bad-request", "{r}");
+
+    // With the invite: watching that room, whose state follows.
+    let r = watcher.request(json!({"type": "spectate", "invite": invite})).await;
+    assert_eq!(r["type"], "spectating", "{r}");
+    assert_eq!(r["room"].as_u64(), Some(room), "{r}");
+    let sync = watcher.recv_type("sync").await;
+    assert_eq!(sync["info"]["id"].as_u64(), Some(room), "{sync}");
+    assert!(sync["info"].get("invite").is_none(), "{sync}");
+
+    // A public room is still watched by number.
+    let r = watcher.request(json!({"type": "spectate", "room": public})).await;
+    assert_eq!(r["type"], "spectating", "{r}");
+}

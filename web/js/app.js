@@ -542,7 +542,7 @@ function onWelcome(w, again) {
     }
     if (t.spectating && again) {
       t.seq = 0;
-      app.conn.request({ type: 'spectate', room: t.room }).catch(() => {});
+      app.conn.request(t.invite ? { type: 'spectate', invite: t.invite } : { type: 'spectate', room: t.room }).catch(() => {});
     }
   }
   if (!again) {
@@ -637,6 +637,11 @@ app.conn = new Connection({
     }
   },
 });
+
+// The connection, reachable from the console and from browser tests, which
+// close its socket (`capicuaConnection.ws.close()`) to drop the connection
+// as a network would; it is the page's own public protocol, nothing more.
+window.capicuaConnection = app.conn;
 
 window.addEventListener('hashchange', route);
 app.conn.open();

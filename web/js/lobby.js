@@ -305,7 +305,10 @@ export function mount(app) {
   return { el, update, unmount: () => clearInterval(timer) };
 }
 
-/** `#/invite/<uuid>`: joins the private room the invite opens, then shows it. */
+/**
+ * `#/invite/<uuid>`: joins the private room the invite opens, or watches it
+ * when no seat is free (its match in play), then shows it.
+ */
 export function mountInvite(app, { invite }) {
   const status = h('p', { role: 'status' }, 'Joining the room of this invite…');
   const el = h('div', {}, h('h1', {}, 'An invitation to a private room'), status);
@@ -314,13 +317,24 @@ export function mountInvite(app, { invite }) {
     if (started || !app.conn.ready) return;
     started = true;
     try {
-      const r = await app.conn.request({ type: 'join', invite });
+      let r;
+      try {
+        r = await app.conn.request({ type: 'join', invite });
+      } catch (e) {
+        if (e.code !== 'seat-taken' && e.code !== 'game-in-progress') throw e;
+        r = await app.conn.request({ type: 'spectate', invite });
+      }
       const t = app.table(r.room);
-      t.seat = r.seat;
-      t.lost = false;
-      t.spectating = false;
       t.invite = invite;
-      if (app.me?.guest) app.rememberGuestSeat(r.room, r.seat);
+      if (r.type === 'spectating') {
+        t.spectating = true;
+        t.seq = 0;
+      } else {
+        t.seat = r.seat;
+        t.lost = false;
+        t.spectating = false;
+        if (app.me?.guest) app.rememberGuestSeat(r.room, r.seat);
+      }
       app.go(`#/room/${r.room}`);
     } catch (e) {
       status.textContent =

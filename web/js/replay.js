@@ -7,6 +7,79 @@ import { renderBoard, endName } from './board.js';
 import { tileSvg, needsNumerals } from './tiles.js';
 import { scoreboard, seatPanels, handSummary, boardWidth } from './table.js';
 
+/** What a stored game's listing says of its result: who won, and the scores by side. */
+function resultText(g) {
+  if (g.winner === null || g.winner === undefined) return `drawn, ${g.scores.join('–')}`;
+  const names = g.seats.filter((s) => s.side === g.winner).map((s) => s.name);
+  // The winner's score first, then the others' in side order.
+  const scores = [g.scores[g.winner], ...g.scores.filter((_, side) => side !== g.winner)].join('–');
+  return `${joinWords(names)} won, ${scores}${g.forfeit !== null && g.forfeit !== undefined ? ' (on time)' : ''}`;
+}
+
+/**
+ * Every stored game, newest first (`GET /api/games`), a page at a time: a
+ * table whose rows link to each replay, seen as a spectator sees it.
+ */
+function storedGames() {
+  const body = h('tbody', {});
+  const status = h('p', { role: 'status', class: 'muted' }, 'Loading the stored games…');
+  // Shown only while a page came back full (buttons are styled with a
+  // display that would override `hidden`).
+  const more = h('button', { type: 'button', 'data-key': 'more-games', style: 'display: none' }, 'Older games');
+  const table = h(
+    'table',
+    { class: 'list', hidden: true },
+    h('caption', {}, 'Stored games, newest first'),
+    h(
+      'thead',
+      {},
+      h('tr', {}, ['Game', 'Variant', 'Players', 'Result', 'Finished'].map((c) => h('th', { scope: 'col' }, c))),
+    ),
+    body,
+  );
+  const PAGE = 20;
+  let last = null;
+  const load = async () => {
+    more.disabled = true;
+    try {
+      const r = await fetch(`/api/games?limit=${PAGE}${last === null ? '' : `&before=${last}`}`);
+      if (!r.ok) throw new Error(`the server answered ${r.status}`);
+      const games = await r.json();
+      for (const g of games) {
+        const when = new Date(g['finished-at'] * 1000);
+        body.append(
+          h(
+            'tr',
+            {},
+            h('td', {}, h('a', { href: `#/replay/${g.id}` }, `Game ${g.id}`)),
+            h('td', {}, g.variant),
+            h('td', {}, g.seats.map((s) => s.name).join(', ')),
+            h('td', {}, resultText(g)),
+            h('td', {}, h('time', { datetime: when.toISOString() }, when.toLocaleString())),
+          ),
+        );
+        last = g.id;
+      }
+      table.hidden = body.children.length === 0;
+      status.textContent = body.children.length ? '' : 'No game is stored yet.';
+      more.style.display = games.length < PAGE ? 'none' : '';
+    } catch (e) {
+      status.textContent = `The stored games cannot be listed: ${e.message}`;
+    }
+    more.disabled = false;
+  };
+  more.addEventListener('click', load);
+  load();
+  return h(
+    'section',
+    { class: 'card', 'aria-labelledby': 'stored-h' },
+    h('h2', { id: 'stored-h' }, 'Recent games on this server'),
+    status,
+    h('div', { class: 'scroll' }, table),
+    more,
+  );
+}
+
 function indexPage(app) {
   const game = h('input', { id: 'r-game', type: 'number', min: '1', required: true, 'data-key': 'r-game' });
   const seat = h(
@@ -60,6 +133,7 @@ function indexPage(app) {
           )
         : h('p', { class: 'muted' }, 'Games you finish here are listed for replay.'),
     ),
+    storedGames(),
   );
 }
 
@@ -211,7 +285,9 @@ export function mount(app, { game, seat, step }) {
       ),
     );
     replace(el, parts);
-    felt.append(renderBoard({ view, variant, seat, width: boardWidth(felt.clientWidth - 20), numerals }));
+    felt.append(
+      renderBoard({ view, variant, seat, width: boardWidth(felt.clientWidth - 20), px: felt.clientWidth - 20, numerals }),
+    );
     if (focus) el.querySelector(`[data-key="${focus}"]`)?.focus();
     if (focus && document.activeElement?.disabled !== false) {
       // The button just pressed is now disabled (first or last move): keep focus in the controls.

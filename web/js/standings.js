@@ -228,10 +228,12 @@ function tournament(app, id) {
     if (String(f.tournament) === String(id)) load();
   };
   app.onTournament = onProgress;
-  let subscribed = false;
+  // A subscription lasts as long as its connection: each greeting (the
+  // first, and every one after a dropped connection) subscribes again.
+  let subscribedOn = 0;
   const subscribe = () => {
-    if (subscribed || !app.conn?.ready) return;
-    subscribed = true;
+    if (!app.conn?.ready || subscribedOn === app.conn.greeted) return;
+    subscribedOn = app.conn.greeted;
     // The reply is the first progress frame; later ones come unasked.
     app.conn.request({ type: 'subscribe-tournament', tournament: Number(id) }).then(onProgress, () => {});
   };
@@ -239,7 +241,8 @@ function tournament(app, id) {
   load();
   return {
     el,
-    // Called after a (re)connection too: subscribe once the socket is up.
+    // Called after a (re)connection too: subscribe once the socket is up
+    // (the reply, a progress frame, reloads what was missed meanwhile).
     update: subscribe,
     unmount: () => {
       gone = true;

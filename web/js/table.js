@@ -410,14 +410,14 @@ function waitingRoom(app, t) {
     'section',
     { class: 'card', 'aria-labelledby': 'wait-h' },
     h('h2', { id: 'wait-h' }, info.status === 'playing' ? 'A match is in play' : 'Waiting for players'),
-    t.invite && empty > 0 ? inviteBox(app, t) : null,
+    t.invite ? inviteBox(app, t, empty > 0) : null,
     h('ul', { 'aria-label': 'seats' }, rows),
     controls,
   );
 }
 
-/** A private room's invite link, for its members to pass on. */
-function inviteBox(app, t) {
+/** A private room's invite link, for its members to pass on: it seats a friend while a seat is `free`, else lets them watch. */
+function inviteBox(app, t, free) {
   const link = `${location.origin}${location.pathname}#/invite/${t.invite}`;
   const field = h('input', { id: 'invite-link', type: 'text', readonly: true, value: link, 'aria-label': 'invite link', size: '60' });
   const copy = async () => {
@@ -435,7 +435,7 @@ function inviteBox(app, t) {
   return h(
     'div',
     { class: 'row' },
-    h('label', { for: 'invite-link' }, 'Private room: friends join with this link'),
+    h('label', { for: 'invite-link' }, free ? 'Private room: friends join or watch with this link' : 'Private room: friends watch with this link'),
     field,
     h('button', { type: 'button', 'data-key': 'copy-invite', onclick: copy }, 'Copy the invite link'),
   );
@@ -657,7 +657,8 @@ export function mount(app, { room }) {
       // Not seated: watch (a match in play can only be watched; a waiting
       // room shows its seats, to take one).
       try {
-        await app.conn.request({ type: 'spectate', room });
+        // A private room is watched by its invite, not its number.
+        await app.conn.request(t.invite ? { type: 'spectate', invite: t.invite } : { type: 'spectate', room });
         t.spectating = true;
         t.seq = 0;
       } catch (e) {
@@ -713,6 +714,7 @@ export function mount(app, { room }) {
           variant: t.variant,
           seat: t.seat,
           width,
+          px: felt.clientWidth - 20,
           numerals: needsNumerals(t.variant),
           targets: boardTargets(app, t),
         }),

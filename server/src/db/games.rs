@@ -112,6 +112,44 @@ pub struct StoredGame {
     pub rated: bool,
 }
 
+/// A stored game as a list of replays shows it (`GET /api/games`).
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct GameSummary {
+    /// Its id (for `GET /api/games/{id}`).
+    pub id: i64,
+    /// The variant's name.
+    pub variant: String,
+    /// Who sat where.
+    pub seats: Vec<SummarySeat>,
+    /// Match scores by side.
+    pub scores: Vec<i32>,
+    /// Winning side; `None` for a draw.
+    pub winner: Option<u8>,
+    /// The seat whose side forfeited on time.
+    pub forfeit: Option<u8>,
+    /// Hands played.
+    pub hands: i64,
+    /// Whether it counted for ratings.
+    pub rated: bool,
+    /// When it ended, in seconds since the Unix epoch.
+    pub finished_at: i64,
+}
+
+/// One seat of a [`GameSummary`].
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct SummarySeat {
+    /// Seat number.
+    pub seat: u8,
+    /// Side it scored for.
+    pub side: u8,
+    /// Name shown.
+    pub name: String,
+    /// Who sat there.
+    pub kind: SeatKind,
+}
+
 /// A `games` row as read back.
 #[derive(sqlx::FromRow)]
 struct GameRow {
@@ -245,6 +283,75 @@ impl Db {
             seats,
             rated: r.rated,
         }))
+    }
+
+    /// Stored games, newest first: at most `limit`, only those older than
+    /// `before` (an id) when given, and only those the registered player
+    /// (or hosted bot) named `player` sat in when given: by player id, so
+    /// a guest's passing name never matches and the lookup is indexed.
+    /// What a list of replays shows, no more: no seed, no moves.
+    pub async fn recent_games(
+        &self,
+        limit: u32,
+        before: Option<i64>,
+        player: Option<&str>,
+    ) -> Result<Vec<GameSummary>, DbError> {
+        let rows = sqlx::query(
+            "SELECT id, variant, scores_json, winner, forfeit, hands, rated, finished_at FROM games
+             WHERE (?1 IS NULL OR id < ?1)
+               AND (?2 IS NULL OR id IN (SELECT game_id FROM game_seats
+                                         WHERE player_id = (SELECT id FROM players WHERE name = ?2)))
+             ORDER BY id DESC LIMIT ?3",
+        )
+        .bind(before)
+        .bind(player)
+        .bind(limit as i64)
+        .fetch_all(&self.pool)
+        .await?;
+        let mut games = rows
+            .iter()
+            .map(|r| {
+                Ok(GameSummary {
+                    id: r.try_get("id")?,
+                    variant: r.try_get("variant")?,
+                    seats: vec![],
+                    scores: serde_json::from_str(r.try_get("scores_json")?)?,
+                    winner: r.try_get("winner")?,
+                    forfeit: r.try_get("forfeit")?,
+                    hands: r.try_get("hands")?,
+                    rated: r.try_get("rated")?,
+                    finished_at: r.try_get("finished_at")?,
+                })
+            })
+            .collect::<Result<Vec<_>, DbError>>()?;
+        let (Some(last), Some(first)) = (games.last().map(|g| g.id), games.first().map(|g| g.id)) else {
+            return Ok(games);
+        };
+        // The seats of the whole page in one query (ids are contiguous enough).
+        let seats: Vec<(i64, SummarySeat)> = sqlx::query(
+            "SELECT game_id, seat, side, name, kind FROM game_seats WHERE game_id BETWEEN ? AND ? ORDER BY game_id, seat",
+        )
+        .bind(last)
+        .bind(first)
+        .fetch_all(&self.pool)
+        .await?
+        .iter()
+        .map(|r| {
+            Ok((
+                r.try_get("game_id")?,
+                SummarySeat {
+                    seat: r.try_get("seat")?,
+                    side: r.try_get("side")?,
+                    name: r.try_get("name")?,
+                    kind: r.try_get("kind")?,
+                },
+            ))
+        })
+        .collect::<Result<_, DbError>>()?;
+        for g in &mut games {
+            g.seats = seats.iter().filter(|(id, _)| *id == g.id).map(|(_, s)| s.clone()).collect();
+        }
+        Ok(games)
     }
 
     /// Number of stored games.

@@ -179,6 +179,23 @@ impl Browser {
         }
     }
 
+    /// From the lobby page, opens a room of `variant` (with `table` seats
+    /// where given: the form's *Table* choice), fills the other seats with
+    /// bots of strength `bots` (`""` for none), sits down and waits for the
+    /// table to offer *I'm ready*; returns the room's number.
+    pub async fn open_room(&self, variant: &str, table: Option<&str>, bots: &str) -> u64 {
+        self.choose("Variant", variant).await;
+        if let Some(table) = table {
+            self.choose("Table", table).await;
+        }
+        self.choose("Fill the other seats with bots", bots).await;
+        self.click_named("Create and sit down").await;
+        self.wait_named("I'm ready").await;
+        let hash = self.wait_js("the room's page", "return location.hash.startsWith('#/room/') && location.hash").await;
+        let hash = hash.as_str().unwrap();
+        hash.trim_start_matches("#/room/").parse().unwrap_or_else(|e| panic!("{hash}: {e}"))
+    }
+
     /// Waits for the element named `name` and clicks it.
     pub async fn click_named(&self, name: &str) {
         let deadline = Instant::now() + STEP;
