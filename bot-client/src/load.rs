@@ -1,7 +1,11 @@
-//! `capicua-bot load`: fills N rooms with 4 remote bots each (guests,
-//! uniform random legal moves from the prompt), plays as fast as the server
-//! allows for S seconds, and reports moves/s, finished games/s and the
-//! prompt-received to accepted-received latency.
+//! `capicua-bot load`: fills N rooms with 4 remote bots each (uniform random
+//! legal moves from the prompt), plays for S seconds, and reports moves/s,
+//! finished games/s and the server's response time: move sent to
+//! `accepted` received. Bots answer at once, or after a think time drawn
+//! from an exponential distribution (as people and real bots think); a
+//! share of them (churn) drop their connection in the middle of a match
+//! and come back to their seat with their token, as phones and flaky
+//! networks do.
 //!
 //! The bots ask for lean prompts (no view: they choose from the legal moves
 //! alone) and read each frame into a small struct that skips everything but
@@ -33,6 +37,14 @@ pub struct LoadConfig {
     pub preset: String,
     /// Ask for batched events (`hello`'s `batch-events`).
     pub batch_events: bool,
+    /// Mean think time per move (exponentially distributed, capped at ten
+    /// times the mean); `None`: answer at once.
+    pub think: Option<Duration>,
+    /// Share of seats (0 to 1) that drop their connection once per match, at
+    /// a random prompt, and reconnect with their token.
+    pub churn: f64,
+    /// The server's process id, to report its resident memory.
+    pub server_pid: Option<u32>,
 }
 
 /// The figures of a run.
@@ -52,12 +64,19 @@ pub struct LoadReport {
     pub finished_games: u64,
     /// Matches finished per second.
     pub finished_games_per_sec: f64,
-    /// Prompt received to accepted received, median, milliseconds.
+    /// Move sent to accepted received, median, milliseconds.
     pub latency_p50_ms: f64,
     /// Same, 99th percentile.
     pub latency_p99_ms: f64,
     /// Error frames, failed connections and dropped connections.
     pub errors: u64,
+    /// Reconnections made by churning seats during the measured window.
+    pub reconnects: u64,
+    /// The server's resident memory at the end of the window, MiB (with
+    /// `server_pid`).
+    pub server_rss_mib: Option<f64>,
+    /// The same per open connection, KiB.
+    pub server_rss_per_connection_kib: Option<f64>,
 }
 
 #[derive(Default)]
@@ -65,6 +84,21 @@ struct Counters {
     moves: AtomicU64,
     games: AtomicU64,
     errors: AtomicU64,
+    reconnects: AtomicU64,
+}
+
+/// A process's resident set size in KiB, from `/proc` (Linux).
+fn rss_kib(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status.lines().find_map(|l| l.strip_prefix("VmRSS:"))?.trim().trim_end_matches("kB").trim().parse().ok()
+}
+
+/// What a seat does besides answering: think, churn.
+#[derive(Clone, Copy)]
+struct Behaviour {
+    think: Option<Duration>,
+    churns: bool,
+    batch_events: bool,
 }
 
 /// Runs the load and returns its figures.
@@ -74,8 +108,10 @@ pub async fn run(cfg: LoadConfig) -> Result<LoadReport, RemoteError> {
     let stop = Arc::new(AtomicBool::new(false));
     // Set up every table first (connect, create, join), then start the clock.
     let mut tables = Vec::with_capacity(cfg.tables);
-    for _ in 0..cfg.tables {
-        tables.push(tokio::spawn(setup_table(cfg.server.clone(), cfg.preset.clone(), cfg.batch_events)));
+    for t in 0..cfg.tables {
+        // Churning seats need a token to come back to: they register.
+        let register = (0..4).map(|s| churner(t * 4 + s, cfg.churn)).collect();
+        tables.push(tokio::spawn(setup_table(cfg.server.clone(), cfg.preset.clone(), cfg.batch_events, register)));
     }
     let mut seated = Vec::new();
     for t in tables {
@@ -93,9 +129,11 @@ pub async fn run(cfg: LoadConfig) -> Result<LoadReport, RemoteError> {
     let connections = seated.iter().map(|(_, c)| c.len()).sum();
     let mut players = Vec::new();
     for (room, conns) in seated {
-        for (i, conn) in conns.into_iter().enumerate() {
+        for (i, (conn, token)) in conns.into_iter().enumerate() {
             let (c, m, s) = (counters.clone(), measuring.clone(), stop.clone());
-            players.push(tokio::spawn(player(conn, room, i == 0, c, m, s)));
+            let how = Behaviour { think: cfg.think, churns: token.is_some(), batch_events: cfg.batch_events };
+            let server = cfg.server.clone();
+            players.push(tokio::spawn(player(conn, server, token, how, room, i == 0, c, m, s)));
         }
     }
     // A short warm-up, then the measured window.
@@ -109,9 +147,11 @@ pub async fn run(cfg: LoadConfig) -> Result<LoadReport, RemoteError> {
     measuring.store(false, Ordering::Relaxed);
     let moves = counters.moves.load(Ordering::Relaxed) - m0;
     let games = counters.games.load(Ordering::Relaxed) - g0;
+    let rss = cfg.server_pid.and_then(rss_kib);
     stop.store(true, Ordering::Relaxed);
     let mut latencies: Vec<u32> = Vec::new();
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    // A thinking seat may be asleep for up to ten times the mean.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10) + cfg.think.unwrap_or_default() * 10;
     for p in players {
         let abort = p.abort_handle();
         match tokio::time::timeout_at(deadline, p).await {
@@ -139,19 +179,41 @@ pub async fn run(cfg: LoadConfig) -> Result<LoadReport, RemoteError> {
         latency_p50_ms: pct(0.50),
         latency_p99_ms: pct(0.99),
         errors: counters.errors.load(Ordering::Relaxed),
+        reconnects: counters.reconnects.load(Ordering::Relaxed),
+        server_rss_mib: rss.map(|k| k as f64 / 1024.0),
+        server_rss_per_connection_kib: rss.filter(|_| connections > 0).map(|k| k as f64 / connections as f64),
     })
+}
+
+/// Whether seat number `n` churns, for a share `churn` of the seats
+/// (spread evenly, so any run has its share).
+fn churner(n: usize, churn: f64) -> bool {
+    churn > 0.0 && ((n as f64 + 1.0) * churn).floor() > (n as f64 * churn).floor()
 }
 
 async fn setup_table(
     server: String,
     preset: String,
     batch_events: bool,
-) -> Result<(RoomId, Vec<Connection>), RemoteError> {
+    register: Vec<bool>,
+) -> Result<(RoomId, Vec<(Connection, Option<String>)>), RemoteError> {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let run = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() % 1_000_000);
     let mut conns = Vec::with_capacity(4);
-    for _ in 0..4 {
+    for registers in register {
         let mut c = Connection::connect(&server).await?;
         c.hello_with(None, true, batch_events).await?;
-        conns.push(c);
+        let token = if registers {
+            let n = NEXT.fetch_add(1, Ordering::Relaxed);
+            let name = format!("load-{run}-{}-{n}", std::process::id());
+            match c.request(ClientMsg::Register { name }, |_| {}).await? {
+                ServerMsg::Registered { token, .. } => Some(token),
+                other => return Err(unexpected("register", other)),
+            }
+        } else {
+            None
+        };
+        conns.push((c, token));
     }
     let spec = RoomSpec {
         preset: Some(preset),
@@ -159,11 +221,11 @@ async fn setup_table(
         time: Some(TimeControl { move_ms: 60_000, bank_ms: 0 }),
         ..Default::default()
     };
-    let room = match conns[0].request(ClientMsg::CreateRoom(Box::new(spec)), |_| {}).await? {
+    let room = match conns[0].0.request(ClientMsg::CreateRoom(Box::new(spec)), |_| {}).await? {
         ServerMsg::Room { room } => room.id,
         other => return Err(unexpected("create-room", other)),
     };
-    for (i, c) in conns.iter_mut().enumerate() {
+    for (i, (c, _)) in conns.iter_mut().enumerate() {
         match c.request(ClientMsg::join(room, Some(i as u8)), |_| {}).await? {
             ServerMsg::Seated { .. } => {}
             other => return Err(unexpected("join", other)),
@@ -191,9 +253,15 @@ struct LeanFrame<'a> {
     message: Option<String>,
 }
 
-/// One seat: ready, answer prompts at once, ready again after each match.
+/// One seat: ready, answer prompts (after thinking, if it thinks), ready
+/// again after each match; a churning seat drops its connection once per
+/// match and comes back with its token.
+#[allow(clippy::too_many_arguments)]
 async fn player(
     mut conn: Connection,
+    server: String,
+    token: Option<String>,
+    how: Behaviour,
     room: RoomId,
     counts_games: bool,
     counters: Arc<Counters>,
@@ -201,9 +269,17 @@ async fn player(
     stop: Arc<AtomicBool>,
 ) -> Result<Vec<u32>, RemoteError> {
     let mut latencies = Vec::with_capacity(4096);
-    let mut prompted: Option<Instant> = None;
+    let mut sent: Option<Instant> = None;
     let mut last_move: Option<String> = None;
-    let mut rng = 0x9e37_79b9_7f4a_7c15u64 ^ room;
+    let mut rng = 0x9e37_79b9_7f4a_7c15u64 ^ room ^ (u64::from(counts_games) << 40) ^ (token.is_some() as u64) << 41;
+    let mut next = move || {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        rng
+    };
+    // A churning seat leaves at about its tenth prompt of each match.
+    let mut churned = false;
     conn.send(ClientMsg::Ready { room }).await?;
     while !stop.load(Ordering::Relaxed) {
         // No timeout around each read (a timer armed and cancelled per
@@ -225,17 +301,33 @@ async fn player(
         let frame: LeanFrame = serde_json::from_str(&text)?;
         match (frame.kind.as_ref(), frame.prompt, frame.legal_moves) {
             ("prompt", Some(prompt), Some(legal_moves)) if !legal_moves.is_empty() => {
-                prompted = Some(Instant::now());
-                rng ^= rng << 13;
-                rng ^= rng >> 7;
-                rng ^= rng << 17;
-                let m = legal_moves[(rng % legal_moves.len() as u64) as usize];
+                if how.churns && !churned && next() % 10 == 0 {
+                    // Drop the connection, come back with the token: the
+                    // server gives the seat back, and resync sends the
+                    // pending prompt again.
+                    churned = true;
+                    conn.close().await;
+                    conn = Connection::connect(&server).await?;
+                    conn.hello_with(token.clone(), true, how.batch_events).await?;
+                    conn.send(ClientMsg::Resync { room }).await?;
+                    if measuring.load(Ordering::Relaxed) {
+                        counters.reconnects.fetch_add(1, Ordering::Relaxed);
+                    }
+                    continue;
+                }
+                if let Some(mean) = how.think {
+                    // Exponential, capped: -ln(u) * mean with u in (0, 1].
+                    let u = ((next() >> 11) as f64 + 1.0) / (1u64 << 53) as f64;
+                    tokio::time::sleep(mean.mul_f64((-u.ln()).min(10.0))).await;
+                }
+                let m = legal_moves[(next() % legal_moves.len() as u64) as usize];
                 let text = serde_json::to_string(&ClientFrame::new(None, ClientMsg::Move { room, prompt, r#move: m }))?;
                 last_move = Some(text.clone());
+                sent = Some(Instant::now());
                 conn.send_text(text).await?;
             }
             ("accepted", ..) => {
-                if let Some(t) = prompted.take() {
+                if let Some(t) = sent.take() {
                     if measuring.load(Ordering::Relaxed) {
                         latencies.push(t.elapsed().as_micros().min(u32::MAX as u128) as u32);
                         counters.moves.fetch_add(1, Ordering::Relaxed);
@@ -243,6 +335,7 @@ async fn player(
                 }
             }
             ("game-over", ..) => {
+                churned = false;
                 if counts_games && measuring.load(Ordering::Relaxed) {
                     counters.games.fetch_add(1, Ordering::Relaxed);
                 }

@@ -109,6 +109,17 @@ struct LoadArgs {
     /// (which travel with the bot's next prompt or reply).
     #[arg(long)]
     live_events: bool,
+    /// Mean think time per move, in milliseconds (exponentially
+    /// distributed, capped at ten times the mean); 0 answers at once.
+    #[arg(long, default_value_t = 0)]
+    think_ms: u64,
+    /// Share of seats (0 to 1) that drop their connection once per match
+    /// and reconnect to their seat with a token (they register first).
+    #[arg(long, default_value_t = 0.0)]
+    churn: f64,
+    /// The server's process id: report its resident memory (Linux).
+    #[arg(long)]
+    server_pid: Option<u32>,
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
@@ -292,7 +303,13 @@ fn load(a: LoadArgs) -> Result<()> {
         seconds: a.seconds,
         preset: a.preset,
         batch_events: !a.live_events,
+        think: (a.think_ms > 0).then(|| std::time::Duration::from_millis(a.think_ms)),
+        churn: a.churn,
+        server_pid: a.server_pid,
     };
+    if !(0.0..=1.0).contains(&cfg.churn) {
+        bail!("--churn is a share of the seats, from 0 to 1");
+    }
     let r = runtime()?.block_on(capicua_bot::load::run(cfg)).context("load")?;
     if a.json {
         println!("{}", serde_json::to_string(&r)?);
@@ -300,9 +317,12 @@ fn load(a: LoadArgs) -> Result<()> {
         println!("tables {} ({} connections), {:.1} s", r.tables, r.connections, r.seconds);
         println!("moves/s {:.0}  finished games/s {:.1}", r.moves_per_sec, r.finished_games_per_sec);
         println!(
-            "prompt->accepted p50 {:.2} ms  p99 {:.2} ms  errors {}",
-            r.latency_p50_ms, r.latency_p99_ms, r.errors
+            "move->accepted p50 {:.2} ms  p99 {:.2} ms  errors {}  reconnects {}",
+            r.latency_p50_ms, r.latency_p99_ms, r.errors, r.reconnects
         );
+        if let (Some(mib), Some(per)) = (r.server_rss_mib, r.server_rss_per_connection_kib) {
+            println!("server RSS {mib:.1} MiB, {per:.1} KiB per connection");
+        }
     }
     Ok(())
 }
