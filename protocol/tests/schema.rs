@@ -127,6 +127,7 @@ fn error_codes() -> Vec<ErrorCode> {
         IllegalMove,
         RateLimited,
         TooManyConnections,
+        TooManyRooms,
         ShuttingDown,
         SlowConsumer,
         Internal,
@@ -139,8 +140,8 @@ fn error_codes() -> Vec<ErrorCode> {
             BadJson | BadMessage | BinaryFrame | FrameTooLarge | VersionMismatch | HelloRequired | AlreadyGreeted
             | BadToken | Unauthorized | NameTaken | BadName | NoSuchRoom | SeatTaken | InviteOnly | NoSuchSeat
             | NotSeated | AlreadySeated | BadVariant | BadRequest | GameInProgress | UnknownStrategy | NotYourTurn
-            | StalePrompt | IllegalMove | RateLimited | TooManyConnections | ShuttingDown | SlowConsumer | Internal
-            | NoSuchTournament | BadTournament | NoSuchGame => {}
+            | StalePrompt | IllegalMove | RateLimited | TooManyConnections | TooManyRooms | ShuttingDown | SlowConsumer
+            | Internal | NoSuchTournament | BadTournament | NoSuchGame => {}
         }
     }
     all
