@@ -140,8 +140,8 @@ fn error_codes() -> Vec<ErrorCode> {
             BadJson | BadMessage | BinaryFrame | FrameTooLarge | VersionMismatch | HelloRequired | AlreadyGreeted
             | BadToken | Unauthorized | NameTaken | BadName | NoSuchRoom | SeatTaken | InviteOnly | NoSuchSeat
             | NotSeated | AlreadySeated | BadVariant | BadRequest | GameInProgress | UnknownStrategy | NotYourTurn
-            | StalePrompt | IllegalMove | RateLimited | TooManyConnections | TooManyRooms | ShuttingDown | SlowConsumer
-            | Internal | NoSuchTournament | BadTournament | NoSuchGame => {}
+            | StalePrompt | IllegalMove | RateLimited | TooManyConnections | TooManyRooms | ShuttingDown
+            | SlowConsumer | Internal | NoSuchTournament | BadTournament | NoSuchGame => {}
         }
     }
     all
