@@ -280,7 +280,7 @@ async fn bots_waiting_in_two_rooms_gather_in_the_fuller_one() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_bot_registered_by_name_plays_its_tournament_tables() {
     const ADMIN: &str = "s3cret";
-    let config = capicua_server::Config { admin_token: Some(ADMIN.into()), ..Default::default() };
+    let config = capicua_server::Config { admin_token: Some(ADMIN.into()), ..common::config() };
     let server = TestServer::start_with(temp_db(), config).await;
     let dir = temp_dir("tournament");
     let url = server.url();
@@ -377,7 +377,7 @@ async fn an_unreachable_server_is_told_once_and_the_bots_play_once_it_is_up() {
     let db = capicua_server::Db::open(temp_db().to_str().unwrap()).await.unwrap();
     let listener = tokio::net::TcpListener::bind(addr).await.unwrap();
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let server = tokio::spawn(capicua_server::run(listener, db, capicua_server::Config::default(), async move {
+    let server = tokio::spawn(capicua_server::run(listener, db, common::config(), async move {
         let _ = stopped.await;
     }));
     let mut stdout = String::new();

@@ -112,7 +112,7 @@ async fn remote_bots_play_over_a_unix_socket() {
     let db = capicua_server::Db::open(db_path.to_str().unwrap()).await.unwrap();
     let listener = tokio::net::UnixListener::bind(&socket).unwrap();
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let server = tokio::spawn(capicua_server::run(listener, db, capicua_server::Config::default(), async move {
+    let server = tokio::spawn(capicua_server::run(listener, db, common::config(), async move {
         let _ = stopped.await;
     }));
     let cfg = four_random_block_bots(format!("unix:{}", socket.display()));

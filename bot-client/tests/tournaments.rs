@@ -19,7 +19,7 @@ use sqlx::Row;
 const ADMIN: &str = "s3cret";
 
 async fn admin_server() -> TestServer {
-    TestServer::start_with(temp_db(), Config { admin_token: Some(ADMIN.into()), ..Default::default() }).await
+    TestServer::start_with(temp_db(), Config { admin_token: Some(ADMIN.into()), ..common::config() }).await
 }
 
 /// The stored standings (the SQL view) must be what the tournament crate

@@ -798,6 +798,10 @@ pub enum ErrorCode {
     RateLimited,
     /// The server is at its connection cap.
     TooManyConnections,
+    /// The creator already holds as many open rooms as the server allows
+    /// (per registered player, or per address for guests); closing one
+    /// frees a slot.
+    TooManyRooms,
     /// The server is shutting down.
     ShuttingDown,
     /// The client is too slow reading its frames. Not sent: such a

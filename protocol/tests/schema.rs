@@ -127,6 +127,7 @@ fn error_codes() -> Vec<ErrorCode> {
         IllegalMove,
         RateLimited,
         TooManyConnections,
+        TooManyRooms,
         ShuttingDown,
         SlowConsumer,
         Internal,
@@ -140,8 +141,8 @@ fn error_codes() -> Vec<ErrorCode> {
             BadJson | BadMessage | BinaryFrame | FrameTooLarge | VersionMismatch | HelloRequired | AlreadyGreeted
             | BadToken | Unauthorized | NameTaken | BadName | NoSuchRoom | SeatTaken | InviteOnly | NoSuchSeat
             | NotSeated | AlreadySeated | BadVariant | BadRequest | GameInProgress | UnknownStrategy | NotYourTurn
-            | StalePrompt | IllegalMove | RateLimited | TooManyConnections | ShuttingDown | SlowConsumer | Internal
-            | NoSuchTournament | BadTournament | NoSuchGame | NotFound => {}
+            | StalePrompt | IllegalMove | RateLimited | TooManyConnections | TooManyRooms | ShuttingDown
+            | SlowConsumer | Internal | NoSuchTournament | BadTournament | NoSuchGame | NotFound => {}
         }
     }
     all
@@ -555,7 +556,7 @@ fn the_schema_lists_every_error_code_and_progress() {
         _ => panic!("ErrorCode is not an enumeration: {def}"),
     };
     assert_eq!(codes, listed);
-    assert_eq!(codes.len(), 32);
+    assert_eq!(codes.len(), 33);
     let progress = tags(&checker, &server["$defs"]["Progress"], "event");
     assert_eq!(
         progress,

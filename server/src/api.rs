@@ -67,6 +67,7 @@ pub(crate) fn status_of(code: ErrorCode) -> StatusCode {
         ErrorCode::Unauthorized => StatusCode::FORBIDDEN,
         ErrorCode::BadToken => StatusCode::UNAUTHORIZED,
         ErrorCode::ShuttingDown => StatusCode::SERVICE_UNAVAILABLE,
+        ErrorCode::RateLimited | ErrorCode::TooManyRooms => StatusCode::TOO_MANY_REQUESTS,
         ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
         ErrorCode::NoSuchRoom | ErrorCode::NoSuchTournament | ErrorCode::NoSuchGame | ErrorCode::NotFound => {
             StatusCode::NOT_FOUND
@@ -80,8 +81,8 @@ pub(crate) fn status_of(code: ErrorCode) -> StatusCode {
 pub(crate) enum Caller {
     /// No `Authorization` header.
     Guest,
-    /// A registered player's token.
-    Player,
+    /// A registered player's token, with the player's id.
+    Player(i64),
     /// The admin token.
     Admin,
 }
@@ -104,7 +105,7 @@ impl Caller {
             return Ok(Caller::Admin);
         }
         match state.db.player_by_token(token).await? {
-            Some(_) => Ok(Caller::Player),
+            Some(p) => Ok(Caller::Player(p.id)),
             None => Err(ApiError::new(StatusCode::UNAUTHORIZED, ErrorCode::BadToken, "unknown token")),
         }
     }

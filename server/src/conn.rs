@@ -21,6 +21,7 @@ use futures_util::{Sink, SinkExt, Stream, StreamExt};
 use tokio::sync::{mpsc, oneshot};
 use tracing::Instrument;
 
+use crate::limits::RoomOwner;
 use crate::metrics::Metrics;
 use crate::room::{self, RoomCmd};
 use crate::{AppState, Client, ConnId, Identity, Outbox};
@@ -70,6 +71,8 @@ struct Conn {
     /// Chat lines: a slower bucket of their own.
     chat: Bucket,
     rejected_in_a_row: u32,
+    /// The client's address, if known: a guest's rooms count against it.
+    peer: Option<std::net::IpAddr>,
 }
 
 /// Refuses a connection at the cap: an error frame, then close code 1013
@@ -89,8 +92,8 @@ where
 }
 
 /// Serves one connection until the client leaves, the server shuts down or
-/// the connection must be closed.
-pub(crate) async fn serve<S, R, E>(state: Arc<AppState>, sink: S, stream: R)
+/// the connection must be closed. `peer` is the client's address, if known.
+pub(crate) async fn serve<S, R, E>(state: Arc<AppState>, peer: Option<std::net::IpAddr>, sink: S, stream: R)
 where
     S: Sink<Message> + Unpin + Send + 'static,
     R: Stream<Item = Result<Message, E>> + Unpin,
@@ -99,10 +102,10 @@ where
     // says who it is, so one client's requests can be followed in the log.
     let id = state.next_conn_id();
     let span = tracing::info_span!("conn", conn = id, player = tracing::field::Empty);
-    serve_as(state, id, sink, stream).instrument(span).await
+    serve_as(state, id, peer, sink, stream).instrument(span).await
 }
 
-async fn serve_as<S, R, E>(state: Arc<AppState>, id: ConnId, sink: S, mut stream: R)
+async fn serve_as<S, R, E>(state: Arc<AppState>, id: ConnId, peer: Option<std::net::IpAddr>, sink: S, mut stream: R)
 where
     S: Sink<Message> + Unpin + Send + 'static,
     R: Stream<Item = Result<Message, E>> + Unpin,
@@ -122,6 +125,7 @@ where
         ident: None,
         rooms: HashMap::new(),
         rejected_in_a_row: 0,
+        peer,
     };
     let mut shutdown = conn.state.shutdown();
     let end = loop {
@@ -372,7 +376,8 @@ impl Conn {
                     self.error(id, ErrorCode::Unauthorized, "only registered players create rated rooms");
                     return None;
                 }
-                match room::create(&self.state, *spec).await {
+                let owner = RoomOwner::of(client.ident.player_id, client.ident.admin, self.peer);
+                match room::create(&self.state, *spec, owner).await {
                     Ok(info) => {
                         self.out.send(id, ServerMsg::Room { room: info });
                     }
@@ -575,7 +580,7 @@ mod tests {
             tx.send(m).map_err(|_| ())?;
             Ok::<_, ()>(tx)
         });
-        serve(state, Box::pin(sink), input).await;
+        serve(state, None, Box::pin(sink), input).await;
         let mut got = vec![];
         while let Ok(Message::Text(t)) = rx.try_recv() {
             let v: serde_json::Value = serde_json::from_str(&t).unwrap();
@@ -618,7 +623,7 @@ mod tests {
             tx.send(m).map_err(|_| ())?;
             Ok::<_, ()>((tx, gate))
         });
-        tokio::time::timeout(std::time::Duration::from_secs(60), serve(state, Box::pin(sink), input))
+        tokio::time::timeout(std::time::Duration::from_secs(60), serve(state, None, Box::pin(sink), input))
             .await
             .expect("the handler closes a client that never reads");
         gate.send(true).unwrap();

@@ -11,7 +11,7 @@ use axum::Router;
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::extract::ws::WebSocketUpgrade;
-use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::http::{Extensions, HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use capicua_engine::{Event, Game, Rules, Seat, ViewSnapshot};
@@ -23,6 +23,7 @@ use tower_http::cors::{AllowOrigin, CorsLayer};
 use crate::AppState;
 use crate::api::{ApiError, ApiPath, ApiQuery, Caller};
 use crate::db::{GameSummary, SeatRecord, Standing};
+use crate::limits::RoomOwner;
 
 /// The routes.
 pub(crate) fn router(state: Arc<AppState>) -> Router {
@@ -33,7 +34,9 @@ pub(crate) fn router(state: Arc<AppState>) -> Router {
         .route("/api/games/{id}", get(game))
         .route("/api/leaderboard", get(leaderboard))
         .route("/api/leaderboards", get(leaderboards))
-        .merge(crate::tournament::http::routes());
+        .merge(crate::tournament::http::routes())
+        // Inside CORS: a browser can read a 429 only with its CORS headers.
+        .route_layer(axum::middleware::from_fn_with_state(state.clone(), crate::limits::limit_api));
     // CORS on the API only: the WebSocket checks no origin header and
     // `/metrics` is for the operator, not for pages.
     let api = match cors_layer(&state.config.cors) {
@@ -71,7 +74,8 @@ fn cors_layer(origins: &crate::CorsOrigins) -> Option<CorsLayer> {
     )
 }
 
-async fn ws(State(state): State<Arc<AppState>>, upgrade: WebSocketUpgrade) -> Response {
+async fn ws(State(state): State<Arc<AppState>>, extensions: Extensions, upgrade: WebSocketUpgrade) -> Response {
+    let peer = crate::limits::peer_of(&extensions);
     // Above our own protocol limit, so an oversize frame gets a clear error
     // code from us before the connection closes.
     // A small read buffer: the transport zero-fills the whole buffer on
@@ -82,7 +86,7 @@ async fn ws(State(state): State<Arc<AppState>>, upgrade: WebSocketUpgrade) -> Re
             let (sink, stream) = socket.split();
             match state.conn_permits.clone().try_acquire_owned() {
                 Ok(permit) => {
-                    crate::conn::serve(state, sink, stream).await;
+                    crate::conn::serve(state, peer, sink, stream).await;
                     drop(permit);
                 }
                 Err(_) => {
@@ -135,6 +139,7 @@ async fn rooms(State(state): State<Arc<AppState>>) -> Json<Vec<capicua_protocol:
 /// admin token) is needed for rated rooms; without it the caller is a guest.
 async fn create_room(
     State(state): State<Arc<AppState>>,
+    extensions: Extensions,
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<(StatusCode, Json<RoomInfo>), ApiError> {
@@ -151,7 +156,12 @@ async fn create_room(
     if spec.rated && caller == Caller::Guest {
         return Err(caller.refuse("only registered players create rated rooms"));
     }
-    match crate::room::create(&state, spec).await {
+    let owner = match caller {
+        Caller::Admin => None,
+        Caller::Player(id) => Some(RoomOwner::Player(id)),
+        Caller::Guest => RoomOwner::of(None, false, crate::limits::peer_of(&extensions)),
+    };
+    match crate::room::create(&state, spec, owner).await {
         Ok(info) => Ok((StatusCode::CREATED, Json(info))),
         Err(e) => Err(ApiError::of(e.code(), e.to_string()).with_field(e.field())),
     }

@@ -26,6 +26,7 @@ pub(crate) mod bots;
 pub(crate) mod conn;
 pub mod db;
 pub(crate) mod http;
+pub(crate) mod limits;
 pub(crate) mod metrics;
 pub(crate) mod outbox;
 pub(crate) mod room;
@@ -72,6 +73,18 @@ pub struct Config {
     /// What a hosted bot may spend on a move (every hosted bot's spec came
     /// from a client).
     pub bot_caps: capicua_strategy::SearchCaps,
+    /// How long a room stays open with no player connected in a seat and no
+    /// match in play; `None` keeps it open (tournament tables are exempt).
+    pub room_idle: Option<Duration>,
+    /// Most open rooms one registered player, or one guest address, may
+    /// have created; 0 is no limit (the admin has none).
+    pub max_rooms_per_owner: usize,
+    /// HTTP API writes (`POST`, `DELETE`) per minute per address, in bursts
+    /// of up to that many; 0 is no limit.
+    pub http_writes_per_min: u32,
+    /// HTTP API reads per minute per address, in bursts of up to that many;
+    /// 0 is no limit.
+    pub http_reads_per_min: u32,
 }
 
 impl Config {
@@ -94,6 +107,10 @@ impl Default for Config {
             outbound_buffer: 1024,
             batch_every: Duration::from_millis(1000),
             bot_caps: capicua_strategy::SearchCaps::default(),
+            room_idle: Some(Duration::from_secs(600)),
+            max_rooms_per_owner: 4,
+            http_writes_per_min: 60,
+            http_reads_per_min: 1200,
         }
     }
 }
@@ -223,6 +240,10 @@ pub struct AppState {
     pub tournaments: tournament::Registry,
     /// Sends the deferred frames of connections that batch events.
     pub flusher: Arc<Flusher>,
+    /// Open rooms per owner.
+    pub(crate) room_quota: Arc<limits::RoomQuota>,
+    /// HTTP API requests per address.
+    pub(crate) http_limits: limits::HttpLimits,
     next_conn: AtomicU64,
     /// Set when shutdown starts: no new rooms.
     closing: AtomicBool,
@@ -242,6 +263,8 @@ impl AppState {
         tokio::spawn(Flusher::run(Arc::downgrade(&flusher), config.batch_every / 2));
         let state = Arc::new(AppState {
             conn_permits: Arc::new(Semaphore::new(config.max_connections)),
+            room_quota: limits::RoomQuota::new(config.max_rooms_per_owner),
+            http_limits: limits::HttpLimits::new(config.http_writes_per_min, config.http_reads_per_min),
             config,
             db,
             rooms: Mutex::new(HashMap::new()),
@@ -322,13 +345,16 @@ pub async fn run(
     let server = match listener.into() {
         // Prompts and moves are small frames on a round trip: Nagle's
         // algorithm would hold each one back waiting for an ACK.
-        Listener::Tcp(listener) => spawn_http(
-            axum::serve::ListenerExt::tap_io(listener, |tcp| {
+        Listener::Tcp(listener) => {
+            let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
                 let _ = tcp.set_nodelay(true);
-            }),
-            app,
-            stopped,
-        ),
+            });
+            // Each request carries its peer's address: the per-address
+            // limits read it.
+            let app = app.into_make_service_with_connect_info::<std::net::SocketAddr>();
+            let server = axum::serve(listener, app).with_graceful_shutdown(stopped);
+            tokio::spawn(async move { server.await })
+        }
         #[cfg(unix)]
         Listener::Unix(listener) => spawn_http(listener, app, stopped),
     };
@@ -359,7 +385,9 @@ pub async fn run(
     Ok(())
 }
 
-/// Serves the router on any listener until `stopped` resolves.
+/// Serves the router on a listener with no peer addresses (a Unix socket)
+/// until `stopped` resolves.
+#[cfg(unix)]
 fn spawn_http<L>(
     listener: L,
     app: axum::Router,

@@ -58,6 +58,8 @@ enum Command {
         batch_ms: u64,
         #[command(flatten)]
         bots: BotLimits,
+        #[command(flatten)]
+        limits: ClientLimits,
     },
     /// Prints the JSON Schema of every protocol message.
     Schema,
@@ -139,6 +141,31 @@ impl BotLimits {
     }
 }
 
+/// What one client may take from the server: rooms, and HTTP API requests
+/// per address (an address is the TCP peer's; on a Unix socket none
+/// applies).
+#[derive(clap::Args)]
+struct ClientLimits {
+    /// Seconds a room stays open with no player connected in a seat and no
+    /// match in play (hosted bots and spectators do not count); 0 keeps
+    /// such rooms open. Tournament tables are exempt.
+    #[arg(long, env = "CAPICUA_ROOM_IDLE_SECS", default_value_t = 600)]
+    room_idle_secs: u64,
+    /// Most open rooms one registered player, or one guest address, may
+    /// have created (`too-many-rooms` after that); 0 is no limit. The
+    /// admin has none.
+    #[arg(long, env = "CAPICUA_MAX_ROOMS_PER_PLAYER", default_value_t = 4)]
+    max_rooms_per_player: usize,
+    /// HTTP API writes (`POST`, `DELETE` under `/api`) per minute per
+    /// address, in bursts of up to that many; 0 is no limit.
+    #[arg(long, env = "CAPICUA_HTTP_WRITES_PER_MIN", default_value_t = 60)]
+    http_writes_per_min: u32,
+    /// HTTP API reads (`GET` under `/api`) per minute per address, in
+    /// bursts of up to that many; 0 is no limit.
+    #[arg(long, env = "CAPICUA_HTTP_READS_PER_MIN", default_value_t = 1200)]
+    http_reads_per_min: u32,
+}
+
 #[derive(Subcommand)]
 enum TournamentCommand {
     /// Validates a tournament file (TOML, or JSON by extension) and stores it
@@ -215,6 +242,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             reconnect_grace,
             batch_ms,
             bots,
+            limits,
         } => {
             let cors = capicua_server::CorsOrigins::parse(&cors_origins).context("--cors-origin")?;
             // The listener first: a server that cannot take connections
@@ -239,6 +267,10 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                 reconnect_grace: std::time::Duration::from_secs(reconnect_grace),
                 batch_every: std::time::Duration::from_millis(batch_ms),
                 bot_caps: bots.caps(),
+                room_idle: (limits.room_idle_secs > 0).then(|| std::time::Duration::from_secs(limits.room_idle_secs)),
+                max_rooms_per_owner: limits.max_rooms_per_player,
+                http_writes_per_min: limits.http_writes_per_min,
+                http_reads_per_min: limits.http_reads_per_min,
                 ..Default::default()
             };
             capicua_server::run(listener, db, config, shutdown_signal()).await?;

@@ -430,7 +430,7 @@ const ADMIN: &str = "admin-secret";
 
 /// A server that runs tournaments created with [`ADMIN`].
 async fn admin_server() -> TestServer {
-    TestServer::start_with(temp_db(), Config { admin_token: Some(ADMIN.into()), ..Default::default() }).await
+    TestServer::start_with(temp_db(), Config { admin_token: Some(ADMIN.into()), ..common::config() }).await
 }
 
 /// A rated latin match of four registered players; its stored game.

@@ -134,7 +134,7 @@ fn entrant_name(detail: &Value, i: &Value) -> String {
 async fn a_knockout_page_updates_live_and_draws_its_bracket() {
     let server = TestServer::start_with(
         common::temp_db(),
-        capicua_server::Config { admin_token: Some(ADMIN.into()), ..Default::default() },
+        capicua_server::Config { admin_token: Some(ADMIN.into()), ..common::config() },
     )
     .await;
     // ana is played by the test, so her tables wait for it: the page is

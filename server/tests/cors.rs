@@ -55,7 +55,7 @@ fn header<'a>(head: &'a str, name: &str) -> Option<&'a str> {
 }
 
 async fn server(cors: CorsOrigins) -> TestServer {
-    TestServer::start_with(temp_db(), Config { cors, ..Default::default() }).await
+    TestServer::start_with(temp_db(), Config { cors, ..common::config() }).await
 }
 
 #[tokio::test]

@@ -45,7 +45,7 @@ async fn specs_from_the_network_never_name_files() {
 #[tokio::test]
 async fn searches_above_the_caps_are_refused_with_the_cap() {
     let caps = SearchCaps { samples: 300, iterations: 900, ..Default::default() };
-    let server = TestServer::start_with(temp_db(), Config { bot_caps: caps, ..Default::default() }).await;
+    let server = TestServer::start_with(temp_db(), Config { bot_caps: caps, ..common::config() }).await;
     let mut c = server.guest().await;
     let room = c.create_room(json!({"preset": "latin"})).await;
     for spec in
@@ -69,7 +69,7 @@ async fn searches(server: &TestServer) -> i64 {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn closing_a_room_stops_its_searches() {
     let caps = SearchCaps { samples: u32::MAX, time: Duration::from_secs(3600), ..Default::default() };
-    let config = Config { bot_caps: caps, admin_token: Some("admin-secret".into()), ..Default::default() };
+    let config = Config { bot_caps: caps, admin_token: Some("admin-secret".into()), ..common::config() };
     let mut server = TestServer::start_with(temp_db(), config).await;
     let endless = "pimc:samples=4000000000";
     let mut c = server.guest().await;

@@ -21,7 +21,7 @@ async fn a_game_that_is_not_stored_is_404_no_such_game() {
 async fn rooms_and_tournaments_answer_credentials_alike() {
     let admin = "s3cret";
     let server =
-        TestServer::start_with(temp_db(), Config { admin_token: Some(admin.into()), ..Default::default() }).await;
+        TestServer::start_with(temp_db(), Config { admin_token: Some(admin.into()), ..common::config() }).await;
     let (_c, player) = server.player("pat").await;
     let room = r#"{"preset": "block", "seats": 2, "rated": true}"#;
     let tournament = r#"{"name": "t", "table": "duel", "variants": ["block"], "entrants": ["pat", "bot:random"], "stages": [{"format": "knockout"}]}"#;

@@ -158,8 +158,15 @@ async fn no_frame_holds_a_hidden_tile() {
             for p in players.iter_mut() {
                 p.ready(room).await;
             }
+            // The spectator reads while the match plays: a reader that
+            // waited for the end would be closed as a slow consumer in a
+            // long match.
+            let watching = tokio::spawn(async move {
+                spectator.recv_type("game-over").await;
+                spectator
+            });
             let (players, game_id) = play_out(players, room).await;
-            spectator.recv_type("game-over").await;
+            let spectator = watching.await.unwrap();
             let stored = db.game(game_id).await.unwrap().expect("stored");
             let rules: Arc<Rules> = Rules::new(stored.variant.clone()).unwrap().into();
             let held = tiles_held(rules.clone(), stored.seating.clone(), stored.seed, &stored.moves);

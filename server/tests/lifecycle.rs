@@ -54,7 +54,7 @@ async fn a_reconnecting_player_gets_its_seat_and_prompt_back() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_seat_left_past_the_grace_period_is_freed() {
     let grace = Duration::from_millis(200);
-    let config = Config { reconnect_grace: grace, ..Config::default() };
+    let config = Config { reconnect_grace: grace, ..common::config() };
     let server = TestServer::start_with(temp_db(), config).await;
     let mut g = server.guest().await;
     let room = g.create_room(json!({"preset": "block", "seats": 2})).await;
@@ -220,7 +220,7 @@ async fn rated_matches_update_the_leaderboard() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_restart_keeps_every_stored_game_and_player() {
     let db = temp_db();
-    let mut server = TestServer::start_with(db.clone(), Config::default()).await;
+    let mut server = TestServer::start_with(db.clone(), common::config()).await;
     let (_, token) = server.player("carol").await;
     let mut ids = vec![];
     for preset in ["block", "draw", "cuban"] {
@@ -232,7 +232,7 @@ async fn a_restart_keeps_every_stored_game_and_player() {
         ids.push((over["game"].as_i64().unwrap(), server.get_json(&format!("/api/games/{}", over["game"])).await));
     }
     server.stop().await;
-    let server = TestServer::start_with(db, Config::default()).await;
+    let server = TestServer::start_with(db, common::config()).await;
     for (id, before) in ids {
         assert_eq!(server.get_json(&format!("/api/games/{id}")).await, before);
     }

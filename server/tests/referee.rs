@@ -133,7 +133,7 @@ async fn bad_input_gets_error_codes_and_close_codes() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn floods_are_limited_then_closed_and_the_connection_cap_holds() {
-    let config = Config { rate_per_sec: 5, rate_burst: 5, flood_limit: 20, max_connections: 3, ..Config::default() };
+    let config = Config { rate_per_sec: 5, rate_burst: 5, flood_limit: 20, max_connections: 3, ..common::config() };
     let server = TestServer::start_with(temp_db(), config).await;
     let mut c = server.guest().await;
     for _ in 0..40 {

@@ -42,7 +42,7 @@ async fn finished(server: &TestServer, id: i64, what: &str) -> Value {
 }
 
 async fn admin_server() -> TestServer {
-    TestServer::start_with(temp_db(), Config { admin_token: Some(ADMIN.into()), ..Default::default() }).await
+    TestServer::start_with(temp_db(), Config { admin_token: Some(ADMIN.into()), ..common::config() }).await
 }
 
 #[tokio::test]

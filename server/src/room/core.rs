@@ -255,6 +255,10 @@ pub(crate) struct Settings {
     pub private: bool,
     /// What the specs of its hosted bots may ask (they came over the network).
     pub bots: capicua_strategy::Policy,
+    /// How long the room stays open with no player connected in a seat and
+    /// no match in play (hosted bots and spectators do not count); `None`
+    /// keeps it open. Tables are exempt: their event closes them.
+    pub idle: Option<Duration>,
 }
 
 /// A hosted seat set when the room is created.
@@ -374,6 +378,9 @@ pub(crate) struct RoomCore {
     games_played: u32,
     closed: bool,
     no_show_at: Option<Instant>,
+    /// Since when nobody has been seated and connected, with no match in
+    /// play (see [`Settings::idle`]).
+    idle_since: Option<Instant>,
     /// Raised when the room closes: its bots' searches stop.
     stop: StopFlag,
 }
@@ -420,6 +427,7 @@ impl RoomCore {
         Ok(RoomCore {
             rng: SeededRng::new(s.seed.unwrap_or(entropy), ROOM_STREAM),
             no_show_at: table.no_show.map(|d| now + d),
+            idle_since: Some(now),
             banks: vec![s.time.bank_ms; n],
             timeouts: vec![0; n],
             s,
@@ -487,7 +495,7 @@ impl RoomCore {
 
     /// The earliest moment the room must act without a command: the pending
     /// prompt's deadline, the end of a disconnected player's grace, or a
-    /// table's no-show deadline.
+    /// table's no-show deadline, or the end of the room's idle time.
     pub(crate) fn next_deadline(&self) -> Option<Instant> {
         if self.closed || self.storing.is_some() {
             return None;
@@ -498,7 +506,30 @@ impl RoomCore {
             _ => None,
         });
         let no_show = self.no_show_at.filter(|_| self.game.is_none() && self.games_played == 0);
-        self.pending.as_ref().map(|p| p.deadline).into_iter().chain(graces).chain(no_show).min()
+        self.pending.as_ref().map(|p| p.deadline).into_iter().chain(graces).chain(no_show).chain(self.idle_end()).min()
+    }
+
+    /// When the room closes for idleness, if its idle clock runs.
+    fn idle_end(&self) -> Option<Instant> {
+        if self.is_table() {
+            return None;
+        }
+        // A deadline too far to represent is no deadline.
+        self.idle_since?.checked_add(self.s.idle?)
+    }
+
+    /// Starts or stops the idle clock: it runs while no seat holds a
+    /// connected player and no match is in play (a match ends on its own,
+    /// by its clock and timeout policy).
+    fn track_idle(&mut self, now: Instant) {
+        let busy = self.game.is_some()
+            || self.storing.is_some()
+            || self.seats.iter().any(|s| matches!(s, SeatState::Human { member: Some(_), .. }));
+        if busy {
+            self.idle_since = None;
+        } else if self.idle_since.is_none() {
+            self.idle_since = Some(now);
+        }
     }
 
     /// The first thing to do once the task runs: a table of hosted bots
@@ -506,10 +537,16 @@ impl RoomCore {
     pub(crate) fn start(&mut self, now: Instant, fx: &mut Vec<Effect>) {
         fx.push(Effect::Info);
         self.maybe_start(now, fx);
+        self.track_idle(now);
     }
 
     /// Applies one input.
     pub(crate) fn handle(&mut self, now: Instant, input: Input, fx: &mut Vec<Effect>) {
+        self.apply(now, input, fx);
+        self.track_idle(now);
+    }
+
+    fn apply(&mut self, now: Instant, input: Input, fx: &mut Vec<Effect>) {
         if self.closed {
             // A closed room answers nothing but what keeps a client waiting.
             match input {
@@ -1190,6 +1227,10 @@ impl RoomCore {
     fn on_timer(&mut self, now: Instant, fx: &mut Vec<Effect>) {
         if self.game.is_none() && self.games_played == 0 && self.no_show_at.is_some_and(|t| t <= now) {
             return self.forfeit_no_show(now, fx);
+        }
+        if self.idle_end().is_some_and(|t| t <= now) {
+            let secs = self.s.idle.map_or(0, |d| d.as_secs());
+            return self.close(fx, &format!("nobody was seated for {secs} s"));
         }
         let grace = self.s.grace;
         let mut expired_any = false;

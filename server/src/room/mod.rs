@@ -26,6 +26,7 @@ use tokio::time::Instant;
 use self::core::{CoreError, RoomCore, Settings};
 pub(crate) use self::core::{HostedSeat, LinkFn, TableOptions};
 use self::task::RoomTask;
+use crate::limits::{RoomOwner, RoomSlot, TooManyRooms};
 use crate::{AppState, Client, ConnId, RoomHandle};
 
 /// Longest per-move time and bank a room may set (as a tournament may).
@@ -141,6 +142,9 @@ pub(crate) enum CreateError {
     /// The server is shutting down.
     #[error("the server is shutting down")]
     ShuttingDown,
+    /// The creator holds its most open rooms already.
+    #[error("you already have {0} open rooms, the most allowed; close or finish one first")]
+    TooManyRooms(usize),
     /// The preset does not exist.
     #[error("unknown preset {0:?}; presets: {presets}", presets = capicua_engine::PRESETS.join(", "))]
     UnknownPreset(String),
@@ -188,6 +192,7 @@ impl CreateError {
     pub(crate) fn code(&self) -> ErrorCode {
         match self {
             CreateError::ShuttingDown => ErrorCode::ShuttingDown,
+            CreateError::TooManyRooms(_) => ErrorCode::TooManyRooms,
             CreateError::UnknownPreset(_) | CreateError::PresetOrVariant | CreateError::Variant(_) => {
                 ErrorCode::BadVariant
             }
@@ -270,6 +275,7 @@ pub(crate) fn settings(spec: &RoomSpec, grace: std::time::Duration) -> Result<Se
         grace,
         private: spec.private,
         bots: capicua_strategy::Policy::network(capicua_strategy::SearchCaps::default()),
+        idle: None,
     })
 }
 
@@ -297,9 +303,20 @@ fn variant_file(text: &str) -> Result<capicua_engine::Rules, CreateError> {
     capicua_engine::Rules::from_file_text(origin, text).map_err(CreateError::VariantFile)
 }
 
-/// Validates a room spec, records the room and starts its task.
-pub(crate) async fn create(state: &Arc<AppState>, spec: RoomSpec) -> Result<RoomInfo, CreateError> {
-    create_with(state, spec, TableOptions::default(), None).await
+/// Validates a room spec, records the room and starts its task. The room
+/// counts against its `owner`'s open rooms (none for the admin's).
+pub(crate) async fn create(
+    state: &Arc<AppState>,
+    spec: RoomSpec,
+    owner: Option<RoomOwner>,
+) -> Result<RoomInfo, CreateError> {
+    // The slot is taken before anything is checked or recorded: a creator
+    // at its limit costs the server no row.
+    let slot = match owner {
+        Some(o) => Some(state.room_quota.take(o).map_err(|TooManyRooms(n)| CreateError::TooManyRooms(n))?),
+        None => None,
+    };
+    create_with(state, spec, TableOptions::default(), None, slot).await
 }
 
 /// Opens a room with table options (reserved and hosted seats, one match, a
@@ -311,7 +328,7 @@ pub(crate) async fn create_table(
     table: TableOptions,
     on_stored: oneshot::Sender<Option<i64>>,
 ) -> Result<RoomInfo, CreateError> {
-    create_with(state, spec, table, Some(on_stored)).await
+    create_with(state, spec, table, Some(on_stored), None).await
 }
 
 async fn create_with(
@@ -319,12 +336,14 @@ async fn create_with(
     spec: RoomSpec,
     table: TableOptions,
     on_stored: Option<oneshot::Sender<Option<i64>>>,
+    slot: Option<RoomSlot>,
 ) -> Result<RoomInfo, CreateError> {
     if state.is_shutting_down() {
         return Err(CreateError::ShuttingDown);
     }
     let mut settings = settings(&spec, state.config.reconnect_grace)?;
     settings.bots = state.config.bot_policy();
+    settings.idle = state.config.room_idle;
     // Deals of an unseeded room must be unpredictable: no randomness, no room.
     let entropy = getrandom::u64().map_err(|_| CreateError::NoEntropy)?;
     let (variant, seats) = (settings.rules.variant().clone(), settings.seating.seats);
@@ -348,6 +367,8 @@ async fn create_with(
     tracing::info!(room = task.id(), variant = %snapshot.variant, rated = snapshot.rated, "room created");
     tokio::spawn(async move {
         task.run(rx).await;
+        // The room is out of the lobby: its owner may open another.
+        drop(slot);
         drop(guard);
     });
     Ok(snapshot)

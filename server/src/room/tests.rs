@@ -59,8 +59,15 @@ struct Room {
 
 impl Room {
     fn new(spec: RoomSpec, table: TableOptions) -> Room {
+        Room::idling(spec, table, None)
+    }
+
+    /// A room that closes after `idle` with nobody seated.
+    fn idling(spec: RoomSpec, table: TableOptions, idle: Option<Duration>) -> Room {
         let now = Instant::now();
-        let mut core = RoomCore::new(settings(&spec, GRACE).expect("valid spec"), table, 99, now).expect("core");
+        let mut s = settings(&spec, GRACE).expect("valid spec");
+        s.idle = idle;
+        let mut core = RoomCore::new(s, table, 99, now).expect("core");
         core.set_id(1);
         let mut room = Room {
             core,
@@ -499,4 +506,89 @@ fn a_spec_is_checked_into_settings_with_typed_errors() {
     let bad_timeout = RoomSpec { on_timeout: Some(TimeoutPolicy::Strategy { name: "nope".into() }), ..spec("latin") };
     let s = settings(&bad_timeout, GRACE).expect("settings");
     assert!(RoomCore::new(s, TableOptions::default(), 1, Instant::now()).is_err());
+}
+
+const IDLE: Duration = Duration::from_secs(600);
+
+/// The reason of the `room-closed` frame sent to `conn`, if one was.
+fn closed_reason(room: &Room, conn: ConnId) -> Option<String> {
+    room.to(conn, 0).into_iter().find_map(|m| match m {
+        ServerMsg::RoomClosed { reason, .. } => Some(reason.clone()),
+        _ => None,
+    })
+}
+
+#[test]
+fn a_room_nobody_sits_in_closes_after_its_idle_time() {
+    let mut room = Room::idling(spec("latin"), TableOptions::default(), Some(IDLE));
+    // A spectator does not keep a room open, but hears it close.
+    room.feed(Input::Spectate { who: member(9, None), id: None });
+    assert_eq!(room.core.next_deadline(), Some(room.now + IDLE));
+    room.advance(IDLE - Duration::from_secs(1));
+    assert!(!room.closed && !room.core.is_closed());
+    room.advance(Duration::from_secs(1));
+    assert!(room.closed && room.core.is_closed());
+    let reason = closed_reason(&room, 9).expect("the spectator hears the room close");
+    assert!(reason.contains("nobody was seated for 600 s"), "{reason}");
+    assert_eq!(room.core.info().status, capicua_protocol::RoomStatus::Closed);
+}
+
+#[test]
+fn a_connected_player_keeps_a_room_open_and_its_idle_time_starts_when_it_goes() {
+    let mut room = Room::idling(spec("latin"), TableOptions::default(), Some(IDLE));
+    room.advance(IDLE / 2);
+    room.feed(Input::Join { who: member(1, Some(1)), seat: None, id: None });
+    assert_eq!(room.core.next_deadline(), None, "a seated, connected player: no idle clock");
+    room.advance(IDLE * 3);
+    assert!(!room.closed);
+
+    // Gone: the idle clock runs from the disconnection, not from creation,
+    // and the seat kept for the grace period does not count.
+    room.feed(Input::Disconnected { conn: 1 });
+    let gone = room.now;
+    room.advance(GRACE);
+    assert!(!room.closed);
+    room.now = gone + IDLE - Duration::from_millis(1);
+    room.feed(Input::Tick);
+    assert!(!room.closed);
+    room.now = gone + IDLE;
+    room.feed(Input::Tick);
+    assert!(room.closed);
+}
+
+#[test]
+fn hosted_bots_do_not_keep_a_room_open() {
+    let mut room = Room::idling(spec("latin"), TableOptions::default(), Some(IDLE));
+    room.feed(Input::Join { who: member(1, Some(1)), seat: Some(0), id: None });
+    room.feed(Input::FillBots { who: member(1, Some(1)), strategy: "random".into(), player_id: None, id: None });
+    room.feed(Input::Leave { who: member(1, Some(1)), id: None });
+    let left = room.now;
+    assert_eq!(room.core.next_deadline(), Some(left + IDLE), "three bots and an empty seat: idle");
+    room.advance(IDLE);
+    assert!(room.closed);
+}
+
+#[test]
+fn a_match_in_play_is_never_closed_for_idleness() {
+    // An idle time shorter than the move clock and the grace period.
+    let short = Duration::from_secs(1);
+    let mut room = Room::idling(spec("latin"), TableOptions::default(), Some(short));
+    room.seat_four();
+    assert!(room.prompt().is_some(), "the match is on");
+    for c in 1..=4 {
+        room.feed(Input::Disconnected { conn: c });
+    }
+    room.advance(short * 2);
+    assert!(!room.closed, "the match ends by its clock and timeout policy, not by idleness");
+}
+
+#[test]
+fn tables_and_rooms_without_an_idle_time_never_close_for_idleness() {
+    let mut room = Room::idling(spec("latin"), TableOptions::default(), None);
+    room.advance(IDLE * 100);
+    assert!(!room.closed);
+    let table = TableOptions { reserved: vec![Some(1), Some(2), Some(3), Some(4)], ..TableOptions::default() };
+    let mut room = Room::idling(spec("latin"), table, Some(IDLE));
+    room.advance(IDLE * 2);
+    assert!(!room.closed, "an event closes its tables");
 }

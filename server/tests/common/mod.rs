@@ -15,6 +15,14 @@ use tokio::sync::oneshot;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
+/// The server's defaults but for the limit of open rooms per creator: every
+/// test client is a guest from 127.0.0.1, one address, and many tests open
+/// more rooms than a guest address may hold (`tests/limits.rs` tests that
+/// limit).
+pub fn config() -> Config {
+    Config { max_rooms_per_owner: 0, ..Config::default() }
+}
+
 /// A running server.
 pub struct TestServer {
     pub addr: SocketAddr,
@@ -39,7 +47,7 @@ fn rand_suffix() -> u64 {
 
 impl TestServer {
     pub async fn start() -> TestServer {
-        Self::start_with(temp_db(), Config::default()).await
+        Self::start_with(temp_db(), config()).await
     }
 
     pub async fn start_with(db_path: PathBuf, config: Config) -> TestServer {

@@ -1,0 +1,235 @@
+//! Limits on what one client may take from the server: open rooms per
+//! owner (a registered player, or a guest's address) and HTTP API requests
+//! per address.
+//!
+//! The WebSocket has its own per-connection rate limit (in `conn`); these
+//! limits are per address, because an address can open as many connections
+//! (or send as many HTTP requests) as it likes. An address is the TCP
+//! peer's: behind a reverse proxy every client shares the proxy's, and on a
+//! Unix socket there is none, so no per-address limit applies there.
+
+use std::collections::HashMap;
+use std::net::{IpAddr, SocketAddr};
+use std::num::NonZeroU32;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::extract::connect_info::ConnectInfo;
+use axum::extract::{Request, State};
+use axum::http::{Extensions, HeaderValue, Method, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use capicua_protocol::ErrorCode;
+use governor::clock::{Clock, DefaultClock};
+use governor::state::keyed::HashMapStateStore;
+use governor::{Quota, RateLimiter};
+
+use crate::AppState;
+use crate::api::ApiError;
+
+/// The peer address of a request: known on TCP (the server's router is
+/// served with `ConnectInfo<SocketAddr>` there), `None` on a Unix socket.
+pub(crate) fn peer_of(extensions: &Extensions) -> Option<IpAddr> {
+    extensions.get::<ConnectInfo<SocketAddr>>().map(|c| c.0.ip())
+}
+
+// --- rooms per owner ----------------------------------------------------------
+
+/// Who a room counts against: the registered player who created it, or the
+/// address of the guest who did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum RoomOwner {
+    /// A registered player.
+    Player(i64),
+    /// A guest, by address.
+    Addr(IpAddr),
+}
+
+impl RoomOwner {
+    /// The owner a creator counts as: `None` (no limit) for the admin, and
+    /// for a guest whose address is unknown (a Unix socket).
+    pub(crate) fn of(player_id: Option<i64>, admin: bool, addr: Option<IpAddr>) -> Option<RoomOwner> {
+        match (admin, player_id, addr) {
+            (true, _, _) => None,
+            (false, Some(p), _) => Some(RoomOwner::Player(p)),
+            (false, None, Some(a)) => Some(RoomOwner::Addr(a)),
+            (false, None, None) => None,
+        }
+    }
+}
+
+/// Open rooms per owner, at most `max` each (0: no limit).
+#[derive(Debug)]
+pub(crate) struct RoomQuota {
+    max: usize,
+    open: Mutex<HashMap<RoomOwner, usize>>,
+}
+
+/// The owner holds `max` open rooms already.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct TooManyRooms(pub(crate) usize);
+
+impl RoomQuota {
+    /// A quota of `max` open rooms per owner; 0 is no limit.
+    pub(crate) fn new(max: usize) -> Arc<RoomQuota> {
+        Arc::new(RoomQuota { max, open: Mutex::new(HashMap::new()) })
+    }
+
+    /// Takes one of the owner's slots: the room holds it while it is open.
+    pub(crate) fn take(self: &Arc<Self>, owner: RoomOwner) -> Result<RoomSlot, TooManyRooms> {
+        if self.max > 0 {
+            let mut open = self.open.lock().expect("room quota lock");
+            let n = open.entry(owner).or_insert(0);
+            if *n >= self.max {
+                return Err(TooManyRooms(self.max));
+            }
+            *n += 1;
+        }
+        Ok(RoomSlot { quota: self.clone(), owner })
+    }
+
+    /// The rooms an owner holds open (for tests and metrics).
+    #[cfg(test)]
+    pub(crate) fn held(&self, owner: RoomOwner) -> usize {
+        self.open.lock().expect("room quota lock").get(&owner).copied().unwrap_or(0)
+    }
+}
+
+/// One open room of an owner: dropping it (the room closed, or its
+/// creation failed) frees the slot.
+#[derive(Debug)]
+pub(crate) struct RoomSlot {
+    quota: Arc<RoomQuota>,
+    owner: RoomOwner,
+}
+
+impl Drop for RoomSlot {
+    fn drop(&mut self) {
+        if self.quota.max == 0 {
+            return;
+        }
+        let mut open = self.quota.open.lock().expect("room quota lock");
+        if let Some(n) = open.get_mut(&self.owner) {
+            *n -= 1;
+            if *n == 0 {
+                open.remove(&self.owner);
+            }
+        }
+    }
+}
+
+// --- HTTP requests per address ------------------------------------------------
+
+type Limiter = RateLimiter<IpAddr, HashMapStateStore<IpAddr>, DefaultClock>;
+
+/// Checks between two sweeps of addresses whose buckets are full again.
+const SWEEP_EVERY: u64 = 4096;
+
+/// Token buckets per address for the HTTP API: one for writes (`POST`,
+/// `DELETE`), one for reads. The WebSocket, `/healthz`, `/metrics` and the
+/// browser client's files are not limited here.
+pub(crate) struct HttpLimits {
+    writes: Option<Limiter>,
+    reads: Option<Limiter>,
+    checks: AtomicU64,
+}
+
+impl HttpLimits {
+    /// Writes and reads per minute per address, each in bursts of up to
+    /// that many; 0 is no limit.
+    pub(crate) fn new(writes_per_min: u32, reads_per_min: u32) -> HttpLimits {
+        let limiter = |n: u32| NonZeroU32::new(n).map(|n| RateLimiter::hashmap(Quota::per_minute(n)));
+        HttpLimits { writes: limiter(writes_per_min), reads: limiter(reads_per_min), checks: AtomicU64::new(0) }
+    }
+
+    /// `Ok` if `addr` may make one more request of this kind now, else how
+    /// long until it may.
+    pub(crate) fn check(&self, addr: IpAddr, write: bool) -> Result<(), Duration> {
+        let limiter = if write { &self.writes } else { &self.reads };
+        let Some(limiter) = limiter else { return Ok(()) };
+        if self.checks.fetch_add(1, Ordering::Relaxed) % SWEEP_EVERY == SWEEP_EVERY - 1 {
+            // Addresses seen once must not stay in memory forever.
+            for l in [&self.writes, &self.reads].into_iter().flatten() {
+                l.retain_recent();
+                l.shrink_to_fit();
+            }
+        }
+        limiter.check_key(&addr).map_err(|not_until| not_until.wait_time_from(DefaultClock::default().now()))
+    }
+}
+
+/// Middleware of the `/api` routes: a request over its address's rate gets
+/// `429 rate-limited` with `Retry-After` (whole seconds, at least 1).
+pub(crate) async fn limit_api(State(state): State<Arc<AppState>>, req: Request, next: Next) -> Response {
+    let Some(addr) = peer_of(req.extensions()) else { return next.run(req).await };
+    let write = !matches!(*req.method(), Method::GET | Method::HEAD | Method::OPTIONS);
+    match state.http_limits.check(addr, write) {
+        Ok(()) => next.run(req).await,
+        Err(wait) => {
+            let secs = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
+            let secs = secs.max(1);
+            let kind = if write { "writes" } else { "reads" };
+            let mut response = ApiError::new(
+                StatusCode::TOO_MANY_REQUESTS,
+                ErrorCode::RateLimited,
+                format!("too many API {kind} from this address; retry in {secs} s"),
+            )
+            .into_response();
+            response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(secs));
+            response
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_closed_room_frees_its_owners_slot() {
+        let quota = RoomQuota::new(2);
+        let ana = RoomOwner::Player(1);
+        let a = quota.take(ana).expect("first");
+        let _b = quota.take(ana).expect("second");
+        assert_eq!(quota.take(ana).unwrap_err(), TooManyRooms(2));
+        // Another owner is counted apart.
+        let _c = quota.take(RoomOwner::Addr(IpAddr::from([10, 0, 0, 1]))).expect("another owner");
+        drop(a);
+        assert_eq!(quota.held(ana), 1);
+        let _d = quota.take(ana).expect("a slot was freed");
+    }
+
+    #[test]
+    fn zero_is_no_limit() {
+        let quota = RoomQuota::new(0);
+        let slots: Vec<_> = (0..100).map(|_| quota.take(RoomOwner::Player(1)).expect("no limit")).collect();
+        drop(slots);
+    }
+
+    #[test]
+    fn the_admin_and_unknown_addresses_own_nothing() {
+        let ip = IpAddr::from([127, 0, 0, 1]);
+        assert_eq!(RoomOwner::of(Some(3), true, Some(ip)), None);
+        assert_eq!(RoomOwner::of(Some(3), false, Some(ip)), Some(RoomOwner::Player(3)));
+        assert_eq!(RoomOwner::of(None, false, Some(ip)), Some(RoomOwner::Addr(ip)));
+        assert_eq!(RoomOwner::of(None, false, None), None);
+    }
+
+    #[test]
+    fn writes_and_reads_have_buckets_of_their_own_per_address() {
+        let limits = HttpLimits::new(2, 3);
+        let (a, b) = (IpAddr::from([10, 0, 0, 1]), IpAddr::from([10, 0, 0, 2]));
+        assert!(limits.check(a, true).is_ok());
+        assert!(limits.check(a, true).is_ok());
+        let wait = limits.check(a, true).expect_err("third write in a burst of 2");
+        assert!(wait > Duration::ZERO && wait <= Duration::from_secs(30), "{wait:?}");
+        assert!(limits.check(b, true).is_ok(), "another address");
+        for _ in 0..3 {
+            assert!(limits.check(a, false).is_ok(), "reads are counted apart");
+        }
+        assert!(limits.check(a, false).is_err());
+        let open = HttpLimits::new(0, 0);
+        assert!((0..1000).all(|_| open.check(a, true).is_ok()));
+    }
+}
