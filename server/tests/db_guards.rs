@@ -230,3 +230,39 @@ async fn serve_binds_before_it_opens_the_database() {
     assert!(!path.exists());
     drop(taken);
 }
+
+/// Whether some process holds the serving lock of the database `path`.
+fn serving_lock_held(path: &Path) -> bool {
+    let mut lock = path.as_os_str().to_owned();
+    lock.push(".lock");
+    let Ok(file) = std::fs::OpenOptions::new().write(true).open(lock) else { return false };
+    matches!(file.try_lock(), Err(std::fs::TryLockError::WouldBlock))
+}
+
+#[tokio::test]
+async fn a_second_server_on_one_database_refuses_to_start_and_readers_still_work() {
+    let path = capicua_db().await;
+    let db = path.to_str().unwrap();
+    let mut first = capicua_server().args(["serve", "--listen", "127.0.0.1:0", "--database", db]).spawn().unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !serving_lock_held(&path) {
+        assert!(first.try_wait().unwrap().is_none(), "the first server ended");
+        assert!(std::time::Instant::now() < deadline, "the first server never took its lock");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let (ok, _, stderr) = run(&["serve", "--listen", "127.0.0.1:0", "--database", db]);
+    assert!(!ok, "a second server started on {db}");
+    assert!(stderr.contains(&format!("the database {db} is in use by another capicua-server")), "{stderr}");
+    // Readers and `register` do not need the lock.
+    let (ok, stdout, stderr) = run(&["standings", "--database", db]);
+    assert!(ok, "{stderr}");
+    assert_eq!(stdout.trim(), "no rated games yet");
+    let (ok, _, stderr) = run(&["register", "bea", "--database", db]);
+    assert!(ok, "{stderr}");
+    assert!(first.try_wait().unwrap().is_none(), "the first server ended");
+    // The lock dies with its process.
+    first.kill().unwrap();
+    first.wait().unwrap();
+    assert!(!serving_lock_held(&path));
+    remove_db(&path);
+}
