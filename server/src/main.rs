@@ -505,17 +505,33 @@ fn lock_for_serving(database: &str) -> anyhow::Result<Option<std::fs::File>> {
         .write(true)
         .open(&lock_path)
         .with_context(|| format!("opening the lock file {}", lock_path.display()))?;
-    match lock.try_lock() {
-        Ok(()) => Ok(Some(lock)),
-        Err(std::fs::TryLockError::WouldBlock) => anyhow::bail!(
+    match try_lock(&lock) {
+        Ok(true) => Ok(Some(lock)),
+        Ok(false) => anyhow::bail!(
             "the database {database} is in use by another capicua-server (it holds {}): \
              stop that server or give another --database",
             lock_path.display()
         ),
-        Err(std::fs::TryLockError::Error(e)) => {
-            Err(anyhow::Error::new(e).context(format!("locking {}", lock_path.display())))
-        }
+        Err(e) => Err(anyhow::Error::new(e).context(format!("locking {}", lock_path.display()))),
     }
+}
+
+/// Takes an exclusive `flock` on `file` without waiting: false when another
+/// process holds it.
+#[cfg(unix)]
+fn try_lock(file: &std::fs::File) -> std::io::Result<bool> {
+    use rustix::fs::{FlockOperation, flock};
+    match flock(file, FlockOperation::NonBlockingLockExclusive) {
+        Ok(()) => Ok(true),
+        Err(rustix::io::Errno::WOULDBLOCK) => Ok(false),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Elsewhere the serving lock is not taken.
+#[cfg(not(unix))]
+fn try_lock(_: &std::fs::File) -> std::io::Result<bool> {
+    Ok(true)
 }
 
 /// Opens the database of a command that writes (`serve`, `register`,
