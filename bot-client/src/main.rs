@@ -216,6 +216,11 @@ fn remote_play(a: PlayArgs) -> Result<()> {
     }
     // A tournament bot is one player.
     let count = if awaiting { 1 } else { a.count.max(1) };
+    // A player acts through one connection at a time: the server closes
+    // the older of two with one token, so bots sharing it would fight.
+    if a.token.is_some() && count > 1 {
+        bail!("--token is one player, and a player plays from one connection: give --register NAME for {count} bots");
+    }
     let players: Vec<Registration> = match &a.register {
         None => vec![],
         Some(name) => {

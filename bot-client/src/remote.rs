@@ -26,8 +26,8 @@ use std::time::Duration;
 
 use capicua_engine::{Move, Rules, Variant, ViewSnapshot};
 use capicua_protocol::{
-    Assignment, ClientFrame, ClientMsg, ErrorCode, GameId, PROTOCOL_VERSION, PlayerInfo, Progress, RoomId, RoomInfo,
-    RoomSpec, RoomStatus, SeatRef, ServerFrame, ServerMsg, close,
+    Assignment, ClientFrame, ClientMsg, ErrorCode, GameId, PROTOCOL_VERSION, PlayerInfo, Progress, PromptId, RoomId,
+    RoomInfo, RoomSpec, RoomStatus, SeatRef, ServerFrame, ServerMsg, close,
 };
 use capicua_strategy::rng::derive_seed;
 use capicua_strategy::{SnapshotSeat, SpecError, Strategy, spec};
@@ -72,7 +72,8 @@ pub enum RemoteError {
     #[error("bad frame from the server: {0}")]
     Frame(#[from] serde_json::Error),
     /// The server closed the connection with a close code.
-    #[error("closed by the server with code {code}: {reason}")]
+    #[error("closed by the server with code {code}: {reason}{hint}",
+        hint = if *code == close::REPLACED { " (another program or tab connected with this token; this bot stops)" } else { "" })]
     Refused {
         /// The close code.
         code: u16,
@@ -107,6 +108,15 @@ pub enum RemoteError {
     /// The connection ended.
     #[error("connection closed")]
     Closed,
+    /// The server prompted a move and offered none: a server bug the bot
+    /// cannot play around, so it stops instead of guessing a move.
+    #[error("the server prompted a move in room {room} (prompt {prompt}) with no legal moves")]
+    NoLegalMoves {
+        /// The room.
+        room: RoomId,
+        /// The prompt's id.
+        prompt: PromptId,
+    },
     /// Rated rooms admit registered players only.
     #[error("rated rooms admit registered players only: give --register NAME (or --token)")]
     RatedGuest,
@@ -477,9 +487,11 @@ impl Decider {
     /// The strategy's move for a prompt; the first legal move when the bot
     /// cannot rebuild the position (no view: lean prompts; unknown rules: a
     /// prompt resent after a reconnect for a custom variant) or when the
-    /// strategy's choice is not among the legal moves.
-    fn decide(&mut self, room: RoomId, view: Option<&ViewSnapshot>, legal: &[Move]) -> Move {
-        let Some(view) = view else { return legal[0] };
+    /// strategy's choice is not among the legal moves. `None` for a prompt
+    /// without legal moves, which a correct server never sends.
+    fn decide(&mut self, room: RoomId, view: Option<&ViewSnapshot>, legal: &[Move]) -> Option<Move> {
+        let first = *legal.first()?;
+        let Some(view) = view else { return Some(first) };
         if let std::collections::hash_map::Entry::Vacant(slot) = self.rules.entry(room) {
             if let Some(rules) = self.known.get(&view.variant).cloned().or_else(|| Rules::preset(&view.variant)) {
                 slot.insert(rules);
@@ -487,9 +499,9 @@ impl Decider {
         }
         let m = match self.rules.get(&room).map(|rules| SnapshotSeat::new(rules, view)) {
             Some(Ok(seat)) => self.strategy.choose(&seat),
-            _ => legal[0],
+            _ => first,
         };
-        if legal.contains(&m) { m } else { legal[0] }
+        Some(if legal.contains(&m) { m } else { first })
     }
 }
 
@@ -697,7 +709,9 @@ impl Bot {
                 }
                 ServerMsg::Prompt { room: r, prompt, view, legal_moves, .. } if r == room => {
                     waiting = false;
-                    let m = decider.decide(room, view.as_deref(), &legal_moves);
+                    let m = decider
+                        .decide(room, view.as_deref(), &legal_moves)
+                        .ok_or(RemoteError::NoLegalMoves { room, prompt })?;
                     conn.send(ClientMsg::Move { room, prompt, r#move: m }).await?;
                 }
                 ServerMsg::Accepted { .. } => {
@@ -1000,7 +1014,9 @@ async fn assignment_session(
             }
             ServerMsg::GameStarted { room, variant, .. } => decider.learn(room, *variant),
             ServerMsg::Prompt { room, prompt, view, legal_moves, .. } => {
-                let m = decider.decide(room, view.as_deref(), &legal_moves);
+                let m = decider
+                    .decide(room, view.as_deref(), &legal_moves)
+                    .ok_or(RemoteError::NoLegalMoves { room, prompt })?;
                 conn.send(ClientMsg::Move { room, prompt, r#move: m }).await?;
             }
             ServerMsg::Accepted { .. } => {
@@ -1058,13 +1074,33 @@ mod tests {
         };
         // Unknown rules (no game-started, and no preset of that name): the
         // first legal move.
-        assert_eq!(decider.decide(7, Some(&view), &legal), legal[0]);
+        assert_eq!(decider.decide(7, Some(&view), &legal), Some(legal[0]));
         decider.learn(7, variant.clone());
-        assert_eq!(decider.decide(7, Some(&view), &legal), heaviest);
+        assert_eq!(decider.decide(7, Some(&view), &legal), Some(heaviest));
         // Lean prompts carry no view: the first legal move.
-        assert_eq!(decider.decide(7, None, &legal), legal[0]);
+        assert_eq!(decider.decide(7, None, &legal), Some(legal[0]));
         decider.forget(7);
-        assert_eq!(decider.decide(7, Some(&view), &legal), legal[0]);
+        assert_eq!(decider.decide(7, Some(&view), &legal), Some(legal[0]));
+    }
+
+    /// A prompt without legal moves is a server bug: the bot stops with an
+    /// error naming the prompt, and does not retry into the same prompt.
+    #[test]
+    fn a_prompt_without_legal_moves_is_a_clear_permanent_error() {
+        let mut decider = Decider::new(spec::build("bota-gorda", 1).unwrap());
+        let view = capicua_engine::Game::new(
+            std::sync::Arc::new(capicua_engine::preset("block").unwrap().validate().unwrap()),
+            capicua_engine::Seating::new(2),
+            5,
+        )
+        .unwrap()
+        .view(capicua_engine::Seat(0))
+        .snapshot();
+        assert_eq!(decider.decide(7, Some(&view), &[]), None);
+        assert_eq!(decider.decide(7, None, &[]), None);
+        let e = RemoteError::NoLegalMoves { room: 7, prompt: 3 };
+        assert_eq!(e.to_string(), "the server prompted a move in room 7 (prompt 3) with no legal moves");
+        assert!(!e.is_transient());
     }
 
     #[test]

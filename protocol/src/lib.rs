@@ -53,6 +53,22 @@ pub const CHAT_PER_SEC: u32 = 1;
 /// ...and in a burst after a quiet spell.
 pub const CHAT_BURST: u32 = 5;
 
+/// The longest player name, in characters.
+pub const MAX_NAME_CHARS: usize = 32;
+
+/// Checks a name a player asks to register, by the rules every way of
+/// registering applies (`register` over the wire and the command line):
+/// 1 to [`MAX_NAME_CHARS`] ASCII letters, digits, `-`, `_` or `.`; not
+/// `admin` and not starting with `guest-`, the names the server gives to
+/// the admin and to guests. The error says the rules, for people.
+pub fn check_name(name: &str) -> Result<(), &'static str> {
+    let ok_chars = name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    if name.is_empty() || name.len() > MAX_NAME_CHARS || !ok_chars || name.starts_with("guest-") || name == "admin" {
+        return Err("names are 1 to 32 letters, digits, '-', '_' or '.', not 'admin' nor 'guest-*'");
+    }
+    Ok(())
+}
+
 /// A room's id.
 pub type RoomId = u64;
 /// A prompt's id: unique per room, it names one turn of one seat.
@@ -496,7 +512,9 @@ pub enum ServerMsg {
         /// What, for people.
         message: String,
     },
-    /// The server is going away; the connection closes next.
+    /// The server closes this connection next: it is shutting down, or a
+    /// newer connection with the same token took over the player
+    /// ([`close::REPLACED`]).
     Closing {
         /// Why.
         reason: String,
@@ -837,6 +855,9 @@ pub mod close {
     pub const FLOOD: u16 = 4003;
     /// The client did not read its frames fast enough: reconnect.
     pub const SLOW_CONSUMER: u16 = 4004;
+    /// A newer connection with the same token took over this player (another
+    /// tab, another bot process): do not reconnect, or the two fight for it.
+    pub const REPLACED: u16 = 4005;
 
     /// Whether a client closed with `code` may reconnect (with backoff).
     pub fn may_reconnect(code: u16) -> bool {
@@ -875,6 +896,12 @@ pub enum DecodeError {
     /// JSON, but not a known message.
     #[error("not a known message: {0}")]
     Message(serde_json::Error),
+    /// A tag ([`TAG_KEYS`]) that is not a string.
+    #[error("not a known message: `{path}` must be a string naming the kind of value")]
+    Tag {
+        /// Where the tag is, as a dotted path from the frame (`move.kind`).
+        path: String,
+    },
 }
 
 impl DecodeError {
@@ -882,22 +909,55 @@ impl DecodeError {
     pub fn code(&self) -> ErrorCode {
         match self {
             DecodeError::Json(_) => ErrorCode::BadJson,
-            DecodeError::Message(_) => ErrorCode::BadMessage,
+            DecodeError::Message(_) | DecodeError::Tag { .. } => ErrorCode::BadMessage,
         }
     }
+}
+
+/// The keys that tag the kind of a JSON object in what clients send
+/// (`type` of a message, `kind` of a move, a spot or a timeout policy,
+/// `event` of an event). Their values are strings on the wire; serde would
+/// also take a number there as the variant's index (`{"kind":1}` read as a
+/// draw), so [`decode_strict`] refuses any other value before decoding.
+pub const TAG_KEYS: [&str; 3] = ["type", "kind", "event"];
+
+/// The path of the first tag in `value` (at any depth) whose value is not a
+/// string, if any.
+pub fn non_string_tag(value: &serde_json::Value) -> Option<String> {
+    use serde_json::Value;
+    match value {
+        Value::Object(map) => map.iter().find_map(|(k, v)| {
+            if TAG_KEYS.contains(&k.as_str()) && !v.is_string() {
+                return Some(k.clone());
+            }
+            non_string_tag(v).map(|inner| format!("{k}.{inner}"))
+        }),
+        Value::Array(items) => {
+            items.iter().enumerate().find_map(|(i, v)| non_string_tag(v).map(|inner| format!("{i}.{inner}")))
+        }
+        _ => None,
+    }
+}
+
+/// Decodes JSON a client sent into `T`, accepting only string tags
+/// ([`TAG_KEYS`]). Every decoder of client input goes through here.
+pub fn decode_strict<T: serde::de::DeserializeOwned>(text: &[u8]) -> Result<T, DecodeError> {
+    let value: serde_json::Value = serde_json::from_slice(text).map_err(DecodeError::Json)?;
+    if let Some(path) = non_string_tag(&value) {
+        return Err(DecodeError::Tag { path });
+    }
+    T::deserialize(&value).map_err(DecodeError::Message)
 }
 
 /// Decodes a client frame, telling malformed JSON from unknown messages,
 /// and recovering the request id of a bad message when it can.
 pub fn decode_client(text: &str) -> Result<ClientFrame, (Option<u64>, DecodeError)> {
-    match serde_json::from_str::<ClientFrame>(text) {
-        Ok(f) => Ok(f),
-        Err(e) if e.is_syntax() || e.is_eof() => Err((None, DecodeError::Json(e))),
-        Err(e) => {
-            let id = serde_json::from_str::<serde_json::Value>(text).ok().and_then(|v| v.get("id")?.as_u64());
-            Err((id, DecodeError::Message(e)))
-        }
+    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| (None, DecodeError::Json(e)))?;
+    let id = || value.get("id").and_then(serde_json::Value::as_u64);
+    if let Some(path) = non_string_tag(&value) {
+        return Err((id(), DecodeError::Tag { path }));
     }
+    ClientFrame::deserialize(&value).map_err(|e| (id(), DecodeError::Message(e)))
 }
 
 /// The JSON Schemas of every client and server frame, as one JSON document
@@ -918,6 +978,54 @@ pub fn json_schema() -> serde_json::Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// serde reads a number in an internally tagged enum's tag as the
+    /// variant's index; only the documented string tags may decode.
+    #[test]
+    fn numeric_tags_are_bad_messages_naming_the_field() {
+        let refused = |text: &str, path: &str| {
+            let (id, e) = decode_client(text).expect_err(text);
+            assert_eq!(e.code(), ErrorCode::BadMessage, "{text}");
+            assert!(matches!(&e, DecodeError::Tag { path: p } if p == path), "{text}: {e:?}");
+            assert!(e.to_string().contains(&format!("`{path}`")), "{e}");
+            id
+        };
+        // `{"kind":1}` and `{"kind":2}` would be a draw and a pass.
+        for kind in ["1", "2", "0", "1.0", "null", "true", "[\"draw\"]", "{}"] {
+            let text = format!(r#"{{"id":4,"type":"move","room":1,"prompt":1,"move":{{"kind":{kind}}}}}"#);
+            assert_eq!(refused(&text, "move.kind"), Some(4));
+        }
+        // The message's own tag: index 0 would be `hello`.
+        assert_eq!(refused(r#"{"id":5,"type":0,"version":1}"#, "type"), Some(5));
+        assert_eq!(refused(r#"{"type":17}"#, "type"), None);
+        // A nested tag: the create-room timeout policy.
+        refused(r#"{"type":"create-room","preset":"block","on-timeout":{"kind":1}}"#, "on-timeout.kind");
+        // The string tags still decode.
+        let ok = decode_client(r#"{"type":"move","room":1,"prompt":2,"move":{"kind":"draw"}}"#).unwrap();
+        assert_eq!(ok.msg, ClientMsg::Move { room: 1, prompt: 2, r#move: Move::Draw });
+        assert!(matches!(decode_client(r#"{"type":"ping"}"#), Ok(ClientFrame { msg: ClientMsg::Ping, .. })));
+        // Bad JSON stays bad JSON.
+        assert_eq!(decode_client("{\"type\":").unwrap_err().1.code(), ErrorCode::BadJson);
+    }
+
+    /// The same check serves every decoder of client input, the engine's
+    /// polyomino moves and spots included.
+    #[test]
+    fn decode_strict_refuses_numeric_tags_at_any_depth() {
+        use capicua_engine::poly::PolyMove;
+        let e = decode_strict::<PolyMove>(br#"{"kind":"play","tile":3,"at":{"kind":1,"x":0,"y":0},"rotation":0}"#)
+            .unwrap_err();
+        assert!(matches!(&e, DecodeError::Tag { path } if path == "at.kind"), "{e:?}");
+        assert!(matches!(decode_strict::<PolyMove>(br#"{"kind":2}"#), Err(DecodeError::Tag { .. })));
+        assert_eq!(decode_strict::<PolyMove>(br#"{"kind":"pass"}"#).unwrap(), PolyMove::Pass);
+        let e = decode_strict::<Vec<Move>>(br#"[{"kind":"pass"},{"kind":1}]"#).unwrap_err();
+        assert!(matches!(&e, DecodeError::Tag { path } if path == "1.kind"), "{e:?}");
+        // Without the check serde takes the index inside a message (buffered
+        // for its own tag): what the check is for.
+        let unchecked: ClientFrame =
+            serde_json::from_str(r#"{"type":"move","room":1,"prompt":2,"move":{"kind":1}}"#).unwrap();
+        assert_eq!(unchecked.msg, ClientMsg::Move { room: 1, prompt: 2, r#move: Move::Draw });
+    }
 
     /// `as_str` is what the server stores and prints: it must be the serde name.
     #[test]

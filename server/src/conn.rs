@@ -73,6 +73,8 @@ struct Conn {
     rejected_in_a_row: u32,
     /// The client's address, if known: a guest's rooms count against it.
     peer: Option<std::net::IpAddr>,
+    /// Notified when a newer connection acts for this connection's player.
+    replaced: Arc<tokio::sync::Notify>,
 }
 
 /// Refuses a connection at the cap: an error frame, then close code 1013
@@ -97,6 +99,7 @@ pub(crate) async fn serve<S, R, E>(state: Arc<AppState>, peer: Option<std::net::
 where
     S: Sink<Message> + Unpin + Send + 'static,
     R: Stream<Item = Result<Message, E>> + Unpin,
+    E: std::error::Error + 'static,
 {
     // One span per connection: its id, and its player's name once `hello`
     // says who it is, so one client's requests can be followed in the log.
@@ -109,6 +112,7 @@ async fn serve_as<S, R, E>(state: Arc<AppState>, id: ConnId, peer: Option<std::n
 where
     S: Sink<Message> + Unpin + Send + 'static,
     R: Stream<Item = Result<Message, E>> + Unpin,
+    E: std::error::Error + 'static,
 {
     let _guard = state.task_guard();
     let out = Outbox::new(state.config.outbound_buffer, &state.flusher);
@@ -126,11 +130,29 @@ where
         rooms: HashMap::new(),
         rejected_in_a_row: 0,
         peer,
+        replaced: Arc::new(tokio::sync::Notify::new()),
     };
     let mut shutdown = conn.state.shutdown();
     let end = loop {
         tokio::select! {
+            // First: once replaced, no later frame of this connection acts
+            // for the player.
+            biased;
+            () = conn.replaced.notified() => {
+                out.send(None, ServerMsg::Closing {
+                    reason: "this player connected again elsewhere (another tab or program)".into(),
+                    reconnect: false,
+                });
+                break End::Close(close::REPLACED, "replaced by a newer connection");
+            }
             frame = stream.next() => match frame {
+                // The WebSocket layer refuses a frame above its own cap
+                // (above ours) from its header, unread: still our error.
+                Some(Err(e)) if too_long(&e) => {
+                    Metrics::inc(&conn.state.metrics.frames_in);
+                    conn.error(None, ErrorCode::FrameTooLarge, format!("frames are limited to {MAX_FRAME_BYTES} bytes"));
+                    break End::Close(close::TOO_BIG, "frame too large");
+                }
                 None | Some(Err(_)) => break End::Gone,
                 Some(Ok(msg)) => match conn.on_message(msg).await {
                     Some(end) => break end,
@@ -147,6 +169,7 @@ where
     for (_, tx) in conn.rooms.drain() {
         let _ = tx.send(RoomCmd::Disconnected { conn: conn.id });
     }
+    conn.forget_player();
     conn.state.metrics.connections.fetch_sub(1, Ordering::Relaxed);
     let closing = matches!(end, End::Close(..));
     // Rooms may still hold clones of the outbox: closing it refuses their
@@ -172,6 +195,19 @@ where
         })
         .await;
     }
+}
+
+/// Whether a receive error is the WebSocket layer's refusal of a frame or
+/// message above its size cap.
+fn too_long(e: &(dyn std::error::Error + 'static)) -> bool {
+    let mut cause = Some(e);
+    while let Some(e) = cause {
+        if let Some(tungstenite::Error::Capacity(_)) = e.downcast_ref::<tungstenite::Error>() {
+            return true;
+        }
+        cause = e.source();
+    }
+    false
 }
 
 /// How long a closing connection waits for the client's close frame.
@@ -258,6 +294,28 @@ impl Conn {
                 .map(|(id, _)| *id)
                 .ok_or_else(|| (ErrorCode::NoSuchRoom, "no open room has this invite".to_string())),
             _ => Err((ErrorCode::BadRequest, format!("{verb} needs exactly one of `room` and `invite`"))),
+        }
+    }
+
+    /// Makes this connection the one acting for its registered player, and
+    /// tells the one it replaces (if any) to close.
+    fn claim_player(&self) {
+        let Some(pid) = self.ident.as_ref().and_then(|i| i.player_id) else { return };
+        let old =
+            self.state.player_conns.lock().expect("player conns lock").insert(pid, (self.id, self.replaced.clone()));
+        if let Some((conn, replaced)) = old.filter(|(conn, _)| *conn != self.id) {
+            tracing::info!(replaced = conn, "a newer connection acts for this player");
+            // A stored permit: the old connection closes even if it is busy now.
+            replaced.notify_one();
+        }
+    }
+
+    /// Forgets this connection as its player's, unless a newer one took over.
+    fn forget_player(&self) {
+        let Some(pid) = self.ident.as_ref().and_then(|i| i.player_id) else { return };
+        let mut conns = self.state.player_conns.lock().expect("player conns lock");
+        if conns.get(&pid).is_some_and(|(conn, _)| *conn == self.id) {
+            conns.remove(&pid);
         }
     }
 
@@ -470,6 +528,8 @@ impl Conn {
         };
         tracing::Span::current().record("player", ident.name.as_str());
         self.ident = Some(Arc::new(ident));
+        // Before the seats move here: the old connection stops acting first.
+        self.claim_player();
         let seats = self.reattach().await;
         let ident = self.ident.as_ref().expect("just set");
         self.out.send(
@@ -521,13 +581,8 @@ impl Conn {
     }
 
     async fn register(&mut self, id: Option<u64>, name: String) {
-        let ok_chars = name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
-        if name.is_empty() || name.len() > 32 || !ok_chars || name.starts_with("guest-") || name == "admin" {
-            return self.error(
-                id,
-                ErrorCode::BadName,
-                "names are 1 to 32 letters, digits, '-', '_' or '.', not 'admin' nor 'guest-*'",
-            );
+        if let Err(rules) = capicua_protocol::check_name(&name) {
+            return self.error(id, ErrorCode::BadName, rules);
         }
         if self.ident.as_ref().is_some_and(|i| i.player_id.is_some()) {
             return self.error(id, ErrorCode::BadRequest, "this connection already acts for a registered player");
@@ -536,6 +591,7 @@ impl Conn {
             Ok((player, token)) => {
                 self.ident =
                     Some(Arc::new(Identity { player_id: Some(player.id), name: player.name.clone(), admin: false }));
+                self.claim_player();
                 // Seats taken as a guest now belong to the player. The rooms
                 // hear it before any later command of this connection (same
                 // channel, sent first), so the next move finds its seat.

@@ -144,13 +144,19 @@ async fn create_room(
     body: Bytes,
 ) -> Result<(StatusCode, Json<RoomInfo>), ApiError> {
     let caller = Caller::of(&state, &headers).await?;
-    let spec: RoomSpec = match serde_json::from_slice(&body) {
+    let spec: RoomSpec = match capicua_protocol::decode_strict(&body) {
         Ok(s) => s,
-        Err(e) if e.is_syntax() || e.is_eof() => {
-            return Err(ApiError::new(StatusCode::BAD_REQUEST, ErrorCode::BadJson, format!("not valid JSON: {e}")));
+        Err(e @ capicua_protocol::DecodeError::Json(_)) => {
+            return Err(ApiError::new(StatusCode::BAD_REQUEST, e.code(), e.to_string()));
         }
         Err(e) => {
-            return Err(ApiError::new(StatusCode::BAD_REQUEST, ErrorCode::BadMessage, format!("not a room spec: {e}")));
+            let e = e.to_string();
+            let why = e.strip_prefix("not a known message: ").unwrap_or(&e);
+            return Err(ApiError::new(
+                StatusCode::BAD_REQUEST,
+                ErrorCode::BadMessage,
+                format!("not a room spec: {why}"),
+            ));
         }
     };
     if spec.rated && caller == Caller::Guest {

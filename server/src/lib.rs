@@ -232,6 +232,10 @@ pub struct AppState {
     /// Rooms where each registered player holds a seat (for reconnects).
     /// Same locking rule as `rooms`.
     pub seats_by_player: Mutex<HashMap<i64, HashSet<RoomId>>>,
+    /// The connection acting for each registered player, with the signal
+    /// that tells it a newer connection with the same token replaced it.
+    /// Same locking rule as `rooms`.
+    pub(crate) player_conns: Mutex<HashMap<i64, (ConnId, Arc<tokio::sync::Notify>)>>,
     /// One permit per open WebSocket connection.
     pub conn_permits: Arc<Semaphore>,
     /// Counters for `/metrics`.
@@ -269,6 +273,7 @@ impl AppState {
             db,
             rooms: Mutex::new(HashMap::new()),
             seats_by_player: Mutex::new(HashMap::new()),
+            player_conns: Mutex::new(HashMap::new()),
             metrics: metrics::Metrics::default(),
             tournaments: tournament::Registry::default(),
             flusher,

@@ -248,6 +248,16 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             // The listener first: a server that cannot take connections
             // (the port is taken) must not create or migrate a database.
             let (listener, socket_file) = bind(&listen).await?;
+            // Held until the process ends (the OS drops the lock with it).
+            let _serving = match lock_for_serving(&database) {
+                Ok(lock) => lock,
+                Err(e) => {
+                    if let Some(path) = socket_file {
+                        let _ = std::fs::remove_file(path);
+                    }
+                    return Err(e);
+                }
+            };
             let db = match open_for_writing(&database, allow_foreign_tables).await {
                 Ok(db) => db,
                 Err(e) => {
@@ -404,6 +414,9 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             }
         }
         Command::Register { name, database } => {
+            // Checked before the database is opened: a refused name leaves
+            // no file behind.
+            capicua_protocol::check_name(&name).map_err(|rules| anyhow::anyhow!("{name:?}: {rules}"))?;
             let db = open_for_writing(&database, allow_foreign_tables).await?;
             let (player, token) = db.register(&name).await?;
             outln!("registered {} (id {}); token (shown once): {token}", player.name, player.id);
@@ -499,6 +512,58 @@ async fn bind(listen: &str) -> anyhow::Result<(capicua_server::Listener, Option<
             Ok((l.into(), None))
         }
     }
+}
+
+/// Takes the serving lock of `database`: an exclusive lock on the file
+/// `<database>.lock` beside it, so a second server on the same file refuses
+/// to start instead of fighting the first over ids and tournament tables.
+/// The lock dies with the process, however it ends; the file stays. Commands
+/// that only read, and `register`, do not take it. `None` for an in-memory
+/// database, which no other process can share.
+fn lock_for_serving(database: &str) -> anyhow::Result<Option<std::fs::File>> {
+    use std::str::FromStr;
+    let url = capicua_server::db::database_url(database);
+    let opts = sqlx::sqlite::SqliteConnectOptions::from_str(&url).with_context(|| format!("opening {database}"))?;
+    let file = opts.get_filename();
+    if url.contains(":memory:") || file.as_os_str().is_empty() || file == std::path::Path::new(":memory:") {
+        return Ok(None);
+    }
+    let mut lock_path = file.as_os_str().to_owned();
+    lock_path.push(".lock");
+    let lock_path = std::path::PathBuf::from(lock_path);
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .with_context(|| format!("opening the lock file {}", lock_path.display()))?;
+    match try_lock(&lock) {
+        Ok(true) => Ok(Some(lock)),
+        Ok(false) => anyhow::bail!(
+            "the database {database} is in use by another capicua-server (it holds {}): \
+             stop that server or give another --database",
+            lock_path.display()
+        ),
+        Err(e) => Err(anyhow::Error::new(e).context(format!("locking {}", lock_path.display()))),
+    }
+}
+
+/// Takes an exclusive `flock` on `file` without waiting: false when another
+/// process holds it.
+#[cfg(unix)]
+fn try_lock(file: &std::fs::File) -> std::io::Result<bool> {
+    use rustix::fs::{FlockOperation, flock};
+    match flock(file, FlockOperation::NonBlockingLockExclusive) {
+        Ok(()) => Ok(true),
+        Err(rustix::io::Errno::WOULDBLOCK) => Ok(false),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Elsewhere the serving lock is not taken.
+#[cfg(not(unix))]
+fn try_lock(_: &std::fs::File) -> std::io::Result<bool> {
+    Ok(true)
 }
 
 /// Opens the database of a command that writes (`serve`, `register`,

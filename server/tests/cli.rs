@@ -107,3 +107,23 @@ fn the_tournament_list_has_a_header() {
     assert!(lines[1].contains("cup"), "{stdout}");
     let _ = std::fs::remove_file(dir);
 }
+
+/// `register` on the command line applies the protocol's name rules: a
+/// name the wire refuses is refused here too, and nothing is registered.
+#[tokio::test]
+async fn register_applies_the_name_rules() {
+    let db = temp_db();
+    let db = db.to_str().unwrap();
+    for bad in ["admin", "guest-7", "no spaces", "", "a:b", &"x".repeat(33), "ñandú"] {
+        let (ok, stdout, stderr) = run(&["register", bad, "--database", db]);
+        assert!(!ok, "{bad:?} was accepted: {stdout}");
+        assert!(stderr.contains("names are 1 to 32"), "{bad:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{stderr}");
+    }
+    let (ok, stdout, stderr) = run(&["register", "ana.b-1_", "--database", db]);
+    assert!(ok, "{stderr}");
+    assert!(stdout.contains("registered ana.b-1_"), "{stdout}");
+    let store = capicua_server::Db::open(db).await.unwrap();
+    assert!(store.player_id("admin").await.unwrap().is_none());
+    store.close().await;
+}

@@ -230,3 +230,62 @@ async fn serve_binds_before_it_opens_the_database() {
     assert!(!path.exists());
     drop(taken);
 }
+
+/// Whether some process holds the serving lock of the database `path`.
+#[cfg(unix)]
+fn serving_lock_held(path: &Path) -> bool {
+    let mut lock = path.as_os_str().to_owned();
+    lock.push(".lock");
+    let Ok(file) = std::fs::OpenOptions::new().write(true).open(lock) else { return false };
+    // Refused while the server holds its exclusive lock; ours is released
+    // when the file closes.
+    let probe = rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockShared);
+    probe == Err(rustix::io::Errno::WOULDBLOCK)
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn a_second_server_on_one_database_refuses_to_start_and_readers_still_work() {
+    let path = capicua_db().await;
+    let db = path.to_str().unwrap();
+    let mut first = capicua_server().args(["serve", "--listen", "127.0.0.1:0", "--database", db]).spawn().unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !serving_lock_held(&path) {
+        assert!(first.try_wait().unwrap().is_none(), "the first server ended");
+        assert!(std::time::Instant::now() < deadline, "the first server never took its lock");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let mut second = capicua_server()
+        .args(["serve", "--listen", "127.0.0.1:0", "--database", db])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // A refusing server exits at once; one that keeps running failed the test.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while second.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            second.kill().unwrap();
+            second.wait().unwrap();
+            first.kill().unwrap();
+            first.wait().unwrap();
+            panic!("a second server started on {db}");
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let out = second.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(stderr.contains(&format!("the database {db} is in use by another capicua-server")), "{stderr}");
+    // Readers and `register` do not need the lock.
+    let (ok, stdout, stderr) = run(&["standings", "--database", db]);
+    assert!(ok, "{stderr}");
+    assert_eq!(stdout.trim(), "no rated games yet");
+    let (ok, _, stderr) = run(&["register", "bea", "--database", db]);
+    assert!(ok, "{stderr}");
+    assert!(first.try_wait().unwrap().is_none(), "the first server ended");
+    // The lock dies with its process.
+    first.kill().unwrap();
+    first.wait().unwrap();
+    assert!(!serving_lock_held(&path));
+    remove_db(&path);
+}

@@ -632,6 +632,10 @@ app.conn = new Connection({
       app.setToken(null);
       app.toast('Your saved name is not known to this server; you play as a guest now.');
       app.conn.restart();
+    } else if (code === 4005) {
+      // A newer connection with our token took over: reconnecting would
+      // take it back, and the two tabs would fight for the seats.
+      setStatus('This game was opened in another tab or window. Reload this page to play here instead.');
     } else {
       setStatus(`Disconnected (code ${code}). Reload the page to try again.`);
     }

@@ -3,9 +3,9 @@
 // every other frame goes to `onFrame`. A dropped connection is reopened with
 // capped, jittered backoff and greeted again (with the stored token, so a
 // registered player gets its seats back); close codes that say "do not come
-// back" (bad token, version mismatch) stop it.
+// back" (bad token, version mismatch, the player opened elsewhere) stop it.
 
-const NO_RECONNECT = new Set([1008, 1009, 4001, 4002]);
+const NO_RECONNECT = new Set([1008, 1009, 4001, 4002, 4005]);
 
 export class Connection {
   /**
