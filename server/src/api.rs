@@ -66,7 +66,8 @@ pub(crate) fn status_of(code: ErrorCode) -> StatusCode {
     match code {
         ErrorCode::Unauthorized => StatusCode::FORBIDDEN,
         ErrorCode::BadToken => StatusCode::UNAUTHORIZED,
-        ErrorCode::ShuttingDown => StatusCode::SERVICE_UNAVAILABLE,
+        ErrorCode::ShuttingDown | ErrorCode::Busy => StatusCode::SERVICE_UNAVAILABLE,
+        ErrorCode::HintUnavailable => StatusCode::FORBIDDEN,
         ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
         ErrorCode::NoSuchRoom | ErrorCode::NoSuchTournament | ErrorCode::NoSuchGame => StatusCode::NOT_FOUND,
         _ => StatusCode::BAD_REQUEST,

@@ -30,6 +30,7 @@ pub(crate) fn router(state: Arc<AppState>) -> Router {
         .route("/api/variants", get(variants))
         .route("/api/rooms", get(rooms).post(create_room))
         .route("/api/games/{id}", get(game))
+        .route("/api/games/{id}/review", get(crate::hints::review))
         .route("/api/leaderboard", get(leaderboard))
         .merge(crate::tournament::http::routes());
     // CORS on the API only: the WebSocket checks no origin header and

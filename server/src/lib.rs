@@ -25,6 +25,7 @@ pub(crate) mod api;
 pub(crate) mod bots;
 pub(crate) mod conn;
 pub mod db;
+pub(crate) mod hints;
 pub(crate) mod http;
 pub(crate) mod metrics;
 pub(crate) mod outbox;
@@ -223,6 +224,8 @@ pub struct AppState {
     pub tournaments: tournament::Registry,
     /// Sends the deferred frames of connections that batch events.
     pub flusher: Arc<Flusher>,
+    /// Hints and reviews: the analysis slots, who awaits one, the caches.
+    pub(crate) hints: hints::Hints,
     next_conn: AtomicU64,
     /// Set when shutdown starts: no new rooms.
     closing: AtomicBool,
@@ -249,6 +252,7 @@ impl AppState {
             metrics: metrics::Metrics::default(),
             tournaments: tournament::Registry::default(),
             flusher,
+            hints: hints::Hints::default(),
             next_conn: AtomicU64::new(0),
             closing: AtomicBool::new(false),
             shutdown: shutdown_rx,
