@@ -393,8 +393,16 @@ fn server_samples() -> Vec<ServerMsg> {
             seat: 1,
             best: Move::Play { tile: Tile::domino(6, 4), end: EndId(0), face: 1 },
             moves: vec![
-                HintMove { r#move: Move::Play { tile: Tile::domino(6, 4), end: EndId(0), face: 1 }, win: 0.63, value: 0.27 },
-                HintMove { r#move: Move::Play { tile: Tile::domino(5, 2), end: EndId(1), face: 0 }, win: 0.41, value: -0.18 },
+                HintMove {
+                    r#move: Move::Play { tile: Tile::domino(6, 4), end: EndId(0), face: 1 },
+                    win: 0.63,
+                    value: 0.27,
+                },
+                HintMove {
+                    r#move: Move::Play { tile: Tile::domino(5, 2), end: EndId(1), face: 0 },
+                    win: 0.41,
+                    value: -0.18,
+                },
                 HintMove { r#move: Move::Draw, win: 0.2, value: -0.6 },
             ],
             samples: 300,
