@@ -135,7 +135,7 @@ pub(crate) fn hint(state: &Arc<AppState>, out: Outbox, job: HintJob) {
         let HintJob { conn, id, room, seq, prompt, seat, game, stop } = job;
         let analysed = tokio::task::spawn_blocking(move || {
             let _permit = permit;
-            let mut pimc = Pimc::new(config(HINT_SAMPLES, HINT_TIME), seed_of(room as u64, seq, seat.0));
+            let mut pimc = Pimc::new(config(HINT_SAMPLES, HINT_TIME), seed_of(room, seq, seat.0));
             capicua_strategy::Strategy::watch(&mut pimc, &stop);
             pimc.analyse(&TableSeat::new(&game, seat))
         })
