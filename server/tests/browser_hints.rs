@@ -28,12 +28,17 @@ const HINTS: u32 = 4;
 
 const HINT_BUTTON: &str = "Hint: what the strongest bot would play";
 
+/// One Chromium at a time: the machine has two cores, and a browser that
+/// waits for the CPU makes every step slow.
+static ONE_BROWSER: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 fn strings(v: &Value) -> Vec<String> {
     v.as_array().unwrap().iter().map(|s| s.as_str().unwrap().to_string()).collect()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_guest_gets_hints_at_the_table_and_a_review_after_the_match() {
+    let _one = ONE_BROWSER.lock().await;
     let server = TestServer::start().await;
     let Some(b) = Browser::start(format!("http://{}", server.addr)).await else { return };
     b.open("/?pace=0#/").await;
@@ -145,4 +150,34 @@ async fn a_guest_gets_hints_at_the_table_and_a_review_after_the_match() {
     b.client.set_window_size(1280, 1500).await.unwrap();
     b.screenshot("review").await;
     b.close().await;
+}
+
+/// A rated room offers no hint: a registered player's turn shows no button.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rated_table_shows_no_hint_button() {
+    let _one = ONE_BROWSER.lock().await;
+    let server = TestServer::start().await;
+    let (mut ben, _) = server.player("ben").await;
+    let room = ben.create_room(serde_json::json!({"preset": "block", "seats": 2, "rated": true})).await;
+    assert_eq!(ben.join(room, Some(1)).await, 1);
+    ben.ready(room).await;
+    let Some(b) = Browser::start(format!("http://{}", server.addr)).await else { return };
+    b.open("/?pace=0#/").await;
+    b.wait_js("the welcome", "return document.getElementById('who').textContent").await;
+    b.fill("Name", "ana").await;
+    b.click_named("Register this name").await;
+    b.wait_named("Sign out (forget the token)").await;
+    b.click_named(&format!("join room {room}")).await;
+    b.click_named("I'm ready").await;
+    let ben = tokio::spawn(common::play_until_over(ben, room, 1));
+    b.wait_js("our turn", &format!("return (() => {{ {LOOK} }})().turn")).await;
+    // The hand is drawn with its moves, and no hint is on offer.
+    b.wait_js(
+        "the playable tiles",
+        &format!("const l = (() => {{ {LOOK} }})(); return l.playable.length || l.moves.length"),
+    )
+    .await;
+    assert!(b.find_named(HINT_BUTTON).await.is_err(), "a rated table offers a hint");
+    b.close().await;
+    ben.abort();
 }
