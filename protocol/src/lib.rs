@@ -225,6 +225,16 @@ pub enum ClientMsg {
         /// The tournament's id.
         tournament: TournamentId,
     },
+    /// Asks what the strongest hosted bot (`pimc`) would play at the
+    /// asker's pending prompt, from its seat's view only: answered with
+    /// `hint`. Offered in unrated rooms that are not a tournament's table
+    /// (`hint-unavailable`), to a seat to move (`not-seated`,
+    /// `not-your-turn`), one at a time per connection and while the
+    /// server has analysis capacity (`busy`).
+    Hint {
+        /// The room.
+        room: RoomId,
+    },
 }
 
 impl ClientMsg {
@@ -530,6 +540,24 @@ pub enum ServerMsg {
     /// A tournament table is due: `join` the room at this seat, then `ready`.
     /// The room plays one match and closes.
     Assignment(Assignment),
+    /// Answer to `hint`: every legal move of the pending prompt with its
+    /// estimated chance to win the hand, and the move the strongest hosted
+    /// bot would play. Computed from the seat's view only.
+    Hint {
+        /// The room.
+        room: RoomId,
+        /// The prompt analysed.
+        prompt: PromptId,
+        /// The asker's seat.
+        seat: u8,
+        /// What `pimc` would play (one of `moves`).
+        #[schemars(with = "MoveShape")]
+        best: Move,
+        /// Every legal move, in the prompt's order.
+        moves: Vec<HintMove>,
+        /// Deals sampled for the estimates.
+        samples: u32,
+    },
     /// News of a followed tournament.
     TournamentProgress {
         /// The tournament.
@@ -537,6 +565,23 @@ pub enum ServerMsg {
         /// What happened.
         progress: Progress,
     },
+}
+
+/// One legal move in a `hint`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub struct HintMove {
+    /// The move.
+    #[schemars(with = "MoveShape")]
+    pub r#move: Move,
+    /// The estimated chance (0 to 1, three decimals) that the asker's side
+    /// wins the hand after this move: the share of the sampled deals, each
+    /// played out, that its side won.
+    pub win: f64,
+    /// The strategy's own score of the move (about -1 to 1; higher is
+    /// better). Under penalty scoring it weighs pips kept rather than wins,
+    /// so it may rank moves differently from `win`.
+    pub value: f64,
 }
 
 /// What happened in a tournament (`tournament-progress`).
@@ -835,6 +880,13 @@ pub enum ErrorCode {
     NoSuchGame,
     /// No HTTP API endpoint has this path.
     NotFound,
+    /// Hints and reviews are not offered here: a rated room, a
+    /// tournament's table, or a game of a tournament still being played.
+    HintUnavailable,
+    /// The server is at its capacity for this request (a hint is already
+    /// being computed for this connection, or every analysis slot is
+    /// busy): ask again shortly.
+    Busy,
 }
 
 /// WebSocket close codes the server uses, and whether a client should reconnect.

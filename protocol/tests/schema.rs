@@ -13,7 +13,7 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use capicua_engine::{
-    EndId, Event, Game, HandVisibility, PRESETS, Rules, Seat, Seating, Side, Tile, Variant, ViewSnapshot,
+    EndId, Event, Game, HandVisibility, Move, PRESETS, Rules, Seat, Seating, Side, Tile, Variant, ViewSnapshot,
 };
 use capicua_protocol::*;
 use common::Checker;
@@ -40,6 +40,7 @@ fn client_tag(m: &ClientMsg) -> &'static str {
         ClientMsg::Chat { .. } => "chat",
         ClientMsg::AwaitAssignments => "await-assignments",
         ClientMsg::SubscribeTournament { .. } => "subscribe-tournament",
+        ClientMsg::Hint { .. } => "hint",
     }
 }
 
@@ -68,6 +69,7 @@ fn server_tag(m: &ServerMsg) -> &'static str {
         ServerMsg::Awaiting { .. } => "awaiting",
         ServerMsg::Assignment(_) => "assignment",
         ServerMsg::TournamentProgress { .. } => "tournament-progress",
+        ServerMsg::Hint { .. } => "hint",
     }
 }
 
@@ -135,6 +137,8 @@ fn error_codes() -> Vec<ErrorCode> {
         BadTournament,
         NoSuchGame,
         NotFound,
+        HintUnavailable,
+        Busy,
     ];
     for c in &all {
         match c {
@@ -142,7 +146,8 @@ fn error_codes() -> Vec<ErrorCode> {
             | BadToken | Unauthorized | NameTaken | BadName | NoSuchRoom | SeatTaken | InviteOnly | NoSuchSeat
             | NotSeated | AlreadySeated | BadVariant | BadRequest | GameInProgress | UnknownStrategy | NotYourTurn
             | StalePrompt | IllegalMove | RateLimited | TooManyConnections | TooManyRooms | ShuttingDown
-            | SlowConsumer | Internal | NoSuchTournament | BadTournament | NoSuchGame | NotFound => {}
+            | SlowConsumer | Internal | NoSuchTournament | BadTournament | NoSuchGame | NotFound | HintUnavailable
+            | Busy => {}
         }
     }
     all
@@ -301,6 +306,7 @@ fn client_samples() -> Vec<ClientMsg> {
         ClientMsg::CloseRoom { room: 3 },
         ClientMsg::Ping,
         ClientMsg::Chat { room: 3, text: "good game, partner".into() },
+        ClientMsg::Hint { room: 3 },
         ClientMsg::AwaitAssignments,
         ClientMsg::SubscribeTournament { tournament: 4 },
     ];
@@ -384,6 +390,26 @@ fn server_samples() -> Vec<ServerMsg> {
         ServerMsg::Chat { room: 3, seat: None, name: "guest-7".into(), text: "nice capicua!".into() },
         ServerMsg::Closing { reason: "the server is shutting down".into(), reconnect: true },
         ServerMsg::Awaiting { pending: 2 },
+        ServerMsg::Hint {
+            room: 3,
+            prompt: 17,
+            seat: 1,
+            best: Move::Play { tile: Tile::domino(6, 4), end: EndId(0), face: 1 },
+            moves: vec![
+                HintMove {
+                    r#move: Move::Play { tile: Tile::domino(6, 4), end: EndId(0), face: 1 },
+                    win: 0.63,
+                    value: 0.27,
+                },
+                HintMove {
+                    r#move: Move::Play { tile: Tile::domino(5, 2), end: EndId(1), face: 0 },
+                    win: 0.41,
+                    value: -0.18,
+                },
+                HintMove { r#move: Move::Draw, win: 0.2, value: -0.6 },
+            ],
+            samples: 300,
+        },
         ServerMsg::Assignment(Assignment {
             tournament: 1,
             round: 0,
@@ -514,7 +540,7 @@ fn every_client_message_fits_the_schema() {
         }
     }
     let seen = check_frames(&schema["client"], &frames);
-    assert_eq!(seen.len(), 16);
+    assert_eq!(seen.len(), 17);
 }
 
 #[test]
@@ -537,7 +563,7 @@ fn every_server_message_fits_the_schema() {
         assert!(has(tag, key, true) && has(tag, key, false), "`{tag}` frames with and without `{key}`");
     }
     let seen = check_frames(&schema["server"], &frames);
-    assert_eq!(seen.len(), 22);
+    assert_eq!(seen.len(), 23);
 }
 
 /// The enums inside messages: the schema lists exactly the values the
@@ -556,7 +582,7 @@ fn the_schema_lists_every_error_code_and_progress() {
         _ => panic!("ErrorCode is not an enumeration: {def}"),
     };
     assert_eq!(codes, listed);
-    assert_eq!(codes.len(), 33);
+    assert_eq!(codes.len(), 35);
     let progress = tags(&checker, &server["$defs"]["Progress"], "event");
     assert_eq!(
         progress,

@@ -61,6 +61,7 @@ fn client_messages() {
         (ClientMsg::Ping, r#"{"id":1,"type":"ping"}"#),
         (ClientMsg::AwaitAssignments, r#"{"id":1,"type":"await-assignments"}"#),
         (ClientMsg::SubscribeTournament { tournament: 2 }, r#"{"id":1,"type":"subscribe-tournament","tournament":2}"#),
+        (ClientMsg::Hint { room: 3 }, r#"{"id":1,"type":"hint","room":3}"#),
     ];
     for (msg, want) in cases {
         assert_eq!(client(Some(1), msg.clone()), want);
@@ -201,6 +202,28 @@ fn server_messages() {
         (
             ServerMsg::Error { code: ErrorCode::NoSuchTournament, message: "no tournament 9".into() },
             r#"{"id":1,"type":"error","code":"no-such-tournament","message":"no tournament 9"}"#,
+        ),
+        (
+            ServerMsg::Hint {
+                room: 3,
+                prompt: 17,
+                seat: 1,
+                best: Move::Play { tile: Tile::domino(6, 4), end: EndId(0), face: 1 },
+                moves: vec![
+                    HintMove {
+                        r#move: Move::Play { tile: Tile::domino(6, 4), end: EndId(0), face: 1 },
+                        win: 0.63,
+                        value: 0.27,
+                    },
+                    HintMove { r#move: Move::Pass, win: 0.2, value: -0.6 },
+                ],
+                samples: 300,
+            },
+            r#"{"id":1,"type":"hint","room":3,"prompt":17,"seat":1,"best":{"kind":"play","tile":[4,6],"end":0,"face":1},"moves":[{"move":{"kind":"play","tile":[4,6],"end":0,"face":1},"win":0.63,"value":0.27},{"move":{"kind":"pass"},"win":0.2,"value":-0.6}],"samples":300}"#,
+        ),
+        (
+            ServerMsg::Error { code: ErrorCode::HintUnavailable, message: "no hints in a rated room".into() },
+            r#"{"id":1,"type":"error","code":"hint-unavailable","message":"no hints in a rated room"}"#,
         ),
     ];
     for (msg, want) in cases {

@@ -66,8 +66,9 @@ pub(crate) fn status_of(code: ErrorCode) -> StatusCode {
     match code {
         ErrorCode::Unauthorized => StatusCode::FORBIDDEN,
         ErrorCode::BadToken => StatusCode::UNAUTHORIZED,
-        ErrorCode::ShuttingDown => StatusCode::SERVICE_UNAVAILABLE,
+        ErrorCode::ShuttingDown | ErrorCode::Busy => StatusCode::SERVICE_UNAVAILABLE,
         ErrorCode::RateLimited | ErrorCode::TooManyRooms => StatusCode::TOO_MANY_REQUESTS,
+        ErrorCode::HintUnavailable => StatusCode::FORBIDDEN,
         ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
         ErrorCode::NoSuchRoom | ErrorCode::NoSuchTournament | ErrorCode::NoSuchGame | ErrorCode::NotFound => {
             StatusCode::NOT_FOUND

@@ -485,6 +485,7 @@ impl Conn {
                 (room, forward(room, RoomCmd::Move { client, prompt, mv: r#move, id }))
             }
             ClientMsg::Resync { room } => (room, forward(room, RoomCmd::Resync { client, id })),
+            ClientMsg::Hint { room } => (room, forward(room, RoomCmd::Hint { client, id })),
             ClientMsg::CloseRoom { room } => {
                 if !client.ident.admin {
                     self.error(id, ErrorCode::Unauthorized, "closing a room needs the admin token");

@@ -32,6 +32,7 @@ pub(crate) fn router(state: Arc<AppState>) -> Router {
         .route("/api/rooms", get(rooms).post(create_room))
         .route("/api/games", get(games))
         .route("/api/games/{id}", get(game))
+        .route("/api/games/{id}/review", get(crate::hints::review))
         .route("/api/leaderboard", get(leaderboard))
         .route("/api/leaderboards", get(leaderboards))
         .merge(crate::tournament::http::routes())

@@ -25,6 +25,7 @@ pub(crate) mod api;
 pub(crate) mod bots;
 pub(crate) mod conn;
 pub mod db;
+pub(crate) mod hints;
 pub(crate) mod http;
 pub(crate) mod limits;
 pub(crate) mod metrics;
@@ -248,6 +249,8 @@ pub struct AppState {
     pub(crate) room_quota: Arc<limits::RoomQuota>,
     /// HTTP API requests per address.
     pub(crate) http_limits: limits::HttpLimits,
+    /// Hints and reviews: the analysis slots, who awaits one, the caches.
+    pub(crate) hints: hints::Hints,
     next_conn: AtomicU64,
     /// Set when shutdown starts: no new rooms.
     closing: AtomicBool,
@@ -277,6 +280,7 @@ impl AppState {
             metrics: metrics::Metrics::default(),
             tournaments: tournament::Registry::default(),
             flusher,
+            hints: hints::Hints::default(),
             next_conn: AtomicU64::new(0),
             closing: AtomicBool::new(false),
             shutdown: shutdown_rx,

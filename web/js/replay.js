@@ -6,6 +6,7 @@ import { h, replace, tileName, joinWords } from './dom.js';
 import { renderBoard, endName } from './board.js';
 import { tileSvg, needsNumerals } from './tiles.js';
 import { scoreboard, seatPanels, handSummary, boardWidth } from './table.js';
+import { reviewPanel, replayHint, reviewHints } from './hints.js';
 
 /** What a stored game's listing says of its result: who won, and the scores by side. */
 function resultText(g) {
@@ -166,6 +167,8 @@ export function mount(app, { game, seat, step }) {
   const el = h('div', { class: 'replay' }, h('h1', {}, `Game ${game}`), h('p', {}, 'Loading…'));
   let data = null;
   let k = 0;
+  // The review of the viewpoint seat's decisions (a seat's replay only).
+  let review = seat === null ? null : { loading: true };
   const viewAt = (i) => (i === 0 ? data.start : data.steps[i - 1].view);
   const eventsAt = (i) => (i === 0 ? [] : data.steps[i - 1].events);
   const n = () => data.steps.length;
@@ -203,6 +206,10 @@ export function mount(app, { game, seat, step }) {
 
   const render = (focus) => {
     const view = viewAt(k);
+    const label = (m, i) =>
+      m.end === 255
+        ? `lead ${tileName(m.tile)}`
+        : `play ${tileName(m.tile)} on ${endName(m.end, { view: viewAt(i), variant: data.variant, seat })}`;
     const events = eventsAt(k);
     const variant = data.variant;
     const numerals = needsNumerals(variant);
@@ -254,6 +261,7 @@ export function mount(app, { game, seat, step }) {
       ),
       controls,
       h('p', { class: 'banner turn', role: 'region', 'aria-label': 'this move' }, happened.length ? happened.join(' ') : 'The deal, before the first move.'),
+      replayHint(review, { step: k, label }),
       scoreboard({ view, variant, seat, sideOf, sideName }),
       seatPanels({ view, seats: data.seats.length, mySeat: seat, sideOf, names: (s) => data.seats[s]?.name || 'nobody' }),
       summary,
@@ -270,12 +278,17 @@ export function mount(app, { game, seat, step }) {
             'div',
             { class: 'hand idle', role: 'group', 'aria-label': `seat ${seat + 1}'s hand: ${hand.length ? hand.map(tileName).join(', ') : 'empty'}` },
             hand.length
-              ? hand.map((tile) => h('span', { class: 'tile', role: 'img', 'aria-label': tileName(tile) }, tileSvg(tile, { numerals })))
+              ? hand.map((tile) => {
+                  const hinted = reviewHints(review, k, tile);
+                  const name = `${tileName(tile)}${hinted ? ', the hint' : ''}`;
+                  return h('span', { class: `tile ${hinted ? 'hinted' : ''}`, role: 'img', 'aria-label': name }, tileSvg(tile, { numerals }));
+                })
               : h('p', {}, 'No tiles left.'),
           ),
         ),
       );
     }
+    parts.push(reviewPanel(review, { seat, step: k, label, go: (i) => go(i, `review-${i}`) }));
     parts.push(
       h(
         'section',
@@ -306,8 +319,21 @@ export function mount(app, { game, seat, step }) {
       const wanted = Number(step);
       k = Number.isInteger(wanted) && wanted > 0 ? Math.min(wanted, g.steps.length) : 0;
       render();
+      if (seat !== null) loadReview();
     })
     .catch((e) => replace(el, h('h1', {}, `Game ${game}`), h('p', { role: 'alert' }, `This replay cannot be shown: ${e.message}.`)));
+
+  const loadReview = () =>
+    fetch(`/api/games/${game}/review?seat=${seat}`)
+      .then(async (r) => {
+        const body = await r.json().catch(() => ({}));
+        if (!r.ok) throw new Error(body.message || `the server answered ${r.status}`);
+        review = body;
+      })
+      .catch((e) => {
+        review = { error: `No review: ${e.message}.` };
+      })
+      .then(() => data && el.isConnected && render());
 
   const resize = () => data && render();
   window.addEventListener('resize', resize);

@@ -5,6 +5,7 @@ import { h, replace, tileName, sameTile, joinWords } from './dom.js';
 import { renderBoard, endName, endPip } from './board.js';
 import { tileSvg, needsNumerals } from './tiles.js';
 import { strengthOptions } from './lobby.js';
+import { hintBox, isHinted } from './hints.js';
 
 // --- shared pieces (also used by the replay page) -----------------------------
 
@@ -201,11 +202,12 @@ function handArea(app, t) {
   const buttons = hand.map((tile, i) => {
     const ok = playable(tile);
     const chosen = t.choosing && sameTile(t.choosing, tile);
+    const hinted = ok && isHinted(t, tile);
     return h(
       'button',
       {
-        class: `tile ${ok ? 'legal' : ''} ${chosen ? 'chosen' : ''}`,
-        'aria-label': `${tileName(tile)}${t.prompt ? (ok ? (ends(tile) > 1 ? ', playable: choose the end' : ', playable') : ', cannot be played now') : ''}`,
+        class: `tile ${ok ? 'legal' : ''} ${chosen ? 'chosen' : ''} ${hinted ? 'hinted' : ''}`,
+        'aria-label': `${tileName(tile)}${t.prompt ? (ok ? (ends(tile) > 1 ? ', playable: choose the end' : ', playable') : ', cannot be played now') : ''}${hinted ? ', the hint' : ''}`,
         'aria-disabled': t.prompt && !ok ? 'true' : null,
         'aria-pressed': chosen ? 'true' : null,
         tabindex: '-1',
@@ -289,6 +291,10 @@ function handArea(app, t) {
       ),
     );
   }
+  // The hint's move is a copy: name it as the legal move it equals.
+  const same = (m) => legal.find((o) => JSON.stringify(o) === JSON.stringify(m)) || m;
+  const hint = hintBox(app, t, (m) => moveLabel(t, same(m)));
+  if (hint) extra.push(hint);
   const others = legal.filter((m) => m.kind !== 'play');
   if (others.length) {
     extra.push(

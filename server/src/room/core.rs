@@ -102,6 +102,8 @@ pub(crate) enum Effect {
     Wake(ConnId),
     /// Run a strategy off the task.
     Think(Box<Think>),
+    /// Analyse a seat's pending decision for a hint ([`crate::hints`]).
+    Hint(Box<crate::hints::HintJob>),
     /// Store a finished match, then answer [`Input::Stored`]. Nobody hears
     /// the result before it is committed.
     Store(Box<GameRecord>),
@@ -188,6 +190,13 @@ pub(crate) enum Input {
         id: Option<u64>,
     },
     /// Send the state (and the pending prompt) again.
+    /// What the strongest bot would play at the member's pending prompt.
+    Hint {
+        /// Who asks.
+        who: Member,
+        /// Request id.
+        id: Option<u64>,
+    },
     Resync {
         /// Who.
         who: Member,
@@ -559,6 +568,7 @@ impl RoomCore {
                 | Input::Chat { who, id, .. }
                 | Input::Move { who, id, .. }
                 | Input::Resync { who, id }
+                | Input::Hint { who, id }
                 | Input::Close { who, id } => {
                     self.reply_err(fx, &who, id, ErrorCode::NoSuchRoom, "the room is closed");
                 }
@@ -592,6 +602,7 @@ impl RoomCore {
             Input::Chat { who, text, id } => self.chat(fx, who, text, id),
             Input::Move { who, prompt, mv, id } => self.on_move(now, fx, who, prompt, mv, id),
             Input::Resync { who, id } => self.send_sync(now, fx, &who, id),
+            Input::Hint { who, id } => self.hint(fx, who, id),
             Input::Close { who, id } => {
                 self.reply(fx, &who, id, ServerMsg::Ok { room: self.s.id });
                 self.close(fx, "closed by an admin");
@@ -645,6 +656,39 @@ impl RoomCore {
         for m in self.members() {
             Self::send(fx, m, frame.clone(), Push::Now);
         }
+    }
+
+    /// Hands the member's pending decision to the hint analysis, or says
+    /// why there is none: never in a rated room or at a tournament's table
+    /// (a hint there would be help from a bot in a game that counts).
+    fn hint(&self, fx: &mut Vec<Effect>, who: Member, id: Option<u64>) {
+        if self.s.rated {
+            return self.reply_err(fx, &who, id, ErrorCode::HintUnavailable, "hints are not offered in rated rooms");
+        }
+        if self.is_table() || self.table.link.is_some() {
+            let message = "hints are not offered at a tournament's table";
+            return self.reply_err(fx, &who, id, ErrorCode::HintUnavailable, message);
+        }
+        let Some(seat) = self.seat_of(&who) else {
+            return self.reply_err(fx, &who, id, ErrorCode::NotSeated, "you hold no seat in this room");
+        };
+        let (Some(p), Some(game)) = (&self.pending, &self.game) else {
+            return self.reply_err(fx, &who, id, ErrorCode::NotYourTurn, "no move is expected");
+        };
+        if p.seat != seat {
+            let message = format!("it is seat {}'s turn, you are seat {}", p.seat.0, seat.0);
+            return self.reply_err(fx, &who, id, ErrorCode::NotYourTurn, message);
+        }
+        fx.push(Effect::Hint(Box::new(crate::hints::HintJob {
+            conn: who.conn,
+            id,
+            room: self.s.id,
+            seq: self.seq,
+            prompt: p.id,
+            seat,
+            game: game.clone(),
+            stop: self.stop.clone(),
+        })));
     }
 
     // --- replies and broadcasts -------------------------------------------

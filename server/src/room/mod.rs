@@ -100,6 +100,13 @@ pub enum RoomCmd {
         /// Request id.
         id: Option<u64>,
     },
+    /// What the strongest bot would play at the pending prompt.
+    Hint {
+        /// Who asks.
+        client: Client,
+        /// Request id.
+        id: Option<u64>,
+    },
     /// Send the current state (and the pending prompt) again.
     Resync {
         /// Who.

@@ -141,6 +141,7 @@ impl RoomTask {
             RoomCmd::Chat { client, text, id } => Input::Chat { who: self.member(client), text, id },
             RoomCmd::Move { client, prompt, mv, id } => Input::Move { who: self.member(client), prompt, mv, id },
             RoomCmd::Resync { client, id } => Input::Resync { who: self.member(client), id },
+            RoomCmd::Hint { client, id } => Input::Hint { who: self.member(client), id },
             RoomCmd::Close { client, id } => Input::Close { who: self.member(client), id },
             RoomCmd::Reattach { client, reply } => {
                 self.gave_back = Some(reply);
@@ -192,6 +193,11 @@ impl RoomTask {
                             let mv = strategy.choose(&game.view(seat));
                             (strategy, mv)
                         }));
+                    }
+                    Effect::Hint(job) => {
+                        if let Some(out) = self.outboxes.get(&job.conn) {
+                            crate::hints::hint(&self.state, out.clone(), *job);
+                        }
                     }
                     Effect::Store(record) => {
                         let stored = match self.state.db.store_game(*record).await {
@@ -279,6 +285,7 @@ fn input_conn(input: &Input) -> Option<ConnId> {
         | Input::Chat { who, .. }
         | Input::Move { who, .. }
         | Input::Resync { who, .. }
+        | Input::Hint { who, .. }
         | Input::Close { who, .. }
         | Input::Reattach { who }
         | Input::Promote { who } => Some(who.conn),

@@ -28,7 +28,7 @@ pub use disabler::Disabler;
 pub use features::{Context, PlayFeatures, Scored, Scorer, pick_best, play_features};
 pub use heuristic::Heuristic;
 pub use ismcts::Ismcts;
-pub use pimc::{Budget, Pimc, PimcConfig, Rollout};
+pub use pimc::{Analysis, Budget, MoveEstimate, Pimc, PimcConfig, Rollout, analyse};
 pub use random::Random;
 pub use smart::Smart;
 pub use support::Support;

@@ -99,6 +99,171 @@ impl Pimc {
     }
 }
 
+/// One legal move as [`Pimc`] sees it from the viewer's seat.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MoveEstimate {
+    /// The move.
+    pub mv: Move,
+    /// The estimated chance (0..=1) that the viewer's side wins the hand
+    /// after this move: the weighted share of the sampled deals' playouts
+    /// in which the engine names the viewer's side the hand's winner (under
+    /// penalty scoring too, where pimc itself plays on pips instead).
+    pub win: f64,
+    /// Pimc's mean value of the move (about -1..1, see the module docs):
+    /// what [`Pimc`] maximises.
+    pub value: f64,
+}
+
+/// What [`Pimc`] thinks of every legal move at one decision: the answer to
+/// "what would the strongest bot play here, and how likely is the hand won".
+#[derive(Clone, Debug, PartialEq)]
+pub struct Analysis {
+    /// Every legal move, in the order [`SeatView::legal_moves`] gives them.
+    pub moves: Vec<MoveEstimate>,
+    /// The move [`Pimc`] plays with the same budget and seed. With no
+    /// sample drawn (stopped at once, or no consistent deal found) it is
+    /// the fallback heuristic's move and every estimate is 0.
+    pub best: Move,
+    /// Deals sampled (at most the budget's `samples`).
+    pub samples: u32,
+}
+
+impl Analysis {
+    /// The estimate of `mv`, if it is legal.
+    pub fn of(&self, mv: Move) -> Option<&MoveEstimate> {
+        self.moves.iter().find(|e| e.mv == mv)
+    }
+}
+
+/// Analyses the decision of `view`'s seat with a fresh [`Pimc`] of
+/// `config` seeded with `seed`: for each legal move the chance that the
+/// viewer's side wins the hand and pimc's value, and the move pimc would
+/// play. It reads only the seat's view (the hidden tiles are sampled, never
+/// looked at), and for a given seed and sample budget (no time cap hit) the
+/// answer is always the same.
+///
+/// ```
+/// use capicua_engine::{Game, Rules, Seat, Seating};
+/// use capicua_strategy::TableSeat;
+/// use capicua_strategy::strategy::{Budget, PimcConfig, analyse};
+///
+/// let game = Game::new(Rules::preset("latin").unwrap().into(), Seating::new(4), 3).unwrap();
+/// let seat = game.to_move().unwrap();
+/// let config = PimcConfig { budget: Budget { samples: 20, time: None }, ..PimcConfig::default() };
+/// let a = analyse(&TableSeat::new(&game, seat), config, 9);
+/// assert_eq!(a.samples, 20);
+/// assert!(a.moves.iter().all(|e| (0.0..=1.0).contains(&e.win)));
+/// assert!(a.of(a.best).is_some());
+/// assert_eq!(a, analyse(&TableSeat::new(&game, seat), config, 9));
+/// ```
+pub fn analyse(view: &dyn SeatView, config: PimcConfig, seed: u64) -> Analysis {
+    Pimc::new(config, seed).analyse(view)
+}
+
+impl Pimc {
+    /// Analyses the decision of `view`'s seat (see [`analyse`]), drawing
+    /// from this player's random stream: [`Strategy::choose`] plays the
+    /// `best` of this analysis.
+    pub fn analyse(&mut self, view: &dyn SeatView) -> Analysis {
+        let started = Instant::now();
+        let mut legal = MoveList::new();
+        view.legal_moves(&mut legal);
+        let rules = self.rules_for(view);
+        let facts = PublicFacts::of(view);
+        let side = view.side_of(view.seat());
+        let hands_before = view.hand_number() as usize;
+        // Per sample: its log weight, then each move's summed value and wins.
+        let mut values: Vec<(f64, Vec<f64>, Vec<f64>)> = Vec::new();
+        let mut sampled = 0u32;
+        let mut scratch = MoveList::new();
+        let rollouts = self.config.rollouts;
+        for _ in 0..self.config.budget.samples {
+            if sampled > 0 && (self.config.budget.time.is_some_and(|t| started.elapsed() >= t) || raised(&self.stop)) {
+                break;
+            }
+            if raised(&self.stop) || legal.is_empty() {
+                break;
+            }
+            let Some(deal) = determinize::sample_weighted(view, &rules, &facts, self.config.model, &mut self.rng)
+            else {
+                continue;
+            };
+            let mut totals = vec![0.0f64; legal.len()];
+            let mut wins = vec![0.0f64; legal.len()];
+            // Hand results index from the first hand of the match; a
+            // determinized game starts at this hand with none recorded.
+            let before = deal.game.hand_results().len();
+            debug_assert!(before == 0 || before == hands_before);
+            let solved = (tiles_in_hands(&deal.game) <= self.config.solve_below)
+                .then(|| {
+                    let mut nodes = SOLVE_NODES;
+                    legal
+                        .iter()
+                        .map(|&m| {
+                            let mut g = deal.game.clone();
+                            g.play(m).expect("a legal move stays legal in a consistent deal");
+                            solve(&g, before, side, f64::NEG_INFINITY, f64::INFINITY, &mut nodes)
+                        })
+                        .collect::<Option<Vec<(f64, f64)>>>()
+                })
+                .flatten();
+            for (i, &m) in legal.iter().enumerate() {
+                if let Some(exact) = &solved {
+                    totals[i] += exact[i].0 * rollouts as f64;
+                    wins[i] += exact[i].1 * rollouts as f64;
+                    continue;
+                }
+                for _ in 0..rollouts {
+                    let mut g = deal.game.clone();
+                    g.play(m).expect("a legal move stays legal in a consistent deal");
+                    roll_out(&mut g, before, self.config.rollout, side, &mut self.rng, &mut scratch);
+                    totals[i] += hand_value(&g, before, side);
+                    wins[i] += hand_won(&g, before, side);
+                }
+            }
+            values.push((deal.log_weight, totals, wins));
+            sampled += 1;
+        }
+        if sampled == 0 {
+            let best = if legal.len() == 1 { legal[0] } else { self.fallback.choose(view) };
+            let moves = legal.iter().map(|&mv| MoveEstimate { mv, win: 0.0, value: 0.0 }).collect();
+            return Analysis { moves, best, samples: 0 };
+        }
+        // Weigh each sample by its likelihood (all equal under the uniform model).
+        let top = values.iter().map(|v| v.0).fold(f64::NEG_INFINITY, f64::max);
+        let mut totals = vec![0.0f64; legal.len()];
+        let mut wins = vec![0.0f64; legal.len()];
+        let mut weight = 0.0;
+        for (log_weight, v, won) in &values {
+            let w = (log_weight - top).exp();
+            weight += w;
+            for (t, x) in totals.iter_mut().zip(v) {
+                *t += w * x;
+            }
+            for (t, x) in wins.iter_mut().zip(won) {
+                *t += w * x;
+            }
+        }
+        let best = (0..legal.len()).max_by(|&a, &b| totals[a].total_cmp(&totals[b])).expect("one move at least");
+        let per = weight * rollouts.max(1) as f64;
+        let moves = legal
+            .iter()
+            .enumerate()
+            .map(|(i, &mv)| MoveEstimate { mv, win: (wins[i] / per).clamp(0.0, 1.0), value: totals[i] / per })
+            .collect();
+        Analysis { moves, best: legal[best], samples: sampled }
+    }
+}
+
+/// 1 if the engine names `side` the winner of the hand that followed
+/// `hands_before` finished hands, else 0.
+fn hand_won(game: &Game, hands_before: usize, side: Side) -> f64 {
+    match game.hand_results().get(hands_before).and_then(|r| r.winner) {
+        Some(w) if w == side => 1.0,
+        _ => 0.0,
+    }
+}
+
 /// The value of the finished hand (or match) for `side`.
 ///
 /// Under the usual scoring: +1 won, -1 lost, 0 nobody won, plus a little
@@ -146,18 +311,27 @@ const SOLVE_NODES: u32 = 20_000;
 
 /// The exact value of the hand for `side` with every seat playing
 /// perfectly on open cards (the other sides against it): +1 won, 0 tied,
-/// -1 lost, or under penalty scoring the [`hand_value`] of the end reached.
-/// Alpha-beta, heaviest tiles tried first. `None` once `nodes` positions
-/// have been visited.
-fn solve(game: &Game, hands_before: usize, side: Side, mut alpha: f64, mut beta: f64, nodes: &mut u32) -> Option<f64> {
+/// -1 lost, or under penalty scoring the [`hand_value`] of the end reached;
+/// paired with whether the engine names `side` the winner of the hand at
+/// the end of the line found (1 or 0). Alpha-beta on the value, heaviest
+/// tiles tried first. `None` once `nodes` positions have been visited.
+fn solve(
+    game: &Game,
+    hands_before: usize,
+    side: Side,
+    mut alpha: f64,
+    mut beta: f64,
+    nodes: &mut u32,
+) -> Option<(f64, f64)> {
     let Some(seat) = game.to_move().filter(|_| game.hand_results().len() == hands_before) else {
+        let won = hand_won(game, hands_before, side);
         if game.rules().penalty_scoring() {
-            return Some(hand_value(game, hands_before, side));
+            return Some((hand_value(game, hands_before, side), won));
         }
         return Some(match game.hand_results().get(hands_before).and_then(|r| r.winner) {
-            Some(w) if w == side => 1.0,
-            Some(_) => -1.0,
-            None => 0.0,
+            Some(w) if w == side => (1.0, won),
+            Some(_) => (-1.0, won),
+            None => (0.0, won),
         });
     };
     *nodes = nodes.checked_sub(1)?;
@@ -168,17 +342,21 @@ fn solve(game: &Game, hands_before: usize, side: Side, mut alpha: f64, mut beta:
         _ => i32::MAX,
     });
     let maximizing = game.table().side_of(seat) == side;
-    let mut best = if maximizing { f64::NEG_INFINITY } else { f64::INFINITY };
+    let mut best = if maximizing { (f64::NEG_INFINITY, 0.0) } else { (f64::INFINITY, 0.0) };
     for &m in moves.iter() {
         let mut g = game.clone();
         g.play(m).expect("legal moves are accepted");
         let v = solve(&g, hands_before, side, alpha, beta, nodes)?;
         if maximizing {
-            best = best.max(v);
-            alpha = alpha.max(v);
+            if v.0 > best.0 {
+                best = v;
+            }
+            alpha = alpha.max(v.0);
         } else {
-            best = best.min(v);
-            beta = beta.min(v);
+            if v.0 < best.0 {
+                best = v;
+            }
+            beta = beta.min(v.0);
         }
         if alpha >= beta {
             break;
@@ -311,77 +489,12 @@ impl Strategy for Pimc {
     }
 
     fn choose(&mut self, view: &dyn SeatView) -> Move {
-        let started = Instant::now();
         let mut legal = MoveList::new();
         view.legal_moves(&mut legal);
         if legal.len() <= 1 {
             return legal.first().copied().unwrap_or(Move::Pass);
         }
-        let rules = self.rules_for(view);
-        let facts = PublicFacts::of(view);
-        let side = view.side_of(view.seat());
-        let hands_before = view.hand_number() as usize;
-        let mut values: Vec<(f64, Vec<f64>)> = Vec::new();
-        let mut sampled = 0u32;
-        let mut scratch = MoveList::new();
-        for _ in 0..self.config.budget.samples {
-            if sampled > 0 && (self.config.budget.time.is_some_and(|t| started.elapsed() >= t) || raised(&self.stop)) {
-                break;
-            }
-            if raised(&self.stop) {
-                return self.fallback.choose(view);
-            }
-            let Some(deal) = determinize::sample_weighted(view, &rules, &facts, self.config.model, &mut self.rng)
-            else {
-                continue;
-            };
-            let mut totals = vec![0.0f64; legal.len()];
-            // Hand results index from the first hand of the match; a
-            // determinized game starts at this hand with none recorded.
-            let before = deal.game.hand_results().len();
-            debug_assert!(before == 0 || before == hands_before);
-            let solved = (tiles_in_hands(&deal.game) <= self.config.solve_below)
-                .then(|| {
-                    let mut nodes = SOLVE_NODES;
-                    legal
-                        .iter()
-                        .map(|&m| {
-                            let mut g = deal.game.clone();
-                            g.play(m).expect("a legal move stays legal in a consistent deal");
-                            solve(&g, before, side, f64::NEG_INFINITY, f64::INFINITY, &mut nodes)
-                        })
-                        .collect::<Option<Vec<f64>>>()
-                })
-                .flatten();
-            for (i, &m) in legal.iter().enumerate() {
-                if let Some(exact) = &solved {
-                    totals[i] += exact[i] * self.config.rollouts as f64;
-                    continue;
-                }
-                for _ in 0..self.config.rollouts {
-                    let mut g = deal.game.clone();
-                    g.play(m).expect("a legal move stays legal in a consistent deal");
-                    roll_out(&mut g, before, self.config.rollout, side, &mut self.rng, &mut scratch);
-                    totals[i] += hand_value(&g, before, side);
-                }
-            }
-            values.push((deal.log_weight, totals));
-            sampled += 1;
-        }
-        if sampled == 0 {
-            return self.fallback.choose(view);
-        }
-        // Weigh each sample by its likelihood (all equal under the uniform model).
-        let top = values.iter().map(|v| v.0).fold(f64::NEG_INFINITY, f64::max);
-        let mut totals = vec![0.0f64; legal.len()];
-        for (log_weight, v) in &values {
-            let w = (log_weight - top).exp();
-            for (t, x) in totals.iter_mut().zip(v) {
-                *t += w * x;
-            }
-        }
-        let best = (0..legal.len()).max_by(|&a, &b| totals[a].total_cmp(&totals[b])).expect("two moves at least");
-        legal[best]
+        self.analyse(view).best
     }
 
     fn watch(&mut self, stop: &StopFlag) {
@@ -397,6 +510,7 @@ impl Strategy for Pimc {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::seat_view::TableSeat;
     use capicua_engine::{MatchTarget, Seat, Seating, preset};
 
     /// Under penalty scoring a seat that did not go out but kept fewer pips
@@ -428,8 +542,78 @@ mod tests {
             }
             // The exact solver agrees with the value of the end it reaches.
             let solved = solve(&g, 0, Side(0), f64::NEG_INFINITY, f64::INFINITY, &mut 10);
-            assert_eq!(solved, Some(hand_value(&g, 0, Side(0))));
+            assert_eq!(solved.map(|v| v.0), Some(hand_value(&g, 0, Side(0))));
         }
         assert!(not_winner_but_ahead > 0, "no seat kept fewer pips without going out");
+    }
+
+    /// The analysis reads the seat's view only: two games whose viewer's
+    /// hand and public history are the same but whose hidden hands differ
+    /// get the same analysis, and its best move is the one pimc plays.
+    #[test]
+    fn analysis_reads_only_the_seats_view() {
+        use capicua_engine::{Action, Setup, TileSet};
+        let rules: Arc<Rules> = Rules::preset("block").unwrap().into();
+        // A deal whose first round (heaviest tile first) has no pass, which
+        // would make the other deal's history illegal.
+        let round = |seed: u64| {
+            let dealt = Game::new(rules.clone(), Seating::new(4), seed).unwrap();
+            let me = dealt.to_move().unwrap();
+            let hands: Vec<TileSet> = (0..4).map(|s| dealt.hand(Seat(s))).collect();
+            let setup = Setup { seed, hand: 0, scores: vec![], hands: hands.clone(), stock: vec![], leader: me };
+            let mut a = Game::from_setup(rules.clone(), Seating::new(4), setup).unwrap();
+            let mut moves = MoveList::new();
+            for _ in 0..4 {
+                a.fill_legal_moves(&mut moves);
+                let m = moves.iter().copied().max_by_key(|m| match m {
+                    Move::Play { tile, .. } => a.tile_value(*tile),
+                    _ => -1,
+                });
+                a.play(m.unwrap()).unwrap();
+            }
+            let played: TileSet = a
+                .history()
+                .iter()
+                .filter_map(|r| match r.action {
+                    Action::Play { tile, .. } => Some(tile),
+                    _ => None,
+                })
+                .collect();
+            (played.len() == 4).then_some((seed, me, hands, a, played))
+        };
+        let (seed, me, hands, a, played) = (0..100).find_map(round).expect("a round without a pass");
+        assert_eq!(a.to_move(), Some(me));
+        // Game b: the viewer's hand and every played tile where they were,
+        // the other seats' unplayed tiles dealt among them the other way round.
+        let others: Vec<usize> = (0..4).filter(|&s| s != me.index()).collect();
+        let mut unplayed: Vec<_> =
+            others.iter().flat_map(|&s| hands[s].minus(played).iter().collect::<Vec<_>>()).collect();
+        unplayed.reverse();
+        let mut other = hands.clone();
+        for &s in &others {
+            let keep = hands[s].and(played);
+            let take = hands[s].len() - keep.len();
+            other[s] = keep.or(unplayed.drain(..take).collect());
+        }
+        assert_ne!(other, hands);
+        let setup = Setup { seed, hand: 0, scores: vec![], hands: other, stock: vec![], leader: me };
+        let mut b = Game::from_setup(rules.clone(), Seating::new(4), setup).unwrap();
+        for r in a.history().to_vec() {
+            let Action::Play { tile, end, face } = r.action else { unreachable!() };
+            b.play(Move::Play { tile, end, face }).unwrap();
+        }
+        assert_eq!(a.hand(me), b.hand(me));
+        assert_ne!(
+            (0..4).map(|s| a.hand(Seat(s))).collect::<Vec<_>>(),
+            (0..4).map(|s| b.hand(Seat(s))).collect::<Vec<_>>()
+        );
+        let config = PimcConfig { budget: Budget { samples: 40, time: None }, ..PimcConfig::default() };
+        let of_a = analyse(&TableSeat::new(&a, me), config, 11);
+        let of_b = analyse(&TableSeat::new(&b, me), config, 11);
+        assert_eq!(of_a, of_b);
+        assert_eq!(of_a.samples, 40);
+        assert!(of_a.moves.len() > 1);
+        assert!(of_a.moves.iter().any(|e| e.win > 0.0 && e.win < 1.0), "{of_a:?}");
+        assert_eq!(of_a.best, Pimc::new(config, 11).choose(&TableSeat::new(&a, me)));
     }
 }
