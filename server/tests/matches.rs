@@ -169,8 +169,7 @@ async fn a_slow_hosted_bot_does_not_stall_another_room() {
     let mut watcher = server.guest().await;
     let slow = watcher.create_room(json!({"preset": "latin"})).await;
     watcher.request(json!({"type": "spectate", "room": slow})).await;
-    let r =
-        watcher.request(json!({"type": "fill-bots", "room": slow, "strategy": "pimc:samples=2000:ms=200"})).await;
+    let r = watcher.request(json!({"type": "fill-bots", "room": slow, "strategy": "pimc:samples=2000:ms=200"})).await;
     assert_eq!(r["type"], "ok", "{r}");
     let mut worst = std::time::Duration::ZERO;
     for moves in 0..12 {
