@@ -303,13 +303,12 @@ async fn player(
             ("prompt", Some(prompt), Some(legal_moves)) if !legal_moves.is_empty() => {
                 if how.churns && !churned && next() % 10 == 0 {
                     // Drop the connection, come back with the token: the
-                    // server gives the seat back, and resync sends the
+                    // server gives the seat back, then sends `sync` and the
                     // pending prompt again.
                     churned = true;
                     conn.close().await;
                     conn = Connection::connect(&server).await?;
                     conn.hello_with(token.clone(), true, how.batch_events).await?;
-                    conn.send(ClientMsg::Resync { room }).await?;
                     if measuring.load(Ordering::Relaxed) {
                         counters.reconnects.fetch_add(1, Ordering::Relaxed);
                     }
