@@ -3,14 +3,12 @@
 // A line board is a snake around the lead: the left end's tiles run left
 // and turn upwards at the edge, the right end's run right and turn
 // downwards, doubles lie across the line. A spinner board is a cross, as
-// on a table, and a longana board a star of four arms from the central
-// double: both are pinwheels, each arm snaking within its own quadrant
-// (right turning down, down turning left, and so on), so long arms keep
-// tiles of a readable size instead of shrinking. The pinwheel's reach is
-// chosen to draw the tiles largest in the felt's width and most of the
-// window's height. Trains draw each arm as its own row from the tile it
-// starts at, labelled by its owner; chicken-foot toes fan out diagonally
-// from their double.
+// on a table: the line runs straight through the spinner and its two other
+// sides go up and down from it. A longana board is a star of arms from the
+// central double (right, left, up, down). Trains and chicken feet draw each
+// arm as its own row from the tile it starts at, labelled by its owner.
+// Cross and star boards fit their SVG's viewBox to the drawing, so they
+// shrink rather than leave the screen.
 //
 // Everything is rebuilt from `history` (plays carry their end and face), so
 // the drawing never depends on a view's `ends` being current.
@@ -248,133 +246,69 @@ function svgFit(rects, label, ...kids) {
   );
 }
 
-// --- pinwheel layout (spinner cross, longana star) -------------------------------
-
-// The four directions of a pinwheel, as maps from an arm's own frame (u
-// along its first row, v the way it turns) to the board: right turning
-// down, down turning left, left turning up, up turning right. Each arm thus
-// snakes within its own quadrant and never meets another.
-const TURNS = {
-  right: ([u, v]) => [u, v],
-  down: ([u, v]) => [-v, u],
-  left: ([u, v]) => [-u, -v],
-  up: ([u, v]) => [v, -u],
-};
-
-/** A placed tile or a target square moved from an arm's frame to the board. */
-function turnItem(it, map) {
-  const halves = it.upright
-    ? [[it.cx, it.cy - 0.5, it.first], [it.cx, it.cy + 0.5, it.second]]
-    : [[it.cx - 0.5, it.cy, it.first], [it.cx + 0.5, it.cy, it.second]];
-  const [[ax, ay, fa], [bx, by, fb]] = halves.map(([x, y, f]) => [...map([x, y]), f]);
-  const upright = Math.abs(ax - bx) < 0.01;
-  const aFirst = upright ? ay < by : ax < bx;
-  return { ...it, cx: (ax + bx) / 2, cy: (ay + by) / 2, upright, first: aFirst ? fa : fb, second: aFirst ? fb : fa };
-}
-
-function turnRect([x, y, w, hgt], map) {
-  const [ax, ay] = map([x, y]);
-  const [bx, by] = map([x + w, y + hgt]);
-  return [Math.min(ax, bx), Math.min(ay, by), Math.abs(ax - bx), Math.abs(ay - by)];
-}
-
-/** A pinwheel whose arms' rows run out to `reach` tile halves from the hub's centre. */
-function pinwheelAt(hub, chains, reach) {
-  const items = [hub];
-  const ends = new Map();
-  for (const { dir, pieces, end } of chains) {
-    // An arm starts at the hub's edge (the hub stands upright: 1 wide, 2
-    // long) and its later rows keep clear of the neighbouring arm, whose
-    // doubles lie across it (1 either side of the centre line), by half a
-    // tile's width, so that each arm reads as its own.
-    const start = dir === 'right' || dir === 'left' ? 0.5 : 1;
-    const arm = snake(pieces, { x: start, axis: 0, dir: 1, dy: 1, min: 1.5, max: Math.max(reach, start + 2) });
-    items.push(...arm.items.map((it) => turnItem(it, TURNS[dir])));
-    if (end !== undefined) ends.set(end, turnRect(arm.next, TURNS[dir]));
-  }
-  const rects = [...items.map(rectOf), ...ends.values()];
-  return { items, ends, rects };
-}
-
 /**
- * Lays a pinwheel out at the reach that draws its tiles largest in a box of
- * `px` by `py` pixels (the SVG keeps its aspect and fits the box).
+ * The spinner cross: the line straight through the lead, each spinner on
+ * it with its sides going up and down. Null when a spinner side grows
+ * from a tile not on the line (a spinner on a side arm), which the caller
+ * then draws as separate rows.
  */
-function pinwheel(hub, chains, px, py) {
-  const longest = Math.max(4, ...chains.map((c) => 2 * c.pieces.length + 2));
-  let best = null;
-  for (let reach = 4; reach <= longest; reach += 1) {
-    const lay = pinwheelAt(hub, chains, reach);
-    let [x0, y0, x1, y1] = [Infinity, Infinity, -Infinity, -Infinity];
-    for (const [x, y, w, hgt] of lay.rects) {
-      x0 = Math.min(x0, x);
-      y0 = Math.min(y0, y);
-      x1 = Math.max(x1, x + w);
-      y1 = Math.max(y1, y + hgt);
+function crossLayout(lead, arms, extraEnds, openPip) {
+  const [lo, hi] = lead.tile;
+  const dbl = lo === hi;
+  const leadItem = { ...lead, cx: 0, cy: 0, upright: dbl, first: lo, second: hi };
+  const left = straight(arms.get(0) || [], { x: dbl ? -0.5 : -1, y: 0, dx: -1, dy: 0 });
+  const right = straight(arms.get(1) || [], { x: dbl ? 0.5 : 1, y: 0, dx: 1, dy: 0 });
+  const line = [...[...left.items].reverse(), leadItem, ...right.items];
+  const ends = new Map([
+    [0, left.next],
+    [1, right.next],
+  ]);
+  const items = [...line];
+  const used = new Set();
+  // Spinner sides come in pairs (up, down) for each spinner in turn order.
+  for (const [k, e] of extraEnds.entries()) {
+    const pieces = arms.get(e) || [];
+    const up = k % 2 === 0;
+    let hub;
+    if (!up) hub = items.find((it) => it.spinnerOf === extraEnds[k - 1]);
+    if (!hub) {
+      // An empty side still shows its spinner's pip.
+      const pip = pieces.length ? pieces[0].touch : openPip?.(e);
+      if (pip === undefined || pip === null) return null;
+      hub = line.find((it) => it.first === pip && it.second === pip && it.upright && !used.has(it));
+      if (!hub) return null;
+      used.add(hub);
     }
-    const scale = Math.min(px / (x1 - x0 + 0.7), py / (y1 - y0 + 0.7));
-    if (!best || scale > best.scale + 1e-9) best = { ...lay, scale };
+    hub.spinnerOf = e;
+    const arm = straight(pieces, { x: hub.cx, y: hub.cy + (up ? -1 : 1), dx: 0, dy: up ? -1 : 1 });
+    items.push(...arm.items);
+    ends.set(e, arm.next);
   }
-  return best;
+  return { items, ends, line };
 }
 
-/** The pixel box a fitted board may fill: the felt's width, most of the window's height. */
-function boxOf(opts) {
-  const px = opts.px || opts.width * 30;
-  const py = 0.75 * (globalThis.innerHeight || 800);
-  return [px, py];
-}
-
-/**
- * The spinner cross: the line through the spinner, its sides going up and
- * down from it, each of the four arms snaking within its quadrant. Null
- * when the board has no single spinner on the line (no spinner yet, or
- * several), which the caller then draws another way.
- */
-function crossLayout(lead, arms, extraEnds, openPip, box) {
-  if (extraEnds.length === 0 || extraEnds.length > 2) return null;
+/** The longana star: arms right, left, up and down from the central double. */
+function starLayout(lead, arms, armEnds) {
   const [lo, hi] = lead.tile;
-  // The line left to right, each tile with the pip it shows on either side.
-  const line = [
-    ...[...(arms.get(0) || [])].reverse().map((p) => ({ ...p, left: p.outer, right: p.touch })),
-    { ...lead, left: lo, right: hi },
-    ...(arms.get(1) || []).map((p) => ({ ...p, left: p.touch, right: p.outer })),
+  const items = [{ ...lead, cx: 0, cy: 0, upright: true, first: lo, second: hi }];
+  const ends = new Map();
+  const dirs = [
+    { x: 0.5, y: 0, dx: 1, dy: 0 },
+    { x: -0.5, y: 0, dx: -1, dy: 0 },
+    { x: 0, y: -1, dx: 0, dy: -1 },
+    { x: 0, y: 1, dx: 0, dy: 1 },
   ];
-  const sides = extraEnds.map((e) => arms.get(e) || []);
-  const pip = sides[0].length ? sides[0][0].touch : openPip?.(extraEnds[0]);
-  if (pip === undefined || pip === null) return null;
-  const at = line.findIndex((p) => p.left === pip && p.right === pip);
-  if (at < 0) return null;
-  const piece = (p, going) => ({
-    ...p,
-    touch: going > 0 ? p.left : p.right,
-    outer: going > 0 ? p.right : p.left,
-    double: p.left === p.right,
-  });
-  const hub = { ...line[at], cx: 0, cy: 0, upright: true, first: pip, second: pip };
-  const chains = [
-    { dir: 'right', pieces: line.slice(at + 1).map((p) => piece(p, 1)), end: 1 },
-    { dir: 'left', pieces: line.slice(0, at).reverse().map((p) => piece(p, -1)), end: 0 },
-    { dir: 'up', pieces: sides[0], end: extraEnds[0] },
-    { dir: 'down', pieces: sides[1] || [], end: extraEnds[1] },
-  ];
-  const lay = pinwheel(hub, chains, ...box);
-  return { items: lay.items, ends: lay.ends, rects: lay.rects, line };
-}
-
-/** The longana star: arms right, left, up and down from the central double, each snaking in its quadrant. */
-function starLayout(lead, arms, armEnds, box) {
-  const [lo, hi] = lead.tile;
-  const hub = { ...lead, cx: 0, cy: 0, upright: true, first: lo, second: hi };
-  const dirs = ['right', 'left', 'up', 'down'];
-  const chains = armEnds.map((e, k) => ({ dir: dirs[k], pieces: arms.get(e) || [], end: e }));
-  return pinwheel(hub, chains, ...box);
+  for (const [k, e] of armEnds.entries()) {
+    const arm = straight(arms.get(e) || [], dirs[k]);
+    items.push(...arm.items);
+    ends.set(e, arm.next);
+  }
+  return { items, ends };
 }
 
 /**
  * The board as DOM: `opts` = { view, variant, seat, width (in tile
- * halves), px (the felt's inner width in pixels, for fitted boards),
- * numerals, targets: [{ end, label, pick }] }.
+ * halves), numerals, targets: [{ end, label, pick }] }.
  */
 export function renderBoard(opts) {
   const { view, variant, width, numerals } = opts;
@@ -401,7 +335,7 @@ export function renderBoard(opts) {
   const allEnds = [...new Set([...arms.keys(), ...(view?.ends || []).map((_, i) => i)])].sort((a, b) => a - b);
   let drawn = new Set();
   if (kind === 'spinner') {
-    const cross = crossLayout(lead, arms, allEnds.filter((e) => e >= 2), (e) => view?.ends?.[e]?.pip, boxOf(opts));
+    const cross = crossLayout(lead, arms, allEnds.filter((e) => e >= 2), (e) => view?.ends?.[e]?.pip);
     if (cross) {
       const names = cross.line.map((i) => tileName(i.tile));
       const sides = allEnds
@@ -411,12 +345,13 @@ export function renderBoard(opts) {
           return `${endName(e, opts)}: ${ts.length ? ts.join(', ') : 'no tiles yet'}`;
         });
       const label = [`the line, left to right: ${names.join(', ')}`, ...sides].join('; ');
-      parts.push(svgFit(cross.rects, label, drawItems(cross.items, ctx), drawTargets(targets, cross.ends)));
+      const rects = [...cross.items.map(rectOf), ...cross.ends.values()];
+      parts.push(svgFit(rects, label, drawItems(cross.items, ctx), drawTargets(targets, cross.ends)));
       drawn = new Set(allEnds);
     }
   }
   if (kind === 'longana' && lead.tile[0] === lead.tile[1] && allEnds.length <= 4) {
-    const star = starLayout(lead, arms, allEnds, boxOf(opts));
+    const star = starLayout(lead, arms, allEnds);
     const label = [
       `the lead ${tileName(lead.tile)}`,
       ...allEnds.map((e) => {
@@ -424,7 +359,8 @@ export function renderBoard(opts) {
         return `${endName(e, opts)}: ${ts.length ? ts.join(', ') : 'no tiles yet'}`;
       }),
     ].join('; ');
-    parts.push(svgFit(star.rects, label, drawItems(star.items, ctx), drawTargets(targets, star.ends)));
+    const rects = [...star.items.map(rectOf), ...star.ends.values()];
+    parts.push(svgFit(rects, label, drawItems(star.items, ctx), drawTargets(targets, star.ends)));
     drawn = new Set(allEnds);
   }
 

@@ -299,7 +299,7 @@ export function mount(app, { game, seat, step }) {
     );
     replace(el, parts);
     felt.append(
-      renderBoard({ view, variant, seat, width: boardWidth(felt.clientWidth - 20), px: felt.clientWidth - 20, numerals }),
+      renderBoard({ view, variant, seat, width: boardWidth(felt.clientWidth - 20), numerals }),
     );
     if (focus) el.querySelector(`[data-key="${focus}"]`)?.focus();
     if (focus && document.activeElement?.disabled !== false) {

@@ -720,7 +720,6 @@ export function mount(app, { room }) {
           variant: t.variant,
           seat: t.seat,
           width,
-          px: felt.clientWidth - 20,
           numerals: needsNumerals(t.variant),
           targets: boardTargets(app, t),
         }),
