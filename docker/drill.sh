@@ -104,7 +104,7 @@ cleanup() {
 trap cleanup EXIT
 
 # docker/tournament.toml's two remote bots and a quick hosted bot, and a
-# hosted bot that thinks for a while (about 0.1 s a move, a few seconds a
+# hosted bot that thinks for a while (0.1 s a move by its time cap, a few seconds a
 # match): remote bots play a match in a few milliseconds, and the drill must
 # find a match in play to kill something in its middle. Six matches a leg.
 slow=3
@@ -113,7 +113,7 @@ name = "docker drill"
 seed = 11
 table = "duel"
 variants = ["block", "draw"]
-entrants = ["bot-1", "bot-2", "bot:heuristic", "bot:ismcts:iterations=50000"]
+entrants = ["bot-1", "bot-2", "bot:heuristic", "bot:pimc:samples=2000:rollouts=16:ms=100"]
 
 [[stages]]
 format = "round-robin"
