@@ -59,8 +59,9 @@ async fn searches_above_the_caps_are_refused_with_the_cap() {
     assert_eq!(r["type"], "ok", "{r}");
 }
 
-async fn searches(server: &TestServer) -> i64 {
-    let (_, text) = http_get(server.addr, "/metrics").await;
+/// The `capicua_searches` gauge of the server at `addr`.
+async fn searches(addr: std::net::SocketAddr) -> i64 {
+    let (_, text) = http_get(addr, "/metrics").await;
     text.lines().find_map(|l| l.strip_prefix("capicua_searches ")).expect("searches gauge").trim().parse().unwrap()
 }
 
@@ -76,12 +77,12 @@ async fn closing_a_room_stops_its_searches() {
     let room = c.create_room(json!({"preset": "latin"})).await;
     c.request(json!({"type": "spectate", "room": room})).await;
     assert_eq!(c.request(json!({"type": "fill-bots", "room": room, "strategy": endless})).await["type"], "ok");
-    wait_until("a hosted search runs", Duration::from_secs(60), async || searches(&server).await >= 1).await;
+    wait_until("a hosted search runs", Duration::from_secs(60), async || searches(server.addr).await >= 1).await;
 
     let mut admin = server.client().await;
     admin.hello(Some("admin-secret")).await;
     assert_eq!(admin.request(json!({"type": "close-room", "room": room})).await["type"], "ok");
-    wait_until("the search stopped", Duration::from_secs(60), async || searches(&server).await == 0).await;
+    wait_until("the search stopped", Duration::from_secs(60), async || searches(server.addr).await == 0).await;
 
     server.stop().await;
 }
@@ -120,11 +121,7 @@ async fn sigterm_ends_the_server_during_an_endless_search() {
     let room = c.create_room(json!({"preset": "latin"})).await;
     let endless = "pimc:samples=4000000000:ms=60000";
     assert_eq!(c.request(json!({"type": "fill-bots", "room": room, "strategy": endless})).await["type"], "ok");
-    let gauge = async || {
-        let (_, text) = http_get(addr, "/metrics").await;
-        text.lines().find_map(|l| l.strip_prefix("capicua_searches ")).unwrap().trim().parse::<i64>().unwrap()
-    };
-    wait_until("a hosted search runs", Duration::from_secs(60), async || gauge().await >= 1).await;
+    wait_until("a hosted search runs", Duration::from_secs(60), async || searches(addr).await >= 1).await;
 
     let killed = Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
     assert!(killed.success());

@@ -182,6 +182,8 @@ fn build_named(spec: &str, seed: u64, policy: &Policy) -> Result<Box<dyn Strateg
         }
     };
     let caps = policy.caps;
+    // The most `ms=` a search may ask for.
+    let max_ms = caps.map(|c| c.time.as_millis().min(u32::MAX as u128) as u32);
     let no_params = || match params.first() {
         Some((k, _)) => Err(bad(k, "this strategy takes no parameters")),
         None => Ok(()),
@@ -226,8 +228,7 @@ fn build_named(spec: &str, seed: u64, policy: &Policy) -> Result<Box<dyn Strateg
                 match k {
                     "samples" => c.budget.samples = capped(k, v, caps.map(|c| c.samples))?.max(1),
                     "ms" => {
-                        let max = caps.map(|c| c.time.as_millis().min(u32::MAX as u128) as u32);
-                        c.budget.time = Some(Duration::from_millis(capped(k, v, max)? as u64));
+                        c.budget.time = Some(Duration::from_millis(capped(k, v, max_ms)? as u64));
                     }
                     "rollouts" => c.rollouts = capped(k, v, caps.map(|c| c.rollouts))?.max(1),
                     "solve" => c.solve_below = capped(k, v, caps.map(|c| c.solve))?,
@@ -271,8 +272,7 @@ fn build_named(spec: &str, seed: u64, policy: &Policy) -> Result<Box<dyn Strateg
                 match k {
                     "iterations" => iterations = capped(k, v, caps.map(|c| c.iterations))?.max(1),
                     "ms" => {
-                        let max = caps.map(|c| c.time.as_millis().min(u32::MAX as u128) as u32);
-                        time = Some(Duration::from_millis(capped(k, v, max)? as u64));
+                        time = Some(Duration::from_millis(capped(k, v, max_ms)? as u64));
                     }
                     _ => return Err(bad(k, "unknown parameter")),
                 }
