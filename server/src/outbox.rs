@@ -145,7 +145,13 @@ impl Outbox {
                 return false;
             }
             q.frames.push(text);
-            if matches!(how, Push::Defer) {
+            // A batching connection still gets its frames once half its
+            // queue is deferred ones: a burst of events between two ticks (a
+            // fast match watched by a spectator) must not close a client that
+            // reads well.
+            if matches!(how, Push::Defer) && q.frames.len() * 2 >= self.0.capacity {
+                true
+            } else if matches!(how, Push::Defer) {
                 match self.0.flusher.upgrade() {
                     Some(f) => {
                         if q.deferred_since.is_none() {
@@ -368,6 +374,26 @@ mod tests {
         assert!(ready_now(&out).await.is_none(), "nothing old enough");
         flusher.tick();
         assert_eq!(ready_now(&out).await.expect("its own generation").frames, vec![frame("e2")]);
+    }
+
+    #[tokio::test]
+    async fn deferred_frames_leave_without_a_tick_once_they_fill_half_the_queue() {
+        let (_flusher, out) = outbox(8, true);
+        for i in 0..3 {
+            assert!(out.send_deferrable(frame(&format!("e{i}"))));
+        }
+        assert!(ready_now(&out).await.is_none(), "three of eight wait for the tick");
+        assert!(out.send_deferrable(frame("e3")));
+        let b = ready_now(&out).await.expect("half the queue wakes the send task");
+        assert_eq!(b.frames.len(), 4);
+        // A burst longer than the queue is never a slow consumer while the
+        // send task keeps taking it.
+        for i in 0..64 {
+            assert!(out.send_deferrable(frame(&format!("f{i}"))), "frame {i} refused");
+            if i % 4 == 3 {
+                assert_eq!(ready_now(&out).await.expect("woken").frames.len(), 4);
+            }
+        }
     }
 
     #[tokio::test]
