@@ -61,6 +61,9 @@ pub(crate) struct Hints {
     cached: Mutex<HashMap<(RoomId, u64, u8), ServerMsg>>,
     /// Computed reviews by (game, seat).
     reviews: Mutex<HashMap<(i64, u8), Arc<Review>>>,
+    /// Raised when the server shuts down: a review (many analyses in a
+    /// row) ends at once instead of holding the process up.
+    pub(crate) stop: StopFlag,
 }
 
 impl Default for Hints {
@@ -71,6 +74,7 @@ impl Default for Hints {
             asking: Mutex::new(HashSet::new()),
             cached: Mutex::new(HashMap::new()),
             reviews: Mutex::new(HashMap::new()),
+            stop: StopFlag::new(),
         }
     }
 }
@@ -203,6 +207,40 @@ pub(crate) struct Decision {
     pub moves: Vec<HintMove>,
 }
 
+/// Reviews `seat`'s decisions in the game `id`, replayed from `game` (its
+/// start) by `moves`: `None` if `stop` was raised meanwhile (a search
+/// stopped midway answered from fewer samples, so that is not a review).
+fn review_of(id: i64, mut game: Game, moves: &[Move], seat: Seat, stop: &StopFlag) -> Result<Option<Review>, String> {
+    let mut decisions = Vec::new();
+    let mut legal = capicua_engine::MoveList::new();
+    for (step, &m) in moves.iter().enumerate() {
+        if game.to_move() == Some(seat) {
+            game.fill_legal_moves(&mut legal);
+            if legal.len() > 1 {
+                if stop.is_stopped() {
+                    return Ok(None);
+                }
+                let seed = seed_of(id as u64, step as u64, seat.0);
+                let mut pimc = Pimc::new(config(REVIEW_SAMPLES, REVIEW_TIME), seed);
+                capicua_strategy::Strategy::watch(&mut pimc, stop);
+                let a = pimc.analyse(&TableSeat::new(&game, seat));
+                let best_win = a.of(a.best).map_or(0.0, |e| round3(e.win));
+                decisions.push(Decision {
+                    step,
+                    hand: game.hand_results().len(),
+                    played: m,
+                    played_win: a.of(m).map(|e| round3(e.win)),
+                    best: a.best,
+                    best_win,
+                    moves: hint_moves(&a),
+                });
+            }
+        }
+        game.referee_play(m).map_err(|e| e.to_string())?;
+    }
+    Ok((!stop.is_stopped()).then_some(Review { game: id, seat: seat.0, samples: REVIEW_SAMPLES, decisions }))
+}
+
 /// The review's query.
 #[derive(Deserialize)]
 pub(crate) struct ReviewQuery {
@@ -237,40 +275,17 @@ pub(crate) async fn review(
     let rules = Rules::new(g.variant.clone()).map_err(ApiError::internal)?;
     let permit = state.hints.slots.clone().acquire_owned().await.map_err(ApiError::internal)?;
     let seat = Seat(q.seat);
-    let review = tokio::task::spawn_blocking(move || -> Result<Review, String> {
+    let stop = state.hints.stop.clone();
+    let shutting_down = || ApiError::of(ErrorCode::ShuttingDown, "the server is shutting down");
+    let review = tokio::task::spawn_blocking(move || {
         let _permit = permit;
-        let mut game = Game::new(rules.into(), g.seating.clone(), g.seed).map_err(|e| e.to_string())?;
-        let mut decisions = Vec::new();
-        let mut legal = capicua_engine::MoveList::new();
-        for (step, &m) in g.moves.iter().enumerate() {
-            if game.to_move() == Some(seat) {
-                game.fill_legal_moves(&mut legal);
-                if legal.len() > 1 {
-                    let seed = seed_of(g.id as u64, step as u64, seat.0);
-                    let a = capicua_strategy::strategy::analyse(
-                        &TableSeat::new(&game, seat),
-                        config(REVIEW_SAMPLES, REVIEW_TIME),
-                        seed,
-                    );
-                    let best_win = a.of(a.best).map_or(0.0, |e| round3(e.win));
-                    decisions.push(Decision {
-                        step,
-                        hand: game.hand_results().len(),
-                        played: m,
-                        played_win: a.of(m).map(|e| round3(e.win)),
-                        best: a.best,
-                        best_win,
-                        moves: hint_moves(&a),
-                    });
-                }
-            }
-            game.referee_play(m).map_err(|e| e.to_string())?;
-        }
-        Ok(Review { game: g.id, seat: seat.0, samples: REVIEW_SAMPLES, decisions })
+        let game = Game::new(rules.into(), g.seating.clone(), g.seed).map_err(|e| e.to_string())?;
+        review_of(g.id, game, &g.moves, seat, &stop)
     })
     .await
     .map_err(ApiError::internal)?
-    .map_err(ApiError::internal)?;
+    .map_err(ApiError::internal)?
+    .ok_or_else(shutting_down)?;
     let review = Arc::new(review);
     let mut reviews = state.hints.reviews.lock().expect("review cache lock");
     if reviews.len() >= REVIEWS_CACHED {
@@ -278,4 +293,35 @@ pub(crate) async fn review(
     }
     reviews.insert((id, q.seat), review.clone());
     Ok(Json(review))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use capicua_engine::Seating;
+
+    /// A latin match played to its end by the first legal move: its start and moves.
+    fn played() -> (Game, Vec<Move>) {
+        let rules: Arc<Rules> = Rules::preset("latin").unwrap().into();
+        let start = Game::new(rules, Seating::new(4), 3).unwrap();
+        let mut game = start.clone();
+        let (mut moves, mut legal) = (vec![], capicua_engine::MoveList::new());
+        while game.to_move().is_some() {
+            game.fill_legal_moves(&mut legal);
+            let m = legal[0];
+            game.referee_play(m).unwrap();
+            moves.push(m);
+        }
+        (start, moves)
+    }
+
+    #[test]
+    fn a_raised_stop_flag_ends_a_review_without_an_answer() {
+        let (start, moves) = played();
+        let review = review_of(1, start.clone(), &moves, Seat(0), &StopFlag::new()).unwrap().expect("a review");
+        assert!(!review.decisions.is_empty());
+        let stop = StopFlag::new();
+        stop.stop();
+        assert!(review_of(1, start, &moves, Seat(0), &stop).unwrap().is_none(), "stopped: no partial review");
+    }
 }

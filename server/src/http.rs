@@ -50,6 +50,8 @@ pub(crate) fn router(state: Arc<AppState>) -> Router {
         .route("/metrics", get(metrics))
         .merge(api)
         .merge(crate::web::router())
+        // Outermost: the limits inside read the address it records.
+        .layer(axum::middleware::from_fn_with_state(state.clone(), crate::limits::client_addr))
         .with_state(state)
 }
 

@@ -86,6 +86,9 @@ pub struct Config {
     /// HTTP API reads per minute per address, in bursts of up to that many;
     /// 0 is no limit.
     pub http_reads_per_min: u32,
+    /// Reverse proxies whose `X-Forwarded-For` names the client address
+    /// that per-address limits count; empty trusts none.
+    pub trusted_proxies: Vec<std::net::IpAddr>,
 }
 
 impl Config {
@@ -112,6 +115,7 @@ impl Default for Config {
             max_rooms_per_owner: 4,
             http_writes_per_min: 60,
             http_reads_per_min: 1200,
+            trusted_proxies: Vec::new(),
         }
     }
 }
@@ -373,6 +377,7 @@ pub async fn run(
     // a room never stops mid-write (a finished game's commit is awaited
     // inside the room task before it reads its next command).
     state.closing.store(true, Ordering::SeqCst);
+    state.hints.stop.stop();
     let rooms: Vec<RoomHandle> = state.rooms.lock().expect("rooms lock").values().cloned().collect();
     for r in &rooms {
         let _ = r.tx.send(room::RoomCmd::Shutdown);

@@ -5,8 +5,10 @@
 //! The WebSocket has its own per-connection rate limit (in `conn`); these
 //! limits are per address, because an address can open as many connections
 //! (or send as many HTTP requests) as it likes. An address is the TCP
-//! peer's: behind a reverse proxy every client shares the proxy's, and on a
-//! Unix socket there is none, so no per-address limit applies there.
+//! peer's, unless that peer is a reverse proxy the operator trusts
+//! (`--trusted-proxy`): then it is the client address the proxy reports in
+//! `X-Forwarded-For`. On a Unix socket there is none, so no per-address
+//! limit applies there.
 
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
@@ -28,10 +30,54 @@ use governor::{Quota, RateLimiter};
 use crate::AppState;
 use crate::api::ApiError;
 
-/// The peer address of a request: known on TCP (the server's router is
-/// served with `ConnectInfo<SocketAddr>` there), `None` on a Unix socket.
+/// The client address of a request, as [`client_addr`] found it; `None` on
+/// a Unix socket.
 pub(crate) fn peer_of(extensions: &Extensions) -> Option<IpAddr> {
-    extensions.get::<ConnectInfo<SocketAddr>>().map(|c| c.0.ip())
+    match extensions.get::<ClientAddr>() {
+        Some(ClientAddr(addr)) => Some(*addr),
+        None => extensions.get::<ConnectInfo<SocketAddr>>().map(|c| c.0.ip()),
+    }
+}
+
+/// The address a request counts against, put in its extensions by
+/// [`client_addr`].
+#[derive(Clone, Copy, Debug)]
+struct ClientAddr(IpAddr);
+
+/// The client behind a chain of proxies: the TCP peer, unless it is a
+/// trusted proxy; then the `X-Forwarded-For` entries read from the right
+/// (the nearest proxy appends last), skipping trusted proxies, up to the
+/// first address that is not one. A header a client forged is on the left of
+/// what our proxy appended, so it is never reached; an entry that is not an
+/// address stops the walk at the last trusted hop.
+pub(crate) fn forwarded_client<'a>(
+    peer: IpAddr,
+    trusted: &[IpAddr],
+    forwarded_for: impl DoubleEndedIterator<Item = &'a str>,
+) -> IpAddr {
+    let mut client = peer;
+    if !trusted.contains(&peer) {
+        return client;
+    }
+    for entry in forwarded_for.flat_map(|h| h.rsplit(',')).map(str::trim) {
+        let Ok(addr) = entry.parse::<IpAddr>() else { break };
+        client = addr;
+        if !trusted.contains(&addr) {
+            break;
+        }
+    }
+    client
+}
+
+/// Middleware on every route: records the client address of the request
+/// (see [`forwarded_client`]) for the per-address limits and room quotas.
+pub(crate) async fn client_addr(State(state): State<Arc<AppState>>, mut req: Request, next: Next) -> Response {
+    if let Some(peer) = req.extensions().get::<ConnectInfo<SocketAddr>>().map(|c| c.0.ip()) {
+        let headers = req.headers().get_all("x-forwarded-for").iter().filter_map(|h| h.to_str().ok());
+        let addr = forwarded_client(peer, &state.config.trusted_proxies, headers.collect::<Vec<_>>().into_iter().rev());
+        req.extensions_mut().insert(ClientAddr(addr));
+    }
+    next.run(req).await
 }
 
 // --- rooms per owner ----------------------------------------------------------
@@ -185,6 +231,26 @@ pub(crate) async fn limit_api(State(state): State<Arc<AppState>>, req: Request, 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_trusted_proxy_forwards_its_clients_address_and_nobody_else_does() {
+        let ip = |s: &str| s.parse::<IpAddr>().unwrap();
+        let proxy = ip("127.0.0.1");
+        let trusted = [proxy, ip("10.0.0.2")];
+        let xff = |h: &'static [&'static str]| h.iter().rev().copied();
+        // Not a trusted peer: its header is ignored.
+        assert_eq!(forwarded_client(ip("192.0.2.9"), &trusted, xff(&["203.0.113.5"])), ip("192.0.2.9"));
+        // Through our proxy: the address it appended.
+        assert_eq!(forwarded_client(proxy, &trusted, xff(&["203.0.113.5"])), ip("203.0.113.5"));
+        // A client forging the header gets the proxy's appended entry, not its own.
+        assert_eq!(forwarded_client(proxy, &trusted, xff(&["1.2.3.4, 203.0.113.5"])), ip("203.0.113.5"));
+        // Two trusted hops (several header lines count as one list).
+        assert_eq!(forwarded_client(proxy, &trusted, xff(&["1.2.3.4", "203.0.113.5, 10.0.0.2"])), ip("203.0.113.5"));
+        // No header, or garbage: the nearest hop known.
+        assert_eq!(forwarded_client(proxy, &trusted, xff(&[])), proxy);
+        assert_eq!(forwarded_client(proxy, &trusted, xff(&["203.0.113.5, nonsense"])), proxy);
+        assert_eq!(forwarded_client(proxy, &trusted, xff(&["2001:db8::7"])), ip("2001:db8::7"));
+    }
 
     #[test]
     fn a_closed_room_frees_its_owners_slot() {

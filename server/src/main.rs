@@ -142,8 +142,8 @@ impl BotLimits {
 }
 
 /// What one client may take from the server: rooms, and HTTP API requests
-/// per address (an address is the TCP peer's; on a Unix socket none
-/// applies).
+/// per address (an address is the TCP peer's, or behind a trusted proxy
+/// the client's it forwards; on a Unix socket none applies).
 #[derive(clap::Args)]
 struct ClientLimits {
     /// Seconds a room stays open with no player connected in a seat and no
@@ -164,6 +164,12 @@ struct ClientLimits {
     /// bursts of up to that many; 0 is no limit.
     #[arg(long, env = "CAPICUA_HTTP_READS_PER_MIN", default_value_t = 1200)]
     http_reads_per_min: u32,
+    /// A reverse proxy's address (repeat it, or separate by commas): a
+    /// request from it counts against the client address it appends to
+    /// `X-Forwarded-For`, not against the proxy's. Trust only your own proxy:
+    /// anyone else could name any address.
+    #[arg(long = "trusted-proxy", env = "CAPICUA_TRUSTED_PROXIES", value_delimiter = ',')]
+    trusted_proxies: Vec<std::net::IpAddr>,
 }
 
 #[derive(Subcommand)]
@@ -281,6 +287,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                 max_rooms_per_owner: limits.max_rooms_per_player,
                 http_writes_per_min: limits.http_writes_per_min,
                 http_reads_per_min: limits.http_reads_per_min,
+                trusted_proxies: limits.trusted_proxies,
                 ..Default::default()
             };
             capicua_server::run(listener, db, config, shutdown_signal()).await?;

@@ -92,9 +92,14 @@ async fn a_creator_holds_at_most_its_limit_of_open_rooms_on_both_paths() {
 
 /// A raw HTTP/1.1 request: (status, lower-cased head, body).
 async fn request(s: &TestServer, method: &str, path: &str, body: &str) -> (u16, String, String) {
+    request_with(s, "", method, path, body).await
+}
+
+/// A raw HTTP/1.1 request with extra header lines (each ending in CRLF).
+async fn request_with(s: &TestServer, headers: &str, method: &str, path: &str, body: &str) -> (u16, String, String) {
     let mut tcp = TcpStream::connect(s.addr).await.unwrap();
     let req = format!(
-        "{method} {path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        "{method} {path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n{headers}Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
         body.len()
     );
     tcp.write_all(req.as_bytes()).await.unwrap();
@@ -147,4 +152,29 @@ async fn the_http_api_answers_429_with_retry_after_to_an_address_over_its_rate()
     let mut guest = s.guest().await;
     let r = guest.request(json!({"type": "list-rooms"})).await;
     assert_eq!(r["type"], "rooms", "{r}");
+}
+
+#[tokio::test]
+async fn behind_a_trusted_proxy_each_forwarded_client_has_its_own_rate() {
+    let limited = Config { http_reads_per_min: 2, ..Config::default() };
+    let from = |ip: &str| format!("X-Forwarded-For: {ip}\r\n");
+    // The tests connect from 127.0.0.1: here that is the trusted proxy.
+    let s = server(Config { trusted_proxies: vec!["127.0.0.1".parse().unwrap()], ..limited.clone() }).await;
+    for _ in 0..2 {
+        assert_eq!(request_with(&s, &from("203.0.113.5"), "GET", "/api/variants", "").await.0, 200);
+    }
+    assert_eq!(request_with(&s, &from("203.0.113.5"), "GET", "/api/variants", "").await.0, 429);
+    // Another client through the same proxy, and one forging a header in
+    // front of what the proxy appended, are counted apart.
+    assert_eq!(request_with(&s, &from("203.0.113.6"), "GET", "/api/variants", "").await.0, 200);
+    assert_eq!(request_with(&s, &from("203.0.113.5, 203.0.113.7"), "GET", "/api/variants", "").await.0, 200);
+
+    // Untrusted, the header is the client's word and counts for nothing:
+    // every request is the peer's.
+    let s = server(limited).await;
+    for _ in 0..2 {
+        assert_eq!(request_with(&s, &from("203.0.113.5"), "GET", "/api/variants", "").await.0, 200);
+    }
+    let (status, _, body) = request_with(&s, &from("203.0.113.6"), "GET", "/api/variants", "").await;
+    assert_eq!(status, 429, "{body}");
 }

@@ -56,6 +56,9 @@ pub enum DbError {
     /// The writer task is gone (shutting down).
     #[error("the database writer has stopped")]
     WriterGone,
+    /// The operating system's random source failed, so no token can be made.
+    #[error("the operating system's random source failed")]
+    NoEntropy,
     /// A reader found no database file (readers never create one).
     #[error("no database at {path} (serve creates one; check --database)")]
     Missing {
@@ -138,10 +141,12 @@ pub fn hash_token(token: &str) -> String {
 }
 
 /// A fresh secret token: 32 random bytes, hex.
-pub fn new_token() -> String {
+pub fn new_token() -> Result<String, DbError> {
     let mut b = [0u8; 32];
-    getrandom::fill(&mut b).expect("the OS random source works");
-    b.iter().map(|b| format!("{b:02x}")).collect()
+    // No fallback: a token from anything but the OS's random source could
+    // be guessed.
+    getrandom::fill(&mut b).map_err(|_| DbError::NoEntropy)?;
+    Ok(b.iter().map(|b| format!("{b:02x}")).collect())
 }
 
 pub(crate) fn now_secs() -> i64 {
@@ -279,8 +284,8 @@ mod tests {
     #[test]
     fn token_hash_is_stable_hex() {
         assert_eq!(hash_token("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-        let t = new_token();
+        let t = new_token().unwrap();
         assert_eq!(t.len(), 64);
-        assert_ne!(t, new_token());
+        assert_ne!(t, new_token().unwrap());
     }
 }

@@ -19,7 +19,7 @@ pub struct Player {
 impl Db {
     /// Registers a name, returning the player and a fresh token (stored hashed).
     pub async fn register(&self, name: &str) -> Result<(Player, String), DbError> {
-        let token = new_token();
+        let token = new_token()?;
         let res = sqlx::query("INSERT INTO players (name, token_hash, kind, created_at) VALUES (?, ?, ?, ?)")
             .bind(name)
             .bind(hash_token(&token))
