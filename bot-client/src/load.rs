@@ -45,6 +45,10 @@ pub struct LoadConfig {
     pub churn: f64,
     /// The server's process id, to report its resident memory.
     pub server_pid: Option<u32>,
+    /// Print a line of figures (moves/s, matches, errors, the server's
+    /// memory) to stderr at this period of the measured window: the curve
+    /// of a soak.
+    pub report_every: Option<Duration>,
 }
 
 /// The figures of a run.
@@ -60,14 +64,22 @@ pub struct LoadReport {
     pub moves: u64,
     /// Moves accepted per second.
     pub moves_per_sec: f64,
-    /// Matches finished (and stored: the server announces only after the commit).
+    /// Matches finished and stored (the server announces a match only
+    /// after its commit, with the stored game's id).
     pub finished_games: u64,
+    /// Matches whose `game-over` said they could not be stored.
+    pub unstored_games: u64,
     /// Matches finished per second.
     pub finished_games_per_sec: f64,
     /// Move sent to accepted received, median, milliseconds.
     pub latency_p50_ms: f64,
     /// Same, 99th percentile.
     pub latency_p99_ms: f64,
+    /// Move sent to the table's next prompt received (whichever seat it
+    /// goes to), median, milliseconds.
+    pub next_prompt_p50_ms: f64,
+    /// Same, 99th percentile.
+    pub next_prompt_p99_ms: f64,
     /// Error frames, failed connections and dropped connections.
     pub errors: u64,
     /// Reconnections made by churning seats during the measured window.
@@ -83,6 +95,7 @@ pub struct LoadReport {
 struct Counters {
     moves: AtomicU64,
     games: AtomicU64,
+    unstored: AtomicU64,
     errors: AtomicU64,
     reconnects: AtomicU64,
 }
@@ -91,6 +104,19 @@ struct Counters {
 fn rss_kib(pid: u32) -> Option<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
     status.lines().find_map(|l| l.strip_prefix("VmRSS:"))?.trim().trim_end_matches("kB").trim().parse().ok()
+}
+
+/// Microseconds since the load began: the clock that the seats of a table
+/// share through an atomic (0 is "no move pending").
+fn now_us(epoch: Instant) -> u64 {
+    epoch.elapsed().as_micros().min(u64::MAX as u128) as u64 + 1
+}
+
+/// What the four seats of a table share: when its last move was sent, until
+/// a prompt at the table (the next seat's, usually) takes it.
+struct Table {
+    epoch: Instant,
+    move_sent_us: AtomicU64,
 }
 
 /// What a seat does besides answering: think, churn.
@@ -128,12 +154,15 @@ pub async fn run(cfg: LoadConfig) -> Result<LoadReport, RemoteError> {
     }
     let connections = seated.iter().map(|(_, c)| c.len()).sum();
     let mut players = Vec::new();
+    let epoch = Instant::now();
     for (room, conns) in seated {
+        let table = Arc::new(Table { epoch, move_sent_us: AtomicU64::new(0) });
         for (i, (conn, token)) in conns.into_iter().enumerate() {
             let (c, m, s) = (counters.clone(), measuring.clone(), stop.clone());
             let how = Behaviour { think: cfg.think, churns: token.is_some(), batch_events: cfg.batch_events };
             let server = cfg.server.clone();
-            players.push(tokio::spawn(player(conn, server, token, how, room, i == 0, c, m, s)));
+            let table = table.clone();
+            players.push(tokio::spawn(player(conn, server, token, how, room, table, i == 0, c, m, s)));
         }
     }
     // A short warm-up, then the measured window.
@@ -142,7 +171,28 @@ pub async fn run(cfg: LoadConfig) -> Result<LoadReport, RemoteError> {
     let g0 = counters.games.load(Ordering::Relaxed);
     measuring.store(true, Ordering::Relaxed);
     let t0 = Instant::now();
-    tokio::time::sleep(Duration::from_secs(cfg.seconds)).await;
+    let window = Duration::from_secs(cfg.seconds);
+    match cfg.report_every.filter(|e| !e.is_zero()) {
+        None => tokio::time::sleep(window).await,
+        Some(every) => {
+            let (mut moves, mut at) = (m0, t0);
+            while t0.elapsed() < window {
+                tokio::time::sleep(every.min(window.saturating_sub(t0.elapsed()))).await;
+                let now = counters.moves.load(Ordering::Relaxed);
+                let rss = cfg.server_pid.and_then(rss_kib).map_or("-".into(), |k| format!("{:.1}", k as f64 / 1024.0));
+                eprintln!(
+                    "t {:>6.0} s  moves/s {:>7.0}  matches stored {:>7}  unstored {}  errors {}  reconnects {}  server RSS MiB {rss}",
+                    t0.elapsed().as_secs_f64(),
+                    (now - moves) as f64 / at.elapsed().as_secs_f64(),
+                    counters.games.load(Ordering::Relaxed) - g0,
+                    counters.unstored.load(Ordering::Relaxed),
+                    counters.errors.load(Ordering::Relaxed),
+                    counters.reconnects.load(Ordering::Relaxed),
+                );
+                (moves, at) = (now, Instant::now());
+            }
+        }
+    }
     let elapsed = t0.elapsed().as_secs_f64();
     measuring.store(false, Ordering::Relaxed);
     let moves = counters.moves.load(Ordering::Relaxed) - m0;
@@ -150,23 +200,28 @@ pub async fn run(cfg: LoadConfig) -> Result<LoadReport, RemoteError> {
     let rss = cfg.server_pid.and_then(rss_kib);
     stop.store(true, Ordering::Relaxed);
     let mut latencies: Vec<u32> = Vec::new();
+    let mut to_prompt: Vec<u32> = Vec::new();
     // A thinking seat may be asleep for up to ten times the mean.
     let deadline = tokio::time::Instant::now() + Duration::from_secs(10) + cfg.think.unwrap_or_default() * 10;
     for p in players {
         let abort = p.abort_handle();
         match tokio::time::timeout_at(deadline, p).await {
-            Ok(Ok(Ok(l))) => latencies.extend(l),
+            Ok(Ok(Ok((l, p)))) => {
+                latencies.extend(l);
+                to_prompt.extend(p);
+            }
             Ok(_) => {}
             Err(_) => abort.abort(),
         }
     }
     latencies.sort_unstable();
-    let pct = |q: f64| -> f64 {
-        if latencies.is_empty() {
+    to_prompt.sort_unstable();
+    let pct = |sorted: &[u32], q: f64| -> f64 {
+        if sorted.is_empty() {
             return 0.0;
         }
-        let i = ((latencies.len() as f64 * q) as usize).min(latencies.len() - 1);
-        latencies[i] as f64 / 1000.0
+        let i = ((sorted.len() as f64 * q) as usize).min(sorted.len() - 1);
+        sorted[i] as f64 / 1000.0
     };
     Ok(LoadReport {
         tables: cfg.tables,
@@ -175,9 +230,12 @@ pub async fn run(cfg: LoadConfig) -> Result<LoadReport, RemoteError> {
         moves,
         moves_per_sec: moves as f64 / elapsed,
         finished_games: games,
+        unstored_games: counters.unstored.load(Ordering::Relaxed),
         finished_games_per_sec: games as f64 / elapsed,
-        latency_p50_ms: pct(0.50),
-        latency_p99_ms: pct(0.99),
+        latency_p50_ms: pct(&latencies, 0.50),
+        latency_p99_ms: pct(&latencies, 0.99),
+        next_prompt_p50_ms: pct(&to_prompt, 0.50),
+        next_prompt_p99_ms: pct(&to_prompt, 0.99),
         errors: counters.errors.load(Ordering::Relaxed),
         reconnects: counters.reconnects.load(Ordering::Relaxed),
         server_rss_mib: rss.map(|k| k as f64 / 1024.0),
@@ -249,6 +307,9 @@ struct LeanFrame<'a> {
     legal_moves: Option<Vec<Move>>,
     #[serde(default)]
     code: Option<ErrorCode>,
+    /// `game-over`'s stored game (null if it could not be stored).
+    #[serde(default)]
+    game: Option<u64>,
     #[serde(default)]
     message: Option<String>,
 }
@@ -263,12 +324,14 @@ async fn player(
     token: Option<String>,
     how: Behaviour,
     room: RoomId,
+    table: Arc<Table>,
     counts_games: bool,
     counters: Arc<Counters>,
     measuring: Arc<AtomicBool>,
     stop: Arc<AtomicBool>,
-) -> Result<Vec<u32>, RemoteError> {
+) -> Result<(Vec<u32>, Vec<u32>), RemoteError> {
     let mut latencies = Vec::with_capacity(4096);
+    let mut to_prompt = Vec::with_capacity(4096);
     let mut sent: Option<Instant> = None;
     let mut last_move: Option<String> = None;
     let mut rng = 0x9e37_79b9_7f4a_7c15u64 ^ room ^ (u64::from(counts_games) << 40) ^ (token.is_some() as u64) << 41;
@@ -301,6 +364,13 @@ async fn player(
         let frame: LeanFrame = serde_json::from_str(&text)?;
         match (frame.kind.as_ref(), frame.prompt, frame.legal_moves) {
             ("prompt", Some(prompt), Some(legal_moves)) if !legal_moves.is_empty() => {
+                // The first prompt at the table since its last move (a
+                // prompt sent again after a reconnect finds none).
+                let moved = table.move_sent_us.swap(0, Ordering::Relaxed);
+                if moved != 0 && measuring.load(Ordering::Relaxed) {
+                    let waited = now_us(table.epoch).saturating_sub(moved);
+                    to_prompt.push(waited.min(u32::MAX as u64) as u32);
+                }
                 if how.churns && !churned && next() % 10 == 0 {
                     // Drop the connection, come back with the token: the
                     // server gives the seat back, then sends `sync` and the
@@ -323,6 +393,7 @@ async fn player(
                 let text = serde_json::to_string(&ClientFrame::new(None, ClientMsg::Move { room, prompt, r#move: m }))?;
                 last_move = Some(text.clone());
                 sent = Some(Instant::now());
+                table.move_sent_us.store(now_us(table.epoch), Ordering::Relaxed);
                 conn.send_text(text).await?;
             }
             ("accepted", ..) => {
@@ -335,8 +406,14 @@ async fn player(
             }
             ("game-over", ..) => {
                 churned = false;
+                // The next match's first prompt waits for every seat's
+                // `ready`: not a move's answer.
+                table.move_sent_us.store(0, Ordering::Relaxed);
                 if counts_games && measuring.load(Ordering::Relaxed) {
-                    counters.games.fetch_add(1, Ordering::Relaxed);
+                    match frame.game {
+                        Some(_) => counters.games.fetch_add(1, Ordering::Relaxed),
+                        None => counters.unstored.fetch_add(1, Ordering::Relaxed),
+                    };
                 }
                 conn.send(ClientMsg::Ready { room }).await?;
             }
@@ -359,7 +436,7 @@ async fn player(
         }
     }
     conn.close().await;
-    Ok(latencies)
+    Ok((latencies, to_prompt))
 }
 
 #[cfg(test)]

@@ -120,6 +120,11 @@ struct LoadArgs {
     /// The server's process id: report its resident memory (Linux).
     #[arg(long)]
     server_pid: Option<u32>,
+    /// Print a line of figures to stderr every this many seconds of the
+    /// measured window (moves/s, matches stored, errors, the server's
+    /// memory): the curve of a soak. 0 prints none.
+    #[arg(long, default_value_t = 0)]
+    report_every: u64,
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
@@ -311,6 +316,7 @@ fn load(a: LoadArgs) -> Result<()> {
         think: (a.think_ms > 0).then(|| std::time::Duration::from_millis(a.think_ms)),
         churn: a.churn,
         server_pid: a.server_pid,
+        report_every: (a.report_every > 0).then(|| std::time::Duration::from_secs(a.report_every)),
     };
     if !(0.0..=1.0).contains(&cfg.churn) {
         bail!("--churn is a share of the seats, from 0 to 1");
@@ -320,11 +326,15 @@ fn load(a: LoadArgs) -> Result<()> {
         println!("{}", serde_json::to_string(&r)?);
     } else {
         println!("tables {} ({} connections), {:.1} s", r.tables, r.connections, r.seconds);
-        println!("moves/s {:.0}  finished games/s {:.1}", r.moves_per_sec, r.finished_games_per_sec);
         println!(
-            "move->accepted p50 {:.2} ms  p99 {:.2} ms  errors {}  reconnects {}",
-            r.latency_p50_ms, r.latency_p99_ms, r.errors, r.reconnects
+            "moves/s {:.0}  finished games/s {:.1}  ({} stored, {} not stored)",
+            r.moves_per_sec, r.finished_games_per_sec, r.finished_games, r.unstored_games
         );
+        println!(
+            "move->accepted p50 {:.2} ms  p99 {:.2} ms  move->next prompt p50 {:.2} ms  p99 {:.2} ms",
+            r.latency_p50_ms, r.latency_p99_ms, r.next_prompt_p50_ms, r.next_prompt_p99_ms
+        );
+        println!("errors {}  reconnects {}", r.errors, r.reconnects);
         if let (Some(mib), Some(per)) = (r.server_rss_mib, r.server_rss_per_connection_kib) {
             println!("server RSS {mib:.1} MiB, {per:.1} KiB per connection");
         }

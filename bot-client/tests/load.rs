@@ -1,0 +1,37 @@
+//! `capicua-bot load` (the library behind it) against a live server: it
+//! plays, counts stored matches, and measures both response times.
+
+#[path = "../../server/tests/common/mod.rs"]
+mod common;
+
+use std::time::Duration;
+
+use capicua_bot::load::{LoadConfig, run};
+use common::{TestServer, config, temp_db};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn load_plays_tables_to_stored_matches_and_measures_the_server() {
+    let server = TestServer::start_with(temp_db(), config()).await;
+    let report = run(LoadConfig {
+        server: server.url(),
+        tables: 3,
+        seconds: 2,
+        preset: "latin".into(),
+        batch_events: true,
+        think: None,
+        // Every fourth seat churns: it registers, leaves mid-match and comes back.
+        churn: 0.25,
+        server_pid: Some(std::process::id()),
+        report_every: Some(Duration::from_secs(1)),
+    })
+    .await
+    .expect("load runs");
+    assert_eq!(report.connections, 12, "{report:?}");
+    assert_eq!(report.errors, 0, "{report:?}");
+    assert!(report.moves > 0 && report.finished_games > 0, "{report:?}");
+    assert_eq!(report.unstored_games, 0, "{report:?}");
+    assert!(report.reconnects > 0, "churning seats came back: {report:?}");
+    assert!(report.latency_p50_ms > 0.0 && report.latency_p99_ms >= report.latency_p50_ms, "{report:?}");
+    assert!(report.next_prompt_p50_ms > 0.0 && report.next_prompt_p99_ms >= report.next_prompt_p50_ms, "{report:?}");
+    assert!(report.server_rss_mib.is_some_and(|m| m > 0.0), "{report:?}");
+}
