@@ -4,13 +4,18 @@
 # plays TABLES tables for SECONDS seconds, RUNS times alternately, so both
 # see the same machine (its speed drifts by a third within minutes).
 #
-#   examples/load-ab.sh OLD_SERVER NEW_SERVER [TABLES] [SECONDS] [RUNS]
+#   examples/load-ab.sh OLD_SERVER NEW_SERVER [TABLES] [SECONDS] [RUNS] [more `capicua-bot load` flags]
 #   examples/load-ab.sh /tmp/old/capicua-server target/release/capicua-server 2000 20 3
+#   examples/load-ab.sh /tmp/old/capicua-server target/release/capicua-server 4000 60 2 --think-ms 1000
 #
 # Prints one line of the load client's JSON per run. Builds nothing: run
 # `cargo build --release -p capicua-server -p capicua-bot` first.
 set -euo pipefail
 old=$1 new=$2 tables=${3:-2000} seconds=${4:-20} runs=${5:-3}
+shift $(($# < 5 ? $# : 5))
+extra=("$@")
+# A descriptor per socket on each side: 4,000 tables are 16,000.
+ulimit -n "$(ulimit -Hn)"
 load="$(dirname "$0")/../target/release/capicua-bot"
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
@@ -21,7 +26,7 @@ run() { # name binary port
   local pid=$!
   for _ in $(seq 100); do curl -sf "localhost:$3/healthz" >/dev/null && break; sleep 0.1; done
   printf '%s: ' "$1"
-  "$load" load --server "ws://127.0.0.1:$3/ws" --tables "$tables" --seconds "$seconds" --json 2>/dev/null | tail -1
+  "$load" load --server "ws://127.0.0.1:$3/ws" --tables "$tables" --seconds "$seconds" --json ${extra[@]+"${extra[@]}"} 2>/dev/null | tail -1
   kill "$pid"
   wait "$pid" 2>/dev/null || true
 }

@@ -69,7 +69,7 @@ pub struct Config {
     pub outbound_buffer: usize,
     /// Longest wait of an event to a connection that asked for batched
     /// events (they usually leave sooner, with its next reply or prompt).
-    /// The flusher ticks at half this period.
+    /// The flusher ticks at a fifth of this period (`Flusher::tick_for`).
     pub batch_every: Duration,
     /// What a hosted bot may spend on a move (every hosted bot's spec came
     /// from a client).
@@ -271,7 +271,7 @@ impl AppState {
         let (shutdown_tx, shutdown_rx) = watch::channel(false);
         let (done_tx, done_rx) = mpsc::channel::<()>(1);
         let flusher = Arc::new(Flusher::default());
-        tokio::spawn(Flusher::run(Arc::downgrade(&flusher), config.batch_every / 2));
+        tokio::spawn(Flusher::run(Arc::downgrade(&flusher), Flusher::tick_for(config.batch_every)));
         let state = Arc::new(AppState {
             conn_permits: Arc::new(Semaphore::new(config.max_connections)),
             room_quota: limits::RoomQuota::new(config.max_rooms_per_owner),

@@ -251,10 +251,13 @@ enum Push {
 /// timer for the whole server instead of one per connection.
 ///
 /// Ticks number generations. A frame deferred in generation `g` is sent at
-/// the tick that starts generation `g + 2` unless an urgent frame took it
-/// first, so each waits at least one tick period and at most two: a bot
-/// prompted every few hundred milliseconds gets its events with its prompts,
-/// not on a tick that falls between.
+/// the tick that starts generation `g + WAIT_TICKS + 1` unless an urgent
+/// frame took it first, so each waits at least `WAIT_TICKS` tick periods and
+/// at most one more: a bot prompted every few hundred milliseconds gets its
+/// events with its prompts, not on a tick that falls between. The tick is a
+/// fraction of the wait so that the connections it wakes are spread over
+/// time as their frames were: waking every waiting connection at once (tens
+/// of thousands of writes) would delay the moves that arrive meanwhile.
 #[derive(Default)]
 pub struct Flusher {
     /// The generation frames deferred now belong to.
@@ -266,9 +269,18 @@ pub struct Flusher {
 }
 
 impl Flusher {
+    /// Whole tick periods a deferred frame waits, at least.
+    pub const WAIT_TICKS: u64 = 4;
+
+    /// The tick period for frames that wait at most `longest`: the wait is
+    /// `WAIT_TICKS` to `WAIT_TICKS + 1` periods.
+    pub fn tick_for(longest: Duration) -> Duration {
+        (longest / (Self::WAIT_TICKS as u32 + 1)).max(Duration::from_millis(1))
+    }
+
     /// Starts a new generation, wakes every listed outbox whose deferred
-    /// frames are two generations old, and drops from the list the outboxes
-    /// that hold none.
+    /// frames are `WAIT_TICKS + 1` generations old, and drops from the list
+    /// the outboxes that hold none.
     pub fn tick(&self) {
         let now = self.generation.fetch_add(1, Ordering::Relaxed) + 1;
         let listed = std::mem::take(&mut *self.listed.lock().expect("flusher lock"));
@@ -278,7 +290,7 @@ impl Flusher {
             match q.deferred_since {
                 None => q.listed = false,
                 Some(g) => {
-                    if g + 2 <= now {
+                    if g + Self::WAIT_TICKS < now {
                         out.0.ready.notify_one();
                     }
                     drop(q);
@@ -343,19 +355,23 @@ mod tests {
         out.send_deferrable(frame("e2"));
         assert_eq!(flusher.listed.lock().unwrap().len(), 1, "listed once");
         assert!(ready_now(&out).await.is_none());
-        flusher.tick();
-        assert!(ready_now(&out).await.is_none(), "the first tick only ages them");
+        for _ in 0..Flusher::WAIT_TICKS {
+            flusher.tick();
+            assert!(ready_now(&out).await.is_none(), "the first ticks only age them");
+        }
         out.send_deferrable(frame("e3"));
         assert_eq!(flusher.listed.lock().unwrap().len(), 1, "still listed once");
         flusher.tick();
-        let b = ready_now(&out).await.expect("the second tick wakes it");
+        let b = ready_now(&out).await.expect("the tick after the wait wakes it");
         assert_eq!(b.frames, vec![frame("e1"), frame("e2"), frame("e3")]);
         out.send_deferrable(frame("e4"));
         assert_eq!(flusher.listed.lock().unwrap().len(), 1, "still listed while it defers");
+        for _ in 0..Flusher::WAIT_TICKS {
+            flusher.tick();
+            assert!(ready_now(&out).await.is_none(), "e4 has not waited long enough");
+        }
         flusher.tick();
-        assert!(ready_now(&out).await.is_none(), "e4 is one generation old");
-        flusher.tick();
-        assert_eq!(ready_now(&out).await.expect("two ticks later").frames, vec![frame("e4")]);
+        assert_eq!(ready_now(&out).await.expect("its wait is over").frames, vec![frame("e4")]);
         flusher.tick();
         assert!(flusher.listed.lock().unwrap().is_empty(), "dropped from the list once it holds nothing deferred");
     }
@@ -368,10 +384,12 @@ mod tests {
         assert_eq!(ready_now(&out).await.unwrap().frames.len(), 2);
         flusher.tick();
         out.send_deferrable(frame("e2"));
-        flusher.tick();
-        // e2 was deferred in generation 1: this tick starts generation 2 and
-        // sends only frames of generation 0, which the prompt already took.
-        assert!(ready_now(&out).await.is_none(), "nothing old enough");
+        // e2 was deferred in generation 1: until its wait is over, the ticks
+        // would send only frames of generation 0, which the prompt took.
+        for _ in 0..Flusher::WAIT_TICKS {
+            flusher.tick();
+            assert!(ready_now(&out).await.is_none(), "nothing old enough");
+        }
         flusher.tick();
         assert_eq!(ready_now(&out).await.expect("its own generation").frames, vec![frame("e2")]);
     }
