@@ -115,12 +115,59 @@ fn the_checker_catches_a_leak() {
     assert!(leaks(&frames, Some(1), &|o| view.sees(Seat(o)), &held).is_empty());
 }
 
+/// Plays one match of `spec` at `seats` test clients (odd seats batched)
+/// with a spectator watching, and checks every frame each of them got.
+async fn scan_one(server: Arc<TestServer>, db: capicua_server::Db, spec: Value, seats: usize, batched_spectator: bool) {
+    // Odd seats, and every other spectator, take their events batched:
+    // the frames differ in timing only, and are checked alike.
+    let mut players = vec![];
+    for i in 0..seats {
+        players.push(if i % 2 == 1 { server.batched_guest().await } else { server.guest().await });
+    }
+    let room = players[0].create_room(spec.clone()).await;
+    let mut spectator = if batched_spectator { server.batched_guest().await } else { server.guest().await };
+    assert_eq!(spectator.request(json!({"type": "spectate", "room": room})).await["type"], "spectating");
+    for (i, p) in players.iter_mut().enumerate() {
+        assert_eq!(p.join(room, Some(i as u8)).await, i as u8);
+    }
+    for p in players.iter_mut() {
+        p.ready(room).await;
+    }
+    // The spectator reads while the match plays: a reader that waited for
+    // the end would be closed as a slow consumer in a long match.
+    let watching = tokio::spawn(async move {
+        spectator.recv_type("game-over").await;
+        spectator
+    });
+    let (players, game_id) = play_out(players, room).await;
+    let spectator = watching.await.unwrap();
+    let stored = db.game(game_id).await.unwrap().expect("stored");
+    let rules: Arc<Rules> = Rules::new(stored.variant.clone()).unwrap().into();
+    let held = tiles_held(rules.clone(), stored.seating.clone(), stored.seed, &stored.moves);
+    let moved = moves_by_seat(rules.clone(), stored.seating.clone(), stored.seed, &stored.moves);
+    let table = Game::new(rules, stored.seating.clone(), stored.seed).unwrap();
+    for (i, p) in players.iter().enumerate() {
+        let view = table.view(Seat(i as u8));
+        let found = leaks(&p.frames, Some(i as u8), &|o| view.sees(Seat(o)), &held);
+        assert!(found.is_empty(), "{spec}: seat {i} was shown hidden tiles: {found:?}");
+        // One prompt per move the seat made (a match can end before a seat's
+        // first turn: a longana hand blocked after its lead).
+        let prompts = p.frames.iter().filter(|f| f["type"] == "prompt").count();
+        assert_eq!(prompts, moved[i], "{spec} (game {game_id}): seat {i}'s prompts against its moves");
+    }
+    let found = leaks(&spectator.frames, None, &|_| false, &held);
+    assert!(found.is_empty(), "{spec}: the spectator was shown hidden tiles: {found:?}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn no_frame_holds_a_hidden_tile() {
     // Matches per spec; the scan at scale sets it (20 specs: 5,000 each is
-    // 100,000 matches).
-    let per_preset: usize = std::env::var("CAPICUA_LEAK_GAMES").ok().and_then(|s| s.parse().ok()).unwrap_or(1);
-    let server = TestServer::start().await;
+    // 100,000 matches), and how many play at once.
+    let env = |name: &str, default: usize| std::env::var(name).ok().and_then(|s| s.parse().ok()).unwrap_or(default);
+    let per_preset = env("CAPICUA_LEAK_GAMES", 1);
+    let at_once = env("CAPICUA_LEAK_AT_ONCE", 4).max(1);
+    let started = std::time::Instant::now();
+    let server = Arc::new(TestServer::start().await);
     let db = capicua_server::Db::open(server.db_path.to_str().unwrap()).await.unwrap();
     // Every two-faced preset at its largest table, then latin under every
     // other visibility option.
@@ -142,50 +189,21 @@ async fn no_frame_holds_a_hidden_tile() {
     let kinds = specs.len();
     let mut games = 0;
     for (spec, seats) in specs {
+        let mut playing = tokio::task::JoinSet::new();
         for _ in 0..per_preset {
-            // Odd seats, and every other spectator, take their events batched:
-            // the frames differ in timing only, and are checked alike.
-            let mut players = vec![];
-            for i in 0..seats {
-                players.push(if i % 2 == 1 { server.batched_guest().await } else { server.guest().await });
+            if playing.len() >= at_once {
+                playing.join_next().await.unwrap().unwrap();
             }
-            let room = players[0].create_room(spec.clone()).await;
-            let mut spectator = if games % 2 == 1 { server.batched_guest().await } else { server.guest().await };
-            assert_eq!(spectator.request(json!({"type": "spectate", "room": room})).await["type"], "spectating");
-            for (i, p) in players.iter_mut().enumerate() {
-                assert_eq!(p.join(room, Some(i as u8)).await, i as u8);
-            }
-            for p in players.iter_mut() {
-                p.ready(room).await;
-            }
-            // The spectator reads while the match plays: a reader that
-            // waited for the end would be closed as a slow consumer in a
-            // long match.
-            let watching = tokio::spawn(async move {
-                spectator.recv_type("game-over").await;
-                spectator
-            });
-            let (players, game_id) = play_out(players, room).await;
-            let spectator = watching.await.unwrap();
-            let stored = db.game(game_id).await.unwrap().expect("stored");
-            let rules: Arc<Rules> = Rules::new(stored.variant.clone()).unwrap().into();
-            let held = tiles_held(rules.clone(), stored.seating.clone(), stored.seed, &stored.moves);
-            let moved = moves_by_seat(rules.clone(), stored.seating.clone(), stored.seed, &stored.moves);
-            let table = Game::new(rules, stored.seating.clone(), stored.seed).unwrap();
-            for (i, p) in players.iter().enumerate() {
-                let view = table.view(Seat(i as u8));
-                let found = leaks(&p.frames, Some(i as u8), &|o| view.sees(Seat(o)), &held);
-                assert!(found.is_empty(), "{spec}: seat {i} was shown hidden tiles: {found:?}");
-                // One prompt per move the seat made (a match can end before a
-                // seat's first turn: a longana hand blocked after its lead).
-                let prompts = p.frames.iter().filter(|f| f["type"] == "prompt").count();
-                assert_eq!(prompts, moved[i], "{spec} (game {game_id}): seat {i}'s prompts against its moves");
-            }
-            let found = leaks(&spectator.frames, None, &|_| false, &held);
-            assert!(found.is_empty(), "{spec}: the spectator was shown hidden tiles: {found:?}");
+            playing.spawn(scan_one(server.clone(), db.clone(), spec.clone(), seats, games % 2 == 1));
             games += 1;
+        }
+        while let Some(done) = playing.join_next().await {
+            done.unwrap();
         }
     }
     assert_eq!(games, kinds * per_preset);
-    eprintln!("{games} matches over {kinds} specs scanned, every frame to every seat and a spectator");
+    eprintln!(
+        "{games} matches over {kinds} specs scanned in {:.0} s, every frame to every seat and a spectator",
+        started.elapsed().as_secs_f64()
+    );
 }
