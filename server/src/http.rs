@@ -46,7 +46,7 @@ pub(crate) fn router(state: Arc<AppState>) -> Router {
     };
     Router::new()
         .route("/ws", get(ws))
-        .route("/healthz", get(|| async { "ok" }))
+        .route("/healthz", get(healthz))
         .route("/metrics", get(metrics))
         .merge(api)
         .merge(crate::web::router())
@@ -321,6 +321,25 @@ async fn leaderboard(
 /// name, or a custom variant's name and rules fingerprint (`house#3f09c2a1b7d4`).
 async fn leaderboards(State(state): State<Arc<AppState>>) -> Result<Json<Vec<String>>, ApiError> {
     Ok(Json(state.db.rated_variants().await.map_err(ApiError::internal)?))
+}
+
+/// `GET /healthz`: `200 ok` while finished matches are being stored;
+/// `503` with the reason while the latest attempt to store one failed (a
+/// full disk, a read-only file system, a lock held by another process), so
+/// a health check sees a server that plays on but loses every result.
+async fn healthz(State(state): State<Arc<AppState>>) -> Response {
+    match state.db.store_failure() {
+        None => "ok".into_response(),
+        Some(f) => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            Json(serde_json::json!({
+                "status": "degraded",
+                "database": format!("storing finished matches failed: {}", f.error),
+                "since": f.since,
+            })),
+        )
+            .into_response(),
+    }
 }
 
 async fn metrics(State(state): State<Arc<AppState>>) -> impl IntoResponse {

@@ -56,6 +56,16 @@ enum Command {
         /// reply).
         #[arg(long, env = "CAPICUA_BATCH_MS", default_value_t = 1000, value_parser = clap::value_parser!(u64).range(2..=60_000))]
         batch_ms: u64,
+        /// Milliseconds a database write waits for a lock another process
+        /// holds (SQLite's busy timeout) before it fails.
+        #[arg(long, env = "CAPICUA_DB_BUSY_MS", default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..=600_000))]
+        db_busy_ms: u64,
+        /// Milliseconds a finished match whose storing failed for a reason
+        /// that can pass (a lock, a full disk, an I/O error) is retried
+        /// before its players hear it was not stored (`game: null`); 0 does
+        /// not retry.
+        #[arg(long, env = "CAPICUA_STORE_RETRY_MS", default_value_t = 5_000, value_parser = clap::value_parser!(u64).range(0..=600_000))]
+        store_retry_ms: u64,
         #[command(flatten)]
         bots: BotLimits,
         #[command(flatten)]
@@ -247,6 +257,8 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             rate,
             reconnect_grace,
             batch_ms,
+            db_busy_ms,
+            store_retry_ms,
             bots,
             limits,
         } => {
@@ -264,7 +276,12 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                     return Err(e);
                 }
             };
-            let db = match open_for_writing(&database, allow_foreign_tables).await {
+            let options = capicua_server::db::OpenOptions {
+                allow_foreign_tables,
+                busy_timeout: std::time::Duration::from_millis(db_busy_ms),
+                store_retry: std::time::Duration::from_millis(store_retry_ms),
+            };
+            let db = match open_with(&database, options).await {
                 Ok(db) => db,
                 Err(e) => {
                     if let Some(path) = socket_file {
@@ -431,11 +448,17 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Health { url, timeout_ms } => {
             let timeout = std::time::Duration::from_millis(timeout_ms);
-            let status = tokio::time::timeout(timeout, http_status(&url))
+            let (status, body) = tokio::time::timeout(timeout, http_status(&url))
                 .await
                 .map_err(|_| anyhow::anyhow!("{url}: no answer within {timeout_ms} ms"))??;
             if !(200..300).contains(&status) {
-                anyhow::bail!("{url}: HTTP status {status}");
+                // The server's reason (`/healthz` names what fails) goes
+                // with the status, on the same line.
+                let reason = body.split_whitespace().collect::<Vec<_>>().join(" ");
+                if reason.is_empty() {
+                    anyhow::bail!("{url}: HTTP status {status}");
+                }
+                anyhow::bail!("{url}: HTTP status {status}: {reason}");
             }
             outln!("{url}: HTTP status {status}");
         }
@@ -538,12 +561,17 @@ fn lock_for_serving(database: &str) -> anyhow::Result<Option<std::fs::File>> {
     let mut lock_path = file.as_os_str().to_owned();
     lock_path.push(".lock");
     let lock_path = std::path::PathBuf::from(lock_path);
-    let lock = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&lock_path)
-        .with_context(|| format!("opening the lock file {}", lock_path.display()))?;
+    let lock = match std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(&lock_path) {
+        Ok(lock) => lock,
+        // Serving stores every finished match: on a file system it cannot
+        // write, every result would be lost while the server looked
+        // healthy. Refused before anything else, in one line.
+        Err(e) if e.kind() == std::io::ErrorKind::ReadOnlyFilesystem => anyhow::bail!(
+            "the database {database} is on a read-only file system: serve needs to write it (it stores every \
+             finished match), so it does not start; `standings` and `tournament list` read such a database"
+        ),
+        Err(e) => return Err(anyhow::Error::new(e).context(format!("opening the lock file {}", lock_path.display()))),
+    };
     match try_lock(&lock) {
         Ok(true) => Ok(Some(lock)),
         Ok(false) => anyhow::bail!(
@@ -577,7 +605,11 @@ fn try_lock(_: &std::fs::File) -> std::io::Result<bool> {
 /// `tournament create`): created and migrated if needed, refused untouched
 /// if it holds foreign tables (unless allowed).
 async fn open_for_writing(database: &str, allow_foreign_tables: bool) -> anyhow::Result<capicua_server::Db> {
-    let options = capicua_server::db::OpenOptions { allow_foreign_tables };
+    open_with(database, capicua_server::db::OpenOptions { allow_foreign_tables, ..Default::default() }).await
+}
+
+/// [`open_for_writing`] with every option given.
+async fn open_with(database: &str, options: capicua_server::db::OpenOptions) -> anyhow::Result<capicua_server::Db> {
     capicua_server::Db::open_with(database, options).await.with_context(|| format!("opening {database}"))
 }
 
@@ -592,10 +624,10 @@ async fn open_read_only(database: &str) -> anyhow::Result<capicua_server::Db> {
     }
 }
 
-/// The status code of `GET url` (HTTP/1.1 over plain TCP). A hand-written
-/// request keeps the probe free of an HTTP client dependency: it only needs
-/// the status line.
-async fn http_status(url: &str) -> anyhow::Result<u16> {
+/// The status code and body of `GET url` (HTTP/1.1 over plain TCP). A
+/// hand-written request keeps the probe free of an HTTP client dependency:
+/// it needs the status line, and the body only to print a failure's reason.
+async fn http_status(url: &str) -> anyhow::Result<(u16, String)> {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let rest = url.strip_prefix("http://").with_context(|| format!("{url}: only http:// URLs can be probed"))?;
     let (authority, path) = match rest.find('/') {
@@ -612,25 +644,46 @@ async fn http_status(url: &str) -> anyhow::Result<u16> {
     let mut stream = tokio::net::TcpStream::connect(&address).await.with_context(|| format!("{url}: connecting"))?;
     let request = format!("GET {path} HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\n\r\n");
     stream.write_all(request.as_bytes()).await.with_context(|| format!("{url}: sending"))?;
-    // The status line is all that is needed; a short read loop keeps a
-    // large body from being read at all.
-    let mut head = Vec::new();
+    // Read until the status line has come, then on until the body is
+    // whole (by its `Content-Length`) or the server closes; never more than
+    // a few KiB, so a large or endless body is not read at all.
+    const MOST: usize = 4096;
+    let mut answer = Vec::new();
     let mut buf = [0u8; 512];
-    while !head.contains(&b'\n') && head.len() < 4096 {
-        let n = stream.read(&mut buf).await.with_context(|| format!("{url}: reading"))?;
+    while answer.len() < MOST && !answer_complete(&answer) {
+        let n = match stream.read(&mut buf).await {
+            Ok(n) => n,
+            // A reset after the status line: what came is the answer.
+            Err(_) if answer.contains(&b'\n') => break,
+            Err(e) => return Err(anyhow::Error::new(e).context(format!("{url}: reading"))),
+        };
         if n == 0 {
             break;
         }
-        head.extend_from_slice(&buf[..n]);
+        answer.extend_from_slice(&buf[..n]);
     }
-    let line = String::from_utf8_lossy(&head);
-    let line = line.lines().next().unwrap_or_default();
+    let text = String::from_utf8_lossy(&answer);
+    let line = text.lines().next().unwrap_or_default();
     let status = line
         .strip_prefix("HTTP/1.")
         .and_then(|l| l.get(2..5))
         .and_then(|code| code.parse().ok())
         .with_context(|| format!("{url}: not an HTTP answer: {line:?}"))?;
-    Ok(status)
+    let body = text.split_once("\r\n\r\n").map(|(_, body)| body).unwrap_or_default();
+    Ok((status, body.chars().take(300).collect()))
+}
+
+/// Whether `answer` holds a whole HTTP response: its head, and as many
+/// body bytes as its `Content-Length` says (a head without one waits for
+/// the server to close).
+fn answer_complete(answer: &[u8]) -> bool {
+    let Some(end) = answer.windows(4).position(|w| w == b"\r\n\r\n") else { return false };
+    let head = String::from_utf8_lossy(&answer[..end]);
+    let length = head.lines().find_map(|l| {
+        let (name, value) = l.split_once(':')?;
+        if name.trim().eq_ignore_ascii_case("content-length") { value.trim().parse::<usize>().ok() } else { None }
+    });
+    length.is_some_and(|n| answer.len() >= end + 4 + n)
 }
 
 /// Resolves on SIGINT (Ctrl-C) or SIGTERM.

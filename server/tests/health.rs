@@ -27,6 +27,12 @@ fn health(args: &[&str]) -> (bool, String, String) {
 /// A one-shot HTTP server that reads a request and answers `reply` (None: it
 /// accepts and then says nothing); returns its URL.
 fn canned(reply: Option<&'static str>) -> String {
+    canned_holding(reply, false)
+}
+
+/// [`canned`], keeping the connection open after the reply when `hold`
+/// (as a server that ignores `Connection: close` would).
+fn canned_holding(reply: Option<&'static str>, hold: bool) -> String {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}/healthz", listener.local_addr().unwrap());
     std::thread::spawn(move || {
@@ -36,6 +42,9 @@ fn canned(reply: Option<&'static str>) -> String {
         match reply {
             Some(r) => {
                 let _ = s.write_all(r.as_bytes());
+                if hold {
+                    let _ = s.read(&mut buf);
+                }
             }
             // Hold the connection open, silent, until the probe gives up.
             None => {
@@ -62,6 +71,24 @@ fn an_error_status_is_unhealthy_and_named() {
     let (ok, _, stderr) = health(&["--url", &url]);
     assert!(!ok);
     assert_eq!(stderr.trim(), format!("error: {url}: HTTP status 503"));
+}
+
+#[test]
+fn an_error_status_is_printed_with_the_servers_reason() {
+    // What `/healthz` answers while finished matches cannot be stored; the
+    // server keeps the connection open: the body's length ends the read.
+    let body = r#"{"status":"degraded","database":"storing finished matches failed: database or disk is full","since":1795000000}"#;
+    let reply: &'static str = Box::leak(
+        format!(
+            "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
+            body.len()
+        )
+        .into_boxed_str(),
+    );
+    let url = canned_holding(Some(reply), true);
+    let (ok, _, stderr) = health(&["--url", &url, "--timeout-ms", "10000"]);
+    assert!(!ok);
+    assert_eq!(stderr.trim(), format!("error: {url}: HTTP status 503: {body}"));
 }
 
 #[test]

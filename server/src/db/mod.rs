@@ -26,6 +26,7 @@ pub mod tournaments;
 mod writer;
 
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use sha2::{Digest, Sha256};
@@ -53,6 +54,10 @@ pub enum DbError {
     /// The name is already registered.
     #[error("the name {0:?} is taken")]
     NameTaken(String),
+    /// The writer could not store a finished game (its reason, as the
+    /// writer logged it).
+    #[error("the game was not stored: {0}")]
+    NotStored(String),
     /// The writer task is gone (shutting down).
     #[error("the database writer has stopped")]
     WriterGone,
@@ -116,12 +121,65 @@ pub enum DbError {
     ReadOnly,
 }
 
-/// How [`Db::open_with`] treats a file it did not make.
-#[derive(Clone, Copy, Debug, Default)]
+/// How [`Db::open_with`] treats a file it did not make, and how long a
+/// write waits out a busy database.
+#[derive(Clone, Copy, Debug)]
 pub struct OpenOptions {
     /// Use a database that also holds tables capicua's schema does not
     /// have (a file shared with another program) instead of refusing it.
     pub allow_foreign_tables: bool,
+    /// How long one statement waits for another process's write lock
+    /// (SQLite's busy timeout) before it fails with "database is locked".
+    pub busy_timeout: Duration,
+    /// How long the writer keeps retrying a finished game's transaction
+    /// that failed for a reason that can pass (a lock, a full disk, an I/O
+    /// error) before the room hears that its match was not stored. Each
+    /// retry may itself wait up to `busy_timeout`.
+    pub store_retry: Duration,
+}
+
+impl Default for OpenOptions {
+    fn default() -> Self {
+        OpenOptions {
+            allow_foreign_tables: false,
+            busy_timeout: Duration::from_secs(10),
+            store_retry: Duration::from_secs(5),
+        }
+    }
+}
+
+/// Why the last attempt to store a finished game failed, while no later
+/// attempt has succeeded: what `/healthz` reports.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoreFailure {
+    /// The database's reason (`database or disk is full`).
+    pub error: String,
+    /// When the failures began (Unix seconds): the first failed attempt
+    /// after the last success.
+    pub since: i64,
+}
+
+/// The outcome of the writer's latest attempt, shared with readers of
+/// [`Db::store_failure`].
+#[derive(Debug, Default)]
+pub(crate) struct StoreHealth(std::sync::Mutex<Option<StoreFailure>>);
+
+impl StoreHealth {
+    fn get(&self) -> Option<StoreFailure> {
+        // A poisoned lock still holds a sound value: an `Option` is
+        // replaced whole.
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    pub(crate) fn stored(&self) {
+        *self.0.lock().unwrap_or_else(|p| p.into_inner()) = None;
+    }
+
+    pub(crate) fn failed(&self, error: String) {
+        let mut last = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let since = last.as_ref().map_or_else(now_secs, |f| f.since);
+        *last = Some(StoreFailure { error, since });
+    }
 }
 
 /// The database: a pool for reads and a writer task for finished games.
@@ -132,6 +190,8 @@ pub struct Db {
     writer_done: tokio::sync::watch::Receiver<bool>,
     /// Opened by [`Db::open_read_only`]: there is no writer task.
     read_only: bool,
+    /// The writer's latest outcome.
+    health: Arc<StoreHealth>,
 }
 
 /// Hex SHA-256 of a token: only this is stored.
@@ -193,18 +253,28 @@ impl Db {
             // WAL + NORMAL: a commit survives a process crash; only an OS
             // crash can lose the last commits, never corrupt the file.
             .synchronous(SqliteSynchronous::Normal)
-            .busy_timeout(Duration::from_secs(10))
+            .busy_timeout(options.busy_timeout)
             .foreign_keys(true);
         let pool = SqlitePoolOptions::new()
             .max_connections(4)
             // No ping before each checkout: it costs a round trip to the
             // SQLite worker thread on every query.
             .test_before_acquire(false)
+            // On a full disk or an I/O error SQLite rolls the transaction
+            // back by itself; sqlx still counts it open, its own ROLLBACK
+            // then fails, and the connection stays counted in a
+            // transaction: its next `begin` would open a savepoint, not a
+            // transaction, and its commit would leave the write lock held,
+            // locking every later write out. Such a connection is closed
+            // instead of reused (closing rolls back whatever SQLite still
+            // holds and frees the lock); the pool opens a fresh one.
+            .after_release(|conn, _| Box::pin(async move { Ok(!conn.is_in_transaction()) }))
             .connect_with(opts)
             .await?;
         schema::MIGRATOR.run(&pool).await?;
-        let (writer, writer_done) = writer::spawn(pool.clone()).await?;
-        Ok(Db { pool, writer, writer_done, read_only: false })
+        let health = Arc::new(StoreHealth::default());
+        let (writer, writer_done) = writer::spawn(pool.clone(), health.clone(), options.store_retry).await?;
+        Ok(Db { pool, writer, writer_done, read_only: false, health })
     }
 
     /// Opens an existing database for reading only: no file is created, no
@@ -233,7 +303,7 @@ impl Db {
         // No writer task: its queue is closed at once and it counts as done.
         let (writer, _) = mpsc::channel(1);
         let (_, writer_done) = tokio::sync::watch::channel(true);
-        Ok(Db { pool, writer, writer_done, read_only: true })
+        Ok(Db { pool, writer, writer_done, read_only: true, health: Arc::default() })
     }
 
     /// A read-only pool on a database whose schema is exactly this binary's.
@@ -255,9 +325,15 @@ impl Db {
         &self.pool
     }
 
+    /// Why storing finished games fails, while it does: `None` once the
+    /// latest attempt succeeded (or none was made).
+    pub fn store_failure(&self) -> Option<StoreFailure> {
+        self.health.get()
+    }
+
     /// Waits until every queued game is committed, then closes the pool.
     pub async fn close(self) {
-        let Db { pool, writer, mut writer_done, read_only } = self;
+        let Db { pool, writer, mut writer_done, read_only, .. } = self;
         // The writer drains its queue and ends when every sender is dropped
         // (the caller drops the other clones first).
         drop(writer);

@@ -3,9 +3,17 @@
 //! and tournament results, and answers each room once it is committed. A
 //! batch whose transaction fails is stored again game by game, so each room
 //! hears whether its own game was stored.
+//!
+//! A transaction that fails for a reason that can pass (another process
+//! holds the write lock, the disk is full, an I/O error) is retried, the
+//! whole batch, for a bounded time before its rooms hear that their games
+//! were not stored: a player would rather wait a few seconds for the result
+//! than lose the match to a momentary lock. Every attempt's outcome is
+//! recorded for `/healthz`.
 
 use std::collections::HashMap;
 use std::sync::Arc;
+use std::time::Duration;
 
 use capicua_engine::Variant;
 use sqlx::sqlite::SqlitePool;
@@ -14,7 +22,7 @@ use tokio::sync::{mpsc, oneshot, watch};
 
 use super::games::{Encoded, GameRecord, SeatKind};
 use super::ratings::{self, Rated, Ratings};
-use super::{Db, DbError, now_secs, tournaments};
+use super::{Db, DbError, StoreHealth, now_secs, tournaments};
 
 /// A finished game queued for the writer.
 pub(super) struct StoreJob {
@@ -36,7 +44,7 @@ impl Db {
         self.writer.send(StoreJob { record, encoded, reply }).await.map_err(|_| DbError::WriterGone)?;
         match rx.await {
             Ok(Ok(id)) => Ok(id),
-            Ok(Err(msg)) => Err(DbError::Sql(sqlx::Error::Protocol(msg))),
+            Ok(Err(msg)) => Err(DbError::NotStored(msg)),
             Err(_) => Err(DbError::WriterGone),
         }
     }
@@ -44,58 +52,146 @@ impl Db {
 
 /// Starts the writer task: the queue to it, and a flag set once it has
 /// stored everything queued and ended (every sender dropped).
-pub(super) async fn spawn(pool: SqlitePool) -> Result<(mpsc::Sender<StoreJob>, watch::Receiver<bool>), DbError> {
+pub(super) async fn spawn(
+    pool: SqlitePool,
+    health: Arc<StoreHealth>,
+    retry: Duration,
+) -> Result<(mpsc::Sender<StoreJob>, watch::Receiver<bool>), DbError> {
     let (tx, rx) = mpsc::channel(4096);
     let (done_tx, done) = watch::channel(false);
     // Loaded now, so the first finished game costs no extra reads.
     let state = WriterState::load(&pool).await?;
     tokio::spawn(async move {
-        writer(pool, rx, state).await;
+        let mut writer = Writer { pool, state: Some(state), health, retry };
+        writer.run(rx).await;
         let _ = done_tx.send(true);
     });
     Ok((tx, done))
 }
 
-/// The single writer: batches queued games into one transaction each round.
-async fn writer(pool: SqlitePool, mut rx: mpsc::Receiver<StoreJob>, state: WriterState) {
-    // This task is the only writer of `games` and `ratings`: it numbers new
-    // games itself and keeps every rating in memory (loaded at open;
-    // reloaded after a failed transaction), so a batch needs no reads at all.
-    let mut state = Some(state);
-    let mut batch = Vec::with_capacity(MAX_BATCH);
-    while rx.recv_many(&mut batch, MAX_BATCH).await > 0 {
-        store_and_answer(&pool, &mut state, &mut batch).await;
+/// The single writer of finished games.
+struct Writer {
+    pool: SqlitePool,
+    /// What the writer knows of the committed database; `None` after a
+    /// failed transaction, until it is loaded again.
+    state: Option<WriterState>,
+    /// Where each attempt's outcome is recorded.
+    health: Arc<StoreHealth>,
+    /// How long a failure that can pass is retried.
+    retry: Duration,
+}
+
+/// The first pause before a failed batch is tried again; it doubles up to
+/// [`MAX_RETRY_PAUSE`].
+const FIRST_RETRY_PAUSE: Duration = Duration::from_millis(100);
+const MAX_RETRY_PAUSE: Duration = Duration::from_secs(1);
+
+impl Writer {
+    /// Batches queued games into one transaction each round.
+    async fn run(&mut self, mut rx: mpsc::Receiver<StoreJob>) {
+        // This task is the only writer of `games` and `ratings`: it numbers
+        // new games itself and keeps every rating in memory (loaded at open;
+        // reloaded after a failed transaction), so a batch needs no reads.
+        let mut batch = Vec::with_capacity(MAX_BATCH);
+        while rx.recv_many(&mut batch, MAX_BATCH).await > 0 {
+            self.store_and_answer(&mut batch).await;
+        }
+    }
+
+    /// Stores a batch and answers each of its jobs, leaving `batch` empty.
+    ///
+    /// A failure that can pass is retried for the whole batch; if it
+    /// outlasts the retries, every game of the batch is answered with it
+    /// (storing them one by one would only wait for the same lock or disk
+    /// once per game). A failure of the data itself (a constraint) stores
+    /// each game again in its own transaction: one game the database
+    /// refuses costs only its own answer, not those of the games that
+    /// happened to finish with it.
+    async fn store_and_answer(&mut self, batch: &mut Vec<StoreJob>) {
+        match self.store_retrying(batch).await {
+            Ok(first) => {
+                for (job, id) in batch.drain(..).zip(first..) {
+                    let _ = job.reply.send(Ok(id));
+                }
+            }
+            Err(e) if batch.len() == 1 || can_pass(&e) => {
+                tracing::error!(error = %e, games = batch.len(), "storing finished games failed");
+                let reason = e.to_string();
+                for job in batch.drain(..) {
+                    let _ = job.reply.send(Err(reason.clone()));
+                }
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, games = batch.len(), "storing a batch failed; storing its games one by one");
+                for job in batch.drain(..) {
+                    let result = self.store(std::slice::from_ref(&job)).await;
+                    if let Err(e) = &result {
+                        tracing::error!(error = %e, "storing a finished game failed");
+                    }
+                    let _ = job.reply.send(result.map_err(|e| e.to_string()));
+                }
+            }
+        }
+    }
+
+    /// [`Writer::store`], tried again after a failure that can pass until
+    /// the retry time is spent: the last attempt starts when it ends, so
+    /// the whole takes at most the retry time and one attempt (which may
+    /// wait out the busy timeout).
+    async fn store_retrying(&mut self, jobs: &[StoreJob]) -> Result<i64, DbError> {
+        let deadline = tokio::time::Instant::now() + self.retry;
+        let mut pause = FIRST_RETRY_PAUSE;
+        loop {
+            let result = self.store(jobs).await;
+            let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+            match result {
+                Err(e) if can_pass(&e) && !left.is_zero() => {
+                    let wait = pause.min(left);
+                    tracing::warn!(error = %e, games = jobs.len(), retry_in_ms = wait.as_millis() as u64, "storing finished games failed; retrying");
+                    tokio::time::sleep(wait).await;
+                    pause = (pause * 2).min(MAX_RETRY_PAUSE);
+                }
+                result => return result,
+            }
+        }
+    }
+
+    /// Stores `jobs` in one transaction (loading the writer's state first
+    /// if a failed transaction dropped it) and records the outcome; returns
+    /// the id of the first game, the others following in order.
+    async fn store(&mut self, jobs: &[StoreJob]) -> Result<i64, DbError> {
+        let result = store(&self.pool, &mut self.state, jobs).await;
+        match &result {
+            Ok(_) => self.health.stored(),
+            Err(e) => self.health.failed(reason(e)),
+        }
+        result
     }
 }
 
-/// Stores a batch and answers each of its jobs, leaving `batch` empty.
-///
-/// If the batch's transaction fails, each game is stored again in its own
-/// transaction: one game the database refuses costs only its own answer,
-/// not those of the games that happened to finish with it.
-async fn store_and_answer(pool: &SqlitePool, state: &mut Option<WriterState>, batch: &mut Vec<StoreJob>) {
-    match store(pool, state, batch).await {
-        Ok(first) => {
-            for (job, id) in batch.drain(..).zip(first..) {
-                let _ = job.reply.send(Ok(id));
-            }
+/// Whether a failed transaction may succeed if tried again unchanged: the
+/// database was busy or locked, the disk full or read-only, an I/O error,
+/// the pool had no connection to give. A refused row (a constraint) or bad
+/// data would fail the same way again.
+fn can_pass(e: &DbError) -> bool {
+    match e {
+        DbError::Sql(sqlx::Error::Database(db)) => {
+            let code = db.code().and_then(|c| c.parse::<i32>().ok()).unwrap_or(0);
+            // Primary result codes (the low byte of an extended one):
+            // BUSY, LOCKED, READONLY, IOERR, FULL, CANTOPEN, PROTOCOL.
+            matches!(code & 0xff, 5 | 6 | 8 | 10 | 13 | 14 | 15)
         }
-        Err(e) if batch.len() == 1 => {
-            tracing::error!(error = %e, "storing a finished game failed");
-            for job in batch.drain(..) {
-                let _ = job.reply.send(Err(e.to_string()));
-            }
-        }
-        Err(e) => {
-            tracing::warn!(error = %e, games = batch.len(), "storing a batch failed; storing its games one by one");
-            for job in batch.drain(..) {
-                let result = store(pool, state, std::slice::from_ref(&job)).await;
-                if let Err(e) = &result {
-                    tracing::error!(error = %e, "storing a finished game failed");
-                }
-                let _ = job.reply.send(result.map_err(|e| e.to_string()));
-            }
-        }
+        DbError::Sql(sqlx::Error::Io(_) | sqlx::Error::PoolTimedOut) => true,
+        _ => false,
+    }
+}
+
+/// A short reason for `/healthz`: SQLite's own message when there is one
+/// (`database or disk is full`, `database is locked`).
+fn reason(e: &DbError) -> String {
+    match e {
+        DbError::Sql(sqlx::Error::Database(db)) => db.message().to_string(),
+        other => other.to_string(),
     }
 }
 
@@ -420,8 +516,9 @@ mod tests {
                 .into_iter()
                 .map(job)
                 .unzip();
-        let mut state = Some(WriterState::load(&db.pool).await.unwrap());
-        store_and_answer(&db.pool, &mut state, &mut batch).await;
+        let state = Some(WriterState::load(&db.pool).await.unwrap());
+        let mut writer = Writer { pool: db.pool.clone(), state, health: Arc::default(), retry: Duration::ZERO };
+        writer.store_and_answer(&mut batch).await;
         assert!(batch.is_empty());
         let mut answers = Vec::new();
         for rx in replies {
@@ -442,10 +539,82 @@ mod tests {
         assert_eq!(board.iter().map(|s| s.games).collect::<Vec<_>>(), [2, 2]);
         let (next, rx) = job(record(room, 4, players));
         let mut batch = vec![next];
-        store_and_answer(&db.pool, &mut state, &mut batch).await;
+        writer.store_and_answer(&mut batch).await;
         let id = rx.await.unwrap().expect("stored");
         assert_eq!(id, last + 1);
         assert_eq!(db.leaderboard(&variant.name, 10).await.unwrap()[0].games, 3);
+        db.close().await;
+    }
+
+    /// A database whose writes wait `busy` for a lock and whose failed
+    /// stores are retried for `retry`, with a room and two hosted bots.
+    async fn locked_db(file: &TempDb, busy: u64, retry: u64) -> (Db, i64, [i64; 2]) {
+        let options = crate::db::OpenOptions {
+            busy_timeout: Duration::from_millis(busy),
+            store_retry: Duration::from_millis(retry),
+            ..Default::default()
+        };
+        let db = Db::open_with(file.0.to_str().unwrap(), options).await.unwrap();
+        let room = db.create_room(&capicua_engine::preset("block").unwrap(), 2, true).await.unwrap();
+        let players = [db.hosted_bot("a").await.unwrap().id, db.hosted_bot("b").await.unwrap().id];
+        (db, room, players)
+    }
+
+    /// Another connection that holds the database's write lock until it
+    /// rolls back.
+    async fn hold_write_lock(file: &TempDb) -> sqlx::SqliteConnection {
+        use sqlx::Connection;
+        let mut other = sqlx::SqliteConnection::connect(&format!("sqlite://{}", file.0.display())).await.unwrap();
+        sqlx::query("BEGIN IMMEDIATE").execute(&mut other).await.unwrap();
+        other
+    }
+
+    #[tokio::test]
+    async fn a_store_waits_out_a_lock_released_within_its_retry_time() {
+        let file = TempDb::new("writer-lock-passes");
+        let (db, room, players) = locked_db(&file, 50, 10_000).await;
+        let mut other = hold_write_lock(&file).await;
+        let storing = tokio::spawn({
+            let db = db.clone();
+            async move { db.store_game(record(room, 1, players)).await }
+        });
+        // The first attempt fails on the lock, and says so, while the room
+        // still waits for its answer.
+        let failure = loop {
+            if let Some(f) = db.store_failure() {
+                break f;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        };
+        assert_eq!(failure.error, "database is locked");
+        assert!(!storing.is_finished(), "the room heard before the retries were spent");
+        sqlx::query("ROLLBACK").execute(&mut other).await.unwrap();
+        let id = storing.await.unwrap().expect("stored once the lock is gone");
+        assert_eq!(db.game(id).await.unwrap().expect("stored").seed, 1);
+        assert_eq!(db.store_failure(), None, "a success clears the failure");
+        db.close().await;
+    }
+
+    #[tokio::test]
+    async fn a_lock_that_outlasts_the_retries_fails_the_store_and_nothing_of_it_is_written() {
+        let file = TempDb::new("writer-lock-stays");
+        let (db, room, players) = locked_db(&file, 20, 200).await;
+        let mut other = hold_write_lock(&file).await;
+        let started = std::time::Instant::now();
+        let err = db.store_game(record(room, 1, players)).await.expect_err("the lock outlasts the retries");
+        // Retried, and bounded: 200 ms of retries plus one busy wait,
+        // with room for a slow machine.
+        let took = started.elapsed();
+        assert!(took >= Duration::from_millis(200) && took < Duration::from_secs(5), "{took:?}");
+        assert!(matches!(&err, DbError::NotStored(m) if m.contains("database is locked")), "{err}");
+        let failure = db.store_failure().expect("the failure is reported");
+        assert_eq!(failure.error, "database is locked");
+        sqlx::query("ROLLBACK").execute(&mut other).await.unwrap();
+        assert_eq!(db.game_count().await.unwrap(), 0);
+        // The next game is stored, with the first id: the failed one took none.
+        let id = db.store_game(record(room, 2, players)).await.expect("stored after the lock is gone");
+        assert_eq!(id, 1);
+        assert_eq!(db.store_failure(), None);
         db.close().await;
     }
 }
