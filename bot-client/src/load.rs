@@ -11,16 +11,25 @@
 //! alone) and read each frame into a small struct that skips everything but
 //! the fields they use, so the load client spends little of the machine's
 //! CPU on decoding.
+//!
+//! Every seat notes the stored game id each `game-over` names (or that it
+//! names none: the server could not store the match), so a run reports how
+//! many finished matches were stored, and which: a crash drill checks each
+//! against the database. The window ends early once every seat's
+//! connection is gone (the server died) or, with `games`, once that many
+//! matches have finished.
 
-use std::sync::Arc;
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use std::borrow::Cow;
 
 use capicua_engine::Move;
-use capicua_protocol::{ClientFrame, ClientMsg, ErrorCode, RoomId, RoomSpec, ServerMsg, TimeControl};
+use capicua_protocol::{ClientFrame, ClientMsg, ErrorCode, GameId, RoomId, RoomSpec, ServerMsg, TimeControl};
 use serde::{Deserialize, Serialize};
+use tokio::sync::{Notify, mpsc};
 
 use crate::remote::{Connection, RemoteError, code_name, unexpected};
 
@@ -45,6 +54,13 @@ pub struct LoadConfig {
     pub churn: f64,
     /// The server's process id, to report its resident memory.
     pub server_pid: Option<u32>,
+    /// Rated rooms: every seat registers (a rated room admits registered
+    /// players only), so each stored match moves ratings as on a club's
+    /// server.
+    pub rated: bool,
+    /// End the window once this many matches have finished (warm-up
+    /// included); `None`: play the whole window.
+    pub games: Option<u64>,
 }
 
 /// The figures of a run.
@@ -72,6 +88,17 @@ pub struct LoadReport {
     pub errors: u64,
     /// Reconnections made by churning seats during the measured window.
     pub reconnects: u64,
+    /// Matches over whose `game-over` named their stored game, over the
+    /// whole run (warm-up and drain included).
+    pub games_stored: u64,
+    /// Matches over whose `game-over` named no game: the server could not
+    /// store them.
+    pub games_not_stored: u64,
+    /// The stored matches (what `games_stored` counts): each one's room and
+    /// stored game, by game id. Left out of the JSON report, which stays one
+    /// short line.
+    #[serde(skip)]
+    pub stored: Vec<(RoomId, GameId)>,
     /// The server's resident memory at the end of the window, MiB (with
     /// `server_pid`).
     pub server_rss_mib: Option<f64>,
@@ -85,6 +112,24 @@ struct Counters {
     games: AtomicU64,
     errors: AtomicU64,
     reconnects: AtomicU64,
+    /// Every match over, by (room, sequence number of its `game-over`):
+    /// the stored game it names. Each of the four seats notes it, so a
+    /// match counts even if some seats lost their connection first.
+    over: Mutex<HashMap<(RoomId, u64), Option<GameId>>>,
+    /// Matches to finish before the window ends (`LoadConfig::games`).
+    target: Option<u64>,
+    /// Told when `over` reaches `target`.
+    reached: Notify,
+}
+
+impl Counters {
+    /// Notes a match over, once per match however many seats report it.
+    fn over(&self, room: RoomId, seq: u64, game: Option<GameId>) {
+        let mut over = self.over.lock().expect("game-over log lock");
+        if over.insert((room, seq), game).is_none() && self.target == Some(over.len() as u64) {
+            self.reached.notify_one();
+        }
+    }
 }
 
 /// A process's resident set size in KiB, from `/proc` (Linux).
@@ -103,20 +148,22 @@ struct Behaviour {
 
 /// Runs the load and returns its figures.
 pub async fn run(cfg: LoadConfig) -> Result<LoadReport, RemoteError> {
-    let counters = Arc::new(Counters::default());
+    let counters = Arc::new(Counters { target: cfg.games, ..Counters::default() });
     let measuring = Arc::new(AtomicBool::new(false));
     let stop = Arc::new(AtomicBool::new(false));
     // Set up every table first (connect, create, join), then start the clock.
     let mut tables = Vec::with_capacity(cfg.tables);
     for t in 0..cfg.tables {
-        // Churning seats need a token to come back to: they register.
-        let register = (0..4).map(|s| churner(t * 4 + s, cfg.churn)).collect();
-        tables.push(tokio::spawn(setup_table(cfg.server.clone(), cfg.preset.clone(), cfg.batch_events, register)));
+        // Churning seats need a token to come back to, and a rated room
+        // admits registered players only: they register.
+        let register = (0..4).map(|s| cfg.rated || churner(t * 4 + s, cfg.churn)).collect();
+        let setup = setup_table(cfg.server.clone(), cfg.preset.clone(), cfg.batch_events, cfg.rated, register);
+        tables.push(tokio::spawn(setup));
     }
     let mut seated = Vec::new();
-    for t in tables {
-        match t.await {
-            Ok(Ok(conns)) => seated.push(conns),
+    for (t, setup) in tables.into_iter().enumerate() {
+        match setup.await {
+            Ok(Ok(conns)) => seated.push((t, conns)),
             Ok(Err(e)) => {
                 eprintln!("table setup failed: {e}");
                 counters.errors.fetch_add(1, Ordering::Relaxed);
@@ -126,23 +173,44 @@ pub async fn run(cfg: LoadConfig) -> Result<LoadReport, RemoteError> {
             }
         }
     }
-    let connections = seated.iter().map(|(_, c)| c.len()).sum();
+    let connections = seated.iter().map(|(_, (_, c))| c.len()).sum();
     let mut players = Vec::new();
-    for (room, conns) in seated {
+    // Each seat holds a sender it never uses: the receiver hears `None` once
+    // every seat has ended (the server went away), which ends the window.
+    let (alive, mut all_gone) = mpsc::channel::<()>(1);
+    for (t, (room, conns)) in seated {
         for (i, (conn, token)) in conns.into_iter().enumerate() {
             let (c, m, s) = (counters.clone(), measuring.clone(), stop.clone());
-            let how = Behaviour { think: cfg.think, churns: token.is_some(), batch_events: cfg.batch_events };
+            let churns = churner(t * 4 + i, cfg.churn);
+            let how = Behaviour { think: cfg.think, churns, batch_events: cfg.batch_events };
             let server = cfg.server.clone();
-            players.push(tokio::spawn(player(conn, server, token, how, room, i == 0, c, m, s)));
+            players.push(tokio::spawn(player(conn, server, token, how, room, i == 0, c, m, s, alive.clone())));
         }
     }
+    drop(alive);
     // A short warm-up, then the measured window.
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    let ends_early = async {
+        tokio::select! {
+            _ = all_gone.recv() => {}
+            _ = counters.reached.notified() => {}
+        }
+    };
+    tokio::pin!(ends_early);
+    let warm_up = tokio::time::sleep(Duration::from_millis(500));
+    let ended_in_warm_up = tokio::select! {
+        _ = warm_up => false,
+        _ = &mut ends_early => true,
+    };
     let m0 = counters.moves.load(Ordering::Relaxed);
     let g0 = counters.games.load(Ordering::Relaxed);
     measuring.store(true, Ordering::Relaxed);
     let t0 = Instant::now();
-    tokio::time::sleep(Duration::from_secs(cfg.seconds)).await;
+    if !ended_in_warm_up {
+        tokio::select! {
+            _ = tokio::time::sleep(Duration::from_secs(cfg.seconds)) => {}
+            _ = &mut ends_early => {}
+        }
+    }
     let elapsed = t0.elapsed().as_secs_f64();
     measuring.store(false, Ordering::Relaxed);
     let moves = counters.moves.load(Ordering::Relaxed) - m0;
@@ -168,6 +236,10 @@ pub async fn run(cfg: LoadConfig) -> Result<LoadReport, RemoteError> {
         let i = ((latencies.len() as f64 * q) as usize).min(latencies.len() - 1);
         latencies[i] as f64 / 1000.0
     };
+    // Every seat has ended or been stopped: no more game-overs come.
+    let over = std::mem::take(&mut *counters.over.lock().expect("game-over log lock"));
+    let mut stored: Vec<(RoomId, GameId)> = over.iter().filter_map(|(&(room, _), &g)| Some((room, g?))).collect();
+    stored.sort_unstable_by_key(|&(_, game)| game);
     Ok(LoadReport {
         tables: cfg.tables,
         connections,
@@ -180,6 +252,9 @@ pub async fn run(cfg: LoadConfig) -> Result<LoadReport, RemoteError> {
         latency_p99_ms: pct(0.99),
         errors: counters.errors.load(Ordering::Relaxed),
         reconnects: counters.reconnects.load(Ordering::Relaxed),
+        games_stored: stored.len() as u64,
+        games_not_stored: over.values().filter(|g| g.is_none()).count() as u64,
+        stored,
         server_rss_mib: rss.map(|k| k as f64 / 1024.0),
         server_rss_per_connection_kib: rss.filter(|_| connections > 0).map(|k| k as f64 / connections as f64),
     })
@@ -195,6 +270,7 @@ async fn setup_table(
     server: String,
     preset: String,
     batch_events: bool,
+    rated: bool,
     register: Vec<bool>,
 ) -> Result<(RoomId, Vec<(Connection, Option<String>)>), RemoteError> {
     static NEXT: AtomicU64 = AtomicU64::new(0);
@@ -219,6 +295,7 @@ async fn setup_table(
         preset: Some(preset),
         seats: Some(4),
         time: Some(TimeControl { move_ms: 60_000, bank_ms: 0 }),
+        rated,
         ..Default::default()
     };
     let room = match conns[0].0.request(ClientMsg::CreateRoom(Box::new(spec)), |_| {}).await? {
@@ -253,6 +330,14 @@ struct LeanFrame<'a> {
     message: Option<String>,
 }
 
+/// What a load bot reads of a `game-over` (parsed a second time, once per
+/// match, the only frame whose `game` it reads).
+#[derive(Deserialize)]
+struct GameOverFrame {
+    seq: u64,
+    game: Option<GameId>,
+}
+
 /// One seat: ready, answer prompts (after thinking, if it thinks), ready
 /// again after each match; a churning seat drops its connection once per
 /// match and comes back with its token.
@@ -267,6 +352,8 @@ async fn player(
     counters: Arc<Counters>,
     measuring: Arc<AtomicBool>,
     stop: Arc<AtomicBool>,
+    // Dropped when this seat ends: `run` ends the window once all are.
+    _alive: mpsc::Sender<()>,
 ) -> Result<Vec<u32>, RemoteError> {
     let mut latencies = Vec::with_capacity(4096);
     let mut sent: Option<Instant> = None;
@@ -334,6 +421,8 @@ async fn player(
                 }
             }
             ("game-over", ..) => {
+                let over: GameOverFrame = serde_json::from_str(&text)?;
+                counters.over(room, over.seq, over.game);
                 churned = false;
                 if counts_games && measuring.load(Ordering::Relaxed) {
                     counters.games.fetch_add(1, Ordering::Relaxed);

@@ -120,6 +120,13 @@ struct LoadArgs {
     /// The server's process id: report its resident memory (Linux).
     #[arg(long)]
     server_pid: Option<u32>,
+    /// Rated rooms: every seat registers, and each stored match moves ratings.
+    #[arg(long)]
+    rated: bool,
+    /// End once this many matches have finished (warm-up included), if
+    /// that comes before the end of `--seconds`.
+    #[arg(long)]
+    games: Option<u64>,
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
@@ -311,6 +318,8 @@ fn load(a: LoadArgs) -> Result<()> {
         think: (a.think_ms > 0).then(|| std::time::Duration::from_millis(a.think_ms)),
         churn: a.churn,
         server_pid: a.server_pid,
+        rated: a.rated,
+        games: a.games,
     };
     if !(0.0..=1.0).contains(&cfg.churn) {
         bail!("--churn is a share of the seats, from 0 to 1");
@@ -325,6 +334,9 @@ fn load(a: LoadArgs) -> Result<()> {
             "move->accepted p50 {:.2} ms  p99 {:.2} ms  errors {}  reconnects {}",
             r.latency_p50_ms, r.latency_p99_ms, r.errors, r.reconnects
         );
+        // Over the whole run: a match the server could not store is over
+        // for its players but named no game.
+        println!("matches over: {} stored, {} not stored", r.games_stored, r.games_not_stored);
         if let (Some(mib), Some(per)) = (r.server_rss_mib, r.server_rss_per_connection_kib) {
             println!("server RSS {mib:.1} MiB, {per:.1} KiB per connection");
         }
