@@ -61,6 +61,10 @@ pub struct LoadConfig {
     /// End the window once this many matches have finished (warm-up
     /// included); `None`: play the whole window.
     pub games: Option<u64>,
+    /// Tokens of registered players to seat first, one seat each, in table
+    /// order (the other seats register or come as guests, as above): the
+    /// same players play on, e.g. against a restarted server.
+    pub players: Vec<String>,
 }
 
 /// The figures of a run.
@@ -99,6 +103,11 @@ pub struct LoadReport {
     /// short line.
     #[serde(skip)]
     pub stored: Vec<(RoomId, GameId)>,
+    /// The tokens of the registered players seated (given or registered),
+    /// table by table: a later run can seat the same players
+    /// (`LoadConfig::players`). Secret: never in the JSON report.
+    #[serde(skip)]
+    pub tokens: Vec<String>,
     /// The server's resident memory at the end of the window, MiB (with
     /// `server_pid`).
     pub server_rss_mib: Option<f64>,
@@ -153,11 +162,18 @@ pub async fn run(cfg: LoadConfig) -> Result<LoadReport, RemoteError> {
     let stop = Arc::new(AtomicBool::new(false));
     // Set up every table first (connect, create, join), then start the clock.
     let mut tables = Vec::with_capacity(cfg.tables);
+    let mut given = cfg.players.iter();
     for t in 0..cfg.tables {
-        // Churning seats need a token to come back to, and a rated room
-        // admits registered players only: they register.
-        let register = (0..4).map(|s| cfg.rated || churner(t * 4 + s, cfg.churn)).collect();
-        let setup = setup_table(cfg.server.clone(), cfg.preset.clone(), cfg.batch_events, cfg.rated, register);
+        // Players given come first. Churning seats need a token to come back
+        // to, and a rated room admits registered players only: they register.
+        let logins = (0..4)
+            .map(|s| match given.next() {
+                Some(token) => Login::Token(token.clone()),
+                None if cfg.rated || churner(t * 4 + s, cfg.churn) => Login::Register,
+                None => Login::Guest,
+            })
+            .collect();
+        let setup = setup_table(cfg.server.clone(), cfg.preset.clone(), cfg.batch_events, cfg.rated, logins);
         tables.push(tokio::spawn(setup));
     }
     let mut seated = Vec::new();
@@ -174,6 +190,7 @@ pub async fn run(cfg: LoadConfig) -> Result<LoadReport, RemoteError> {
         }
     }
     let connections = seated.iter().map(|(_, (_, c))| c.len()).sum();
+    let tokens = seated.iter().flat_map(|(_, (_, c))| c.iter().filter_map(|(_, t)| t.clone())).collect();
     let mut players = Vec::new();
     // Each seat holds a sender it never uses: the receiver hears `None` once
     // every seat has ended (the server went away), which ends the window.
@@ -255,6 +272,7 @@ pub async fn run(cfg: LoadConfig) -> Result<LoadReport, RemoteError> {
         games_stored: stored.len() as u64,
         games_not_stored: over.values().filter(|g| g.is_none()).count() as u64,
         stored,
+        tokens,
         server_rss_mib: rss.map(|k| k as f64 / 1024.0),
         server_rss_per_connection_kib: rss.filter(|_| connections > 0).map(|k| k as f64 / connections as f64),
     })
@@ -266,28 +284,46 @@ fn churner(n: usize, churn: f64) -> bool {
     churn > 0.0 && ((n as f64 + 1.0) * churn).floor() > (n as f64 * churn).floor()
 }
 
+/// How a seat of a table comes in.
+enum Login {
+    /// A guest.
+    Guest,
+    /// A new player, registered on the spot.
+    Register,
+    /// A registered player's token.
+    Token(String),
+}
+
 async fn setup_table(
     server: String,
     preset: String,
     batch_events: bool,
     rated: bool,
-    register: Vec<bool>,
+    logins: Vec<Login>,
 ) -> Result<(RoomId, Vec<(Connection, Option<String>)>), RemoteError> {
     static NEXT: AtomicU64 = AtomicU64::new(0);
     let run = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() % 1_000_000);
     let mut conns = Vec::with_capacity(4);
-    for registers in register {
+    for login in logins {
         let mut c = Connection::connect(&server).await?;
-        c.hello_with(None, true, batch_events).await?;
-        let token = if registers {
-            let n = NEXT.fetch_add(1, Ordering::Relaxed);
-            let name = format!("load-{run}-{}-{n}", std::process::id());
-            match c.request(ClientMsg::Register { name }, |_| {}).await? {
-                ServerMsg::Registered { token, .. } => Some(token),
-                other => return Err(unexpected("register", other)),
+        let token = match login {
+            Login::Token(token) => {
+                c.hello_with(Some(token.clone()), true, batch_events).await?;
+                Some(token)
             }
-        } else {
-            None
+            Login::Register => {
+                c.hello_with(None, true, batch_events).await?;
+                let n = NEXT.fetch_add(1, Ordering::Relaxed);
+                let name = format!("load-{run}-{}-{n}", std::process::id());
+                match c.request(ClientMsg::Register { name }, |_| {}).await? {
+                    ServerMsg::Registered { token, .. } => Some(token),
+                    other => return Err(unexpected("register", other)),
+                }
+            }
+            Login::Guest => {
+                c.hello_with(None, true, batch_events).await?;
+                None
+            }
         };
         conns.push((c, token));
     }

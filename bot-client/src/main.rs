@@ -320,6 +320,7 @@ fn load(a: LoadArgs) -> Result<()> {
         server_pid: a.server_pid,
         rated: a.rated,
         games: a.games,
+        players: Vec::new(),
     };
     if !(0.0..=1.0).contains(&cfg.churn) {
         bail!("--churn is a share of the seats, from 0 to 1");

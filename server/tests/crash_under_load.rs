@@ -93,7 +93,7 @@ impl Drop for Server {
 }
 
 /// Rated tables of four registered load bots, answering at once.
-fn load(server: &Server, tables: usize, seconds: u64, games: Option<u64>) -> LoadConfig {
+fn load(server: &Server, tables: usize, seconds: u64, games: Option<u64>, players: Vec<String>) -> LoadConfig {
     LoadConfig {
         server: server.url(),
         tables,
@@ -105,6 +105,7 @@ fn load(server: &Server, tables: usize, seconds: u64, games: Option<u64>) -> Loa
         server_pid: Some(server.child.id()),
         rated: true,
         games,
+        players,
     }
 }
 
@@ -215,7 +216,7 @@ async fn a_server_killed_under_load_keeps_every_reported_match_and_consistent_ra
     // playing, and matches finishing and being stored all the time.
     let mut server = Server::start(&db_path, &dir.join("first.log"));
     server.serving().await;
-    let running = tokio::spawn(capicua_bot::load::run(load(&server, tables, 3600, None)));
+    let running = tokio::spawn(capicua_bot::load::run(load(&server, tables, 3600, None, Vec::new())));
     let pool = SqlitePool::connect(&format!("sqlite://{}", db_path.display())).await.unwrap();
     let enough = 3 * tables.max(20) as i64;
     let setup = Duration::from_secs(120) + Duration::from_millis(100) * tables as u32;
@@ -243,11 +244,13 @@ async fn a_server_killed_under_load_keeps_every_reported_match_and_consistent_ra
     let after_kill = check(&db, &first.stored).await;
     let last_before_restart = last_game(db.pool()).await;
 
-    // The restarted server plays and stores new rated matches.
+    // The restarted server plays and stores new rated matches, between
+    // players of before the kill: their ratings go on from the stored ones.
     let new_tables = tables.clamp(1, 8);
+    let players = first.tokens[..new_tables * 4].to_vec();
     let second = tokio::time::timeout(
         Duration::from_secs(300),
-        capicua_bot::load::run(load(&server, new_tables, 240, Some(new_tables as u64 * 2))),
+        capicua_bot::load::run(load(&server, new_tables, 240, Some(new_tables as u64 * 2), players)),
     )
     .await
     .expect("the restarted server finishes matches")
@@ -259,6 +262,7 @@ async fn a_server_killed_under_load_keeps_every_reported_match_and_consistent_ra
     server.kill9();
     let after_restart = check(&db, &second.stored).await;
     assert!(after_restart.games > after_kill.games);
+    assert_eq!(after_restart.ratings, after_kill.ratings, "the same players played on: no new rating rows");
     db.close().await;
 
     println!(
@@ -277,7 +281,8 @@ async fn a_server_killed_under_load_keeps_every_reported_match_and_consistent_ra
         after_kill.ratings
     );
     println!(
-        "restarted server: {} new matches stored and reported; then {} games, {} ratings, checks passed",
+        "restarted server: {} new matches between players of before the kill, stored and reported; \
+         then {} games, {} ratings, checks passed",
         second.games_stored, after_restart.games, after_restart.ratings
     );
     let _ = std::fs::remove_dir_all(&dir);
