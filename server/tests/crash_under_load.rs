@@ -247,7 +247,7 @@ async fn a_server_killed_under_load_keeps_every_reported_match_and_consistent_ra
     // The restarted server plays and stores new rated matches, between
     // players of before the kill: their ratings go on from the stored ones.
     let new_tables = tables.clamp(1, 8);
-    let players = first.tokens[..new_tables * 4].to_vec();
+    let players: Vec<String> = first.tokens.iter().take(new_tables * 4).cloned().collect();
     let second = tokio::time::timeout(
         Duration::from_secs(300),
         capicua_bot::load::run(load(&server, new_tables, 240, Some(new_tables as u64 * 2), players)),

@@ -312,6 +312,92 @@ impl Db {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::db::{SeatKind, SeatRecord};
+    use capicua_engine::Seating;
+
+    /// A finished game of `variant` with one seat per `(side, player)`.
+    fn game(variant: &str, room: i64, seats: &[(u8, Option<i64>)], scores: Vec<i32>, winner: Option<u8>) -> GameRecord {
+        let seats: Vec<SeatRecord> = seats
+            .iter()
+            .enumerate()
+            .map(|(i, &(side, player_id))| SeatRecord {
+                seat: i as u8,
+                side,
+                player_id,
+                name: format!("s{i}"),
+                kind: if player_id.is_some() { SeatKind::Player } else { SeatKind::Guest },
+            })
+            .collect();
+        GameRecord {
+            room_id: Some(room),
+            variant: capicua_engine::preset(variant).unwrap(),
+            seed: 1,
+            seating: Seating::new(seats.len() as u8),
+            moves: Vec::new(),
+            timeouts: vec![0; seats.len()],
+            seats,
+            scores,
+            hands: Vec::new(),
+            winner,
+            forfeit: None,
+            rated: true,
+            tournament: None,
+        }
+    }
+
+    #[tokio::test]
+    async fn replaying_the_stored_games_gives_the_ratings_table() {
+        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().subsec_nanos();
+        let path = std::env::temp_dir().join(format!("capicua-replay-{}-{nanos}.db", std::process::id()));
+        let db = Db::open(path.to_str().unwrap()).await.unwrap();
+        let block = db.create_room(&capicua_engine::preset("block").unwrap(), 2, true).await.unwrap();
+        let block3 = db.create_room(&capicua_engine::preset("block").unwrap(), 3, true).await.unwrap();
+        let latin = db.create_room(&capicua_engine::preset("latin").unwrap(), 4, true).await.unwrap();
+        let mut p = Vec::new();
+        for name in ["a", "b", "c", "d"] {
+            p.push(Some(db.register(name).await.unwrap().0.id));
+        }
+        // Three sides, the one with the most points forfeits: it ranks last.
+        let mut forfeited = game("block", block3, &[(0, p[0]), (1, p[2]), (2, p[3])], vec![10, 40, 5], Some(2));
+        forfeited.forfeit = Some(1);
+        let mut unrated = game("block", block, &[(0, p[0]), (1, p[1])], vec![0, 50], Some(1));
+        unrated.rated = false;
+        let games = [
+            game("block", block, &[(0, p[0]), (1, p[1])], vec![50, 10], Some(0)),
+            game("block", block, &[(0, p[1]), (1, p[0])], vec![5, 5], None),
+            forfeited,
+            game("latin", latin, &[(0, p[0]), (1, p[1]), (0, p[2]), (1, p[3])], vec![120, 200], Some(1)),
+            // A guest's seat: the writer rates no one.
+            game("block", block, &[(0, p[3]), (1, None)], vec![50, 0], Some(0)),
+            unrated,
+            game("block", block, &[(0, p[2]), (1, p[0])], vec![50, 20], Some(0)),
+        ];
+        for g in games {
+            db.store_game(g).await.unwrap();
+        }
+        let stored = db.stored_ratings().await.unwrap();
+        assert_eq!(db.replay_ratings().await.unwrap(), stored);
+        // (board, player, games): the guest's and the unrated game count for no one.
+        let counts: Vec<(&str, i64, i64)> = stored.iter().map(|r| (r.variant.as_str(), r.player_id, r.games)).collect();
+        let [a, b, c, d] = [p[0], p[1], p[2], p[3]].map(Option::unwrap);
+        assert_eq!(
+            counts,
+            [
+                ("block", a, 4),
+                ("block", b, 2),
+                ("block", c, 2),
+                ("block", d, 1),
+                ("latin", a, 1),
+                ("latin", b, 1),
+                ("latin", c, 1),
+                ("latin", d, 1)
+            ]
+        );
+        db.close().await;
+        for ext in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{ext}", path.display()));
+        }
+    }
 
     #[test]
     fn a_custom_variant_named_like_a_preset_gets_a_board_of_its_own() {
