@@ -255,23 +255,25 @@ pub async fn run(cfg: LoadConfig) -> Result<LoadReport, RemoteError> {
         .filter(|e| !e.is_zero())
         .map(|every| tokio::time::interval_at(tokio::time::Instant::now() + every, every));
     let (mut moves_then, mut then) = (m0, t0);
-    while !ended_in_warm_up {
-        tokio::select! {
-            _ = &mut window => break,
-            _ = &mut ends_early => break,
-            _ = async { report.as_mut().expect("guarded").tick().await }, if report.is_some() => {
-                let now = counters.moves.load(Ordering::Relaxed);
-                let not_stored = counters.over.lock().expect("game-over log lock").values().filter(|g| g.is_none()).count();
-                let rss = cfg.server_pid.and_then(rss_kib).map_or("-".into(), |k| format!("{:.1}", k as f64 / 1024.0));
-                eprintln!(
-                    "t {:>6.0} s  moves/s {:>7.0}  matches stored {:>7}  not stored {not_stored}  errors {}  reconnects {}  server RSS MiB {rss}",
-                    t0.elapsed().as_secs_f64(),
-                    (now - moves_then) as f64 / then.elapsed().as_secs_f64(),
-                    counters.games.load(Ordering::Relaxed) - g0,
-                    counters.errors.load(Ordering::Relaxed),
-                    counters.reconnects.load(Ordering::Relaxed),
-                );
-                (moves_then, then) = (now, Instant::now());
+    if !ended_in_warm_up {
+        loop {
+            tokio::select! {
+                _ = &mut window => break,
+                _ = &mut ends_early => break,
+                _ = async { report.as_mut().expect("guarded").tick().await }, if report.is_some() => {
+                    let now = counters.moves.load(Ordering::Relaxed);
+                    let not_stored = counters.over.lock().expect("game-over log lock").values().filter(|g| g.is_none()).count();
+                    let rss = cfg.server_pid.and_then(rss_kib).map_or("-".into(), |k| format!("{:.1}", k as f64 / 1024.0));
+                    eprintln!(
+                        "t {:>6.0} s  moves/s {:>7.0}  matches stored {:>7}  not stored {not_stored}  errors {}  reconnects {}  server RSS MiB {rss}",
+                        t0.elapsed().as_secs_f64(),
+                        (now - moves_then) as f64 / then.elapsed().as_secs_f64(),
+                        counters.games.load(Ordering::Relaxed) - g0,
+                        counters.errors.load(Ordering::Relaxed),
+                        counters.reconnects.load(Ordering::Relaxed),
+                    );
+                    (moves_then, then) = (now, Instant::now());
+                }
             }
         }
     }
