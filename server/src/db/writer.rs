@@ -583,6 +583,26 @@ mod tests {
         db.close().await;
     }
 
+    #[tokio::test]
+    async fn a_player_holding_two_seats_is_not_rated_by_that_game() {
+        let file = TempDb::new("writer-self-play");
+        let db = Db::open(file.0.to_str().unwrap()).await.unwrap();
+        let variant = capicua_engine::preset("block").unwrap();
+        let room = db.create_room(&variant, 2, true).await.unwrap();
+        let a = db.hosted_bot("a").await.unwrap().id;
+        let b = db.hosted_bot("b").await.unwrap().id;
+        // One hosted strategy on both sides, then a game against another.
+        for r in [record(room, 1, [a, a]), record(room, 2, [a, b])] {
+            db.store_game(r).await.unwrap();
+        }
+        assert_eq!(db.game_count().await.unwrap(), 2, "the self-play game is stored");
+        let board = db.leaderboard(&variant.name, 10).await.unwrap();
+        let rows: Vec<(&str, i64, i64)> = board.iter().map(|s| (s.name.as_str(), s.games, s.wins)).collect();
+        assert_eq!(rows.len(), 2);
+        assert!(rows.contains(&("bot:a", 1, 1)) && rows.contains(&("bot:b", 1, 0)), "{rows:?}");
+        db.close().await;
+    }
+
     /// A database whose writes wait `busy` for a lock and whose failed
     /// stores are retried for `retry`, with a room and two hosted bots.
     async fn locked_db(file: &TempDb, busy: u64, retry: u64) -> (Db, i64, [i64; 2]) {
