@@ -144,6 +144,17 @@ pub fn side_ranks(scores: &[i32], winner: Option<u8>, forfeit_side: Option<u8>) 
     (0..scores.len()).map(|s| 1 + (0..scores.len()).filter(|&o| key(o) > key(s)).count()).collect()
 }
 
+/// Whether one player holds more than one seat (a hosted strategy playing
+/// itself). Such a game is not rated: one identity cannot both win and lose
+/// it, and two updates of one rating from one game would leave only the
+/// last; leaving it out keeps `wins <= games` and every update whole.
+pub fn self_play(g: &GameRecord) -> bool {
+    g.seats
+        .iter()
+        .enumerate()
+        .any(|(i, s)| s.player_id.is_some() && g.seats[..i].iter().any(|o| o.player_id == s.player_id))
+}
+
 /// Updates the ratings of a rated game's players into `touched` (ratings
 /// changed in this batch, read first) over `stored` (the committed ones).
 pub(super) fn rate(stored: &Ratings, touched: &mut Ratings, g: &GameRecord) {
