@@ -149,10 +149,13 @@ pub fn side_ranks(scores: &[i32], winner: Option<u8>, forfeit_side: Option<u8>) 
 /// it, and two updates of one rating from one game would leave only the
 /// last; leaving it out keeps `wins <= games` and every update whole.
 pub fn self_play(g: &GameRecord) -> bool {
-    g.seats
-        .iter()
-        .enumerate()
-        .any(|(i, s)| s.player_id.is_some() && g.seats[..i].iter().any(|o| o.player_id == s.player_id))
+    holds_two_seats(g.seats.iter().filter_map(|s| s.player_id))
+}
+
+/// Whether one player id comes twice among a game's seated players.
+fn holds_two_seats(players: impl Iterator<Item = i64>) -> bool {
+    let mut seen = std::collections::HashSet::new();
+    players.into_iter().any(|p| !seen.insert(p))
 }
 
 /// Updates the ratings of a rated game's players into `touched` (ratings
@@ -297,8 +300,9 @@ impl Db {
                     None => all_players = false,
                 }
             }
-            // The writer rates a game only when every seat is a player's.
-            if !all_players || sides.is_empty() {
+            // The writer rates a game only when every seat is a different
+            // player's.
+            if !all_players || sides.is_empty() || holds_two_seats(sides.iter().map(|&(_, p)| p)) {
                 continue;
             }
             let board = match boards.get(&g.variant_json) {
@@ -346,6 +350,7 @@ mod tests {
             seating: Seating::new(seats.len() as u8),
             moves: Vec::new(),
             timeouts: vec![0; seats.len()],
+            seat_scores: vec![0; seats.len()],
             seats,
             scores,
             hands: Vec::new(),
@@ -381,6 +386,8 @@ mod tests {
             // A guest's seat: the writer rates no one.
             game("block", block, &[(0, p[3]), (1, None)], vec![50, 0], Some(0)),
             unrated,
+            // One player in both seats: stored, rated for no one.
+            game("block", block, &[(0, p[2]), (1, p[2])], vec![50, 0], Some(0)),
             game("block", block, &[(0, p[2]), (1, p[0])], vec![50, 20], Some(0)),
         ];
         for g in games {
@@ -388,7 +395,7 @@ mod tests {
         }
         let stored = db.stored_ratings().await.unwrap();
         assert_eq!(db.replay_ratings().await.unwrap(), stored);
-        // (board, player, games): the guest's and the unrated game count for no one.
+        // (board, player, games): the guest's, the unrated and the self-play game count for no one.
         let counts: Vec<(&str, i64, i64)> = stored.iter().map(|r| (r.variant.as_str(), r.player_id, r.games)).collect();
         let [a, b, c, d] = [p[0], p[1], p[2], p[3]].map(Option::unwrap);
         assert_eq!(
