@@ -187,6 +187,7 @@ async fn the_cli_checks_variant_files_and_stores_them_with_the_tournament() {
         if d["status"] == "finished" { Ok(d) } else { Err(d) }
     })
     .await;
+    assert_eq!(detail["variant-files"]["house.toml"]["name"], "house-block", "{detail}");
     let game = detail["rounds"][0]["tables"][0]["game"].as_i64().unwrap();
     let stored = server.get_json(&format!("/api/games/{game}")).await;
     assert_eq!(stored["variant"]["name"], "house-block", "{stored}");

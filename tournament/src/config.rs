@@ -288,6 +288,23 @@ impl Config {
                 return Err(ConfigError::new(field.clone(), format!("variant file {name:?}: {e}")));
             }
             check_fits(field, &format!("variant file {name:?}"), variant, self.spec.table)?;
+            // Tournament tables are rated rooms, and a rated room under a
+            // preset's name must play that preset's rules (its games count on
+            // the preset's leaderboard): refused now rather than at its first table.
+            let posing = capicua_engine::preset(&variant.name).is_some_and(|mut p| {
+                p.description.clone_from(&variant.description);
+                p != *variant
+            });
+            if posing {
+                return Err(ConfigError::new(
+                    field.clone(),
+                    format!(
+                        "variant file {name:?} is named {0:?} but changes {0}'s rules: give it a name of its own \
+                         (name = \"{0}-house\")",
+                        variant.name
+                    ),
+                ));
+            }
         }
         if let Some(extra) = files.keys().find(|k| !wanted.iter().any(|(_, n)| n == *k)) {
             return Err(ConfigError::new("variants", format!("{extra:?} is not a variant file of this spec")));

@@ -38,7 +38,7 @@
 //! |---|---|
 //! | `config.rs` | [`TournamentSpec`], [`StageSpec`], [`FormatKind`], [`ClockSpec`] and validation into [`Config`] |
 //! | `table.rs` | [`TableKind`]: seats, entrants and sides of a table |
-//! | `error.rs` | [`ConfigError`], reported by every part of the description |
+//! | `error.rs` | [`ConfigError`], reported by every part of the description; [`ParseError`], a spec text that does not parse |
 //! | `format/` | round robin, Swiss, knockouts; pairing without repeats |
 //! | `scoring.rs` | [`ScoringSpec`]: points per game, team score, winner rule, byes |
 //! | `tiebreak.rs` | [`TieBreak`] |

@@ -207,6 +207,14 @@ fn variant_files_are_attached_checked_and_kept() {
     let mut broken = block.clone();
     broken.players.min = 0;
     assert_eq!(config.clone().with_variant_files(both(broken)).unwrap_err().field, "variants[1]");
+    // Under a preset's name it must play the preset's rules (tables are rated rooms).
+    let mut posing = block.clone();
+    posing.deal.hand_size = capicua_engine::HandSize::Fixed(5);
+    let e = config.clone().with_variant_files(both(posing.clone())).unwrap_err();
+    assert_eq!(e.field, "variants[1]");
+    assert!(e.message.contains("name of its own"), "{e}");
+    posing.name = "block-5".into();
+    assert!(config.clone().with_variant_files(both(posing)).is_ok());
     // A file the spec does not name is refused.
     let mut extra = both(block.clone());
     extra.insert("other.toml".into(), block.clone());

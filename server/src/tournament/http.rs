@@ -9,7 +9,7 @@
 //! 401 `unauthorized` (no token), 401 `bad-token` (an unknown token),
 //! 403 `unauthorized` (a player's token), 404 `no-such-tournament`.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use axum::body::Bytes;
@@ -19,6 +19,7 @@ use axum::http::{HeaderMap, StatusCode, header};
 
 use axum::routing::get;
 use axum::{Json, Router};
+use capicua_engine::Variant;
 use capicua_protocol::ErrorCode;
 use capicua_tournament::{Entrant, MatchResult, Round, Standing, StopReason, Table, TournamentSpec};
 use serde::{Deserialize, Serialize};
@@ -90,7 +91,7 @@ async fn create(
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.starts_with("application/json"));
-    let format = if is_json { SpecFormat::Json } else { SpecFormat::detect(&body) };
+    let format = if is_json { SpecFormat::Json } else { SpecFormat::detect(body) };
     let (id, _) = store::create(&state.db, body, format, state.config.bot_caps, store::Origin::Network).await?;
     state.tournaments.wake();
     let summary = tournaments::summary_of(&state.db, id).await?.ok_or_else(|| not_found(id))?;
@@ -132,6 +133,8 @@ struct Detail {
     #[serde(flatten)]
     summary: Summary,
     spec: TournamentSpec,
+    /// The variants of the spec's variant files, as stored when it was created.
+    variant_files: BTreeMap<String, Variant>,
     entrants: Vec<Entrant>,
     rounds: Vec<RoundDetail>,
     standings: Vec<Standing>,
@@ -200,6 +203,7 @@ async fn detail(
     Ok(Json(Detail {
         summary,
         spec: t.config().spec().clone(),
+        variant_files: t.config().variant_files().clone(),
         entrants: t.entrants().to_vec(),
         rounds,
         standings: t.standings(),
