@@ -11,16 +11,25 @@
 //! alone) and read each frame into a small struct that skips everything but
 //! the fields they use, so the load client spends little of the machine's
 //! CPU on decoding.
+//!
+//! Every seat notes the stored game id each `game-over` names (or that it
+//! names none: the server could not store the match), so a run reports how
+//! many finished matches were stored, and which: a crash drill checks each
+//! against the database. The window ends early once every seat's
+//! connection is gone (the server died) or, with `games`, once that many
+//! matches have finished.
 
-use std::sync::Arc;
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use std::borrow::Cow;
 
 use capicua_engine::Move;
-use capicua_protocol::{ClientFrame, ClientMsg, ErrorCode, RoomId, RoomSpec, ServerMsg, TimeControl};
+use capicua_protocol::{ClientFrame, ClientMsg, ErrorCode, GameId, RoomId, RoomSpec, ServerMsg, TimeControl};
 use serde::{Deserialize, Serialize};
+use tokio::sync::{Notify, mpsc};
 
 use crate::remote::{Connection, RemoteError, code_name, unexpected};
 
@@ -49,6 +58,17 @@ pub struct LoadConfig {
     /// memory) to stderr at this period of the measured window: the curve
     /// of a soak.
     pub report_every: Option<Duration>,
+    /// Rated rooms: every seat registers (a rated room admits registered
+    /// players only), so each stored match moves ratings as on a club's
+    /// server.
+    pub rated: bool,
+    /// End the window once this many matches have finished (warm-up
+    /// included); `None`: play the whole window.
+    pub games: Option<u64>,
+    /// Tokens of registered players to seat first, one seat each, in table
+    /// order (the other seats register or come as guests, as above): the
+    /// same players play on, e.g. against a restarted server.
+    pub players: Vec<String>,
 }
 
 /// The figures of a run.
@@ -64,11 +84,9 @@ pub struct LoadReport {
     pub moves: u64,
     /// Moves accepted per second.
     pub moves_per_sec: f64,
-    /// Matches finished and stored (the server announces a match only
-    /// after its commit, with the stored game's id).
+    /// Matches finished and stored in the measured window (the server
+    /// announces a match only after its commit, with the stored game's id).
     pub finished_games: u64,
-    /// Matches whose `game-over` said they could not be stored.
-    pub unstored_games: u64,
     /// Matches finished per second.
     pub finished_games_per_sec: f64,
     /// Move sent to accepted received, median, milliseconds.
@@ -84,6 +102,22 @@ pub struct LoadReport {
     pub errors: u64,
     /// Reconnections made by churning seats during the measured window.
     pub reconnects: u64,
+    /// Matches over whose `game-over` named their stored game, over the
+    /// whole run (warm-up and drain included).
+    pub games_stored: u64,
+    /// Matches over whose `game-over` named no game: the server could not
+    /// store them.
+    pub games_not_stored: u64,
+    /// The stored matches (what `games_stored` counts): each one's room and
+    /// stored game, by game id. Left out of the JSON report, which stays one
+    /// short line.
+    #[serde(skip)]
+    pub stored: Vec<(RoomId, GameId)>,
+    /// The tokens of the registered players seated (given or registered),
+    /// table by table: a later run can seat the same players
+    /// (`LoadConfig::players`). Secret: never in the JSON report.
+    #[serde(skip)]
+    pub tokens: Vec<String>,
     /// The server's resident memory at the end of the window, MiB (with
     /// `server_pid`).
     pub server_rss_mib: Option<f64>,
@@ -95,9 +129,26 @@ pub struct LoadReport {
 struct Counters {
     moves: AtomicU64,
     games: AtomicU64,
-    unstored: AtomicU64,
     errors: AtomicU64,
     reconnects: AtomicU64,
+    /// Every match over, by (room, sequence number of its `game-over`):
+    /// the stored game it names. Each of the four seats notes it, so a
+    /// match counts even if some seats lost their connection first.
+    over: Mutex<HashMap<(RoomId, u64), Option<GameId>>>,
+    /// Matches to finish before the window ends (`LoadConfig::games`).
+    target: Option<u64>,
+    /// Told when `over` reaches `target`.
+    reached: Notify,
+}
+
+impl Counters {
+    /// Notes a match over, once per match however many seats report it.
+    fn over(&self, room: RoomId, seq: u64, game: Option<GameId>) {
+        let mut over = self.over.lock().expect("game-over log lock");
+        if over.insert((room, seq), game).is_none() && self.target == Some(over.len() as u64) {
+            self.reached.notify_one();
+        }
+    }
 }
 
 /// A process's resident set size in KiB, from `/proc` (Linux).
@@ -129,20 +180,29 @@ struct Behaviour {
 
 /// Runs the load and returns its figures.
 pub async fn run(cfg: LoadConfig) -> Result<LoadReport, RemoteError> {
-    let counters = Arc::new(Counters::default());
+    let counters = Arc::new(Counters { target: cfg.games, ..Counters::default() });
     let measuring = Arc::new(AtomicBool::new(false));
     let stop = Arc::new(AtomicBool::new(false));
     // Set up every table first (connect, create, join), then start the clock.
     let mut tables = Vec::with_capacity(cfg.tables);
+    let mut given = cfg.players.iter();
     for t in 0..cfg.tables {
-        // Churning seats need a token to come back to: they register.
-        let register = (0..4).map(|s| churner(t * 4 + s, cfg.churn)).collect();
-        tables.push(tokio::spawn(setup_table(cfg.server.clone(), cfg.preset.clone(), cfg.batch_events, register)));
+        // Players given come first. Churning seats need a token to come back
+        // to, and a rated room admits registered players only: they register.
+        let logins = (0..4)
+            .map(|s| match given.next() {
+                Some(token) => Login::Token(token.clone()),
+                None if cfg.rated || churner(t * 4 + s, cfg.churn) => Login::Register,
+                None => Login::Guest,
+            })
+            .collect();
+        let setup = setup_table(cfg.server.clone(), cfg.preset.clone(), cfg.batch_events, cfg.rated, logins);
+        tables.push(tokio::spawn(setup));
     }
     let mut seated = Vec::new();
-    for t in tables {
-        match t.await {
-            Ok(Ok(conns)) => seated.push(conns),
+    for (t, setup) in tables.into_iter().enumerate() {
+        match setup.await {
+            Ok(Ok(conns)) => seated.push((t, conns)),
             Ok(Err(e)) => {
                 eprintln!("table setup failed: {e}");
                 counters.errors.fetch_add(1, Ordering::Relaxed);
@@ -152,44 +212,68 @@ pub async fn run(cfg: LoadConfig) -> Result<LoadReport, RemoteError> {
             }
         }
     }
-    let connections = seated.iter().map(|(_, c)| c.len()).sum();
+    let connections = seated.iter().map(|(_, (_, c))| c.len()).sum();
+    let tokens = seated.iter().flat_map(|(_, (_, c))| c.iter().filter_map(|(_, t)| t.clone())).collect();
     let mut players = Vec::new();
     let epoch = Instant::now();
-    for (room, conns) in seated {
+    // Each seat holds a sender it never uses: the receiver hears `None` once
+    // every seat has ended (the server went away), which ends the window.
+    let (alive, mut all_gone) = mpsc::channel::<()>(1);
+    for (t, (room, conns)) in seated {
         let table = Arc::new(Table { epoch, move_sent_us: AtomicU64::new(0) });
         for (i, (conn, token)) in conns.into_iter().enumerate() {
             let (c, m, s) = (counters.clone(), measuring.clone(), stop.clone());
-            let how = Behaviour { think: cfg.think, churns: token.is_some(), batch_events: cfg.batch_events };
+            let churns = churner(t * 4 + i, cfg.churn);
+            let how = Behaviour { think: cfg.think, churns, batch_events: cfg.batch_events };
             let server = cfg.server.clone();
             let table = table.clone();
-            players.push(tokio::spawn(player(conn, server, token, how, room, table, i == 0, c, m, s)));
+            players.push(tokio::spawn(player(conn, server, token, how, room, table, i == 0, c, m, s, alive.clone())));
         }
     }
+    drop(alive);
     // A short warm-up, then the measured window.
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    let ends_early = async {
+        tokio::select! {
+            _ = all_gone.recv() => {}
+            _ = counters.reached.notified() => {}
+        }
+    };
+    tokio::pin!(ends_early);
+    let warm_up = tokio::time::sleep(Duration::from_millis(500));
+    let ended_in_warm_up = tokio::select! {
+        _ = warm_up => false,
+        _ = &mut ends_early => true,
+    };
     let m0 = counters.moves.load(Ordering::Relaxed);
     let g0 = counters.games.load(Ordering::Relaxed);
     measuring.store(true, Ordering::Relaxed);
     let t0 = Instant::now();
-    let window = Duration::from_secs(cfg.seconds);
-    match cfg.report_every.filter(|e| !e.is_zero()) {
-        None => tokio::time::sleep(window).await,
-        Some(every) => {
-            let (mut moves, mut at) = (m0, t0);
-            while t0.elapsed() < window {
-                tokio::time::sleep(every.min(window.saturating_sub(t0.elapsed()))).await;
-                let now = counters.moves.load(Ordering::Relaxed);
-                let rss = cfg.server_pid.and_then(rss_kib).map_or("-".into(), |k| format!("{:.1}", k as f64 / 1024.0));
-                eprintln!(
-                    "t {:>6.0} s  moves/s {:>7.0}  matches stored {:>7}  unstored {}  errors {}  reconnects {}  server RSS MiB {rss}",
-                    t0.elapsed().as_secs_f64(),
-                    (now - moves) as f64 / at.elapsed().as_secs_f64(),
-                    counters.games.load(Ordering::Relaxed) - g0,
-                    counters.unstored.load(Ordering::Relaxed),
-                    counters.errors.load(Ordering::Relaxed),
-                    counters.reconnects.load(Ordering::Relaxed),
-                );
-                (moves, at) = (now, Instant::now());
+    let window = tokio::time::sleep(Duration::from_secs(cfg.seconds));
+    tokio::pin!(window);
+    let mut report = cfg
+        .report_every
+        .filter(|e| !e.is_zero())
+        .map(|every| tokio::time::interval_at(tokio::time::Instant::now() + every, every));
+    let (mut moves_then, mut then) = (m0, t0);
+    if !ended_in_warm_up {
+        loop {
+            tokio::select! {
+                _ = &mut window => break,
+                _ = &mut ends_early => break,
+                _ = async { report.as_mut().expect("guarded").tick().await }, if report.is_some() => {
+                    let now = counters.moves.load(Ordering::Relaxed);
+                    let not_stored = counters.over.lock().expect("game-over log lock").values().filter(|g| g.is_none()).count();
+                    let rss = cfg.server_pid.and_then(rss_kib).map_or("-".into(), |k| format!("{:.1}", k as f64 / 1024.0));
+                    eprintln!(
+                        "t {:>6.0} s  moves/s {:>7.0}  matches stored {:>7}  not stored {not_stored}  errors {}  reconnects {}  server RSS MiB {rss}",
+                        t0.elapsed().as_secs_f64(),
+                        (now - moves_then) as f64 / then.elapsed().as_secs_f64(),
+                        counters.games.load(Ordering::Relaxed) - g0,
+                        counters.errors.load(Ordering::Relaxed),
+                        counters.reconnects.load(Ordering::Relaxed),
+                    );
+                    (moves_then, then) = (now, Instant::now());
+                }
             }
         }
     }
@@ -223,6 +307,10 @@ pub async fn run(cfg: LoadConfig) -> Result<LoadReport, RemoteError> {
         let i = ((sorted.len() as f64 * q) as usize).min(sorted.len() - 1);
         sorted[i] as f64 / 1000.0
     };
+    // Every seat has ended or been stopped: no more game-overs come.
+    let over = std::mem::take(&mut *counters.over.lock().expect("game-over log lock"));
+    let mut stored: Vec<(RoomId, GameId)> = over.iter().filter_map(|(&(room, _), &g)| Some((room, g?))).collect();
+    stored.sort_unstable_by_key(|&(_, game)| game);
     Ok(LoadReport {
         tables: cfg.tables,
         connections,
@@ -230,7 +318,6 @@ pub async fn run(cfg: LoadConfig) -> Result<LoadReport, RemoteError> {
         moves,
         moves_per_sec: moves as f64 / elapsed,
         finished_games: games,
-        unstored_games: counters.unstored.load(Ordering::Relaxed),
         finished_games_per_sec: games as f64 / elapsed,
         latency_p50_ms: pct(&latencies, 0.50),
         latency_p99_ms: pct(&latencies, 0.99),
@@ -238,6 +325,10 @@ pub async fn run(cfg: LoadConfig) -> Result<LoadReport, RemoteError> {
         next_prompt_p99_ms: pct(&to_prompt, 0.99),
         errors: counters.errors.load(Ordering::Relaxed),
         reconnects: counters.reconnects.load(Ordering::Relaxed),
+        games_stored: stored.len() as u64,
+        games_not_stored: over.values().filter(|g| g.is_none()).count() as u64,
+        stored,
+        tokens,
         server_rss_mib: rss.map(|k| k as f64 / 1024.0),
         server_rss_per_connection_kib: rss.filter(|_| connections > 0).map(|k| k as f64 / connections as f64),
     })
@@ -249,27 +340,46 @@ fn churner(n: usize, churn: f64) -> bool {
     churn > 0.0 && ((n as f64 + 1.0) * churn).floor() > (n as f64 * churn).floor()
 }
 
+/// How a seat of a table comes in.
+enum Login {
+    /// A guest.
+    Guest,
+    /// A new player, registered on the spot.
+    Register,
+    /// A registered player's token.
+    Token(String),
+}
+
 async fn setup_table(
     server: String,
     preset: String,
     batch_events: bool,
-    register: Vec<bool>,
+    rated: bool,
+    logins: Vec<Login>,
 ) -> Result<(RoomId, Vec<(Connection, Option<String>)>), RemoteError> {
     static NEXT: AtomicU64 = AtomicU64::new(0);
     let run = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() % 1_000_000);
     let mut conns = Vec::with_capacity(4);
-    for registers in register {
+    for login in logins {
         let mut c = Connection::connect(&server).await?;
-        c.hello_with(None, true, batch_events).await?;
-        let token = if registers {
-            let n = NEXT.fetch_add(1, Ordering::Relaxed);
-            let name = format!("load-{run}-{}-{n}", std::process::id());
-            match c.request(ClientMsg::Register { name }, |_| {}).await? {
-                ServerMsg::Registered { token, .. } => Some(token),
-                other => return Err(unexpected("register", other)),
+        let token = match login {
+            Login::Token(token) => {
+                c.hello_with(Some(token.clone()), true, batch_events).await?;
+                Some(token)
             }
-        } else {
-            None
+            Login::Register => {
+                c.hello_with(None, true, batch_events).await?;
+                let n = NEXT.fetch_add(1, Ordering::Relaxed);
+                let name = format!("load-{run}-{}-{n}", std::process::id());
+                match c.request(ClientMsg::Register { name }, |_| {}).await? {
+                    ServerMsg::Registered { token, .. } => Some(token),
+                    other => return Err(unexpected("register", other)),
+                }
+            }
+            Login::Guest => {
+                c.hello_with(None, true, batch_events).await?;
+                None
+            }
         };
         conns.push((c, token));
     }
@@ -277,6 +387,7 @@ async fn setup_table(
         preset: Some(preset),
         seats: Some(4),
         time: Some(TimeControl { move_ms: 60_000, bank_ms: 0 }),
+        rated,
         ..Default::default()
     };
     let room = match conns[0].0.request(ClientMsg::CreateRoom(Box::new(spec)), |_| {}).await? {
@@ -307,11 +418,16 @@ struct LeanFrame<'a> {
     legal_moves: Option<Vec<Move>>,
     #[serde(default)]
     code: Option<ErrorCode>,
-    /// `game-over`'s stored game (null if it could not be stored).
-    #[serde(default)]
-    game: Option<u64>,
     #[serde(default)]
     message: Option<String>,
+}
+
+/// What a load bot reads of a `game-over` (parsed a second time, once per
+/// match, the only frame whose `game` it reads).
+#[derive(Deserialize)]
+struct GameOverFrame {
+    seq: u64,
+    game: Option<GameId>,
 }
 
 /// One seat: ready, answer prompts (after thinking, if it thinks), ready
@@ -329,6 +445,8 @@ async fn player(
     counters: Arc<Counters>,
     measuring: Arc<AtomicBool>,
     stop: Arc<AtomicBool>,
+    // Dropped when this seat ends: `run` ends the window once all are.
+    _alive: mpsc::Sender<()>,
 ) -> Result<(Vec<u32>, Vec<u32>), RemoteError> {
     let mut latencies = Vec::with_capacity(4096);
     let mut to_prompt = Vec::with_capacity(4096);
@@ -405,15 +523,14 @@ async fn player(
                 }
             }
             ("game-over", ..) => {
+                let over: GameOverFrame = serde_json::from_str(&text)?;
+                counters.over(room, over.seq, over.game);
                 churned = false;
                 // The next match's first prompt waits for every seat's
                 // `ready`: not a move's answer.
                 table.move_sent_us.store(0, Ordering::Relaxed);
-                if counts_games && measuring.load(Ordering::Relaxed) {
-                    match frame.game {
-                        Some(_) => counters.games.fetch_add(1, Ordering::Relaxed),
-                        None => counters.unstored.fetch_add(1, Ordering::Relaxed),
-                    };
+                if counts_games && measuring.load(Ordering::Relaxed) && over.game.is_some() {
+                    counters.games.fetch_add(1, Ordering::Relaxed);
                 }
                 conn.send(ClientMsg::Ready { room }).await?;
             }

@@ -100,6 +100,11 @@ pub struct Game {
     // Match state.
     hand_no: u32,
     scores: [i32; MAX_SEATS],
+    /// Each seat's share of its side's score: what the points it earned
+    /// (its plays, the hands it won, its own pips under penalty scoring,
+    /// minus its referee penalties) add up to. The sides' scores are the
+    /// sums of their seats', so a partnership's members can be told apart.
+    seat_scores: [i32; MAX_SEATS],
     multiplier: i32,
     results: Vec<HandResult>,
     log: Vec<Move>,
@@ -225,6 +230,7 @@ impl Game {
             seed,
             hand_no: 0,
             scores: [0; MAX_SEATS],
+            seat_scores: [0; MAX_SEATS],
             multiplier: 1,
             results: Vec::new(),
             log: Vec::with_capacity(64),
@@ -266,6 +272,7 @@ impl Game {
         self.seed = seed;
         self.hand_no = 0;
         self.scores = [0; MAX_SEATS];
+        self.seat_scores = [0; MAX_SEATS];
         self.multiplier = 1;
         self.results.clear();
         self.log.clear();
@@ -340,6 +347,25 @@ impl Game {
     /// Match scores by side.
     pub fn scores(&self) -> &[i32] {
         &self.scores[..self.table.sides() as usize]
+    }
+    /// Match scores by seat: each seat's share of its side's score (see
+    /// the field); a side's seats sum to its [`Game::scores`] entry, except
+    /// for scores a game set up from a position started with (they belong
+    /// to no seat).
+    ///
+    /// ```
+    /// use capicua_engine::{Game, Rules, Seating};
+    /// let rules = std::sync::Arc::new(Rules::preset("latin").unwrap());
+    /// let mut g = Game::new(rules, Seating::new(4), 7).unwrap();
+    /// while g.outcome().is_none() {
+    ///     g.play(g.legal_moves()[0]).unwrap();
+    /// }
+    /// let seats = g.seat_scores();
+    /// assert_eq!(seats[0] + seats[2], g.scores()[0]);
+    /// assert_eq!(seats[1] + seats[3], g.scores()[1]);
+    /// ```
+    pub fn seat_scores(&self) -> &[i32] {
+        &self.seat_scores[..self.table.seats() as usize]
     }
     /// The multiplier the current hand's points will get (a tied hand under
     /// "next hand double" raises it).

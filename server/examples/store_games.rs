@@ -54,6 +54,7 @@ async fn main() -> anyhow::Result<()> {
             seating: Seating::new(4),
             moves: g.log().to_vec(),
             scores: g.scores().to_vec(),
+            seat_scores: g.seat_scores().to_vec(),
             hands: g.hand_results().to_vec(),
             winner: g.outcome().and_then(|o| o.winner).map(|s| s.0),
             forfeit: None,

@@ -98,10 +98,11 @@ pub struct MatchResult {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct SeatResult {
-    /// The seat's match score (for a team variant, report the team's score on one seat
-    /// and 0 on the partner, or each member's share: sides sum their seats).
+    /// The seat's own match score: in a team variant, the seat's share of its
+    /// side's score (sides sum their seats; `winner = "best-player"` compares members by it).
     pub score: i64,
-    /// Pips left in the seat's hand at the end (for `team-score = "opponents-pips"`).
+    /// Pips left in the seat's hand at the end of each hand, summed over the
+    /// match (for `team-score = "opponents-pips"`).
     #[serde(default)]
     pub pips: u32,
     /// Timeouts the seat incurred.

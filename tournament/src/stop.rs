@@ -9,9 +9,12 @@ use crate::error::ConfigError;
 /// Without any, the tournament ends when its last stage does.
 ///
 /// - `rounds`: after this many rounds.
-/// - `games`: once this many games (tables) have been played.
+/// - `games`: once this many games (tables) have been played, counted at
+///   the end of a round: the round that reaches the count finishes, so a
+///   tournament may play up to a round's tables more than `games`.
 /// - `points`: when an entrant has this many tournament points. With
-///   `winners = X`, when X entrants have.
+///   `winners = X`, when X entrants have; exactly X are named even when
+///   more reach the target in the same round (the standings order decides).
 /// - `winners` alone: when at most X entrants remain in contention (neither
 ///   eliminated nor disqualified); those are the winners. It also sets how
 ///   many entrants [`Tournament::winners`](crate::Tournament::winners) names at the end.

@@ -239,9 +239,10 @@ impl Tournament {
         self.finished
     }
 
-    /// The winners once finished (empty before): the entrants that reached
+    /// The winners once finished (empty before): the first `stop.winners`
+    /// (default 1) in standings order of the entrants that reached
     /// `stop.points`, or the contenders left by `stop.winners`, or else the
-    /// first `stop.winners` (default 1) entrants of the standings.
+    /// first `stop.winners` entrants of the standings.
     pub fn winners(&self) -> Vec<EntrantId> {
         if self.finished.is_none() {
             return Vec::new();
@@ -559,9 +560,14 @@ impl Tournament {
         let reason = spec.stop.reached(self.rounds.len() as u32, self.games.len() as u32, &points);
         match reason {
             Some(StopReason::Points) => {
+                // Exactly the configured number: when more reach the target
+                // in the same round, the standings order (winner rule, then
+                // tie-breaks, then seed) decides who is named.
                 let target = spec.stop.points.expect("points reached");
-                self.decided =
-                    Some(contenders.into_iter().filter(|e| self.stats[e.index()].points >= target).collect());
+                let count = spec.stop.winners.unwrap_or(1) as usize;
+                self.decided = Some(
+                    contenders.into_iter().filter(|e| self.stats[e.index()].points >= target).take(count).collect(),
+                );
             }
             Some(StopReason::Winners) => self.decided = Some(contenders),
             _ => {}

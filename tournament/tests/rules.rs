@@ -67,8 +67,11 @@ fn stop_when_an_entrant_reaches_points() {
     play(&mut t, stronger_wins);
     assert_eq!(t.rounds().len(), 2);
     assert_eq!(t.stop_reason(), Some(StopReason::Points));
-    // Both reached 20 in the same round: both are winners.
-    assert_eq!(t.winners(), vec![E(0), E(1)]);
+    // Both reached 20 in the same round; one winner is configured (the
+    // default), so the standings order names it.
+    let s = t.standings();
+    assert_eq!((s[0].points, s[1].points), (20, 20));
+    assert_eq!(t.winners(), vec![s[0].entrant]);
     // A later target is reached by p0 alone.
     let mut t = rr(4, r#", "stop": { "points": 30 }, "scoring": { "tie-breaks": [] }"#);
     play(&mut t, |r, tb| {
@@ -88,6 +91,19 @@ fn stop_when_enough_entrants_reach_points() {
     assert_eq!(t.rounds().len(), 1);
     assert_eq!(t.stop_reason(), Some(StopReason::Points));
     assert_eq!(t.winners(), vec![E(0), E(1)]);
+}
+
+#[test]
+fn stop_on_points_names_exactly_the_configured_winners() {
+    // Six entrants, three tables: three winners reach 3 points in round 0,
+    // but two are asked for: the standings order (tie-breaks, then seed) picks them.
+    let extra = r#", "stop": { "points": 3, "winners": 2 }, "scoring": { "points": { "per-result": { "win": 3, "draw": 1, "loss": 0 } } }"#;
+    let mut t = rr(6, extra);
+    play(&mut t, stronger_wins);
+    assert_eq!((t.rounds().len(), t.stop_reason()), (1, Some(StopReason::Points)));
+    let s = t.standings();
+    assert_eq!(s.iter().filter(|s| s.points >= 3).count(), 3, "{s:?}");
+    assert_eq!(t.winners(), vec![s[0].entrant, s[1].entrant]);
 }
 
 #[test]

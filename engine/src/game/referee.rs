@@ -86,6 +86,7 @@ impl Game {
         let score = self.scores[side.index()];
         let penalty = (score.max(0) as f64 * spec.penalty.0).floor() as i32 + spec.points;
         self.scores[side.index()] -= penalty;
+        self.seat_scores[seat.index()] -= penalty;
         Ok(Ruling::Overruled { events: self.play_overruled(m, penalty), penalty })
     }
 

@@ -73,6 +73,7 @@ impl Game {
         if scored == 0 {
             return false;
         }
+        self.seat_scores[seat.index()] += scored;
         self.play_points[side.index()] += scored;
         ev.push(Event::Scored { side, points: scored });
         if let MatchTarget::Points { immediate: true, .. } = self.rules.variant().target {
@@ -156,7 +157,15 @@ impl Game {
                 totals[self.table.side_of(Seat(s as u8)).index()] += p;
             }
             for (i, &t) in totals[..self.table.sides() as usize].iter().enumerate() {
-                self.add_score(Side(i as u8), t * carried);
+                // All or nothing (an exact target refuses the whole sum):
+                // each seat keeps its own pips when the side's total counts.
+                if self.add_score(Side(i as u8), t * carried) != 0 {
+                    for (s, &p) in pips.iter().enumerate().take(n) {
+                        if self.table.side_of(Seat(s as u8)).index() == i {
+                            self.seat_scores[s] += p * carried;
+                        }
+                    }
+                }
             }
             if winner.is_some() {
                 self.multiplier = 1;
@@ -199,6 +208,9 @@ impl Game {
             }
             p += scoring.win_bonus;
             points = if p != 0 { self.add_score(side, p) } else { 0 };
+            // The hand's points are the winning seat's: it went out, or
+            // held the lowest hand of the block.
+            self.seat_scores[seat.index()] += points;
             // The tie multiplier is spent by a hand that someone won.
             self.multiplier = 1;
         }

@@ -68,6 +68,9 @@ pub struct GameRecord {
     pub moves: Vec<Move>,
     /// Scores by side.
     pub scores: Vec<i32>,
+    /// Each seat's share of its side's score, by seat
+    /// ([`capicua_engine::Game::seat_scores`]).
+    pub seat_scores: Vec<i32>,
     /// Finished hands.
     pub hands: Vec<HandResult>,
     /// Winning side.

@@ -144,23 +144,49 @@ pub fn side_ranks(scores: &[i32], winner: Option<u8>, forfeit_side: Option<u8>) 
     (0..scores.len()).map(|s| 1 + (0..scores.len()).filter(|&o| key(o) > key(s)).count()).collect()
 }
 
+/// Whether one player holds more than one seat (a hosted strategy playing
+/// itself). Such a game is not rated: one identity cannot both win and lose
+/// it, and two updates of one rating from one game would leave only the
+/// last; leaving it out keeps `wins <= games` and every update whole.
+pub fn self_play(g: &GameRecord) -> bool {
+    g.seats
+        .iter()
+        .enumerate()
+        .any(|(i, s)| s.player_id.is_some() && g.seats[..i].iter().any(|o| o.player_id == s.player_id))
+}
+
 /// Updates the ratings of a rated game's players into `touched` (ratings
 /// changed in this batch, read first) over `stored` (the committed ones).
 pub(super) fn rate(stored: &Ratings, touched: &mut Ratings, g: &GameRecord) {
-    let sides = g.scores.len();
     let forfeit_side = g.forfeit.and_then(|seat| g.seats.iter().find(|s| s.seat == seat)).map(|s| s.side);
-    let ranks = side_ranks(&g.scores, g.winner, forfeit_side);
-    let board = rating_key(&g.variant);
+    let seats: Vec<(u8, i64)> = g.seats.iter().map(|s| (s.side, s.player_id.expect("checked by the caller"))).collect();
+    rate_result(stored, touched, &rating_key(&g.variant), &g.scores, g.winner, forfeit_side, &seats);
+}
+
+/// [`rate`] from a result alone: the board, scores by side, the winning
+/// side, the forfeiting side and each seat's (side, player). The writer and
+/// [`Db::replay_ratings`] both come here, so a replay computes what the
+/// writer computed, to the bit.
+fn rate_result(
+    stored: &Ratings,
+    touched: &mut Ratings,
+    board: &str,
+    scores: &[i32],
+    winner: Option<u8>,
+    forfeit_side: Option<u8>,
+    seats: &[(u8, i64)],
+) {
+    let sides = scores.len();
+    let ranks = side_ranks(scores, winner, forfeit_side);
     let mut teams: Vec<Vec<(i64, Rated)>> = vec![Vec::new(); sides];
-    for s in &g.seats {
-        let pid = s.player_id.expect("checked by the caller");
-        let key = (board.clone(), pid);
+    for &(side, pid) in seats {
+        let key = (board.to_string(), pid);
         let current = touched.get(&key).or_else(|| stored.get(&key)).copied().unwrap_or(Rated {
             rating: WengLinRating::new(),
             games: 0,
             wins: 0,
         });
-        if let Some(team) = teams.get_mut(s.side as usize) {
+        if let Some(team) = teams.get_mut(side as usize) {
             team.push((pid, current));
         }
     }
@@ -179,16 +205,210 @@ pub(super) fn rate(stored: &Ratings, touched: &mut Ratings, g: &GameRecord) {
         }
         let Some(updated) = new_iter.next() else { break };
         for ((pid, old), rating) in team.iter().zip(updated) {
-            let won = g.winner == Some(side as u8);
-            touched
-                .insert((board.clone(), *pid), Rated { rating, games: old.games + 1, wins: old.wins + i64::from(won) });
+            let won = winner == Some(side as u8);
+            touched.insert(
+                (board.to_string(), *pid),
+                Rated { rating, games: old.games + 1, wins: old.wins + i64::from(won) },
+            );
         }
+    }
+}
+
+/// A rating as the `ratings` table holds it.
+#[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
+pub struct RatingRecord {
+    /// The board ([`rating_key`]).
+    pub variant: String,
+    /// The player.
+    pub player_id: i64,
+    /// Mean skill.
+    pub mu: f64,
+    /// Uncertainty.
+    pub sigma: f64,
+    /// mu - 3 sigma.
+    pub ordinal: f64,
+    /// Rated games played.
+    pub games: i64,
+    /// Rated games won.
+    pub wins: i64,
+}
+
+impl RatingRecord {
+    fn of(((variant, player_id), r): ((String, i64), Rated)) -> RatingRecord {
+        let (mu, sigma) = (r.rating.rating, r.rating.uncertainty);
+        RatingRecord { variant, player_id, mu, sigma, ordinal: mu - 3.0 * sigma, games: r.games, wins: r.wins }
+    }
+}
+
+/// A stored rated game, as far as rating it goes.
+#[derive(sqlx::FromRow)]
+struct RatedGameRow {
+    id: i64,
+    variant_json: String,
+    scores_json: String,
+    winner: Option<i64>,
+    forfeit: Option<i64>,
+}
+
+impl Db {
+    /// Every rating in the `ratings` table, by board then player.
+    pub async fn stored_ratings(&self) -> Result<Vec<RatingRecord>, DbError> {
+        Ok(sqlx::query_as(
+            "SELECT variant, player_id, mu, sigma, ordinal, games, wins FROM ratings ORDER BY variant, player_id",
+        )
+        .fetch_all(&self.pool)
+        .await?)
+    }
+
+    /// Every rating recomputed from the stored games: each rated game whose
+    /// seats are all players' is rated again, in the order the games were
+    /// stored (by id), from the starting rating. The writer updates ratings
+    /// in the transaction that stores the game, so this equals
+    /// [`Db::stored_ratings`] exactly; a difference means a game was stored
+    /// without its ratings, or ratings moved without a stored game.
+    pub async fn replay_ratings(&self) -> Result<Vec<RatingRecord>, DbError> {
+        let games: Vec<RatedGameRow> =
+            sqlx::query_as("SELECT id, variant_json, scores_json, winner, forfeit FROM games WHERE rated ORDER BY id")
+                .fetch_all(&self.pool)
+                .await?;
+        // (game, seat, side, player) of every seat of a rated game, in game order.
+        let seats: Vec<(i64, i64, i64, Option<i64>)> = sqlx::query_as(
+            "SELECT s.game_id, s.seat, s.side, s.player_id FROM game_seats s JOIN games g ON g.id = s.game_id \
+             WHERE g.rated ORDER BY s.game_id, s.seat",
+        )
+        .fetch_all(&self.pool)
+        .await?;
+        let none = Ratings::new();
+        let mut replayed = Ratings::new();
+        // Games of one room share their rules: the board is worked out once per text.
+        let mut boards: HashMap<String, String> = HashMap::new();
+        let mut seats = seats.into_iter().peekable();
+        for g in games {
+            let mut sides = Vec::with_capacity(4);
+            let mut all_players = true;
+            let mut forfeit_side = None;
+            while let Some((_, seat, side, player)) = seats.next_if(|s| s.0 == g.id) {
+                let side = u8::try_from(side).unwrap_or(u8::MAX);
+                if Some(seat) == g.forfeit {
+                    forfeit_side = Some(side);
+                }
+                match player {
+                    Some(pid) => sides.push((side, pid)),
+                    None => all_players = false,
+                }
+            }
+            // The writer rates a game only when every seat is a player's.
+            if !all_players || sides.is_empty() {
+                continue;
+            }
+            let board = match boards.get(&g.variant_json) {
+                Some(b) => b.clone(),
+                None => {
+                    let v: Variant = serde_json::from_str(&g.variant_json)?;
+                    let b = rating_key(&v);
+                    boards.insert(g.variant_json.clone(), b.clone());
+                    b
+                }
+            };
+            let scores: Vec<i32> = serde_json::from_str(&g.scores_json)?;
+            let winner = g.winner.and_then(|w| u8::try_from(w).ok());
+            rate_result(&none, &mut replayed, &board, &scores, winner, forfeit_side, &sides);
+        }
+        let mut out: Vec<RatingRecord> = replayed.into_iter().map(RatingRecord::of).collect();
+        out.sort_by(|a, b| (&a.variant, a.player_id).cmp(&(&b.variant, b.player_id)));
+        Ok(out)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::db::{SeatKind, SeatRecord};
+    use capicua_engine::Seating;
+
+    /// A finished game of `variant` with one seat per `(side, player)`.
+    fn game(variant: &str, room: i64, seats: &[(u8, Option<i64>)], scores: Vec<i32>, winner: Option<u8>) -> GameRecord {
+        let seats: Vec<SeatRecord> = seats
+            .iter()
+            .enumerate()
+            .map(|(i, &(side, player_id))| SeatRecord {
+                seat: i as u8,
+                side,
+                player_id,
+                name: format!("s{i}"),
+                kind: if player_id.is_some() { SeatKind::Player } else { SeatKind::Guest },
+            })
+            .collect();
+        GameRecord {
+            room_id: Some(room),
+            variant: capicua_engine::preset(variant).unwrap(),
+            seed: 1,
+            seating: Seating::new(seats.len() as u8),
+            moves: Vec::new(),
+            timeouts: vec![0; seats.len()],
+            seats,
+            scores,
+            hands: Vec::new(),
+            winner,
+            forfeit: None,
+            rated: true,
+            tournament: None,
+        }
+    }
+
+    #[tokio::test]
+    async fn replaying_the_stored_games_gives_the_ratings_table() {
+        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().subsec_nanos();
+        let path = std::env::temp_dir().join(format!("capicua-replay-{}-{nanos}.db", std::process::id()));
+        let db = Db::open(path.to_str().unwrap()).await.unwrap();
+        let block = db.create_room(&capicua_engine::preset("block").unwrap(), 2, true).await.unwrap();
+        let block3 = db.create_room(&capicua_engine::preset("block").unwrap(), 3, true).await.unwrap();
+        let latin = db.create_room(&capicua_engine::preset("latin").unwrap(), 4, true).await.unwrap();
+        let mut p = Vec::new();
+        for name in ["a", "b", "c", "d"] {
+            p.push(Some(db.register(name).await.unwrap().0.id));
+        }
+        // Three sides, the one with the most points forfeits: it ranks last.
+        let mut forfeited = game("block", block3, &[(0, p[0]), (1, p[2]), (2, p[3])], vec![10, 40, 5], Some(2));
+        forfeited.forfeit = Some(1);
+        let mut unrated = game("block", block, &[(0, p[0]), (1, p[1])], vec![0, 50], Some(1));
+        unrated.rated = false;
+        let games = [
+            game("block", block, &[(0, p[0]), (1, p[1])], vec![50, 10], Some(0)),
+            game("block", block, &[(0, p[1]), (1, p[0])], vec![5, 5], None),
+            forfeited,
+            game("latin", latin, &[(0, p[0]), (1, p[1]), (0, p[2]), (1, p[3])], vec![120, 200], Some(1)),
+            // A guest's seat: the writer rates no one.
+            game("block", block, &[(0, p[3]), (1, None)], vec![50, 0], Some(0)),
+            unrated,
+            game("block", block, &[(0, p[2]), (1, p[0])], vec![50, 20], Some(0)),
+        ];
+        for g in games {
+            db.store_game(g).await.unwrap();
+        }
+        let stored = db.stored_ratings().await.unwrap();
+        assert_eq!(db.replay_ratings().await.unwrap(), stored);
+        // (board, player, games): the guest's and the unrated game count for no one.
+        let counts: Vec<(&str, i64, i64)> = stored.iter().map(|r| (r.variant.as_str(), r.player_id, r.games)).collect();
+        let [a, b, c, d] = [p[0], p[1], p[2], p[3]].map(Option::unwrap);
+        assert_eq!(
+            counts,
+            [
+                ("block", a, 4),
+                ("block", b, 2),
+                ("block", c, 2),
+                ("block", d, 1),
+                ("latin", a, 1),
+                ("latin", b, 1),
+                ("latin", c, 1),
+                ("latin", d, 1)
+            ]
+        );
+        db.close().await;
+        for ext in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{ext}", path.display()));
+        }
+    }
 
     #[test]
     fn a_custom_variant_named_like_a_preset_gets_a_board_of_its_own() {

@@ -8,7 +8,7 @@
 //! and recorded or neither: that is what makes a restart safe.
 
 use capicua_protocol::{TournamentId, TournamentStatus};
-use capicua_tournament::{EntrantId, MatchResult, Round, Standing};
+use capicua_tournament::{EntrantId, MatchResult, Round, Standing, Tournament};
 use serde::Serialize;
 use sqlx::{Row, Sqlite, Transaction};
 
@@ -254,12 +254,14 @@ pub async fn save_round(db: &Db, id: i64, round: &Round) -> Result<(), DbError> 
     Ok(())
 }
 
-/// Notes the room opened for a table (one more attempt).
+/// Notes the room opened for a table (one more attempt, unless the room's
+/// stored match already noted it: see [`insert_match`]).
 pub async fn set_table_room(db: &Db, id: i64, round: u32, table: u32, room: u64) -> Result<(), DbError> {
     sqlx::query(
-        "UPDATE tournament_tables SET room_id = ?, attempts = attempts + 1
+        "UPDATE tournament_tables SET attempts = attempts + (CASE WHEN room_id IS ? THEN 0 ELSE 1 END), room_id = ?
          WHERE tournament_id = ? AND round = ? AND table_no = ?",
     )
+    .bind(room as i64)
     .bind(room as i64)
     .bind(id)
     .bind(round as i64)
@@ -321,7 +323,18 @@ pub async fn tables_of_rounds(db: &Db, id: i64, from: u32, to: u32) -> Result<Ve
 /// Rewrites the standings rows behind the `tournament_standings` view.
 pub async fn save_standings(db: &Db, id: i64, standings: &[Standing]) -> Result<(), DbError> {
     let mut tx = db.pool.begin().await?;
-    sqlx::query("DELETE FROM tournament_standing_rows WHERE tournament_id = ?").bind(id).execute(&mut *tx).await?;
+    write_standings(&mut tx, id, standings).await?;
+    tx.commit().await?;
+    Ok(())
+}
+
+/// [`save_standings`] inside a transaction.
+pub(super) async fn write_standings(
+    tx: &mut Transaction<'_, Sqlite>,
+    id: i64,
+    standings: &[Standing],
+) -> Result<(), DbError> {
+    sqlx::query("DELETE FROM tournament_standing_rows WHERE tournament_id = ?").bind(id).execute(&mut **tx).await?;
     for s in standings {
         sqlx::query(
             "INSERT INTO tournament_standing_rows (tournament_id, rank, entrant_id, entrant, points, wins, draws,
@@ -345,11 +358,30 @@ pub async fn save_standings(db: &Db, id: i64, standings: &[Standing]) -> Result<
         .bind(s.disqualified)
         .bind(s.reprieves as i64)
         .bind(serde_json::to_string(&s.tie_breaks)?)
-        .execute(&mut *tx)
+        .execute(&mut **tx)
         .await?;
     }
-    tx.commit().await?;
     Ok(())
+}
+
+/// A tournament as its committed results leave it, read inside `tx` (the
+/// writer keeps one per tournament that stores matches, to write the
+/// standings in each match's transaction). `None` when there is no such
+/// tournament or its stored spec or results no longer fit each other.
+pub(super) async fn replica(tx: &mut Transaction<'_, Sqlite>, id: i64) -> Result<Option<Tournament>, DbError> {
+    let spec: Option<(String, SpecFormat)> = sqlx::query_as("SELECT spec, spec_format FROM tournaments WHERE id = ?")
+        .bind(id)
+        .fetch_optional(&mut **tx)
+        .await?;
+    let Some((text, format)) = spec else { return Ok(None) };
+    let Ok(config) = crate::tournament::store::parse_spec(&text, format) else { return Ok(None) };
+    let rows: Vec<(String,)> =
+        sqlx::query_as("SELECT result_json FROM tournament_matches WHERE tournament_id = ? ORDER BY seq")
+            .bind(id)
+            .fetch_all(&mut **tx)
+            .await?;
+    let results: Vec<MatchResult> = rows.iter().map(|(json,)| serde_json::from_str(json)).collect::<Result<_, _>>()?;
+    Ok(Tournament::replay(config, &results).ok())
 }
 
 /// The standings of a tournament, read from the `tournament_standings` view
@@ -411,8 +443,23 @@ pub async fn standings(db: &Db, id: i64) -> Result<Vec<Standing>, DbError> {
 pub(super) async fn insert_match(
     tx: &mut Transaction<'_, Sqlite>,
     game_id: i64,
+    room_id: Option<i64>,
     link: &TableLink,
 ) -> Result<(), DbError> {
+    // The table row names the room whose game decided it, in the game's
+    // transaction: the runner notes a room only after opening it, and a
+    // fast match can be stored (and the server killed) before that.
+    sqlx::query(
+        "UPDATE tournament_tables SET attempts = attempts + (CASE WHEN room_id IS ? THEN 0 ELSE 1 END),
+         room_id = COALESCE(?, room_id) WHERE tournament_id = ? AND round = ? AND table_no = ?",
+    )
+    .bind(room_id)
+    .bind(room_id)
+    .bind(link.tournament)
+    .bind(link.result.round as i64)
+    .bind(link.result.table as i64)
+    .execute(&mut **tx)
+    .await?;
     sqlx::query(
         "INSERT INTO tournament_matches (tournament_id, round, table_no, game_id, winner, result_json)
          VALUES (?, ?, ?, ?, ?, ?)",

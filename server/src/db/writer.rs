@@ -12,10 +12,12 @@
 //! recorded for `/healthz`.
 
 use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 use std::sync::Arc;
 use std::time::Duration;
 
 use capicua_engine::Variant;
+use capicua_tournament::Tournament;
 use sqlx::sqlite::SqlitePool;
 use sqlx::{Row, Sqlite, Transaction};
 use tokio::sync::{mpsc, oneshot, watch};
@@ -230,6 +232,10 @@ struct WriterState {
     ratings: Ratings,
     /// The last variant encoded, and its JSON (games of a room share it).
     variant_json: Option<(Variant, Arc<str>)>,
+    /// Running tournaments as their committed results leave them, loaded
+    /// at their first stored match (dropped with the state after a failed
+    /// transaction, as they may hold results that were never committed).
+    tournaments: HashMap<i64, Tournament>,
 }
 
 impl WriterState {
@@ -237,7 +243,7 @@ impl WriterState {
         let max: Option<i64> =
             sqlx::query("SELECT MAX(id) AS max_id FROM games").fetch_one(pool).await?.try_get("max_id")?;
         let ratings = ratings::load(pool).await?;
-        Ok(WriterState { next_game: max.unwrap_or(0) + 1, ratings, variant_json: None })
+        Ok(WriterState { next_game: max.unwrap_or(0) + 1, ratings, variant_json: None, tournaments: HashMap::new() })
     }
 
     fn variant_json(&mut self, v: &Variant) -> Result<Arc<str>, DbError> {
@@ -364,7 +370,7 @@ async fn store_batch(pool: &SqlitePool, st: &mut WriterState, batch: &[StoreJob]
         for (hand, json) in &e.hands {
             hands.push(HandRow { game_id: id, hand: *hand, result_json: json });
         }
-        if g.rated && g.seats.iter().all(|s| s.player_id.is_some()) {
+        if g.rated && g.seats.iter().all(|s| s.player_id.is_some()) && !ratings::self_play(g) {
             ratings::rate(&st.ratings, &mut touched, g);
         }
     }
@@ -410,10 +416,40 @@ async fn store_batch(pool: &SqlitePool, st: &mut WriterState, batch: &[StoreJob]
     })
     .await?;
     // A tournament match is stored with its game: a result is never
-    // committed without the game that decided it, nor the reverse.
+    // committed without the game that decided it, nor the reverse. The
+    // standings rows are rewritten in the same transaction, so the
+    // `tournament_standings` view is exact at every commit (a crash between
+    // a match and its standings would leave the view behind the results).
+    let mut standings_of = Vec::new();
     for (i, job) in batch.iter().enumerate() {
         if let Some(link) = &job.record.tournament {
-            tournaments::insert_match(&mut tx, st.next_game + i as i64, link).await?;
+            let id = link.tournament;
+            if let Entry::Vacant(slot) = st.tournaments.entry(id) {
+                // Read before this match is inserted: the replica holds the committed results.
+                if let Some(t) = tournaments::replica(&mut tx, id).await? {
+                    slot.insert(t);
+                }
+            }
+            tournaments::insert_match(&mut tx, st.next_game + i as i64, job.record.room_id, link).await?;
+            if let Some(t) = st.tournaments.get_mut(&id) {
+                match t.record(link.result.clone()) {
+                    Ok(()) if !standings_of.contains(&id) => standings_of.push(id),
+                    Ok(()) => {}
+                    Err(e) => {
+                        // The runner fails the tournament on such a result; the view keeps its rows.
+                        tracing::warn!(tournament = id, error = %e, "a stored result does not fit the tournament");
+                        st.tournaments.remove(&id);
+                    }
+                }
+            }
+        }
+    }
+    for id in standings_of {
+        if let Some(t) = st.tournaments.get(&id) {
+            tournaments::write_standings(&mut tx, id, &t.standings()).await?;
+            if t.is_finished() {
+                st.tournaments.remove(&id);
+            }
         }
     }
     insert_rows(
@@ -486,6 +522,7 @@ mod tests {
             seating: Seating::new(2),
             moves: Vec::new(),
             scores: vec![10, 0],
+            seat_scores: vec![10, 0],
             hands: Vec::new(),
             winner: Some(0),
             forfeit: None,
@@ -543,6 +580,26 @@ mod tests {
         let id = rx.await.unwrap().expect("stored");
         assert_eq!(id, last + 1);
         assert_eq!(db.leaderboard(&variant.name, 10).await.unwrap()[0].games, 3);
+        db.close().await;
+    }
+
+    #[tokio::test]
+    async fn a_player_holding_two_seats_is_not_rated_by_that_game() {
+        let file = TempDb::new("writer-self-play");
+        let db = Db::open(file.0.to_str().unwrap()).await.unwrap();
+        let variant = capicua_engine::preset("block").unwrap();
+        let room = db.create_room(&variant, 2, true).await.unwrap();
+        let a = db.hosted_bot("a").await.unwrap().id;
+        let b = db.hosted_bot("b").await.unwrap().id;
+        // One hosted strategy on both sides, then a game against another.
+        for r in [record(room, 1, [a, a]), record(room, 2, [a, b])] {
+            db.store_game(r).await.unwrap();
+        }
+        assert_eq!(db.game_count().await.unwrap(), 2, "the self-play game is stored");
+        let board = db.leaderboard(&variant.name, 10).await.unwrap();
+        let rows: Vec<(&str, i64, i64)> = board.iter().map(|s| (s.name.as_str(), s.games, s.wins)).collect();
+        assert_eq!(rows.len(), 2);
+        assert!(rows.contains(&("bot:a", 1, 1)) && rows.contains(&("bot:b", 1, 0)), "{rows:?}");
         db.close().await;
     }
 

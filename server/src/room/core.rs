@@ -1382,6 +1382,7 @@ impl RoomCore {
             seating: self.s.seating.clone(),
             moves: game.log().to_vec(),
             scores: scores.clone(),
+            seat_scores: game.seat_scores().to_vec(),
             hands: game.hand_results().to_vec(),
             winner,
             forfeit: forfeit.map(|s| s.0),

@@ -144,20 +144,17 @@ impl Member {
 /// table's seats in order (the room is seated so).
 pub(crate) fn table_link(tournament: TournamentId, round: u32, table: u32) -> crate::room::LinkFn {
     Box::new(move |record: &GameRecord| {
-        let last_pips = record.hands.last().map(|h| h.pips.to_vec()).unwrap_or_default();
-        let mut scored = HashSet::new();
         let seats = record
             .seats
             .iter()
             .enumerate()
-            .map(|(i, s)| SeatResult {
-                // A side's score is reported once, on its first seat.
-                score: if scored.insert(s.side) {
-                    record.scores.get(s.side as usize).copied().unwrap_or(0) as i64
-                } else {
-                    0
-                },
-                pips: last_pips.get(i).copied().unwrap_or(0).max(0) as u32,
+            .map(|(i, _)| SeatResult {
+                // The seat's own share: partners' shares sum to their side's
+                // score, and `best-player` can tell the members apart.
+                score: record.seat_scores.get(i).copied().unwrap_or(0) as i64,
+                // Pips left in the seat's hand at the end of every hand of
+                // the match: `opponents-pips` counts the match, not its last hand.
+                pips: record.hands.iter().map(|h| h.pips.get(i).copied().unwrap_or(0).max(0) as u32).sum(),
                 timeouts: record.timeouts.get(i).copied().unwrap_or(0),
             })
             .collect();

@@ -112,8 +112,8 @@ async fn drive(state: &Arc<AppState>, id: TournamentId) -> Result<(), Tournament
                         .tournaments
                         .publish(id, Progress::TableFinished { round: rn, table: tn, game: r.game, winner });
                 }
+                // The standings rows were written with the match (see the database writer).
                 tracing::debug!(tournament = id, round = round_no, table = table_no, game, "table finished");
-                tournaments::save_standings(db, id, &t.standings()).await?;
             }
             None => {
                 if state.is_shutting_down() {
@@ -158,7 +158,10 @@ async fn open_table(
     for seat in &table.seats {
         match Member::of(&seat.player) {
             Member::Hosted { strategy } => {
-                let p = state.db.hosted_bot(&strategy).await?;
+                // Each hosted entrant is a player of its own (`bot:random#a`
+                // and `bot:random#b` are two): their games against each other
+                // are rated like any other, and each keeps its own rating.
+                let p = state.db.hosted_bot(seat.player.strip_prefix("bot:").unwrap_or(&seat.player)).await?;
                 hosted.push(Some(HostedSeat { name: seat.player.clone(), strategy, player_id: Some(p.id) }));
                 reserved.push(None);
             }
