@@ -135,7 +135,9 @@ async fn live(matches: usize) -> anyhow::Result<()> {
     let per_leg = tables_per_leg(&names)?;
     let legs = matches.div_ceil(per_leg) as u32;
     let text = spec_text(&names, legs, Some(matches as u32));
-    let (id, _) = store::create(&db, &text, SpecFormat::Toml, capicua_strategy::SearchCaps::default()).await?;
+    let (id, _) =
+        store::create(&db, &text, SpecFormat::Toml, capicua_strategy::SearchCaps::default(), store::Origin::Operator)
+            .await?;
     db.close().await;
     let port = TcpListener::bind("127.0.0.1:0").await?.local_addr()?.port();
     let addr: SocketAddr = format!("127.0.0.1:{port}").parse()?;
@@ -219,7 +221,14 @@ async fn scale(sizes: &[usize]) -> anyhow::Result<()> {
         let names: Vec<String> = (0..8).map(|i| format!("bot:random#{i}")).collect();
         let per_leg = tables_per_leg(&names)?;
         let text = spec_text(&names, n.div_ceil(per_leg) as u32, Some(n as u32));
-        let (id, config) = store::create(&db, &text, SpecFormat::Toml, capicua_strategy::SearchCaps::default()).await?;
+        let (id, config) = store::create(
+            &db,
+            &text,
+            SpecFormat::Toml,
+            capicua_strategy::SearchCaps::default(),
+            store::Origin::Operator,
+        )
+        .await?;
         // Mark it finished first so a server does not try to run it.
         tournaments::set_status(&db, id, capicua_protocol::TournamentStatus::Finished, None).await?;
         let t0 = Instant::now();

@@ -40,6 +40,19 @@ impl ApiError {
         self
     }
 
+    /// A request body that could not be read: over the route's `limit` of
+    /// bytes (413), or cut short (400). axum answers these in plain text; the
+    /// API answers them as every other error, with `code`.
+    pub(crate) fn body(e: &axum::extract::rejection::BytesRejection, code: ErrorCode, limit: usize) -> ApiError {
+        let status = e.status();
+        let message = if status == StatusCode::PAYLOAD_TOO_LARGE {
+            format!("the request body is over the limit of {limit} bytes")
+        } else {
+            e.body_text()
+        };
+        ApiError::new(status, code, message)
+    }
+
     /// A failure of the server itself: logged, and reported without detail.
     pub(crate) fn internal(e: impl std::fmt::Display) -> ApiError {
         tracing::error!(error = %e, "http handler");

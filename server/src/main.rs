@@ -186,6 +186,8 @@ struct ClientLimits {
 enum TournamentCommand {
     /// Validates a tournament file (TOML, or JSON by extension) and stores it
     /// as pending; a serving server on the same database starts it within a second.
+    /// Variant files it names are read from the current directory, validated
+    /// and stored with it: a later change to a file changes no event.
     Create {
         /// The tournament file.
         #[arg(long)]
@@ -407,7 +409,9 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             let format =
                 if file.extension().is_some_and(|e| e == "json") { SpecFormat::Json } else { SpecFormat::Toml };
             let db = open_for_writing(&database, allow_foreign_tables).await?;
-            let created = store::create(&db, &text, format, capicua_strategy::SearchCaps::default()).await;
+            let created =
+                store::create(&db, &text, format, capicua_strategy::SearchCaps::default(), store::Origin::Operator)
+                    .await;
             db.close().await;
             let (id, config) = created.with_context(|| format!("{}", file.display()))?;
             outln!(

@@ -4,19 +4,36 @@
 //! unknown fields rejected). [`TournamentSpec::validate`] checks every field
 //! and returns a [`Config`], the only thing a
 //! [`Tournament`](crate::Tournament) accepts; a [`ConfigError`] names the bad
-//! field in the file's spelling.
+//! field in the file's spelling. [`TournamentSpec::from_toml`] and
+//! [`TournamentSpec::from_json`] parse a text; their [`ParseError`] names
+//! the key at fault by its path (`stages[0].legs`).
+//!
+//! Everything that can be known before the first game is checked here, so a
+//! tournament is refused when it is created rather than misbehaving midway:
+//! among others `stop.winners` against the entrants, negative points, and
+//! the most games the schedule may play (see [`DEFAULT_MAX_GAMES`]).
 
-use capicua_engine::Teams;
+use std::collections::BTreeMap;
+
+use capicua_engine::{Teams, Variant};
 use serde::{Deserialize, Serialize};
 
 use crate::disqualify::{DisqualifySpec, LenientJudgeSpec};
-use crate::error::ConfigError;
-use crate::scoring::ScoringSpec;
+use crate::error::{ConfigError, ParseError};
+use crate::scoring::{PointsRule, ScoringSpec};
 use crate::stop::StopSpec;
 use crate::table::TableKind;
 
 /// Most entrants a tournament accepts.
 pub const MAX_ENTRANTS: usize = 512;
+
+/// Most games a tournament's schedule may play unless its spec sets
+/// `max-games`: a spec this large is more often a slip (a 512-entrant,
+/// 4-leg round robin is 523,264 games) than an event anyone means to run.
+pub const DEFAULT_MAX_GAMES: u64 = 100_000;
+
+/// Highest `max-games` a spec may set.
+pub const MAX_GAMES_CEILING: u64 = 10_000_000;
 
 /// Everything about a tournament, as written by its organizer.
 ///
@@ -66,6 +83,11 @@ pub struct TournamentSpec {
     /// The tables' clock and how long an entrant may keep its table waiting.
     #[serde(default)]
     pub clock: ClockSpec,
+    /// The most games the schedule may play (an upper bound, see
+    /// [`TournamentSpec::game_bound`]); default [`DEFAULT_MAX_GAMES`], at most
+    /// [`MAX_GAMES_CEILING`]. Set it to say a larger tournament is meant.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_games: Option<u64>,
 }
 
 /// Longest move time or bank a tournament may set: one hour.
@@ -219,6 +241,8 @@ pub enum FormatKind {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Config {
     spec: TournamentSpec,
+    /// The variants of the spec's variant files, by the name the spec gives them.
+    files: BTreeMap<String, Variant>,
 }
 
 impl Config {
@@ -230,6 +254,74 @@ impl Config {
     /// Number of entrants.
     pub fn entrant_count(&self) -> usize {
         self.spec.entrants.len()
+    }
+
+    /// Attaches the variants of the spec's variant files (see
+    /// [`TournamentSpec::variant_files`]), keyed by the name the spec gives
+    /// each. This crate reads no file: the caller reads and parses them, once,
+    /// when the tournament is created, and stores them with it, so the event
+    /// does not change when a file does. Every file must be given, validate,
+    /// and seat this tournament's tables; the error names the spec field
+    /// that names the file.
+    ///
+    /// ```
+    /// use std::collections::BTreeMap;
+    /// use capicua_tournament::TournamentSpec;
+    /// let spec: TournamentSpec = serde_json::from_str(r#"{
+    ///     "name": "x", "table": "duel", "variants": ["block", "house.toml"],
+    ///     "entrants": ["ana", "ben"], "stages": [{ "format": "round-robin" }]
+    /// }"#).unwrap();
+    /// let config = spec.validate().unwrap();
+    /// let e = config.clone().with_variant_files(BTreeMap::new()).unwrap_err();
+    /// assert_eq!(e.field, "variants[1]");
+    /// let house = capicua_engine::preset("draw").unwrap();
+    /// let config = config.with_variant_files(BTreeMap::from([("house.toml".into(), house.clone())])).unwrap();
+    /// assert_eq!(config.variant("house.toml"), Some(house));
+    /// ```
+    pub fn with_variant_files(mut self, files: BTreeMap<String, Variant>) -> Result<Config, ConfigError> {
+        let wanted = self.spec.variant_files();
+        for (field, name) in &wanted {
+            let Some(variant) = files.get(name) else {
+                return Err(ConfigError::new(field.clone(), format!("variant file {name:?} was not read")));
+            };
+            if let Err(e) = variant.validate() {
+                return Err(ConfigError::new(field.clone(), format!("variant file {name:?}: {e}")));
+            }
+            check_fits(field, &format!("variant file {name:?}"), variant, self.spec.table)?;
+            // Tournament tables are rated rooms, and a rated room under a
+            // preset's name must play that preset's rules (its games count on
+            // the preset's leaderboard): refused now rather than at its first table.
+            let posing = capicua_engine::preset(&variant.name).is_some_and(|mut p| {
+                p.description.clone_from(&variant.description);
+                p != *variant
+            });
+            if posing {
+                return Err(ConfigError::new(
+                    field.clone(),
+                    format!(
+                        "variant file {name:?} is named {0:?} but changes {0}'s rules: give it a name of its own \
+                         (name = \"{0}-house\")",
+                        variant.name
+                    ),
+                ));
+            }
+        }
+        if let Some(extra) = files.keys().find(|k| !wanted.iter().any(|(_, n)| n == *k)) {
+            return Err(ConfigError::new("variants", format!("{extra:?} is not a variant file of this spec")));
+        }
+        self.files = files;
+        Ok(self)
+    }
+
+    /// The variants attached by [`Config::with_variant_files`], by name.
+    pub fn variant_files(&self) -> &BTreeMap<String, Variant> {
+        &self.files
+    }
+
+    /// The variant a round named `name` plays: a preset, or an attached
+    /// variant file's variant.
+    pub fn variant(&self, name: &str) -> Option<Variant> {
+        capicua_engine::preset(name).or_else(|| self.files.get(name).cloned())
     }
 }
 
@@ -247,37 +339,7 @@ fn check_variants(field: &str, variants: &[String], table: TableKind) -> Result<
     for (i, v) in variants.iter().enumerate() {
         let f = format!("{field}[{i}]");
         if let Some(variant) = capicua_engine::preset(v) {
-            let seats = table.seats() as u8;
-            if seats < variant.players.min || seats > variant.players.max {
-                return Err(ConfigError::new(
-                    f,
-                    format!(
-                        "preset {v} seats {} to {} players, a {table:?} table has {seats}",
-                        variant.players.min, variant.players.max
-                    ),
-                ));
-            }
-            let pairs = match &variant.players.teams {
-                Teams::None => false,
-                Teams::Pairs | Teams::PairsIfFourPlus | Teams::Alternate => true,
-                Teams::Fixed(groups) => {
-                    let mut g: Vec<Vec<u8>> = groups
-                        .iter()
-                        .map(|t| {
-                            let mut t = t.clone();
-                            t.sort();
-                            t
-                        })
-                        .collect();
-                    g.sort();
-                    g == [vec![0, 2], vec![1, 3]]
-                }
-            };
-            let wants_pairs = matches!(table, TableKind::FixedPairs | TableKind::RotatingPartners);
-            if seats == 4 && pairs != wants_pairs {
-                let how = if pairs { "in partnerships" } else { "every seat for itself" };
-                return Err(ConfigError::new(f, format!("preset {v} plays 4 seats {how}, unlike a {table:?} table")));
-            }
+            check_fits(&f, &format!("preset {v}"), &variant, table)?;
         } else if !(v.ends_with(".toml") || v.ends_with(".json")) {
             return Err(ConfigError::new(
                 f,
@@ -291,6 +353,95 @@ fn check_variants(field: &str, variants: &[String], table: TableKind) -> Result<
     Ok(())
 }
 
+/// Whether `variant` (called `what` in errors) seats a `table`: its seat
+/// count, and partnerships exactly when the table plays in pairs.
+fn check_fits(field: &str, what: &str, variant: &Variant, table: TableKind) -> Result<(), ConfigError> {
+    let seats = table.seats() as u8;
+    if seats < variant.players.min || seats > variant.players.max {
+        return Err(ConfigError::new(
+            field,
+            format!(
+                "{what} seats {} to {} players, a {table:?} table has {seats}",
+                variant.players.min, variant.players.max
+            ),
+        ));
+    }
+    let pairs = match &variant.players.teams {
+        Teams::None => false,
+        Teams::Pairs | Teams::PairsIfFourPlus | Teams::Alternate => true,
+        Teams::Fixed(groups) => {
+            let mut g: Vec<Vec<u8>> = groups
+                .iter()
+                .map(|t| {
+                    let mut t = t.clone();
+                    t.sort();
+                    t
+                })
+                .collect();
+            g.sort();
+            g == [vec![0, 2], vec![1, 3]]
+        }
+    };
+    let wants_pairs = matches!(table, TableKind::FixedPairs | TableKind::RotatingPartners);
+    if seats == 4 && pairs != wants_pairs {
+        let how = if pairs { "in partnerships" } else { "every seat for itself" };
+        return Err(ConfigError::new(field, format!("{what} plays 4 seats {how}, unlike a {table:?} table")));
+    }
+    Ok(())
+}
+
+/// Fixed points per result are never negative: the standings, Buchholz and
+/// `stop.points` all assume points only grow.
+fn check_points(points: &PointsRule) -> Result<(), ConfigError> {
+    if let PointsRule::PerResult { win, draw, loss } = *points {
+        for (name, value) in [("win", win), ("draw", draw), ("loss", loss)] {
+            if value < 0 {
+                return Err(ConfigError::new(
+                    format!("scoring.points.per-result.{name}"),
+                    format!("{value}: points per result are 0 or more"),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The dotted path of a key in a spec text (`stages[0].legs`). serde names
+/// an unknown or missing key only in its message: the key is added to the
+/// path so the field named is the one to fix.
+fn path_of(path: &serde_path_to_error::Path, message: &str) -> Option<String> {
+    let mut out = String::new();
+    let mut last_key: Option<&str> = None;
+    let push_key = |out: &mut String, key: &str| {
+        if !out.is_empty() {
+            out.push('.');
+        }
+        out.push_str(key);
+    };
+    for seg in path.iter() {
+        last_key = None;
+        match seg {
+            serde_path_to_error::Segment::Seq { index } => out.push_str(&format!("[{index}]")),
+            serde_path_to_error::Segment::Map { key } => {
+                push_key(&mut out, key);
+                last_key = Some(key);
+            }
+            serde_path_to_error::Segment::Enum { variant } => push_key(&mut out, variant),
+            serde_path_to_error::Segment::Unknown => {}
+        }
+    }
+    // serde's wording, and toml's for the fields of an enum's variant.
+    let key = [("missing field `", '`'), ("unknown field `", '`'), ("unexpected keys in table: ", ',')]
+        .into_iter()
+        .find_map(|(prefix, end)| message.strip_prefix(prefix).and_then(|rest| rest.split(end).next()));
+    if let Some(key) = key
+        && last_key != Some(key)
+    {
+        push_key(&mut out, key);
+    }
+    (!out.is_empty()).then_some(out)
+}
+
 impl TournamentSpec {
     /// Checks every field; the error names the first bad one.
     pub fn validate(self) -> Result<Config, ConfigError> {
@@ -301,13 +452,173 @@ impl TournamentSpec {
         self.check_entrants()?;
         self.check_stages()?;
         self.stop.check()?;
+        self.stop.check_for(self.entrants.len())?;
         self.disqualify.check()?;
         self.scoring.check(self.table)?;
+        check_points(&self.scoring.points)?;
         if let Some(judge) = &self.lenient_judge {
             judge.check()?;
         }
         self.clock.check()?;
-        Ok(Config { spec: self })
+        self.check_size()?;
+        Ok(Config { spec: self, files: BTreeMap::new() })
+    }
+
+    /// Parses a TOML spec; the error names the key at fault by its path.
+    /// The spec still needs [`TournamentSpec::validate`].
+    pub fn from_toml(text: &str) -> Result<TournamentSpec, ParseError> {
+        let line = |e: &toml::de::Error| e.span().map(|s| 1 + text[..s.start.min(text.len())].matches('\n').count());
+        let de = toml::Deserializer::parse(text).map_err(|e| ParseError {
+            field: None,
+            line: line(&e),
+            message: e.message().trim().to_string(),
+        })?;
+        serde_path_to_error::deserialize(de).map_err(|e| {
+            let field = path_of(e.path(), e.inner().message());
+            ParseError { field, line: line(e.inner()), message: e.inner().message().trim().to_string() }
+        })
+    }
+
+    /// Parses a JSON spec; the error names the key at fault by its path.
+    /// The spec still needs [`TournamentSpec::validate`].
+    ///
+    /// ```
+    /// use capicua_tournament::TournamentSpec;
+    /// let e = TournamentSpec::from_json(r#"{"name": "x", "stop": {"winers": 2}}"#).unwrap_err();
+    /// assert_eq!(e.field.as_deref(), Some("stop.winers"));
+    /// ```
+    pub fn from_json(text: &str) -> Result<TournamentSpec, ParseError> {
+        let de = &mut serde_json::Deserializer::from_str(text);
+        let spec: TournamentSpec = serde_path_to_error::deserialize(&mut *de).map_err(|e| {
+            let message = e.inner().to_string();
+            let line = (e.inner().line() > 0).then(|| e.inner().line());
+            let field = if e.inner().is_syntax() || e.inner().is_eof() { None } else { path_of(e.path(), &message) };
+            // serde_json ends its messages with the position; the line is reported on its own.
+            let message = message.rsplit_once(" at line ").map_or(message.as_str(), |(m, _)| m).to_string();
+            ParseError { field, line, message }
+        })?;
+        de.end().map_err(|e| ParseError {
+            field: None,
+            line: Some(e.line()),
+            message: "text after the spec".into(),
+        })?;
+        Ok(spec)
+    }
+
+    /// The variant files the spec names (every variant that is not a
+    /// preset), each once, with the field that names it first.
+    ///
+    /// ```
+    /// use capicua_tournament::TournamentSpec;
+    /// let spec: TournamentSpec = serde_json::from_str(r#"{
+    ///     "name": "x", "table": "duel", "variants": ["block", "house.toml"],
+    ///     "entrants": ["ana", "ben"],
+    ///     "stages": [{ "format": "round-robin", "variants": ["house.toml", "final.json"] }]
+    /// }"#).unwrap();
+    /// let files = spec.variant_files();
+    /// assert_eq!(files, [("variants[1]".into(), "house.toml".into()), ("stages[0].variants[1]".into(), "final.json".into())]);
+    /// ```
+    pub fn variant_files(&self) -> Vec<(String, String)> {
+        let stages = self
+            .stages
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| Some((format!("stages[{i}].variants"), s.variants.as_ref()?)));
+        let mut files: Vec<(String, String)> = Vec::new();
+        for (field, list) in std::iter::once(("variants".to_string(), &self.variants)).chain(stages) {
+            for (i, name) in list.iter().enumerate() {
+                if capicua_engine::preset(name).is_none() && !files.iter().any(|(_, n)| n == name) {
+                    files.push((format!("{field}[{i}]"), name.clone()));
+                }
+            }
+        }
+        files
+    }
+
+    /// The most games this tournament may play: exact for round robins of
+    /// two entrants per table, an upper bound otherwise (a free-for-all
+    /// round robin plans rounds until every pair has met; Swiss, knockouts and
+    /// later stages depend on results). `stop.rounds` and `stop.games` lower
+    /// it (a round always finishes, so `stop.games` may be passed by one
+    /// round's tables less one).
+    ///
+    /// ```
+    /// use capicua_tournament::TournamentSpec;
+    /// let spec: TournamentSpec = serde_json::from_str(r#"{
+    ///     "name": "x", "table": "duel", "variants": ["block"],
+    ///     "entrants": ["a", "b", "c", "d", "e"], "stages": [{ "format": "round-robin", "legs": 2 }]
+    /// }"#).unwrap();
+    /// assert_eq!(spec.game_bound(), 20);
+    /// ```
+    pub fn game_bound(&self) -> u64 {
+        let per_table = self.table.entrants_per_table() as u64;
+        let mut entrants = self.entrants.len() as u64;
+        // The first stage has the most entrants, hence the most tables a round can hold.
+        let widest_round = entrants / per_table;
+        let mut total: u64 = 0;
+        for stage in &self.stages {
+            let groups = u64::from(stage.groups.unwrap_or(1).max(1));
+            for g in 0..groups {
+                // Snake seeding: the first `entrants % groups` groups hold one more.
+                let n = entrants / groups + u64::from(g < entrants % groups);
+                total = total.saturating_add(self.group_bound(stage, n));
+            }
+            if let Some(k) = stage.advance {
+                entrants = u64::from(k) * groups;
+            }
+        }
+        if let Some(r) = self.stop.rounds {
+            total = total.min(u64::from(r).saturating_mul(widest_round));
+        }
+        if let Some(g) = self.stop.games {
+            total = total.min(u64::from(g).saturating_add(widest_round.saturating_sub(1)));
+        }
+        total
+    }
+
+    /// The most games one group of `n` entrants plays in `stage`.
+    fn group_bound(&self, stage: &StageSpec, n: u64) -> u64 {
+        let per_round = n / self.table.entrants_per_table() as u64;
+        let legs = u64::from(stage.legs.unwrap_or(1));
+        match stage.format {
+            FormatKind::RoundRobin => match self.table {
+                TableKind::Duel | TableKind::FixedPairs => legs * (n * n.saturating_sub(1) / 2),
+                // Circle-method rounds (`n` rounded up to even, less one) for each leg.
+                TableKind::RotatingPartners => legs * (n + n % 2).saturating_sub(1) * per_round,
+                // Rounds are planned until every pair has met, never more than this
+                // (the planner's own cap, see `format::round_robin`).
+                TableKind::FreeForAll => (4 * n * legs + 9) * per_round,
+            },
+            FormatKind::Swiss => u64::from(stage.rounds.unwrap_or(1)) * per_round,
+            // Every game eliminates one entrant, and one is left.
+            FormatKind::Knockout => n.saturating_sub(1),
+            // Every game is somebody's loss; all but one lose twice, the winner at most once.
+            FormatKind::DoubleKnockout => (2 * n).saturating_sub(1),
+        }
+    }
+
+    fn check_size(&self) -> Result<(), ConfigError> {
+        let limit = match self.max_games {
+            Some(0) => return Err(ConfigError::new("max-games", "at least 1")),
+            Some(m) if m > MAX_GAMES_CEILING => {
+                return Err(ConfigError::new("max-games", format!("at most {MAX_GAMES_CEILING}")));
+            }
+            Some(m) => m,
+            None => DEFAULT_MAX_GAMES,
+        };
+        let bound = self.game_bound();
+        if bound > limit {
+            let why = match self.max_games {
+                Some(_) => format!("the schedule may play up to {bound} games, more than max-games = {limit}"),
+                None => format!(
+                    "the schedule may play up to {bound} games, over the default limit of {DEFAULT_MAX_GAMES}: \
+                     set max-games = {bound} if this is meant (at most {MAX_GAMES_CEILING}), or use fewer \
+                     entrants, legs or rounds, or a stop rule"
+                ),
+            };
+            return Err(ConfigError::new("max-games", why));
+        }
+        Ok(())
     }
 
     fn check_entrants(&self) -> Result<(), ConfigError> {

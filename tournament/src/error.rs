@@ -30,3 +30,26 @@ impl ConfigError {
         ConfigError { field: field.into(), message: message.into() }
     }
 }
+
+/// A spec text that does not parse into a [`TournamentSpec`](crate::TournamentSpec):
+/// a syntax error, an unknown key, a wrong type or an out-of-range number.
+///
+/// ```
+/// use capicua_tournament::TournamentSpec;
+/// let text = "name = \"x\"\ntable = \"duel\"\nvariants = [\"block\"]\nentrants = [\"a\", \"b\"]\n\
+///             [[stages]]\nformat = \"round-robin\"\nlegs = -1\n";
+/// let e = TournamentSpec::from_toml(text).unwrap_err();
+/// assert_eq!(e.field.as_deref(), Some("stages[0].legs"));
+/// assert_eq!(e.line, Some(7));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[error("{}{}{message}", field.as_deref().map(|f| format!("{f}: ")).unwrap_or_default(), line.map(|l| format!("line {l}: ")).unwrap_or_default())]
+pub struct ParseError {
+    /// Path of the key at fault (`stages[0].legs`), in the file's spelling;
+    /// `None` when the text as a whole is at fault (a syntax error).
+    pub field: Option<String>,
+    /// The 1-based line of the text at fault, when the parser knows it.
+    pub line: Option<usize>,
+    /// What is wrong.
+    pub message: String,
+}

@@ -38,7 +38,7 @@
 //! |---|---|
 //! | `config.rs` | [`TournamentSpec`], [`StageSpec`], [`FormatKind`], [`ClockSpec`] and validation into [`Config`] |
 //! | `table.rs` | [`TableKind`]: seats, entrants and sides of a table |
-//! | `error.rs` | [`ConfigError`], reported by every part of the description |
+//! | `error.rs` | [`ConfigError`], reported by every part of the description; [`ParseError`], a spec text that does not parse |
 //! | `format/` | round robin, Swiss, knockouts; pairing without repeats |
 //! | `scoring.rs` | [`ScoringSpec`]: points per game, team score, winner rule, byes |
 //! | `tiebreak.rs` | [`TieBreak`] |
@@ -62,11 +62,11 @@ mod tiebreak;
 mod tournament;
 
 pub use config::{
-    ClockSpec, Config, EntrantSpec, FormatKind, MAX_CLOCK_MS, MAX_ENTRANTS, StageSpec, TeamSpec, TimeoutRule,
-    TournamentSpec,
+    ClockSpec, Config, DEFAULT_MAX_GAMES, EntrantSpec, FormatKind, MAX_CLOCK_MS, MAX_ENTRANTS, MAX_GAMES_CEILING,
+    StageSpec, TeamSpec, TimeoutRule, TournamentSpec,
 };
 pub use disqualify::{DisqualifySpec, LenientJudgeSpec, Violation};
-pub use error::ConfigError;
+pub use error::{ConfigError, ParseError};
 pub use round::{Entrant, EntrantId, MatchResult, Round, Seat, SeatResult, Table};
 pub use scoring::{ByeRule, Outcome, PointsRule, ScoringSpec, TeamScore, WinnerRule};
 pub use standings::Standing;

@@ -49,7 +49,7 @@ impl Default for ScoringSpec {
 
 /// Points an entrant earns from one game.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub enum PointsRule {
     /// The sum of its match scores (its side's score, see [`TeamScore`]).
     #[default]

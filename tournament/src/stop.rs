@@ -65,6 +65,34 @@ impl StopSpec {
         Ok(())
     }
 
+    /// Checks the rules that depend on the number of entrants: a target
+    /// that every entrant already holds at the start (`points` of zero or
+    /// below), more winners than entrants, or, without `points`, as many
+    /// winners as entrants (the tournament would end after its first round).
+    pub(crate) fn check_for(&self, entrants: usize) -> Result<(), ConfigError> {
+        if let Some(p) = self.points
+            && p <= 0
+        {
+            return Err(ConfigError::new("stop.points", format!("{p}: at least 1 (everyone starts with 0 points)")));
+        }
+        if let Some(w) = self.winners {
+            let w = w as usize;
+            if w > entrants {
+                return Err(ConfigError::new("stop.winners", format!("{w} winners of {entrants} entrants")));
+            }
+            if w == entrants && self.points.is_none() {
+                return Err(ConfigError::new(
+                    "stop.winners",
+                    format!(
+                        "{w} winners of {entrants} entrants: it stops once at most {w} remain in contention, \
+                         which all of them are after the first round"
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// The stop reason, if any, after `rounds` rounds and `games` games, given
     /// every contender's points.
     ///

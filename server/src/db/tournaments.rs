@@ -1,4 +1,4 @@
-//! The tables of `migrations/0002_tournaments.sql` and the
+//! The tables of `migrations/0002_tournaments.sql` (and `0003`'s stored variant files) and the
 //! `tournament_standings` view.
 //!
 //! A tournament is its spec plus its results in `tournament_matches.seq`
@@ -65,26 +65,30 @@ pub struct NewEntrant {
     pub kind: EntrantKind,
 }
 
-/// Stores a new tournament (status `pending`) and its entrants, in spec
-/// order; returns its id.
+/// Stores a new tournament (status `pending`), the variants of its variant
+/// files (`variants_json`, a JSON object by the name the spec gives each)
+/// and its entrants, in spec order; returns its id.
 pub async fn create(
     db: &Db,
     name: &str,
     format: SpecFormat,
     text: &str,
+    variants_json: &str,
     entrants: &[NewEntrant],
 ) -> Result<i64, DbError> {
     let mut tx = db.pool.begin().await?;
-    let id =
-        sqlx::query("INSERT INTO tournaments (name, spec_format, spec, status, created_at) VALUES (?, ?, ?, ?, ?)")
-            .bind(name)
-            .bind(format)
-            .bind(text)
-            .bind(Text(TournamentStatus::Pending))
-            .bind(now_secs())
-            .execute(&mut *tx)
-            .await?
-            .last_insert_rowid();
+    let id = sqlx::query(
+        "INSERT INTO tournaments (name, spec_format, spec, variants_json, status, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+    )
+    .bind(name)
+    .bind(format)
+    .bind(text)
+    .bind(variants_json)
+    .bind(Text(TournamentStatus::Pending))
+    .bind(now_secs())
+    .execute(&mut *tx)
+    .await?
+    .last_insert_rowid();
     for (i, e) in entrants.iter().enumerate() {
         sqlx::query(
             "INSERT INTO tournament_entrants (tournament_id, entrant, name, members_json, kind) VALUES (?, ?, ?, ?, ?)",
@@ -113,6 +117,15 @@ pub async fn spec(db: &Db, id: i64) -> Result<Option<(String, SpecFormat)>, DbEr
         .fetch_optional(&db.pool)
         .await?;
     Ok(row.map(|r| (r.spec, r.spec_format)))
+}
+
+/// The variants of a tournament's variant files as stored when it was
+/// created (a JSON object by name; `{}` for a tournament stored before
+/// they were kept); `None` if there is no such tournament.
+pub async fn variant_files(db: &Db, id: i64) -> Result<Option<String>, DbError> {
+    let row: Option<(String,)> =
+        sqlx::query_as("SELECT variants_json FROM tournaments WHERE id = ?").bind(id).fetch_optional(&db.pool).await?;
+    Ok(row.map(|r| r.0))
 }
 
 /// A tournament in a list.

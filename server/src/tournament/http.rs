@@ -2,18 +2,24 @@
 //! `GET /api/tournaments/{id}`, `GET /api/tournaments/{id}/standings`.
 //!
 //! Errors answer `{"code", "message"}` like every HTTP error of the server,
-//! plus `"field"` when a spec field is at fault: 400 `bad-tournament`,
+//! plus `"field"` when a spec field is at fault (its path for a parse error:
+//! `stages[0].legs`): 400 `bad-tournament` (also a body that is not UTF-8;
+//! 413 `bad-tournament` for one over [`store::MAX_SPEC_BYTES`]; a spec sent
+//! over HTTP plays presets only, never a variant file on the server's disk),
 //! 401 `unauthorized` (no token), 401 `bad-token` (an unknown token),
 //! 403 `unauthorized` (a player's token), 404 `no-such-tournament`.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
-use axum::extract::State;
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{HeaderMap, StatusCode, header};
 
 use axum::routing::get;
 use axum::{Json, Router};
+use capicua_engine::Variant;
 use capicua_protocol::ErrorCode;
 use capicua_tournament::{Entrant, MatchResult, Round, Standing, StopReason, Table, TournamentSpec};
 use serde::{Deserialize, Serialize};
@@ -28,7 +34,8 @@ use crate::db::tournaments::{self, StoredResult, StoredTable, Summary};
 /// The tournament routes (merged into [`crate::http::router`]).
 pub(crate) fn routes() -> Router<Arc<AppState>> {
     Router::new()
-        .route("/api/tournaments", get(list).post(create))
+        // A spec is small: a larger body is refused before it is read whole.
+        .route("/api/tournaments", get(list).post(create).layer(DefaultBodyLimit::max(store::MAX_SPEC_BYTES)))
         .route("/api/tournaments/{id}", get(detail))
         .route("/api/tournaments/{id}/standings", get(standings))
 }
@@ -69,15 +76,23 @@ async fn check_admin(state: &AppState, headers: &HeaderMap) -> Result<(), ApiErr
 async fn create(
     State(state): State<Arc<AppState>>,
     headers: HeaderMap,
-    body: String,
+    body: Result<Bytes, BytesRejection>,
 ) -> Result<(StatusCode, Json<Summary>), ApiError> {
     check_admin(&state, &headers).await?;
+    let body = body.map_err(|e| ApiError::body(&e, ErrorCode::BadTournament, store::MAX_SPEC_BYTES))?;
+    let body = std::str::from_utf8(&body).map_err(|e| {
+        ApiError::new(
+            StatusCode::BAD_REQUEST,
+            ErrorCode::BadTournament,
+            format!("the spec is not UTF-8 text (invalid byte at offset {})", e.valid_up_to()),
+        )
+    })?;
     let is_json = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.starts_with("application/json"));
-    let format = if is_json { SpecFormat::Json } else { SpecFormat::detect(&body) };
-    let (id, _) = store::create(&state.db, &body, format, state.config.bot_caps).await?;
+    let format = if is_json { SpecFormat::Json } else { SpecFormat::detect(body) };
+    let (id, _) = store::create(&state.db, body, format, state.config.bot_caps, store::Origin::Network).await?;
     state.tournaments.wake();
     let summary = tournaments::summary_of(&state.db, id).await?.ok_or_else(|| not_found(id))?;
     Ok((StatusCode::CREATED, Json(summary)))
@@ -118,6 +133,8 @@ struct Detail {
     #[serde(flatten)]
     summary: Summary,
     spec: TournamentSpec,
+    /// The variants of the spec's variant files, as stored when it was created.
+    variant_files: BTreeMap<String, Variant>,
     entrants: Vec<Entrant>,
     rounds: Vec<RoundDetail>,
     standings: Vec<Standing>,
@@ -186,6 +203,7 @@ async fn detail(
     Ok(Json(Detail {
         summary,
         spec: t.config().spec().clone(),
+        variant_files: t.config().variant_files().clone(),
         entrants: t.entrants().to_vec(),
         rounds,
         standings: t.standings(),

@@ -34,7 +34,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use capicua_protocol::{Assignment, ErrorCode, Progress, ServerMsg, TournamentId};
-use capicua_tournament::{ConfigError, MatchResult, RecordError, SeatResult};
+use capicua_tournament::{ConfigError, MatchResult, ParseError, RecordError, SeatResult};
 use tokio::sync::Notify;
 
 use crate::db::{DbError, GameRecord, TableLink, tournaments};
@@ -43,9 +43,9 @@ use crate::{AppState, Client};
 /// Errors of tournaments on the server.
 #[derive(Debug, thiserror::Error)]
 pub enum TournamentError {
-    /// The spec is not TOML/JSON of the right shape.
-    #[error("{0}")]
-    Parse(String),
+    /// The spec is not TOML/JSON of the right shape (the error names the key's path).
+    #[error(transparent)]
+    Parse(#[from] ParseError),
     /// The spec names a bad field.
     #[error(transparent)]
     Invalid(#[from] ConfigError),
@@ -53,6 +53,14 @@ pub enum TournamentError {
     #[error("{field}: {message}")]
     Entrant {
         /// `entrants[i]`.
+        field: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// A variant file named by a new tournament's spec cannot be used.
+    #[error("{field}: {message}")]
+    VariantFile {
+        /// `variants[i]` or `stages[j].variants[i]`.
         field: String,
         /// What is wrong.
         message: String,
@@ -81,14 +89,21 @@ impl TournamentError {
     pub fn field(&self) -> Option<&str> {
         match self {
             TournamentError::Invalid(e) => Some(&e.field),
-            TournamentError::Entrant { field, .. } => Some(field),
+            TournamentError::Parse(e) => e.field.as_deref(),
+            TournamentError::Entrant { field, .. } | TournamentError::VariantFile { field, .. } => Some(field),
             _ => None,
         }
     }
 
     /// Whether the organiser's input is at fault (HTTP 400).
     pub fn is_bad_spec(&self) -> bool {
-        matches!(self, TournamentError::Parse(_) | TournamentError::Invalid(_) | TournamentError::Entrant { .. })
+        matches!(
+            self,
+            TournamentError::Parse(_)
+                | TournamentError::Invalid(_)
+                | TournamentError::Entrant { .. }
+                | TournamentError::VariantFile { .. }
+        )
     }
 }
 

@@ -20,7 +20,7 @@ use std::time::Duration;
 
 use capicua_engine::Variant;
 use capicua_protocol::{Progress, RoomSpec, TimeControl, TimeoutPolicy, TournamentId, TournamentStatus};
-use capicua_tournament::{ClockSpec, MatchResult, Round, Table, TimeoutRule, Tournament};
+use capicua_tournament::{ClockSpec, Config, MatchResult, Round, Table, TimeoutRule, Tournament};
 use tokio::sync::{mpsc, oneshot};
 
 use super::{Assignment, Member, TournamentError, store, table_link};
@@ -88,7 +88,8 @@ async fn drive(state: &Arc<AppState>, id: TournamentId) -> Result<(), Tournament
                 )));
             }
             let clock = t.config().spec().clock.clone();
-            open_table(state, id, &round, &round.tables[table_no as usize], clock, tx.clone()).await?;
+            let v = variant(t.config(), &round.variant)?;
+            open_table(state, id, &round, &round.tables[table_no as usize], v, clock, tx.clone()).await?;
             open.insert(table_no);
         }
         let event = tokio::select! {
@@ -133,15 +134,12 @@ async fn drive(state: &Arc<AppState>, id: TournamentId) -> Result<(), Tournament
     Ok(())
 }
 
-/// The variant of a round: a preset, or a variant file.
-fn variant(name: &str) -> Result<Variant, TournamentError> {
-    if let Some(v) = capicua_engine::preset(name) {
-        return Ok(v);
-    }
-    let text = std::fs::read_to_string(name)
-        .map_err(|e| TournamentError::Variant { name: name.into(), message: e.to_string() })?;
-    Variant::from_file_text(name, &text)
-        .map_err(|e| TournamentError::Variant { name: name.into(), message: e.to_string() })
+/// The variant of a round: a preset, or a variant file's variant as stored
+/// with the tournament when it was created (never the file as it is now).
+fn variant(config: &Config, name: &str) -> Result<Variant, TournamentError> {
+    config
+        .variant(name)
+        .ok_or_else(|| TournamentError::Variant { name: name.into(), message: "not stored with the tournament".into() })
 }
 
 /// Opens the room of one table: hosted seats filled, the others reserved
@@ -151,6 +149,7 @@ async fn open_table(
     id: TournamentId,
     round: &Round,
     table: &Table,
+    v: Variant,
     clock: ClockSpec,
     tx: mpsc::UnboundedSender<(u32, u32, Option<i64>)>,
 ) -> Result<(), TournamentError> {
@@ -180,7 +179,6 @@ async fn open_table(
     let teams: Vec<Vec<u8>> = (0..sides as u32)
         .map(|side| table.seats.iter().enumerate().filter(|(_, s)| s.side == side).map(|(i, _)| i as u8).collect())
         .collect();
-    let v = variant(&round.variant)?;
     let spec = RoomSpec {
         preset: None,
         variant: Some(v),

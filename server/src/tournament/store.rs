@@ -2,6 +2,10 @@
 //! before it is stored, and loading a stored tournament for replay. The rows
 //! themselves are [`crate::db::tournaments`].
 
+use std::collections::BTreeMap;
+use std::io::Read;
+
+use capicua_engine::Variant;
 use capicua_strategy::{Policy, SearchCaps, StopFlag};
 use capicua_tournament::{Config, EntrantSpec, TournamentSpec};
 
@@ -11,13 +15,60 @@ use crate::db::tournaments::{self, EntrantKind, NewEntrant, StoredResult, Summar
 
 pub use crate::db::tournaments::SpecFormat;
 
-/// Parses and validates a spec; the error names the field.
+/// Largest tournament spec accepted, in bytes (`POST /api/tournaments`).
+pub const MAX_SPEC_BYTES: usize = 256 * 1024;
+
+/// Largest variant file a spec may name, in bytes (as for a room's variant file).
+pub const MAX_VARIANT_FILE_BYTES: u64 = crate::room::MAX_VARIANT_FILE_BYTES as u64;
+
+/// Parses and validates a spec; the error names the field (by its path
+/// for a parse error: `stages[0].legs`). Variant files are not read: see
+/// [`create`] and [`load`].
 pub fn parse_spec(text: &str, format: SpecFormat) -> Result<Config, TournamentError> {
-    let spec: TournamentSpec = match format {
-        SpecFormat::Toml => toml::from_str(text).map_err(|e| TournamentError::Parse(e.to_string().trim().into()))?,
-        SpecFormat::Json => serde_json::from_str(text).map_err(|e| TournamentError::Parse(e.to_string()))?,
+    let spec = match format {
+        SpecFormat::Toml => TournamentSpec::from_toml(text)?,
+        SpecFormat::Json => TournamentSpec::from_json(text)?,
     };
     Ok(spec.validate()?)
+}
+
+/// Who is creating a tournament, which decides whether its spec may name
+/// variant files.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Origin {
+    /// A request over the network: anything a client sends is hostile, and
+    /// never names a file on the server's disk, so only presets are played.
+    Network,
+    /// The operator (`capicua-server tournament create`): variant files are
+    /// read from the current directory, once, and stored with the tournament.
+    Operator,
+}
+
+/// Reads and parses every variant file `config`'s spec names, for a new
+/// tournament created from `origin`; the error names the spec field.
+fn read_variant_files(config: &Config, origin: Origin) -> Result<BTreeMap<String, Variant>, TournamentError> {
+    let mut files = BTreeMap::new();
+    for (field, name) in config.spec().variant_files() {
+        let fail = |message: String| TournamentError::VariantFile { field: field.clone(), message };
+        if origin == Origin::Network {
+            return Err(fail(format!(
+                "{name:?} is not a preset ({}); a tournament created over HTTP plays presets only, since the server \
+                 never reads a file a request names (the operator's `capicua-server tournament create --file` \
+                 reads variant files and stores them with the tournament)",
+                capicua_engine::PRESETS.join(", ")
+            )));
+        }
+        let mut text = String::new();
+        std::fs::File::open(&name)
+            .and_then(|f| f.take(MAX_VARIANT_FILE_BYTES + 1).read_to_string(&mut text))
+            .map_err(|e| fail(format!("variant file {name:?}: {e}")))?;
+        if text.len() as u64 > MAX_VARIANT_FILE_BYTES {
+            return Err(fail(format!("variant file {name:?} is over the limit of {MAX_VARIANT_FILE_BYTES} bytes")));
+        }
+        let rules = capicua_engine::Rules::from_file_text(&name, &text).map_err(|e| fail(e.to_string()))?;
+        files.insert(name, rules.variant().clone());
+    }
+    Ok(files)
 }
 
 fn members(e: &EntrantSpec) -> Vec<String> {
@@ -75,14 +126,19 @@ pub async fn check_entrants(db: &Db, config: &Config, caps: SearchCaps) -> Resul
 /// serving server picks it up. Returns its id and configuration.
 ///
 /// Hosted entrants' strategies are checked against `caps` (the serving
-/// server's, which will host them).
+/// server's, which will host them). Variant files are refused from the
+/// network, and read, validated and stored with the tournament for the
+/// operator (see [`Origin`]): a later change to a file changes no event.
 pub async fn create(
     db: &Db,
     text: &str,
     format: SpecFormat,
     caps: SearchCaps,
+    origin: Origin,
 ) -> Result<(i64, Config), TournamentError> {
     let config = parse_spec(text, format)?;
+    let files = read_variant_files(&config, origin)?;
+    let config = config.with_variant_files(files)?;
     check_entrants(db, &config, caps).await?;
     let spec = config.spec();
     let entrants: Vec<NewEntrant> = spec
@@ -99,7 +155,8 @@ pub async fn create(
             NewEntrant { name, members: members(e), kind }
         })
         .collect();
-    let id = tournaments::create(db, &spec.name, format, text, &entrants).await?;
+    let variants = serde_json::to_string(config.variant_files()).map_err(|e| TournamentError::Db(e.into()))?;
+    let id = tournaments::create(db, &spec.name, format, text, &variants, &entrants).await?;
     Ok((id, config))
 }
 
@@ -118,6 +175,22 @@ pub async fn load(db: &Db, id: i64) -> Result<Option<Stored>, TournamentError> {
     let Some(summary) = tournaments::summary_of(db, id).await? else { return Ok(None) };
     let Some((text, format)) = tournaments::spec(db, id).await? else { return Ok(None) };
     let config = parse_spec(&text, format)?;
+    // The variant files as they were when the tournament was created; a
+    // tournament stored before they were kept has none, and its files are
+    // not read now (it may have come over the network).
+    let stored: BTreeMap<String, Variant> = match tournaments::variant_files(db, id).await? {
+        Some(json) => serde_json::from_str(&json).map_err(|e| TournamentError::Db(e.into()))?,
+        None => BTreeMap::new(),
+    };
+    if let Some((_, name)) = config.spec().variant_files().into_iter().find(|(_, n)| !stored.contains_key(n)) {
+        return Err(TournamentError::Variant {
+            name,
+            message: "not stored with the tournament (it was created before variant files were stored): \
+                      create the tournament again"
+                .into(),
+        });
+    }
+    let config = config.with_variant_files(stored)?;
     let results = tournaments::results_after(db, id, 0).await?;
     Ok(Some(Stored { summary, config, results }))
 }
