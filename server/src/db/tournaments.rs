@@ -8,7 +8,9 @@
 //! and recorded or neither: that is what makes a restart safe.
 
 use capicua_protocol::{TournamentId, TournamentStatus};
-use capicua_tournament::{EntrantId, MatchResult, Round, Standing, Tournament};
+use capicua_tournament::{
+    Config, ConfigError, EntrantId, MatchResult, ParseError, Round, Standing, Tournament, TournamentSpec,
+};
 use serde::Serialize;
 use sqlx::{Row, Sqlite, Transaction};
 
@@ -364,6 +366,20 @@ pub(super) async fn write_standings(
     Ok(())
 }
 
+/// Parses and validates a stored or new spec, into the caller's error
+/// type: the database reads stored specs (the writer's standings), the
+/// tournament module new ones.
+pub fn parse_spec<E>(text: &str, format: SpecFormat) -> Result<Config, E>
+where
+    E: From<ParseError> + From<ConfigError>,
+{
+    let spec = match format {
+        SpecFormat::Toml => TournamentSpec::from_toml(text)?,
+        SpecFormat::Json => TournamentSpec::from_json(text)?,
+    };
+    Ok(spec.validate()?)
+}
+
 /// A tournament as its committed results leave it, read inside `tx` (the
 /// writer keeps one per tournament that stores matches, to write the
 /// standings in each match's transaction). `None` when there is no such
@@ -374,7 +390,7 @@ pub(super) async fn replica(tx: &mut Transaction<'_, Sqlite>, id: i64) -> Result
         .fetch_optional(&mut **tx)
         .await?;
     let Some((text, format)) = spec else { return Ok(None) };
-    let Ok(config) = crate::tournament::store::parse_spec(&text, format) else { return Ok(None) };
+    let Ok(config) = parse_spec::<Box<dyn std::error::Error>>(&text, format) else { return Ok(None) };
     let rows: Vec<(String,)> =
         sqlx::query_as("SELECT result_json FROM tournament_matches WHERE tournament_id = ? ORDER BY seq")
             .bind(id)

@@ -7,7 +7,7 @@ use std::io::Read;
 
 use capicua_engine::Variant;
 use capicua_strategy::{Policy, SearchCaps, StopFlag};
-use capicua_tournament::{Config, EntrantSpec, TournamentSpec};
+use capicua_tournament::{Config, EntrantSpec};
 
 use super::{Member, TournamentError};
 use crate::db::Db;
@@ -25,11 +25,7 @@ pub const MAX_VARIANT_FILE_BYTES: u64 = crate::room::MAX_VARIANT_FILE_BYTES as u
 /// for a parse error: `stages[0].legs`). Variant files are not read: see
 /// [`create`] and [`load`].
 pub fn parse_spec(text: &str, format: SpecFormat) -> Result<Config, TournamentError> {
-    let spec = match format {
-        SpecFormat::Toml => TournamentSpec::from_toml(text)?,
-        SpecFormat::Json => TournamentSpec::from_json(text)?,
-    };
-    Ok(spec.validate()?)
+    tournaments::parse_spec(text, format)
 }
 
 /// Who is creating a tournament, which decides whether its spec may name
