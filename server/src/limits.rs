@@ -49,11 +49,12 @@ struct ClientAddr(IpAddr);
 /// (the nearest proxy appends last), skipping trusted proxies, up to the
 /// first address that is not one. A header a client forged is on the left of
 /// what our proxy appended, so it is never reached; an entry that is not an
-/// address stops the walk at the last trusted hop.
+/// address stops the walk at the last trusted hop. `forwarded_for` gives the
+/// header's lines last first.
 pub(crate) fn forwarded_client<'a>(
     peer: IpAddr,
     trusted: &[IpAddr],
-    forwarded_for: impl DoubleEndedIterator<Item = &'a str>,
+    forwarded_for: impl Iterator<Item = &'a str>,
 ) -> IpAddr {
     let mut client = peer;
     if !trusted.contains(&peer) {
@@ -73,8 +74,9 @@ pub(crate) fn forwarded_client<'a>(
 /// (see [`forwarded_client`]) for the per-address limits and room quotas.
 pub(crate) async fn client_addr(State(state): State<Arc<AppState>>, mut req: Request, next: Next) -> Response {
     if let Some(peer) = req.extensions().get::<ConnectInfo<SocketAddr>>().map(|c| c.0.ip()) {
-        let headers = req.headers().get_all("x-forwarded-for").iter().filter_map(|h| h.to_str().ok());
-        let addr = forwarded_client(peer, &state.config.trusted_proxies, headers.collect::<Vec<_>>().into_iter().rev());
+        // The last header line is the nearest hop's: read from the end.
+        let headers = req.headers().get_all("x-forwarded-for").iter().rev().filter_map(|h| h.to_str().ok());
+        let addr = forwarded_client(peer, &state.config.trusted_proxies, headers);
         req.extensions_mut().insert(ClientAddr(addr));
     }
     next.run(req).await
