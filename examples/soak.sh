@@ -10,7 +10,9 @@
 #   examples/soak.sh 18090 4000 1800 60 --think-ms 1000 --churn 0.05
 #
 # Linux only; builds nothing: run `cargo build --release -p capicua-server
-# -p capicua-bot` first. Each process needs a descriptor per socket: 4,000
+# -p capicua-bot` first. A server built with `--features heap-stats` also
+# reports its live heap every REPORT seconds, beside the RSS the load
+# prints: the two curves tell a leak from memory the allocator keeps. Each process needs a descriptor per socket: 4,000
 # tables are 16,000 sockets on each side.
 set -euo pipefail
 port=$1 tables=$2 seconds=$3 report=$4
@@ -26,9 +28,22 @@ until curl -sf "localhost:$port/healthz" >/dev/null; do
     kill -0 $server 2>/dev/null || { cat "$dir/server.log" >&2; exit 1; }
     sleep 0.2
 done
+sample_heap() {
+    local start=$SECONDS
+    while sleep "$report"; do
+        curl -sf "localhost:$port/metrics" | awk -v t=$((SECONDS - start)) \
+            '$1 == "capicua_heap_live_bytes" { printf "t %6d s  server live heap MiB %.1f\n", t, $2 / 1048576 }' >&2 || true
+    done
+}
+if curl -sf "localhost:$port/metrics" | grep -q '^capicua_heap_live_bytes '; then
+    sample_heap &
+    sampler=$!
+    trap 'kill $sampler $server 2>/dev/null || true; rm -rf "$dir"' EXIT
+fi
 "$here/target/release/capicua-bot" load --server "ws://127.0.0.1:$port/ws" --tables "$tables" \
     --seconds "$seconds" --report-every "$report" --server-pid $server --json "$@" >"$dir/load.json"
 cat "$dir/load.json"
+if [ -n "${sampler:-}" ]; then kill "$sampler" 2>/dev/null || true; fi
 # Matches that end while the load winds down are stored but may not reach
 # their clients: the database holds at least what the clients heard of.
 kill -TERM $server
