@@ -4,6 +4,7 @@
 //! rounds from its state, the entrants still active and their current
 //! ranking. Groups never see results except the knockout winners they are told.
 
+mod dutch;
 mod knockout;
 mod pairing;
 mod round_robin;
@@ -11,11 +12,12 @@ mod swiss;
 
 use serde::Serialize;
 
-use crate::config::{FormatKind, StageSpec};
+use crate::config::{FormatKind, StageSpec, SwissPairing};
 use crate::rng::TourRng;
 use crate::round::EntrantId;
 use crate::table::TableKind;
 
+pub(crate) use dutch::SideHistory;
 pub(crate) use pairing::PairCounts;
 
 /// One table as a format plans it: sides of entrants.
@@ -34,13 +36,17 @@ pub(crate) struct Ctx<'a> {
     pub active: &'a [bool],
     /// The group's active members, best first.
     pub ranked: &'a [EntrantId],
+    /// Each entrant's (by index) score on the winner rule's first
+    /// criterion: Dutch pairing's score groups. Empty unless the group
+    /// needs a ranking.
+    pub scores: &'a [i64],
 }
 
 /// Format-specific state.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 enum State {
     RoundRobin(round_robin::RoundRobin),
-    Swiss { rounds: u32 },
+    Swiss { rounds: u32, pairing: SwissPairing },
     Knockout(knockout::Knockout),
     DoubleKnockout(knockout::DoubleKnockout),
 }
@@ -60,6 +66,8 @@ pub(crate) struct Group {
     pub byes: Vec<u32>,
     /// Rounds planned so far.
     pub rounds: u32,
+    /// Sides played per entrant (by index) at two-sided tables, in this group.
+    pub sides: Vec<SideHistory>,
 }
 
 impl Group {
@@ -68,7 +76,10 @@ impl Group {
             FormatKind::RoundRobin => {
                 State::RoundRobin(round_robin::RoundRobin::new(kind, &members, stage.legs.unwrap_or(1)))
             }
-            FormatKind::Swiss => State::Swiss { rounds: stage.rounds.unwrap_or(1) },
+            FormatKind::Swiss => State::Swiss {
+                rounds: stage.rounds.unwrap_or(1),
+                pairing: stage.pairing.unwrap_or(SwissPairing::Neighbours),
+            },
             FormatKind::Knockout => State::Knockout(knockout::Knockout::new(&members)),
             FormatKind::DoubleKnockout => State::DoubleKnockout(knockout::DoubleKnockout::new(total)),
         };
@@ -80,6 +91,7 @@ impl Group {
             partners: PairCounts::new(total),
             byes: vec![0; total],
             rounds: 0,
+            sides: vec![SideHistory::default(); total],
         }
     }
 
@@ -97,9 +109,12 @@ impl Group {
     pub(crate) fn next(&mut self, ctx: &Ctx<'_>, rng: &mut TourRng) -> Option<Plan> {
         let plan = match &mut self.state {
             State::RoundRobin(rr) => rr.next(self.kind, &self.members, ctx, &self.opponents, &self.byes, rng),
-            State::Swiss { rounds } => {
+            State::Swiss { rounds, pairing } => {
                 if self.rounds >= *rounds {
                     None
+                } else if *pairing == SwissPairing::Dutch && self.kind.head_to_head() {
+                    (ctx.ranked.len() >= 2)
+                        .then(|| dutch::pair(ctx.ranked, ctx.scores, &self.opponents, &self.byes, &self.sides))
                 } else {
                     swiss::next(self.kind, ctx, &self.opponents, &self.partners, &self.byes)
                 }
@@ -108,6 +123,13 @@ impl Group {
             State::DoubleKnockout(d) => d.next(&self.members, ctx, &self.opponents, &self.byes),
         }?;
         for table in &plan.tables {
+            if table.len() == 2 {
+                for (s, side) in table.iter().enumerate() {
+                    for e in side {
+                        self.sides[e.index()].record(s as u8);
+                    }
+                }
+            }
             for (i, side) in table.iter().enumerate() {
                 for (j, &a) in side.iter().enumerate() {
                     for &b in &side[j + 1..] {
