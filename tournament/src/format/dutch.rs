@@ -13,6 +13,7 @@
 //! | repeats | times the two met before |
 //! | bye | for the bye, how many entrants rank below its taker |
 //! | side limit | both would need the same side to stay within two of even |
+//! | runs | both would need the same side not to play a third game in a row on one side |
 //! | score | (difference of their score groups)² |
 //! | sides | both prefer the same side: the weaker preference (absolute 3, strong 2, mild 1) |
 //! | order | distance from the Dutch order: in a score group, the i-th of the top half meets the i-th of the bottom half; a floater is the lowest of its group and meets the highest of the next |
@@ -81,12 +82,13 @@ const MAX_REPEATS: i128 = 255;
 const ORDER: i128 = 1;
 const SIDES: i128 = 1 << 20;
 const SCORE: i128 = 1 << 32;
-const LIMIT: i128 = 1 << 60;
-const BYE: i128 = 1 << 70;
-const REPEAT: i128 = 1 << 82;
-const SECOND_BYE: i128 = 1 << 100;
+const RUN: i128 = 1 << 60;
+const LIMIT: i128 = 1 << 69;
+const BYE: i128 = 1 << 78;
+const REPEAT: i128 = 1 << 88;
+const SECOND_BYE: i128 = 1 << 104;
 /// Every weight is `BASE - cost`: positive, so the matching is perfect.
-const BASE: i128 = 1 << 110;
+const BASE: i128 = 1 << 114;
 
 /// Where each ranked entrant stands: its score group and place in it.
 struct Field {
@@ -148,6 +150,7 @@ pub(crate) fn pair(
             let b = ranked[j];
             let (ha, hb) = (sides[a.index()], sides[b.index()]);
             let limit = (ha.diff >= 2 && hb.diff >= 2) || (ha.diff <= -2 && hb.diff <= -2);
+            let run = ha.run >= 2 && hb.run >= 2 && ha.last == hb.last;
             let side_cost = match (ha.preference(), hb.preference()) {
                 (Some((sa, ka)), Some((sb, kb))) if sa == sb => ka.min(kb),
                 _ => 0,
@@ -155,6 +158,7 @@ pub(crate) fn pair(
             let groups = (field.group[j] - field.group[i]) as i128;
             let cost = REPEAT * i128::from(opponents.get(a, b)).min(MAX_REPEATS)
                 + LIMIT * i128::from(limit)
+                + RUN * i128::from(run)
                 + SCORE * groups * groups
                 + SIDES * i128::from(side_cost)
                 + ORDER * field.order_cost(i, j);
