@@ -43,6 +43,7 @@ pub enum TieBreak {
     /// entrant's own points per bye.
     FideBuchholz,
     /// FIDE's Buchholz less its lowest contribution.
+    #[serde(rename = "buchholz-cut-1")]
     BuchholzCut1,
     /// FIDE's Buchholz less its highest and its lowest contributions.
     MedianBuchholz,

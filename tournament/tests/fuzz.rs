@@ -48,7 +48,7 @@ const WORDS: &[&str] = &[
     "dutch",
     "neighbours",
     "median-buchholz",
-    "buchholz-cut1",
+    "buchholz-cut-1",
 ];
 
 proptest! {
