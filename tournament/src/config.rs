@@ -347,6 +347,27 @@ impl Config {
         Ok(self)
     }
 
+    /// [`TournamentSpec::fill_new_event_defaults`] on the validated spec
+    /// (what it writes in always validates): for a server that creates a
+    /// tournament from a [`Config`] and stores [`Config::spec`] when this
+    /// returns true.
+    ///
+    /// ```
+    /// use capicua_tournament::{SwissPairing, TournamentSpec};
+    /// let spec: TournamentSpec = serde_json::from_str(r#"{
+    ///     "name": "x", "table": "duel", "variants": ["block"], "entrants": ["a", "b"],
+    ///     "stages": [{ "format": "swiss", "rounds": 1 }]
+    /// }"#).unwrap();
+    /// let mut config = spec.validate().unwrap();
+    /// assert!(config.fill_new_event_defaults());
+    /// let stored = toml::to_string(config.spec()).unwrap();
+    /// let back = TournamentSpec::from_toml(&stored).unwrap().validate().unwrap();
+    /// assert_eq!(back.spec().stages[0].pairing, Some(SwissPairing::Dutch));
+    /// ```
+    pub fn fill_new_event_defaults(&mut self) -> bool {
+        self.spec.fill_new_event_defaults()
+    }
+
     /// The variants attached by [`Config::with_variant_files`], by name.
     pub fn variant_files(&self) -> &BTreeMap<String, Variant> {
         &self.files

@@ -16,6 +16,7 @@
 //! | runs | both would need the same side not to play a third game in a row on one side |
 //! | score | (difference of their score groups)² |
 //! | sides | both prefer the same side: the weaker preference (absolute 3, strong 2, mild 1) |
+//! | floats | across score groups: the higher floated down last round (or had the bye), the lower floated up |
 //! | order | distance from the Dutch order: in a score group, the i-th of the top half meets the i-th of the bottom half; a floater is the lowest of its group and meets the highest of the next |
 //!
 //! An odd field adds one vertex, the bye, joined to every entrant: the bye
@@ -26,7 +27,7 @@
 //! perfect: everyone is paired.
 //!
 //! Sides follow chess colours (side 0 is white): each entrant keeps a
-//! [`SideHistory`], and in each pair the stronger preference is granted
+//! [`History`], and in each pair the stronger preference is granted
 //! (FIDE's colour allocation, with the higher-ranked entrant winning ties);
 //! in round 1 the top board's higher-ranked entrant takes side 0 and the
 //! boards alternate.
@@ -34,18 +35,22 @@
 use crate::format::{PairCounts, Plan};
 use crate::round::EntrantId;
 
-/// The sides an entrant has played, as colour allocation needs them.
+/// What Dutch pairing remembers of an entrant's games: its sides, as colour
+/// allocation needs them, and whether it floated last round.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
-pub(crate) struct SideHistory {
+pub(crate) struct History {
     /// Games on side 0 less games on side 1.
     pub diff: i32,
     /// The side of its last game.
     pub last: Option<u8>,
     /// Games in a row on `last`.
     pub run: u32,
+    /// Last round: 1 if it met a lower score or had the bye (floated
+    /// down), -1 if it met a higher score (floated up), else 0.
+    pub float: i8,
 }
 
-impl SideHistory {
+impl History {
     /// Counts one game on `side` (0 or 1).
     pub(crate) fn record(&mut self, side: u8) {
         self.diff += if side == 0 { 1 } else { -1 };
@@ -74,21 +79,22 @@ impl SideHistory {
 }
 
 /// Largest count a repeat cost takes (more meetings weigh the same).
-const MAX_REPEATS: i128 = 255;
+const MAX_REPEATS: i128 = 63;
 
 // Level multipliers: each is above the largest sum of the levels below it
 // over a whole round of 512 entrants (257 pairs with the bye), and the
 // heaviest round stays far inside i128.
 const ORDER: i128 = 1;
-const SIDES: i128 = 1 << 20;
-const SCORE: i128 = 1 << 32;
-const RUN: i128 = 1 << 60;
-const LIMIT: i128 = 1 << 69;
-const BYE: i128 = 1 << 78;
-const REPEAT: i128 = 1 << 88;
-const SECOND_BYE: i128 = 1 << 104;
+const FLOAT: i128 = 1 << 21;
+const SIDES: i128 = 1 << 31;
+const SCORE: i128 = 1 << 41;
+const RUN: i128 = 1 << 68;
+const LIMIT: i128 = 1 << 77;
+const BYE: i128 = 1 << 86;
+const REPEAT: i128 = 1 << 96;
+const SECOND_BYE: i128 = 1 << 110;
 /// Every weight is `BASE - cost`: positive, so the matching is perfect.
-const BASE: i128 = 1 << 114;
+const BASE: i128 = 1 << 116;
 
 /// Where each ranked entrant stands: its score group and place in it.
 struct Field {
@@ -125,7 +131,9 @@ impl Field {
             let same_half = (pi < half) == (pj < half);
             (pj - pi - half).abs() + if same_half { half } else { 0 }
         } else {
-            (self.sizes[gi] as i128 - 1 - pi) + pj
+            // Which floater, and whom it meets, outweigh how the rest of the
+            // groups pair (as Dutch picks them before pairing the remainder).
+            4 * ((self.sizes[gi] as i128 - 1 - pi) + pj)
         }
     }
 }
@@ -137,7 +145,7 @@ pub(crate) fn pair(
     scores: &[i64],
     opponents: &PairCounts,
     byes: &[u32],
-    sides: &[SideHistory],
+    sides: &[History],
 ) -> Plan {
     let n = ranked.len();
     let field = Field::new(ranked, scores);
@@ -156,11 +164,14 @@ pub(crate) fn pair(
                 _ => 0,
             };
             let groups = (field.group[j] - field.group[i]) as i128;
+            // A pair across score groups floats `a` down and `b` up.
+            let floats = if groups > 0 { i128::from(ha.float == 1) + i128::from(hb.float == -1) } else { 0 };
             let cost = REPEAT * i128::from(opponents.get(a, b)).min(MAX_REPEATS)
                 + LIMIT * i128::from(limit)
                 + RUN * i128::from(run)
                 + SCORE * groups * groups
                 + SIDES * i128::from(side_cost)
+                + FLOAT * floats
                 + ORDER * field.order_cost(i, j);
             weight[i * size + j] = BASE - cost;
         }
@@ -201,7 +212,7 @@ pub(crate) fn pair(
 /// stronger one, else (both absolute) the one further from even or on the
 /// longer run, else the higher-ranked entrant's; with no history at all,
 /// alternating down the boards.
-fn allocate(a: SideHistory, b: SideHistory, board: usize) -> u8 {
+fn allocate(a: History, b: History, board: usize) -> u8 {
     match (a.preference(), b.preference()) {
         (None, None) => (board % 2) as u8,
         (Some((sa, _)), None) => sa,
@@ -210,7 +221,7 @@ fn allocate(a: SideHistory, b: SideHistory, board: usize) -> u8 {
             if sa != sb {
                 return sa;
             }
-            let strength = |h: SideHistory, k: u8| (k, h.diff.abs(), h.run);
+            let strength = |h: History, k: u8| (k, h.diff.abs(), h.run);
             if strength(b, kb) > strength(a, ka) { 1 - sb } else { sa }
         }
     }
@@ -224,8 +235,8 @@ mod tests {
         (0..n).map(EntrantId).collect()
     }
 
-    fn history(sides: &[u8]) -> SideHistory {
-        let mut h = SideHistory::default();
+    fn history(sides: &[u8]) -> History {
+        let mut h = History::default();
         for &s in sides {
             h.record(s);
         }
@@ -256,7 +267,7 @@ mod tests {
     #[test]
     fn first_round_is_top_half_against_bottom_half_with_alternating_sides() {
         let n = 8;
-        let plan = pair(&ids(n), &vec![0; n as usize], &PairCounts::new(8), &[0; 8], &[SideHistory::default(); 8]);
+        let plan = pair(&ids(n), &vec![0; n as usize], &PairCounts::new(8), &[0; 8], &[History::default(); 8]);
         let e = EntrantId;
         let expected = vec![
             vec![vec![e(0)], vec![e(4)]],
@@ -275,7 +286,7 @@ mod tests {
         for b in 1..4 {
             met.add(EntrantId(0), EntrantId(b));
         }
-        let plan = pair(&ids(5), &[0; 5], &met, &[0; 5], &[SideHistory::default(); 5]);
+        let plan = pair(&ids(5), &[0; 5], &met, &[0; 5], &[History::default(); 5]);
         assert_eq!(plan.byes, vec![EntrantId(3)]);
         assert!(plan.tables.iter().all(|t| met.get(t[0][0], t[1][0]) == 0), "{:?}", plan.tables);
         // Today's neighbours pairing gives 4 the bye and repeats.
@@ -290,15 +301,33 @@ mod tests {
     fn nobody_gets_a_second_bye_while_avoidable() {
         let mut byes = [0; 5];
         byes[4] = 1;
-        let plan = pair(&ids(5), &[0; 5], &PairCounts::new(5), &byes, &[SideHistory::default(); 5]);
+        let plan = pair(&ids(5), &[0; 5], &PairCounts::new(5), &byes, &[History::default(); 5]);
         assert_eq!(plan.byes, vec![EntrantId(3)]);
+    }
+
+    #[test]
+    fn nobody_floats_up_twice_in_a_row_while_avoidable() {
+        // 0 must float down into 1, 2, 3; 1, the top of that group, floated up last round.
+        let mut history = [History::default(); 4];
+        history[1].float = -1;
+        let plan = pair(&ids(4), &[1, 0, 0, 0], &PairCounts::new(4), &[0; 4], &history);
+        let opponent = |e: u32| {
+            plan.tables.iter().find_map(|t| match (t[0][0].0, t[1][0].0) {
+                (a, b) if a == e => Some(b),
+                (a, b) if b == e => Some(a),
+                _ => None,
+            })
+        };
+        assert_eq!(opponent(0), Some(2));
+        let plan = pair(&ids(4), &[1, 0, 0, 0], &PairCounts::new(4), &[0; 4], &[History::default(); 4]);
+        assert!(plan.tables.iter().any(|t| [t[0][0].0, t[1][0].0].contains(&0) && [t[0][0].0, t[1][0].0].contains(&1)));
     }
 
     #[test]
     fn floaters_go_down_one_group_and_the_bye_to_the_last() {
         // Scores 2, 1, 1, 1, 0: 0 floats to meet 1 (the top of its new group), 2 and 3 meet, 4 gets the bye.
         let scores = [2, 1, 1, 1, 0];
-        let plan = pair(&ids(5), &scores, &PairCounts::new(5), &[0; 5], &[SideHistory::default(); 5]);
+        let plan = pair(&ids(5), &scores, &PairCounts::new(5), &[0; 5], &[History::default(); 5]);
         let mut pairs: Vec<(u32, u32)> =
             plan.tables.iter().map(|t| (t[0][0].0.min(t[1][0].0), t[0][0].0.max(t[1][0].0))).collect();
         pairs.sort();

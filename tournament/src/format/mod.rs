@@ -17,7 +17,7 @@ use crate::rng::TourRng;
 use crate::round::EntrantId;
 use crate::table::TableKind;
 
-pub(crate) use dutch::SideHistory;
+pub(crate) use dutch::History;
 pub(crate) use pairing::PairCounts;
 
 /// One table as a format plans it: sides of entrants.
@@ -66,8 +66,9 @@ pub(crate) struct Group {
     pub byes: Vec<u32>,
     /// Rounds planned so far.
     pub rounds: u32,
-    /// Sides played per entrant (by index) at two-sided tables, in this group.
-    pub sides: Vec<SideHistory>,
+    /// Sides played and last float per entrant (by index) at tables of
+    /// two single entrants, in this group (Dutch pairing reads it).
+    pub history: Vec<History>,
 }
 
 impl Group {
@@ -91,7 +92,7 @@ impl Group {
             partners: PairCounts::new(total),
             byes: vec![0; total],
             rounds: 0,
-            sides: vec![SideHistory::default(); total],
+            history: vec![History::default(); total],
         }
     }
 
@@ -114,7 +115,7 @@ impl Group {
                     None
                 } else if *pairing == SwissPairing::Dutch && self.kind.head_to_head() {
                     (ctx.ranked.len() >= 2)
-                        .then(|| dutch::pair(ctx.ranked, ctx.scores, &self.opponents, &self.byes, &self.sides))
+                        .then(|| dutch::pair(ctx.ranked, ctx.scores, &self.opponents, &self.byes, &self.history))
                 } else {
                     swiss::next(self.kind, ctx, &self.opponents, &self.partners, &self.byes)
                 }
@@ -122,14 +123,8 @@ impl Group {
             State::Knockout(k) => k.next(ctx),
             State::DoubleKnockout(d) => d.next(&self.members, ctx, &self.opponents, &self.byes),
         }?;
+        self.remember(&plan, ctx.scores);
         for table in &plan.tables {
-            if table.len() == 2 {
-                for (s, side) in table.iter().enumerate() {
-                    for e in side {
-                        self.sides[e.index()].record(s as u8);
-                    }
-                }
-            }
             for (i, side) in table.iter().enumerate() {
                 for (j, &a) in side.iter().enumerate() {
                     for &b in &side[j + 1..] {
@@ -148,6 +143,26 @@ impl Group {
         }
         self.rounds += 1;
         Some(plan)
+    }
+
+    /// Records each entrant's side and float in `plan` (floats only where
+    /// `scores` are known, as they are for a Swiss).
+    fn remember(&mut self, plan: &Plan, scores: &[i64]) {
+        for table in plan.tables.iter().filter(|t| t.len() == 2 && t.iter().all(|s| s.len() == 1)) {
+            let (a, b) = (table[0][0], table[1][0]);
+            self.history[a.index()].record(0);
+            self.history[b.index()].record(1);
+            if !scores.is_empty() {
+                let order = scores[a.index()].cmp(&scores[b.index()]) as i8;
+                self.history[a.index()].float = order;
+                self.history[b.index()].float = -order;
+            }
+        }
+        if !scores.is_empty() {
+            for b in &plan.byes {
+                self.history[b.index()].float = 1;
+            }
+        }
     }
 
     /// Tells a knockout who went through at its table `table` (index in this
