@@ -18,8 +18,11 @@ use serde::{Deserialize, Serialize};
 ///
 /// ```
 /// use capicua_tournament::TieBreak;
-/// let tbs: Vec<TieBreak> = serde_json::from_str(r#"["direct-encounter", "most-wins", "median-buchholz"]"#).unwrap();
-/// assert_eq!(tbs, [TieBreak::HeadToHead, TieBreak::Wins, TieBreak::MedianBuchholz]);
+/// let tbs: Vec<TieBreak> =
+///     serde_json::from_str(r#"["direct-encounter", "most-wins", "buchholz-cut-1", "median-buchholz"]"#).unwrap();
+/// assert_eq!(tbs, [TieBreak::HeadToHead, TieBreak::Wins, TieBreak::BuchholzCut1, TieBreak::MedianBuchholz]);
+/// // The names written back are the ones stored specs use.
+/// assert_eq!(serde_json::to_string(&tbs).unwrap(), r#"["head-to-head","wins","buchholz-cut-1","median-buchholz"]"#);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
