@@ -210,6 +210,13 @@ pub struct StageSpec {
     /// Swiss: the number of rounds (required for Swiss, refused elsewhere).
     #[serde(default)]
     pub rounds: Option<u32>,
+    /// Swiss of two entrants per table: how a round is paired (refused
+    /// elsewhere). Absent means [`SwissPairing::Neighbours`], so a spec
+    /// stored before Dutch pairing existed replays as it was played; a new
+    /// tournament gets [`SwissPairing::Dutch`] written in by
+    /// [`TournamentSpec::fill_new_event_defaults`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pairing: Option<SwissPairing>,
     /// Split the stage's entrants into this many groups (snake seeding). Default 1.
     #[serde(default)]
     pub groups: Option<u32>,
@@ -229,12 +236,39 @@ pub enum FormatKind {
     /// built until every pair has met `legs` times, repeating as little as the
     /// numbers allow; with `rotating-partners` every pair partners at most `legs` times.
     RoundRobin,
-    /// Pairing by standing, avoiding repeats, for `rounds` rounds.
+    /// Pairing by standing, avoiding repeats, for `rounds` rounds (see
+    /// [`SwissPairing`] for two entrants per table).
     Swiss,
     /// Single elimination with byes for the top seeds (two entrants per table only).
     Knockout,
     /// Double elimination: out at the second loss (two entrants per table only).
     DoubleKnockout,
+}
+
+/// How a Swiss stage of two entrants per table pairs a round.
+///
+/// ```
+/// use capicua_tournament::{StageSpec, SwissPairing};
+/// let stage: StageSpec = toml::from_str("format = \"swiss\"\nrounds = 5\npairing = \"dutch\"").unwrap();
+/// assert_eq!(stage.pairing, Some(SwissPairing::Dutch));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SwissPairing {
+    /// FIDE's Dutch system (C.04.3, as bbpPairings and JaVaFo implement it):
+    /// one maximum-weight matching over the whole field that, in order,
+    /// repeats no pairing while one can be avoided (nor a bye), gives the
+    /// bye to the lowest-ranked entrant who can take it, keeps every
+    /// entrant's sides within two of even, pairs within score groups (top
+    /// half against bottom half, floaters moved down one group at a time),
+    /// and grants side preferences (side 0 plays as white does: sides
+    /// alternate, no three in a row while avoidable).
+    Dutch,
+    /// Neighbours in ranking order (1-2, 3-4, ...), the first partner down
+    /// the list not met before, the higher-ranked entrant on side 0; the
+    /// bye to the lowest-ranked entrant with the fewest byes. What a spec
+    /// without `pairing` plays.
+    Neighbours,
 }
 
 /// A validated tournament description; build it with [`TournamentSpec::validate`].
@@ -311,6 +345,27 @@ impl Config {
         }
         self.files = files;
         Ok(self)
+    }
+
+    /// [`TournamentSpec::fill_new_event_defaults`] on the validated spec
+    /// (what it writes in always validates): for a server that creates a
+    /// tournament from a [`Config`] and stores [`Config::spec`] when this
+    /// returns true.
+    ///
+    /// ```
+    /// use capicua_tournament::{SwissPairing, TournamentSpec};
+    /// let spec: TournamentSpec = serde_json::from_str(r#"{
+    ///     "name": "x", "table": "duel", "variants": ["block"], "entrants": ["a", "b"],
+    ///     "stages": [{ "format": "swiss", "rounds": 1 }]
+    /// }"#).unwrap();
+    /// let mut config = spec.validate().unwrap();
+    /// assert!(config.fill_new_event_defaults());
+    /// let stored = toml::to_string(config.spec()).unwrap();
+    /// let back = TournamentSpec::from_toml(&stored).unwrap().validate().unwrap();
+    /// assert_eq!(back.spec().stages[0].pairing, Some(SwissPairing::Dutch));
+    /// ```
+    pub fn fill_new_event_defaults(&mut self) -> bool {
+        self.spec.fill_new_event_defaults()
     }
 
     /// The variants attached by [`Config::with_variant_files`], by name.
@@ -462,6 +517,39 @@ impl TournamentSpec {
         self.clock.check()?;
         self.check_size()?;
         Ok(Config { spec: self, files: BTreeMap::new() })
+    }
+
+    /// Writes in the defaults of a tournament created now, where they differ
+    /// from what an absent field means in a stored spec: every Swiss stage of
+    /// two entrants per table without `pairing` gets `pairing = "dutch"`.
+    /// Returns whether anything changed.
+    ///
+    /// A server calls it when a tournament is created, and stores the spec
+    /// it returns (a stored spec is replayed with [`TournamentSpec::validate`]
+    /// alone, where an absent `pairing` keeps the neighbours pairing its
+    /// results were played under).
+    ///
+    /// ```
+    /// use capicua_tournament::{SwissPairing, TournamentSpec};
+    /// let mut spec: TournamentSpec = serde_json::from_str(r#"{
+    ///     "name": "x", "table": "duel", "variants": ["block"], "entrants": ["a", "b", "c"],
+    ///     "stages": [{ "format": "swiss", "rounds": 2 }]
+    /// }"#).unwrap();
+    /// assert!(spec.fill_new_event_defaults());
+    /// assert_eq!(spec.stages[0].pairing, Some(SwissPairing::Dutch));
+    /// assert!(!spec.fill_new_event_defaults());
+    /// ```
+    pub fn fill_new_event_defaults(&mut self) -> bool {
+        let mut changed = false;
+        if self.table.head_to_head() {
+            for stage in &mut self.stages {
+                if stage.format == FormatKind::Swiss && stage.pairing.is_none() {
+                    stage.pairing = Some(SwissPairing::Dutch);
+                    changed = true;
+                }
+            }
+        }
+        changed
     }
 
     /// Parses a TOML spec; the error names the key at fault by its path.
@@ -693,6 +781,17 @@ impl TournamentSpec {
                 (FormatKind::Swiss, _) => {}
                 (_, Some(_)) => return Err(ConfigError::new(f("rounds"), "only a Swiss stage has rounds")),
                 _ => {}
+            }
+            match (stage.format, stage.pairing) {
+                (_, None) => {}
+                (FormatKind::Swiss, Some(SwissPairing::Dutch)) if !self.table.head_to_head() => {
+                    return Err(ConfigError::new(
+                        f("pairing"),
+                        format!("Dutch pairing needs two entrants per table, not a {:?} table", self.table),
+                    ));
+                }
+                (FormatKind::Swiss, Some(_)) => {}
+                (_, Some(_)) => return Err(ConfigError::new(f("pairing"), "only a Swiss stage has a pairing")),
             }
             if matches!(stage.format, FormatKind::Knockout | FormatKind::DoubleKnockout) && !self.table.head_to_head() {
                 return Err(ConfigError::new(

@@ -40,8 +40,9 @@
 //! | `table.rs` | [`TableKind`]: seats, entrants and sides of a table |
 //! | `error.rs` | [`ConfigError`], reported by every part of the description; [`ParseError`], a spec text that does not parse |
 //! | `format/` | round robin, Swiss, knockouts; pairing without repeats |
+//! | `format/dutch.rs` | Dutch-system Swiss pairing ([`SwissPairing::Dutch`]): a maximum-weight matching of the whole field, side (colour) allocation |
 //! | `scoring.rs` | [`ScoringSpec`]: points per game, team score, winner rule, byes |
-//! | `tiebreak.rs` | [`TieBreak`] |
+//! | `tiebreak.rs` | [`TieBreak`]: direct encounter, wins, Buchholz (cut-1, median, FIDE's), Sonneborn-Berger, ... |
 //! | `stop.rs` | [`StopSpec`] |
 //! | `disqualify.rs` | [`DisqualifySpec`], [`LenientJudgeSpec`] |
 //! | `standings.rs` | [`Standing`] and the ranking order |
@@ -63,7 +64,7 @@ mod tournament;
 
 pub use config::{
     ClockSpec, Config, DEFAULT_MAX_GAMES, EntrantSpec, FormatKind, MAX_CLOCK_MS, MAX_ENTRANTS, MAX_GAMES_CEILING,
-    StageSpec, TeamSpec, TimeoutRule, TournamentSpec,
+    StageSpec, SwissPairing, TeamSpec, TimeoutRule, TournamentSpec,
 };
 pub use disqualify::{DisqualifySpec, LenientJudgeSpec, Violation};
 pub use error::{ConfigError, ParseError};

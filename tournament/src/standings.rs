@@ -141,9 +141,53 @@ impl Ranker<'_> {
             TieBreak::Points => s.points,
             TieBreak::ScoreDifference => s.margin,
             TieBreak::Buchholz => self.meetings.buchholz(e, self.stats),
+            TieBreak::FideBuchholz => self.meetings.buchholz(e, self.stats) + i64::from(s.byes) * s.points,
+            TieBreak::BuchholzCut1 => self.cut_buchholz(e, 1, 0),
+            TieBreak::MedianBuchholz => self.cut_buchholz(e, 1, 1),
+            TieBreak::SonnebornBerger => self.sonneborn_berger(e),
             TieBreak::FewestTimeouts => -i64::from(s.timeouts),
             TieBreak::Lot => -i64::from(self.lots[e.index()]),
         }
+    }
+
+    /// The points of every opponent `e` met, once per meeting, and its own
+    /// once per bye (FIDE's Buchholz contributions).
+    fn contributions(&self, e: EntrantId) -> Vec<i64> {
+        let s = &self.stats[e.index()];
+        let mut out: Vec<i64> = vec![s.points; s.byes as usize];
+        for g in self.by_entrant[e.index()].iter().map(|&i| &self.games[i]) {
+            for side in g.sides.iter().filter(|side| !side.contains(&e)) {
+                out.extend(side.iter().map(|o| self.stats[o.index()].points));
+            }
+        }
+        out
+    }
+
+    /// FIDE's Buchholz less its `low` lowest and `high` highest contributions.
+    fn cut_buchholz(&self, e: EntrantId, low: usize, high: usize) -> i64 {
+        let mut c = self.contributions(e);
+        c.sort_unstable();
+        let end = c.len().saturating_sub(high).max(low.min(c.len()));
+        c[low.min(c.len())..end].iter().sum()
+    }
+
+    /// Sonneborn-Berger, doubled: each opponent's points twice for a game
+    /// won, once for a game drawn; the entrant's own points once per bye.
+    fn sonneborn_berger(&self, e: EntrantId) -> i64 {
+        let s = &self.stats[e.index()];
+        let mut total = i64::from(s.byes) * s.points;
+        for g in self.by_entrant[e.index()].iter().map(|&i| &self.games[i]) {
+            let Some(mine) = g.sides.iter().position(|side| side.contains(&e)) else { continue };
+            let factor = match g.winner {
+                Some(w) if w == mine => 2,
+                None => 1,
+                Some(_) => continue,
+            };
+            for (_, side) in g.sides.iter().enumerate().filter(|&(j, _)| j != mine) {
+                total += factor * side.iter().map(|o| self.stats[o.index()].points).sum::<i64>();
+            }
+        }
+        total
     }
 
     fn head_to_head(&self, e: EntrantId, group: &[EntrantId]) -> i64 {
@@ -284,5 +328,44 @@ mod tests {
         assert_eq!(order(&[TieBreak::Wins, TieBreak::ScoreDifference], &lots), vec![0, 2, 1]);
         assert_eq!(order(&[TieBreak::Wins, TieBreak::FewestTimeouts], &lots), vec![2, 0, 1]);
         assert_eq!(order(&[TieBreak::Points], &lots), vec![0, 1, 2]);
+    }
+
+    #[test]
+    fn buchholz_family_and_sonneborn_berger_count_a_bye_as_a_draw_against_oneself() {
+        let e = EntrantId;
+        let mut st = vec![stats(6, 1, 0, 0), stats(3, 0, 0, 0), stats(9, 0, 0, 0), stats(0, 1, 0, 0)];
+        st[0].byes = 1;
+        // 0 beat 1, drew with 2, lost to 3, and had a bye.
+        let games = vec![
+            GameLog { sides: vec![vec![e(0)], vec![e(1)]], winner: Some(0) },
+            GameLog { sides: vec![vec![e(2)], vec![e(0)]], winner: None },
+            GameLog { sides: vec![vec![e(3)], vec![e(0)]], winner: Some(0) },
+        ];
+        let by_entrant = vec![vec![0, 1, 2], vec![0], vec![1], vec![2]];
+        let mut meetings = Meetings::new(4);
+        for g in &games {
+            meetings.record(&g.sides);
+        }
+        let ranker = Ranker {
+            stats: &st,
+            games: &games,
+            tie_breaks: &[],
+            winner: WinnerRule::MostPoints,
+            seeds: &[0, 1, 2, 3],
+            lots: &[0, 1, 2, 3],
+            by_entrant: &by_entrant,
+            meetings: &meetings,
+        };
+        let value = |tb| ranker.value(tb, e(0), &[e(0)]);
+        // Contributions: 6 (the bye), 3, 9, 0.
+        assert_eq!(value(TieBreak::Buchholz), 12, "the stored tournaments' Buchholz ignores the bye");
+        assert_eq!(value(TieBreak::FideBuchholz), 18);
+        assert_eq!(value(TieBreak::BuchholzCut1), 18);
+        assert_eq!(value(TieBreak::MedianBuchholz), 9);
+        // Doubled: the bye 6, the win 2 * 3, the draw 9, the loss nothing.
+        assert_eq!(value(TieBreak::SonnebornBerger), 21);
+        // A lone contribution leaves nothing to a median.
+        assert_eq!(ranker.value(TieBreak::MedianBuchholz, e(1), &[e(1)]), 0);
+        assert_eq!(ranker.value(TieBreak::BuchholzCut1, e(1), &[e(1)]), 0);
     }
 }

@@ -462,7 +462,13 @@ impl Tournament {
             for g in 0..self.groups.len() {
                 let ranked =
                     if self.groups[g].needs_ranking() { self.group_ranking(&self.groups[g]) } else { Vec::new() };
-                let ctx = Ctx { active: &active, ranked: &ranked };
+                let scores: Vec<i64> = if ranked.is_empty() {
+                    Vec::new()
+                } else {
+                    let ranker = self.ranker();
+                    (0..self.entrants.len() as u32).map(|i| ranker.primary(EntrantId(i))[0]).collect()
+                };
+                let ctx = Ctx { active: &active, ranked: &ranked, scores: &scores };
                 if let Some(plan) = self.groups[g].next(&ctx, &mut rng) {
                     plans.push((g, plan));
                 }

@@ -44,6 +44,11 @@ const WORDS: &[&str] = &[
     "buchholz",
     "sonneborn-berger",
     "head-to-head",
+    "pairing",
+    "dutch",
+    "neighbours",
+    "median-buchholz",
+    "buchholz-cut-1",
 ];
 
 proptest! {

@@ -185,7 +185,7 @@ proptest! {
     }
 
     #[test]
-    fn replay_equals_live(n in 4usize..=24, format in 0usize..6, seed in any::<u64>(), cut in 0usize..200) {
+    fn replay_equals_live(n in 4usize..=24, format in 0usize..7, seed in any::<u64>(), cut in 0usize..200) {
         let (table, stages) = [
             ("duel", r#"[{ "format": "round-robin", "groups": 2, "advance": 2 }, { "format": "knockout" }]"#),
             ("duel", r#"[{ "format": "swiss", "rounds": 3, "advance": 4 }, { "format": "double-knockout" }]"#),
@@ -193,6 +193,7 @@ proptest! {
             ("rotating-partners", r#"[{ "format": "round-robin" }]"#),
             ("fixed-pairs", r#"[{ "format": "knockout" }]"#),
             ("duel", r#"[{ "format": "round-robin" }]"#),
+            ("duel", r#"[{ "format": "swiss", "rounds": 5, "pairing": "dutch", "advance": 2 }, { "format": "knockout" }]"#),
         ][format];
         let extra = r#", "draw": true, "disqualify": { "consecutive-losses": 3 }, "lenient-judge": { "probability": 0.5 }"#;
         let cfg = config(table, n, stages, extra);
@@ -221,7 +222,7 @@ proptest! {
     /// never seated again, ranks are 1..=n with the disqualified last, and the
     /// tournament still ends.
     #[test]
-    fn disqualified_entrants_are_never_seated_again(n in 4usize..=40, format in 0usize..7, seed in any::<u64>()) {
+    fn disqualified_entrants_are_never_seated_again(n in 4usize..=40, format in 0usize..8, seed in any::<u64>()) {
         let (table, stages) = [
             ("duel", r#"[{ "format": "round-robin", "legs": 2 }]"#),
             ("duel", r#"[{ "format": "swiss", "rounds": 5 }]"#),
@@ -230,6 +231,7 @@ proptest! {
             ("free-for-all", r#"[{ "format": "round-robin" }]"#),
             ("rotating-partners", r#"[{ "format": "swiss", "rounds": 4 }]"#),
             ("fixed-pairs", r#"[{ "format": "swiss", "rounds": 3, "advance": 2 }, { "format": "double-knockout" }]"#),
+            ("fixed-pairs", r#"[{ "format": "swiss", "rounds": 6, "pairing": "dutch" }]"#),
         ][format];
         let extra = r#", "disqualify": { "consecutive-losses": 2, "loss-percent": 70, "min-games": 3 }"#;
         let mut t = Tournament::new(config(table, n, stages, extra));

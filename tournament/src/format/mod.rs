@@ -4,6 +4,7 @@
 //! rounds from its state, the entrants still active and their current
 //! ranking. Groups never see results except the knockout winners they are told.
 
+mod dutch;
 mod knockout;
 mod pairing;
 mod round_robin;
@@ -11,11 +12,12 @@ mod swiss;
 
 use serde::Serialize;
 
-use crate::config::{FormatKind, StageSpec};
+use crate::config::{FormatKind, StageSpec, SwissPairing};
 use crate::rng::TourRng;
 use crate::round::EntrantId;
 use crate::table::TableKind;
 
+pub(crate) use dutch::History;
 pub(crate) use pairing::PairCounts;
 
 /// One table as a format plans it: sides of entrants.
@@ -34,13 +36,17 @@ pub(crate) struct Ctx<'a> {
     pub active: &'a [bool],
     /// The group's active members, best first.
     pub ranked: &'a [EntrantId],
+    /// Each entrant's (by index) score on the winner rule's first
+    /// criterion: Dutch pairing's score groups. Empty unless the group
+    /// needs a ranking.
+    pub scores: &'a [i64],
 }
 
 /// Format-specific state.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 enum State {
     RoundRobin(round_robin::RoundRobin),
-    Swiss { rounds: u32 },
+    Swiss { rounds: u32, pairing: SwissPairing },
     Knockout(knockout::Knockout),
     DoubleKnockout(knockout::DoubleKnockout),
 }
@@ -60,6 +66,9 @@ pub(crate) struct Group {
     pub byes: Vec<u32>,
     /// Rounds planned so far.
     pub rounds: u32,
+    /// Sides played and last float per entrant (by index) at tables of
+    /// two single entrants, in this group (Dutch pairing reads it).
+    pub history: Vec<History>,
 }
 
 impl Group {
@@ -68,7 +77,10 @@ impl Group {
             FormatKind::RoundRobin => {
                 State::RoundRobin(round_robin::RoundRobin::new(kind, &members, stage.legs.unwrap_or(1)))
             }
-            FormatKind::Swiss => State::Swiss { rounds: stage.rounds.unwrap_or(1) },
+            FormatKind::Swiss => State::Swiss {
+                rounds: stage.rounds.unwrap_or(1),
+                pairing: stage.pairing.unwrap_or(SwissPairing::Neighbours),
+            },
             FormatKind::Knockout => State::Knockout(knockout::Knockout::new(&members)),
             FormatKind::DoubleKnockout => State::DoubleKnockout(knockout::DoubleKnockout::new(total)),
         };
@@ -80,6 +92,7 @@ impl Group {
             partners: PairCounts::new(total),
             byes: vec![0; total],
             rounds: 0,
+            history: vec![History::default(); total],
         }
     }
 
@@ -97,9 +110,12 @@ impl Group {
     pub(crate) fn next(&mut self, ctx: &Ctx<'_>, rng: &mut TourRng) -> Option<Plan> {
         let plan = match &mut self.state {
             State::RoundRobin(rr) => rr.next(self.kind, &self.members, ctx, &self.opponents, &self.byes, rng),
-            State::Swiss { rounds } => {
+            State::Swiss { rounds, pairing } => {
                 if self.rounds >= *rounds {
                     None
+                } else if *pairing == SwissPairing::Dutch && self.kind.head_to_head() {
+                    (ctx.ranked.len() >= 2)
+                        .then(|| dutch::pair(ctx.ranked, ctx.scores, &self.opponents, &self.byes, &self.history))
                 } else {
                     swiss::next(self.kind, ctx, &self.opponents, &self.partners, &self.byes)
                 }
@@ -107,6 +123,7 @@ impl Group {
             State::Knockout(k) => k.next(ctx),
             State::DoubleKnockout(d) => d.next(&self.members, ctx, &self.opponents, &self.byes),
         }?;
+        self.remember(&plan, ctx.scores);
         for table in &plan.tables {
             for (i, side) in table.iter().enumerate() {
                 for (j, &a) in side.iter().enumerate() {
@@ -126,6 +143,26 @@ impl Group {
         }
         self.rounds += 1;
         Some(plan)
+    }
+
+    /// Records each entrant's side and float in `plan` (floats only where
+    /// `scores` are known, as they are for a Swiss).
+    fn remember(&mut self, plan: &Plan, scores: &[i64]) {
+        for table in plan.tables.iter().filter(|t| t.len() == 2 && t.iter().all(|s| s.len() == 1)) {
+            let (a, b) = (table[0][0], table[1][0]);
+            self.history[a.index()].record(0);
+            self.history[b.index()].record(1);
+            if !scores.is_empty() {
+                let order = scores[a.index()].cmp(&scores[b.index()]) as i8;
+                self.history[a.index()].float = order;
+                self.history[b.index()].float = -order;
+            }
+        }
+        if !scores.is_empty() {
+            for b in &plan.byes {
+                self.history[b.index()].float = 1;
+            }
+        }
     }
 
     /// Tells a knockout who went through at its table `table` (index in this

@@ -1,4 +1,6 @@
-//! Swiss: pairing by standing, avoiding repeats.
+//! Swiss: pairing by standing, avoiding repeats, as `pairing = "neighbours"`
+//! (and a spec without `pairing`) plays it; `pairing = "dutch"` is
+//! `dutch.rs`.
 //!
 //! Two entrants per table: an odd count gives the bye to the lowest-ranked
 //! entrant among those with the fewest byes; the rest are paired in ranking
