@@ -101,7 +101,7 @@ impl Table {
         // Computed rules fill the sides directly: a table is resolved for
         // every game dealt, so this path does not allocate.
         let pairs = |rule| {
-            if n % 2 != 0 || n as usize > MAX_SEATS {
+            if !n.is_multiple_of(2) || n as usize > MAX_SEATS {
                 return Err(SeatingError::TeamRule { rule, seats: n });
             }
             let mut side_of = [u8::MAX; MAX_SEATS];
@@ -113,10 +113,10 @@ impl Table {
         match rule {
             Teams::None => Table::from_partition(n, None),
             Teams::Pairs => pairs("pairs"),
-            Teams::PairsIfFourPlus if n >= 4 && n % 2 == 0 => pairs("pairs-if-four-plus"),
+            Teams::PairsIfFourPlus if n >= 4 && n.is_multiple_of(2) => pairs("pairs-if-four-plus"),
             Teams::PairsIfFourPlus => Table::from_partition(n, None),
             Teams::Alternate => {
-                if n % 2 != 0 {
+                if !n.is_multiple_of(2) {
                     return Err(SeatingError::TeamRule { rule: "alternate", seats: n });
                 }
                 let mut side_of = [u8::MAX; MAX_SEATS];

@@ -509,7 +509,7 @@ impl MatchRule {
             MatchRule::Smaller => face < end,
             MatchRule::Consecutive => end.abs_diff(face) == 1,
             MatchRule::ZeroWild => end == face || end == 0 || face == 0,
-            MatchRule::Multiple => end == 0 || face == 0 || face % end == 0 || end % face == 0,
+            MatchRule::Multiple => end == 0 || face == 0 || face.is_multiple_of(end) || end.is_multiple_of(face),
             MatchRule::CongruentMod(n) => *n > 0 && end % n == face % n,
             MatchRule::Gcd(n) => gcd(end, face) == *n,
             MatchRule::SumTo(k) => end as u16 + face as u16 == *k as u16,

@@ -87,7 +87,7 @@ fn definition(rule: &MatchRule, e: u8, f: u8) -> bool {
         MatchRule::CongruentMod(n) => e % n == f % n,
         MatchRule::Gcd(n) => gcd(e, f) == *n,
         MatchRule::SumTo(k) => e + f == *k,
-        MatchRule::SameParity => (e + f) % 2 == 0,
+        MatchRule::SameParity => (e + f).is_multiple_of(2),
         MatchRule::Coprime => gcd(e, f) == 1,
         _ => unreachable!(),
     }

@@ -262,7 +262,7 @@ fn play_random(rules: Arc<PolyRules>, games: u64, label: &str) -> u64 {
         while g.to_move().is_some() {
             g.legal_moves(&mut moves);
             assert!(!moves.is_empty(), "{label} seed {seed}: a seat to move has a move");
-            if turns % 5 == 0 {
+            if turns.is_multiple_of(5) {
                 assert_tiles_conserved(&g);
                 assert_no_leak(&g);
                 // Every generated move is accepted, and the validator agrees

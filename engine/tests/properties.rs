@@ -331,7 +331,7 @@ fn other_moves(g: &Game, legal: &[Move], salt: u64) -> Vec<Move> {
         x ^= x >> 7;
         x ^= x << 17;
         let tile = Tile((x % n) as u8);
-        let end = if x % 5 == 0 { EndId::LEAD } else { EndId(((x >> 8) % 6) as u8) };
+        let end = if x.is_multiple_of(5) { EndId::LEAD } else { EndId(((x >> 8) % 6) as u8) };
         out.push(Move::Play { tile, end, face: ((x >> 16) % 3) as u8 });
     }
     out.retain(|m| !legal.contains(m));
@@ -369,7 +369,7 @@ fn check_rules(rules: Arc<Rules>, seats: u8, seed: u64) -> Result<(), TestCaseEr
         for &m in &legal {
             prop_assert!(g.is_legal(m), "{m} listed but not is_legal");
         }
-        if steps % 4 == 0 {
+        if steps.is_multiple_of(4) {
             for &m in &legal {
                 let mut c = g.clone();
                 prop_assert!(c.play(m).is_ok(), "{m} listed but refused");
@@ -378,7 +378,7 @@ fn check_rules(rules: Arc<Rules>, seats: u8, seed: u64) -> Result<(), TestCaseEr
         // A lenient referee: now and then, a well-formed illegal play (a
         // held tile on end 0) goes through `referee_play`; if accepted, it
         // is this step's move.
-        if lenient && steps % 5 == 0 && !g.board().ends().is_empty() {
+        if lenient && steps.is_multiple_of(5) && !g.board().ends().is_empty() {
             let seat = g.to_move().expect("a seat moves");
             let illegal = g
                 .hand(seat)
@@ -398,7 +398,7 @@ fn check_rules(rules: Arc<Rules>, seats: u8, seed: u64) -> Result<(), TestCaseEr
             }
         }
         let others = other_moves(&g, &legal, rng);
-        let before = (steps % 3 == 0).then(|| state_digest(&g));
+        let before = steps.is_multiple_of(3).then(|| state_digest(&g));
         for &m in &others {
             prop_assert!(!g.is_legal(m), "{m} not listed but is_legal");
             prop_assert!(g.play(m).is_err(), "{m} not listed but accepted");

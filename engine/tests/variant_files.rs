@@ -68,7 +68,7 @@ fn every_variant_file_plays() {
                 x ^= x << 17;
                 g.play(legal[(x % legal.len() as u64) as usize]).unwrap();
                 moves += 1;
-                if moves % 7 == 0 {
+                if moves.is_multiple_of(7) {
                     assert_tiles_conserved(&g);
                     assert_no_leak(&g);
                 }

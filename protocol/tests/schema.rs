@@ -228,7 +228,8 @@ fn rules_name(game: &Game) -> String {
 }
 
 fn info(status: RoomStatus, occupied: bool, on_timeout: TimeoutPolicy, seeded: bool) -> RoomInfo {
-    let occupant = |seat: u8, kind| Occupant { name: format!("p{seat}"), kind, ready: seat % 2 == 0, connected: true };
+    let occupant =
+        |seat: u8, kind| Occupant { name: format!("p{seat}"), kind, ready: seat.is_multiple_of(2), connected: true };
     let kinds = [OccupantKind::Player, OccupantKind::Guest, OccupantKind::HostedBot];
     RoomInfo {
         id: 9,

@@ -68,7 +68,12 @@ impl Metrics {
             let s = HEAP.stats();
             let live = s.bytes_allocated as i64 - s.bytes_deallocated as i64 + s.bytes_reallocated as i64;
             line("heap_live_bytes", "gauge", "Heap bytes allocated and not yet freed.", live);
-            line("heap_live_blocks", "gauge", "Heap blocks allocated and not yet freed.", s.allocations as i64 - s.deallocations as i64);
+            line(
+                "heap_live_blocks",
+                "gauge",
+                "Heap blocks allocated and not yet freed.",
+                s.allocations as i64 - s.deallocations as i64,
+            );
         }
         out
     }

@@ -88,7 +88,7 @@ impl Ledger {
         // 0 unknown, 1 pairable, 2 not.
         let mut memo = vec![0u8; 1 << n];
         let all = (1u32 << n) - 1;
-        if n % 2 == 0 {
+        if n.is_multiple_of(2) {
             return pairable(all, &mut memo, &ok);
         }
         byes.iter().any(|&b| pairable(all & !(1 << b), &mut memo, &ok))

@@ -84,7 +84,7 @@ impl PolyTile {
     /// `rotated(p) == self` (1 for a tile with equal faces).
     pub fn period(self) -> usize {
         let n = self.faces as usize;
-        (1..=n).find(|&p| n % p == 0 && self.rotated(p) == self).unwrap_or(n)
+        (1..=n).find(|&p| n.is_multiple_of(p) && self.rotated(p) == self).unwrap_or(n)
     }
 
     /// The representative of the tile's rotations: the lexicographically

@@ -34,7 +34,7 @@ const BUDGET: u32 = 200_000;
 /// finds one, else a greedy pairing with the fewest repeats for each entrant
 /// in turn. Each pair is (earlier in order, later).
 pub(crate) fn pair_avoiding(order: &[EntrantId], met: &PairCounts) -> Vec<(EntrantId, EntrantId)> {
-    debug_assert!(order.len() % 2 == 0);
+    debug_assert!(order.len().is_multiple_of(2));
     let mut used = vec![false; order.len()];
     let mut pairs = Vec::with_capacity(order.len() / 2);
     let mut budget = BUDGET;
