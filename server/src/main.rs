@@ -327,7 +327,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                 // that no longer parses (a newer format) still prints, with
                 // the tie-breaks unnamed.
                 let scoring = match tournaments::spec(&db, id).await? {
-                    Some((text, format)) => store::parse_spec(&text, format).ok(),
+                    Some(spec) => spec.parse::<capicua_server::tournament::TournamentError>().ok(),
                     None => None,
                 };
                 outln!("{} (tournament {id}, {}, {} results)", summary.name, summary.status, summary.results);

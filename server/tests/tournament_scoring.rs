@@ -209,3 +209,53 @@ async fn the_standings_view_is_written_with_each_match() {
     let row = stored.iter().find(|s| s.round == round.number && s.table.id == table.id).unwrap();
     assert_eq!((row.room, row.attempts), (Some(7), 1));
 }
+
+/// A tournament keeps the defaults it was created under: one stored before
+/// Dutch pairing became the default for Swiss stages replays the neighbours
+/// pairing it played, and a new one pairs by the Dutch system.
+#[tokio::test]
+async fn a_stored_swiss_keeps_the_pairing_it_was_created_with() {
+    use capicua_server::db::tournaments::{self, EntrantKind, NewEntrant, SpecFormat};
+    use capicua_server::tournament::store;
+    use capicua_tournament::{SwissPairing, Tournament};
+
+    let path = temp_db();
+    let db = capicua_server::Db::open(path.to_str().unwrap()).await.unwrap();
+    let names: Vec<String> = (1..=6).map(|i| format!("bot:random#{i}")).collect();
+    let spec = json!({
+        "name": "swiss", "table": "duel", "variants": ["block"],
+        "entrants": names, "stages": [{"format": "swiss", "rounds": 3}]
+    })
+    .to_string();
+    let entrants: Vec<NewEntrant> = names
+        .iter()
+        .map(|n| NewEntrant { name: n.clone(), members: vec![n.clone()], kind: EntrantKind::HostedBot })
+        .collect();
+    let id = tournaments::create(&db, "swiss", SpecFormat::Json, &spec, "{}", &entrants).await.unwrap();
+    // The first round's pairs, as seeds (0-based).
+    let first_round = |t: &Tournament| -> Vec<(u32, u32)> {
+        let mut pairs: Vec<(u32, u32)> = t
+            .next_round()
+            .unwrap()
+            .tables
+            .iter()
+            .map(|tb| {
+                let (a, b) = (tb.sides[0][0].0, tb.sides[1][0].0);
+                (a.min(b), a.max(b))
+            })
+            .collect();
+        pairs.sort();
+        pairs
+    };
+    let now = store::load(&db, id).await.unwrap().unwrap().config;
+    assert_eq!(now.spec().stages[0].pairing, Some(SwissPairing::Dutch));
+    assert_eq!(first_round(&Tournament::new(now)), vec![(0, 3), (1, 4), (2, 5)]);
+
+    // The same row as a database from before the Dutch default holds it.
+    let pool = SqlitePool::connect(&format!("sqlite://{}", path.display())).await.unwrap();
+    sqlx::query("UPDATE tournaments SET spec_defaults = 0 WHERE id = ?").bind(id).execute(&pool).await.unwrap();
+    pool.close().await;
+    let before = store::load(&db, id).await.unwrap().unwrap().config;
+    assert_eq!(before.spec().stages[0].pairing, None);
+    assert_eq!(first_round(&Tournament::new(before)), vec![(0, 1), (2, 3), (4, 5)]);
+}

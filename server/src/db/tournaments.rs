@@ -80,7 +80,8 @@ pub async fn create(
 ) -> Result<i64, DbError> {
     let mut tx = db.pool.begin().await?;
     let id = sqlx::query(
-        "INSERT INTO tournaments (name, spec_format, spec, variants_json, status, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+        "INSERT INTO tournaments (name, spec_format, spec, variants_json, status, created_at, spec_defaults)
+         VALUES (?, ?, ?, ?, ?, ?, ?)",
     )
     .bind(name)
     .bind(format)
@@ -88,6 +89,7 @@ pub async fn create(
     .bind(variants_json)
     .bind(Text(TournamentStatus::Pending))
     .bind(now_secs())
+    .bind(SpecDefaults::CURRENT.0)
     .execute(&mut *tx)
     .await?
     .last_insert_rowid();
@@ -107,18 +109,50 @@ pub async fn create(
     Ok(id)
 }
 
-/// A tournament's spec as the organiser wrote it, and how.
-pub async fn spec(db: &Db, id: i64) -> Result<Option<(String, SpecFormat)>, DbError> {
-    #[derive(sqlx::FromRow)]
-    struct SpecRow {
-        spec: String,
-        spec_format: SpecFormat,
+/// The defaults a spec takes for the fields it leaves out, by the rules
+/// of the day the tournament was created: a stored tournament keeps its
+/// own, so that a new default never changes the tables of an event already
+/// stored (its replay must give the pairings it played).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct SpecDefaults(pub i64);
+
+impl SpecDefaults {
+    /// As first released: Swiss stages pair neighbours.
+    pub const FIRST: SpecDefaults = SpecDefaults(0);
+    /// Two-entrant Swiss stages pair by the Dutch system.
+    pub const DUTCH_SWISS: SpecDefaults = SpecDefaults(1);
+    /// What a tournament created now gets.
+    pub const CURRENT: SpecDefaults = SpecDefaults::DUTCH_SWISS;
+}
+
+/// A tournament's spec as the organiser wrote it, how, and under which
+/// defaults.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct StoredSpec {
+    /// The text.
+    pub spec: String,
+    /// TOML or JSON.
+    pub spec_format: SpecFormat,
+    /// See [`SpecDefaults`].
+    pub spec_defaults: i64,
+}
+
+impl StoredSpec {
+    /// Parses and validates the stored text under its defaults.
+    pub fn parse<E>(&self) -> Result<Config, E>
+    where
+        E: From<ParseError> + From<ConfigError>,
+    {
+        parse_spec(&self.spec, self.spec_format, SpecDefaults(self.spec_defaults))
     }
-    let row: Option<SpecRow> = sqlx::query_as("SELECT spec, spec_format FROM tournaments WHERE id = ?")
+}
+
+/// A tournament's stored spec.
+pub async fn spec(db: &Db, id: i64) -> Result<Option<StoredSpec>, DbError> {
+    Ok(sqlx::query_as("SELECT spec, spec_format, spec_defaults FROM tournaments WHERE id = ?")
         .bind(id)
         .fetch_optional(&db.pool)
-        .await?;
-    Ok(row.map(|r| (r.spec, r.spec_format)))
+        .await?)
 }
 
 /// The variants of a tournament's variant files as stored when it was
@@ -366,17 +400,20 @@ pub(super) async fn write_standings(
     Ok(())
 }
 
-/// Parses and validates a stored or new spec, into the caller's error
-/// type: the database reads stored specs (the writer's standings), the
-/// tournament module new ones.
-pub fn parse_spec<E>(text: &str, format: SpecFormat) -> Result<Config, E>
+/// Parses and validates a stored or new spec under `defaults`, into the
+/// caller's error type: the database reads stored specs (the writer's
+/// standings), the tournament module new ones.
+pub fn parse_spec<E>(text: &str, format: SpecFormat, defaults: SpecDefaults) -> Result<Config, E>
 where
     E: From<ParseError> + From<ConfigError>,
 {
-    let spec = match format {
+    let mut spec = match format {
         SpecFormat::Toml => TournamentSpec::from_toml(text)?,
         SpecFormat::Json => TournamentSpec::from_json(text)?,
     };
+    if defaults >= SpecDefaults::DUTCH_SWISS {
+        spec.fill_new_event_defaults();
+    }
     Ok(spec.validate()?)
 }
 
@@ -385,12 +422,13 @@ where
 /// standings in each match's transaction). `None` when there is no such
 /// tournament or its stored spec or results no longer fit each other.
 pub(super) async fn replica(tx: &mut Transaction<'_, Sqlite>, id: i64) -> Result<Option<Tournament>, DbError> {
-    let spec: Option<(String, SpecFormat)> = sqlx::query_as("SELECT spec, spec_format FROM tournaments WHERE id = ?")
-        .bind(id)
-        .fetch_optional(&mut **tx)
-        .await?;
-    let Some((text, format)) = spec else { return Ok(None) };
-    let Ok(config) = parse_spec::<Box<dyn std::error::Error>>(&text, format) else { return Ok(None) };
+    let spec: Option<StoredSpec> =
+        sqlx::query_as("SELECT spec, spec_format, spec_defaults FROM tournaments WHERE id = ?")
+            .bind(id)
+            .fetch_optional(&mut **tx)
+            .await?;
+    let Some(spec) = spec else { return Ok(None) };
+    let Ok(config) = spec.parse::<Box<dyn std::error::Error>>() else { return Ok(None) };
     let rows: Vec<(String,)> =
         sqlx::query_as("SELECT result_json FROM tournament_matches WHERE tournament_id = ? ORDER BY seq")
             .bind(id)

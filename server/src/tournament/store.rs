@@ -11,7 +11,7 @@ use capicua_tournament::{Config, EntrantSpec};
 
 use super::{Member, TournamentError};
 use crate::db::Db;
-use crate::db::tournaments::{self, EntrantKind, NewEntrant, StoredResult, Summary};
+use crate::db::tournaments::{self, EntrantKind, NewEntrant, SpecDefaults, StoredResult, Summary};
 
 pub use crate::db::tournaments::SpecFormat;
 
@@ -21,11 +21,12 @@ pub const MAX_SPEC_BYTES: usize = 256 * 1024;
 /// Largest variant file a spec may name, in bytes (as for a room's variant file).
 pub const MAX_VARIANT_FILE_BYTES: u64 = crate::room::MAX_VARIANT_FILE_BYTES as u64;
 
-/// Parses and validates a spec; the error names the field (by its path
-/// for a parse error: `stages[0].legs`). Variant files are not read: see
-/// [`create`] and [`load`].
+/// Parses and validates a new spec, under the defaults a tournament
+/// created now gets; the error names the field (by its path for a parse
+/// error: `stages[0].legs`). Variant files are not read: see [`create`] and
+/// [`load`].
 pub fn parse_spec(text: &str, format: SpecFormat) -> Result<Config, TournamentError> {
-    tournaments::parse_spec(text, format)
+    tournaments::parse_spec(text, format, SpecDefaults::CURRENT)
 }
 
 /// Who is creating a tournament, which decides whether its spec may name
@@ -169,8 +170,8 @@ pub struct Stored {
 /// Loads a tournament (`None` if there is no such id).
 pub async fn load(db: &Db, id: i64) -> Result<Option<Stored>, TournamentError> {
     let Some(summary) = tournaments::summary_of(db, id).await? else { return Ok(None) };
-    let Some((text, format)) = tournaments::spec(db, id).await? else { return Ok(None) };
-    let config = parse_spec(&text, format)?;
+    let Some(spec) = tournaments::spec(db, id).await? else { return Ok(None) };
+    let config = spec.parse::<TournamentError>()?;
     // The variant files as they were when the tournament was created; a
     // tournament stored before they were kept has none, and its files are
     // not read now (it may have come over the network).

@@ -1,0 +1,6 @@
+-- The defaults a tournament's spec takes where it leaves a field out: 0 as
+-- first released; 1 pairs two-entrant Swiss stages by the Dutch system. A
+-- tournament keeps the defaults it was created under, so a new default never
+-- changes the pairings of an event already stored (its replay must give the
+-- tables it played).
+ALTER TABLE tournaments ADD COLUMN spec_defaults INTEGER NOT NULL DEFAULT 0;
