@@ -445,15 +445,21 @@ fn check_fits(field: &str, what: &str, variant: &Variant, table: TableKind) -> R
     Ok(())
 }
 
-/// Fixed points per result are never negative: the standings, Buchholz and
-/// `stop.points` all assume points only grow.
+/// The most points one result may be worth (`per-result`): with at most
+/// [`MAX_GAMES_CEILING`] games, no sum of points, Buchholz or
+/// Sonneborn-Berger can overflow.
+pub const MAX_RESULT_POINTS: i64 = 1_000_000;
+
+/// Fixed points per result are never negative (the standings, Buchholz and
+/// `stop.points` all assume points only grow) nor beyond
+/// [`MAX_RESULT_POINTS`].
 fn check_points(points: &PointsRule) -> Result<(), ConfigError> {
     if let PointsRule::PerResult { win, draw, loss } = *points {
         for (name, value) in [("win", win), ("draw", draw), ("loss", loss)] {
-            if value < 0 {
+            if !(0..=MAX_RESULT_POINTS).contains(&value) {
                 return Err(ConfigError::new(
                     format!("scoring.points.per-result.{name}"),
-                    format!("{value}: points per result are 0 or more"),
+                    format!("{value}: points per result are 0 to {MAX_RESULT_POINTS}"),
                 ));
             }
         }

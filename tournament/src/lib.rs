@@ -64,7 +64,7 @@ mod tournament;
 
 pub use config::{
     ClockSpec, Config, DEFAULT_MAX_GAMES, EntrantSpec, FormatKind, MAX_CLOCK_MS, MAX_ENTRANTS, MAX_GAMES_CEILING,
-    StageSpec, SwissPairing, TeamSpec, TimeoutRule, TournamentSpec,
+    MAX_RESULT_POINTS, StageSpec, SwissPairing, TeamSpec, TimeoutRule, TournamentSpec,
 };
 pub use disqualify::{DisqualifySpec, LenientJudgeSpec, Violation};
 pub use error::{ConfigError, ParseError};

@@ -41,9 +41,12 @@ fn stop_rules_that_cannot_work_with_these_entrants_are_refused() {
 }
 
 #[test]
-fn negative_points_per_result_are_refused() {
+fn negative_or_huge_points_per_result_are_refused() {
     let s = four_duel();
+    // Huge points would overflow the sums of points over a long event.
     for (points, field) in [
+        (r#"{ "win": 9223372036854775807, "draw": 1, "loss": 0 }"#, "scoring.points.per-result.win"),
+        (r#"{ "win": 3, "draw": 1000001, "loss": 0 }"#, "scoring.points.per-result.draw"),
         (r#"{ "win": -3, "draw": 1, "loss": 0 }"#, "scoring.points.per-result.win"),
         (r#"{ "win": 3, "draw": -1, "loss": 0 }"#, "scoring.points.per-result.draw"),
         (r#"{ "win": 3, "draw": 1, "loss": -1 }"#, "scoring.points.per-result.loss"),
