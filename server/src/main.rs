@@ -379,28 +379,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             }
             for v in variants {
                 outln!("{v}");
-                outln!(
-                    "{:>4}  {:<24} {:>8} {:>8} {:>7} {:>6} {:>6}",
-                    "rank",
-                    "name",
-                    "ordinal",
-                    "mu",
-                    "sigma",
-                    "games",
-                    "wins"
-                );
-                for s in db.leaderboard(&v, limit).await? {
-                    outln!(
-                        "{:>4}  {:<24} {:>8.2} {:>8.2} {:>7.2} {:>6} {:>6}",
-                        s.rank,
-                        s.name,
-                        s.ordinal,
-                        s.mu,
-                        s.sigma,
-                        s.games,
-                        s.wins
-                    );
-                }
+                print_board(&db.leaderboard(&v, limit).await?)?;
             }
             db.close().await;
         }
@@ -466,6 +445,37 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             }
             outln!("{url}: HTTP status {status}");
         }
+    }
+    Ok(())
+}
+
+/// A ratings board: rank, name, rating, games and their wins, draws and losses.
+fn print_board(rows: &[capicua_server::db::Standing]) -> anyhow::Result<()> {
+    outln!(
+        "{:>4}  {:<24} {:>8} {:>8} {:>7} {:>6} {:>6} {:>6} {:>6}",
+        "rank",
+        "name",
+        "ordinal",
+        "mu",
+        "sigma",
+        "games",
+        "wins",
+        "draws",
+        "losses"
+    );
+    for s in rows {
+        outln!(
+            "{:>4}  {:<24} {:>8.2} {:>8.2} {:>7.2} {:>6} {:>6} {:>6} {:>6}",
+            s.rank,
+            s.name,
+            s.ordinal,
+            s.mu,
+            s.sigma,
+            s.games,
+            s.wins,
+            s.draws,
+            s.losses
+        );
     }
     Ok(())
 }
