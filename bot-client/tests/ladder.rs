@@ -121,7 +121,7 @@ async fn eight_remote_bots_play_rated_ladder_games_that_the_ladder_and_the_ratin
     wait_for("the stopped bot off the ladder", Duration::from_secs(10), async || {
         let board = rows(&server.get_json("/api/ladder?variant=block").await);
         match board.get(gone) {
-            Some(r) if r.6 => Err(r.clone()),
+            Some(r) if r.6 => Err(*r),
             _ => Ok(()),
         }
     })

@@ -549,7 +549,7 @@ fn every_client_message_fits_the_schema() {
         }
     }
     let seen = check_frames(&schema["client"], &frames);
-    assert_eq!(seen.len(), 17);
+    assert_eq!(seen.len(), 19);
 }
 
 #[test]
@@ -572,7 +572,7 @@ fn every_server_message_fits_the_schema() {
         assert!(has(tag, key, true) && has(tag, key, false), "`{tag}` frames with and without `{key}`");
     }
     let seen = check_frames(&schema["server"], &frames);
-    assert_eq!(seen.len(), 23);
+    assert_eq!(seen.len(), 25);
 }
 
 /// The enums inside messages: the schema lists exactly the values the
