@@ -1231,6 +1231,8 @@ mod tests {
             server(ErrorCode::ShuttingDown),
             server(ErrorCode::TooManyConnections),
             server(ErrorCode::Internal),
+            // A full ladder pool: `busy` says to ask again shortly.
+            server(ErrorCode::Busy),
         ];
         for e in &transient {
             assert!(e.is_transient(), "{e:?}");
