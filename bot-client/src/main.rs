@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use anyhow::{Context, Result, anyhow, bail};
-use capicua_bot::remote::{AwaitConfig, PlayConfig, PlayOptions, Registration, Tally};
+use capicua_bot::remote::{AwaitConfig, LadderConfig, PlayConfig, PlayOptions, Registration, Tally};
 use capicua_bot::token_file;
 use capicua_bot::transport::ServerAddr;
 use capicua_engine::{Game, Rules, Seating, Variant};
@@ -88,6 +88,11 @@ struct PlayArgs {
     /// With `--await-assignments` (implied): follow this tournament and stop when it ends.
     #[arg(long)]
     tournament: Option<i64>,
+    /// Play on the always-on ladder of `--preset` (needs `--register` or
+    /// `--token`): the server pairs this bot with others of similar rating
+    /// in rated rooms, until stopped.
+    #[arg(long, conflicts_with_all = ["await_assignments", "tournament", "room", "variant", "matches", "rated"])]
+    ladder: bool,
 }
 
 /// Arguments of `capicua-bot load`.
@@ -221,6 +226,9 @@ fn remote_play(a: PlayArgs) -> Result<()> {
     if a.rated && !registered {
         bail!("--rated needs a registered player: give --register NAME (or --token)");
     }
+    if a.ladder && !registered {
+        bail!("--ladder needs a registered player: give --register NAME (or --token); the ladder rates players");
+    }
     if awaiting && !registered {
         bail!(
             "--await-assignments needs --register NAME or --token (tournament tables are reserved for registered players)"
@@ -249,6 +257,25 @@ fn remote_play(a: PlayArgs) -> Result<()> {
     let server = a.server.clone();
     let session = async {
         let tokens = capicua_bot::remote::tokens_for(&server, &players, &tally).await?;
+        if a.ladder {
+            let tokens = if tokens.is_empty() { a.token.into_iter().collect() } else { tokens };
+            let mut bots = tokio::task::JoinSet::new();
+            for (i, token) in tokens.into_iter().enumerate() {
+                let cfg = LadderConfig {
+                    server: a.server.clone(),
+                    token,
+                    strategy: a.strategy.clone(),
+                    preset: a.preset.clone(),
+                    index: i as u64,
+                };
+                bots.spawn(capicua_bot::remote::ladder(cfg, tally.clone()));
+            }
+            // The first bot that fails for good stops them all.
+            while let Some(done) = bots.join_next().await {
+                done??;
+            }
+            return Ok(());
+        }
         if awaiting {
             let token = tokens.into_iter().next().or(a.token).expect("checked above: a token or a name");
             let cfg = AwaitConfig { server: a.server, token, strategy: a.strategy, tournament: a.tournament };

@@ -178,6 +178,7 @@ impl RemoteError {
                     | ErrorCode::SlowConsumer
                     | ErrorCode::Internal
                     | ErrorCode::GameInProgress
+                    | ErrorCode::Busy
             ),
             _ => false,
         }
@@ -976,6 +977,107 @@ pub async fn await_assignments(cfg: AwaitConfig, tally: Arc<Tally>) -> Result<()
     result
 }
 
+/// What `capicua-bot play --ladder` was asked.
+#[derive(Clone, Debug)]
+pub struct LadderConfig {
+    /// `ws://HOST:PORT/ws`.
+    pub server: String,
+    /// The registered player's token (the ladder rates players).
+    pub token: String,
+    /// The strategy spec.
+    pub strategy: String,
+    /// The preset whose ladder to play.
+    pub preset: String,
+    /// Which bot of the process this is (its outage reports and seeds).
+    pub index: u64,
+}
+
+/// Plays on a preset's ladder until stopped: joins the pool, takes every
+/// seat the server gives it (`ladder-match`: join, ready), answers prompts;
+/// reconnects with backoff and joins again when the connection drops. The
+/// server takes the player off the ladder when its connection ends.
+pub async fn ladder(cfg: LadderConfig, tally: Arc<Tally>) -> Result<(), RemoteError> {
+    spec::build(&cfg.strategy, 0)?;
+    let addr = ServerAddr::parse(&cfg.server)?;
+    let mut backoff = Backoff::from_os();
+    let result = loop {
+        let mut connected = false;
+        match ladder_session(&cfg, &addr, &tally, &mut backoff, &mut connected).await {
+            Ok(()) => break Ok(()),
+            Err(e) if !e.is_transient() => break Err(e),
+            Err(e) => {
+                tally.failed(cfg.index, &cfg.server, &e, connected);
+                tokio::time::sleep(backoff.next_delay()).await;
+            }
+        }
+    };
+    tally.outage.gone(cfg.index);
+    result
+}
+
+async fn ladder_session(
+    cfg: &LadderConfig,
+    addr: &ServerAddr,
+    tally: &Tally,
+    backoff: &mut Backoff,
+    connected: &mut bool,
+) -> Result<(), RemoteError> {
+    let mut conn = Connection::connect(&cfg.server).await?;
+    // Seats given back by `hello` resend their prompts: they are answered below.
+    conn.hello_with(Some(cfg.token.clone()), false, true).await?;
+    *connected = true;
+    backoff.reset();
+    tally.recovered(cfg.index, &cfg.server);
+    let mut early = VecDeque::new();
+    match conn.request(ClientMsg::JoinLadder { variant: cfg.preset.clone() }, |m| early.push_back(m)).await? {
+        ServerMsg::Ladder { .. } => {}
+        other => return Err(unexpected("join-ladder", other)),
+    }
+    let strategy = spec::build(&cfg.strategy, derive_seed(0x1add + cfg.index, u64::from(std::process::id())))?;
+    let mut decider = Decider::new(strategy);
+    loop {
+        let msg = match early.pop_front() {
+            Some(m) => m,
+            None => conn.recv().await?.msg,
+        };
+        match msg {
+            ServerMsg::LadderMatch { room, seat, .. } => {
+                conn.send(ClientMsg::join(room, Some(seat))).await?;
+                conn.send(ClientMsg::Ready { room }).await?;
+            }
+            ServerMsg::GameStarted { room, variant, .. } => decider.learn(room, *variant),
+            ServerMsg::Prompt { room, prompt, view, legal_moves, .. } => {
+                let m = decider
+                    .decide(room, view.as_deref(), &legal_moves)
+                    .ok_or(RemoteError::NoLegalMoves { room, prompt })?;
+                conn.send(ClientMsg::Move { room, prompt, r#move: m }).await?;
+            }
+            ServerMsg::Accepted { .. } => {
+                tally.moves.fetch_add(1, Ordering::Relaxed);
+            }
+            ServerMsg::GameOver { room, seq, game, .. } => {
+                decider.forget(room);
+                tally.games.fetch_add(1, Ordering::Relaxed);
+                if let Some(line) = tally.match_over(addr, room, seq, game) {
+                    println!("{line}");
+                }
+            }
+            ServerMsg::Error { code, message } => {
+                tally.errors.fetch_add(1, Ordering::Relaxed);
+                if code != ErrorCode::AlreadySeated {
+                    eprintln!("bot {}: server error {}: {message}", cfg.index, code_name(&code));
+                }
+                if code == ErrorCode::Busy {
+                    // The pool was full when this player came back to it:
+                    // it is off the ladder; reconnecting joins again.
+                    return Err(RemoteError::Server { code, message });
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 async fn assignment_session(
     cfg: &AwaitConfig,
     addr: &ServerAddr,
@@ -1129,6 +1231,8 @@ mod tests {
             server(ErrorCode::ShuttingDown),
             server(ErrorCode::TooManyConnections),
             server(ErrorCode::Internal),
+            // A full ladder pool: `busy` says to ask again shortly.
+            server(ErrorCode::Busy),
         ];
         for e in &transient {
             assert!(e.is_transient(), "{e:?}");

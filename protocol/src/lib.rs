@@ -235,6 +235,19 @@ pub enum ClientMsg {
         /// The room.
         room: RoomId,
     },
+    /// A registered player (a remote bot) joins the always-on ladder of a
+    /// published preset: the server pairs it with waiting players of
+    /// similar rating in rated rooms and sends a `ladder-match` for each.
+    /// Answered with `ladder`. A player waits on one ladder at a time
+    /// (joining another moves it there); it leaves the pool when this
+    /// connection ends.
+    JoinLadder {
+        /// A published preset (`GET /api/variants`).
+        variant: String,
+    },
+    /// Leaves the ladder's pool (a ladder match in play goes on): answered
+    /// with `ladder`.
+    LeaveLadder,
 }
 
 impl ClientMsg {
@@ -564,6 +577,27 @@ pub enum ServerMsg {
         tournament: TournamentId,
         /// What happened.
         progress: Progress,
+    },
+    /// Answer to `join-ladder` and `leave-ladder`: the ladder this player
+    /// is on now, and how many players wait on it.
+    Ladder {
+        /// The preset's ladder, `null` when off the ladder.
+        variant: Option<String>,
+        /// Players waiting to be paired on it now (this one included).
+        waiting: u32,
+    },
+    /// A ladder pairing: a rated room was opened with a seat reserved for
+    /// the receiver: `join` it at this seat, then `ready`. The room plays
+    /// one match and closes; a seat not taken and ready within 30 seconds
+    /// forfeits. Once the match is stored the player waits in the pool
+    /// again while this connection lasts.
+    LadderMatch {
+        /// The room to join.
+        room: RoomId,
+        /// The seat reserved for the receiver.
+        seat: u8,
+        /// The preset played.
+        variant: String,
     },
 }
 

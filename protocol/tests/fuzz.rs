@@ -36,6 +36,8 @@ fn examples() -> Vec<Value> {
         json!({"id": 19, "type": "chat", "room": 2, "text": "good game, partner"}),
         json!({"id": 20, "type": "await-assignments"}),
         json!({"id": 21, "type": "subscribe-tournament", "tournament": 1}),
+        json!({"id": 22, "type": "join-ladder", "variant": "block"}),
+        json!({"id": 23, "type": "leave-ladder"}),
     ]
 }
 

@@ -41,6 +41,8 @@ fn client_tag(m: &ClientMsg) -> &'static str {
         ClientMsg::AwaitAssignments => "await-assignments",
         ClientMsg::SubscribeTournament { .. } => "subscribe-tournament",
         ClientMsg::Hint { .. } => "hint",
+        ClientMsg::JoinLadder { .. } => "join-ladder",
+        ClientMsg::LeaveLadder => "leave-ladder",
     }
 }
 
@@ -70,6 +72,8 @@ fn server_tag(m: &ServerMsg) -> &'static str {
         ServerMsg::Assignment(_) => "assignment",
         ServerMsg::TournamentProgress { .. } => "tournament-progress",
         ServerMsg::Hint { .. } => "hint",
+        ServerMsg::Ladder { .. } => "ladder",
+        ServerMsg::LadderMatch { .. } => "ladder-match",
     }
 }
 
@@ -310,6 +314,8 @@ fn client_samples() -> Vec<ClientMsg> {
         ClientMsg::Hint { room: 3 },
         ClientMsg::AwaitAssignments,
         ClientMsg::SubscribeTournament { tournament: 4 },
+        ClientMsg::JoinLadder { variant: "block".into() },
+        ClientMsg::LeaveLadder,
     ];
     // A move of every kind the engine writes.
     let mut game = Game::new(Rules::preset("draw").unwrap().into(), Seating::new(2), 1).unwrap();
@@ -419,6 +425,9 @@ fn server_samples() -> Vec<ServerMsg> {
             seat: 1,
             variant: "block".into(),
         }),
+        ServerMsg::Ladder { variant: Some("block".into()), waiting: 3 },
+        ServerMsg::Ladder { variant: None, waiting: 0 },
+        ServerMsg::LadderMatch { room: 9, seat: 1, variant: "block".into() },
     ];
     for code in error_codes() {
         samples.push(ServerMsg::Error { code, message: format!("{code:?}") });
@@ -541,7 +550,7 @@ fn every_client_message_fits_the_schema() {
         }
     }
     let seen = check_frames(&schema["client"], &frames);
-    assert_eq!(seen.len(), 17);
+    assert_eq!(seen.len(), 19);
 }
 
 #[test]
@@ -564,7 +573,7 @@ fn every_server_message_fits_the_schema() {
         assert!(has(tag, key, true) && has(tag, key, false), "`{tag}` frames with and without `{key}`");
     }
     let seen = check_frames(&schema["server"], &frames);
-    assert_eq!(seen.len(), 23);
+    assert_eq!(seen.len(), 25);
 }
 
 /// The enums inside messages: the schema lists exactly the values the

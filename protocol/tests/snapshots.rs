@@ -62,6 +62,8 @@ fn client_messages() {
         (ClientMsg::AwaitAssignments, r#"{"id":1,"type":"await-assignments"}"#),
         (ClientMsg::SubscribeTournament { tournament: 2 }, r#"{"id":1,"type":"subscribe-tournament","tournament":2}"#),
         (ClientMsg::Hint { room: 3 }, r#"{"id":1,"type":"hint","room":3}"#),
+        (ClientMsg::JoinLadder { variant: "block".into() }, r#"{"id":1,"type":"join-ladder","variant":"block"}"#),
+        (ClientMsg::LeaveLadder, r#"{"id":1,"type":"leave-ladder"}"#),
     ];
     for (msg, want) in cases {
         assert_eq!(client(Some(1), msg.clone()), want);
@@ -160,6 +162,15 @@ fn server_messages() {
             r#"{"id":1,"type":"closing","reason":"the server is shutting down","reconnect":true}"#,
         ),
         (ServerMsg::Awaiting { pending: 1 }, r#"{"id":1,"type":"awaiting","pending":1}"#),
+        (
+            ServerMsg::Ladder { variant: Some("block".into()), waiting: 4 },
+            r#"{"id":1,"type":"ladder","variant":"block","waiting":4}"#,
+        ),
+        (ServerMsg::Ladder { variant: None, waiting: 0 }, r#"{"id":1,"type":"ladder","variant":null,"waiting":0}"#),
+        (
+            ServerMsg::LadderMatch { room: 7, seat: 1, variant: "block".into() },
+            r#"{"id":1,"type":"ladder-match","room":7,"seat":1,"variant":"block"}"#,
+        ),
         (
             ServerMsg::Assignment(Assignment {
                 tournament: 2,

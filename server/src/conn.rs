@@ -169,6 +169,9 @@ where
     for (_, tx) in conn.rooms.drain() {
         let _ = tx.send(RoomCmd::Disconnected { conn: conn.id });
     }
+    if let Some(pid) = conn.ident.as_ref().and_then(|i| i.player_id) {
+        conn.state.ladder.disconnected(pid, conn.id);
+    }
     conn.forget_player();
     conn.state.metrics.connections.fetch_sub(1, Ordering::Relaxed);
     let closing = matches!(end, End::Close(..));
@@ -449,6 +452,14 @@ impl Conn {
             }
             ClientMsg::SubscribeTournament { tournament } => {
                 crate::tournament::subscribe(&self.state, &client, tournament, id).await;
+                return None;
+            }
+            ClientMsg::JoinLadder { variant } => {
+                crate::ladder::join(&self.state, &client, variant, id).await;
+                return None;
+            }
+            ClientMsg::LeaveLadder => {
+                crate::ladder::leave(&self.state, &client, id);
                 return None;
             }
             ClientMsg::Chat { room, text } => {

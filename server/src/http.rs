@@ -35,6 +35,7 @@ pub(crate) fn router(state: Arc<AppState>) -> Router {
         .route("/api/games/{id}/review", get(crate::hints::review))
         .route("/api/leaderboard", get(leaderboard))
         .route("/api/leaderboards", get(leaderboards))
+        .route("/api/ladder", get(crate::ladder::board))
         .merge(crate::tournament::http::routes())
         // Inside CORS: a browser can read a 429 only with its CORS headers.
         .route_layer(axum::middleware::from_fn_with_state(state.clone(), crate::limits::limit_api));

@@ -27,6 +27,7 @@ pub(crate) mod conn;
 pub mod db;
 pub(crate) mod hints;
 pub(crate) mod http;
+pub mod ladder;
 pub(crate) mod limits;
 pub(crate) mod metrics;
 pub(crate) mod outbox;
@@ -89,6 +90,8 @@ pub struct Config {
     /// Reverse proxies whose `X-Forwarded-For` names the client address
     /// that per-address limits count; empty trusts none.
     pub trusted_proxies: Vec<std::net::IpAddr>,
+    /// The ladder's pairing and the clock of its rooms.
+    pub ladder: ladder::LadderConfig,
 }
 
 impl Config {
@@ -116,6 +119,7 @@ impl Default for Config {
             http_writes_per_min: 60,
             http_reads_per_min: 1200,
             trusted_proxies: Vec::new(),
+            ladder: ladder::LadderConfig::default(),
         }
     }
 }
@@ -247,6 +251,8 @@ pub struct AppState {
     pub metrics: metrics::Metrics,
     /// Tournaments: assignments, subscribers, running tournaments.
     pub tournaments: tournament::Registry,
+    /// The ladder: who is on which, the pools of those waiting.
+    pub ladder: ladder::Ladder,
     /// Sends the deferred frames of connections that batch events.
     pub flusher: Arc<Flusher>,
     /// Open rooms per owner.
@@ -283,6 +289,7 @@ impl AppState {
             player_conns: Mutex::new(HashMap::new()),
             metrics: metrics::Metrics::default(),
             tournaments: tournament::Registry::default(),
+            ladder: ladder::Ladder::default(),
             flusher,
             hints: hints::Hints::default(),
             next_conn: AtomicU64::new(0),
@@ -351,6 +358,7 @@ pub async fn run(
     let shutdown_rx = state.shutdown();
     let app = http::router(state.clone());
     tournament::spawn_scheduler(state.clone());
+    ladder::spawn(state.clone());
     let mut http_shutdown = shutdown_rx.clone();
     let stopped = async move {
         shutdown_signalled(&mut http_shutdown).await;

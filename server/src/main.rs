@@ -91,6 +91,18 @@ enum Command {
         #[arg(long, default_value_t = 20)]
         limit: u32,
     },
+    /// Prints a preset's ladder: its ratings board with wins, draws and losses.
+    Ladder {
+        /// SQLite database, opened read-only (it must exist).
+        #[arg(long, env = "CAPICUA_DATABASE", default_value = "capicua.db")]
+        database: String,
+        /// The preset whose ladder to print.
+        #[arg(long, default_value = "latin")]
+        variant: String,
+        /// Lines to print.
+        #[arg(long, default_value_t = 20)]
+        limit: u32,
+    },
     /// Creates or lists tournaments (in the database; a serving server runs them).
     Tournament {
         #[command(subcommand)]
@@ -379,28 +391,24 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             }
             for v in variants {
                 outln!("{v}");
-                outln!(
-                    "{:>4}  {:<24} {:>8} {:>8} {:>7} {:>6} {:>6}",
-                    "rank",
-                    "name",
-                    "ordinal",
-                    "mu",
-                    "sigma",
-                    "games",
-                    "wins"
+                print_board(&db.leaderboard(&v, limit).await?)?;
+            }
+            db.close().await;
+        }
+        Command::Ladder { database, variant, limit } => {
+            if capicua_engine::preset(&variant).is_none() {
+                anyhow::bail!(
+                    "unknown preset {variant:?}; ladders are the presets: {}",
+                    capicua_engine::PRESETS.join(", ")
                 );
-                for s in db.leaderboard(&v, limit).await? {
-                    outln!(
-                        "{:>4}  {:<24} {:>8.2} {:>8.2} {:>7.2} {:>6} {:>6}",
-                        s.rank,
-                        s.name,
-                        s.ordinal,
-                        s.mu,
-                        s.sigma,
-                        s.games,
-                        s.wins
-                    );
-                }
+            }
+            let db = open_read_only(&database).await?;
+            let rows = db.leaderboard(&variant, limit).await?;
+            outln!("{variant} ladder");
+            if rows.is_empty() {
+                outln!("no rated games yet");
+            } else {
+                print_board(&rows)?;
             }
             db.close().await;
         }
@@ -466,6 +474,37 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             }
             outln!("{url}: HTTP status {status}");
         }
+    }
+    Ok(())
+}
+
+/// A ratings board: rank, name, rating, games and their wins, draws and losses.
+fn print_board(rows: &[capicua_server::db::Standing]) -> anyhow::Result<()> {
+    outln!(
+        "{:>4}  {:<24} {:>8} {:>8} {:>7} {:>6} {:>6} {:>6} {:>6}",
+        "rank",
+        "name",
+        "ordinal",
+        "mu",
+        "sigma",
+        "games",
+        "wins",
+        "draws",
+        "losses"
+    );
+    for s in rows {
+        outln!(
+            "{:>4}  {:<24} {:>8.2} {:>8.2} {:>7.2} {:>6} {:>6} {:>6} {:>6}",
+            s.rank,
+            s.name,
+            s.ordinal,
+            s.mu,
+            s.sigma,
+            s.games,
+            s.wins,
+            s.draws,
+            s.losses
+        );
     }
     Ok(())
 }

@@ -65,7 +65,7 @@ async fn a_variant_without_rated_games_is_an_error_said_once() {
     // With rated games, the message names their variants.
     let (pat, _) = store.register("pat").await.unwrap();
     for variant in ["block", "draw"] {
-        sqlx::query("INSERT INTO ratings VALUES (?, ?, 25.0, 8.3, 0.0, 1, 1)")
+        sqlx::query("INSERT INTO ratings VALUES (?, ?, 25.0, 8.3, 0.0, 1, 1, 0)")
             .bind(variant)
             .bind(pat.id)
             .execute(store.pool())
@@ -126,4 +126,71 @@ async fn register_applies_the_name_rules() {
     let store = capicua_server::Db::open(db).await.unwrap();
     assert!(store.player_id("admin").await.unwrap().is_none());
     store.close().await;
+}
+
+/// A rated block game between `a` and `b` stored in `db`: `winner` is the
+/// winning seat, `None` a draw.
+async fn store_block_game(db: &capicua_server::Db, room: i64, a: i64, b: i64, winner: Option<u8>) {
+    use capicua_server::db::{GameRecord, SeatKind, SeatRecord};
+    let seat = |i: u8, p: i64| SeatRecord {
+        seat: i,
+        side: i,
+        player_id: Some(p),
+        name: format!("p{p}"),
+        kind: SeatKind::Player,
+    };
+    let scores = match winner {
+        Some(0) => vec![50, 0],
+        Some(_) => vec![0, 50],
+        None => vec![20, 20],
+    };
+    let record = GameRecord {
+        room_id: Some(room),
+        variant: capicua_engine::preset("block").unwrap(),
+        seed: 1,
+        seating: capicua_engine::Seating::new(2),
+        moves: Vec::new(),
+        timeouts: vec![0; 2],
+        seat_scores: scores.clone(),
+        seats: vec![seat(0, a), seat(1, b)],
+        scores,
+        hands: Vec::new(),
+        winner,
+        forfeit: None,
+        rated: true,
+        tournament: None,
+    };
+    db.store_game(record).await.unwrap();
+}
+
+#[tokio::test]
+async fn standings_and_the_ladder_show_wins_draws_and_losses() {
+    let path = temp_db();
+    let db = capicua_server::Db::open(path.to_str().unwrap()).await.unwrap();
+    let room = db.create_room(&capicua_engine::preset("block").unwrap(), 2, true).await.unwrap();
+    let ana = db.register("ana").await.unwrap().0.id;
+    let ben = db.register("ben").await.unwrap().0.id;
+    store_block_game(&db, room, ana, ben, Some(0)).await;
+    store_block_game(&db, room, ana, ben, None).await;
+    store_block_game(&db, room, ben, ana, Some(0)).await;
+    store_block_game(&db, room, ben, ana, None).await;
+    store_block_game(&db, room, ana, ben, Some(0)).await;
+    db.close().await;
+    let path = path.to_str().unwrap();
+    for args in [vec!["standings", "--database", path], vec!["ladder", "--variant", "block", "--database", path]] {
+        let (ok, out, err) = run(&args);
+        assert!(ok, "{args:?}: {err}");
+        let lines: Vec<Vec<&str>> = out.lines().map(|l| l.split_whitespace().collect()).collect();
+        let header = lines.iter().position(|l| l.first() == Some(&"rank")).expect("a header");
+        assert_eq!(&lines[header][5..], ["games", "wins", "draws", "losses"], "{out}");
+        let row = |name: &str| -> Vec<&str> {
+            let l = lines.iter().find(|l| l.get(1) == Some(&name)).unwrap_or_else(|| panic!("{name}: {out}"));
+            l[5..].to_vec()
+        };
+        // ana: won 2, drew 2, lost 1; ben the other way round.
+        assert_eq!(row("ana"), ["5", "2", "2", "1"], "{out}");
+        assert_eq!(row("ben"), ["5", "1", "2", "2"], "{out}");
+    }
+    let (ok, _, err) = run(&["ladder", "--variant", "../x", "--database", path]);
+    assert!(!ok && err.contains("unknown preset"), "{err}");
 }

@@ -33,5 +33,10 @@ async fn custom_rules_get_a_board_of_their_own_and_never_the_presets() {
     assert!(print.chars().all(|c| c.is_ascii_hexdigit()));
     let custom = server.get_json(&format!("/api/leaderboard?variant={}", boards[0].replace('#', "%23"))).await;
     assert_eq!(custom.as_array().unwrap().len(), 4, "{custom}");
+    for row in custom.as_array().unwrap() {
+        let n = |k: &str| row[k].as_i64().unwrap_or_else(|| panic!("{k} in {row}"));
+        assert_eq!(n("games"), 1, "{row}");
+        assert_eq!(n("wins") + n("draws") + n("losses"), n("games"), "{row}");
+    }
     assert_eq!(server.get_json("/api/leaderboard?variant=latin").await, Value::Array(vec![]));
 }

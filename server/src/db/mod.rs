@@ -272,6 +272,12 @@ impl Db {
             .connect_with(opts)
             .await?;
         schema::MIGRATOR.run(&pool).await?;
+        // Counted before the writer loads the ratings it keeps in memory.
+        let (closed, _) = mpsc::channel(1);
+        let (_, done) = tokio::sync::watch::channel(true);
+        let counting =
+            Db { pool: pool.clone(), writer: closed, writer_done: done, read_only: false, health: Arc::default() };
+        counting.count_missing_draws().await?;
         let health = Arc::new(StoreHealth::default());
         let (writer, writer_done) = writer::spawn(pool.clone(), health.clone(), options.store_retry).await?;
         Ok(Db { pool, writer, writer_done, read_only: false, health })

@@ -64,6 +64,24 @@ pub struct Standing {
     pub games: i64,
     /// Rated games won.
     pub wins: i64,
+    /// Rated games drawn (no side won).
+    pub draws: i64,
+    /// Rated games lost: `wins + draws + losses = games`.
+    pub losses: i64,
+}
+
+/// A leaderboard row as read, before its losses are worked out.
+#[derive(sqlx::FromRow)]
+struct StandingRow {
+    player_id: i64,
+    name: String,
+    ordinal: f64,
+    mu: f64,
+    sigma: f64,
+    games: i64,
+    wins: i64,
+    /// NULL only between migration 0005 and the count [`Db::open`] makes.
+    draws: Option<i64>,
 }
 
 impl Db {
@@ -71,8 +89,13 @@ impl Db {
     /// table and its `(variant, ordinal)` index: its cost does not grow with
     /// the number of stored games).
     pub async fn leaderboard(&self, variant: &str, limit: u32) -> Result<Vec<Standing>, DbError> {
-        let mut rows: Vec<Standing> = sqlx::query_as(
-            "SELECT p.name, r.ordinal, r.mu, r.sigma, r.games, r.wins FROM ratings r
+        Ok(self.leaderboard_rows(variant, limit).await?.into_iter().map(|(_, s)| s).collect())
+    }
+
+    /// [`Db::leaderboard`] with each row's player id.
+    pub async fn leaderboard_rows(&self, variant: &str, limit: u32) -> Result<Vec<(i64, Standing)>, DbError> {
+        let rows: Vec<StandingRow> = sqlx::query_as(
+            "SELECT r.player_id, p.name, r.ordinal, r.mu, r.sigma, r.games, r.wins, r.draws FROM ratings r
              JOIN players p ON p.id = r.player_id
              WHERE r.variant = ? ORDER BY r.ordinal DESC LIMIT ?",
         )
@@ -80,10 +103,75 @@ impl Db {
         .bind(limit as i64)
         .fetch_all(&self.pool)
         .await?;
-        for (i, s) in rows.iter_mut().enumerate() {
-            s.rank = i as u32 + 1;
+        // Draws not counted yet (a database migrated by a server that
+        // stopped before counting them, read by a reader that may not
+        // write): counted here from the stored games, as the server would.
+        let counted: HashMap<i64, i64> = if rows.iter().any(|r| r.draws.is_none()) {
+            self.replay_ratings()
+                .await?
+                .into_iter()
+                .filter(|r| r.variant == variant)
+                .map(|r| (r.player_id, r.draws))
+                .collect()
+        } else {
+            HashMap::new()
+        };
+        Ok(rows
+            .into_iter()
+            .enumerate()
+            .map(|(i, r)| {
+                let draws = r.draws.or_else(|| counted.get(&r.player_id).copied()).unwrap_or(0);
+                let standing = Standing {
+                    rank: i as u32 + 1,
+                    name: r.name,
+                    ordinal: r.ordinal,
+                    mu: r.mu,
+                    sigma: r.sigma,
+                    games: r.games,
+                    wins: r.wins,
+                    draws,
+                    losses: r.games - r.wins - draws,
+                };
+                (r.player_id, standing)
+            })
+            .collect())
+    }
+
+    /// A player's rating on a board (mean skill and uncertainty), `None`
+    /// before its first rated game there.
+    pub async fn rating(&self, board: &str, player: i64) -> Result<Option<(f64, f64)>, DbError> {
+        Ok(sqlx::query_as("SELECT mu, sigma FROM ratings WHERE variant = ? AND player_id = ?")
+            .bind(board)
+            .bind(player)
+            .fetch_optional(&self.pool)
+            .await?)
+    }
+
+    /// Counts the draws of ratings stored before migration 0005 (their
+    /// `draws` is NULL) from the stored games, in one transaction. Run by
+    /// [`Db::open_with`] before the writer starts, so the writer never sees
+    /// an uncounted row.
+    pub(super) async fn count_missing_draws(&self) -> Result<(), DbError> {
+        let missing: i64 =
+            sqlx::query_scalar("SELECT COUNT(*) FROM ratings WHERE draws IS NULL").fetch_one(&self.pool).await?;
+        if missing == 0 {
+            return Ok(());
         }
-        Ok(rows)
+        let replayed = self.replay_ratings().await?;
+        let mut tx = self.pool.begin().await?;
+        for r in &replayed {
+            sqlx::query("UPDATE ratings SET draws = ? WHERE variant = ? AND player_id = ? AND draws IS NULL")
+                .bind(r.draws)
+                .bind(&r.variant)
+                .bind(r.player_id)
+                .execute(&mut *tx)
+                .await?;
+        }
+        // A rating without a game behind it (none is expected) drew none.
+        sqlx::query("UPDATE ratings SET draws = 0 WHERE draws IS NULL").execute(&mut *tx).await?;
+        tx.commit().await?;
+        tracing::info!(ratings = missing, "counted the draws of ratings stored before migration 0005");
+        Ok(())
     }
 
     /// Variants that have ratings.
@@ -99,6 +187,7 @@ pub(super) struct Rated {
     pub(super) rating: WengLinRating,
     pub(super) games: i64,
     pub(super) wins: i64,
+    pub(super) draws: i64,
 }
 
 /// Ratings by (variant, player).
@@ -113,17 +202,22 @@ struct RatingRow {
     sigma: f64,
     games: i64,
     wins: i64,
+    draws: i64,
 }
 
 /// Every stored rating (the writer keeps them in memory).
 pub(super) async fn load(pool: &sqlx::SqlitePool) -> Result<Ratings, DbError> {
     let rows: Vec<RatingRow> =
-        sqlx::query_as("SELECT variant, player_id, mu, sigma, games, wins FROM ratings").fetch_all(pool).await?;
+        sqlx::query_as("SELECT variant, player_id, mu, sigma, games, wins, draws FROM ratings").fetch_all(pool).await?;
     Ok(rows
         .into_iter()
         .map(|r| {
-            let rated =
-                Rated { rating: WengLinRating { rating: r.mu, uncertainty: r.sigma }, games: r.games, wins: r.wins };
+            let rated = Rated {
+                rating: WengLinRating { rating: r.mu, uncertainty: r.sigma },
+                games: r.games,
+                wins: r.wins,
+                draws: r.draws,
+            };
             ((r.variant, r.player_id), rated)
         })
         .collect())
@@ -188,6 +282,7 @@ fn rate_result(
             rating: WengLinRating::new(),
             games: 0,
             wins: 0,
+            draws: 0,
         });
         if let Some(team) = teams.get_mut(side as usize) {
             team.push((pid, current));
@@ -211,7 +306,12 @@ fn rate_result(
             let won = winner == Some(side as u8);
             touched.insert(
                 (board.to_string(), *pid),
-                Rated { rating, games: old.games + 1, wins: old.wins + i64::from(won) },
+                Rated {
+                    rating,
+                    games: old.games + 1,
+                    wins: old.wins + i64::from(won),
+                    draws: old.draws + i64::from(winner.is_none()),
+                },
             );
         }
     }
@@ -234,12 +334,23 @@ pub struct RatingRecord {
     pub games: i64,
     /// Rated games won.
     pub wins: i64,
+    /// Rated games drawn (no side won).
+    pub draws: i64,
 }
 
 impl RatingRecord {
     fn of(((variant, player_id), r): ((String, i64), Rated)) -> RatingRecord {
         let (mu, sigma) = (r.rating.rating, r.rating.uncertainty);
-        RatingRecord { variant, player_id, mu, sigma, ordinal: mu - 3.0 * sigma, games: r.games, wins: r.wins }
+        RatingRecord {
+            variant,
+            player_id,
+            mu,
+            sigma,
+            ordinal: mu - 3.0 * sigma,
+            games: r.games,
+            wins: r.wins,
+            draws: r.draws,
+        }
     }
 }
 
@@ -257,7 +368,7 @@ impl Db {
     /// Every rating in the `ratings` table, by board then player.
     pub async fn stored_ratings(&self) -> Result<Vec<RatingRecord>, DbError> {
         Ok(sqlx::query_as(
-            "SELECT variant, player_id, mu, sigma, ordinal, games, wins FROM ratings ORDER BY variant, player_id",
+            "SELECT variant, player_id, mu, sigma, ordinal, games, wins, draws FROM ratings ORDER BY variant, player_id",
         )
         .fetch_all(&self.pool)
         .await?)
@@ -412,6 +523,82 @@ mod tests {
             ]
         );
         db.close().await;
+        for ext in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{ext}", path.display()));
+        }
+    }
+
+    #[tokio::test]
+    async fn ratings_stored_before_draws_were_counted_get_their_draws_from_the_stored_games() {
+        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().subsec_nanos();
+        let path = std::env::temp_dir().join(format!("capicua-draws-{}-{nanos}.db", std::process::id()));
+        let url = path.to_str().unwrap().to_string();
+        let db = Db::open(&url).await.unwrap();
+        let block = db.create_room(&capicua_engine::preset("block").unwrap(), 2, true).await.unwrap();
+        let mut house = capicua_engine::preset("block").unwrap();
+        house.name = "house".into();
+        house.scoring.win_bonus = 7;
+        let house_room = db.create_room(&house, 2, true).await.unwrap();
+        let mut p = Vec::new();
+        for name in ["a", "b", "c"] {
+            p.push(Some(db.register(name).await.unwrap().0.id));
+        }
+        let mut drawn_house = game("block", house_room, &[(0, p[0]), (1, p[1])], vec![5, 5], None);
+        drawn_house.variant = house.clone();
+        for g in [
+            game("block", block, &[(0, p[0]), (1, p[1])], vec![50, 10], Some(0)),
+            game("block", block, &[(0, p[1]), (1, p[0])], vec![5, 5], None),
+            game("block", block, &[(0, p[2]), (1, p[0])], vec![7, 7], None),
+            game("block", block, &[(0, p[2]), (1, p[1])], vec![0, 50], Some(1)),
+            drawn_house,
+        ] {
+            db.store_game(g).await.unwrap();
+        }
+        db.close().await;
+        // The database as a server before migration 0005 left it: the same
+        // games and ratings, no draws column, no record of the migration.
+        {
+            use sqlx::Connection;
+            let mut conn = sqlx::SqliteConnection::connect(&format!("sqlite://{url}")).await.unwrap();
+            sqlx::query("ALTER TABLE ratings DROP COLUMN draws").execute(&mut conn).await.unwrap();
+            sqlx::query("DELETE FROM _sqlx_migrations WHERE version = 5").execute(&mut conn).await.unwrap();
+            conn.close().await.unwrap();
+        }
+        let db = Db::open(&url).await.unwrap();
+        let rows: Vec<(String, i64, i64, i64, i64)> = db
+            .leaderboard("block", 10)
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|s| (s.name, s.games, s.wins, s.draws, s.losses))
+            .collect();
+        let mut rows = rows;
+        rows.sort();
+        assert_eq!(rows, [("a".to_string(), 3, 1, 2, 0), ("b".to_string(), 3, 1, 1, 1), ("c".to_string(), 2, 0, 1, 1)]);
+        // The custom board's draw counts there only.
+        let house_board = rating_key(&house);
+        let house_rows: Vec<(i64, i64, i64)> =
+            db.leaderboard(&house_board, 10).await.unwrap().iter().map(|s| (s.games, s.draws, s.losses)).collect();
+        assert_eq!(house_rows, [(1, 1, 0), (1, 1, 0)]);
+        // The writer goes on from the counted draws, and a replay agrees.
+        let c_wins = game("block", block, &[(0, p[2]), (1, p[0])], vec![9, 9], None);
+        db.store_game(c_wins).await.unwrap();
+        let stored = db.stored_ratings().await.unwrap();
+        assert_eq!(db.replay_ratings().await.unwrap(), stored);
+        let a = stored.iter().find(|r| r.variant == "block" && Some(r.player_id) == p[0]).unwrap();
+        assert_eq!((a.games, a.wins, a.draws), (4, 1, 3));
+        db.close().await;
+        // A reader of a row whose draws were never counted counts them itself.
+        {
+            use sqlx::Connection;
+            let mut conn = sqlx::SqliteConnection::connect(&format!("sqlite://{url}")).await.unwrap();
+            sqlx::query("UPDATE ratings SET draws = NULL").execute(&mut conn).await.unwrap();
+            conn.close().await.unwrap();
+        }
+        let reader = Db::open_read_only(&url).await.unwrap();
+        let a_row = reader.leaderboard("block", 10).await.unwrap().into_iter().find(|s| s.name == "a").unwrap();
+        assert_eq!((a_row.games, a_row.wins, a_row.draws, a_row.losses), (4, 1, 3, 0));
+        reader.close().await;
         for ext in ["", "-wal", "-shm"] {
             let _ = std::fs::remove_file(format!("{}{ext}", path.display()));
         }

@@ -454,10 +454,10 @@ async fn store_batch(pool: &SqlitePool, st: &mut WriterState, batch: &[StoreJob]
     }
     insert_rows(
         &mut tx,
-        "INSERT INTO ratings (variant, player_id, mu, sigma, ordinal, games, wins)",
-        7,
+        "INSERT INTO ratings (variant, player_id, mu, sigma, ordinal, games, wins, draws)",
+        8,
         " ON CONFLICT (variant, player_id) DO UPDATE SET mu = excluded.mu, sigma = excluded.sigma, \
-         ordinal = excluded.ordinal, games = excluded.games, wins = excluded.wins",
+         ordinal = excluded.ordinal, games = excluded.games, wins = excluded.wins, draws = excluded.draws",
         RATING_ROWS,
         &ratings,
         |q, ((variant, player), r)| {
@@ -468,6 +468,7 @@ async fn store_batch(pool: &SqlitePool, st: &mut WriterState, batch: &[StoreJob]
                 .bind(r.rating.rating - 3.0 * r.rating.uncertainty)
                 .bind(r.games)
                 .bind(r.wins)
+                .bind(r.draws)
         },
     )
     .await?;
