@@ -43,6 +43,9 @@ enum State {
     Swiss { rounds: u32 },
     Knockout(knockout::Knockout),
     DoubleKnockout(knockout::DoubleKnockout),
+    /// Plans no rounds: an arena pairs entrants as they come free (see
+    /// `tournament/arena.rs`).
+    Arena,
 }
 
 /// One group of one stage.
@@ -71,6 +74,7 @@ impl Group {
             FormatKind::Swiss => State::Swiss { rounds: stage.rounds.unwrap_or(1) },
             FormatKind::Knockout => State::Knockout(knockout::Knockout::new(&members)),
             FormatKind::DoubleKnockout => State::DoubleKnockout(knockout::DoubleKnockout::new(total)),
+            FormatKind::Arena => State::Arena,
         };
         Group {
             members,
@@ -106,6 +110,7 @@ impl Group {
             }
             State::Knockout(k) => k.next(ctx),
             State::DoubleKnockout(d) => d.next(&self.members, ctx, &self.opponents, &self.byes),
+            State::Arena => None,
         }?;
         for table in &plan.tables {
             for (i, side) in table.iter().enumerate() {
