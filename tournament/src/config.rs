@@ -735,7 +735,10 @@ impl TournamentSpec {
             ("stop.points", self.stop.points.is_some()),
         ] {
             if set {
-                return Err(ConfigError::new(field, "an arena ends at its deadline (duration-secs), not by stop rules"));
+                return Err(ConfigError::new(
+                    field,
+                    "an arena ends at its deadline (duration-secs), not by stop rules",
+                ));
             }
         }
         Ok(())

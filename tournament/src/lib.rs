@@ -63,7 +63,7 @@ mod tiebreak;
 mod tournament;
 
 pub use config::{
-    ClockSpec, Config, DEFAULT_MAX_GAMES, EntrantSpec, FormatKind, MAX_CLOCK_MS, MAX_ARENA_SECS, MAX_ENTRANTS,
+    ClockSpec, Config, DEFAULT_MAX_GAMES, EntrantSpec, FormatKind, MAX_ARENA_SECS, MAX_CLOCK_MS, MAX_ENTRANTS,
     MAX_GAMES_CEILING, StageSpec, TeamSpec, TimeoutRule, TournamentSpec,
 };
 pub use disqualify::{DisqualifySpec, LenientJudgeSpec, Violation};

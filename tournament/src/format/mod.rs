@@ -40,7 +40,9 @@ pub(crate) struct Ctx<'a> {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 enum State {
     RoundRobin(round_robin::RoundRobin),
-    Swiss { rounds: u32 },
+    Swiss {
+        rounds: u32,
+    },
     Knockout(knockout::Knockout),
     DoubleKnockout(knockout::DoubleKnockout),
     /// Plans no rounds: an arena pairs entrants as they come free (see
