@@ -1,12 +1,14 @@
 //! Arenas on a real server (port 0): hosted bots paired as their games end
 //! until the deadline; afterwards the standings (HTTP and the SQL view) are
 //! what the stored games make them, every stored game belongs to a table,
-//! and nobody was in two games at once. A server stopped midway resumes the
-//! arena until its stored deadline.
+//! and nobody was in two games at once. A server killed midway (`kill -9`,
+//! on the real binary) resumes the arena until its stored deadline.
 
 mod common;
 
 use std::collections::HashMap;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use capicua_server::Config;
@@ -171,6 +173,10 @@ async fn check_consistent(server: &TestServer, pool: &SqlitePool, id: i64) -> us
 async fn an_arena_of_hosted_bots_runs_to_its_deadline_and_its_standings_match_the_stored_games() {
     let db = temp_db();
     let server = TestServer::start_with(db.clone(), config()).await;
+    let mut bad = spec(60);
+    bad["stages"][0]["duration-secs"] = json!(0);
+    let (status, e) = server.post_json("/api/tournaments", Some(ADMIN), &bad.to_string()).await;
+    assert_eq!((status, e["field"].as_str()), (400, Some("stages[0].duration-secs")), "{e}");
     let id = create(&server, &spec(60)).await;
     let detail = finished(&server, id, Duration::from_secs(120)).await;
     let ends_at = detail["ends-at-ms"].as_i64().expect("an arena shows its deadline");
@@ -182,31 +188,100 @@ async fn an_arena_of_hosted_bots_runs_to_its_deadline_and_its_standings_match_th
     let games = check_consistent(&server, &pool, id).await;
     // Paired again as games ended: many more games than one round's eight tables.
     assert!(games > 32, "{games} games in a minute");
+    eprintln!("arena of 16 hosted bots: {games} games in 60 s");
     let max_table: i64 = sqlx::query("SELECT MAX(round) FROM tournament_tables").fetch_one(&pool).await.unwrap().get(0);
     assert_eq!(max_table + 1, games as i64, "tables are numbered in creation order");
 }
 
+/// A server process, killed (SIGKILL) when dropped, so a failing test leaves none behind.
+struct Process(Child);
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn serve(db: &Path) -> Process {
+    Process(
+        Command::new(env!("CARGO_BIN_EXE_capicua-server"))
+            .args(["serve", "--listen", "127.0.0.1:0", "--database"])
+            .arg(db)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn the server"),
+    )
+}
+
+/// (seq, round, game) of every recorded match.
+async fn matches(pool: &SqlitePool) -> Vec<(i64, i64, i64)> {
+    sqlx::query("SELECT seq, round, game_id FROM tournament_matches ORDER BY seq")
+        .fetch_all(pool)
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| (r.get(0), r.get(1), r.get(2)))
+        .collect()
+}
+
+async fn summary(pool: &SqlitePool) -> (String, Option<i64>, Option<i64>) {
+    let r = sqlx::query("SELECT status, ends_at_ms, finished_at FROM tournaments WHERE id = 1")
+        .fetch_one(pool)
+        .await
+        .unwrap();
+    (r.get(0), r.get(1), r.get(2))
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_stopped_arena_resumes_until_its_stored_deadline() {
-    let db = temp_db();
-    let mut server = TestServer::start_with(db.clone(), config()).await;
-    let id = create(&server, &spec(8)).await;
+async fn a_killed_server_resumes_the_arena_until_its_stored_deadline() {
+    let dir = std::env::temp_dir().join(format!("capicua-arena-kill-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("a.db");
+    let file = dir.join("arena.json");
+    std::fs::write(&file, spec(10).to_string()).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_capicua-server"))
+        .args(["tournament", "create", "--database"])
+        .arg(&db)
+        .arg("--file")
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let pool = SqlitePool::connect(&format!("sqlite://{}", db.display())).await.unwrap();
-    let count = async |pool: &SqlitePool| -> i64 {
-        sqlx::query("SELECT COUNT(*) FROM tournament_matches").fetch_one(pool).await.unwrap().get(0)
-    };
-    wait_for("some arena games", Duration::from_secs(20), async || {
-        let n = count(&pool).await;
-        if n >= 4 { Ok(()) } else { Err(n) }
+
+    let mut first = serve(&db);
+    wait_for("some arena games stored", Duration::from_secs(30), async || {
+        let n = matches(&pool).await.len();
+        if n >= 8 { Ok(()) } else { Err(n) }
     })
     .await;
-    server.stop().await;
-    let ends_at: i64 =
-        sqlx::query("SELECT ends_at_ms FROM tournaments WHERE id = ?").bind(id).fetch_one(&pool).await.unwrap().get(0);
-    let before = count(&pool).await;
+    first.0.kill().unwrap();
+    first.0.wait().unwrap();
+    let before = matches(&pool).await;
+    let (status, ends_at, _) = summary(&pool).await;
+    assert_eq!(status, "running");
+    let ends_at = ends_at.expect("the deadline is stored when the arena starts");
+
+    let second = serve(&db);
+    let (_, _, finished_at) = wait_for("the resumed arena to finish", Duration::from_secs(60), async || {
+        let s = summary(&pool).await;
+        assert_ne!(s.0, "failed");
+        if s.0 == "finished" { Ok(s) } else { Err(s) }
+    })
+    .await;
+    drop(second);
+    assert_eq!(summary(&pool).await.1, Some(ends_at), "the deadline is kept, not recomputed");
+    let finished_at = finished_at.unwrap();
+    assert!(finished_at * 1000 >= ends_at - 1000, "finished at {finished_at}, before the deadline {ends_at}");
+    let after = matches(&pool).await;
+    assert_eq!(&after[..before.len()], &before[..], "no finished game lost");
+    assert!(after.len() > before.len(), "the resumed arena played on");
+    // Read back by a server of its own (the arena is finished: it does not run again).
     let server = TestServer::start_with(db.clone(), config()).await;
-    let detail = finished(&server, id, Duration::from_secs(60)).await;
-    assert_eq!(detail["ends-at-ms"].as_i64(), Some(ends_at), "the deadline is kept, not recomputed");
-    assert!(count(&pool).await > before, "the resumed arena played on");
-    check_consistent(&server, &pool, id).await;
+    check_consistent(&server, &pool, 1).await;
+    pool.close().await;
+    let _ = std::fs::remove_dir_all(&dir);
 }
