@@ -471,11 +471,12 @@ where
 /// standings in each match's transaction). `None` when there is no such
 /// tournament or its stored spec or results no longer fit each other.
 pub(super) async fn replica(tx: &mut Transaction<'_, Sqlite>, id: i64) -> Result<Option<Tournament>, DbError> {
-    let spec: Option<(String, SpecFormat)> = sqlx::query_as("SELECT spec, spec_format FROM tournaments WHERE id = ?")
-        .bind(id)
-        .fetch_optional(&mut **tx)
-        .await?;
-    let Some((text, format)) = spec else { return Ok(None) };
+    let spec: Option<(String, SpecFormat, Option<i64>)> =
+        sqlx::query_as("SELECT spec, spec_format, ends_at_ms FROM tournaments WHERE id = ?")
+            .bind(id)
+            .fetch_optional(&mut **tx)
+            .await?;
+    let Some((text, format, ends_at)) = spec else { return Ok(None) };
     let Ok(config) = parse_spec::<Box<dyn std::error::Error>>(&text, format) else { return Ok(None) };
     let rows: Vec<(String,)> =
         sqlx::query_as("SELECT result_json FROM tournament_matches WHERE tournament_id = ? ORDER BY seq")
@@ -484,7 +485,12 @@ pub(super) async fn replica(tx: &mut Transaction<'_, Sqlite>, id: i64) -> Result
             .await?;
     let results: Vec<MatchResult> = rows.iter().map(|(json,)| serde_json::from_str(json)).collect::<Result<_, _>>()?;
     let tables = if config.is_arena() { arena_rounds_from(&mut **tx, id, 0).await? } else { Vec::new() };
-    Ok(Tournament::replay_with_tables(config, &tables, &results).ok())
+    let mut t = Tournament::replay_with_tables(config, &tables, &results).ok();
+    // An arena's replica knows its deadline, to know when it has finished.
+    if let (Some(t), Some(ends_at)) = (&mut t, ends_at) {
+        t.start_arena(ends_at as u64);
+    }
+    Ok(t)
 }
 
 /// The standings of a tournament, read from the `tournament_standings` view

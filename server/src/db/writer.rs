@@ -447,8 +447,10 @@ async fn store_batch(pool: &SqlitePool, st: &mut WriterState, batch: &[StoreJob]
         }
     }
     for id in standings_of {
-        if let Some(t) = st.tournaments.get(&id) {
+        if let Some(t) = st.tournaments.get_mut(&id) {
             tournaments::write_standings(&mut tx, id, &t.standings()).await?;
+            // An arena finishes by the clock: past its deadline, with its last game recorded.
+            t.arena_tick(super::now_ms());
             if t.is_finished() {
                 st.tournaments.remove(&id);
             }
