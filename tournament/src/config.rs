@@ -226,7 +226,18 @@ pub struct StageSpec {
     /// Variants of this stage (cycled by the stage's rounds), replacing the tournament's.
     #[serde(default)]
     pub variants: Option<Vec<String>>,
+    /// Arena: how long it pairs entrants, in seconds (required for an arena,
+    /// refused elsewhere; 1 to [`MAX_ARENA_SECS`]).
+    #[serde(default)]
+    pub duration_secs: Option<u32>,
+    /// Arena: after two wins in a row an entrant's wins count double until
+    /// it fails to win (default false; refused elsewhere).
+    #[serde(default)]
+    pub streak_bonus: Option<bool>,
 }
+
+/// Longest arena: a day.
+pub const MAX_ARENA_SECS: u32 = 86_400;
 
 /// The formats a stage can use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -243,6 +254,10 @@ pub enum FormatKind {
     Knockout,
     /// Double elimination: out at the second loss (two entrants per table only).
     DoubleKnockout,
+    /// For `duration-secs`, an entrant whose game ends is paired again at
+    /// once with a free entrant near it in the standings (two entrants per
+    /// table, a single stage; see [`Tournament::arena_pair`](crate::Tournament::arena_pair)).
+    Arena,
 }
 
 /// How a Swiss stage of two entrants per table pairs a round.
@@ -288,6 +303,12 @@ impl Config {
     /// Number of entrants.
     pub fn entrant_count(&self) -> usize {
         self.spec.entrants.len()
+    }
+
+    /// Whether this is an arena (whose single stage pairs entrants as they
+    /// come free, see [`Tournament::arena_pair`](crate::Tournament::arena_pair)).
+    pub fn is_arena(&self) -> bool {
+        self.spec.stages.iter().any(|s| s.format == FormatKind::Arena)
     }
 
     /// Attaches the variants of the spec's variant files (see
@@ -688,6 +709,9 @@ impl TournamentSpec {
             FormatKind::Knockout => n.saturating_sub(1),
             // Every game is somebody's loss; all but one lose twice, the winner at most once.
             FormatKind::DoubleKnockout => (2 * n).saturating_sub(1),
+            // Games are as many as fit in the duration: an arena creates no
+            // table beyond the limit, which bounds it.
+            FormatKind::Arena => self.max_games.unwrap_or(DEFAULT_MAX_GAMES),
         }
     }
 
@@ -763,6 +787,57 @@ impl TournamentSpec {
         Ok(())
     }
 
+    /// The arena's own fields, and what an arena refuses: other stages,
+    /// groups, tables of four, and stop rules that count rounds, games or
+    /// points (an arena ends at its deadline).
+    fn check_arena(&self, i: usize, stage: &StageSpec) -> Result<(), ConfigError> {
+        let f = |name: &str| format!("stages[{i}].{name}");
+        if stage.format != FormatKind::Arena {
+            if stage.duration_secs.is_some() {
+                return Err(ConfigError::new(f("duration-secs"), "only an arena has duration-secs"));
+            }
+            if stage.streak_bonus.is_some() {
+                return Err(ConfigError::new(f("streak-bonus"), "only an arena has streak-bonus"));
+            }
+            return Ok(());
+        }
+        if self.stages.len() > 1 {
+            return Err(ConfigError::new(
+                f("format"),
+                "an arena is a single-stage format: it cannot be combined with other stages",
+            ));
+        }
+        match stage.duration_secs {
+            None => return Err(ConfigError::new(f("duration-secs"), "an arena needs duration-secs")),
+            Some(d) if d == 0 || d > MAX_ARENA_SECS => {
+                return Err(ConfigError::new(f("duration-secs"), format!("between 1 and {MAX_ARENA_SECS}")));
+            }
+            Some(_) => {}
+        }
+        if !self.table.head_to_head() {
+            return Err(ConfigError::new(
+                "table",
+                format!("an arena seats two entrants per table (duel or fixed-pairs), not a {:?} table", self.table),
+            ));
+        }
+        if stage.groups.is_some_and(|g| g != 1) {
+            return Err(ConfigError::new(f("groups"), "an arena pairs all its entrants in one pool"));
+        }
+        for (field, set) in [
+            ("stop.rounds", self.stop.rounds.is_some()),
+            ("stop.games", self.stop.games.is_some()),
+            ("stop.points", self.stop.points.is_some()),
+        ] {
+            if set {
+                return Err(ConfigError::new(
+                    field,
+                    "an arena ends at its deadline (duration-secs), not by stop rules",
+                ));
+            }
+        }
+        Ok(())
+    }
+
     fn check_stages(&self) -> Result<(), ConfigError> {
         if self.stages.is_empty() {
             return Err(ConfigError::new("stages", "a tournament has at least one stage"));
@@ -799,6 +874,7 @@ impl TournamentSpec {
                 (FormatKind::Swiss, Some(_)) => {}
                 (_, Some(_)) => return Err(ConfigError::new(f("pairing"), "only a Swiss stage has a pairing")),
             }
+            self.check_arena(i, stage)?;
             if matches!(stage.format, FormatKind::Knockout | FormatKind::DoubleKnockout) && !self.table.head_to_head() {
                 return Err(ConfigError::new(
                     f("format"),

@@ -39,7 +39,7 @@
 //! | `config.rs` | [`TournamentSpec`], [`StageSpec`], [`FormatKind`], [`ClockSpec`] and validation into [`Config`] |
 //! | `table.rs` | [`TableKind`]: seats, entrants and sides of a table |
 //! | `error.rs` | [`ConfigError`], reported by every part of the description; [`ParseError`], a spec text that does not parse |
-//! | `format/` | round robin, Swiss, knockouts; pairing without repeats |
+//! | `format/` | round robin, Swiss, knockouts (an arena's group plans no rounds); pairing without repeats |
 //! | `format/dutch.rs` | Dutch-system Swiss pairing ([`SwissPairing::Dutch`]): a maximum-weight matching of the whole field, side (colour) allocation |
 //! | `scoring.rs` | [`ScoringSpec`]: points per game, team score, winner rule, byes |
 //! | `tiebreak.rs` | [`TieBreak`]: direct encounter, wins, Buchholz (cut-1, median, FIDE's), Sonneborn-Berger, ... |
@@ -48,6 +48,7 @@
 //! | `standings.rs` | [`Standing`] and the ranking order |
 //! | `round.rs` | [`Round`], [`Table`], [`Seat`], [`MatchResult`] |
 //! | `tournament.rs` | [`Tournament`]: the state machine, [`Tournament::replay`] |
+//! | `tournament/arena.rs` | the arena: [`Tournament::arena_pair`] pairs entrants as they come free until a deadline; [`Tournament::replay_with_tables`] |
 
 mod config;
 mod disqualify;
@@ -63,8 +64,8 @@ mod tiebreak;
 mod tournament;
 
 pub use config::{
-    ClockSpec, Config, DEFAULT_MAX_GAMES, EntrantSpec, FormatKind, MAX_CLOCK_MS, MAX_ENTRANTS, MAX_GAMES_CEILING,
-    MAX_RESULT_POINTS, StageSpec, SwissPairing, TeamSpec, TimeoutRule, TournamentSpec,
+    ClockSpec, Config, DEFAULT_MAX_GAMES, EntrantSpec, FormatKind, MAX_ARENA_SECS, MAX_CLOCK_MS, MAX_ENTRANTS,
+    MAX_GAMES_CEILING, MAX_RESULT_POINTS, StageSpec, SwissPairing, TeamSpec, TimeoutRule, TournamentSpec,
 };
 pub use disqualify::{DisqualifySpec, LenientJudgeSpec, Violation};
 pub use error::{ConfigError, ParseError};
@@ -74,4 +75,5 @@ pub use standings::Standing;
 pub use stop::{StopReason, StopSpec};
 pub use table::TableKind;
 pub use tiebreak::TieBreak;
+pub use tournament::arena::{ArenaError, ArenaPairing, REMATCH_WAIT_MS};
 pub use tournament::{RecordError, Tournament};

@@ -1,5 +1,7 @@
 //! The tournament as a state machine driven by results.
 
+pub(crate) mod arena;
+
 use serde::Serialize;
 use thiserror::Error;
 
@@ -120,6 +122,9 @@ pub struct Tournament {
     results: Vec<MatchResult>,
     finished: Option<StopReason>,
     decided: Option<Vec<EntrantId>>,
+    /// An arena's state (tables as they were paired); `None` for formats
+    /// planned round by round.
+    arena: Option<arena::Arena>,
 }
 
 impl Tournament {
@@ -178,10 +183,13 @@ impl Tournament {
             results: Vec::new(),
             finished: None,
             decided: None,
+            arena: arena::Arena::of(&config),
             config,
         };
         t.start_stage(0, order);
-        t.prepare_next();
+        if t.arena.is_none() {
+            t.prepare_next();
+        }
         t
     }
 
@@ -294,8 +302,12 @@ impl Tournament {
     /// Records the result of one table of the round in progress. When it is
     /// the round's last result, the round closes: byes are scored,
     /// disqualifications judged, stop conditions checked and the next round
-    /// planned.
+    /// planned. An arena takes the result of any table it paired that has
+    /// none yet (see [`Tournament::arena_pair`]).
     pub fn record(&mut self, result: MatchResult) -> Result<(), RecordError> {
+        if self.arena.is_some() {
+            return self.record_arena(result);
+        }
         if self.finished.is_some() {
             return Err(RecordError::Finished);
         }

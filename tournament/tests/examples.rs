@@ -21,7 +21,14 @@ fn example_files_parse_validate_and_run() {
         let mut t = Tournament::new(config.clone());
         play(&mut t, |r, tb| random_result(5, r, tb, true));
         assert!(!t.winners().is_empty(), "{}", path.display());
-        assert_eq!(Tournament::replay(config, t.results()).unwrap(), t);
+        if config.is_arena() {
+            let mut back = Tournament::replay_with_tables(config, t.arena_tables(), t.results()).unwrap();
+            back.start_arena(t.arena_ends_at().unwrap());
+            back.arena_tick(t.arena_ends_at().unwrap());
+            assert_eq!(back, t);
+        } else {
+            assert_eq!(Tournament::replay(config, t.results()).unwrap(), t);
+        }
         // The TOML form round-trips.
         let back: TournamentSpec = toml::from_str(&toml::to_string(&spec).unwrap()).unwrap();
         assert_eq!(back, spec);

@@ -31,6 +31,7 @@ const WORDS: &[&str] = &[
     "round-robin",
     "swiss",
     "knockout",
+    "arena",
     "single",
     "double",
     "individual",

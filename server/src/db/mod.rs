@@ -213,6 +213,11 @@ pub(crate) fn now_secs() -> i64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0)
 }
 
+/// Unix milliseconds (an arena's deadline and the time it is told).
+pub(crate) fn now_ms() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
+}
+
 /// Normalizes a `--database` value: a bare path becomes `sqlite://path`.
 pub fn database_url(arg: &str) -> String {
     if arg.starts_with("sqlite:") { arg.to_string() } else { format!("sqlite://{arg}") }

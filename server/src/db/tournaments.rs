@@ -1,5 +1,5 @@
-//! The tables of `migrations/0002_tournaments.sql` (and `0003`'s stored variant files) and the
-//! `tournament_standings` view.
+//! The tables of `migrations/0002_tournaments.sql` (and `0003`'s stored variant files,
+//! `0006`'s arena deadline and pairing order) and the `tournament_standings` view.
 //!
 //! A tournament is its spec plus its results in `tournament_matches.seq`
 //! order; [`capicua_tournament::Tournament::replay`] rebuilds the rest. A
@@ -9,7 +9,7 @@
 
 use capicua_protocol::{TournamentId, TournamentStatus};
 use capicua_tournament::{
-    Config, ConfigError, EntrantId, MatchResult, ParseError, Round, Standing, Tournament, TournamentSpec,
+    Config, ConfigError, EntrantId, MatchResult, ParseError, Round, Standing, Table, Tournament, TournamentSpec,
 };
 use serde::Serialize;
 use sqlx::{Row, Sqlite, Transaction};
@@ -188,10 +188,13 @@ pub struct Summary {
     pub entrants: i64,
     /// Matches recorded.
     pub results: i64,
+    /// An arena's deadline (unix milliseconds), once it started.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ends_at_ms: Option<i64>,
 }
 
 /// The columns of a [`Summary`], named as its fields.
-const SUMMARY: &str = "SELECT t.id, t.name, t.status, t.error, t.created_at, t.started_at, t.finished_at,
+const SUMMARY: &str = "SELECT t.id, t.name, t.status, t.error, t.created_at, t.started_at, t.finished_at, t.ends_at_ms,
     (SELECT COUNT(*) FROM tournament_entrants e WHERE e.tournament_id = t.id) AS entrants,
     (SELECT COUNT(*) FROM tournament_matches m WHERE m.tournament_id = t.id) AS results
     FROM tournaments t";
@@ -287,6 +290,89 @@ pub async fn save_round(db: &Db, id: i64, round: &Round) -> Result<(), DbError> 
         .await?;
     }
     tx.commit().await?;
+    Ok(())
+}
+
+/// Stores an arena's deadline unless one is stored already; returns the
+/// stored one (a resumed arena keeps its first deadline).
+pub async fn set_ends_at(db: &Db, id: i64, ends_at_ms: u64) -> Result<u64, DbError> {
+    sqlx::query("UPDATE tournaments SET ends_at_ms = COALESCE(ends_at_ms, ?) WHERE id = ?")
+        .bind(ends_at_ms as i64)
+        .bind(id)
+        .execute(&db.pool)
+        .await?;
+    let (stored,): (i64,) =
+        sqlx::query_as("SELECT ends_at_ms FROM tournaments WHERE id = ?").bind(id).fetch_one(&db.pool).await?;
+    Ok(stored as u64)
+}
+
+/// Stores an arena's new table (a round of one table) before its room
+/// opens, with the last result recorded when it was paired (`after_seq`).
+pub async fn save_arena_table(db: &Db, id: i64, round: &Round, after_seq: i64) -> Result<(), DbError> {
+    for t in &round.tables {
+        sqlx::query(
+            "INSERT OR IGNORE INTO tournament_tables
+             (tournament_id, round, table_no, stage, variant, table_json, after_seq) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        )
+        .bind(id)
+        .bind(round.number as i64)
+        .bind(t.id as i64)
+        .bind(round.stage as i64)
+        .bind(&round.variant)
+        .bind(serde_json::to_string(t)?)
+        .bind(after_seq)
+        .execute(&db.pool)
+        .await?;
+    }
+    Ok(())
+}
+
+/// An arena's stored tables from number `from` on, in creation order, as
+/// the rounds of one table they are.
+pub async fn arena_rounds_from<'e, E>(ex: E, id: i64, from: usize) -> Result<Vec<Round>, DbError>
+where
+    E: sqlx::Executor<'e, Database = Sqlite>,
+{
+    #[derive(sqlx::FromRow)]
+    struct ArenaRow {
+        round: u32,
+        stage: u32,
+        variant: String,
+        table_json: String,
+    }
+    let rows: Vec<ArenaRow> = sqlx::query_as(
+        "SELECT round, stage, variant, table_json FROM tournament_tables
+         WHERE tournament_id = ? AND round >= ? ORDER BY round, table_no",
+    )
+    .bind(id)
+    .bind(from as i64)
+    .fetch_all(ex)
+    .await?;
+    rows.into_iter()
+        .map(|r| {
+            let table: Table = serde_json::from_str(&r.table_json)?;
+            Ok(Round { number: r.round, stage: r.stage, variant: r.variant, tables: vec![table], byes: Vec::new() })
+        })
+        .collect()
+}
+
+/// Adds to an arena's replica the tables stored since it was read (the
+/// writer's replica learns of the runner's new tables only here). Nothing
+/// for other formats.
+pub(super) async fn catch_up_tables(
+    tx: &mut Transaction<'_, Sqlite>,
+    id: i64,
+    t: &mut Tournament,
+) -> Result<(), DbError> {
+    if !t.config().is_arena() {
+        return Ok(());
+    }
+    for round in arena_rounds_from(&mut **tx, id, t.arena_tables().len()).await? {
+        if let Err(e) = t.add_arena_table(round) {
+            tracing::warn!(tournament = id, error = %e, "a stored arena table does not fit the arena");
+            break;
+        }
+    }
     Ok(())
 }
 
@@ -422,20 +508,28 @@ where
 /// standings in each match's transaction). `None` when there is no such
 /// tournament or its stored spec or results no longer fit each other.
 pub(super) async fn replica(tx: &mut Transaction<'_, Sqlite>, id: i64) -> Result<Option<Tournament>, DbError> {
-    let spec: Option<StoredSpec> =
-        sqlx::query_as("SELECT spec, spec_format, spec_defaults FROM tournaments WHERE id = ?")
+    let spec: Option<(String, SpecFormat, i64, Option<i64>)> =
+        sqlx::query_as("SELECT spec, spec_format, spec_defaults, ends_at_ms FROM tournaments WHERE id = ?")
             .bind(id)
             .fetch_optional(&mut **tx)
             .await?;
-    let Some(spec) = spec else { return Ok(None) };
-    let Ok(config) = spec.parse::<Box<dyn std::error::Error>>() else { return Ok(None) };
+    let Some((text, format, defaults, ends_at)) = spec else { return Ok(None) };
+    let Ok(config) = parse_spec::<Box<dyn std::error::Error>>(&text, format, SpecDefaults(defaults)) else {
+        return Ok(None);
+    };
     let rows: Vec<(String,)> =
         sqlx::query_as("SELECT result_json FROM tournament_matches WHERE tournament_id = ? ORDER BY seq")
             .bind(id)
             .fetch_all(&mut **tx)
             .await?;
     let results: Vec<MatchResult> = rows.iter().map(|(json,)| serde_json::from_str(json)).collect::<Result<_, _>>()?;
-    Ok(Tournament::replay(config, &results).ok())
+    let tables = if config.is_arena() { arena_rounds_from(&mut **tx, id, 0).await? } else { Vec::new() };
+    let mut t = Tournament::replay_with_tables(config, &tables, &results).ok();
+    // An arena's replica knows its deadline, to know when it has finished.
+    if let (Some(t), Some(ends_at)) = (&mut t, ends_at) {
+        t.start_arena(ends_at as u64);
+    }
+    Ok(t)
 }
 
 /// The standings of a tournament, read from the `tournament_standings` view

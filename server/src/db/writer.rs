@@ -432,6 +432,8 @@ async fn store_batch(pool: &SqlitePool, st: &mut WriterState, batch: &[StoreJob]
             }
             tournaments::insert_match(&mut tx, st.next_game + i as i64, job.record.room_id, link).await?;
             if let Some(t) = st.tournaments.get_mut(&id) {
+                // An arena's tables are paired as games end: its table is stored before its room opens.
+                tournaments::catch_up_tables(&mut tx, id, t).await?;
                 match t.record(link.result.clone()) {
                     Ok(()) if !standings_of.contains(&id) => standings_of.push(id),
                     Ok(()) => {}
@@ -445,8 +447,10 @@ async fn store_batch(pool: &SqlitePool, st: &mut WriterState, batch: &[StoreJob]
         }
     }
     for id in standings_of {
-        if let Some(t) = st.tournaments.get(&id) {
+        if let Some(t) = st.tournaments.get_mut(&id) {
             tournaments::write_standings(&mut tx, id, &t.standings()).await?;
+            // An arena finishes by the clock: past its deadline, with its last game recorded.
+            t.arena_tick(super::now_ms());
             if t.is_finished() {
                 st.tournaments.remove(&id);
             }

@@ -196,9 +196,7 @@ async fn detail(
     };
     let wanted = |r: &Round| (from..=to).contains(&r.number);
     let mut rounds: Vec<RoundDetail> = t.rounds().iter().filter(|r| wanted(r)).map(|r| round(r, false)).collect();
-    if let Some(r) = t.next_round().filter(|r| wanted(r)) {
-        rounds.push(round(&r, true));
-    }
+    rounds.extend(t.rounds_in_play().iter().filter(|r| wanted(r)).map(|r| round(r, true)));
     let winners = t.winners().iter().map(|w| t.entrants()[w.index()].name.clone()).collect();
     Ok(Json(Detail {
         summary,

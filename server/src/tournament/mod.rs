@@ -5,7 +5,8 @@
 //!   entrants, loading for replay); the rows are [`crate::db::tournaments`].
 //! - [`runner`]: one task per running tournament: opens a room per table of
 //!   the round in progress, seats the entrants, waits for the committed
-//!   results, records them and moves on.
+//!   results, records them and moves on; an arena is run by `runner/arena.rs`
+//!   instead, which pairs entrants as their games end until its deadline.
 //! - [`http`]: `POST/GET /api/tournaments...`.
 //!
 //! A scheduler task (started by [`crate::run`]) looks for `pending` and
@@ -34,7 +35,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use capicua_protocol::{Assignment, ErrorCode, Progress, ServerMsg, TournamentId};
-use capicua_tournament::{ConfigError, MatchResult, ParseError, RecordError, SeatResult};
+use capicua_tournament::{ArenaError, ConfigError, MatchResult, ParseError, RecordError, SeatResult};
 use tokio::sync::Notify;
 
 use crate::db::{DbError, GameRecord, TableLink, tournaments};
@@ -79,6 +80,9 @@ pub enum TournamentError {
     /// A stored result does not fit the tournament.
     #[error("stored result: {0}")]
     Record(#[from] RecordError),
+    /// A stored arena table does not fit the arena.
+    #[error("stored arena table: {0}")]
+    Arena(#[from] ArenaError),
     /// The database failed.
     #[error(transparent)]
     Db(#[from] DbError),

@@ -55,15 +55,22 @@ impl ReplayCache {
         match slot.as_mut() {
             None => {
                 let Some(stored) = store::load(db, id).await? else { return Ok(None) };
-                let results: Vec<_> = stored.results.iter().map(|r| r.result.clone()).collect();
-                let tournament = Tournament::replay(stored.config, &results)?;
+                let tournament = stored.replay()?;
                 *slot = Some(Replayed { tournament, results: stored.results });
             }
             Some(replayed) => {
                 let last = replayed.results.last().map_or(0, |r| r.seq);
                 let update = async {
-                    for r in tournaments::results_after(db, id, last).await? {
-                        replayed.tournament.record(r.result.clone())?;
+                    let results = tournaments::results_after(db, id, last).await?;
+                    let t = &mut replayed.tournament;
+                    if t.config().is_arena() {
+                        // Read after the results: every result's table is stored before its game.
+                        for round in tournaments::arena_rounds_from(db.pool(), id, t.arena_tables().len()).await? {
+                            t.add_arena_table(round)?;
+                        }
+                    }
+                    for r in results {
+                        t.record(r.result.clone())?;
                         replayed.results.push(r);
                     }
                     Ok::<_, TournamentError>(())
@@ -74,6 +81,17 @@ impl ReplayCache {
                     return Err(e);
                 }
             }
+        }
+        // An arena ends by the clock: it is told the time and its stored deadline.
+        if let Some(Replayed { tournament: t, .. }) = slot.as_mut()
+            && t.config().is_arena()
+        {
+            if t.arena_ends_at().is_none()
+                && let Some(ends_at) = tournaments::summary_of(db, id).await?.and_then(|s| s.ends_at_ms)
+            {
+                t.start_arena(ends_at as u64);
+            }
+            t.arena_tick(crate::db::now_ms());
         }
         Ok(Some(slot))
     }

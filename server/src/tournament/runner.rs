@@ -14,6 +14,8 @@
 //! `Tournament::replay(spec, stored results)`. The next round is planned only
 //! from recorded (hence committed) results.
 
+mod arena;
+
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Duration;
@@ -31,7 +33,8 @@ use crate::room::{HostedSeat, TableOptions};
 /// Rooms opened for one table before the tournament is marked failed.
 const MAX_ATTEMPTS: u32 = 5;
 
-/// Runs a tournament until it finishes, fails or the server shuts down.
+/// Runs a tournament until it finishes, fails or the server shuts down
+/// (an arena by [`arena`]).
 pub(crate) async fn run(state: Arc<AppState>, id: TournamentId) {
     match drive(&state, id).await {
         Ok(()) => {}
@@ -48,6 +51,9 @@ pub(crate) async fn run(state: Arc<AppState>, id: TournamentId) {
 async fn drive(state: &Arc<AppState>, id: TournamentId) -> Result<(), TournamentError> {
     let db = &state.db;
     let Some(stored) = store::load(db, id).await? else { return Ok(()) };
+    if stored.config.is_arena() {
+        return arena::drive(state, id, stored).await;
+    }
     let results: Vec<MatchResult> = stored.results.iter().map(|r| r.result.clone()).collect();
     let mut last_seq = stored.results.last().map_or(0, |r| r.seq);
     let mut t = Tournament::replay(stored.config, &results)?;

@@ -7,7 +7,7 @@ use std::io::Read;
 
 use capicua_engine::Variant;
 use capicua_strategy::{Policy, SearchCaps, StopFlag};
-use capicua_tournament::{Config, EntrantSpec};
+use capicua_tournament::{Config, EntrantSpec, Round, Tournament};
 
 use super::{Member, TournamentError};
 use crate::db::Db;
@@ -165,6 +165,22 @@ pub struct Stored {
     pub config: Config,
     /// Results in record order.
     pub results: Vec<StoredResult>,
+    /// An arena's tables in creation order (empty for other formats, whose
+    /// tables follow from the results).
+    pub tables: Vec<Round>,
+}
+
+impl Stored {
+    /// The tournament as its stored tables and results leave it; an
+    /// arena knows its stored deadline.
+    pub fn replay(&self) -> Result<Tournament, TournamentError> {
+        let results: Vec<_> = self.results.iter().map(|r| r.result.clone()).collect();
+        let mut t = Tournament::replay_with_tables(self.config.clone(), &self.tables, &results)?;
+        if let Some(ends_at) = self.summary.ends_at_ms {
+            t.start_arena(ends_at as u64);
+        }
+        Ok(t)
+    }
 }
 
 /// Loads a tournament (`None` if there is no such id).
@@ -189,5 +205,7 @@ pub async fn load(db: &Db, id: i64) -> Result<Option<Stored>, TournamentError> {
     }
     let config = config.with_variant_files(stored)?;
     let results = tournaments::results_after(db, id, 0).await?;
-    Ok(Some(Stored { summary, config, results }))
+    // Read after the results: every result's table is stored before its game.
+    let tables = if config.is_arena() { tournaments::arena_rounds_from(db.pool(), id, 0).await? } else { Vec::new() };
+    Ok(Some(Stored { summary, config, results, tables }))
 }

@@ -46,9 +46,15 @@ pub(crate) struct Ctx<'a> {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 enum State {
     RoundRobin(round_robin::RoundRobin),
-    Swiss { rounds: u32, pairing: SwissPairing },
+    Swiss {
+        rounds: u32,
+        pairing: SwissPairing,
+    },
     Knockout(knockout::Knockout),
     DoubleKnockout(knockout::DoubleKnockout),
+    /// Plans no rounds: an arena pairs entrants as they come free (see
+    /// `tournament/arena.rs`).
+    Arena,
 }
 
 /// One group of one stage.
@@ -83,6 +89,7 @@ impl Group {
             },
             FormatKind::Knockout => State::Knockout(knockout::Knockout::new(&members)),
             FormatKind::DoubleKnockout => State::DoubleKnockout(knockout::DoubleKnockout::new(total)),
+            FormatKind::Arena => State::Arena,
         };
         Group {
             members,
@@ -122,6 +129,7 @@ impl Group {
             }
             State::Knockout(k) => k.next(ctx),
             State::DoubleKnockout(d) => d.next(&self.members, ctx, &self.opponents, &self.byes),
+            State::Arena => None,
         }?;
         self.remember(&plan, ctx.scores);
         for table in &plan.tables {

@@ -59,8 +59,26 @@ pub fn random_result(seed: u64, round: &Round, table: &Table, draws: bool) -> Ma
 }
 
 /// Plays every round with `policy` until the tournament ends; returns the rounds played.
+/// An arena is played on a clock of its own: sixteen pairings over its
+/// duration, each table played before the next pairing.
 pub fn play(t: &mut Tournament, mut policy: impl FnMut(&Round, &Table) -> MatchResult) -> Vec<Round> {
     let mut rounds = Vec::new();
+    if let Some(duration) = t.arena_duration_ms() {
+        t.start_arena(duration);
+        let step = (duration / 16).max(1);
+        let mut now = 0;
+        while !t.is_finished() {
+            assert!(now <= duration, "an arena ends at its deadline");
+            for round in t.arena_pair(now).tables {
+                t.record(policy(&round, &round.tables[0])).unwrap();
+                rounds.push(round);
+            }
+            now += step;
+            t.arena_tick(now);
+        }
+        assert!(t.rounds().iter().eq(rounds.iter()), "tables paired are the tables completed");
+        return rounds;
+    }
     while let Some(round) = t.next_round() {
         assert!(rounds.len() < 5000, "tournament does not end");
         for table in &round.tables {

@@ -1,0 +1,152 @@
+//! One task per running arena.
+//!
+//! ```text
+//! replay stored tables + results ─▶ deadline (stored at the first start, kept on resume)
+//!        │
+//!        ▼
+//!   pair the free entrants ─▶ store each table ─▶ open its room (as a round's table)
+//!        ▲                                               │ match over
+//!        └── record new results in commit order ◀── game + result committed in one transaction
+//! ```
+//!
+//! The pairing is the tournament crate's ([`Tournament::arena_pair`]); this
+//! task only gives it the time, stores the tables it creates before their
+//! rooms open (the database writer's replica learns them from the store),
+//! and wakes when a game is stored, when a held-back rematch may go ahead
+//! or at the deadline. At the deadline no table is created; the games in
+//! play finish and count, then the arena is finished. After a restart the
+//! stored tables and results are replayed, the tables without a result are
+//! played again from their start, and the arena goes on until its stored
+//! deadline.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+use std::time::Duration;
+
+use capicua_protocol::{Progress, TournamentId, TournamentStatus};
+use capicua_tournament::{Round, Tournament};
+use tokio::sync::mpsc;
+
+use super::{MAX_ATTEMPTS, open_table, variant};
+use crate::AppState;
+use crate::db::{now_ms, tournaments};
+use crate::tournament::{TournamentError, store};
+
+/// Runs an arena until it finishes or the server shuts down.
+pub(super) async fn drive(
+    state: &Arc<AppState>,
+    id: TournamentId,
+    stored: store::Stored,
+) -> Result<(), TournamentError> {
+    let db = &state.db;
+    let mut last_seq = stored.results.last().map_or(0, |r| r.seq);
+    let mut t = stored.replay()?;
+    tracing::info!(tournament = id, results = stored.results.len(), tables = stored.tables.len(), "running arena");
+    tournaments::set_status(db, id, TournamentStatus::Running, None).await?;
+    tournaments::save_standings(db, id, &t.standings()).await?;
+    if t.arena_ends_at().is_none() {
+        let duration = t.arena_duration_ms().unwrap_or(0);
+        let ends_at = tournaments::set_ends_at(db, id, now_ms().saturating_add(duration)).await?;
+        t.start_arena(ends_at);
+    }
+    let (tx, mut rx) = mpsc::unbounded_channel::<(u32, u32, Option<i64>)>();
+    let mut shutdown = state.shutdown();
+    // Tables with a room open, and rooms opened per table.
+    let mut open: HashSet<u32> = HashSet::new();
+    let mut attempts: HashMap<u32, u32> = HashMap::new();
+    loop {
+        // A room for every table in play without one: resumed after a
+        // restart, or whose room ended without a stored match.
+        for round in t.rounds_in_play() {
+            if open.contains(&round.number) {
+                continue;
+            }
+            let n = attempts.entry(round.number).or_default();
+            *n += 1;
+            if *n > MAX_ATTEMPTS {
+                return Err(TournamentError::Room(format!(
+                    "arena table {}: {MAX_ATTEMPTS} rooms ended without a stored match",
+                    round.number
+                )));
+            }
+            open_round(state, id, &t, &round, &tx).await?;
+            open.insert(round.number);
+        }
+        let pairing = t.arena_pair(now_ms());
+        for round in &pairing.tables {
+            // Stored before its room opens: the game's transaction finds it.
+            tournaments::save_arena_table(db, id, round, last_seq).await?;
+            state.tournaments.publish(
+                id,
+                Progress::RoundStarted {
+                    round: round.number,
+                    stage: round.stage,
+                    variant: round.variant.clone(),
+                    tables: 1,
+                },
+            );
+            attempts.insert(round.number, 1);
+            open_round(state, id, &t, round, &tx).await?;
+            open.insert(round.number);
+        }
+        if t.is_finished() {
+            break;
+        }
+        // The deadline and held-back rematches are on the wall clock (the
+        // stored deadline is); the wait itself is tokio's.
+        let wait = pairing.wake_at.map(|w| Duration::from_millis(w.saturating_sub(now_ms())));
+        let event = tokio::select! {
+            e = rx.recv() => e,
+            _ = tokio::time::sleep(wait.unwrap_or(Duration::ZERO)), if wait.is_some() => continue,
+            _ = crate::shutdown_signalled(&mut shutdown) => return Ok(()),
+        };
+        let Some((number, _table, game)) = event else { return Ok(()) };
+        match game {
+            Some(game) => {
+                // Committed with its result: record everything committed since.
+                for r in tournaments::results_after(db, id, last_seq).await? {
+                    let (rn, tn, winner) = (r.result.round, r.result.table, r.result.winner);
+                    t.record(r.result)?;
+                    last_seq = r.seq;
+                    open.remove(&rn);
+                    state.tournaments.unassign(id, rn, tn);
+                    state
+                        .tournaments
+                        .publish(id, Progress::TableFinished { round: rn, table: tn, game: r.game, winner });
+                }
+                tracing::debug!(tournament = id, table = number, game, "arena table finished");
+            }
+            None => {
+                if state.is_shutting_down() {
+                    return Ok(());
+                }
+                tracing::warn!(tournament = id, table = number, "arena table interrupted; replaying it");
+                state.tournaments.unassign(id, number, 0);
+                open.remove(&number);
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+        }
+    }
+    finish(state, id, &t).await
+}
+
+/// Opens the room of an arena table (a round of one table).
+async fn open_round(
+    state: &Arc<AppState>,
+    id: TournamentId,
+    t: &Tournament,
+    round: &Round,
+    tx: &mpsc::UnboundedSender<(u32, u32, Option<i64>)>,
+) -> Result<(), TournamentError> {
+    let v = variant(t.config(), &round.variant)?;
+    let clock = t.config().spec().clock.clone();
+    open_table(state, id, round, &round.tables[0], v, clock, tx.clone()).await
+}
+
+async fn finish(state: &Arc<AppState>, id: TournamentId, t: &Tournament) -> Result<(), TournamentError> {
+    tournaments::set_status(&state.db, id, TournamentStatus::Finished, None).await?;
+    let names: Vec<String> = t.winners().iter().map(|w| t.entrants()[w.index()].name.clone()).collect();
+    tracing::info!(tournament = id, winners = ?names, games = t.results().len(), "arena finished");
+    state.tournaments.publish(id, Progress::Finished { winners: names });
+    Ok(())
+}
