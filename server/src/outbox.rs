@@ -280,13 +280,21 @@ impl Flusher {
 
     /// Starts a new generation, wakes every listed outbox whose deferred
     /// frames are `WAIT_TICKS + 1` generations old, and drops from the list
-    /// the outboxes that hold none.
+    /// the outboxes that hold none or are closed.
     pub fn tick(&self) {
         let now = self.generation.fetch_add(1, Ordering::Relaxed) + 1;
         let listed = std::mem::take(&mut *self.listed.lock().expect("flusher lock"));
         let mut keep = Vec::with_capacity(listed.len());
         for out in listed {
             let mut q = out.0.queue.lock().expect("outbox lock");
+            // A closed outbox's send task was woken by the close and takes
+            // what is queued, if it still runs; if its socket is gone it
+            // never will, and listing it would keep it and its frames alive
+            // for ever (a leak per dropped connection).
+            if out.0.closed.load(Ordering::Relaxed) {
+                q.listed = false;
+                continue;
+            }
             match q.deferred_since {
                 None => q.listed = false,
                 Some(g) => {
@@ -346,6 +354,23 @@ mod tests {
         let b = ready_now(&out).await.expect("an urgent frame wakes it");
         assert_eq!(b.frames, vec![frame("e1"), frame("e2"), frame("prompt")]);
         assert!(b.close.is_none());
+    }
+
+    #[test]
+    fn a_closed_connection_with_deferred_frames_is_let_go() {
+        // A client that drops its socket while events wait for a tick: its
+        // send task is gone and will never take them, so the flusher must
+        // not keep the outbox (and its frames) listed for ever.
+        let (flusher, out) = outbox(16, true);
+        assert!(out.send_deferrable(frame("e1")));
+        out.close(None);
+        let inner = Arc::downgrade(&out.0);
+        drop(out);
+        for _ in 0..=Flusher::WAIT_TICKS + 1 {
+            flusher.tick();
+        }
+        assert!(flusher.listed.lock().unwrap().is_empty(), "still listed");
+        assert!(inner.upgrade().is_none(), "the outbox is still held");
     }
 
     #[tokio::test]
