@@ -481,6 +481,17 @@ async fn standings_show_the_ratings_and_a_tournament_whose_tables_open_as_replay
     let board = server.get_json("/api/leaderboard?variant=latin").await;
     assert_eq!(shown.as_array().unwrap(), &names(&board, "name"), "the leaderboard in its order");
     assert_eq!(board.as_array().unwrap().len(), 4);
+    // Each row counts games, wins, draws and losses as the board does.
+    let counts = b
+        .wait_js(
+            "the leaderboard's counts",
+            "const t = [...document.querySelectorAll('table')].find((t) => t.querySelector('caption')?.textContent === 'leaderboard of latin');
+             return t ? [...t.querySelectorAll('tbody tr')].map((r) => [...r.children].slice(3).map((c) => Number(c.textContent))) : null;",
+        )
+        .await;
+    let expected: Vec<Value> =
+        board.as_array().unwrap().iter().map(|r| json!([r["games"], r["wins"], r["draws"], r["losses"]])).collect();
+    assert_eq!(counts.as_array().unwrap(), &expected, "games, wins, draws and losses");
 
     b.click_named("bots night").await;
     let shown = b.wait_js("the tournament's standings", &rows("standings of bots night")).await;

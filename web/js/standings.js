@@ -33,8 +33,16 @@ function leaderboard(app) {
         rows.length
           ? table(
               `leaderboard of ${variant}`,
-              ['Rank', 'Player', 'Rating', 'Games', 'Wins'],
-              rows.map((r) => [String(r.rank), r.name, r.ordinal.toFixed(1), String(r.games), String(r.wins)]),
+              ['Rank', 'Player', 'Rating', 'Games', 'Wins', 'Draws', 'Losses'],
+              rows.map((r) => [
+                String(r.rank),
+                r.name,
+                r.ordinal.toFixed(1),
+                String(r.games),
+                String(r.wins),
+                String(r.draws),
+                String(r.losses),
+              ]),
             )
           : h('p', { class: 'muted' }, `No rated ${variant} games yet. Rated rooms (registered players) count.`),
       );
