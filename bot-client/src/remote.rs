@@ -1040,29 +1040,9 @@ async fn ladder_session(
             Some(m) => m,
             None => conn.recv().await?.msg,
         };
-        match msg {
-            ServerMsg::LadderMatch { room, seat, .. } => {
-                conn.send(ClientMsg::join(room, Some(seat))).await?;
-                conn.send(ClientMsg::Ready { room }).await?;
-            }
-            ServerMsg::GameStarted { room, variant, .. } => decider.learn(room, *variant),
-            ServerMsg::Prompt { room, prompt, view, legal_moves, .. } => {
-                let m = decider
-                    .decide(room, view.as_deref(), &legal_moves)
-                    .ok_or(RemoteError::NoLegalMoves { room, prompt })?;
-                conn.send(ClientMsg::Move { room, prompt, r#move: m }).await?;
-            }
-            ServerMsg::Accepted { .. } => {
-                tally.moves.fetch_add(1, Ordering::Relaxed);
-            }
-            ServerMsg::GameOver { room, seq, game, .. } => {
-                decider.forget(room);
-                tally.games.fetch_add(1, Ordering::Relaxed);
-                if let Some(line) = tally.match_over(addr, room, seq, game) {
-                    println!("{line}");
-                }
-            }
-            ServerMsg::Error { code, message } => {
+        match play_seated(&mut conn, &mut decider, tally, addr, msg).await? {
+            None => {}
+            Some(ServerMsg::Error { code, message }) => {
                 tally.errors.fetch_add(1, Ordering::Relaxed);
                 if code != ErrorCode::AlreadySeated {
                     eprintln!("bot {}: server error {}: {message}", cfg.index, code_name(&code));
@@ -1107,37 +1087,15 @@ async fn assignment_session(
     let mut decider = Decider::new(strategy);
     loop {
         let frame = conn.recv().await?;
-        match frame.msg {
-            ServerMsg::Assignment(Assignment { room, seat, .. }) => {
-                // The room handles both in order; a seat already held answers
-                // `already-seated`, which changes nothing.
-                conn.send(ClientMsg::join(room, Some(seat))).await?;
-                conn.send(ClientMsg::Ready { room }).await?;
-            }
-            ServerMsg::GameStarted { room, variant, .. } => decider.learn(room, *variant),
-            ServerMsg::Prompt { room, prompt, view, legal_moves, .. } => {
-                let m = decider
-                    .decide(room, view.as_deref(), &legal_moves)
-                    .ok_or(RemoteError::NoLegalMoves { room, prompt })?;
-                conn.send(ClientMsg::Move { room, prompt, r#move: m }).await?;
-            }
-            ServerMsg::Accepted { .. } => {
-                tally.moves.fetch_add(1, Ordering::Relaxed);
-            }
-            ServerMsg::GameOver { room, seq, game, .. } => {
-                decider.forget(room);
-                tally.games.fetch_add(1, Ordering::Relaxed);
-                if let Some(line) = tally.match_over(addr, room, seq, game) {
-                    println!("{line}");
-                }
-            }
-            ServerMsg::TournamentProgress { tournament, progress: Progress::Finished { .. } }
+        match play_seated(&mut conn, &mut decider, tally, addr, frame.msg).await? {
+            None => {}
+            Some(ServerMsg::TournamentProgress { tournament, progress: Progress::Finished { .. } })
                 if Some(tournament) == cfg.tournament =>
             {
                 conn.close().await;
                 return Ok(());
             }
-            ServerMsg::Error { code, message } => {
+            Some(ServerMsg::Error { code, message }) => {
                 tally.errors.fetch_add(1, Ordering::Relaxed);
                 if code != ErrorCode::AlreadySeated {
                     eprintln!("server error {}: {message}", code_name(&code));
@@ -1149,6 +1107,45 @@ async fn assignment_session(
             _ => {}
         }
     }
+}
+
+/// Answers the frames every seated bot answers alike: a seat offered (a
+/// ladder match or a tournament assignment: join it and say ready; a seat
+/// already held answers `already-seated`, which changes nothing), a match's
+/// start, prompts, acceptances and match ends. Any other frame is handed
+/// back.
+async fn play_seated(
+    conn: &mut Connection,
+    decider: &mut Decider,
+    tally: &Tally,
+    addr: &ServerAddr,
+    msg: ServerMsg,
+) -> Result<Option<ServerMsg>, RemoteError> {
+    match msg {
+        ServerMsg::LadderMatch { room, seat, .. } | ServerMsg::Assignment(Assignment { room, seat, .. }) => {
+            conn.send(ClientMsg::join(room, Some(seat))).await?;
+            conn.send(ClientMsg::Ready { room }).await?;
+        }
+        ServerMsg::GameStarted { room, variant, .. } => decider.learn(room, *variant),
+        ServerMsg::Prompt { room, prompt, view, legal_moves, .. } => {
+            let m = decider
+                .decide(room, view.as_deref(), &legal_moves)
+                .ok_or(RemoteError::NoLegalMoves { room, prompt })?;
+            conn.send(ClientMsg::Move { room, prompt, r#move: m }).await?;
+        }
+        ServerMsg::Accepted { .. } => {
+            tally.moves.fetch_add(1, Ordering::Relaxed);
+        }
+        ServerMsg::GameOver { room, seq, game, .. } => {
+            decider.forget(room);
+            tally.games.fetch_add(1, Ordering::Relaxed);
+            if let Some(line) = tally.match_over(addr, room, seq, game) {
+                println!("{line}");
+            }
+        }
+        other => return Ok(Some(other)),
+    }
+    Ok(None)
 }
 
 #[cfg(test)]
