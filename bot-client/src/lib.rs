@@ -16,10 +16,12 @@
 //! - [`transport`]: server addresses, and the byte stream under the
 //!   WebSocket (TCP or a Unix socket);
 //! - [`backoff`]: when and how loudly remote bots retry;
-//! - [`token_file`]: where a bot registered by name keeps its token.
+//! - [`token_file`]: where a bot registered by name keeps its token;
+//! - [`progress`]: the arena's progress bar (on a terminal only).
 
 pub mod backoff;
 pub mod load;
+pub mod progress;
 pub mod remote;
 pub mod token_file;
 pub mod transport;

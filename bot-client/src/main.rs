@@ -1,11 +1,9 @@
 //! `capicua-bot`: list strategies, pit them against each other.
 
-use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Duration;
 
 use anyhow::{Context, Result, anyhow, bail};
 use capicua_bot::remote::{AwaitConfig, LadderConfig, PlayConfig, PlayOptions, Registration, Tally};
@@ -417,31 +415,14 @@ fn arena(args: ArenaArgs) -> Result<()> {
         time_moves: args.time_moves,
     })?;
     let progress = AtomicU64::new(0);
-    let show_bar = std::io::stderr().is_terminal();
-    let report = std::thread::scope(|scope| {
-        let run = scope.spawn(|| arena.run(&progress));
-        while show_bar && !run.is_finished() {
-            draw_bar(progress.load(Ordering::Relaxed), games);
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        if show_bar {
-            eprint!("\r{:60}\r", "");
-        }
-        run.join().expect("arena thread")
-    })?;
+    let bar = capicua_bot::progress::stderr_bar(games);
+    let report = capicua_bot::progress::watch(&bar, &progress, || arena.run(&progress))?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
         print_tables(&report);
     }
     Ok(())
-}
-
-fn draw_bar(done: u64, total: u64) {
-    let width = 40;
-    let filled = (done.min(total) * width / total.max(1)) as usize;
-    eprint!("\r[{}{}] {done}/{total}", "#".repeat(filled), " ".repeat(width as usize - filled));
-    let _ = std::io::stderr().flush();
 }
 
 fn print_tables(r: &ArenaReport) {

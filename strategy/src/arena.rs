@@ -14,9 +14,10 @@ use std::time::Instant;
 use capicua_engine::{Game, HandEnd, MAX_SEATS, MatchTarget, Move, Rules, Seat, Seating, Side, Table, Variant};
 use serde::Serialize;
 
-use crate::error::ArenaError;
+use crate::error::{ArenaError, BotError};
 use crate::referee::play_turn;
 use crate::rng::derive_seed;
+use crate::seat_view::TableSeat;
 use crate::spec::build;
 use crate::stats::{Sprt, SprtDecision, elo_of_score, wilson95};
 use crate::strategy::Strategy;
@@ -201,6 +202,9 @@ pub struct Arena {
     team_of_slot: Option<Vec<usize>>,
     /// The slot the SPRT measures against slot 0.
     sprt_rival: Option<usize>,
+    /// Whether moves go through the referee's full turn (timing, or a
+    /// strategy that may propose a refused move) rather than the fast path.
+    time_moves_or_alternatives: bool,
 }
 
 impl Arena {
@@ -214,9 +218,11 @@ impl Arena {
         let n = config.seats.len() as u8;
         let probe = Game::new(rules.clone(), Seating::new(n), 0)?;
         let table = *probe.table();
+        let mut alternatives = false;
         for (i, s) in config.seats.iter().enumerate() {
-            build(s, i as u64)?;
+            alternatives |= build(s, i as u64)?.proposes_alternatives();
         }
+        let time_moves_or_alternatives = config.time_moves || alternatives;
         let team_of_slot = table.has_teams().then(|| (0..n).map(|s| table.side_of(Seat(s)).index()).collect());
         let sprt_rival = match config.sprt {
             None => None,
@@ -227,7 +233,7 @@ impl Arena {
                     as usize,
             ),
         };
-        Ok(Arena { config, rules, table, team_of_slot, sprt_rival })
+        Ok(Arena { config, rules, table, team_of_slot, sprt_rival, time_moves_or_alternatives })
     }
 
     /// Plays the games; `progress` counts finished games as they finish.
@@ -321,22 +327,40 @@ impl Arena {
         }
         // Slot j sits at seat (j + rotation) % n.
         let slot_at = |seat: Seat| (seat.index() + n - rotation) % n;
+        // The hot loop keeps its counts in registers and folds them into
+        // the tally once per game; a strategy that proposes nothing but its
+        // choice skips the referee's proposal list and never copies the
+        // move's events, which the arena does not read.
+        let (mut plays, mut passes, mut draws) = (0u64, 0u64, 0u64);
         while let Some(seat) = game.to_move() {
             let slot = slot_at(seat);
-            let timer = self.config.time_moves.then(Instant::now);
-            let played = play_turn(game, strategies[slot].as_mut(), proposals)?;
-            let s = &mut tally.slots[slot];
-            if let Some(t) = timer {
-                s[4] += t.elapsed().as_nanos() as i64;
-            }
-            s[5] += 1;
-            s[6] += played.refused as i64;
-            match played.chosen {
-                Move::Play { .. } => tally.plays += 1,
-                Move::Pass => tally.passes += 1,
-                Move::Draw => tally.draws += 1,
+            let strategy = strategies[slot].as_mut();
+            let chosen = if self.time_moves_or_alternatives {
+                let timer = self.config.time_moves.then(Instant::now);
+                let played = play_turn(game, strategy, proposals)?;
+                let s = &mut tally.slots[slot];
+                if let Some(t) = timer {
+                    s[4] += t.elapsed().as_nanos() as i64;
+                }
+                s[5] += 1;
+                s[6] += played.refused as i64;
+                played.chosen
+            } else {
+                let m = strategy.choose(&TableSeat::new(game, seat));
+                if let Err(error) = game.play(m) {
+                    return Err(BotError::NoLegalProposal { strategy: strategy.name(), last: Some(m), error }.into());
+                }
+                m
+            };
+            match chosen {
+                Move::Play { .. } => plays += 1,
+                Move::Pass => passes += 1,
+                Move::Draw => draws += 1,
             }
         }
+        tally.plays += plays;
+        tally.passes += passes;
+        tally.draws += draws;
         let results = game.hand_results();
         tally.games += 1;
         tally.hands += results.len() as u64;

@@ -115,3 +115,19 @@ fn bad_specs_are_refused() {
     assert!(Arena::new(config("latin", &["nobody", "random", "random", "random"], 1, 1, 1)).is_err());
     assert!(Arena::new(config("latin", &["random", "random"], 1, 1, 1)).is_err(), "latin seats four");
 }
+
+/// The fast path (strategies that propose only their choice, no timing)
+/// plays and tallies exactly as the referee's full turn does.
+#[test]
+fn the_fast_path_plays_the_same_games_as_the_timed_referee_path() {
+    let seats = ["random", "bota-gorda", "smart", "heuristic"];
+    let fast = run(config("latin", &seats, 400, 2, 11));
+    let timed = run(ArenaConfig { time_moves: true, ..config("latin", &seats, 400, 2, 11) });
+    for (a, b) in fast.seats.iter().zip(&timed.seats) {
+        assert_eq!((a.wins, a.losses, a.ties, a.refused), (b.wins, b.losses, b.ties, b.refused), "{}", a.strategy);
+        assert_eq!(a.mean_score, b.mean_score, "{}", a.strategy);
+    }
+    assert_eq!(fast.tiles_per_hand, timed.tiles_per_hand);
+    assert_eq!(fast.passes_per_hand, timed.passes_per_hand);
+    assert_eq!(fast.blocked_rate, timed.blocked_rate);
+}
