@@ -73,4 +73,4 @@ pub use standings::Standing;
 pub use stop::{StopReason, StopSpec};
 pub use table::TableKind;
 pub use tiebreak::TieBreak;
-pub use tournament::{RecordError, Tournament};
+pub use tournament::{Control, ControlError, Entry, LogError, RecordError, Tournament};
