@@ -34,7 +34,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use capicua_protocol::{Assignment, ErrorCode, Progress, ServerMsg, TournamentId};
-use capicua_tournament::{ConfigError, MatchResult, ParseError, RecordError, SeatResult};
+use capicua_tournament::{ConfigError, ControlError, LogError, MatchResult, ParseError, RecordError, SeatResult};
 use tokio::sync::Notify;
 
 use crate::db::{DbError, GameRecord, TableLink, tournaments};
@@ -79,6 +79,12 @@ pub enum TournamentError {
     /// A stored result does not fit the tournament.
     #[error("stored result: {0}")]
     Record(#[from] RecordError),
+    /// A stored control does not fit the tournament.
+    #[error("stored control: {0}")]
+    Control(#[from] ControlError),
+    /// The stored log does not fit the tournament.
+    #[error("stored log: {0}")]
+    Log(#[from] LogError),
     /// The database failed.
     #[error(transparent)]
     Db(#[from] DbError),
@@ -170,6 +176,8 @@ struct Inner {
     /// Tables due, by player.
     assignments: HashMap<i64, Vec<Assignment>>,
     subscribers: HashMap<TournamentId, Vec<Client>>,
+    /// The wake-up channel of each running tournament's runner.
+    runners: HashMap<TournamentId, tokio::sync::mpsc::UnboundedSender<runner::Wake>>,
 }
 
 /// The server's tournament state: who waits for tables, who follows which
@@ -217,6 +225,14 @@ impl Registry {
             list.retain(|a| a.tournament != tournament);
         }
         inner.assignments.retain(|_, l| !l.is_empty());
+    }
+
+    /// Tells the tournament's runner, if one runs here, that the organiser
+    /// took a control.
+    fn poke(&self, tournament: TournamentId) {
+        if let Some(tx) = self.lock().runners.get(&tournament) {
+            let _ = tx.send(runner::Wake::Control);
+        }
     }
 
     fn publish(&self, tournament: TournamentId, progress: Progress) {

@@ -11,7 +11,7 @@ use capicua_tournament::{Config, EntrantSpec};
 
 use super::{Member, TournamentError};
 use crate::db::Db;
-use crate::db::tournaments::{self, EntrantKind, NewEntrant, StoredResult, Summary};
+use crate::db::tournaments::{self, EntrantKind, LogTail, NewEntrant, Summary};
 
 pub use crate::db::tournaments::SpecFormat;
 
@@ -156,14 +156,14 @@ pub async fn create(
     Ok((id, config))
 }
 
-/// A stored tournament: its summary, configuration and results in order.
+/// A stored tournament: its summary, configuration and log.
 pub struct Stored {
     /// The summary.
     pub summary: Summary,
     /// The validated configuration.
     pub config: Config,
-    /// Results in record order.
-    pub results: Vec<StoredResult>,
+    /// Its results and controls ([`LogTail::in_order`] is the replay order).
+    pub log: LogTail,
 }
 
 /// Loads a tournament (`None` if there is no such id).
@@ -187,6 +187,6 @@ pub async fn load(db: &Db, id: i64) -> Result<Option<Stored>, TournamentError> {
         });
     }
     let config = config.with_variant_files(stored)?;
-    let results = tournaments::results_after(db, id, 0).await?;
-    Ok(Some(Stored { summary, config, results }))
+    let log = tournaments::log_after(db, id, 0, 0).await?;
+    Ok(Some(Stored { summary, config, log }))
 }
