@@ -457,12 +457,7 @@ impl Tournament {
 
     /// Active members of a group, best first.
     fn group_ranking(&self, group: &Group) -> Vec<EntrantId> {
-        let ids: Vec<EntrantId> = group
-            .members
-            .iter()
-            .copied()
-            .filter(|e| self.can_play(e.index()))
-            .collect();
+        let ids: Vec<EntrantId> = group.members.iter().copied().filter(|e| self.can_play(e.index())).collect();
         let ranker = self.ranker();
         ranker.order(&ids, |e| (self.knockout_depth(e), ranker.primary(e)))
     }

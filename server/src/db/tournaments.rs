@@ -295,7 +295,9 @@ impl LogTail {
         let (mut r, mut c) = (self.results.iter().peekable(), self.controls.iter().peekable());
         loop {
             match (r.peek(), c.peek()) {
-                (Some(res), Some(ctl)) if ctl.after_seq < res.seq => out.push(Logged::Control(c.next().expect("peeked"))),
+                (Some(res), Some(ctl)) if ctl.after_seq < res.seq => {
+                    out.push(Logged::Control(c.next().expect("peeked")))
+                }
                 (Some(_), _) => out.push(Logged::Result(r.next().expect("peeked"))),
                 (None, Some(_)) => out.push(Logged::Control(c.next().expect("peeked"))),
                 (None, None) => return out,
@@ -395,7 +397,9 @@ impl ControlAction {
             // A withdrawal while the tournament may still play; a correction
             // at any time, the end included (that is when mistakes are seen).
             ControlAction::Log(Control::Withdraw { .. }) => (&[Pending, Running, Paused, Failed], None),
-            ControlAction::Log(Control::Correct { .. }) => (&[Pending, Running, Paused, Failed, Finished, Cancelled], None),
+            ControlAction::Log(Control::Correct { .. }) => {
+                (&[Pending, Running, Paused, Failed, Finished, Cancelled], None)
+            }
         }
     }
 }

@@ -192,7 +192,9 @@ async fn control(
             };
             (ControlAction::Log(Control::Correct { result: MatchResult { seats, winner, ..old } }), by)
         }
-        other => return Err(ApiError::new(StatusCode::NOT_FOUND, ErrorCode::NotFound, format!("no control {other:?}"))),
+        other => {
+            return Err(ApiError::new(StatusCode::NOT_FOUND, ErrorCode::NotFound, format!("no control {other:?}")));
+        }
     };
     let progress = match tournaments::take_control(&state.db, id, &action, &by).await? {
         ControlOutcome::NoSuchTournament => return Err(not_found(id)),

@@ -198,7 +198,12 @@ async fn drive(
                             return Ok(());
                         }
                         // The room ended without a stored match: play it again from the start.
-                        tracing::warn!(tournament = id, round = round_no, table = table_no, "table interrupted; replaying it");
+                        tracing::warn!(
+                            tournament = id,
+                            round = round_no,
+                            table = table_no,
+                            "table interrupted; replaying it"
+                        );
                         state.tournaments.unassign(id, round_no, table_no);
                         open.remove(&table_no);
                         tokio::time::sleep(Duration::from_millis(100)).await;

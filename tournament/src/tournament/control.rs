@@ -200,10 +200,8 @@ impl Tournament {
         }
         let old = self.results[at].clone();
         let stage = self.round_stage(round);
-        let knockout = matches!(
-            self.config.spec().stages[stage].format,
-            FormatKind::Knockout | FormatKind::DoubleKnockout
-        );
+        let knockout =
+            matches!(self.config.spec().stages[stage].format, FormatKind::Knockout | FormatKind::DoubleKnockout);
         if knockout {
             let scores = |r: &MatchResult| {
                 let seats: Vec<(usize, i64, u32)> =
@@ -332,7 +330,10 @@ mod tests {
         let first = t.results()[0].clone();
         let fixed = MatchResult {
             winner: Some(1),
-            seats: vec![SeatResult { score: 3, ..SeatResult::default() }, SeatResult { score: 7, ..Default::default() }],
+            seats: vec![
+                SeatResult { score: 3, ..SeatResult::default() },
+                SeatResult { score: 7, ..Default::default() },
+            ],
             ..first.clone()
         };
         // The same round recorded with the right result from the start.
