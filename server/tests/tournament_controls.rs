@@ -336,3 +336,107 @@ async fn a_cancelled_tournament_closes_its_open_tables_and_keeps_its_played_game
     let (s, e) = control(&server, id, "resume", json!({})).await;
     assert_eq!((s, e["code"].as_str()), (409, Some("tournament-state")), "{e}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_tournament_resumes_once_its_cause_is_fixed() {
+    let server = admin_server_on(temp_db()).await;
+    let mut clients = players(&server, &["ana"]).await;
+    let mut ana = clients.remove("ana").unwrap();
+    let id = create(&server, json!(["ana", "bot:random#1"])).await;
+    let mut admin = server.client().await;
+    admin.hello(Some(ADMIN)).await;
+    // Every room of the table is closed before its match: after five the
+    // tournament fails.
+    for _ in 0..5 {
+        let a = ana.recv_type("assignment").await;
+        let r = admin.request(json!({"type": "close-room", "room": a["room"]})).await;
+        assert_eq!(r["type"], "ok", "{r}");
+    }
+    wait_for("the tournament to fail", WAIT, async || {
+        let d = server.get_json(&detail_path(id)).await;
+        if d["status"] == "failed" { Ok(()) } else { Err(d["status"].clone()) }
+    })
+    .await;
+    let (s, summary) = control(&server, id, "resume", json!({"by": "referee"})).await;
+    assert_eq!((s, summary["status"].as_str()), (200, Some("running")), "{summary}");
+    assert!(summary.get("error").is_none(), "{summary}");
+    let a = ana.recv_type("assignment").await;
+    let room = a["room"].as_u64().unwrap();
+    ana.join(room, Some(a["seat"].as_u64().unwrap() as u8)).await;
+    ana.ready(room).await;
+    common::play_until_over(ana, room, 5).await;
+    wait_for("the resumed tournament to finish", WAIT, async || {
+        let d = server.get_json(&detail_path(id)).await;
+        if d["status"] == "finished" { Ok(()) } else { Err(d["status"].clone()) }
+    })
+    .await;
+}
+
+/// Runs `capicua-server ARGS` off the runtime (the server under test runs
+/// on it): (success, stdout, stderr).
+async fn cli(args: Vec<String>) -> (bool, String, String) {
+    tokio::task::spawn_blocking(move || {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_capicua-server"))
+            .args(&args)
+            .env_remove("CAPICUA_ADMIN_TOKEN")
+            .env_remove("CAPICUA_SERVER")
+            .output()
+            .expect("run capicua-server");
+        (out.status.success(), String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into())
+    })
+    .await
+    .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_cli_sends_each_control_to_the_serving_server() {
+    let server = admin_server_on(temp_db()).await;
+    let mut clients = players(&server, &["ana", "ben"]).await;
+    let id = create(&server, json!(["ana", "ben", "bot:random#1", "bot:random#2"])).await;
+    let round0 = round_open(&server, id, 0).await;
+    let url = format!("http://{}", server.addr);
+    let args = |control: &str, extra: &[&str]| -> Vec<String> {
+        let mut a: Vec<String> = ["tournament", control, &id.to_string(), "--server", &url, "--admin-token", ADMIN]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        a.extend(extra.iter().map(|s| s.to_string()));
+        a
+    };
+    let (ok, out, err) = cli(args("pause", &["--by", "referee"])).await;
+    assert!(ok, "{err}");
+    assert_eq!(out.trim(), format!("tournament {id} pause: done (status paused)"));
+    let (ok, _, err) = cli(args("withdraw", &["--entrant", "bot:random#2"])).await;
+    assert!(ok, "{err}");
+    play_round(&mut clients, &round0).await;
+    wait_for("round 0's results", WAIT, async || {
+        let d = server.get_json(&detail_path(id)).await;
+        if d["results"] == 2 { Ok(()) } else { Err(d["results"].clone()) }
+    })
+    .await;
+    let (ok, _, err) =
+        cli(args("correct", &["--round", "0", "--table", "1", "--winner", "draw", "--scores=-3,4"])).await;
+    assert!(ok, "{err}");
+    let d = server.get_json(&detail_path(id)).await;
+    let fixed = &d["rounds"][0]["tables"][1]["result"];
+    assert_eq!((fixed["winner"].clone(), fixed["seats"][0]["score"].clone()), (Value::Null, json!(-3)), "{fixed}");
+    assert_eq!(d["withdrawn"], json!([3]));
+    // Refusals say why, with the server's code, and fail the command.
+    let (ok, _, err) = cli(args("pause", &[])).await;
+    assert!(!ok);
+    assert!(err.contains("HTTP status 409: tournament-state:"), "{err}");
+    let mut wrong = args("resume", &[]);
+    wrong[6] = "nope".into();
+    let (ok, _, err) = cli(wrong).await;
+    assert!(!ok);
+    assert!(err.contains("HTTP status 401: bad-token:"), "{err}");
+    let (ok, out, err) = cli(args("resume", &[])).await;
+    assert!(ok, "{err}");
+    assert_eq!(out.trim(), format!("tournament {id} resume: done (status running)"));
+    let (ok, out, err) = cli(args("cancel", &[])).await;
+    assert!(ok, "{err}");
+    assert_eq!(out.trim(), format!("tournament {id} cancel: done (status cancelled)"));
+    let audit = server.get_json(&format!("/api/tournaments/{id}/audit")).await;
+    let actions: Vec<&str> = audit.as_array().unwrap().iter().map(|a| a["action"].as_str().unwrap()).collect();
+    assert_eq!(actions, ["pause", "withdraw", "correct", "resume", "cancel"]);
+}
