@@ -1,4 +1,5 @@
--- capicua: the organiser's controls of a tournament, and their audit trail.
+-- capicua: the organiser's controls of a tournament, their audit trail, and
+-- a scheduled start.
 -- Landed migrations are never edited: add 0005_*.sql instead.
 --
 -- One row per control taken (cancel, pause, resume, withdraw, correct), in
@@ -20,3 +21,7 @@ CREATE TABLE tournament_controls (
     at            INTEGER NOT NULL   -- unix seconds
 );
 CREATE INDEX tournament_controls_of ON tournament_controls(tournament_id, id);
+
+-- When a pending tournament may start (unix seconds; NULL: at once). The
+-- scheduler runs a pending tournament only once this time has come.
+ALTER TABLE tournaments ADD COLUMN starts_at INTEGER;

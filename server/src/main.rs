@@ -194,6 +194,10 @@ enum TournamentCommand {
         /// The tournament file.
         #[arg(long)]
         file: std::path::PathBuf,
+        /// When it may start: an RFC 3339 time (`2026-01-01T18:00:00Z`) or
+        /// unix seconds; default at once.
+        #[arg(long)]
+        starts_at: Option<String>,
     },
     /// Lists the tournaments, newest first.
     List,
@@ -464,14 +468,21 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             }
             db.close().await;
         }
-        Command::Tournament { command: TournamentCommand::Create { file }, database } => {
+        Command::Tournament { command: TournamentCommand::Create { file, starts_at }, database } => {
+            let starts_at = starts_at.as_deref().map(store::parse_starts_at).transpose()?;
             let text = std::fs::read_to_string(&file).with_context(|| format!("reading {}", file.display()))?;
             let format =
                 if file.extension().is_some_and(|e| e == "json") { SpecFormat::Json } else { SpecFormat::Toml };
             let db = open_for_writing(&database, allow_foreign_tables).await?;
-            let created =
-                store::create(&db, &text, format, capicua_strategy::SearchCaps::default(), store::Origin::Operator)
-                    .await;
+            let created = store::create(
+                &db,
+                &text,
+                format,
+                capicua_strategy::SearchCaps::default(),
+                store::Origin::Operator,
+                starts_at,
+            )
+            .await;
             db.close().await;
             let (id, config) = created.with_context(|| format!("{}", file.display()))?;
             outln!(

@@ -440,3 +440,31 @@ async fn the_cli_sends_each_control_to_the_serving_server() {
     let actions: Vec<&str> = audit.as_array().unwrap().iter().map(|a| a["action"].as_str().unwrap()).collect();
     assert_eq!(actions, ["pause", "withdraw", "correct", "resume", "cancel"]);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_scheduled_tournament_waits_for_its_start_and_its_tables_name_whom_they_wait_for() {
+    let server = admin_server_on(temp_db()).await;
+    let mut clients = players(&server, &["ana"]).await;
+    let spec = json!({
+        "name": "later", "seed": 1, "table": "duel", "variants": ["block"],
+        "entrants": ["ana", "bot:random#1"], "stages": [{"format": "round-robin"}],
+        "clock": {"move-ms": 30000, "no-show-secs": 600}
+    })
+    .to_string();
+    let (s, e) = server.post_json("/api/tournaments?starts-at=tomorrow", Some(ADMIN), &spec).await;
+    assert_eq!((s, e["code"].as_str(), e["field"].as_str()), (400, Some("bad-tournament"), Some("starts-at")), "{e}");
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64;
+    let start = now + 2;
+    let (s, created) = server.post_json(&format!("/api/tournaments?starts-at={start}"), Some(ADMIN), &spec).await;
+    assert_eq!((s, created["status"].as_str(), created["starts-at"].as_i64()), (201, Some("pending"), Some(start)));
+    let id = created["id"].as_i64().unwrap();
+    assert_eq!(server.get_json("/api/tournaments").await[0]["starts-at"], json!(start));
+    let round = round_open(&server, id, 0).await;
+    let d = server.get_json(&detail_path(id)).await;
+    assert!(d["started-at"].as_i64().unwrap() >= start, "started before its time: {d}");
+    // The hosted bot sits ready; the table waits for ana.
+    assert_eq!(round["tables"][0]["waiting"], json!(["ana"]), "{round}");
+    play_round(&mut clients, &round).await;
+    let d = server.get_json(&detail_path(id)).await;
+    assert_eq!(d["rounds"][0]["tables"][0]["waiting"], json!([]), "{d}");
+}

@@ -68,9 +68,10 @@ pub struct NewEntrant {
     pub kind: EntrantKind,
 }
 
-/// Stores a new tournament (status `pending`), the variants of its variant
-/// files (`variants_json`, a JSON object by the name the spec gives each)
-/// and its entrants, in spec order; returns its id.
+/// Stores a new tournament (status `pending`, to start at `starts_at`, unix
+/// seconds, or at once), the variants of its variant files (`variants_json`,
+/// a JSON object by the name the spec gives each) and its entrants, in spec
+/// order; returns its id.
 pub async fn create(
     db: &Db,
     name: &str,
@@ -78,10 +79,12 @@ pub async fn create(
     text: &str,
     variants_json: &str,
     entrants: &[NewEntrant],
+    starts_at: Option<i64>,
 ) -> Result<i64, DbError> {
     let mut tx = db.pool.begin().await?;
     let id = sqlx::query(
-        "INSERT INTO tournaments (name, spec_format, spec, variants_json, status, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+        "INSERT INTO tournaments (name, spec_format, spec, variants_json, status, created_at, starts_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?)",
     )
     .bind(name)
     .bind(format)
@@ -89,6 +92,7 @@ pub async fn create(
     .bind(variants_json)
     .bind(Text(TournamentStatus::Pending))
     .bind(now_secs())
+    .bind(starts_at)
     .execute(&mut *tx)
     .await?
     .last_insert_rowid();
@@ -147,6 +151,8 @@ pub struct Summary {
     pub error: Option<String>,
     /// Unix seconds.
     pub created_at: i64,
+    /// Unix seconds: when it may start (`None`: at once).
+    pub starts_at: Option<i64>,
     /// Unix seconds, once started.
     pub started_at: Option<i64>,
     /// Unix seconds, once finished.
@@ -158,7 +164,7 @@ pub struct Summary {
 }
 
 /// The columns of a [`Summary`], named as its fields.
-const SUMMARY: &str = "SELECT t.id, t.name, t.status, t.error, t.created_at, t.started_at, t.finished_at,
+const SUMMARY: &str = "SELECT t.id, t.name, t.status, t.error, t.created_at, t.starts_at, t.started_at, t.finished_at,
     (SELECT COUNT(*) FROM tournament_entrants e WHERE e.tournament_id = t.id) AS entrants,
     (SELECT COUNT(*) FROM tournament_matches m WHERE m.tournament_id = t.id) AS results
     FROM tournaments t";
@@ -533,13 +539,18 @@ pub async fn audit(db: &Db, id: i64) -> Result<Vec<AuditEntry>, DbError> {
         .collect()
 }
 
-/// Tournaments a server should run: pending or running.
+/// Tournaments a server should run: running, or pending whose scheduled
+/// start has come.
 pub async fn runnable(db: &Db) -> Result<Vec<i64>, DbError> {
-    let rows = sqlx::query("SELECT id FROM tournaments WHERE status IN (?, ?) ORDER BY id")
-        .bind(Text(TournamentStatus::Pending))
-        .bind(Text(TournamentStatus::Running))
-        .fetch_all(&db.pool)
-        .await?;
+    let rows = sqlx::query(
+        "SELECT id FROM tournaments WHERE status = ? OR (status = ? AND (starts_at IS NULL OR starts_at <= ?))
+         ORDER BY id",
+    )
+    .bind(Text(TournamentStatus::Running))
+    .bind(Text(TournamentStatus::Pending))
+    .bind(now_secs())
+    .fetch_all(&db.pool)
+    .await?;
     Ok(rows.iter().map(|r| r.try_get("id")).collect::<Result<_, _>>()?)
 }
 

@@ -285,12 +285,22 @@ async fn check_admin(state: &AppState, headers: &HeaderMap) -> Result<(), ApiErr
     }
 }
 
+/// `POST /api/tournaments?starts-at=T`: when it may start (RFC 3339 or
+/// unix seconds; default at once).
+#[derive(Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+struct CreateQuery {
+    starts_at: Option<String>,
+}
+
 async fn create(
     State(state): State<Arc<AppState>>,
     headers: HeaderMap,
+    ApiQuery(query): ApiQuery<CreateQuery>,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<(StatusCode, Json<Summary>), ApiError> {
     check_admin(&state, &headers).await?;
+    let starts_at = query.starts_at.as_deref().map(store::parse_starts_at).transpose()?;
     let body = body.map_err(|e| ApiError::body(&e, ErrorCode::BadTournament, store::MAX_SPEC_BYTES))?;
     let body = std::str::from_utf8(&body).map_err(|e| {
         ApiError::new(
@@ -304,7 +314,8 @@ async fn create(
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.starts_with("application/json"));
     let format = if is_json { SpecFormat::Json } else { SpecFormat::detect(body) };
-    let (id, _) = store::create(&state.db, body, format, state.config.bot_caps, store::Origin::Network).await?;
+    let (id, _) =
+        store::create(&state.db, body, format, state.config.bot_caps, store::Origin::Network, starts_at).await?;
     state.tournaments.wake();
     let summary = tournaments::summary_of(&state.db, id).await?.ok_or_else(|| not_found(id))?;
     Ok((StatusCode::CREATED, Json(summary)))
@@ -324,6 +335,9 @@ struct TableDetail {
     attempts: i64,
     game: Option<i64>,
     result: Option<MatchResult>,
+    /// The reserved seats of its open room not yet taken and ready: the
+    /// players it waits for (empty once its match is under way or over).
+    waiting: Vec<String>,
 }
 
 /// One round.
@@ -354,6 +368,24 @@ struct Detail {
     standings: Vec<Standing>,
     winners: Vec<String>,
     stop_reason: Option<StopReason>,
+}
+
+/// The players a table's open room still waits for: its reserved seats
+/// (the table's seats in order) that are empty or not ready. None once the
+/// room's match has started or the room is gone.
+fn waiting(state: &AppState, room: u64, table: &Table) -> Vec<String> {
+    let Some(handle) = state.room(room) else { return Vec::new() };
+    let info = handle.info.lock().expect("room info lock");
+    if info.status != capicua_protocol::RoomStatus::Waiting {
+        return Vec::new();
+    }
+    table
+        .seats
+        .iter()
+        .zip(&info.seats)
+        .filter(|(_, s)| !s.occupant.as_ref().is_some_and(|o| o.ready))
+        .map(|(t, _)| t.player.clone())
+        .collect()
 }
 
 /// `GET /api/tournaments/{id}?from-round=A&to-round=B`: which rounds to
@@ -404,7 +436,11 @@ async fn detail(
                     attempts: stored.map_or(0, |s| s.attempts),
                     game: res.map(|r| r.game),
                     // As corrected by the organiser, if it was.
-                    result: res.map(|_| t.result_of(r.number, tb.id).cloned()).flatten(),
+                    result: res.and_then(|_| t.result_of(r.number, tb.id).cloned()),
+                    waiting: match (in_progress, res, stored.and_then(|s| s.room)) {
+                        (true, None, Some(room)) => waiting(&state, room as u64, tb),
+                        _ => Vec::new(),
+                    },
                 }
             })
             .collect(),

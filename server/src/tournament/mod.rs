@@ -65,6 +65,9 @@ pub enum TournamentError {
         /// What is wrong.
         message: String,
     },
+    /// The scheduled start is neither RFC 3339 nor unix seconds.
+    #[error("starts-at: {0}")]
+    StartsAt(String),
     /// A round's variant cannot be loaded.
     #[error("variant {name:?}: {message}")]
     Variant {
@@ -97,6 +100,7 @@ impl TournamentError {
             TournamentError::Invalid(e) => Some(&e.field),
             TournamentError::Parse(e) => e.field.as_deref(),
             TournamentError::Entrant { field, .. } | TournamentError::VariantFile { field, .. } => Some(field),
+            TournamentError::StartsAt(_) => Some("starts-at"),
             _ => None,
         }
     }
@@ -109,6 +113,7 @@ impl TournamentError {
                 | TournamentError::Invalid(_)
                 | TournamentError::Entrant { .. }
                 | TournamentError::VariantFile { .. }
+                | TournamentError::StartsAt(_)
         )
     }
 }

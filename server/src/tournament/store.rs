@@ -118,8 +118,32 @@ pub async fn check_entrants(db: &Db, config: &Config, caps: SearchCaps) -> Resul
     Ok(())
 }
 
-/// Parses, validates and stores a new tournament (status `pending`); a
-/// serving server picks it up. Returns its id and configuration.
+/// Parses a scheduled start: unix seconds (`1767225600`) or an RFC 3339
+/// time (`2026-01-01T00:00:00Z`, `2026-01-01T01:00:00+01:00`).
+///
+/// ```
+/// use capicua_server::tournament::store::parse_starts_at;
+/// assert_eq!(parse_starts_at("1767225600").unwrap(), 1767225600);
+/// assert_eq!(parse_starts_at("2026-01-01T01:00:00+01:00").unwrap(), 1767225600);
+/// assert!(parse_starts_at("tomorrow").is_err());
+/// ```
+pub fn parse_starts_at(text: &str) -> Result<i64, TournamentError> {
+    let text = text.trim();
+    if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
+        return text.parse().map_err(|_| TournamentError::StartsAt(format!("{text:?} is too large")));
+    }
+    time::OffsetDateTime::parse(text, &time::format_description::well_known::Rfc3339)
+        .map(|t| t.unix_timestamp())
+        .map_err(|e| {
+            TournamentError::StartsAt(format!(
+                "{text:?} is neither unix seconds nor an RFC 3339 time (2026-01-01T18:00:00Z): {e}"
+            ))
+        })
+}
+
+/// Parses, validates and stores a new tournament (status `pending`, to
+/// start at `starts_at`, unix seconds, or at once); a serving server picks
+/// it up. Returns its id and configuration.
 ///
 /// Hosted entrants' strategies are checked against `caps` (the serving
 /// server's, which will host them). Variant files are refused from the
@@ -131,6 +155,7 @@ pub async fn create(
     format: SpecFormat,
     caps: SearchCaps,
     origin: Origin,
+    starts_at: Option<i64>,
 ) -> Result<(i64, Config), TournamentError> {
     let config = parse_spec(text, format)?;
     let files = read_variant_files(&config, origin)?;
@@ -152,7 +177,7 @@ pub async fn create(
         })
         .collect();
     let variants = serde_json::to_string(config.variant_files()).map_err(|e| TournamentError::Db(e.into()))?;
-    let id = tournaments::create(db, &spec.name, format, text, &variants, &entrants).await?;
+    let id = tournaments::create(db, &spec.name, format, text, &variants, &entrants, starts_at).await?;
     Ok((id, config))
 }
 
