@@ -108,7 +108,10 @@ impl Tournament {
     ///     "entrants": ["ana", "ben", "eva", "leo"], "stages": [{ "format": "round-robin" }]
     /// }"#).unwrap();
     /// let mut t = Tournament::new(spec.validate().unwrap());
-    /// let mut log = Vec::new();
+    /// // leo withdraws while round 0 (planned with him) is in play.
+    /// let leo = Control::Withdraw { entrant: EntrantId(3) };
+    /// t.control(leo.clone()).unwrap();
+    /// let mut log = vec![Entry::Control(leo)];
     /// let round = t.next_round().unwrap();
     /// for table in &round.tables {
     ///     let seats = vec![SeatResult { score: 10, ..SeatResult::default() }, SeatResult::default()];
@@ -116,10 +119,7 @@ impl Tournament {
     ///     t.record(r.clone()).unwrap();
     ///     log.push(Entry::Result(r));
     /// }
-    /// let leo = Control::Withdraw { entrant: EntrantId(3) };
-    /// t.control(leo.clone()).unwrap();
-    /// log.push(Entry::Control(leo));
-    /// // leo sits in no table of the rounds planned since.
+    /// // He sits at no table of the rounds planned since.
     /// assert!(t.next_round().unwrap().tables.iter().all(|tb| !tb.sides.concat().contains(&EntrantId(3))));
     /// assert_eq!(Tournament::replay_log(t.config().clone(), &log).unwrap(), t);
     /// ```
