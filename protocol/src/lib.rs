@@ -639,6 +639,11 @@ pub enum Progress {
         /// Who cancelled it.
         by: String,
     },
+    /// The organiser deleted it before it started: it is gone.
+    Deleted {
+        /// Who deleted it.
+        by: String,
+    },
     /// The organiser withdrew an entrant: no round planned from now on seats it.
     Withdrawn {
         /// The entrant's id (index in the tournament's entrants).

@@ -83,6 +83,7 @@ fn progress_tag(p: &Progress) -> &'static str {
         Progress::Paused { .. } => "paused",
         Progress::Resumed { .. } => "resumed",
         Progress::Cancelled { .. } => "cancelled",
+        Progress::Deleted { .. } => "deleted",
         Progress::Withdrawn { .. } => "withdrawn",
         Progress::Corrected { .. } => "corrected",
     }
@@ -437,12 +438,13 @@ fn server_samples() -> Vec<ServerMsg> {
         Progress::Paused { by: "admin".into() },
         Progress::Resumed { by: "admin".into() },
         Progress::Cancelled { by: "ana".into() },
+        Progress::Deleted { by: "admin".into() },
         Progress::Withdrawn { entrant: 2, name: "eva".into(), by: "admin".into() },
         Progress::Corrected { round: 0, table: 1, winner: Some(0), by: "admin".into() },
         Progress::Corrected { round: 0, table: 1, winner: None, by: "admin".into() },
     ];
     let tags: BTreeSet<&str> = progress.iter().map(progress_tag).collect();
-    assert_eq!(tags.len(), 9, "one progress of each kind");
+    assert_eq!(tags.len(), 10, "one progress of each kind");
     for progress in progress {
         samples.push(ServerMsg::TournamentProgress { tournament: 1, progress });
     }
@@ -607,6 +609,7 @@ fn the_schema_lists_every_error_code_and_progress() {
                 "paused",
                 "resumed",
                 "cancelled",
+                "deleted",
                 "withdrawn",
                 "corrected"
             ]

@@ -208,6 +208,10 @@ fn server_messages() {
             r#"{"id":1,"type":"tournament-progress","tournament":2,"progress":{"event":"resumed","by":"admin"}}"#,
         ),
         (
+            ServerMsg::TournamentProgress { tournament: 2, progress: Progress::Deleted { by: "admin".into() } },
+            r#"{"id":1,"type":"tournament-progress","tournament":2,"progress":{"event":"deleted","by":"admin"}}"#,
+        ),
+        (
             ServerMsg::TournamentProgress { tournament: 2, progress: Progress::Cancelled { by: "admin".into() } },
             r#"{"id":1,"type":"tournament-progress","tournament":2,"progress":{"event":"cancelled","by":"admin"}}"#,
         ),

@@ -225,6 +225,11 @@ enum TournamentCommand {
         #[arg(long)]
         entrant: String,
     },
+    /// Deletes a tournament that has not started, with everything stored of it.
+    Delete {
+        #[command(flatten)]
+        to: Organiser,
+    },
     /// Corrects a recorded result; the standings are recomputed.
     Correct {
         #[command(flatten)]
@@ -517,6 +522,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                 TournamentCommand::Pause { to } => (to, "pause", serde_json::json!({})),
                 TournamentCommand::Resume { to } => (to, "resume", serde_json::json!({})),
                 TournamentCommand::Cancel { to } => (to, "cancel", serde_json::json!({})),
+                TournamentCommand::Delete { to } => (to, "delete", serde_json::json!({})),
                 TournamentCommand::Withdraw { to, entrant } => {
                     let entrant = match entrant.parse::<u32>() {
                         Ok(id) => serde_json::json!(id),
@@ -542,9 +548,11 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             if let Some(by) = &to.by {
                 body["by"] = serde_json::json!(by);
             }
-            let url = format!("{}/api/tournaments/{}/{control}", to.server.trim_end_matches('/'), to.id);
+            let base = format!("{}/api/tournaments/{}", to.server.trim_end_matches('/'), to.id);
+            let (method, url) =
+                if control == "delete" { ("DELETE", base) } else { ("POST", format!("{base}/{control}")) };
             let body = body.to_string();
-            let call = http_request("POST", &url, Some(&to.admin_token), Some(&body));
+            let call = http_request(method, &url, Some(&to.admin_token), Some(&body));
             let (status, answer) = tokio::time::timeout(std::time::Duration::from_secs(30), call)
                 .await
                 .map_err(|_| anyhow::anyhow!("{url}: no answer within 30 s"))??;
@@ -556,8 +564,10 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                     .unwrap_or_else(|| answer.split_whitespace().collect::<Vec<_>>().join(" "));
                 anyhow::bail!("tournament {} {control}: HTTP status {status}: {reason}", to.id);
             }
-            let state = json.as_ref().and_then(|j| j.get("status")?.as_str().map(String::from)).unwrap_or_default();
-            outln!("tournament {} {control}: done (status {state})", to.id);
+            match json.as_ref().and_then(|j| j.get("status")?.as_str().map(String::from)) {
+                Some(state) => outln!("tournament {} {control}: done (status {state})", to.id),
+                None => outln!("tournament {} {control}: done", to.id),
+            }
         }
         Command::Register { name, database } => {
             // Checked before the database is opened: a refused name leaves

@@ -468,3 +468,37 @@ async fn a_scheduled_tournament_waits_for_its_start_and_its_tables_name_whom_the
     let d = server.get_json(&detail_path(id)).await;
     assert_eq!(d["rounds"][0]["tables"][0]["waiting"], json!([]), "{d}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn only_a_tournament_that_has_not_started_is_deleted() {
+    let server = admin_server_on(temp_db()).await;
+    let _clients = players(&server, &["ana"]).await;
+    let spec = json!({
+        "name": "maybe", "table": "duel", "variants": ["block"],
+        "entrants": ["ana", "bot:random#1"], "stages": [{"format": "round-robin"}]
+    })
+    .to_string();
+    let later = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() + 3600;
+    let (_, created) = server.post_json(&format!("/api/tournaments?starts-at={later}"), Some(ADMIN), &spec).await;
+    let id = created["id"].as_i64().unwrap();
+    let (s, _) = common::http_request(server.addr, "DELETE", &detail_path(id), None, None).await;
+    assert_eq!(s, 401);
+    let url = format!("http://{}", server.addr);
+    let (ok, out, err) = cli(["tournament", "delete", &id.to_string(), "--server", &url, "--admin-token", ADMIN]
+        .map(String::from)
+        .to_vec())
+    .await;
+    assert!(ok, "{err}");
+    assert_eq!(out.trim(), format!("tournament {id} delete: done"));
+    let (s, _) = server.get(&detail_path(id)).await;
+    assert_eq!(s, 404);
+    // A started one stays.
+    let (_, created) = server.post_json("/api/tournaments", Some(ADMIN), &spec).await;
+    let id = created["id"].as_i64().unwrap();
+    round_open(&server, id, 0).await;
+    let (s, body) = common::http_request(server.addr, "DELETE", &detail_path(id), Some(ADMIN), None).await;
+    assert_eq!(s, 409, "{body}");
+    assert!(body.contains("tournament-state"), "{body}");
+    let (s, _) = common::http_request(server.addr, "DELETE", "/api/tournaments/99", Some(ADMIN), None).await;
+    assert_eq!(s, 404);
+}

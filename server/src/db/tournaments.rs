@@ -487,6 +487,40 @@ pub async fn take_control(db: &Db, id: i64, action: &ControlAction, by: &str) ->
     Ok(ControlOutcome::Taken { tournament: Box::new(t), old })
 }
 
+/// How deleting a tournament went.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Deleted {
+    /// Deleted, with everything stored of it.
+    Yes,
+    /// No such tournament.
+    NoSuchTournament,
+    /// It has started (or is not pending): it stays.
+    Started(TournamentStatus),
+}
+
+/// Deletes a tournament that has not started (pending, never run) and
+/// everything stored of it, in one transaction.
+pub async fn delete_unstarted(db: &Db, id: i64) -> Result<Deleted, DbError> {
+    let mut tx = db.pool.begin().await?;
+    // A write first: it takes SQLite's write lock, so the runner cannot
+    // start the tournament between the check and the delete.
+    let found = sqlx::query("UPDATE tournaments SET name = name WHERE id = ?").bind(id).execute(&mut *tx).await?;
+    if found.rows_affected() == 0 {
+        return Ok(Deleted::NoSuchTournament);
+    }
+    let (status, started): (Text<TournamentStatus>, Option<i64>) =
+        sqlx::query_as("SELECT status, started_at FROM tournaments WHERE id = ?").bind(id).fetch_one(&mut *tx).await?;
+    if status.0 != TournamentStatus::Pending || started.is_some() {
+        return Ok(Deleted::Started(status.0));
+    }
+    for table in ["tournament_controls", "tournament_standing_rows", "tournament_tables", "tournament_entrants"] {
+        sqlx::query(&format!("DELETE FROM {table} WHERE tournament_id = ?")).bind(id).execute(&mut *tx).await?;
+    }
+    sqlx::query("DELETE FROM tournaments WHERE id = ?").bind(id).execute(&mut *tx).await?;
+    tx.commit().await?;
+    Ok(Deleted::Yes)
+}
+
 /// One control in the audit trail (`GET /api/tournaments/{id}/audit`).
 #[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "kebab-case")]

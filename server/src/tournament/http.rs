@@ -1,8 +1,8 @@
 //! `POST /api/tournaments` (admin), `GET /api/tournaments`,
 //! `GET /api/tournaments/{id}`, `GET /api/tournaments/{id}/standings`, the
 //! organiser's controls (admin): `POST /api/tournaments/{id}/pause`,
-//! `resume`, `cancel`, `withdraw`, `correct`, and their audit trail,
-//! `GET /api/tournaments/{id}/audit`.
+//! `resume`, `cancel`, `withdraw`, `correct`, `DELETE /api/tournaments/{id}`
+//! (one not started), and their audit trail, `GET /api/tournaments/{id}/audit`.
 //!
 //! Errors answer `{"code", "message"}` like every HTTP error of the server,
 //! plus `"field"` when a spec field is at fault (its path for a parse error:
@@ -45,7 +45,7 @@ pub(crate) fn routes() -> Router<Arc<AppState>> {
     Router::new()
         // A spec is small: a larger body is refused before it is read whole.
         .route("/api/tournaments", get(list).post(create).layer(DefaultBodyLimit::max(store::MAX_SPEC_BYTES)))
-        .route("/api/tournaments/{id}", get(detail))
+        .route("/api/tournaments/{id}", get(detail).delete(delete))
         .route("/api/tournaments/{id}/standings", get(standings))
         .route("/api/tournaments/{id}/audit", get(audit))
         .route("/api/tournaments/{id}/{control}", post(control).layer(DefaultBodyLimit::max(MAX_CONTROL_BYTES)))
@@ -230,6 +230,31 @@ async fn control(
     state.tournaments.wake();
     let summary = tournaments::summary_of(&state.db, id).await?.ok_or_else(|| not_found(id))?;
     Ok(Json(summary))
+}
+
+/// `DELETE /api/tournaments/{id}` (admin): a tournament that has not
+/// started, with everything stored of it. Body optional: `{"by": NAME}`.
+async fn delete(
+    State(state): State<Arc<AppState>>,
+    headers: HeaderMap,
+    ApiPath(id): ApiPath<i64>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<StatusCode, ApiError> {
+    check_admin(&state, &headers).await?;
+    let body = body.map_err(|e| ApiError::body(&e, ErrorCode::BadRequest, MAX_CONTROL_BYTES))?;
+    let b: StatusBody = parse_body(&body)?;
+    let by = check_by(b.by)?;
+    match tournaments::delete_unstarted(&state.db, id).await? {
+        tournaments::Deleted::Yes => {
+            tracing::info!(tournament = id, by, "tournament deleted");
+            state.tournaments.publish(id, Progress::Deleted { by });
+            Ok(StatusCode::NO_CONTENT)
+        }
+        tournaments::Deleted::NoSuchTournament => Err(not_found(id)),
+        tournaments::Deleted::Started(status) => {
+            Err(conflict(format!("tournament {id} is {status} and has started: only a pending one is deleted")))
+        }
+    }
 }
 
 /// The tournament as its stored log leaves it (through the replay cache).
