@@ -657,6 +657,48 @@ pub enum Progress {
         /// The winners' names.
         winners: Vec<String>,
     },
+    /// The organiser paused it: no new table opens; tables in play finish.
+    Paused {
+        /// Who paused it (the audit trail's `by`).
+        by: String,
+    },
+    /// The organiser resumed it (from `paused` or `failed`): tables open again.
+    Resumed {
+        /// Who resumed it.
+        by: String,
+    },
+    /// The organiser cancelled it: its open tables are closed, its played
+    /// games stay; no table opens again.
+    Cancelled {
+        /// Who cancelled it.
+        by: String,
+    },
+    /// The organiser deleted it before it started: it is gone.
+    Deleted {
+        /// Who deleted it.
+        by: String,
+    },
+    /// The organiser withdrew an entrant: no round planned from now on seats it.
+    Withdrawn {
+        /// The entrant's id (index in the tournament's entrants).
+        entrant: u32,
+        /// Its name.
+        name: String,
+        /// Who withdrew it.
+        by: String,
+    },
+    /// The organiser corrected a recorded result; the standings are recomputed.
+    Corrected {
+        /// The round.
+        round: u32,
+        /// The table.
+        table: u32,
+        /// The winning side as corrected, `None` for a draw.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        winner: Option<u32>,
+        /// Who corrected it.
+        by: String,
+    },
 }
 
 /// Where a tournament stands.
@@ -669,8 +711,13 @@ pub enum TournamentStatus {
     Running,
     /// Over: it has its winners.
     Finished,
-    /// Stopped by an error (its summary says which).
+    /// Stopped by an error (its summary says which); the organiser may
+    /// resume it once the cause is fixed.
     Failed,
+    /// Paused by the organiser: no new table opens until it is resumed.
+    Paused,
+    /// Cancelled by the organiser: over, without winners.
+    Cancelled,
 }
 
 impl TournamentStatus {
@@ -681,12 +728,15 @@ impl TournamentStatus {
             TournamentStatus::Running => "running",
             TournamentStatus::Finished => "finished",
             TournamentStatus::Failed => "failed",
+            TournamentStatus::Paused => "paused",
+            TournamentStatus::Cancelled => "cancelled",
         }
     }
 
-    /// Whether it has stopped for good (finished or failed).
+    /// Whether it has stopped (finished, failed or cancelled; a failed one
+    /// may still be resumed by the organiser).
     pub fn is_over(self) -> bool {
-        matches!(self, TournamentStatus::Finished | TournamentStatus::Failed)
+        matches!(self, TournamentStatus::Finished | TournamentStatus::Failed | TournamentStatus::Cancelled)
     }
 }
 
@@ -921,6 +971,10 @@ pub enum ErrorCode {
     /// being computed for this connection, or every analysis slot is
     /// busy): ask again shortly.
     Busy,
+    /// The organiser's control does not fit where the tournament stands
+    /// (pausing a finished one, deleting a started one, withdrawing an
+    /// entrant twice): HTTP 409.
+    TournamentState,
 }
 
 /// WebSocket close codes the server uses, and whether a client should reconnect.
@@ -1121,6 +1175,8 @@ mod tests {
             TournamentStatus::Running,
             TournamentStatus::Finished,
             TournamentStatus::Failed,
+            TournamentStatus::Paused,
+            TournamentStatus::Cancelled,
         ];
         for s in statuses {
             assert_eq!(serde_json::to_value(s).unwrap(), s.as_str());
@@ -1133,7 +1189,7 @@ mod tests {
         }
         assert_eq!(
             statuses.iter().filter(|s| s.is_over()).collect::<Vec<_>>(),
-            [&TournamentStatus::Finished, &TournamentStatus::Failed]
+            [&TournamentStatus::Finished, &TournamentStatus::Failed, &TournamentStatus::Cancelled]
         );
     }
 }

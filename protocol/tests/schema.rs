@@ -84,6 +84,12 @@ fn progress_tag(p: &Progress) -> &'static str {
         Progress::RoundStarted { .. } => "round-started",
         Progress::TableFinished { .. } => "table-finished",
         Progress::Finished { .. } => "finished",
+        Progress::Paused { .. } => "paused",
+        Progress::Resumed { .. } => "resumed",
+        Progress::Cancelled { .. } => "cancelled",
+        Progress::Deleted { .. } => "deleted",
+        Progress::Withdrawn { .. } => "withdrawn",
+        Progress::Corrected { .. } => "corrected",
     }
 }
 
@@ -143,6 +149,7 @@ fn error_codes() -> Vec<ErrorCode> {
         NotFound,
         HintUnavailable,
         Busy,
+        TournamentState,
     ];
     for c in &all {
         match c {
@@ -151,7 +158,7 @@ fn error_codes() -> Vec<ErrorCode> {
             | NotSeated | AlreadySeated | BadVariant | BadRequest | GameInProgress | UnknownStrategy | NotYourTurn
             | StalePrompt | IllegalMove | RateLimited | TooManyConnections | TooManyRooms | ShuttingDown
             | SlowConsumer | Internal | NoSuchTournament | BadTournament | NoSuchGame | NotFound | HintUnavailable
-            | Busy => {}
+            | Busy | TournamentState => {}
         }
     }
     all
@@ -438,9 +445,16 @@ fn server_samples() -> Vec<ServerMsg> {
         Progress::TableFinished { round: 0, table: 1, game: 7, winner: Some(1) },
         Progress::TableFinished { round: 0, table: 2, game: 8, winner: None },
         Progress::Finished { winners: vec!["ana".into()] },
+        Progress::Paused { by: "admin".into() },
+        Progress::Resumed { by: "admin".into() },
+        Progress::Cancelled { by: "ana".into() },
+        Progress::Deleted { by: "admin".into() },
+        Progress::Withdrawn { entrant: 2, name: "eva".into(), by: "admin".into() },
+        Progress::Corrected { round: 0, table: 1, winner: Some(0), by: "admin".into() },
+        Progress::Corrected { round: 0, table: 1, winner: None, by: "admin".into() },
     ];
     let tags: BTreeSet<&str> = progress.iter().map(progress_tag).collect();
-    assert_eq!(tags.len(), 4, "one progress of each kind");
+    assert_eq!(tags.len(), 10, "one progress of each kind");
     for progress in progress {
         samples.push(ServerMsg::TournamentProgress { tournament: 1, progress });
     }
@@ -592,11 +606,25 @@ fn the_schema_lists_every_error_code_and_progress() {
         _ => panic!("ErrorCode is not an enumeration: {def}"),
     };
     assert_eq!(codes, listed);
-    assert_eq!(codes.len(), 36);
+    assert_eq!(codes.len(), 37);
     let progress = tags(&checker, &server["$defs"]["Progress"], "event");
     assert_eq!(
         progress,
-        BTreeSet::from(["subscribed", "round-started", "table-finished", "finished"].map(String::from))
+        BTreeSet::from(
+            [
+                "subscribed",
+                "round-started",
+                "table-finished",
+                "finished",
+                "paused",
+                "resumed",
+                "cancelled",
+                "deleted",
+                "withdrawn",
+                "corrected"
+            ]
+            .map(String::from)
+        )
     );
 }
 

@@ -211,6 +211,36 @@ fn server_messages() {
             r#"{"id":1,"type":"tournament-progress","tournament":2,"progress":{"event":"finished","winners":["ana"]}}"#,
         ),
         (
+            ServerMsg::TournamentProgress { tournament: 2, progress: Progress::Paused { by: "admin".into() } },
+            r#"{"id":1,"type":"tournament-progress","tournament":2,"progress":{"event":"paused","by":"admin"}}"#,
+        ),
+        (
+            ServerMsg::TournamentProgress { tournament: 2, progress: Progress::Resumed { by: "admin".into() } },
+            r#"{"id":1,"type":"tournament-progress","tournament":2,"progress":{"event":"resumed","by":"admin"}}"#,
+        ),
+        (
+            ServerMsg::TournamentProgress { tournament: 2, progress: Progress::Deleted { by: "admin".into() } },
+            r#"{"id":1,"type":"tournament-progress","tournament":2,"progress":{"event":"deleted","by":"admin"}}"#,
+        ),
+        (
+            ServerMsg::TournamentProgress { tournament: 2, progress: Progress::Cancelled { by: "admin".into() } },
+            r#"{"id":1,"type":"tournament-progress","tournament":2,"progress":{"event":"cancelled","by":"admin"}}"#,
+        ),
+        (
+            ServerMsg::TournamentProgress {
+                tournament: 2,
+                progress: Progress::Withdrawn { entrant: 1, name: "ben".into(), by: "admin".into() },
+            },
+            r#"{"id":1,"type":"tournament-progress","tournament":2,"progress":{"event":"withdrawn","entrant":1,"name":"ben","by":"admin"}}"#,
+        ),
+        (
+            ServerMsg::TournamentProgress {
+                tournament: 2,
+                progress: Progress::Corrected { round: 0, table: 1, winner: Some(1), by: "ana".into() },
+            },
+            r#"{"id":1,"type":"tournament-progress","tournament":2,"progress":{"event":"corrected","round":0,"table":1,"winner":1,"by":"ana"}}"#,
+        ),
+        (
             ServerMsg::Error { code: ErrorCode::NoSuchTournament, message: "no tournament 9".into() },
             r#"{"id":1,"type":"error","code":"no-such-tournament","message":"no tournament 9"}"#,
         ),

@@ -135,9 +135,15 @@ async fn live(matches: usize) -> anyhow::Result<()> {
     let per_leg = tables_per_leg(&names)?;
     let legs = matches.div_ceil(per_leg) as u32;
     let text = spec_text(&names, legs, Some(matches as u32));
-    let (id, _) =
-        store::create(&db, &text, SpecFormat::Toml, capicua_strategy::SearchCaps::default(), store::Origin::Operator)
-            .await?;
+    let (id, _) = store::create(
+        &db,
+        &text,
+        SpecFormat::Toml,
+        capicua_strategy::SearchCaps::default(),
+        store::Origin::Operator,
+        None,
+    )
+    .await?;
     db.close().await;
     let port = TcpListener::bind("127.0.0.1:0").await?.local_addr()?.port();
     let addr: SocketAddr = format!("127.0.0.1:{port}").parse()?;
@@ -227,10 +233,18 @@ async fn scale(sizes: &[usize]) -> anyhow::Result<()> {
             SpecFormat::Toml,
             capicua_strategy::SearchCaps::default(),
             store::Origin::Operator,
+            None,
         )
         .await?;
         // Mark it finished first so a server does not try to run it.
-        tournaments::set_status(&db, id, capicua_protocol::TournamentStatus::Finished, None).await?;
+        tournaments::set_status(
+            &db,
+            id,
+            capicua_protocol::TournamentStatus::Finished,
+            None,
+            &[capicua_protocol::TournamentStatus::Pending],
+        )
+        .await?;
         let t0 = Instant::now();
         let mut t = Tournament::new(config.clone());
         let mut tx = db.pool().begin().await?;

@@ -82,6 +82,7 @@ pub(crate) fn status_of(code: ErrorCode) -> StatusCode {
         ErrorCode::ShuttingDown | ErrorCode::Busy => StatusCode::SERVICE_UNAVAILABLE,
         ErrorCode::RateLimited | ErrorCode::TooManyRooms => StatusCode::TOO_MANY_REQUESTS,
         ErrorCode::HintUnavailable => StatusCode::FORBIDDEN,
+        ErrorCode::TournamentState => StatusCode::CONFLICT,
         ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
         ErrorCode::NoSuchRoom | ErrorCode::NoSuchTournament | ErrorCode::NoSuchGame | ErrorCode::NotFound => {
             StatusCode::NOT_FOUND

@@ -103,7 +103,9 @@ enum Command {
         #[arg(long, default_value_t = 20)]
         limit: u32,
     },
-    /// Creates or lists tournaments (in the database; a serving server runs them).
+    /// Creates or lists tournaments (in the database; a serving server runs
+    /// them), or takes an organiser's control (through the serving server's
+    /// HTTP API, with its admin token).
     Tournament {
         #[command(subcommand)]
         command: TournamentCommand,
@@ -204,9 +206,76 @@ enum TournamentCommand {
         /// The tournament file.
         #[arg(long)]
         file: std::path::PathBuf,
+        /// When it may start: an RFC 3339 time (`2026-01-01T18:00:00Z`) or
+        /// unix seconds; default at once.
+        #[arg(long)]
+        starts_at: Option<String>,
     },
     /// Lists the tournaments, newest first.
     List,
+    /// Pauses a tournament on the serving server: no new table opens,
+    /// tables in play finish.
+    Pause {
+        #[command(flatten)]
+        to: Organiser,
+    },
+    /// Resumes a paused tournament, or a failed one once its cause is fixed.
+    Resume {
+        #[command(flatten)]
+        to: Organiser,
+    },
+    /// Cancels a tournament: its open tables close, its played games stay.
+    Cancel {
+        #[command(flatten)]
+        to: Organiser,
+    },
+    /// Withdraws an entrant: no round planned from now on seats it.
+    Withdraw {
+        #[command(flatten)]
+        to: Organiser,
+        /// The entrant's name (or its id, a number).
+        #[arg(long)]
+        entrant: String,
+    },
+    /// Deletes a tournament that has not started, with everything stored of it.
+    Delete {
+        #[command(flatten)]
+        to: Organiser,
+    },
+    /// Corrects a recorded result; the standings are recomputed.
+    Correct {
+        #[command(flatten)]
+        to: Organiser,
+        /// The round (from 0).
+        #[arg(long)]
+        round: u32,
+        /// The table (from 0).
+        #[arg(long)]
+        table: u32,
+        /// The winning side (from 0), or `draw`.
+        #[arg(long)]
+        winner: String,
+        /// Each seat's score, in seat order, comma-separated (default: as recorded).
+        #[arg(long, value_delimiter = ',', allow_negative_numbers = true)]
+        scores: Option<Vec<i64>>,
+    },
+}
+
+/// Where an organiser's control goes: the serving server, over its HTTP
+/// API, so that the server (the tournament's only runner) decides it.
+#[derive(clap::Args)]
+struct Organiser {
+    /// The tournament's id.
+    id: i64,
+    /// The serving server's base URL (plain `http://HOST[:PORT]`).
+    #[arg(long, env = "CAPICUA_SERVER", default_value = "http://127.0.0.1:8080")]
+    server: String,
+    /// The server's admin token.
+    #[arg(long, env = "CAPICUA_ADMIN_TOKEN")]
+    admin_token: String,
+    /// Who takes the control, for the audit trail (default: `admin`).
+    #[arg(long)]
+    by: Option<String>,
 }
 
 /// `println!` for command output: a reader that closes the pipe early
@@ -412,14 +481,21 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             }
             db.close().await;
         }
-        Command::Tournament { command: TournamentCommand::Create { file }, database } => {
+        Command::Tournament { command: TournamentCommand::Create { file, starts_at }, database } => {
+            let starts_at = starts_at.as_deref().map(store::parse_starts_at).transpose()?;
             let text = std::fs::read_to_string(&file).with_context(|| format!("reading {}", file.display()))?;
             let format =
                 if file.extension().is_some_and(|e| e == "json") { SpecFormat::Json } else { SpecFormat::Toml };
             let db = open_for_writing(&database, allow_foreign_tables).await?;
-            let created =
-                store::create(&db, &text, format, capicua_strategy::SearchCaps::default(), store::Origin::Operator)
-                    .await;
+            let created = store::create(
+                &db,
+                &text,
+                format,
+                capicua_strategy::SearchCaps::default(),
+                store::Origin::Operator,
+                starts_at,
+            )
+            .await;
             db.close().await;
             let (id, config) = created.with_context(|| format!("{}", file.display()))?;
             outln!(
@@ -447,6 +523,58 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                     t.results,
                     t.error.map(|e| format!("  ({e})")).unwrap_or_default()
                 );
+            }
+        }
+        Command::Tournament { command, .. } => {
+            let (to, control, mut body) = match command {
+                TournamentCommand::Pause { to } => (to, "pause", serde_json::json!({})),
+                TournamentCommand::Resume { to } => (to, "resume", serde_json::json!({})),
+                TournamentCommand::Cancel { to } => (to, "cancel", serde_json::json!({})),
+                TournamentCommand::Delete { to } => (to, "delete", serde_json::json!({})),
+                TournamentCommand::Withdraw { to, entrant } => {
+                    let entrant = match entrant.parse::<u32>() {
+                        Ok(id) => serde_json::json!(id),
+                        Err(_) => serde_json::json!(entrant),
+                    };
+                    (to, "withdraw", serde_json::json!({ "entrant": entrant }))
+                }
+                TournamentCommand::Correct { to, round, table, winner, scores } => {
+                    let winner = match winner.as_str() {
+                        "draw" => serde_json::Value::Null,
+                        w => serde_json::json!(
+                            w.parse::<u32>().map_err(|_| anyhow::anyhow!("--winner: a side number or `draw`"))?
+                        ),
+                    };
+                    let mut body = serde_json::json!({ "round": round, "table": table, "winner": winner });
+                    if let Some(scores) = scores {
+                        body["scores"] = serde_json::json!(scores);
+                    }
+                    (to, "correct", body)
+                }
+                TournamentCommand::Create { .. } | TournamentCommand::List => unreachable!("matched above"),
+            };
+            if let Some(by) = &to.by {
+                body["by"] = serde_json::json!(by);
+            }
+            let base = format!("{}/api/tournaments/{}", to.server.trim_end_matches('/'), to.id);
+            let (method, url) =
+                if control == "delete" { ("DELETE", base) } else { ("POST", format!("{base}/{control}")) };
+            let body = body.to_string();
+            let call = http_request(method, &url, Some(&to.admin_token), Some(&body));
+            let (status, answer) = tokio::time::timeout(std::time::Duration::from_secs(30), call)
+                .await
+                .map_err(|_| anyhow::anyhow!("{url}: no answer within 30 s"))??;
+            let json: Option<serde_json::Value> = serde_json::from_str(&answer).ok();
+            if !(200..300).contains(&status) {
+                let reason = json
+                    .as_ref()
+                    .and_then(|j| Some(format!("{}: {}", j.get("code")?.as_str()?, j.get("message")?.as_str()?)))
+                    .unwrap_or_else(|| answer.split_whitespace().collect::<Vec<_>>().join(" "));
+                anyhow::bail!("tournament {} {control}: HTTP status {status}: {reason}", to.id);
+            }
+            match json.as_ref().and_then(|j| j.get("status")?.as_str().map(String::from)) {
+                Some(state) => outln!("tournament {} {control}: done (status {state})", to.id),
+                None => outln!("tournament {} {control}: done", to.id),
             }
         }
         Command::Register { name, database } => {
@@ -671,6 +799,19 @@ async fn open_read_only(database: &str) -> anyhow::Result<capicua_server::Db> {
 /// hand-written request keeps the probe free of an HTTP client dependency:
 /// it needs the status line, and the body only to print a failure's reason.
 async fn http_status(url: &str) -> anyhow::Result<(u16, String)> {
+    let (status, body) = http_request("GET", url, None, None).await?;
+    Ok((status, body.chars().take(300).collect()))
+}
+
+/// Sends one HTTP/1.1 request (`Authorization: Bearer TOKEN` with a token,
+/// a JSON body with a body) and returns the status and at most a few KiB
+/// of the answer's body.
+async fn http_request(
+    method: &str,
+    url: &str,
+    token: Option<&str>,
+    body: Option<&str>,
+) -> anyhow::Result<(u16, String)> {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let rest = url.strip_prefix("http://").with_context(|| format!("{url}: only http:// URLs can be probed"))?;
     let (authority, path) = match rest.find('/') {
@@ -685,12 +826,20 @@ async fn http_status(url: &str) -> anyhow::Result<(u16, String)> {
         format!("{authority}:80")
     };
     let mut stream = tokio::net::TcpStream::connect(&address).await.with_context(|| format!("{url}: connecting"))?;
-    let request = format!("GET {path} HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\n\r\n");
+    let mut request = format!("{method} {path} HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\n");
+    if let Some(token) = token {
+        request.push_str(&format!("Authorization: Bearer {token}\r\n"));
+    }
+    if let Some(body) = body {
+        request.push_str(&format!("Content-Type: application/json\r\nContent-Length: {}\r\n", body.len()));
+    }
+    request.push_str("\r\n");
+    request.push_str(body.unwrap_or_default());
     stream.write_all(request.as_bytes()).await.with_context(|| format!("{url}: sending"))?;
     // Read until the status line has come, then on until the body is
     // whole (by its `Content-Length`) or the server closes; never more than
     // a few KiB, so a large or endless body is not read at all.
-    const MOST: usize = 4096;
+    const MOST: usize = 16 * 1024;
     let mut answer = Vec::new();
     let mut buf = [0u8; 512];
     while answer.len() < MOST && !answer_complete(&answer) {
@@ -713,7 +862,7 @@ async fn http_status(url: &str) -> anyhow::Result<(u16, String)> {
         .and_then(|code| code.parse().ok())
         .with_context(|| format!("{url}: not an HTTP answer: {line:?}"))?;
     let body = text.split_once("\r\n\r\n").map(|(_, body)| body).unwrap_or_default();
-    Ok((status, body.chars().take(300).collect()))
+    Ok((status, body.to_string()))
 }
 
 /// Whether `answer` holds a whole HTTP response: its head, and as many

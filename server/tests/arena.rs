@@ -304,3 +304,61 @@ async fn a_killed_server_resumes_the_arena_until_its_stored_deadline() {
     pool.close().await;
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Tables stored for the arena so far.
+async fn tables(pool: &SqlitePool) -> i64 {
+    sqlx::query("SELECT COUNT(*) FROM tournament_tables").fetch_one(pool).await.unwrap().get(0)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_paused_arena_pairs_nobody_new_until_resumed_and_refuses_withdrawals_and_corrections() {
+    let db = temp_db();
+    let server = TestServer::start_with(db.clone(), config()).await;
+    let id = create(&server, &spec(120)).await;
+    let pool = SqlitePool::connect(&format!("sqlite://{}", db.display())).await.unwrap();
+    wait_for("a few arena games", Duration::from_secs(60), async || {
+        let n: i64 = sqlx::query("SELECT COUNT(*) FROM tournament_matches").fetch_one(&pool).await.unwrap().get(0);
+        if n >= 4 { Ok(()) } else { Err(n) }
+    })
+    .await;
+    let post = async |name: &str, body: Value| {
+        server.post_json(&format!("/api/tournaments/{id}/{name}"), Some(ADMIN), &body.to_string()).await
+    };
+    // Its stored tables and pairing do not replay withdrawals or corrections: refused.
+    let (status, e) = post("withdraw", json!({"entrant": "bot:random#0"})).await;
+    assert_eq!((status, e["code"].as_str()), (409, Some("tournament-state")), "{e}");
+    let (status, e) = post("correct", json!({"round": 0, "table": 0, "winner": null})).await;
+    assert_eq!((status, e["code"].as_str()), (409, Some("tournament-state")), "{e}");
+    let (status, paused) = post("pause", json!({"by": "referee"})).await;
+    assert_eq!((status, paused["status"].as_str()), (200, Some("paused")), "{paused}");
+    // The games in play finish...
+    wait_for("the games in play to finish", Duration::from_secs(60), async || {
+        let d = server.get_json(&format!("/api/tournaments/{id}")).await;
+        let playing = d["rounds"].as_array().unwrap().iter().filter(|r| r["in-progress"] == true).count();
+        if playing == 0 { Ok(()) } else { Err(playing) }
+    })
+    .await;
+    // ...and nobody is paired anew: unpaused, the free bots would have new
+    // tables within milliseconds, so a second's polling sees none.
+    let held = tables(&pool).await;
+    let window = tokio::time::Instant::now() + Duration::from_secs(1);
+    while tokio::time::Instant::now() < window {
+        assert_eq!(tables(&pool).await, held, "a paused arena paired someone");
+        tokio::time::sleep(Duration::from_millis(20)).await; // between polls
+    }
+    let d = server.get_json(&format!("/api/tournaments/{id}")).await;
+    assert_eq!(d["status"], "paused", "{d}");
+    // Resumed, it pairs again before its deadline; cancelled, it ends.
+    let (status, resumed) = post("resume", json!({})).await;
+    assert_eq!((status, resumed["status"].as_str()), (200, Some("running")), "{resumed}");
+    wait_for("new arena tables", Duration::from_secs(30), async || {
+        let n = tables(&pool).await;
+        if n > held { Ok(()) } else { Err(n) }
+    })
+    .await;
+    let (status, cancelled) = post("cancel", json!({})).await;
+    assert_eq!((status, cancelled["status"].as_str()), (200, Some("cancelled")), "{cancelled}");
+    let audit = server.get_json(&format!("/api/tournaments/{id}/audit")).await;
+    let actions: Vec<&str> = audit.as_array().unwrap().iter().map(|a| a["action"].as_str().unwrap()).collect();
+    assert_eq!(actions, ["pause", "resume", "cancel"], "{audit}");
+}

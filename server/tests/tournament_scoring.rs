@@ -164,7 +164,7 @@ async fn the_standings_view_is_written_with_each_match() {
         .iter()
         .map(|n| NewEntrant { name: n.to_string(), members: vec![n.to_string()], kind: EntrantKind::HostedBot })
         .collect();
-    let id = tournaments::create(&db, "solo", SpecFormat::Json, &spec, "{}", &entrants).await.unwrap();
+    let id = tournaments::create(&db, "solo", SpecFormat::Json, &spec, "{}", &entrants, None).await.unwrap();
     let config = capicua_server::tournament::store::parse_spec(&spec, SpecFormat::Json).unwrap();
     let mut t = Tournament::new(config.clone());
     let round = t.next_round().unwrap();
@@ -231,7 +231,7 @@ async fn a_stored_swiss_keeps_the_pairing_it_was_created_with() {
         .iter()
         .map(|n| NewEntrant { name: n.clone(), members: vec![n.clone()], kind: EntrantKind::HostedBot })
         .collect();
-    let id = tournaments::create(&db, "swiss", SpecFormat::Json, &spec, "{}", &entrants).await.unwrap();
+    let id = tournaments::create(&db, "swiss", SpecFormat::Json, &spec, "{}", &entrants, None).await.unwrap();
     // The first round's pairs, as seeds (0-based).
     let first_round = |t: &Tournament| -> Vec<(u32, u32)> {
         let mut pairs: Vec<(u32, u32)> = t

@@ -76,4 +76,4 @@ pub use stop::{StopReason, StopSpec};
 pub use table::TableKind;
 pub use tiebreak::TieBreak;
 pub use tournament::arena::{ArenaError, ArenaPairing, REMATCH_WAIT_MS};
-pub use tournament::{RecordError, Tournament};
+pub use tournament::{Control, ControlError, Entry, LogError, RecordError, Tournament};

@@ -14,6 +14,10 @@ use crate::standings::{GameLog, Meetings, Ranker, Standing, Stats};
 use crate::stop::StopReason;
 use crate::table::TableKind;
 
+mod control;
+
+pub use control::{Control, ControlError, Entry, LogError};
+
 /// A result the tournament cannot accept; the tournament is unchanged.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 pub enum RecordError {
@@ -111,6 +115,8 @@ pub struct Tournament {
     by_entrant: Vec<Vec<usize>>,
     meetings: Meetings,
     disqualified: Vec<bool>,
+    /// Withdrawn by the organiser: never paired again.
+    withdrawn: Vec<bool>,
     eliminated: Vec<bool>,
     stage_reached: Vec<u32>,
     knocked_out_at: Vec<Option<u32>>,
@@ -172,6 +178,7 @@ impl Tournament {
             by_entrant: vec![Vec::new(); n],
             meetings: Meetings::new(n),
             disqualified: vec![false; n],
+            withdrawn: vec![false; n],
             eliminated: vec![false; n],
             stage_reached: vec![0; n],
             knocked_out_at: vec![None; n],
@@ -232,7 +239,8 @@ impl Tournament {
         &self.rounds
     }
 
-    /// Every result recorded, in order (what a server persists).
+    /// Every result recorded, in order, as corrected by
+    /// [`Control::Correct`](crate::Control::Correct) since.
     pub fn results(&self) -> &[MatchResult] {
         &self.results
     }
@@ -259,7 +267,12 @@ impl Tournament {
             return decided.clone();
         }
         let count = self.config.spec().stop.winners.unwrap_or(1) as usize;
-        self.standings().into_iter().filter(|s| !s.disqualified).take(count).map(|s| s.entrant).collect()
+        self.standings()
+            .into_iter()
+            .filter(|s| !s.disqualified && !self.withdrawn[s.entrant.index()])
+            .take(count)
+            .map(|s| s.entrant)
+            .collect()
     }
 
     /// The standings, leader first. The order: not disqualified, furthest
@@ -349,10 +362,50 @@ impl Tournament {
     }
 
     fn apply(&mut self, table: &Table, result: &MatchResult, (group, local): (usize, usize)) {
+        let side_scores = self.tally(table, result, 1);
+        for e in table.sides.iter().flatten() {
+            self.by_entrant[e.index()].push(self.games.len());
+        }
+        self.meetings.record(&table.sides);
+        self.games.push(GameLog { sides: table.sides.clone(), winner: result.winner.map(|w| w as usize) });
+        if self.groups[group].is_knockout() {
+            let through = self.through(table, result.winner, &side_scores);
+            let (winner, loser) = (table.sides[through][0], table.sides[1 - through][0]);
+            if let Some(out) = self.groups[group].report(local, winner, loser) {
+                self.eliminated[out.index()] = true;
+                self.knocked_out_at[out.index()] = Some(self.rounds.len() as u32);
+            }
+        }
+    }
+
+    /// The side of a knockout table that goes through: the winner, or on a
+    /// draw the higher score, then the better seed.
+    fn through(&self, table: &Table, winner: Option<u32>, side_scores: &[i64]) -> usize {
+        match winner {
+            Some(w) => w as usize,
+            None => {
+                let seed = |s: usize| self.seeds[table.sides[s][0].index()];
+                if side_scores[0] != side_scores[1] {
+                    usize::from(side_scores[1] > side_scores[0])
+                } else {
+                    usize::from(seed(1) < seed(0))
+                }
+            }
+        }
+    }
+
+    /// Adds (`sign` 1) or takes back (`sign` -1) a result's counts to the
+    /// entrants of its table; returns each side's score. The losing streak
+    /// only grows and resets going forward: a correction leaves it as the
+    /// results first played left it.
+    fn tally(&mut self, table: &Table, result: &MatchResult, sign: i64) -> Vec<i64> {
         let scoring = &self.config.spec().scoring;
         let seats: Vec<(usize, i64, u32)> =
             table.seats.iter().zip(&result.seats).map(|(s, r)| (s.side as usize, r.score, r.pips)).collect();
         let side_scores: Vec<i64> = (0..table.sides.len()).map(|s| scoring.side_score(s, &seats)).collect();
+        let step = |n: &mut u32, by: u32| {
+            *n = if sign > 0 { n.saturating_add(by) } else { n.saturating_sub(by) };
+        };
         for (s, side) in table.sides.iter().enumerate() {
             let outcome = match result.winner {
                 None => Outcome::Draw,
@@ -364,49 +417,29 @@ impl Tournament {
             for &e in side {
                 let members = &self.entrants[e.index()].members;
                 let st = &mut self.stats[e.index()];
-                st.games += 1;
+                step(&mut st.games, 1);
                 match outcome {
-                    Outcome::Win => st.wins += 1,
-                    Outcome::Draw => st.draws += 1,
-                    Outcome::Loss => st.losses += 1,
+                    Outcome::Win => step(&mut st.wins, 1),
+                    Outcome::Draw => step(&mut st.draws, 1),
+                    Outcome::Loss => step(&mut st.losses, 1),
                 }
-                st.streak = if outcome == Outcome::Loss { st.streak + 1 } else { 0 };
-                st.points += scoring.game_points(outcome, side_scores[s]);
-                st.score += side_scores[s];
-                st.margin += side_scores[s] - best_other;
+                if sign > 0 {
+                    st.streak = if outcome == Outcome::Loss { st.streak + 1 } else { 0 };
+                }
+                st.points += sign * scoring.game_points(outcome, side_scores[s]);
+                st.score += sign * side_scores[s];
+                st.margin += sign * (side_scores[s] - best_other);
                 for (seat, r) in table.seats.iter().zip(&result.seats) {
                     if seat.entrant == e {
-                        st.timeouts += r.timeouts;
+                        step(&mut st.timeouts, r.timeouts);
                         if let Some(m) = members.iter().position(|p| *p == seat.player) {
-                            st.member_scores[m] += r.score;
+                            st.member_scores[m] += sign * r.score;
                         }
                     }
                 }
             }
         }
-        for e in table.sides.iter().flatten() {
-            self.by_entrant[e.index()].push(self.games.len());
-        }
-        self.meetings.record(&table.sides);
-        self.games.push(GameLog { sides: table.sides.clone(), winner: result.winner.map(|w| w as usize) });
-        if self.groups[group].is_knockout() {
-            let through = match result.winner {
-                Some(w) => w as usize,
-                None => {
-                    let seed = |s: usize| self.seeds[table.sides[s][0].index()];
-                    if side_scores[0] != side_scores[1] {
-                        usize::from(side_scores[1] > side_scores[0])
-                    } else {
-                        usize::from(seed(1) < seed(0))
-                    }
-                }
-            };
-            let (winner, loser) = (table.sides[through][0], table.sides[1 - through][0]);
-            if let Some(out) = self.groups[group].report(local, winner, loser) {
-                self.eliminated[out.index()] = true;
-                self.knocked_out_at[out.index()] = Some(self.rounds.len() as u32);
-            }
-        }
+        side_scores
     }
 
     fn ranker(&self) -> Ranker<'_> {
@@ -436,14 +469,15 @@ impl Tournament {
 
     /// Active members of a group, best first.
     fn group_ranking(&self, group: &Group) -> Vec<EntrantId> {
-        let ids: Vec<EntrantId> = group
-            .members
-            .iter()
-            .copied()
-            .filter(|e| !self.disqualified[e.index()] && !self.eliminated[e.index()])
-            .collect();
+        let ids: Vec<EntrantId> = group.members.iter().copied().filter(|e| self.can_play(e.index())).collect();
         let ranker = self.ranker();
         ranker.order(&ids, |e| (self.knockout_depth(e), ranker.primary(e)))
+    }
+
+    /// Whether the entrant (by index) may be seated in a new round: not
+    /// disqualified, eliminated or withdrawn.
+    fn can_play(&self, i: usize) -> bool {
+        !self.disqualified[i] && !self.eliminated[i] && !self.withdrawn[i]
     }
 
     fn start_stage(&mut self, stage: usize, order: Vec<EntrantId>) {
@@ -468,8 +502,7 @@ impl Tournament {
         while self.finished.is_none() {
             let number = self.rounds.len() as u32;
             let mut rng = TourRng::new(self.config.spec().seed, Purpose::Schedule { round: number });
-            let active: Vec<bool> =
-                (0..self.entrants.len()).map(|i| !self.disqualified[i] && !self.eliminated[i]).collect();
+            let active: Vec<bool> = (0..self.entrants.len()).map(|i| self.can_play(i)).collect();
             let mut plans = Vec::new();
             for g in 0..self.groups.len() {
                 let ranked =
@@ -570,7 +603,11 @@ impl Tournament {
         self.stage_rounds += 1;
         let stop = &spec.stop;
         let contenders: Vec<EntrantId> = if stop.points.is_some() || stop.winners.is_some() {
-            self.standings().into_iter().filter(|s| !s.disqualified && !s.eliminated).map(|s| s.entrant).collect()
+            self.standings()
+                .into_iter()
+                .filter(|s| !s.disqualified && !s.eliminated && !self.withdrawn[s.entrant.index()])
+                .map(|s| s.entrant)
+                .collect()
         } else {
             Vec::new()
         };
@@ -609,7 +646,12 @@ impl Tournament {
             .groups
             .iter()
             .map(|g| {
-                let ids: Vec<EntrantId> = g.members.iter().copied().filter(|e| !self.disqualified[e.index()]).collect();
+                let ids: Vec<EntrantId> = g
+                    .members
+                    .iter()
+                    .copied()
+                    .filter(|e| !self.disqualified[e.index()] && !self.withdrawn[e.index()])
+                    .collect();
                 let ranker = self.ranker();
                 ranker.order(&ids, |e| (self.knockout_depth(e), ranker.primary(e)))
             })

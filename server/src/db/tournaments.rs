@@ -1,5 +1,5 @@
-//! The tables of `migrations/0002_tournaments.sql` (and `0003`'s stored variant files,
-//! `0006`'s arena deadline and pairing order) and the `tournament_standings` view.
+//! The tables of `migrations/0002_tournaments.sql` (and `0003`'s stored variant files, `0004`'s
+//! organiser's controls, `0006`'s arena deadline and pairing order) and the `tournament_standings` view.
 //!
 //! A tournament is its spec plus its results in `tournament_matches.seq`
 //! order; [`capicua_tournament::Tournament::replay`] rebuilds the rest. A
@@ -9,10 +9,11 @@
 
 use capicua_protocol::{TournamentId, TournamentStatus};
 use capicua_tournament::{
-    Config, ConfigError, EntrantId, MatchResult, ParseError, Round, Standing, Table, Tournament, TournamentSpec,
+    Config, ConfigError, Control, ControlError, EntrantId, Entry, MatchResult, ParseError, Round, Standing, Table,
+    Tournament, TournamentSpec,
 };
 use serde::Serialize;
-use sqlx::{Row, Sqlite, Transaction};
+use sqlx::{Row, Sqlite, SqliteConnection, Transaction};
 
 use super::columns::Text;
 use super::{Db, DbError, now_secs};
@@ -67,9 +68,10 @@ pub struct NewEntrant {
     pub kind: EntrantKind,
 }
 
-/// Stores a new tournament (status `pending`), the variants of its variant
-/// files (`variants_json`, a JSON object by the name the spec gives each)
-/// and its entrants, in spec order; returns its id.
+/// Stores a new tournament (status `pending`, to start at `starts_at`, unix
+/// seconds, or at once), the variants of its variant files (`variants_json`,
+/// a JSON object by the name the spec gives each) and its entrants, in spec
+/// order; returns its id.
 pub async fn create(
     db: &Db,
     name: &str,
@@ -77,11 +79,12 @@ pub async fn create(
     text: &str,
     variants_json: &str,
     entrants: &[NewEntrant],
+    starts_at: Option<i64>,
 ) -> Result<i64, DbError> {
     let mut tx = db.pool.begin().await?;
     let id = sqlx::query(
-        "INSERT INTO tournaments (name, spec_format, spec, variants_json, status, created_at, spec_defaults)
-         VALUES (?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO tournaments (name, spec_format, spec, variants_json, status, created_at, starts_at, spec_defaults)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
     )
     .bind(name)
     .bind(format)
@@ -89,6 +92,7 @@ pub async fn create(
     .bind(variants_json)
     .bind(Text(TournamentStatus::Pending))
     .bind(now_secs())
+    .bind(starts_at)
     .bind(SpecDefaults::CURRENT.0)
     .execute(&mut *tx)
     .await?
@@ -180,6 +184,8 @@ pub struct Summary {
     pub error: Option<String>,
     /// Unix seconds.
     pub created_at: i64,
+    /// Unix seconds: when it may start (`None`: at once).
+    pub starts_at: Option<i64>,
     /// Unix seconds, once started.
     pub started_at: Option<i64>,
     /// Unix seconds, once finished.
@@ -194,7 +200,8 @@ pub struct Summary {
 }
 
 /// The columns of a [`Summary`], named as its fields.
-const SUMMARY: &str = "SELECT t.id, t.name, t.status, t.error, t.created_at, t.started_at, t.finished_at, t.ends_at_ms,
+const SUMMARY: &str =
+    "SELECT t.id, t.name, t.status, t.error, t.created_at, t.starts_at, t.started_at, t.finished_at, t.ends_at_ms,
     (SELECT COUNT(*) FROM tournament_entrants e WHERE e.tournament_id = t.id) AS entrants,
     (SELECT COUNT(*) FROM tournament_matches m WHERE m.tournament_id = t.id) AS results
     FROM tournaments t";
@@ -241,14 +248,34 @@ pub async fn results_after(db: &Db, id: i64, seq: i64) -> Result<Vec<StoredResul
         .collect()
 }
 
-/// Sets the status (running also stamps the start, finished or failed the end).
-pub async fn set_status(db: &Db, id: i64, status: TournamentStatus, error: Option<&str>) -> Result<(), DbError> {
+/// Sets the status (running also stamps the start, finished or failed the
+/// end) if the tournament is in one of the statuses `from`: the runner
+/// never overwrites the organiser's pause or cancel. Returns whether it changed.
+pub async fn set_status(
+    db: &Db,
+    id: i64,
+    status: TournamentStatus,
+    error: Option<&str>,
+    from: &[TournamentStatus],
+) -> Result<bool, DbError> {
+    let mut conn = db.pool.acquire().await?;
+    Ok(update_status(&mut conn, id, status, error, from).await?)
+}
+
+async fn update_status(
+    conn: &mut SqliteConnection,
+    id: i64,
+    status: TournamentStatus,
+    error: Option<&str>,
+    from: &[TournamentStatus],
+) -> Result<bool, sqlx::Error> {
     let now = now_secs();
-    sqlx::query(
+    let from: Vec<&str> = from.iter().map(|s| s.as_str()).collect();
+    let done = sqlx::query(
         "UPDATE tournaments SET status = ?, error = ?,
          started_at = CASE WHEN ? AND started_at IS NULL THEN ? ELSE started_at END,
-         finished_at = CASE WHEN ? THEN ? ELSE finished_at END
-         WHERE id = ?",
+         finished_at = CASE WHEN ? THEN ? ELSE NULL END
+         WHERE id = ? AND status IN (SELECT value FROM json_each(?))",
     )
     .bind(Text(status))
     .bind(error)
@@ -257,18 +284,350 @@ pub async fn set_status(db: &Db, id: i64, status: TournamentStatus, error: Optio
     .bind(status.is_over())
     .bind(now)
     .bind(id)
-    .execute(&db.pool)
+    .bind(serde_json::to_string(&from).expect("strings serialize"))
+    .execute(&mut *conn)
     .await?;
-    Ok(())
+    Ok(done.rows_affected() > 0)
 }
 
-/// Tournaments a server should run: pending or running.
+/// A stored control of the log (withdraw, correct).
+#[derive(Clone, Debug)]
+pub struct StoredControl {
+    /// Its id (the order controls were taken).
+    pub id: i64,
+    /// The last result's `seq` when it was committed: it comes after that
+    /// result and before the next.
+    pub after_seq: i64,
+    /// The control.
+    pub control: Control,
+}
+
+/// The part of a tournament's log committed after a cursor.
+#[derive(Clone, Debug, Default)]
+pub struct LogTail {
+    /// Results, in `seq` order.
+    pub results: Vec<StoredResult>,
+    /// Controls of the log, in `id` order.
+    pub controls: Vec<StoredControl>,
+}
+
+/// One entry of a [`LogTail`] in log order.
+#[derive(Clone, Copy, Debug)]
+pub enum Logged<'a> {
+    /// A result.
+    Result(&'a StoredResult),
+    /// A control.
+    Control(&'a StoredControl),
+}
+
+impl Logged<'_> {
+    /// The entry for [`Tournament::replay_log`].
+    pub fn entry(self) -> Entry {
+        match self {
+            Logged::Result(r) => Entry::Result(r.result.clone()),
+            Logged::Control(c) => Entry::Control(c.control.clone()),
+        }
+    }
+}
+
+impl LogTail {
+    /// Results and controls merged in log order: a control after every
+    /// result with `seq <= after_seq`, before the later ones.
+    pub fn in_order(&self) -> Vec<Logged<'_>> {
+        let mut out = Vec::with_capacity(self.results.len() + self.controls.len());
+        let (mut r, mut c) = (self.results.iter().peekable(), self.controls.iter().peekable());
+        loop {
+            match (r.peek(), c.peek()) {
+                (Some(res), Some(ctl)) if ctl.after_seq < res.seq => {
+                    out.push(Logged::Control(c.next().expect("peeked")))
+                }
+                (Some(_), _) => out.push(Logged::Result(r.next().expect("peeked"))),
+                (None, Some(_)) => out.push(Logged::Control(c.next().expect("peeked"))),
+                (None, None) => return out,
+            }
+        }
+    }
+
+    /// The last result's `seq` and the last control's id (0 when none), or
+    /// those given when this part has none.
+    pub fn cursor(&self, seq: i64, control: i64) -> (i64, i64) {
+        (self.results.last().map_or(seq, |r| r.seq), self.controls.last().map_or(control, |c| c.id))
+    }
+}
+
+/// The log entries committed after result `seq` and control `control`, read
+/// in one transaction (so no control is seen without the results before it).
+pub async fn log_after(db: &Db, id: i64, seq: i64, control: i64) -> Result<LogTail, DbError> {
+    let mut tx = db.pool.begin().await?;
+    let tail = read_log(&mut tx, id, seq, control).await?;
+    tx.commit().await?;
+    Ok(tail)
+}
+
+async fn read_log(conn: &mut SqliteConnection, id: i64, seq: i64, control: i64) -> Result<LogTail, DbError> {
+    #[derive(sqlx::FromRow)]
+    struct MatchRow {
+        seq: i64,
+        game_id: i64,
+        result_json: String,
+    }
+    #[derive(sqlx::FromRow)]
+    struct ControlRow {
+        id: i64,
+        after_seq: i64,
+        control_json: String,
+    }
+    let rows: Vec<MatchRow> = sqlx::query_as(
+        "SELECT seq, game_id, result_json FROM tournament_matches WHERE tournament_id = ? AND seq > ? ORDER BY seq",
+    )
+    .bind(id)
+    .bind(seq)
+    .fetch_all(&mut *conn)
+    .await?;
+    let results = rows
+        .into_iter()
+        .map(|r| Ok(StoredResult { seq: r.seq, game: r.game_id, result: serde_json::from_str(&r.result_json)? }))
+        .collect::<Result<_, DbError>>()?;
+    let rows: Vec<ControlRow> = sqlx::query_as(
+        "SELECT id, after_seq, control_json FROM tournament_controls
+         WHERE tournament_id = ? AND id > ? AND control_json IS NOT NULL ORDER BY id",
+    )
+    .bind(id)
+    .bind(control)
+    .fetch_all(&mut *conn)
+    .await?;
+    let controls = rows
+        .into_iter()
+        .map(|r| {
+            Ok(StoredControl { id: r.id, after_seq: r.after_seq, control: serde_json::from_str(&r.control_json)? })
+        })
+        .collect::<Result<_, DbError>>()?;
+    Ok(LogTail { results, controls })
+}
+
+/// What the organiser asks of a tournament.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ControlAction {
+    /// No new table opens (from pending or running).
+    Pause,
+    /// Tables open again (from paused or failed).
+    Resume,
+    /// Stops for good (from anything not finished or cancelled).
+    Cancel,
+    /// An entry of the log (withdraw, correct).
+    Log(Control),
+}
+
+impl ControlAction {
+    /// Its name in the audit trail (`tournament_controls.action`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            ControlAction::Pause => "pause",
+            ControlAction::Resume => "resume",
+            ControlAction::Cancel => "cancel",
+            ControlAction::Log(Control::Withdraw { .. }) => "withdraw",
+            ControlAction::Log(Control::Correct { .. }) => "correct",
+        }
+    }
+
+    /// The statuses it may be taken in, and the status it leaves.
+    fn statuses(&self) -> (&'static [TournamentStatus], Option<TournamentStatus>) {
+        use TournamentStatus::*;
+        match self {
+            ControlAction::Pause => (&[Pending, Running], Some(Paused)),
+            ControlAction::Resume => (&[Paused, Failed], Some(Running)),
+            ControlAction::Cancel => (&[Pending, Running, Paused, Failed], Some(Cancelled)),
+            // A withdrawal while the tournament may still play; a correction
+            // at any time, the end included (that is when mistakes are seen).
+            ControlAction::Log(Control::Withdraw { .. }) => (&[Pending, Running, Paused, Failed], None),
+            ControlAction::Log(Control::Correct { .. }) => {
+                (&[Pending, Running, Paused, Failed, Finished, Cancelled], None)
+            }
+        }
+    }
+}
+
+/// How a control went.
+#[derive(Debug)]
+pub enum ControlOutcome {
+    /// Taken and committed, with its audit row; the tournament as it leaves it
+    /// and, for a correction, the result it replaced.
+    Taken {
+        /// The tournament after the control (its standings are in the view).
+        tournament: Box<Tournament>,
+        /// The result a correction replaced.
+        old: Option<MatchResult>,
+    },
+    /// No such tournament.
+    NoSuchTournament,
+    /// The tournament's status does not allow it.
+    WrongStatus(TournamentStatus),
+    /// The tournament refuses it (an unknown entrant, a missing result...).
+    Refused(ControlError),
+    /// An arena takes no withdrawal or correction: its pairing and its
+    /// stored tables do not replay them.
+    ArenaLog,
+}
+
+/// Takes an organiser's control in one transaction: checks the status,
+/// applies a log control to the tournament replayed from its committed log,
+/// writes the new status or the log entry, the audit row and the standings
+/// rows, so the `tournament_standings` view is exact at the commit.
+pub async fn take_control(db: &Db, id: i64, action: &ControlAction, by: &str) -> Result<ControlOutcome, DbError> {
+    let mut tx = db.pool.begin().await?;
+    // The audit row first: the write takes SQLite's write lock, so nothing
+    // commits between the reads below and this transaction's commit.
+    let row = sqlx::query(
+        "INSERT INTO tournament_controls (tournament_id, after_seq, action, control_json, by_name, at)
+         SELECT t.id, (SELECT COALESCE(MAX(seq), 0) FROM tournament_matches), ?, ?, ?, ?
+         FROM tournaments t WHERE t.id = ?",
+    )
+    .bind(action.name())
+    .bind(match action {
+        ControlAction::Log(c) => Some(serde_json::to_string(c)?),
+        _ => None,
+    })
+    .bind(by)
+    .bind(now_secs())
+    .bind(id)
+    .execute(&mut *tx)
+    .await?;
+    if row.rows_affected() == 0 {
+        return Ok(ControlOutcome::NoSuchTournament);
+    }
+    let control_id = row.last_insert_rowid();
+    let status: Text<TournamentStatus> =
+        sqlx::query_scalar("SELECT status FROM tournaments WHERE id = ?").bind(id).fetch_one(&mut *tx).await?;
+    let (from, to) = action.statuses();
+    if !from.contains(&status.0) {
+        return Ok(ControlOutcome::WrongStatus(status.0));
+    }
+    if let Some(to) = to {
+        update_status(&mut tx, id, to, None, from).await?;
+    }
+    let Some(mut t) = replay_in(&mut tx, id, Some(control_id)).await? else {
+        return Ok(ControlOutcome::NoSuchTournament);
+    };
+    let mut old = None;
+    if let ControlAction::Log(c) = action {
+        if t.config().is_arena() {
+            return Ok(ControlOutcome::ArenaLog);
+        }
+        match t.control(c.clone()) {
+            Ok(o) => old = o,
+            Err(e) => return Ok(ControlOutcome::Refused(e)),
+        }
+        if let Some(o) = &old {
+            sqlx::query("UPDATE tournament_controls SET old_json = ? WHERE id = ?")
+                .bind(serde_json::to_string(o)?)
+                .bind(control_id)
+                .execute(&mut *tx)
+                .await?;
+        }
+        write_standings(&mut tx, id, &t.standings()).await?;
+    }
+    tx.commit().await?;
+    Ok(ControlOutcome::Taken { tournament: Box::new(t), old })
+}
+
+/// How deleting a tournament went.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Deleted {
+    /// Deleted, with everything stored of it.
+    Yes,
+    /// No such tournament.
+    NoSuchTournament,
+    /// It has started (or is not pending): it stays.
+    Started(TournamentStatus),
+}
+
+/// Deletes a tournament that has not started (pending, never run) and
+/// everything stored of it, in one transaction.
+pub async fn delete_unstarted(db: &Db, id: i64) -> Result<Deleted, DbError> {
+    let mut tx = db.pool.begin().await?;
+    // A write first: it takes SQLite's write lock, so the runner cannot
+    // start the tournament between the check and the delete.
+    let found = sqlx::query("UPDATE tournaments SET name = name WHERE id = ?").bind(id).execute(&mut *tx).await?;
+    if found.rows_affected() == 0 {
+        return Ok(Deleted::NoSuchTournament);
+    }
+    let (status, started): (Text<TournamentStatus>, Option<i64>) =
+        sqlx::query_as("SELECT status, started_at FROM tournaments WHERE id = ?").bind(id).fetch_one(&mut *tx).await?;
+    if status.0 != TournamentStatus::Pending || started.is_some() {
+        return Ok(Deleted::Started(status.0));
+    }
+    for table in ["tournament_controls", "tournament_standing_rows", "tournament_tables", "tournament_entrants"] {
+        sqlx::query(&format!("DELETE FROM {table} WHERE tournament_id = ?")).bind(id).execute(&mut *tx).await?;
+    }
+    sqlx::query("DELETE FROM tournaments WHERE id = ?").bind(id).execute(&mut *tx).await?;
+    tx.commit().await?;
+    Ok(Deleted::Yes)
+}
+
+/// One control in the audit trail (`GET /api/tournaments/{id}/audit`).
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct AuditEntry {
+    /// The order taken.
+    pub id: i64,
+    /// `cancel`, `pause`, `resume`, `withdraw` or `correct`.
+    pub action: String,
+    /// Who took it.
+    pub by: String,
+    /// Unix seconds.
+    pub at: i64,
+    /// The control of the log (withdraw: the entrant; correct: the new result).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub control: Option<Control>,
+    /// The result a correction replaced.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub old: Option<MatchResult>,
+}
+
+/// A tournament's audit trail, oldest first.
+pub async fn audit(db: &Db, id: i64) -> Result<Vec<AuditEntry>, DbError> {
+    #[derive(sqlx::FromRow)]
+    struct AuditRow {
+        id: i64,
+        action: String,
+        by_name: String,
+        at: i64,
+        control_json: Option<String>,
+        old_json: Option<String>,
+    }
+    let rows: Vec<AuditRow> = sqlx::query_as(
+        "SELECT id, action, by_name, at, control_json, old_json FROM tournament_controls
+         WHERE tournament_id = ? ORDER BY id",
+    )
+    .bind(id)
+    .fetch_all(&db.pool)
+    .await?;
+    rows.into_iter()
+        .map(|r| {
+            Ok(AuditEntry {
+                id: r.id,
+                action: r.action,
+                by: r.by_name,
+                at: r.at,
+                control: r.control_json.as_deref().map(serde_json::from_str).transpose()?,
+                old: r.old_json.as_deref().map(serde_json::from_str).transpose()?,
+            })
+        })
+        .collect()
+}
+
+/// Tournaments a server should run: running, or pending whose scheduled
+/// start has come.
 pub async fn runnable(db: &Db) -> Result<Vec<i64>, DbError> {
-    let rows = sqlx::query("SELECT id FROM tournaments WHERE status IN (?, ?) ORDER BY id")
-        .bind(Text(TournamentStatus::Pending))
-        .bind(Text(TournamentStatus::Running))
-        .fetch_all(&db.pool)
-        .await?;
+    let rows = sqlx::query(
+        "SELECT id FROM tournaments WHERE status = ? OR (status = ? AND (starts_at IS NULL OR starts_at <= ?))
+         ORDER BY id",
+    )
+    .bind(Text(TournamentStatus::Running))
+    .bind(Text(TournamentStatus::Pending))
+    .bind(now_secs())
+    .fetch_all(&db.pool)
+    .await?;
     Ok(rows.iter().map(|r| r.try_get("id")).collect::<Result<_, _>>()?)
 }
 
@@ -503,33 +862,51 @@ where
     Ok(spec.validate()?)
 }
 
-/// A tournament as its committed results leave it, read inside `tx` (the
+/// A tournament as its committed log leaves it, read inside `tx` (the
 /// writer keeps one per tournament that stores matches, to write the
 /// standings in each match's transaction). `None` when there is no such
-/// tournament or its stored spec or results no longer fit each other.
+/// tournament or its stored spec or log no longer fit each other.
 pub(super) async fn replica(tx: &mut Transaction<'_, Sqlite>, id: i64) -> Result<Option<Tournament>, DbError> {
+    replay_in(tx, id, None).await
+}
+
+/// [`replica`], leaving out the control `except` (the one being taken).
+async fn replay_in(conn: &mut SqliteConnection, id: i64, except: Option<i64>) -> Result<Option<Tournament>, DbError> {
     let spec: Option<(String, SpecFormat, i64, Option<i64>)> =
         sqlx::query_as("SELECT spec, spec_format, spec_defaults, ends_at_ms FROM tournaments WHERE id = ?")
             .bind(id)
-            .fetch_optional(&mut **tx)
+            .fetch_optional(&mut *conn)
             .await?;
     let Some((text, format, defaults, ends_at)) = spec else { return Ok(None) };
     let Ok(config) = parse_spec::<Box<dyn std::error::Error>>(&text, format, SpecDefaults(defaults)) else {
         return Ok(None);
     };
-    let rows: Vec<(String,)> =
-        sqlx::query_as("SELECT result_json FROM tournament_matches WHERE tournament_id = ? ORDER BY seq")
-            .bind(id)
-            .fetch_all(&mut **tx)
-            .await?;
-    let results: Vec<MatchResult> = rows.iter().map(|(json,)| serde_json::from_str(json)).collect::<Result<_, _>>()?;
-    let tables = if config.is_arena() { arena_rounds_from(&mut **tx, id, 0).await? } else { Vec::new() };
-    let mut t = Tournament::replay_with_tables(config, &tables, &results).ok();
-    // An arena's replica knows its deadline, to know when it has finished.
-    if let (Some(t), Some(ends_at)) = (&mut t, ends_at) {
-        t.start_arena(ends_at as u64);
+    let mut log = read_log(conn, id, 0, 0).await?;
+    log.controls.retain(|c| Some(c.id) != except);
+    if config.is_arena() {
+        // An arena takes no log controls: its tables, then its results.
+        let tables = arena_rounds_from(&mut *conn, id, 0).await?;
+        let results: Vec<MatchResult> = log.results.iter().map(|r| r.result.clone()).collect();
+        let mut t = Tournament::replay_with_tables(config, &tables, &results).ok();
+        // An arena's replica knows its deadline, to know when it has finished.
+        if let (Some(t), Some(ends_at)) = (&mut t, ends_at) {
+            t.start_arena(ends_at as u64);
+        }
+        return Ok(t);
     }
-    Ok(t)
+    let entries: Vec<Entry> = log.in_order().into_iter().map(Logged::entry).collect();
+    Ok(Tournament::replay_log(config, &entries).ok())
+}
+
+/// The id of the tournament's last control of the log (0 when none): the
+/// writer's replica is stale once it changes.
+pub(super) async fn last_control(tx: &mut Transaction<'_, Sqlite>, id: i64) -> Result<i64, DbError> {
+    Ok(sqlx::query_scalar(
+        "SELECT COALESCE(MAX(id), 0) FROM tournament_controls WHERE tournament_id = ? AND control_json IS NOT NULL",
+    )
+    .bind(id)
+    .fetch_one(&mut **tx)
+    .await?)
 }
 
 /// The standings of a tournament, read from the `tournament_standings` view

@@ -232,10 +232,13 @@ struct WriterState {
     ratings: Ratings,
     /// The last variant encoded, and its JSON (games of a room share it).
     variant_json: Option<(Variant, Arc<str>)>,
-    /// Running tournaments as their committed results leave them, loaded
+    /// Running tournaments as their committed log leaves them, loaded
     /// at their first stored match (dropped with the state after a failed
-    /// transaction, as they may hold results that were never committed).
-    tournaments: HashMap<i64, Tournament>,
+    /// transaction, as they may hold results that were never committed),
+    /// with the id of the last control of the log they hold: the organiser's
+    /// controls are committed by another connection, so a replica whose
+    /// tournament has a newer control is loaded again.
+    tournaments: HashMap<i64, (Tournament, i64)>,
 }
 
 impl WriterState {
@@ -424,14 +427,18 @@ async fn store_batch(pool: &SqlitePool, st: &mut WriterState, batch: &[StoreJob]
     for (i, job) in batch.iter().enumerate() {
         if let Some(link) = &job.record.tournament {
             let id = link.tournament;
+            let control = tournaments::last_control(&mut tx, id).await?;
+            if st.tournaments.get(&id).is_some_and(|(_, c)| *c != control) {
+                st.tournaments.remove(&id);
+            }
             if let Entry::Vacant(slot) = st.tournaments.entry(id) {
-                // Read before this match is inserted: the replica holds the committed results.
+                // Read before this match is inserted: the replica holds the committed log.
                 if let Some(t) = tournaments::replica(&mut tx, id).await? {
-                    slot.insert(t);
+                    slot.insert((t, control));
                 }
             }
             tournaments::insert_match(&mut tx, st.next_game + i as i64, job.record.room_id, link).await?;
-            if let Some(t) = st.tournaments.get_mut(&id) {
+            if let Some((t, _)) = st.tournaments.get_mut(&id) {
                 // An arena's tables are paired as games end: its table is stored before its room opens.
                 tournaments::catch_up_tables(&mut tx, id, t).await?;
                 match t.record(link.result.clone()) {
@@ -447,7 +454,7 @@ async fn store_batch(pool: &SqlitePool, st: &mut WriterState, batch: &[StoreJob]
         }
     }
     for id in standings_of {
-        if let Some(t) = st.tournaments.get_mut(&id) {
+        if let Some((t, _)) = st.tournaments.get_mut(&id) {
             tournaments::write_standings(&mut tx, id, &t.standings()).await?;
             // An arena finishes by the clock: past its deadline, with its last game recorded.
             t.arena_tick(super::now_ms());

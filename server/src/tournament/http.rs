@@ -1,5 +1,8 @@
 //! `POST /api/tournaments` (admin), `GET /api/tournaments`,
-//! `GET /api/tournaments/{id}`, `GET /api/tournaments/{id}/standings`.
+//! `GET /api/tournaments/{id}`, `GET /api/tournaments/{id}/standings`, the
+//! organiser's controls (admin): `POST /api/tournaments/{id}/pause`,
+//! `resume`, `cancel`, `withdraw`, `correct`, `DELETE /api/tournaments/{id}`
+//! (one not started), and their audit trail, `GET /api/tournaments/{id}/audit`.
 //!
 //! Errors answer `{"code", "message"}` like every HTTP error of the server,
 //! plus `"field"` when a spec field is at fault (its path for a parse error:
@@ -7,7 +10,11 @@
 //! 413 `bad-tournament` for one over [`store::MAX_SPEC_BYTES`]; a spec sent
 //! over HTTP plays presets only, never a variant file on the server's disk),
 //! 401 `unauthorized` (no token), 401 `bad-token` (an unknown token),
-//! 403 `unauthorized` (a player's token), 404 `no-such-tournament`.
+//! 403 `unauthorized` (a player's token), 404 `no-such-tournament`; a
+//! control answers 400 `bad-request` for a body that does not parse or
+//! names no entrant or recorded result, and 409 `tournament-state` when the
+//! tournament's status (or the entrant's, or the bracket) does not allow it,
+//! or when an arena is asked to withdraw or correct (it takes neither).
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -17,11 +24,14 @@ use axum::extract::rejection::BytesRejection;
 use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{HeaderMap, StatusCode, header};
 
-use axum::routing::get;
+use axum::routing::{get, post};
 use axum::{Json, Router};
 use capicua_engine::Variant;
-use capicua_protocol::ErrorCode;
-use capicua_tournament::{Entrant, MatchResult, Round, Standing, StopReason, Table, TournamentSpec};
+use capicua_protocol::{ErrorCode, Progress};
+use capicua_tournament::{
+    Control, ControlError, Entrant, EntrantId, MatchResult, Round, Standing, StopReason, Table, Tournament,
+    TournamentSpec,
+};
 use serde::{Deserialize, Serialize};
 
 use super::TournamentError;
@@ -29,15 +39,246 @@ use super::replays::Replayed;
 use super::store::{self, SpecFormat};
 use crate::AppState;
 use crate::api::{ApiError, ApiPath, ApiQuery, Caller};
-use crate::db::tournaments::{self, StoredResult, StoredTable, Summary};
+use crate::db::tournaments::{self, ControlAction, ControlOutcome, StoredResult, StoredTable, Summary};
 
 /// The tournament routes (merged into [`crate::http::router`]).
 pub(crate) fn routes() -> Router<Arc<AppState>> {
     Router::new()
         // A spec is small: a larger body is refused before it is read whole.
         .route("/api/tournaments", get(list).post(create).layer(DefaultBodyLimit::max(store::MAX_SPEC_BYTES)))
-        .route("/api/tournaments/{id}", get(detail))
+        .route("/api/tournaments/{id}", get(detail).delete(delete))
         .route("/api/tournaments/{id}/standings", get(standings))
+        .route("/api/tournaments/{id}/audit", get(audit))
+        .route("/api/tournaments/{id}/{control}", post(control).layer(DefaultBodyLimit::max(MAX_CONTROL_BYTES)))
+}
+
+/// Largest control body accepted, in bytes: a correction of a table of a
+/// few seats fits many times over.
+const MAX_CONTROL_BYTES: usize = 16 * 1024;
+
+/// Longest name a control may give as who took it.
+const MAX_BY_CHARS: usize = 64;
+
+/// Who took a control: `by` in the body, or `admin` (the only credential
+/// that may take one).
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+struct StatusBody {
+    by: Option<String>,
+}
+
+/// An entrant named in a control: its id or its name.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum EntrantRef {
+    Id(u32),
+    Name(String),
+}
+
+/// `POST .../withdraw`.
+#[derive(Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+struct WithdrawBody {
+    entrant: EntrantRef,
+    by: Option<String>,
+}
+
+/// The winner of a corrected table: a side, or `null` for a draw (never
+/// left out: a forgotten field must not turn a result into a draw).
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum WinnerField {
+    Side(u32),
+    Draw(()),
+}
+
+/// `POST .../correct`: the table's new winner and, optionally, each seat's
+/// new score (the recorded pips and timeouts stay).
+#[derive(Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+struct CorrectBody {
+    round: u32,
+    table: u32,
+    winner: WinnerField,
+    scores: Option<Vec<i64>>,
+    by: Option<String>,
+}
+
+fn bad_control(message: impl Into<String>) -> ApiError {
+    ApiError::new(StatusCode::BAD_REQUEST, ErrorCode::BadRequest, message)
+}
+
+fn conflict(message: impl Into<String>) -> ApiError {
+    ApiError::new(StatusCode::CONFLICT, ErrorCode::TournamentState, message)
+}
+
+fn parse_body<T: serde::de::DeserializeOwned + Default>(body: &[u8]) -> Result<T, ApiError> {
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Ok(T::default());
+    }
+    serde_json::from_slice(body).map_err(|e| bad_control(format!("the body is not a control: {e}")))
+}
+
+fn parse_required<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, ApiError> {
+    serde_json::from_slice(body).map_err(|e| bad_control(format!("the body is not a control: {e}")))
+}
+
+fn check_by(by: Option<String>) -> Result<String, ApiError> {
+    match by {
+        None => Ok("admin".into()),
+        Some(b) if b.trim().is_empty() || b.chars().count() > MAX_BY_CHARS || b.chars().any(char::is_control) => {
+            Err(bad_control(format!("`by` must be 1 to {MAX_BY_CHARS} printable characters")))
+        }
+        Some(b) => Ok(b),
+    }
+}
+
+/// `POST /api/tournaments/{id}/{pause|resume|cancel|withdraw|correct}` (admin).
+async fn control(
+    State(state): State<Arc<AppState>>,
+    headers: HeaderMap,
+    ApiPath((id, name)): ApiPath<(i64, String)>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Json<Summary>, ApiError> {
+    check_admin(&state, &headers).await?;
+    let body = body.map_err(|e| ApiError::body(&e, ErrorCode::BadRequest, MAX_CONTROL_BYTES))?;
+    let (action, by) = match name.as_str() {
+        "pause" | "resume" | "cancel" => {
+            let b: StatusBody = parse_body(&body)?;
+            let action = match name.as_str() {
+                "pause" => ControlAction::Pause,
+                "resume" => ControlAction::Resume,
+                _ => ControlAction::Cancel,
+            };
+            (action, check_by(b.by)?)
+        }
+        "withdraw" => {
+            let b: WithdrawBody = parse_required(&body)?;
+            let by = check_by(b.by)?;
+            let t = replayed(&state, id).await?;
+            let entrant = match b.entrant {
+                EntrantRef::Id(i) => EntrantId(i),
+                EntrantRef::Name(n) => t
+                    .entrants()
+                    .iter()
+                    .find(|e| e.name == n)
+                    .map(|e| e.id)
+                    .ok_or_else(|| bad_control(format!("tournament {id} has no entrant {n:?}")))?,
+            };
+            (ControlAction::Log(Control::Withdraw { entrant }), by)
+        }
+        "correct" => {
+            let b: CorrectBody = parse_required(&body)?;
+            let by = check_by(b.by)?;
+            let t = replayed(&state, id).await?;
+            let old = t.result_of(b.round, b.table).cloned().ok_or_else(|| {
+                bad_control(format!("round {} table {} has no recorded result to correct", b.round, b.table))
+            })?;
+            let mut seats = old.seats.clone();
+            if let Some(scores) = b.scores {
+                if scores.len() != seats.len() {
+                    return Err(bad_control(format!(
+                        "`scores` gives {} seats, the table has {}",
+                        scores.len(),
+                        seats.len()
+                    )));
+                }
+                for (seat, score) in seats.iter_mut().zip(scores) {
+                    seat.score = score;
+                }
+            }
+            let winner = match b.winner {
+                WinnerField::Side(s) => Some(s),
+                WinnerField::Draw(()) => None,
+            };
+            (ControlAction::Log(Control::Correct { result: MatchResult { seats, winner, ..old } }), by)
+        }
+        other => {
+            return Err(ApiError::new(StatusCode::NOT_FOUND, ErrorCode::NotFound, format!("no control {other:?}")));
+        }
+    };
+    let progress = match tournaments::take_control(&state.db, id, &action, &by).await? {
+        ControlOutcome::NoSuchTournament => return Err(not_found(id)),
+        ControlOutcome::WrongStatus(status) => {
+            return Err(conflict(format!("tournament {id} is {status}: it cannot {}", action.name())));
+        }
+        ControlOutcome::ArenaLog => {
+            return Err(conflict(format!("tournament {id} is an arena: it cannot {}", action.name())));
+        }
+        ControlOutcome::Refused(e) => {
+            return Err(match e {
+                ControlError::NoSuchEntrant(_) | ControlError::NoSuchResult { .. } | ControlError::Shape(_) => {
+                    bad_control(e.to_string())
+                }
+                _ => conflict(e.to_string()),
+            });
+        }
+        ControlOutcome::Taken { tournament, .. } => match &action {
+            ControlAction::Pause => Progress::Paused { by },
+            ControlAction::Resume => Progress::Resumed { by },
+            ControlAction::Cancel => Progress::Cancelled { by },
+            ControlAction::Log(Control::Withdraw { entrant }) => Progress::Withdrawn {
+                entrant: entrant.0,
+                name: tournament.entrants()[entrant.index()].name.clone(),
+                by,
+            },
+            ControlAction::Log(Control::Correct { result }) => {
+                Progress::Corrected { round: result.round, table: result.table, winner: result.winner, by }
+            }
+        },
+    };
+    state.tournaments.publish(id, progress);
+    // The runner (if one runs here) reads the status and the log again; a
+    // resumed tournament is runnable, for the scheduler.
+    state.tournaments.poke(id);
+    state.tournaments.wake();
+    let summary = tournaments::summary_of(&state.db, id).await?.ok_or_else(|| not_found(id))?;
+    Ok(Json(summary))
+}
+
+/// `DELETE /api/tournaments/{id}` (admin): a tournament that has not
+/// started, with everything stored of it. Body optional: `{"by": NAME}`.
+async fn delete(
+    State(state): State<Arc<AppState>>,
+    headers: HeaderMap,
+    ApiPath(id): ApiPath<i64>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<StatusCode, ApiError> {
+    check_admin(&state, &headers).await?;
+    let body = body.map_err(|e| ApiError::body(&e, ErrorCode::BadRequest, MAX_CONTROL_BYTES))?;
+    let b: StatusBody = parse_body(&body)?;
+    let by = check_by(b.by)?;
+    match tournaments::delete_unstarted(&state.db, id).await? {
+        tournaments::Deleted::Yes => {
+            tracing::info!(tournament = id, by, "tournament deleted");
+            state.tournaments.publish(id, Progress::Deleted { by });
+            Ok(StatusCode::NO_CONTENT)
+        }
+        tournaments::Deleted::NoSuchTournament => Err(not_found(id)),
+        tournaments::Deleted::Started(status) => {
+            Err(conflict(format!("tournament {id} is {status} and has started: only a pending one is deleted")))
+        }
+    }
+}
+
+/// The tournament as its stored log leaves it (through the replay cache).
+async fn replayed(state: &AppState, id: i64) -> Result<Tournament, ApiError> {
+    let replayed = state.tournaments.replays.current(&state.db, id).await?;
+    match replayed.as_deref() {
+        Some(Some(r)) => Ok(r.tournament.clone()),
+        _ => Err(not_found(id)),
+    }
+}
+
+/// `GET /api/tournaments/{id}/audit`: every control taken, oldest first.
+async fn audit(
+    State(state): State<Arc<AppState>>,
+    ApiPath(id): ApiPath<i64>,
+) -> Result<Json<Vec<tournaments::AuditEntry>>, ApiError> {
+    if tournaments::summary_of(&state.db, id).await?.is_none() {
+        return Err(not_found(id));
+    }
+    Ok(Json(tournaments::audit(&state.db, id).await?))
 }
 
 impl From<TournamentError> for ApiError {
@@ -64,7 +305,7 @@ async fn check_admin(state: &AppState, headers: &HeaderMap) -> Result<(), ApiErr
         Ok(Caller::Guest) => {
             Err(Caller::Guest.refuse(format!("send the admin token as `Authorization: Bearer TOKEN`{hint}")))
         }
-        Ok(caller) => Err(caller.refuse(format!("only the admin token creates tournaments{hint}"))),
+        Ok(caller) => Err(caller.refuse(format!("only the admin token creates and controls tournaments{hint}"))),
         // Any token is wrong when the server has none: say why.
         Err(_) if disabled => {
             Err(ApiError::new(StatusCode::UNAUTHORIZED, ErrorCode::BadToken, format!("not a known token{hint}")))
@@ -73,12 +314,22 @@ async fn check_admin(state: &AppState, headers: &HeaderMap) -> Result<(), ApiErr
     }
 }
 
+/// `POST /api/tournaments?starts-at=T`: when it may start (RFC 3339 or
+/// unix seconds; default at once).
+#[derive(Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+struct CreateQuery {
+    starts_at: Option<String>,
+}
+
 async fn create(
     State(state): State<Arc<AppState>>,
     headers: HeaderMap,
+    ApiQuery(query): ApiQuery<CreateQuery>,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<(StatusCode, Json<Summary>), ApiError> {
     check_admin(&state, &headers).await?;
+    let starts_at = query.starts_at.as_deref().map(store::parse_starts_at).transpose()?;
     let body = body.map_err(|e| ApiError::body(&e, ErrorCode::BadTournament, store::MAX_SPEC_BYTES))?;
     let body = std::str::from_utf8(&body).map_err(|e| {
         ApiError::new(
@@ -92,7 +343,8 @@ async fn create(
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.starts_with("application/json"));
     let format = if is_json { SpecFormat::Json } else { SpecFormat::detect(body) };
-    let (id, _) = store::create(&state.db, body, format, state.config.bot_caps, store::Origin::Network).await?;
+    let (id, _) =
+        store::create(&state.db, body, format, state.config.bot_caps, store::Origin::Network, starts_at).await?;
     state.tournaments.wake();
     let summary = tournaments::summary_of(&state.db, id).await?.ok_or_else(|| not_found(id))?;
     Ok((StatusCode::CREATED, Json(summary)))
@@ -112,6 +364,9 @@ struct TableDetail {
     attempts: i64,
     game: Option<i64>,
     result: Option<MatchResult>,
+    /// The reserved seats of its open room not yet taken and ready: the
+    /// players it waits for (empty once its match is under way or over).
+    waiting: Vec<String>,
 }
 
 /// One round.
@@ -136,10 +391,30 @@ struct Detail {
     /// The variants of the spec's variant files, as stored when it was created.
     variant_files: BTreeMap<String, Variant>,
     entrants: Vec<Entrant>,
+    /// Entrants the organiser withdrew.
+    withdrawn: Vec<EntrantId>,
     rounds: Vec<RoundDetail>,
     standings: Vec<Standing>,
     winners: Vec<String>,
     stop_reason: Option<StopReason>,
+}
+
+/// The players a table's open room still waits for: its reserved seats
+/// (the table's seats in order) that are empty or not ready. None once the
+/// room's match has started or the room is gone.
+fn waiting(state: &AppState, room: u64, table: &Table) -> Vec<String> {
+    let Some(handle) = state.room(room) else { return Vec::new() };
+    let info = handle.info.lock().expect("room info lock");
+    if info.status != capicua_protocol::RoomStatus::Waiting {
+        return Vec::new();
+    }
+    table
+        .seats
+        .iter()
+        .zip(&info.seats)
+        .filter(|(_, s)| !s.occupant.as_ref().is_some_and(|o| o.ready))
+        .map(|(t, _)| t.player.clone())
+        .collect()
 }
 
 /// `GET /api/tournaments/{id}?from-round=A&to-round=B`: which rounds to
@@ -159,7 +434,7 @@ async fn detail(
     let summary = tournaments::summary_of(&state.db, id).await?.ok_or_else(|| not_found(id))?;
     let (from, to) = (range.from_round.unwrap_or(0), range.to_round.unwrap_or(u32::MAX));
     let replayed = state.tournaments.replays.current(&state.db, id).await?;
-    let Some(Some(Replayed { tournament: t, results })) = replayed.as_deref() else {
+    let Some(Some(Replayed { tournament: t, results, .. })) = replayed.as_deref() else {
         return Err(not_found(id));
     };
     let rooms: HashMap<(u32, u32), StoredTable> = tournaments::tables_of_rounds(&state.db, id, from, to)
@@ -189,7 +464,12 @@ async fn detail(
                     room: stored.and_then(|s| s.room),
                     attempts: stored.map_or(0, |s| s.attempts),
                     game: res.map(|r| r.game),
-                    result: res.map(|r| r.result.clone()),
+                    // As corrected by the organiser, if it was.
+                    result: res.and_then(|_| t.result_of(r.number, tb.id).cloned()),
+                    waiting: match (in_progress, res, stored.and_then(|s| s.room)) {
+                        (true, None, Some(room)) => waiting(&state, room as u64, tb),
+                        _ => Vec::new(),
+                    },
                 }
             })
             .collect(),
@@ -203,6 +483,7 @@ async fn detail(
         spec: t.config().spec().clone(),
         variant_files: t.config().variant_files().clone(),
         entrants: t.entrants().to_vec(),
+        withdrawn: t.withdrawn(),
         rounds,
         standings: t.standings(),
         winners,

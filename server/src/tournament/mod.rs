@@ -35,7 +35,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use capicua_protocol::{Assignment, ErrorCode, Progress, ServerMsg, TournamentId};
-use capicua_tournament::{ArenaError, ConfigError, MatchResult, ParseError, RecordError, SeatResult};
+use capicua_tournament::{
+    ArenaError, ConfigError, ControlError, LogError, MatchResult, ParseError, RecordError, SeatResult,
+};
 use tokio::sync::Notify;
 
 use crate::db::{DbError, GameRecord, TableLink, tournaments};
@@ -66,6 +68,9 @@ pub enum TournamentError {
         /// What is wrong.
         message: String,
     },
+    /// The scheduled start is neither RFC 3339 nor unix seconds.
+    #[error("starts-at: {0}")]
+    StartsAt(String),
     /// A round's variant cannot be loaded.
     #[error("variant {name:?}: {message}")]
     Variant {
@@ -83,6 +88,12 @@ pub enum TournamentError {
     /// A stored arena table does not fit the arena.
     #[error("stored arena table: {0}")]
     Arena(#[from] ArenaError),
+    /// A stored control does not fit the tournament.
+    #[error("stored control: {0}")]
+    Control(#[from] ControlError),
+    /// The stored log does not fit the tournament.
+    #[error("stored log: {0}")]
+    Log(#[from] LogError),
     /// The database failed.
     #[error(transparent)]
     Db(#[from] DbError),
@@ -95,6 +106,7 @@ impl TournamentError {
             TournamentError::Invalid(e) => Some(&e.field),
             TournamentError::Parse(e) => e.field.as_deref(),
             TournamentError::Entrant { field, .. } | TournamentError::VariantFile { field, .. } => Some(field),
+            TournamentError::StartsAt(_) => Some("starts-at"),
             _ => None,
         }
     }
@@ -107,6 +119,7 @@ impl TournamentError {
                 | TournamentError::Invalid(_)
                 | TournamentError::Entrant { .. }
                 | TournamentError::VariantFile { .. }
+                | TournamentError::StartsAt(_)
         )
     }
 }
@@ -174,6 +187,8 @@ struct Inner {
     /// Tables due, by player.
     assignments: HashMap<i64, Vec<Assignment>>,
     subscribers: HashMap<TournamentId, Vec<Client>>,
+    /// The wake-up channel of each running tournament's runner.
+    runners: HashMap<TournamentId, tokio::sync::mpsc::UnboundedSender<runner::Wake>>,
 }
 
 /// The server's tournament state: who waits for tables, who follows which
@@ -221,6 +236,14 @@ impl Registry {
             list.retain(|a| a.tournament != tournament);
         }
         inner.assignments.retain(|_, l| !l.is_empty());
+    }
+
+    /// Tells the tournament's runner, if one runs here, that the organiser
+    /// took a control.
+    fn poke(&self, tournament: TournamentId) {
+        if let Some(tx) = self.lock().runners.get(&tournament) {
+            let _ = tx.send(runner::Wake::Control);
+        }
     }
 
     fn publish(&self, tournament: TournamentId, progress: Progress) {

@@ -3,7 +3,8 @@
 //! `GET /api/tournaments/{id}` shows the rounds and pairings, which only a
 //! replay of the recorded results gives. Replaying from scratch on every
 //! request cost seconds at 100,000 results; the cache keeps each replayed
-//! [`Tournament`] and records only the results stored since its last read.
+//! [`Tournament`] and applies only the log entries (results, organiser's
+//! controls) stored since its last read.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -13,14 +14,16 @@ use capicua_tournament::Tournament;
 use super::TournamentError;
 use super::store;
 use crate::db::Db;
-use crate::db::tournaments::{self, StoredResult};
+use crate::db::tournaments::{self, Logged, StoredResult};
 
-/// A tournament replayed up to its stored result `last_seq`.
+/// A tournament replayed up to its stored log's last entries.
 pub struct Replayed {
-    /// The state after the results below.
+    /// The state after the log below.
     pub tournament: Tournament,
     /// The results recorded, in order.
     pub results: Vec<StoredResult>,
+    /// The id of the last control of the log replayed (0: none).
+    pub last_control: i64,
 }
 
 /// Tournaments kept: beyond this many, the cache starts over (each entry
@@ -56,12 +59,13 @@ impl ReplayCache {
             None => {
                 let Some(stored) = store::load(db, id).await? else { return Ok(None) };
                 let tournament = stored.replay()?;
-                *slot = Some(Replayed { tournament, results: stored.results });
+                let (_, last_control) = stored.log.cursor(0, 0);
+                *slot = Some(Replayed { tournament, results: stored.log.results, last_control });
             }
             Some(replayed) => {
                 let last = replayed.results.last().map_or(0, |r| r.seq);
                 let update = async {
-                    let results = tournaments::results_after(db, id, last).await?;
+                    let tail = tournaments::log_after(db, id, last, replayed.last_control).await?;
                     let t = &mut replayed.tournament;
                     if t.config().is_arena() {
                         // Read after the results: every result's table is stored before its game.
@@ -69,9 +73,17 @@ impl ReplayCache {
                             t.add_arena_table(round)?;
                         }
                     }
-                    for r in results {
-                        t.record(r.result.clone())?;
-                        replayed.results.push(r);
+                    for entry in tail.in_order() {
+                        match entry {
+                            Logged::Result(r) => {
+                                t.record(r.result.clone())?;
+                                replayed.results.push(r.clone());
+                            }
+                            Logged::Control(c) => {
+                                t.control(c.control.clone())?;
+                                replayed.last_control = c.id;
+                            }
+                        }
                     }
                     Ok::<_, TournamentError>(())
                 };

@@ -8,135 +8,241 @@
 //! ```
 //!
 //! The runner never records a result the database does not hold: when a
-//! room reports its match stored, the runner reads every result committed
-//! since the last one it recorded, in `seq` order, and feeds them to
-//! [`Tournament::record`]; so the live state is always
-//! `Tournament::replay(spec, stored results)`. The next round is planned only
-//! from recorded (hence committed) results.
+//! room reports its match stored, or the organiser takes a control, the
+//! runner reads every log entry committed since the last one it applied
+//! (results and controls, in log order) and feeds them to
+//! [`Tournament::record`] and [`Tournament::control`]; so the live state is
+//! always `Tournament::replay_log(spec, stored log)`. The next round is
+//! planned only from applied (hence committed) entries.
+//!
+//! The organiser's status controls reach it as [`Wake::Control`]: paused, it
+//! opens no table and ends once none is in play (resume makes the
+//! tournament runnable again, and the scheduler starts a new runner);
+//! cancelled, it closes the rooms of its tables in play and ends.
 
 mod arena;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
 use capicua_engine::Variant;
 use capicua_protocol::{Progress, RoomSpec, TimeControl, TimeoutPolicy, TournamentId, TournamentStatus};
-use capicua_tournament::{ClockSpec, Config, MatchResult, Round, Table, TimeoutRule, Tournament};
+use capicua_tournament::{ClockSpec, Config, Round, Table, TimeoutRule, Tournament};
 use tokio::sync::{mpsc, oneshot};
 
 use super::{Assignment, Member, TournamentError, store, table_link};
 use crate::AppState;
-use crate::db::tournaments;
+use crate::db::tournaments::{self, Logged};
 use crate::room::{HostedSeat, TableOptions};
 
-/// Rooms opened for one table before the tournament is marked failed.
+/// Rooms opened for one table before the tournament is marked failed
+/// (the organiser may resume it once the cause is fixed: the count starts again).
 const MAX_ATTEMPTS: u32 = 5;
 
-/// Runs a tournament until it finishes, fails or the server shuts down
-/// (an arena by [`arena`]).
+/// What wakes a runner.
+#[derive(Debug)]
+pub(crate) enum Wake {
+    /// A table's room ended: its stored game, or `None` when it ended without one.
+    Table {
+        /// The round.
+        round: u32,
+        /// The table.
+        table: u32,
+        /// The stored game.
+        game: Option<i64>,
+    },
+    /// The organiser took a control: read the status and the log again.
+    Control,
+}
+
+/// Runs a tournament until it finishes, fails, is paused with no table in
+/// play, is cancelled or the server shuts down.
 pub(crate) async fn run(state: Arc<AppState>, id: TournamentId) {
-    match drive(&state, id).await {
+    let (tx, rx) = mpsc::unbounded_channel::<Wake>();
+    state.tournaments.lock().runners.insert(id, tx.clone());
+    match drive(&state, id, tx, rx).await {
         Ok(()) => {}
         Err(e) if state.is_shutting_down() => tracing::info!(tournament = id, error = %e, "stopped by shutdown"),
         Err(e) => {
             tracing::error!(tournament = id, error = %e, "tournament failed");
-            let _ = tournaments::set_status(&state.db, id, TournamentStatus::Failed, Some(&e.to_string())).await;
+            // Only a tournament still playing fails: a pause or cancel stands.
+            let _ = tournaments::set_status(
+                &state.db,
+                id,
+                TournamentStatus::Failed,
+                Some(&e.to_string()),
+                &[TournamentStatus::Pending, TournamentStatus::Running, TournamentStatus::Paused],
+            )
+            .await;
         }
     }
     state.tournaments.unassign_tournament(id);
-    state.tournaments.lock().running.remove(&id);
+    let mut inner = state.tournaments.lock();
+    inner.running.remove(&id);
+    inner.runners.remove(&id);
 }
 
-async fn drive(state: &Arc<AppState>, id: TournamentId) -> Result<(), TournamentError> {
+/// Closes a table's room as the organiser (a cancelled tournament).
+fn close_room(state: &AppState, room: u64) {
+    if let Some(handle) = state.room(room) {
+        let client = crate::Client {
+            conn: state.next_conn_id(),
+            ident: Arc::new(crate::Identity { player_id: None, name: "organiser".into(), admin: true }),
+            out: crate::outbox::Outbox::new(8, &state.flusher),
+        };
+        let _ = handle.tx.send(crate::room::RoomCmd::Close { client, id: None });
+    }
+}
+
+async fn drive(
+    state: &Arc<AppState>,
+    id: TournamentId,
+    tx: mpsc::UnboundedSender<Wake>,
+    mut rx: mpsc::UnboundedReceiver<Wake>,
+) -> Result<(), TournamentError> {
+    use TournamentStatus::{Pending, Running};
     let db = &state.db;
     let Some(stored) = store::load(db, id).await? else { return Ok(()) };
     if stored.config.is_arena() {
-        return arena::drive(state, id, stored).await;
+        return arena::drive(state, id, stored, tx, rx).await;
     }
-    let results: Vec<MatchResult> = stored.results.iter().map(|r| r.result.clone()).collect();
-    let mut last_seq = stored.results.last().map_or(0, |r| r.seq);
-    let mut t = Tournament::replay(stored.config, &results)?;
-    tracing::info!(tournament = id, results = results.len(), "running tournament");
-    tournaments::set_status(db, id, TournamentStatus::Running, None).await?;
+    let entries: Vec<_> = stored.log.in_order().into_iter().map(Logged::entry).collect();
+    let (mut last_seq, mut last_control) = stored.log.cursor(0, 0);
+    let mut t = Tournament::replay_log(stored.config, &entries)?;
+    // The organiser may have paused or cancelled it since the scheduler looked.
+    if !tournaments::set_status(db, id, Running, None, &[Pending, Running]).await? {
+        return Ok(());
+    }
+    tracing::info!(tournament = id, entries = entries.len(), "running tournament");
     tournaments::save_standings(db, id, &t.standings()).await?;
-    let (tx, mut rx) = mpsc::unbounded_channel::<(u32, u32, Option<i64>)>();
     let mut shutdown = state.shutdown();
-    // Tables of the current round with a room open, and rooms opened per table.
-    let mut open: HashSet<u32> = HashSet::new();
+    // Tables of the current round with a room open (by table: its room),
+    // and rooms opened per table.
+    let mut open: HashMap<u32, u64> = HashMap::new();
     let mut attempts: HashMap<(u32, u32), u32> = HashMap::new();
     let mut current: Option<u32> = None;
+    let mut paused = false;
     while let Some(round) = t.next_round() {
-        if current != Some(round.number) {
-            current = Some(round.number);
-            open.clear();
-            tournaments::save_round(db, id, &round).await?;
-            state.tournaments.publish(
-                id,
-                Progress::RoundStarted {
-                    round: round.number,
-                    stage: round.stage,
-                    variant: round.variant.clone(),
-                    tables: round.tables.len() as u32,
-                },
-            );
+        let in_play = t.pending_tables().iter().filter(|tb| open.contains_key(tb)).count();
+        if paused && in_play == 0 {
+            // Nothing left in play: stop here; `resume` makes it runnable again.
+            tracing::info!(tournament = id, "paused");
+            return Ok(());
         }
-        for table_no in t.pending_tables() {
-            if open.contains(&table_no) {
-                continue;
+        if !paused {
+            if current != Some(round.number) {
+                current = Some(round.number);
+                open.clear();
+                tournaments::save_round(db, id, &round).await?;
+                state.tournaments.publish(
+                    id,
+                    Progress::RoundStarted {
+                        round: round.number,
+                        stage: round.stage,
+                        variant: round.variant.clone(),
+                        tables: round.tables.len() as u32,
+                    },
+                );
             }
-            let n = attempts.entry((round.number, table_no)).or_default();
-            *n += 1;
-            if *n > MAX_ATTEMPTS {
-                return Err(TournamentError::Room(format!(
-                    "round {} table {table_no}: {MAX_ATTEMPTS} rooms ended without a stored match",
-                    round.number
-                )));
+            for table_no in t.pending_tables() {
+                if open.contains_key(&table_no) {
+                    continue;
+                }
+                let n = attempts.entry((round.number, table_no)).or_default();
+                *n += 1;
+                if *n > MAX_ATTEMPTS {
+                    return Err(TournamentError::Room(format!(
+                        "round {} table {table_no}: {MAX_ATTEMPTS} rooms ended without a stored match",
+                        round.number
+                    )));
+                }
+                let clock = t.config().spec().clock.clone();
+                let v = variant(t.config(), &round.variant)?;
+                let room =
+                    open_table(state, id, &round, &round.tables[table_no as usize], v, clock, tx.clone()).await?;
+                open.insert(table_no, room);
             }
-            let clock = t.config().spec().clock.clone();
-            let v = variant(t.config(), &round.variant)?;
-            open_table(state, id, &round, &round.tables[table_no as usize], v, clock, tx.clone()).await?;
-            open.insert(table_no);
         }
         let event = tokio::select! {
             e = rx.recv() => e,
             _ = crate::shutdown_signalled(&mut shutdown) => return Ok(()),
         };
-        let Some((round_no, table_no, game)) = event else { return Ok(()) };
-        if round_no != round.number {
-            continue;
-        }
-        match game {
-            Some(game) => {
-                // Committed with its result: record everything committed since.
-                for r in tournaments::results_after(db, id, last_seq).await? {
-                    let (rn, tn, winner) = (r.result.round, r.result.table, r.result.winner);
-                    t.record(r.result)?;
-                    last_seq = r.seq;
-                    state.tournaments.unassign(id, rn, tn);
-                    state
-                        .tournaments
-                        .publish(id, Progress::TableFinished { round: rn, table: tn, game: r.game, winner });
+        let Some(event) = event else { return Ok(()) };
+        let fresh = match event {
+            Wake::Control => {
+                let status = tournaments::summary_of(db, id).await?.map(|s| s.status);
+                match status {
+                    Some(TournamentStatus::Cancelled) | None => {
+                        // Its open tables close; games already stored stay.
+                        for (&table, &room) in &open {
+                            if t.pending_tables().contains(&table) {
+                                close_room(state, room);
+                            }
+                        }
+                        tracing::info!(tournament = id, "cancelled");
+                        return Ok(());
+                    }
+                    Some(TournamentStatus::Paused) => paused = true,
+                    Some(_) => paused = false,
                 }
-                // The standings rows were written with the match (see the database writer).
-                tracing::debug!(tournament = id, round = round_no, table = table_no, game, "table finished");
+                true
             }
-            None => {
-                if state.is_shutting_down() {
-                    return Ok(());
+            Wake::Table { round: round_no, table: table_no, game } => {
+                if round_no != round.number {
+                    continue;
                 }
-                // The room ended without a stored match: play it again from the start.
-                tracing::warn!(tournament = id, round = round_no, table = table_no, "table interrupted; replaying it");
-                state.tournaments.unassign(id, round_no, table_no);
-                open.remove(&table_no);
-                tokio::time::sleep(Duration::from_millis(100)).await;
+                match game {
+                    Some(game) => {
+                        // The standings rows were written with the match (see the database writer).
+                        tracing::debug!(tournament = id, round = round_no, table = table_no, game, "table finished");
+                        true
+                    }
+                    None => {
+                        if state.is_shutting_down() {
+                            return Ok(());
+                        }
+                        // The room ended without a stored match: play it again from the start.
+                        tracing::warn!(
+                            tournament = id,
+                            round = round_no,
+                            table = table_no,
+                            "table interrupted; replaying it"
+                        );
+                        state.tournaments.unassign(id, round_no, table_no);
+                        open.remove(&table_no);
+                        tokio::time::sleep(Duration::from_millis(100)).await;
+                        false
+                    }
+                }
             }
+        };
+        if fresh {
+            // Record everything committed since, results and controls, in log order.
+            let tail = tournaments::log_after(db, id, last_seq, last_control).await?;
+            for entry in tail.in_order() {
+                match entry {
+                    Logged::Result(r) => {
+                        let (rn, tn, winner) = (r.result.round, r.result.table, r.result.winner);
+                        t.record(r.result.clone())?;
+                        state.tournaments.unassign(id, rn, tn);
+                        state
+                            .tournaments
+                            .publish(id, Progress::TableFinished { round: rn, table: tn, game: r.game, winner });
+                    }
+                    Logged::Control(c) => {
+                        t.control(c.control.clone())?;
+                    }
+                }
+            }
+            (last_seq, last_control) = tail.cursor(last_seq, last_control);
         }
     }
-    tournaments::set_status(db, id, TournamentStatus::Finished, None).await?;
-    let names: Vec<String> = t.winners().iter().map(|w| t.entrants()[w.index()].name.clone()).collect();
-    tracing::info!(tournament = id, winners = ?names, "tournament finished");
-    state.tournaments.publish(id, Progress::Finished { winners: names });
+    if tournaments::set_status(db, id, TournamentStatus::Finished, None, &[Running, TournamentStatus::Paused]).await? {
+        let names: Vec<String> = t.winners().iter().map(|w| t.entrants()[w.index()].name.clone()).collect();
+        tracing::info!(tournament = id, winners = ?names, "tournament finished");
+        state.tournaments.publish(id, Progress::Finished { winners: names });
+    }
     Ok(())
 }
 
@@ -157,8 +263,8 @@ async fn open_table(
     table: &Table,
     v: Variant,
     clock: ClockSpec,
-    tx: mpsc::UnboundedSender<(u32, u32, Option<i64>)>,
-) -> Result<(), TournamentError> {
+    tx: mpsc::UnboundedSender<Wake>,
+) -> Result<u64, TournamentError> {
     let mut hosted = Vec::with_capacity(table.seats.len());
     let mut reserved = Vec::with_capacity(table.seats.len());
     for seat in &table.seats {
@@ -235,7 +341,7 @@ async fn open_table(
     let (rn, tn) = (round.number, table.id);
     tokio::spawn(async move {
         let game = done_rx.await.ok().flatten();
-        let _ = tx.send((rn, tn, game));
+        let _ = tx.send(Wake::Table { round: rn, table: tn, game });
     });
-    Ok(())
+    Ok(info.id)
 }

@@ -11,7 +11,7 @@ use capicua_tournament::{Config, EntrantSpec, Round, Tournament};
 
 use super::{Member, TournamentError};
 use crate::db::Db;
-use crate::db::tournaments::{self, EntrantKind, NewEntrant, SpecDefaults, StoredResult, Summary};
+use crate::db::tournaments::{self, EntrantKind, LogTail, Logged, NewEntrant, SpecDefaults, Summary};
 
 pub use crate::db::tournaments::SpecFormat;
 
@@ -119,8 +119,32 @@ pub async fn check_entrants(db: &Db, config: &Config, caps: SearchCaps) -> Resul
     Ok(())
 }
 
-/// Parses, validates and stores a new tournament (status `pending`); a
-/// serving server picks it up. Returns its id and configuration.
+/// Parses a scheduled start: unix seconds (`1767225600`) or an RFC 3339
+/// time (`2026-01-01T00:00:00Z`, `2026-01-01T01:00:00+01:00`).
+///
+/// ```
+/// use capicua_server::tournament::store::parse_starts_at;
+/// assert_eq!(parse_starts_at("1767225600").unwrap(), 1767225600);
+/// assert_eq!(parse_starts_at("2026-01-01T01:00:00+01:00").unwrap(), 1767225600);
+/// assert!(parse_starts_at("tomorrow").is_err());
+/// ```
+pub fn parse_starts_at(text: &str) -> Result<i64, TournamentError> {
+    let text = text.trim();
+    if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
+        return text.parse().map_err(|_| TournamentError::StartsAt(format!("{text:?} is too large")));
+    }
+    time::OffsetDateTime::parse(text, &time::format_description::well_known::Rfc3339)
+        .map(|t| t.unix_timestamp())
+        .map_err(|e| {
+            TournamentError::StartsAt(format!(
+                "{text:?} is neither unix seconds nor an RFC 3339 time (2026-01-01T18:00:00Z): {e}"
+            ))
+        })
+}
+
+/// Parses, validates and stores a new tournament (status `pending`, to
+/// start at `starts_at`, unix seconds, or at once); a serving server picks
+/// it up. Returns its id and configuration.
 ///
 /// Hosted entrants' strategies are checked against `caps` (the serving
 /// server's, which will host them). Variant files are refused from the
@@ -132,6 +156,7 @@ pub async fn create(
     format: SpecFormat,
     caps: SearchCaps,
     origin: Origin,
+    starts_at: Option<i64>,
 ) -> Result<(i64, Config), TournamentError> {
     let config = parse_spec(text, format)?;
     let files = read_variant_files(&config, origin)?;
@@ -153,28 +178,33 @@ pub async fn create(
         })
         .collect();
     let variants = serde_json::to_string(config.variant_files()).map_err(|e| TournamentError::Db(e.into()))?;
-    let id = tournaments::create(db, &spec.name, format, text, &variants, &entrants).await?;
+    let id = tournaments::create(db, &spec.name, format, text, &variants, &entrants, starts_at).await?;
     Ok((id, config))
 }
 
-/// A stored tournament: its summary, configuration and results in order.
+/// A stored tournament: its summary, configuration and log.
 pub struct Stored {
     /// The summary.
     pub summary: Summary,
     /// The validated configuration.
     pub config: Config,
-    /// Results in record order.
-    pub results: Vec<StoredResult>,
+    /// Its results and controls ([`LogTail::in_order`] is the replay order).
+    pub log: LogTail,
     /// An arena's tables in creation order (empty for other formats, whose
     /// tables follow from the results).
     pub tables: Vec<Round>,
 }
 
 impl Stored {
-    /// The tournament as its stored tables and results leave it; an
-    /// arena knows its stored deadline.
+    /// The tournament as its stored log (and an arena's stored tables)
+    /// leave it; an arena knows its stored deadline.
     pub fn replay(&self) -> Result<Tournament, TournamentError> {
-        let results: Vec<_> = self.results.iter().map(|r| r.result.clone()).collect();
+        if !self.config.is_arena() {
+            let entries: Vec<_> = self.log.in_order().into_iter().map(Logged::entry).collect();
+            return Ok(Tournament::replay_log(self.config.clone(), &entries)?);
+        }
+        // An arena takes no log controls (they are refused): its tables, then its results.
+        let results: Vec<_> = self.log.results.iter().map(|r| r.result.clone()).collect();
         let mut t = Tournament::replay_with_tables(self.config.clone(), &self.tables, &results)?;
         if let Some(ends_at) = self.summary.ends_at_ms {
             t.start_arena(ends_at as u64);
@@ -204,8 +234,8 @@ pub async fn load(db: &Db, id: i64) -> Result<Option<Stored>, TournamentError> {
         });
     }
     let config = config.with_variant_files(stored)?;
-    let results = tournaments::results_after(db, id, 0).await?;
+    let log = tournaments::log_after(db, id, 0, 0).await?;
     // Read after the results: every result's table is stored before its game.
     let tables = if config.is_arena() { tournaments::arena_rounds_from(db.pool(), id, 0).await? } else { Vec::new() };
-    Ok(Some(Stored { summary, config, results, tables }))
+    Ok(Some(Stored { summary, config, log, tables }))
 }

@@ -18,8 +18,15 @@
 //! stored tables and results are replayed, the tables without a result are
 //! played again from their start, and the arena goes on until its stored
 //! deadline.
+//!
+//! The organiser's status controls reach it as [`Wake::Control`]: paused,
+//! it pairs nobody new and opens no room, and ends once no game is in play
+//! (resume makes it runnable again: a new runner pairs until the stored
+//! deadline, which a pause does not move); cancelled, it closes the rooms
+//! of its games in play and ends. Withdrawals and corrections are refused
+//! for arenas (see `crate::tournament::control`).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -27,38 +34,62 @@ use capicua_protocol::{Progress, TournamentId, TournamentStatus};
 use capicua_tournament::{Round, Tournament};
 use tokio::sync::mpsc;
 
-use super::{MAX_ATTEMPTS, open_table, variant};
+use super::{MAX_ATTEMPTS, Wake, close_room, open_table, variant};
 use crate::AppState;
 use crate::db::{now_ms, tournaments};
 use crate::tournament::{TournamentError, store};
 
-/// Runs an arena until it finishes or the server shuts down.
+/// Runs an arena until it finishes, is paused with no game in play, is
+/// cancelled or the server shuts down.
 pub(super) async fn drive(
     state: &Arc<AppState>,
     id: TournamentId,
     stored: store::Stored,
+    tx: mpsc::UnboundedSender<Wake>,
+    mut rx: mpsc::UnboundedReceiver<Wake>,
 ) -> Result<(), TournamentError> {
+    use TournamentStatus::{Pending, Running};
     let db = &state.db;
-    let mut last_seq = stored.results.last().map_or(0, |r| r.seq);
+    let mut last_seq = stored.log.results.last().map_or(0, |r| r.seq);
     let mut t = stored.replay()?;
-    tracing::info!(tournament = id, results = stored.results.len(), tables = stored.tables.len(), "running arena");
-    tournaments::set_status(db, id, TournamentStatus::Running, None).await?;
+    // The organiser may have paused or cancelled it since the scheduler looked.
+    if !tournaments::set_status(db, id, Running, None, &[Pending, Running]).await? {
+        return Ok(());
+    }
+    tracing::info!(tournament = id, results = stored.log.results.len(), tables = stored.tables.len(), "running arena");
     tournaments::save_standings(db, id, &t.standings()).await?;
     if t.arena_ends_at().is_none() {
         let duration = t.arena_duration_ms().unwrap_or(0);
         let ends_at = tournaments::set_ends_at(db, id, now_ms().saturating_add(duration)).await?;
         t.start_arena(ends_at);
     }
-    let (tx, mut rx) = mpsc::unbounded_channel::<(u32, u32, Option<i64>)>();
     let mut shutdown = state.shutdown();
-    // Tables with a room open, and rooms opened per table.
-    let mut open: HashSet<u32> = HashSet::new();
+    // Tables with a room open (by table: its room), and rooms opened per table.
+    let mut open: HashMap<u32, u64> = HashMap::new();
     let mut attempts: HashMap<u32, u32> = HashMap::new();
+    let mut paused = false;
     loop {
+        if paused {
+            if open.is_empty() {
+                // Nothing left in play: stop here; `resume` makes it runnable again.
+                tracing::info!(tournament = id, "arena paused");
+                return Ok(());
+            }
+            let event = tokio::select! {
+                e = rx.recv() => e,
+                _ = crate::shutdown_signalled(&mut shutdown) => return Ok(()),
+            };
+            let Some(event) = event else { return Ok(()) };
+            match on_wake(state, id, &mut t, &mut open, &mut last_seq, event).await? {
+                Some(p) => paused = p,
+                None => return Ok(()),
+            }
+            continue;
+        }
         // A room for every table in play without one: resumed after a
         // restart, or whose room ended without a stored match.
         for round in t.rounds_in_play() {
-            if open.contains(&round.number) {
+            if open.contains_key(&round.number) {
                 continue;
             }
             let n = attempts.entry(round.number).or_default();
@@ -69,8 +100,8 @@ pub(super) async fn drive(
                     round.number
                 )));
             }
-            open_round(state, id, &t, &round, &tx).await?;
-            open.insert(round.number);
+            let room = open_round(state, id, &t, &round, &tx).await?;
+            open.insert(round.number, room);
         }
         let pairing = t.arena_pair(now_ms());
         for round in &pairing.tables {
@@ -86,8 +117,8 @@ pub(super) async fn drive(
                 },
             );
             attempts.insert(round.number, 1);
-            open_round(state, id, &t, round, &tx).await?;
-            open.insert(round.number);
+            let room = open_round(state, id, &t, round, &tx).await?;
+            open.insert(round.number, room);
         }
         if t.is_finished() {
             break;
@@ -100,34 +131,70 @@ pub(super) async fn drive(
             _ = tokio::time::sleep(wait.unwrap_or(Duration::ZERO)), if wait.is_some() => continue,
             _ = crate::shutdown_signalled(&mut shutdown) => return Ok(()),
         };
-        let Some((number, _table, game)) = event else { return Ok(()) };
-        match game {
-            Some(game) => {
-                // Committed with its result: record everything committed since.
-                for r in tournaments::results_after(db, id, last_seq).await? {
-                    let (rn, tn, winner) = (r.result.round, r.result.table, r.result.winner);
-                    t.record(r.result)?;
-                    last_seq = r.seq;
-                    open.remove(&rn);
-                    state.tournaments.unassign(id, rn, tn);
-                    state
-                        .tournaments
-                        .publish(id, Progress::TableFinished { round: rn, table: tn, game: r.game, winner });
-                }
-                tracing::debug!(tournament = id, table = number, game, "arena table finished");
-            }
-            None => {
-                if state.is_shutting_down() {
-                    return Ok(());
-                }
-                tracing::warn!(tournament = id, table = number, "arena table interrupted; replaying it");
-                state.tournaments.unassign(id, number, 0);
-                open.remove(&number);
-                tokio::time::sleep(Duration::from_millis(100)).await;
-            }
+        let Some(event) = event else { return Ok(()) };
+        match on_wake(state, id, &mut t, &mut open, &mut last_seq, event).await? {
+            Some(p) => paused = p,
+            None => return Ok(()),
         }
     }
     finish(state, id, &t).await
+}
+
+/// Handles what woke the arena: a stored game (its results are recorded),
+/// a room ended without one (its table is played again), or a control.
+/// Returns whether the arena is paused, or `None` when the runner stops
+/// (cancelled, or the server shuts down).
+async fn on_wake(
+    state: &Arc<AppState>,
+    id: TournamentId,
+    t: &mut Tournament,
+    open: &mut HashMap<u32, u64>,
+    last_seq: &mut i64,
+    event: Wake,
+) -> Result<Option<bool>, TournamentError> {
+    let db = &state.db;
+    match event {
+        Wake::Control => match tournaments::summary_of(db, id).await?.map(|s| s.status) {
+            Some(TournamentStatus::Cancelled) | None => {
+                // Its games in play close; games already stored stay.
+                for &room in open.values() {
+                    close_room(state, room);
+                }
+                tracing::info!(tournament = id, "arena cancelled");
+                Ok(None)
+            }
+            Some(TournamentStatus::Paused) => Ok(Some(true)),
+            Some(_) => Ok(Some(false)),
+        },
+        Wake::Table { round: number, game: Some(game), .. } => {
+            // Committed with its result: record everything committed since.
+            for r in tournaments::results_after(db, id, *last_seq).await? {
+                let (rn, tn, winner) = (r.result.round, r.result.table, r.result.winner);
+                t.record(r.result)?;
+                *last_seq = r.seq;
+                open.remove(&rn);
+                state.tournaments.unassign(id, rn, tn);
+                state.tournaments.publish(id, Progress::TableFinished { round: rn, table: tn, game: r.game, winner });
+            }
+            tracing::debug!(tournament = id, table = number, game, "arena table finished");
+            Ok(Some(current_pause(db, id).await?))
+        }
+        Wake::Table { round: number, game: None, .. } => {
+            if state.is_shutting_down() {
+                return Ok(None);
+            }
+            tracing::warn!(tournament = id, table = number, "arena table interrupted; replaying it");
+            state.tournaments.unassign(id, number, 0);
+            open.remove(&number);
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            Ok(Some(current_pause(db, id).await?))
+        }
+    }
+}
+
+/// Whether the stored status is `paused` (a control's wake may still be queued).
+async fn current_pause(db: &crate::db::Db, id: TournamentId) -> Result<bool, TournamentError> {
+    Ok(tournaments::summary_of(db, id).await?.is_some_and(|s| s.status == TournamentStatus::Paused))
 }
 
 /// Opens the room of an arena table (a round of one table).
@@ -136,15 +203,25 @@ async fn open_round(
     id: TournamentId,
     t: &Tournament,
     round: &Round,
-    tx: &mpsc::UnboundedSender<(u32, u32, Option<i64>)>,
-) -> Result<(), TournamentError> {
+    tx: &mpsc::UnboundedSender<Wake>,
+) -> Result<u64, TournamentError> {
     let v = variant(t.config(), &round.variant)?;
     let clock = t.config().spec().clock.clone();
     open_table(state, id, round, &round.tables[0], v, clock, tx.clone()).await
 }
 
 async fn finish(state: &Arc<AppState>, id: TournamentId, t: &Tournament) -> Result<(), TournamentError> {
-    tournaments::set_status(&state.db, id, TournamentStatus::Finished, None).await?;
+    if !tournaments::set_status(
+        &state.db,
+        id,
+        TournamentStatus::Finished,
+        None,
+        &[TournamentStatus::Running, TournamentStatus::Paused],
+    )
+    .await?
+    {
+        return Ok(());
+    }
     let names: Vec<String> = t.winners().iter().map(|w| t.entrants()[w.index()].name.clone()).collect();
     tracing::info!(tournament = id, winners = ?names, games = t.results().len(), "arena finished");
     state.tournaments.publish(id, Progress::Finished { winners: names });

@@ -1,0 +1,384 @@
+//! The organiser's controls that change pairings or standings: withdrawing
+//! an entrant and correcting a recorded result.
+//!
+//! A control is an entry of the tournament's log, in order with the
+//! results ([`Entry`]): [`Tournament::replay_log`] of the stored log rebuilds
+//! exactly the live state, as [`Tournament::replay`] does for results alone.
+//!
+//! - A withdrawn entrant is never seated in a round planned after its
+//!   withdrawal; its played games stay. The round in progress keeps its
+//!   tables (it was planned, and its tables may be in play): the withdrawn
+//!   entrant's match there is decided as any absent player's is, by the
+//!   tournament's clock (the no-show deadline forfeits a seat never taken,
+//!   `on-timeout` rules a seat left). A withdrawn entrant is never named a
+//!   winner and does not advance to a later stage.
+//! - A correction replaces a recorded result: its old counts are taken back
+//!   from the standings and the new ones added. Decisions already taken on
+//!   the old result stand (pairings of later rounds, disqualifications and
+//!   stop conditions judged when its round closed, the losing streak), and
+//!   in a knockout stage a correction may not change who went through.
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use super::{RecordError, Tournament};
+use crate::config::{Config, FormatKind};
+use crate::round::{EntrantId, MatchResult, Table};
+
+/// An organiser's change to a running tournament, recorded in its log.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "control", rename_all = "kebab-case", rename_all_fields = "kebab-case", deny_unknown_fields)]
+pub enum Control {
+    /// The entrant plays no round planned from now on.
+    Withdraw {
+        /// The entrant.
+        entrant: EntrantId,
+    },
+    /// The recorded result of `result.round`, `result.table` becomes `result`.
+    Correct {
+        /// The result as it should have been recorded.
+        result: MatchResult,
+    },
+}
+
+/// One entry of a tournament's log: what [`Tournament::replay_log`] replays.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Entry {
+    /// A table's result ([`Tournament::record`]).
+    Result(MatchResult),
+    /// An organiser's control ([`Tournament::control`]).
+    Control(Control),
+}
+
+/// A control the tournament cannot accept; the tournament is unchanged.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum ControlError {
+    /// The tournament is over: nobody can withdraw from it.
+    #[error("the tournament is finished")]
+    Finished,
+    /// No such entrant.
+    #[error("there is no entrant {0}")]
+    NoSuchEntrant(u32),
+    /// The entrant has already withdrawn.
+    #[error("entrant {0} has already withdrawn")]
+    AlreadyWithdrawn(u32),
+    /// No result is recorded for that table.
+    #[error("round {round} table {table} has no recorded result")]
+    NoSuchResult {
+        /// The round.
+        round: u32,
+        /// The table.
+        table: u32,
+    },
+    /// The corrected result does not fit its table.
+    #[error(transparent)]
+    Shape(RecordError),
+    /// In a knockout stage the bracket has moved on: the side that went
+    /// through cannot change.
+    #[error("round {round} table {table} is a knockout table: the correction would change who went through")]
+    BracketDecided {
+        /// The round.
+        round: u32,
+        /// The table.
+        table: u32,
+    },
+}
+
+/// A stored log that does not fit the tournament.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum LogError {
+    /// A result that does not fit.
+    #[error(transparent)]
+    Record(#[from] RecordError),
+    /// A control that does not fit.
+    #[error(transparent)]
+    Control(#[from] ControlError),
+}
+
+impl Tournament {
+    /// Rebuilds a tournament from its configuration and its whole log
+    /// (results and controls) in order; equal to the live tournament that
+    /// took them.
+    ///
+    /// ```
+    /// use capicua_tournament::{Control, EntrantId, Entry, MatchResult, SeatResult, Tournament, TournamentSpec};
+    /// let spec: TournamentSpec = serde_json::from_str(r#"{
+    ///     "name": "rr", "table": "duel", "variants": ["block"],
+    ///     "entrants": ["ana", "ben", "eva", "leo"], "stages": [{ "format": "round-robin" }]
+    /// }"#).unwrap();
+    /// let mut t = Tournament::new(spec.validate().unwrap());
+    /// // leo withdraws while round 0 (planned with him) is in play.
+    /// let leo = Control::Withdraw { entrant: EntrantId(3) };
+    /// t.control(leo.clone()).unwrap();
+    /// let mut log = vec![Entry::Control(leo)];
+    /// let round = t.next_round().unwrap();
+    /// for table in &round.tables {
+    ///     let seats = vec![SeatResult { score: 10, ..SeatResult::default() }, SeatResult::default()];
+    ///     let r = MatchResult { round: round.number, table: table.id, seats, winner: Some(0) };
+    ///     t.record(r.clone()).unwrap();
+    ///     log.push(Entry::Result(r));
+    /// }
+    /// // He sits at no table of the rounds planned since.
+    /// assert!(t.next_round().unwrap().tables.iter().all(|tb| !tb.sides.concat().contains(&EntrantId(3))));
+    /// assert_eq!(Tournament::replay_log(t.config().clone(), &log).unwrap(), t);
+    /// ```
+    pub fn replay_log(config: Config, log: &[Entry]) -> Result<Tournament, LogError> {
+        let mut t = Tournament::new(config);
+        for entry in log {
+            match entry {
+                Entry::Result(r) => t.record(r.clone())?,
+                Entry::Control(c) => {
+                    t.control(c.clone())?;
+                }
+            }
+        }
+        Ok(t)
+    }
+
+    /// Applies an organiser's control. For a correction, returns the result
+    /// it replaced.
+    pub fn control(&mut self, control: Control) -> Result<Option<MatchResult>, ControlError> {
+        match control {
+            Control::Withdraw { entrant } => {
+                if self.is_finished() {
+                    return Err(ControlError::Finished);
+                }
+                let i = entrant.index();
+                match self.withdrawn.get(i) {
+                    None => Err(ControlError::NoSuchEntrant(entrant.0)),
+                    Some(true) => Err(ControlError::AlreadyWithdrawn(entrant.0)),
+                    Some(false) => {
+                        self.withdrawn[i] = true;
+                        Ok(None)
+                    }
+                }
+            }
+            Control::Correct { result } => self.correct(result).map(Some),
+        }
+    }
+
+    /// Entrants withdrawn by the organiser, by id.
+    pub fn withdrawn(&self) -> Vec<EntrantId> {
+        self.entrants.iter().map(|e| e.id).filter(|e| self.withdrawn[e.index()]).collect()
+    }
+
+    /// The recorded result of a table (as corrected), if it has one.
+    pub fn result_of(&self, round: u32, table: u32) -> Option<&MatchResult> {
+        self.results.iter().find(|r| r.round == round && r.table == table)
+    }
+
+    /// The table `table` of round `round`, played or in progress.
+    fn table_of(&self, round: u32, table: u32) -> Option<&Table> {
+        let r = match self.rounds.get(round as usize) {
+            Some(r) => r,
+            None => &self.current.as_ref().filter(|c| c.round.number == round)?.round,
+        };
+        r.tables.get(table as usize)
+    }
+
+    fn correct(&mut self, result: MatchResult) -> Result<MatchResult, ControlError> {
+        let (round, table_no) = (result.round, result.table);
+        let missing = ControlError::NoSuchResult { round, table: table_no };
+        let at = self.results.iter().position(|r| r.round == round && r.table == table_no).ok_or(missing.clone())?;
+        let table = self.table_of(round, table_no).ok_or(missing)?.clone();
+        if result.seats.len() != table.seats.len() {
+            return Err(ControlError::Shape(RecordError::SeatCount {
+                table: table_no,
+                expected: table.seats.len(),
+                got: result.seats.len(),
+            }));
+        }
+        if let Some(w) = result.winner
+            && w as usize >= table.sides.len()
+        {
+            return Err(ControlError::Shape(RecordError::NoSuchSide {
+                table: table_no,
+                sides: table.sides.len(),
+                winner: w,
+            }));
+        }
+        let old = self.results[at].clone();
+        let stage = self.round_stage(round);
+        let knockout =
+            matches!(self.config.spec().stages[stage].format, FormatKind::Knockout | FormatKind::DoubleKnockout);
+        if knockout {
+            let scores = |r: &MatchResult| {
+                let seats: Vec<(usize, i64, u32)> =
+                    table.seats.iter().zip(&r.seats).map(|(s, r)| (s.side as usize, r.score, r.pips)).collect();
+                (0..table.sides.len()).map(|s| self.config.spec().scoring.side_score(s, &seats)).collect::<Vec<_>>()
+            };
+            if self.through(&table, old.winner, &scores(&old)) != self.through(&table, result.winner, &scores(&result))
+            {
+                return Err(ControlError::BracketDecided { round, table: table_no });
+            }
+        }
+        self.tally(&table, &old, -1);
+        self.tally(&table, &result, 1);
+        // One game per result, in the same order.
+        self.games[at].winner = result.winner.map(|w| w as usize);
+        self.results[at] = result;
+        Ok(old)
+    }
+
+    /// The stage of a round played or in progress.
+    fn round_stage(&self, round: u32) -> usize {
+        match self.rounds.get(round as usize) {
+            Some(r) => r.stage as usize,
+            None => self.stage,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::TournamentSpec;
+    use crate::round::SeatResult;
+
+    fn tournament(format: &str, entrants: u32, extra: &str) -> Tournament {
+        let names: Vec<String> = (0..entrants).map(|i| format!("\"p{i}\"")).collect();
+        let spec: TournamentSpec = serde_json::from_str(&format!(
+            r#"{{ "name": "t", "table": "duel", "variants": ["block"], "entrants": [{}],
+                 "stages": [{{ "format": "{format}" {extra} }}] }}"#,
+            names.join(", ")
+        ))
+        .unwrap();
+        Tournament::new(spec.validate().unwrap())
+    }
+
+    /// Plays the round in progress, side 0 winning 10 to 0; returns the results.
+    fn play_round(t: &mut Tournament, log: &mut Vec<Entry>) {
+        let round = t.next_round().expect("a round in progress");
+        for table in &round.tables {
+            let seats = table
+                .seats
+                .iter()
+                .map(|s| SeatResult { score: if s.side == 0 { 10 } else { 0 }, ..SeatResult::default() })
+                .collect();
+            let r = MatchResult { round: round.number, table: table.id, seats, winner: Some(0) };
+            t.record(r.clone()).unwrap();
+            log.push(Entry::Result(r));
+        }
+    }
+
+    fn control(t: &mut Tournament, log: &mut Vec<Entry>, c: Control) -> Option<MatchResult> {
+        let old = t.control(c.clone()).unwrap();
+        log.push(Entry::Control(c));
+        old
+    }
+
+    fn seated(t: &Tournament) -> Vec<EntrantId> {
+        t.next_round().map(|r| r.tables.iter().flat_map(|tb| tb.sides.concat()).collect()).unwrap_or_default()
+    }
+
+    #[test]
+    fn a_withdrawn_entrant_is_paired_in_no_later_swiss_round_and_keeps_its_games() {
+        let mut t = tournament("swiss", 6, r#", "rounds": 4"#);
+        let mut log = Vec::new();
+        play_round(&mut t, &mut log);
+        let gone = t.next_round().unwrap().tables[0].sides[0][0];
+        let before = t.standings().into_iter().find(|s| s.entrant == gone).unwrap();
+        // The round in progress keeps it (it was planned); it goes from the next.
+        control(&mut t, &mut log, Control::Withdraw { entrant: gone });
+        assert!(seated(&t).contains(&gone));
+        play_round(&mut t, &mut log);
+        for _ in 0..2 {
+            assert!(!seated(&t).contains(&gone), "{:?}", t.next_round());
+            play_round(&mut t, &mut log);
+        }
+        assert!(t.is_finished());
+        let after = t.standings().into_iter().find(|s| s.entrant == gone).unwrap();
+        assert_eq!(after.games, before.games + 1, "its played games stay");
+        assert_eq!(t.withdrawn(), [gone]);
+        assert!(!t.winners().contains(&gone));
+        assert_eq!(Tournament::replay_log(t.config().clone(), &log).unwrap(), t);
+    }
+
+    #[test]
+    fn a_withdrawn_entrant_leaves_a_round_robin_and_its_opponents_sit_out() {
+        let mut t = tournament("round-robin", 4, "");
+        let mut log = Vec::new();
+        play_round(&mut t, &mut log);
+        control(&mut t, &mut log, Control::Withdraw { entrant: EntrantId(1) });
+        play_round(&mut t, &mut log);
+        while !t.is_finished() {
+            assert!(!seated(&t).contains(&EntrantId(1)));
+            play_round(&mut t, &mut log);
+        }
+        assert_eq!(Tournament::replay_log(t.config().clone(), &log).unwrap(), t);
+    }
+
+    #[test]
+    fn withdrawing_twice_an_unknown_entrant_or_after_the_end_is_refused() {
+        let mut t = tournament("round-robin", 4, "");
+        t.control(Control::Withdraw { entrant: EntrantId(0) }).unwrap();
+        assert_eq!(t.control(Control::Withdraw { entrant: EntrantId(0) }), Err(ControlError::AlreadyWithdrawn(0)));
+        assert_eq!(t.control(Control::Withdraw { entrant: EntrantId(9) }), Err(ControlError::NoSuchEntrant(9)));
+        let mut log = Vec::new();
+        while !t.is_finished() {
+            play_round(&mut t, &mut log);
+        }
+        assert_eq!(t.control(Control::Withdraw { entrant: EntrantId(1) }), Err(ControlError::Finished));
+    }
+
+    #[test]
+    fn a_correction_recomputes_the_standings_as_if_the_result_had_been_recorded_so() {
+        let mut t = tournament("round-robin", 4, "");
+        let mut log = Vec::new();
+        play_round(&mut t, &mut log);
+        let first = t.results()[0].clone();
+        let fixed = MatchResult {
+            winner: Some(1),
+            seats: vec![
+                SeatResult { score: 3, ..SeatResult::default() },
+                SeatResult { score: 7, ..Default::default() },
+            ],
+            ..first.clone()
+        };
+        // The same round recorded with the right result from the start.
+        let mut straight = tournament("round-robin", 4, "");
+        for r in t.results() {
+            straight.record(if *r == first { fixed.clone() } else { r.clone() }).unwrap();
+        }
+        let old = control(&mut t, &mut log, Control::Correct { result: fixed.clone() });
+        assert_eq!(old, Some(first));
+        assert_eq!(t.result_of(0, fixed.table), Some(&fixed));
+        assert_eq!(t.standings(), straight.standings());
+        assert_eq!(Tournament::replay_log(t.config().clone(), &log).unwrap(), t);
+    }
+
+    #[test]
+    fn a_correction_of_a_missing_or_misshapen_result_is_refused() {
+        let mut t = tournament("round-robin", 4, "");
+        let mut log = Vec::new();
+        play_round(&mut t, &mut log);
+        let r = t.results()[0].clone();
+        let missing = MatchResult { round: 5, ..r.clone() };
+        assert_eq!(
+            t.control(Control::Correct { result: missing }),
+            Err(ControlError::NoSuchResult { round: 5, table: r.table })
+        );
+        let short = MatchResult { seats: vec![SeatResult::default()], ..r.clone() };
+        assert!(matches!(t.control(Control::Correct { result: short }), Err(ControlError::Shape(_))));
+        let side = MatchResult { winner: Some(2), ..r };
+        assert!(matches!(t.control(Control::Correct { result: side }), Err(ControlError::Shape(_))));
+    }
+
+    #[test]
+    fn a_knockout_correction_may_change_scores_but_not_who_went_through() {
+        let mut t = tournament("knockout", 4, "");
+        let mut log = Vec::new();
+        play_round(&mut t, &mut log);
+        let r = t.results()[0].clone();
+        let flipped = MatchResult { winner: Some(1), ..r.clone() };
+        assert_eq!(
+            t.control(Control::Correct { result: flipped }),
+            Err(ControlError::BracketDecided { round: 0, table: r.table })
+        );
+        let closer =
+            MatchResult { seats: vec![SeatResult { score: 6, ..Default::default() }, SeatResult::default()], ..r };
+        control(&mut t, &mut log, Control::Correct { result: closer });
+        assert_eq!(Tournament::replay_log(t.config().clone(), &log).unwrap(), t);
+    }
+}
