@@ -135,15 +135,7 @@ async fn drive(
                 current = Some(round.number);
                 open.clear();
                 tournaments::save_round(db, id, &round).await?;
-                state.tournaments.publish(
-                    id,
-                    Progress::RoundStarted {
-                        round: round.number,
-                        stage: round.stage,
-                        variant: round.variant.clone(),
-                        tables: round.tables.len() as u32,
-                    },
-                );
+                state.tournaments.publish(id, round_started(&round));
             }
             for table_no in t.pending_tables() {
                 if open.contains_key(&table_no) {
@@ -344,4 +336,14 @@ async fn open_table(
         let _ = tx.send(Wake::Table { round: rn, table: tn, game });
     });
     Ok(info.id)
+}
+
+/// The event that announces a round (an arena's table is a round of one).
+pub(super) fn round_started(round: &Round) -> Progress {
+    Progress::RoundStarted {
+        round: round.number,
+        stage: round.stage,
+        variant: round.variant.clone(),
+        tables: round.tables.len() as u32,
+    }
 }

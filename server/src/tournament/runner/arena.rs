@@ -107,15 +107,7 @@ pub(super) async fn drive(
         for round in &pairing.tables {
             // Stored before its room opens: the game's transaction finds it.
             tournaments::save_arena_table(db, id, round, last_seq).await?;
-            state.tournaments.publish(
-                id,
-                Progress::RoundStarted {
-                    round: round.number,
-                    stage: round.stage,
-                    variant: round.variant.clone(),
-                    tables: 1,
-                },
-            );
+            state.tournaments.publish(id, super::round_started(round));
             attempts.insert(round.number, 1);
             let room = open_round(state, id, &t, round, &tx).await?;
             open.insert(round.number, room);
