@@ -958,22 +958,40 @@ pub struct AwaitConfig {
 /// returns when that tournament is over.
 pub async fn await_assignments(cfg: AwaitConfig, tally: Arc<Tally>) -> Result<(), RemoteError> {
     spec::build(&cfg.strategy, 0)?;
-    let addr = ServerAddr::parse(&cfg.server)?;
+    // A tournament seat is reserved by name: an answer that is not the
+    // expected one will not change, so only transient errors reconnect.
+    reconnecting(&cfg.server, 0, &tally, Session::Assignments(&cfg)).await
+}
+
+/// What one connection of a seated bot does.
+enum Session<'a> {
+    /// Plays its tournament assignments ([`await_assignments`]).
+    Assignments(&'a AwaitConfig),
+    /// Plays on a ladder ([`ladder`]).
+    Ladder(&'a LadderConfig),
+}
+
+/// Runs `session` until it ends well or fails for good, reconnecting with
+/// backoff after each transient failure (told to the tally as bot `index`'s).
+async fn reconnecting(server: &str, index: u64, tally: &Tally, session: Session<'_>) -> Result<(), RemoteError> {
+    let addr = ServerAddr::parse(server)?;
     let mut backoff = Backoff::from_os();
     let result = loop {
         let mut connected = false;
-        match assignment_session(&cfg, &addr, &tally, &mut backoff, &mut connected).await {
+        let ended = match session {
+            Session::Assignments(cfg) => assignment_session(cfg, &addr, tally, &mut backoff, &mut connected).await,
+            Session::Ladder(cfg) => ladder_session(cfg, &addr, tally, &mut backoff, &mut connected).await,
+        };
+        match ended {
             Ok(()) => break Ok(()),
-            // A tournament seat is reserved by name: an answer that is not
-            // the expected one will not change.
             Err(e) if !e.is_transient() => break Err(e),
             Err(e) => {
-                tally.failed(0, &cfg.server, &e, connected);
+                tally.failed(index, server, &e, connected);
                 tokio::time::sleep(backoff.next_delay()).await;
             }
         }
     };
-    tally.outage.gone(0);
+    tally.outage.gone(index);
     result
 }
 
@@ -998,21 +1016,7 @@ pub struct LadderConfig {
 /// server takes the player off the ladder when its connection ends.
 pub async fn ladder(cfg: LadderConfig, tally: Arc<Tally>) -> Result<(), RemoteError> {
     spec::build(&cfg.strategy, 0)?;
-    let addr = ServerAddr::parse(&cfg.server)?;
-    let mut backoff = Backoff::from_os();
-    let result = loop {
-        let mut connected = false;
-        match ladder_session(&cfg, &addr, &tally, &mut backoff, &mut connected).await {
-            Ok(()) => break Ok(()),
-            Err(e) if !e.is_transient() => break Err(e),
-            Err(e) => {
-                tally.failed(cfg.index, &cfg.server, &e, connected);
-                tokio::time::sleep(backoff.next_delay()).await;
-            }
-        }
-    };
-    tally.outage.gone(cfg.index);
-    result
+    reconnecting(&cfg.server, cfg.index, &tally, Session::Ladder(&cfg)).await
 }
 
 async fn ladder_session(
