@@ -385,6 +385,14 @@ async fn a_visitor_watches_a_match_live_and_is_shown_no_hand() {
     let Some(b) = Browser::start(format!("http://{}", server.addr)).await else { return };
     lobby(&b).await;
     b.click_named(&format!("watch room {room}")).await;
+    // The log shows what happens from the moment the server counts the
+    // watcher (its `spectating` answer): a move made before that is only in
+    // the board the page is sent.
+    b.wait_js(
+        "the page to be watching",
+        "return [...document.querySelectorAll('.tag')].some((e) => e.textContent === 'watching')",
+    )
+    .await;
     let board = "return [...document.querySelectorAll('[aria-label=\"the board\"] [role=\"img\"]')].map((e) => e.getAttribute('aria-label'))";
     // The guest moves: each move shows up on the watcher's page as it happens.
     for salt in 0..6u64 {
