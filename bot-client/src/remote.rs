@@ -964,11 +964,22 @@ pub async fn await_assignments(cfg: AwaitConfig, tally: Arc<Tally>) -> Result<()
 }
 
 /// What one connection of a seated bot does.
+#[derive(Clone, Copy)]
 enum Session<'a> {
     /// Plays its tournament assignments ([`await_assignments`]).
     Assignments(&'a AwaitConfig),
     /// Plays on a ladder ([`ladder`]).
     Ladder(&'a LadderConfig),
+}
+
+impl Session<'_> {
+    /// The registered player's token the connection says `hello` with.
+    fn token(&self) -> &str {
+        match self {
+            Session::Assignments(cfg) => &cfg.token,
+            Session::Ladder(cfg) => &cfg.token,
+        }
+    }
 }
 
 /// Runs `session` until it ends well or fails for good, reconnecting with
@@ -978,10 +989,20 @@ async fn reconnecting(server: &str, index: u64, tally: &Tally, session: Session<
     let mut backoff = Backoff::from_os();
     let result = loop {
         let mut connected = false;
-        let ended = match session {
-            Session::Assignments(cfg) => assignment_session(cfg, &addr, tally, &mut backoff, &mut connected).await,
-            Session::Ladder(cfg) => ladder_session(cfg, &addr, tally, &mut backoff, &mut connected).await,
-        };
+        let ended = async {
+            let mut conn = Connection::connect(server).await?;
+            // Seats given back by `hello` resend their prompts: the session
+            // answers them.
+            conn.hello_with(Some(session.token().to_string()), false, true).await?;
+            connected = true;
+            backoff.reset();
+            tally.recovered(index, server);
+            match session {
+                Session::Assignments(cfg) => assignment_session(cfg, conn, &addr, tally).await,
+                Session::Ladder(cfg) => ladder_session(cfg, conn, &addr, tally).await,
+            }
+        }
+        .await;
         match ended {
             Ok(()) => break Ok(()),
             Err(e) if !e.is_transient() => break Err(e),
@@ -1021,17 +1042,10 @@ pub async fn ladder(cfg: LadderConfig, tally: Arc<Tally>) -> Result<(), RemoteEr
 
 async fn ladder_session(
     cfg: &LadderConfig,
+    mut conn: Connection,
     addr: &ServerAddr,
     tally: &Tally,
-    backoff: &mut Backoff,
-    connected: &mut bool,
 ) -> Result<(), RemoteError> {
-    let mut conn = Connection::connect(&cfg.server).await?;
-    // Seats given back by `hello` resend their prompts: they are answered below.
-    conn.hello_with(Some(cfg.token.clone()), false, true).await?;
-    *connected = true;
-    backoff.reset();
-    tally.recovered(cfg.index, &cfg.server);
     let mut early = VecDeque::new();
     match conn.request(ClientMsg::JoinLadder { variant: cfg.preset.clone() }, |m| early.push_back(m)).await? {
         ServerMsg::Ladder { .. } => {}
@@ -1064,16 +1078,10 @@ async fn ladder_session(
 
 async fn assignment_session(
     cfg: &AwaitConfig,
+    mut conn: Connection,
     addr: &ServerAddr,
     tally: &Tally,
-    backoff: &mut Backoff,
-    connected: &mut bool,
 ) -> Result<(), RemoteError> {
-    let mut conn = Connection::connect(&cfg.server).await?;
-    conn.hello_with(Some(cfg.token.clone()), false, true).await?;
-    *connected = true;
-    backoff.reset();
-    tally.recovered(0, &cfg.server);
     if let Some(t) = cfg.tournament {
         match conn.request(ClientMsg::SubscribeTournament { tournament: t }, |_| {}).await? {
             ServerMsg::TournamentProgress { progress: Progress::Subscribed { status, .. }, .. } => {
