@@ -136,6 +136,13 @@ pub struct Tournament {
 impl Tournament {
     /// Starts a tournament: draws the seeding if asked and plans round 0.
     pub fn new(config: Config) -> Tournament {
+        let n = config.entrant_count();
+        Tournament::planned(config, vec![false; n])
+    }
+
+    /// [`Tournament::new`] with the entrants of `withdrawn` (by index)
+    /// withdrawn before round 0 is planned.
+    fn planned(config: Config, withdrawn: Vec<bool>) -> Tournament {
         let spec = config.spec();
         let n = spec.entrants.len();
         let entrants: Vec<Entrant> = spec
@@ -178,7 +185,7 @@ impl Tournament {
             by_entrant: vec![Vec::new(); n],
             meetings: Meetings::new(n),
             disqualified: vec![false; n],
-            withdrawn: vec![false; n],
+            withdrawn,
             eliminated: vec![false; n],
             stage_reached: vec![0; n],
             knocked_out_at: vec![None; n],

@@ -5,7 +5,8 @@
 mod common;
 
 use capicua_tournament::{
-    EntrantId, MatchResult, REMATCH_WAIT_MS, Round, SeatResult, StopReason, Tournament, TournamentSpec,
+    Control, ControlError, EntrantId, Entry, MatchResult, REMATCH_WAIT_MS, Round, SeatResult, StopReason, Tournament,
+    TournamentSpec,
 };
 use common::{cases, mix};
 use proptest::prelude::*;
@@ -179,6 +180,101 @@ fn stored_tables_out_of_order_are_refused() {
     assert_eq!(e, capicua_tournament::ArenaError::OutOfOrder { expected: 0, got: 1 });
     let mut other = Tournament::new(common::config("duel", 4, r#"[{ "format": "round-robin" }]"#, ""));
     assert!(other.add_arena_table(tables[0].clone()).is_err());
+}
+
+/// Pairs (waiting out held-back rematches) until a table is paired.
+fn next_table(t: &mut Tournament, now: &mut u64) -> Round {
+    loop {
+        let p = t.arena_pair(*now);
+        match p.tables.first() {
+            Some(table) => return table.clone(),
+            None => *now = p.wake_at.expect("the arena still pairs"),
+        }
+    }
+}
+
+/// The live arena and the replay of its stored tables and log agree.
+fn assert_replays(t: &Tournament, log: &[Entry], now: u64) {
+    let mut back = Tournament::replay_arena_log(t.config().clone(), t.arena_tables(), log).unwrap();
+    back.start_arena(60_000);
+    back.arena_tick(now);
+    assert_eq!(&back, t);
+}
+
+#[test]
+fn a_withdrawn_arena_entrant_is_paired_no_more_and_its_game_in_play_counts() {
+    let mut t = arena(4, "", "");
+    t.start_arena(60_000);
+    let mut log = Vec::new();
+    let first = t.arena_pair(0).tables;
+    assert_eq!(pairs(&first), [(0, 1), (2, 3)]);
+    // 1 withdraws while playing 0.
+    let gone = Control::Withdraw { entrant: EntrantId(1), before_start: false };
+    t.control(gone.clone()).unwrap();
+    log.push(Entry::Control(gone));
+    for (r, w) in [(&first[0], Some(1)), (&first[1], Some(0))] {
+        t.record(result(r, w)).unwrap();
+        log.push(Entry::Result(result(r, w)));
+    }
+    assert_eq!(points(&t), [0, 3, 3, 0], "its game in play counts");
+    let mut now = 10;
+    for _ in 0..6 {
+        let table = next_table(&mut t, &mut now);
+        assert!(!table.tables[0].sides.concat().contains(&EntrantId(1)), "{table:?}");
+        let r = result(&table, Some(0));
+        t.record(r.clone()).unwrap();
+        log.push(Entry::Result(r));
+    }
+    assert_eq!(t.withdrawn(), [EntrantId(1)]);
+    assert_replays(&t, &log, now);
+    t.arena_tick(60_000);
+    assert!(t.is_finished());
+    assert!(!t.winners().contains(&EntrantId(1)));
+}
+
+#[test]
+fn an_arena_correction_recomputes_points_and_streaks_from_the_corrected_results() {
+    let mut t = arena(2, r#", "streak-bonus": true"#, "");
+    t.start_arena(60_000);
+    let mut log = Vec::new();
+    let mut now = 0;
+    // Entrant 0 wins three in a row: 3 + 3 + 6 (the third on a streak).
+    for _ in 0..3 {
+        let table = next_table(&mut t, &mut now);
+        let side0 = table.tables[0].sides[0][0] == EntrantId(0);
+        let r = result(&table, Some(u32::from(!side0)));
+        t.record(r.clone()).unwrap();
+        log.push(Entry::Result(r));
+    }
+    assert_eq!(points(&t), [12, 0]);
+    // The first was a draw: the streak starts at the second win, the third wins no bonus.
+    let played = t.results()[0].clone();
+    let fixed = MatchResult { winner: None, ..played.clone() };
+    assert_eq!(t.control(Control::Correct { result: fixed.clone() }).unwrap(), Some(played));
+    log.push(Entry::Control(Control::Correct { result: fixed.clone() }));
+    assert_eq!(points(&t), [1 + 3 + 3, 1]);
+    // As if recorded so from the start.
+    let mut results = t.results().to_vec();
+    results[0] = fixed;
+    let mut straight = Tournament::replay_with_tables(t.config().clone(), t.arena_tables(), &results).unwrap();
+    straight.start_arena(60_000);
+    assert_eq!(straight.standings(), t.standings());
+    // The next win is the second in a row: no bonus yet.
+    let table = next_table(&mut t, &mut now);
+    let side0 = table.tables[0].sides[0][0] == EntrantId(0);
+    let r = result(&table, Some(u32::from(!side0)));
+    t.record(r.clone()).unwrap();
+    log.push(Entry::Result(r));
+    assert_eq!(points(&t), [1 + 3 + 3 + 6, 1]);
+    assert_replays(&t, &log, now);
+    // A correction of a table without a result, or of the wrong shape, is refused.
+    let unplayed = MatchResult { round: 9, ..t.results()[0].clone() };
+    assert_eq!(
+        t.control(Control::Correct { result: unplayed }),
+        Err(ControlError::NoSuchResult { round: 9, table: 0 })
+    );
+    let side = MatchResult { winner: Some(2), ..t.results()[0].clone() };
+    assert!(matches!(t.control(Control::Correct { result: side }), Err(ControlError::Shape(_))));
 }
 
 proptest! {

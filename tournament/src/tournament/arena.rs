@@ -8,10 +8,22 @@
 //! tables and the stored results ([`Tournament::replay_with_tables`]).
 //! There is no clock here: the caller passes the time (`now`, in
 //! milliseconds on any clock it keeps to, as the deadline is).
+//!
+//! The organiser's controls ([`Control`](crate::Control)) are entries of
+//! its log as for other formats ([`Tournament::replay_arena_log`]):
+//! - a withdrawn entrant is paired no more; its game in play finishes and
+//!   counts;
+//! - a correction replaces a recorded result, and the arena's standings are
+//!   recomputed from the corrected sequence of results, in record order:
+//!   points, streak bonuses, disqualifications and the lenient referee's
+//!   halvings are those of an arena that had recorded the corrected result
+//!   in the first place (a win corrected into a loss ends the streak it was
+//!   part of, and the later wins of that streak lose their bonus). Pairings
+//!   already made stand.
 
 use thiserror::Error;
 
-use super::{RecordError, Tournament};
+use super::{ControlError, Entry, LogError, RecordError, Tournament};
 use crate::config::Config;
 use crate::rng::{Purpose, TourRng};
 use crate::round::{EntrantId, MatchResult, Round, Table};
@@ -169,6 +181,87 @@ impl Tournament {
         Ok(t)
     }
 
+    /// Rebuilds an arena from its stored tables (in creation order) and its
+    /// log (results and controls, in log order); equal to the live arena
+    /// that took them. The tables come first: a stored table changes no
+    /// standing, and no control depends on a table paired after it. For
+    /// other formats the tables are ignored, as [`Tournament::replay_log`].
+    ///
+    /// ```
+    /// use capicua_tournament::{Control, EntrantId, Entry, MatchResult, SeatResult, Tournament, TournamentSpec};
+    /// let spec: TournamentSpec = serde_json::from_str(r#"{
+    ///     "name": "arena", "table": "duel", "variants": ["block"],
+    ///     "entrants": ["ana", "ben", "eva", "leo"], "stages": [{ "format": "arena", "duration-secs": 60 }]
+    /// }"#).unwrap();
+    /// let config = spec.validate().unwrap();
+    /// let mut t = Tournament::new(config.clone());
+    /// t.start_arena(60_000);
+    /// let first = t.arena_pair(0).tables.remove(0);
+    /// let won = MatchResult { round: first.number, table: 0, seats: vec![SeatResult::default(); 2], winner: Some(0) };
+    /// t.record(won.clone()).unwrap();
+    /// // The organiser corrects it into a draw, and withdraws leo.
+    /// let log = vec![
+    ///     Entry::Result(won.clone()),
+    ///     Entry::Control(Control::Correct { result: MatchResult { winner: None, ..won } }),
+    ///     Entry::Control(Control::Withdraw { entrant: EntrantId(3), before_start: false }),
+    /// ];
+    /// for entry in &log[1..] {
+    ///     if let Entry::Control(c) = entry { t.control(c.clone()).unwrap(); }
+    /// }
+    /// let mut back = Tournament::replay_arena_log(config, t.arena_tables(), &log).unwrap();
+    /// back.start_arena(60_000);
+    /// assert_eq!(back, t);
+    /// ```
+    pub fn replay_arena_log(config: Config, tables: &[Round], log: &[Entry]) -> Result<Tournament, LogError> {
+        let mut t = Tournament::new(config);
+        if t.arena.is_some() {
+            for table in tables {
+                t.add_arena_table(table.clone())?;
+            }
+        }
+        for entry in log {
+            match entry {
+                Entry::Result(r) => t.record(r.clone())?,
+                Entry::Control(c) => {
+                    t.control(c.clone())?;
+                }
+            }
+        }
+        Ok(t)
+    }
+
+    /// Replaces the arena result at index `at` of the results by `result`
+    /// (already checked against its table) and recomputes the standings
+    /// from the corrected results in record order (see the module's
+    /// documentation); returns the result replaced.
+    pub(super) fn correct_arena(&mut self, at: usize, result: MatchResult) -> Result<MatchResult, ControlError> {
+        let a = self.arena.as_ref().expect("an arena");
+        let mut results = self.results.clone();
+        let old = std::mem::replace(&mut results[at], result);
+        let mut fresh = Tournament::new(self.config.clone());
+        for table in &a.tables {
+            fresh.add_arena_table(table.clone()).expect("the arena's own tables fit it");
+        }
+        for r in results {
+            fresh.record(r).map_err(ControlError::Shape)?;
+        }
+        // What results do not decide: the organiser's withdrawals, the
+        // deadline and whether the arena pairs no more, live waiting times.
+        fresh.withdrawn.clone_from(&self.withdrawn);
+        let f = fresh.arena.as_mut().expect("an arena");
+        f.ends_at = a.ends_at;
+        f.closed = a.closed;
+        f.waiting_since.clone_from(&a.waiting_since);
+        fresh.finish_arena_if_done();
+        *self = fresh;
+        Ok(old)
+    }
+
+    /// An arena's table `round` (a round of one table), paired earlier.
+    pub(super) fn arena_table(&self, round: u32, table: u32) -> Option<&Table> {
+        self.arena.as_ref()?.tables.get(round as usize)?.tables.get(table as usize)
+    }
+
     /// An arena's deadline, once set by [`Tournament::start_arena`].
     pub fn arena_ends_at(&self) -> Option<u64> {
         self.arena.as_ref()?.ends_at
@@ -218,7 +311,8 @@ impl Tournament {
     /// Pairs an arena's free entrants at time `now` (after
     /// [`Tournament::start_arena`]; nothing before, nor for other formats).
     ///
-    /// Free entrants are taken best first in the standings; each is paired
+    /// Free entrants (neither disqualified nor withdrawn) are taken best
+    /// first in the standings; each is paired
     /// with the free entrant nearest below it, skipping the one whose last
     /// game was against it while its last game was against that one too (an
     /// immediate rematch); those two meet again only when nobody else is
@@ -253,7 +347,7 @@ impl Tournament {
             .entrants
             .iter()
             .map(|e| e.id)
-            .filter(|e| a.in_play[e.index()] == 0 && !self.disqualified[e.index()])
+            .filter(|e| a.in_play[e.index()] == 0 && !self.disqualified[e.index()] && !self.withdrawn[e.index()])
             .collect();
         let ranker = self.ranker();
         let mut left = ranker.order(&free, |e| ranker.primary(e));

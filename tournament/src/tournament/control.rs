@@ -11,12 +11,17 @@
 //!   entrant's match there is decided as any absent player's is, by the
 //!   tournament's clock (the no-show deadline forfeits a seat never taken,
 //!   `on-timeout` rules a seat left). A withdrawn entrant is never named a
-//!   winner and does not advance to a later stage.
+//!   winner and does not advance to a later stage. A withdrawal taken
+//!   before the tournament started (`before_start`, set by the server while
+//!   no table has opened) plans round 0 again without the entrant: it then
+//!   has no table at all (in a round robin its scheduled opponents sit out).
 //! - A correction replaces a recorded result: its old counts are taken back
 //!   from the standings and the new ones added. Decisions already taken on
 //!   the old result stand (pairings of later rounds, disqualifications and
 //!   stop conditions judged when its round closed, the losing streak), and
 //!   in a knockout stage a correction may not change who went through.
+//!   An arena recomputes its standings from the corrected results instead
+//!   (its streak bonus depends on the order of results; see `arena.rs`).
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
@@ -33,6 +38,11 @@ pub enum Control {
     Withdraw {
         /// The entrant.
         entrant: EntrantId,
+        /// Taken before the tournament started (no table opened yet): the
+        /// round planned at creation is planned again without the entrant.
+        /// Refused once a result is recorded.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        before_start: bool,
     },
     /// The recorded result of `result.round`, `result.table` becomes `result`.
     Correct {
@@ -63,6 +73,9 @@ pub enum ControlError {
     /// The entrant has already withdrawn.
     #[error("entrant {0} has already withdrawn")]
     AlreadyWithdrawn(u32),
+    /// A withdrawal before the start, once a result is recorded.
+    #[error("the tournament has started: its first round cannot be planned again")]
+    Started,
     /// No result is recorded for that table.
     #[error("round {round} table {table} has no recorded result")]
     NoSuchResult {
@@ -94,6 +107,9 @@ pub enum LogError {
     /// A control that does not fit.
     #[error(transparent)]
     Control(#[from] ControlError),
+    /// A stored arena table that does not fit.
+    #[error(transparent)]
+    Arena(#[from] super::arena::ArenaError),
 }
 
 impl Tournament {
@@ -109,7 +125,7 @@ impl Tournament {
     /// }"#).unwrap();
     /// let mut t = Tournament::new(spec.validate().unwrap());
     /// // leo withdraws while round 0 (planned with him) is in play.
-    /// let leo = Control::Withdraw { entrant: EntrantId(3) };
+    /// let leo = Control::Withdraw { entrant: EntrantId(3), before_start: false };
     /// t.control(leo.clone()).unwrap();
     /// let mut log = vec![Entry::Control(leo)];
     /// let round = t.next_round().unwrap();
@@ -140,7 +156,7 @@ impl Tournament {
     /// it replaced.
     pub fn control(&mut self, control: Control) -> Result<Option<MatchResult>, ControlError> {
         match control {
-            Control::Withdraw { entrant } => {
+            Control::Withdraw { entrant, before_start } => {
                 if self.is_finished() {
                     return Err(ControlError::Finished);
                 }
@@ -148,6 +164,15 @@ impl Tournament {
                 match self.withdrawn.get(i) {
                     None => Err(ControlError::NoSuchEntrant(entrant.0)),
                     Some(true) => Err(ControlError::AlreadyWithdrawn(entrant.0)),
+                    Some(false) if before_start && !self.results.is_empty() => Err(ControlError::Started),
+                    Some(false) if before_start && self.arena.is_none() => {
+                        // Nothing was played: round 0 is planned again, as
+                        // at creation, without the entrant.
+                        let mut withdrawn = self.withdrawn.clone();
+                        withdrawn[i] = true;
+                        *self = Tournament::planned(self.config.clone(), withdrawn);
+                        Ok(None)
+                    }
                     Some(false) => {
                         self.withdrawn[i] = true;
                         Ok(None)
@@ -181,7 +206,12 @@ impl Tournament {
         let (round, table_no) = (result.round, result.table);
         let missing = ControlError::NoSuchResult { round, table: table_no };
         let at = self.results.iter().position(|r| r.round == round && r.table == table_no).ok_or(missing.clone())?;
-        let table = self.table_of(round, table_no).ok_or(missing)?.clone();
+        let table = match self.arena {
+            Some(_) => self.arena_table(round, table_no),
+            None => self.table_of(round, table_no),
+        }
+        .ok_or(missing)?
+        .clone();
         if result.seats.len() != table.seats.len() {
             return Err(ControlError::Shape(RecordError::SeatCount {
                 table: table_no,
@@ -197,6 +227,9 @@ impl Tournament {
                 sides: table.sides.len(),
                 winner: w,
             }));
+        }
+        if self.arena.is_some() {
+            return self.correct_arena(at, result);
         }
         let old = self.results[at].clone();
         let stage = self.round_stage(round);
@@ -280,7 +313,7 @@ mod tests {
         let gone = t.next_round().unwrap().tables[0].sides[0][0];
         let before = t.standings().into_iter().find(|s| s.entrant == gone).unwrap();
         // The round in progress keeps it (it was planned); it goes from the next.
-        control(&mut t, &mut log, Control::Withdraw { entrant: gone });
+        control(&mut t, &mut log, Control::Withdraw { entrant: gone, before_start: false });
         assert!(seated(&t).contains(&gone));
         play_round(&mut t, &mut log);
         for _ in 0..2 {
@@ -296,11 +329,33 @@ mod tests {
     }
 
     #[test]
+    fn a_withdrawal_before_the_start_plans_round_0_again_without_the_entrant() {
+        for (format, extra) in [("swiss", r#", "rounds": 3"#), ("round-robin", ""), ("knockout", "")] {
+            let mut t = tournament(format, 6, extra);
+            let gone = seated(&t)[0];
+            let mut log = Vec::new();
+            control(&mut t, &mut log, Control::Withdraw { entrant: gone, before_start: true });
+            assert!(!seated(&t).contains(&gone), "{format}: {:?}", t.next_round());
+            assert_eq!(t.next_round().unwrap().number, 0);
+            while !t.is_finished() {
+                assert!(!seated(&t).contains(&gone));
+                play_round(&mut t, &mut log);
+            }
+            assert_eq!(Tournament::replay_log(t.config().clone(), &log).unwrap(), t);
+        }
+        // Once a result is recorded, the first round stands.
+        let mut t = tournament("round-robin", 4, "");
+        play_round(&mut t, &mut Vec::new());
+        let late = Control::Withdraw { entrant: EntrantId(0), before_start: true };
+        assert_eq!(t.control(late), Err(ControlError::Started));
+    }
+
+    #[test]
     fn a_withdrawn_entrant_leaves_a_round_robin_and_its_opponents_sit_out() {
         let mut t = tournament("round-robin", 4, "");
         let mut log = Vec::new();
         play_round(&mut t, &mut log);
-        control(&mut t, &mut log, Control::Withdraw { entrant: EntrantId(1) });
+        control(&mut t, &mut log, Control::Withdraw { entrant: EntrantId(1), before_start: false });
         play_round(&mut t, &mut log);
         while !t.is_finished() {
             assert!(!seated(&t).contains(&EntrantId(1)));
@@ -312,14 +367,23 @@ mod tests {
     #[test]
     fn withdrawing_twice_an_unknown_entrant_or_after_the_end_is_refused() {
         let mut t = tournament("round-robin", 4, "");
-        t.control(Control::Withdraw { entrant: EntrantId(0) }).unwrap();
-        assert_eq!(t.control(Control::Withdraw { entrant: EntrantId(0) }), Err(ControlError::AlreadyWithdrawn(0)));
-        assert_eq!(t.control(Control::Withdraw { entrant: EntrantId(9) }), Err(ControlError::NoSuchEntrant(9)));
+        t.control(Control::Withdraw { entrant: EntrantId(0), before_start: false }).unwrap();
+        assert_eq!(
+            t.control(Control::Withdraw { entrant: EntrantId(0), before_start: false }),
+            Err(ControlError::AlreadyWithdrawn(0))
+        );
+        assert_eq!(
+            t.control(Control::Withdraw { entrant: EntrantId(9), before_start: false }),
+            Err(ControlError::NoSuchEntrant(9))
+        );
         let mut log = Vec::new();
         while !t.is_finished() {
             play_round(&mut t, &mut log);
         }
-        assert_eq!(t.control(Control::Withdraw { entrant: EntrantId(1) }), Err(ControlError::Finished));
+        assert_eq!(
+            t.control(Control::Withdraw { entrant: EntrantId(1), before_start: false }),
+            Err(ControlError::Finished)
+        );
     }
 
     #[test]
