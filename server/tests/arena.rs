@@ -54,10 +54,16 @@ async fn finished(server: &TestServer, id: i64, within: Duration) -> Value {
 type Tally = HashMap<String, (i64, i64, i64, i64, i64)>;
 
 /// Checks the stored arena against its standings, all read in one
-/// transaction (one commit's state); with `finished`, also that every
-/// table has its result and that the HTTP standings agree. Returns the
-/// number of games.
-async fn check_consistent(finished: Option<&TestServer>, pool: &SqlitePool, id: i64) -> usize {
+/// transaction (one commit's state), the results of `corrected` tables
+/// (by number) having the winner given there; with `finished`, also that
+/// every table has its result and that the HTTP standings agree. Returns
+/// the number of games.
+async fn check_consistent(
+    finished: Option<&TestServer>,
+    pool: &SqlitePool,
+    id: i64,
+    corrected: &HashMap<i64, Option<i64>>,
+) -> usize {
     let mut tx = pool.begin().await.unwrap();
     // Every stored game is a recorded match of this arena, with the match's winner.
     let games: HashMap<i64, Option<i64>> = sqlx::query("SELECT id, winner FROM games")
@@ -107,6 +113,8 @@ async fn check_consistent(finished: Option<&TestServer>, pool: &SqlitePool, id: 
         let seated: Vec<String> = table.seats.iter().map(|s| s.player.clone()).collect();
         assert_eq!(names, seated, "game {game} was played by its table's seats");
         seq_of_table.insert(round, seq);
+        // The standings count a corrected result as corrected, in its place.
+        let winner = corrected.get(&round).copied().unwrap_or(winner);
         for seat in &table.seats {
             let won = winner == Some(i64::from(seat.side));
             let row = tally.entry(seat.player.clone()).or_default();
@@ -196,7 +204,7 @@ async fn an_arena_of_hosted_bots_runs_to_its_deadline_and_its_standings_match_th
             if n >= at_least { Ok(()) } else { Err(n) }
         })
         .await;
-        check_consistent(None, &pool, id).await;
+        check_consistent(None, &pool, id, &HashMap::new()).await;
     }
     let detail = finished(&server, id, Duration::from_secs(120)).await;
     let ends_at = detail["ends-at-ms"].as_i64().expect("an arena shows its deadline");
@@ -204,7 +212,7 @@ async fn an_arena_of_hosted_bots_runs_to_its_deadline_and_its_standings_match_th
     assert!(finished_at * 1000 >= ends_at - 1000, "finished at {finished_at}, before the deadline {ends_at}");
     assert!(detail["rounds"].as_array().unwrap().iter().all(|r| r["in-progress"] == false), "{}", detail["rounds"]);
     assert!(!detail["winners"].as_array().unwrap().is_empty());
-    let games = check_consistent(Some(&server), &pool, id).await;
+    let games = check_consistent(Some(&server), &pool, id, &HashMap::new()).await;
     // Paired again as games ended: many more games than one round's eight tables.
     assert!(games > 32, "{games} games in a minute");
     eprintln!("arena of 16 hosted bots: {games} games in 60 s");
@@ -300,7 +308,7 @@ async fn a_killed_server_resumes_the_arena_until_its_stored_deadline() {
     assert!(after.len() > before.len(), "the resumed arena played on");
     // Read back by a server of its own (the arena is finished: it does not run again).
     let server = TestServer::start_with(db.clone(), config()).await;
-    check_consistent(Some(&server), &pool, 1).await;
+    check_consistent(Some(&server), &pool, 1, &HashMap::new()).await;
     pool.close().await;
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -311,24 +319,23 @@ async fn tables(pool: &SqlitePool) -> i64 {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_paused_arena_pairs_nobody_new_until_resumed_and_refuses_withdrawals_and_corrections() {
+async fn a_paused_arena_pairs_nobody_new_until_resumed() {
     let db = temp_db();
     let server = TestServer::start_with(db.clone(), config()).await;
     let id = create(&server, &spec(120)).await;
     let pool = SqlitePool::connect(&format!("sqlite://{}", db.display())).await.unwrap();
+    // The first pairing (eight tables, stored one by one as their rooms
+    // open) is stored whole: a table already paired plays even if a pause
+    // comes before it is stored, and the check below would count it.
     wait_for("a few arena games", Duration::from_secs(60), async || {
         let n: i64 = sqlx::query("SELECT COUNT(*) FROM tournament_matches").fetch_one(&pool).await.unwrap().get(0);
-        if n >= 4 { Ok(()) } else { Err(n) }
+        let t = tables(&pool).await;
+        if n >= 4 && t >= 8 { Ok(()) } else { Err((n, t)) }
     })
     .await;
     let post = async |name: &str, body: Value| {
         server.post_json(&format!("/api/tournaments/{id}/{name}"), Some(ADMIN), &body.to_string()).await
     };
-    // Its stored tables and pairing do not replay withdrawals or corrections: refused.
-    let (status, e) = post("withdraw", json!({"entrant": "bot:random#0"})).await;
-    assert_eq!((status, e["code"].as_str()), (409, Some("tournament-state")), "{e}");
-    let (status, e) = post("correct", json!({"round": 0, "table": 0, "winner": null})).await;
-    assert_eq!((status, e["code"].as_str()), (409, Some("tournament-state")), "{e}");
     let (status, paused) = post("pause", json!({"by": "referee"})).await;
     assert_eq!((status, paused["status"].as_str()), (200, Some("paused")), "{paused}");
     // The games in play finish...
@@ -361,4 +368,68 @@ async fn a_paused_arena_pairs_nobody_new_until_resumed_and_refuses_withdrawals_a
     let audit = server.get_json(&format!("/api/tournaments/{id}/audit")).await;
     let actions: Vec<&str> = audit.as_array().unwrap().iter().map(|a| a["action"].as_str().unwrap()).collect();
     assert_eq!(actions, ["pause", "resume", "cancel"], "{audit}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_arena_takes_corrections_and_withdrawals_and_its_standings_stay_exact_across_a_restart() {
+    let db = temp_db();
+    let mut server = TestServer::start_with(db.clone(), config()).await;
+    let id = create(&server, &spec(5)).await;
+    let pool = SqlitePool::connect(&format!("sqlite://{}", db.display())).await.unwrap();
+    let (round, winner): (i64, Option<i64>) = wait_for("a first arena game", Duration::from_secs(30), async || {
+        match sqlx::query("SELECT round, winner FROM tournament_matches ORDER BY seq LIMIT 1")
+            .fetch_optional(&pool)
+            .await
+        {
+            Ok(Some(r)) => Ok((r.get(0), r.get(1))),
+            other => Err(other.map(|r| r.is_some()).map_err(|e| e.to_string())),
+        }
+    })
+    .await;
+    let post = async |name: &str, body: Value| {
+        server.post_json(&format!("/api/tournaments/{id}/{name}"), Some(ADMIN), &body.to_string()).await
+    };
+    // The first game's result becomes the other one: the standings are
+    // recomputed from the corrected results, streaks included, at the commit.
+    let fixed = if winner.is_none() { Some(0) } else { None };
+    let (status, e) = post("correct", json!({"round": round, "table": 0, "winner": fixed})).await;
+    assert_eq!(status, 200, "{e}");
+    let corrected = HashMap::from([(round, fixed)]);
+    check_consistent(None, &pool, id, &corrected).await;
+    // A withdrawn entrant is paired no more once the withdrawal is applied:
+    // no table paired after a later result was recorded seats it.
+    let (status, e) = post("withdraw", json!({"entrant": "bot:random#0"})).await;
+    assert_eq!(status, 200, "{e}");
+    let after_seq: i64 = sqlx::query("SELECT after_seq FROM tournament_controls WHERE action = 'withdraw'")
+        .fetch_one(&pool)
+        .await
+        .unwrap()
+        .get(0);
+    let done = finished(&server, id, Duration::from_secs(60)).await;
+    let later: Vec<String> = sqlx::query("SELECT table_json FROM tournament_tables WHERE after_seq > ?")
+        .bind(after_seq)
+        .fetch_all(&pool)
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    assert!(!later.is_empty(), "the arena paired on after the withdrawal");
+    assert!(later.iter().all(|t| !t.contains("\"bot:random#0\"")), "{later:?}");
+    check_consistent(Some(&server), &pool, id, &corrected).await;
+    assert_eq!(done["withdrawn"], json!([0]));
+    assert!(!done["winners"].as_array().unwrap().contains(&json!("bot:random#0")));
+    let view = server.get_json(&format!("/api/tournaments/{id}/standings")).await;
+    assert_eq!(view, done["standings"], "the SQL view and the replay");
+    // A new server replays the stored tables, results and controls to the same state.
+    server.stop().await;
+    let server = TestServer::start_with(db, config()).await;
+    let again = server.get_json(&format!("/api/tournaments/{id}")).await;
+    assert_eq!(again["standings"], done["standings"]);
+    assert_eq!(again["withdrawn"], json!([0]));
+    let table = again["rounds"].as_array().unwrap().iter().find(|r| r["number"] == round).unwrap();
+    assert_eq!(table["tables"][0]["result"]["winner"], json!(fixed));
+    let audit = server.get_json(&format!("/api/tournaments/{id}/audit")).await;
+    let actions: Vec<&str> = audit.as_array().unwrap().iter().map(|a| a["action"].as_str().unwrap()).collect();
+    assert_eq!(actions, ["correct", "withdraw"], "{audit}");
 }

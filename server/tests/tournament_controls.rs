@@ -502,3 +502,44 @@ async fn only_a_tournament_that_has_not_started_is_deleted() {
     let (s, _) = common::http_request(server.addr, "DELETE", "/api/tournaments/99", Some(ADMIN), None).await;
     assert_eq!(s, 404);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_withdrawal_before_the_start_plans_the_first_round_again_without_the_entrant() {
+    let db = temp_db();
+    let mut server = admin_server_on(db.clone()).await;
+    let spec = json!({
+        "name": "soon", "seed": 3, "table": "duel", "variants": ["block"],
+        "entrants": ["bot:random#1", "bot:random#2", "bot:random#3", "bot:random#4"],
+        "stages": [{"format": "round-robin"}]
+    })
+    .to_string();
+    let start = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() + 2;
+    let (_, created) = server.post_json(&format!("/api/tournaments?starts-at={start}"), Some(ADMIN), &spec).await;
+    let id = created["id"].as_i64().unwrap();
+    // Round 0 is planned at creation with every entrant...
+    let planned = server.get_json(&detail_path(id)).await;
+    assert!(seats_entrant(&planned["rounds"][0], 3), "{planned}");
+    let (s, e) = control(&server, id, "withdraw", json!({"entrant": "bot:random#4"})).await;
+    assert_eq!((s, e["status"].as_str()), (200, Some("pending")), "{e}");
+    // ...and planned again without the withdrawn one, before any table opens.
+    let replanned = server.get_json(&detail_path(id)).await;
+    assert!(!seats_entrant(&replanned["rounds"][0], 3), "{replanned}");
+    let audit = server.get_json(&format!("/api/tournaments/{id}/audit")).await;
+    assert_eq!(audit[0]["control"], json!({"control": "withdraw", "entrant": 3, "before-start": true}), "{audit}");
+    let done = wait_for("the tournament to finish", WAIT, async || {
+        let d = server.get_json(&detail_path(id)).await;
+        if d["status"] == "finished" { Ok(d) } else { Err(d["status"].clone()) }
+    })
+    .await;
+    let rounds = done["rounds"].as_array().unwrap();
+    assert!(rounds.iter().all(|r| !seats_entrant(r, 3)), "{rounds:?}");
+    // Round 0 was played as planned again.
+    let sides = |r: &Value| r["tables"].as_array().unwrap().iter().map(|t| t["sides"].clone()).collect::<Vec<_>>();
+    assert_eq!(sides(&rounds[0]), sides(&replanned["rounds"][0]));
+    let view = server.get_json(&format!("/api/tournaments/{id}/standings")).await;
+    assert_eq!(view, done["standings"]);
+    // A new server replays the log to the same tournament.
+    server.stop().await;
+    let server = admin_server_on(db).await;
+    assert_eq!(server.get_json(&detail_path(id)).await["standings"], done["standings"]);
+}

@@ -464,15 +464,14 @@ pub enum ControlOutcome {
     WrongStatus(TournamentStatus),
     /// The tournament refuses it (an unknown entrant, a missing result...).
     Refused(ControlError),
-    /// An arena takes no withdrawal or correction: its pairing and its
-    /// stored tables do not replay them.
-    ArenaLog,
 }
 
 /// Takes an organiser's control in one transaction: checks the status,
 /// applies a log control to the tournament replayed from its committed log,
 /// writes the new status or the log entry, the audit row and the standings
-/// rows, so the `tournament_standings` view is exact at the commit.
+/// rows, so the `tournament_standings` view is exact at the commit. A
+/// withdrawal from a tournament not started yet is stored `before_start`
+/// (see [`Control::Withdraw`]).
 pub async fn take_control(db: &Db, id: i64, action: &ControlAction, by: &str) -> Result<ControlOutcome, DbError> {
     let mut tx = db.pool.begin().await?;
     // The audit row first: the write takes SQLite's write lock, so nothing
@@ -496,11 +495,27 @@ pub async fn take_control(db: &Db, id: i64, action: &ControlAction, by: &str) ->
         return Ok(ControlOutcome::NoSuchTournament);
     }
     let control_id = row.last_insert_rowid();
-    let status: Text<TournamentStatus> =
-        sqlx::query_scalar("SELECT status FROM tournaments WHERE id = ?").bind(id).fetch_one(&mut *tx).await?;
+    let (status, started): (Text<TournamentStatus>, Option<i64>) =
+        sqlx::query_as("SELECT status, started_at FROM tournaments WHERE id = ?").bind(id).fetch_one(&mut *tx).await?;
     let (from, to) = action.statuses();
     if !from.contains(&status.0) {
         return Ok(ControlOutcome::WrongStatus(status.0));
+    }
+    // A withdrawal before the start plans the first round again: no table
+    // has opened while `started_at` is unset (a runner sets it before it
+    // plans, and reads the log again after; this transaction holds the
+    // write lock in between).
+    let mut action = action.clone();
+    if let ControlAction::Log(Control::Withdraw { entrant, .. }) = action
+        && started.is_none()
+    {
+        let c = Control::Withdraw { entrant, before_start: true };
+        sqlx::query("UPDATE tournament_controls SET control_json = ? WHERE id = ?")
+            .bind(serde_json::to_string(&c)?)
+            .bind(control_id)
+            .execute(&mut *tx)
+            .await?;
+        action = ControlAction::Log(c);
     }
     if let Some(to) = to {
         update_status(&mut tx, id, to, None, from).await?;
@@ -509,10 +524,7 @@ pub async fn take_control(db: &Db, id: i64, action: &ControlAction, by: &str) ->
         return Ok(ControlOutcome::NoSuchTournament);
     };
     let mut old = None;
-    if let ControlAction::Log(c) = action {
-        if t.config().is_arena() {
-            return Ok(ControlOutcome::ArenaLog);
-        }
+    if let ControlAction::Log(c) = &action {
         match t.control(c.clone()) {
             Ok(o) => old = o,
             Err(e) => return Ok(ControlOutcome::Refused(e)),
@@ -883,18 +895,17 @@ async fn replay_in(conn: &mut SqliteConnection, id: i64, except: Option<i64>) ->
     };
     let mut log = read_log(conn, id, 0, 0).await?;
     log.controls.retain(|c| Some(c.id) != except);
+    let entries: Vec<Entry> = log.in_order().into_iter().map(Logged::entry).collect();
     if config.is_arena() {
-        // An arena takes no log controls: its tables, then its results.
+        // An arena's stored tables, then its log.
         let tables = arena_rounds_from(&mut *conn, id, 0).await?;
-        let results: Vec<MatchResult> = log.results.iter().map(|r| r.result.clone()).collect();
-        let mut t = Tournament::replay_with_tables(config, &tables, &results).ok();
+        let mut t = Tournament::replay_arena_log(config, &tables, &entries).ok();
         // An arena's replica knows its deadline, to know when it has finished.
         if let (Some(t), Some(ends_at)) = (&mut t, ends_at) {
             t.start_arena(ends_at as u64);
         }
         return Ok(t);
     }
-    let entries: Vec<Entry> = log.in_order().into_iter().map(Logged::entry).collect();
     Ok(Tournament::replay_log(config, &entries).ok())
 }
 

@@ -13,8 +13,7 @@
 //! 403 `unauthorized` (a player's token), 404 `no-such-tournament`; a
 //! control answers 400 `bad-request` for a body that does not parse or
 //! names no entrant or recorded result, and 409 `tournament-state` when the
-//! tournament's status (or the entrant's, or the bracket) does not allow it,
-//! or when an arena is asked to withdraw or correct (it takes neither).
+//! tournament's status (or the entrant's, or the bracket) does not allow it.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -165,7 +164,8 @@ async fn control(
                     .map(|e| e.id)
                     .ok_or_else(|| bad_control(format!("tournament {id} has no entrant {n:?}")))?,
             };
-            (ControlAction::Log(Control::Withdraw { entrant }), by)
+            // Stored `before_start` if the tournament has not started (see `take_control`).
+            (ControlAction::Log(Control::Withdraw { entrant, before_start: false }), by)
         }
         "correct" => {
             let b: CorrectBody = parse_required(&body)?;
@@ -202,9 +202,6 @@ async fn control(
         ControlOutcome::WrongStatus(status) => {
             return Err(conflict(format!("tournament {id} is {status}: it cannot {}", action.name())));
         }
-        ControlOutcome::ArenaLog => {
-            return Err(conflict(format!("tournament {id} is an arena: it cannot {}", action.name())));
-        }
         ControlOutcome::Refused(e) => {
             return Err(match e {
                 ControlError::NoSuchEntrant(_) | ControlError::NoSuchResult { .. } | ControlError::Shape(_) => {
@@ -217,7 +214,7 @@ async fn control(
             ControlAction::Pause => Progress::Paused { by },
             ControlAction::Resume => Progress::Resumed { by },
             ControlAction::Cancel => Progress::Cancelled { by },
-            ControlAction::Log(Control::Withdraw { entrant }) => Progress::Withdrawn {
+            ControlAction::Log(Control::Withdraw { entrant, .. }) => Progress::Withdrawn {
                 entrant: entrant.0,
                 name: tournament.entrants()[entrant.index()].name.clone(),
                 by,

@@ -114,6 +114,17 @@ async fn drive(
     if !tournaments::set_status(db, id, Running, None, &[Pending, Running]).await? {
         return Ok(());
     }
+    // A withdrawal taken before that plans round 0 again: read it before planning.
+    let tail = tournaments::log_after(db, id, last_seq, last_control).await?;
+    for entry in tail.in_order() {
+        match entry {
+            Logged::Result(r) => t.record(r.result.clone())?,
+            Logged::Control(c) => {
+                t.control(c.control.clone())?;
+            }
+        }
+    }
+    (last_seq, last_control) = tail.cursor(last_seq, last_control);
     tracing::info!(tournament = id, entries = entries.len(), "running tournament");
     tournaments::save_standings(db, id, &t.standings()).await?;
     let mut shutdown = state.shutdown();

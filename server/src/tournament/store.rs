@@ -199,13 +199,12 @@ impl Stored {
     /// The tournament as its stored log (and an arena's stored tables)
     /// leave it; an arena knows its stored deadline.
     pub fn replay(&self) -> Result<Tournament, TournamentError> {
+        let entries: Vec<_> = self.log.in_order().into_iter().map(Logged::entry).collect();
         if !self.config.is_arena() {
-            let entries: Vec<_> = self.log.in_order().into_iter().map(Logged::entry).collect();
             return Ok(Tournament::replay_log(self.config.clone(), &entries)?);
         }
-        // An arena takes no log controls (they are refused): its tables, then its results.
-        let results: Vec<_> = self.log.results.iter().map(|r| r.result.clone()).collect();
-        let mut t = Tournament::replay_with_tables(self.config.clone(), &self.tables, &results)?;
+        // An arena's stored tables, then its log.
+        let mut t = Tournament::replay_arena_log(self.config.clone(), &self.tables, &entries)?;
         if let Some(ends_at) = self.summary.ends_at_ms {
             t.start_arena(ends_at as u64);
         }

@@ -23,8 +23,11 @@
 //! it pairs nobody new and opens no room, and ends once no game is in play
 //! (resume makes it runnable again: a new runner pairs until the stored
 //! deadline, which a pause does not move); cancelled, it closes the rooms
-//! of its games in play and ends. Withdrawals and corrections are refused
-//! for arenas (see `crate::tournament::control`).
+//! of its games in play and ends. Withdrawals and corrections are entries
+//! of its log like results: it applies every entry committed since the last
+//! one it applied, in log order, before it pairs again (a withdrawn entrant
+//! is paired no more; a table paired in the instant before the withdrawal
+//! was read plays and counts, as the game in play does).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -36,7 +39,8 @@ use tokio::sync::mpsc;
 
 use super::{MAX_ATTEMPTS, Wake, close_room, open_table, variant};
 use crate::AppState;
-use crate::db::{now_ms, tournaments};
+use crate::db::now_ms;
+use crate::db::tournaments::{self, Logged};
 use crate::tournament::{TournamentError, store};
 
 /// Runs an arena until it finishes, is paused with no game in play, is
@@ -50,12 +54,13 @@ pub(super) async fn drive(
 ) -> Result<(), TournamentError> {
     use TournamentStatus::{Pending, Running};
     let db = &state.db;
-    let mut last_seq = stored.log.results.last().map_or(0, |r| r.seq);
+    let mut cursor = stored.log.cursor(0, 0);
     let mut t = stored.replay()?;
     // The organiser may have paused or cancelled it since the scheduler looked.
     if !tournaments::set_status(db, id, Running, None, &[Pending, Running]).await? {
         return Ok(());
     }
+    catch_up(state, id, &mut t, &mut HashMap::new(), &mut cursor).await?;
     tracing::info!(tournament = id, results = stored.log.results.len(), tables = stored.tables.len(), "running arena");
     tournaments::save_standings(db, id, &t.standings()).await?;
     if t.arena_ends_at().is_none() {
@@ -80,7 +85,7 @@ pub(super) async fn drive(
                 _ = crate::shutdown_signalled(&mut shutdown) => return Ok(()),
             };
             let Some(event) = event else { return Ok(()) };
-            match on_wake(state, id, &mut t, &mut open, &mut last_seq, event).await? {
+            match on_wake(state, id, &mut t, &mut open, &mut cursor, event).await? {
                 Some(p) => paused = p,
                 None => return Ok(()),
             }
@@ -104,10 +109,13 @@ pub(super) async fn drive(
             open.insert(round.number, room);
         }
         let pairing = t.arena_pair(now_ms());
+        // Every table stored before any room opens (the game's transaction
+        // finds its table, and a pause taken meanwhile sees them all in play).
         for round in &pairing.tables {
-            // Stored before its room opens: the game's transaction finds it.
-            tournaments::save_arena_table(db, id, round, last_seq).await?;
+            tournaments::save_arena_table(db, id, round, cursor.0).await?;
             state.tournaments.publish(id, super::round_started(round));
+        }
+        for round in &pairing.tables {
             attempts.insert(round.number, 1);
             let room = open_round(state, id, &t, round, &tx).await?;
             open.insert(round.number, room);
@@ -120,11 +128,14 @@ pub(super) async fn drive(
         let wait = pairing.wake_at.map(|w| Duration::from_millis(w.saturating_sub(now_ms())));
         let event = tokio::select! {
             e = rx.recv() => e,
-            _ = tokio::time::sleep(wait.unwrap_or(Duration::ZERO)), if wait.is_some() => continue,
+            _ = tokio::time::sleep(wait.unwrap_or(Duration::ZERO)), if wait.is_some() => {
+                paused = current_pause(db, id).await?;
+                continue;
+            }
             _ = crate::shutdown_signalled(&mut shutdown) => return Ok(()),
         };
         let Some(event) = event else { return Ok(()) };
-        match on_wake(state, id, &mut t, &mut open, &mut last_seq, event).await? {
+        match on_wake(state, id, &mut t, &mut open, &mut cursor, event).await? {
             Some(p) => paused = p,
             None => return Ok(()),
         }
@@ -132,16 +143,16 @@ pub(super) async fn drive(
     finish(state, id, &t).await
 }
 
-/// Handles what woke the arena: a stored game (its results are recorded),
-/// a room ended without one (its table is played again), or a control.
-/// Returns whether the arena is paused, or `None` when the runner stops
-/// (cancelled, or the server shuts down).
+/// Handles what woke the arena: a stored game or a control (the log
+/// committed since is applied), or a room ended without a game (its table
+/// is played again). Returns whether the arena is paused, or `None` when
+/// the runner stops (cancelled, or the server shuts down).
 async fn on_wake(
     state: &Arc<AppState>,
     id: TournamentId,
     t: &mut Tournament,
     open: &mut HashMap<u32, u64>,
-    last_seq: &mut i64,
+    cursor: &mut (i64, i64),
     event: Wake,
 ) -> Result<Option<bool>, TournamentError> {
     let db = &state.db;
@@ -155,19 +166,14 @@ async fn on_wake(
                 tracing::info!(tournament = id, "arena cancelled");
                 Ok(None)
             }
-            Some(TournamentStatus::Paused) => Ok(Some(true)),
-            Some(_) => Ok(Some(false)),
+            Some(status) => {
+                catch_up(state, id, t, open, cursor).await?;
+                Ok(Some(status == TournamentStatus::Paused))
+            }
         },
         Wake::Table { round: number, game: Some(game), .. } => {
-            // Committed with its result: record everything committed since.
-            for r in tournaments::results_after(db, id, *last_seq).await? {
-                let (rn, tn, winner) = (r.result.round, r.result.table, r.result.winner);
-                t.record(r.result)?;
-                *last_seq = r.seq;
-                open.remove(&rn);
-                state.tournaments.unassign(id, rn, tn);
-                state.tournaments.publish(id, Progress::TableFinished { round: rn, table: tn, game: r.game, winner });
-            }
+            // Committed with its result: apply everything committed since.
+            catch_up(state, id, t, open, cursor).await?;
             tracing::debug!(tournament = id, table = number, game, "arena table finished");
             Ok(Some(current_pause(db, id).await?))
         }
@@ -182,6 +188,34 @@ async fn on_wake(
             Ok(Some(current_pause(db, id).await?))
         }
     }
+}
+
+/// Applies the log entries (results and controls) committed after
+/// `cursor` (the last result's `seq`, the last control's id), in log order.
+async fn catch_up(
+    state: &Arc<AppState>,
+    id: TournamentId,
+    t: &mut Tournament,
+    open: &mut HashMap<u32, u64>,
+    cursor: &mut (i64, i64),
+) -> Result<(), TournamentError> {
+    let tail = tournaments::log_after(&state.db, id, cursor.0, cursor.1).await?;
+    for entry in tail.in_order() {
+        match entry {
+            Logged::Result(r) => {
+                let (rn, tn, winner) = (r.result.round, r.result.table, r.result.winner);
+                t.record(r.result.clone())?;
+                open.remove(&rn);
+                state.tournaments.unassign(id, rn, tn);
+                state.tournaments.publish(id, Progress::TableFinished { round: rn, table: tn, game: r.game, winner });
+            }
+            Logged::Control(c) => {
+                t.control(c.control.clone())?;
+            }
+        }
+    }
+    *cursor = tail.cursor(cursor.0, cursor.1);
+    Ok(())
 }
 
 /// Whether the stored status is `paused` (a control's wake may still be queued).
