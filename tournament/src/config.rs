@@ -389,6 +389,17 @@ impl Config {
         self.spec.fill_new_event_defaults()
     }
 
+    /// This configuration with one more entrant, at the end of the list (a
+    /// late entry), validated again as a whole (a name listed twice, too
+    /// many entrants, the game bound).
+    pub(crate) fn with_entrant(&self, entrant: EntrantSpec) -> Result<Config, ConfigError> {
+        let mut spec = self.spec.clone();
+        spec.entrants.push(entrant);
+        let mut config = spec.validate()?;
+        config.files.clone_from(&self.files);
+        Ok(config)
+    }
+
     /// The variants attached by [`Config::with_variant_files`], by name.
     pub fn variant_files(&self) -> &BTreeMap<String, Variant> {
         &self.files

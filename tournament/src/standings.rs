@@ -89,6 +89,12 @@ impl Meetings {
         Meetings { n, counts: vec![0; n * n] }
     }
 
+    /// Makes room for one more entrant (a late entry), who has met nobody.
+    pub(crate) fn grow(&mut self) {
+        self.counts = grown(&self.counts, self.n);
+        self.n += 1;
+    }
+
     /// Counts one game between `sides`.
     pub(crate) fn record(&mut self, sides: &[Vec<EntrantId>]) {
         for (i, side) in sides.iter().enumerate() {
@@ -274,6 +280,16 @@ impl Ranker<'_> {
             start = end;
         }
     }
+}
+
+/// A dense `n` by `n` table of counts as an `n + 1` by `n + 1` one, the new
+/// row and column zero.
+pub(crate) fn grown(counts: &[u32], n: usize) -> Vec<u32> {
+    let mut out = vec![0; (n + 1) * (n + 1)];
+    for row in 0..n {
+        out[row * (n + 1)..][..n].copy_from_slice(&counts[row * n..][..n]);
+    }
+    out
 }
 
 #[cfg(test)]

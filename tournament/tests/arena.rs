@@ -277,6 +277,24 @@ fn an_arena_correction_recomputes_points_and_streaks_from_the_corrected_results(
     assert!(matches!(t.control(Control::Correct { result: side }), Err(ControlError::Shape(_))));
 }
 
+#[test]
+fn a_late_arena_entrant_is_paired_at_the_next_pairing() {
+    let mut t = arena(3, "", "");
+    t.start_arena(60_000);
+    let first = t.arena_pair(0).tables;
+    assert_eq!(pairs(&first), [(0, 1)], "2 waits alone");
+    let late = Control::Enter { entrant: capicua_tournament::EntrantSpec::Player("late".into()) };
+    t.control(late.clone()).unwrap();
+    let log = vec![Entry::Control(late)];
+    assert_eq!(pairs(&t.arena_pair(10).tables), [(2, 3)]);
+    assert_eq!(t.standings().len(), 4);
+    // Replayed from the configuration as created: the log adds the entrant.
+    let created = arena(3, "", "").config().clone();
+    let mut back = Tournament::replay_arena_log(created, t.arena_tables(), &log).unwrap();
+    back.start_arena(60_000);
+    assert_eq!(back, t);
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(cases(64)))]
 

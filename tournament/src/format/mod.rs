@@ -103,6 +103,18 @@ impl Group {
         }
     }
 
+    /// Makes room for a late entrant (the next entrant index), a member of
+    /// this group if `member`.
+    pub(crate) fn grow(&mut self, entrant: EntrantId, member: bool) {
+        if member {
+            self.members.push(entrant);
+        }
+        self.opponents.grow();
+        self.partners.grow();
+        self.byes.push(0);
+        self.history.push(History::default());
+    }
+
     /// Whether this group eliminates losers (a knockout).
     pub(crate) fn is_knockout(&self) -> bool {
         matches!(self.state, State::Knockout(_) | State::DoubleKnockout(_))

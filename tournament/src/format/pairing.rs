@@ -16,6 +16,12 @@ impl PairCounts {
         PairCounts { n, counts: vec![0; n * n] }
     }
 
+    /// Makes room for one more entrant (a late entry), who has met nobody.
+    pub(crate) fn grow(&mut self) {
+        self.counts = crate::standings::grown(&self.counts, self.n);
+        self.n += 1;
+    }
+
     pub(crate) fn get(&self, a: EntrantId, b: EntrantId) -> u32 {
         self.counts[a.index() * self.n + b.index()]
     }

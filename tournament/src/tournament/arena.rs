@@ -134,6 +134,14 @@ impl Arena {
         })
     }
 
+    /// Makes room for a late entrant: free, and paired at the next pairing.
+    pub(super) fn grow(&mut self) {
+        self.in_play.push(0);
+        self.waiting_since.push(None);
+        self.last_opponent.push(None);
+        self.wins_in_row.push(0);
+    }
+
     /// Whether `a` and `b` both last played each other.
     fn just_met(&self, a: EntrantId, b: EntrantId) -> bool {
         self.last_opponent[a.index()] == Some(b) && self.last_opponent[b.index()] == Some(a)
@@ -215,19 +223,38 @@ impl Tournament {
     pub fn replay_arena_log(config: Config, tables: &[Round], log: &[Entry]) -> Result<Tournament, LogError> {
         let mut t = Tournament::new(config);
         if t.arena.is_some() {
-            for table in tables {
-                t.add_arena_table(table.clone())?;
-            }
-        }
-        for entry in log {
-            match entry {
-                Entry::Result(r) => t.record(r.clone())?,
-                Entry::Control(c) => {
-                    t.control(c.clone())?;
-                }
+            t.extend_arena_log(tables, log)?;
+        } else {
+            for entry in log {
+                t.apply_entry(entry)?;
             }
         }
         Ok(t)
+    }
+
+    /// Goes on with an arena's stored tables paired since its last table
+    /// (in creation order) and its log entries since its last entry (in log
+    /// order), as [`Tournament::replay_arena_log`] does from the start: each
+    /// table is added as soon as its entrants have entered (a late
+    /// entrant's tables come after its entry), and every table before a
+    /// result.
+    pub fn extend_arena_log(&mut self, tables: &[Round], log: &[Entry]) -> Result<(), LogError> {
+        let mut tables = tables.iter().peekable();
+        for entry in log {
+            while let Some(table) = tables.next_if(|r| self.seats_known(r)) {
+                self.add_arena_table(table.clone())?;
+            }
+            self.apply_entry(entry)?;
+        }
+        for table in tables {
+            self.add_arena_table(table.clone())?;
+        }
+        Ok(())
+    }
+
+    /// Whether every entrant a stored table names has entered.
+    fn seats_known(&self, round: &Round) -> bool {
+        round.tables.iter().flat_map(|t| t.sides.iter().flatten()).all(|e| e.index() < self.entrants.len())
     }
 
     /// Replaces the arena result at index `at` of the results by `result`
@@ -245,8 +272,12 @@ impl Tournament {
         for r in results {
             fresh.record(r).map_err(ControlError::Shape)?;
         }
-        // What results do not decide: the organiser's withdrawals, the
-        // deadline and whether the arena pairs no more, live waiting times.
+        // What results do not decide: the entrants, seeds and lots (a late
+        // entrant's are its own), the organiser's withdrawals, the deadline
+        // and whether the arena pairs no more, live waiting times.
+        fresh.entrants.clone_from(&self.entrants);
+        fresh.seeds.clone_from(&self.seeds);
+        fresh.lots.clone_from(&self.lots);
         fresh.withdrawn.clone_from(&self.withdrawn);
         let f = fresh.arena.as_mut().expect("an arena");
         f.ends_at = a.ends_at;

@@ -27,8 +27,10 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use super::{RecordError, Tournament};
-use crate::config::{Config, FormatKind};
-use crate::round::{EntrantId, MatchResult, Table};
+use crate::config::{Config, EntrantSpec, FormatKind};
+use crate::error::ConfigError;
+use crate::round::{Entrant, EntrantId, MatchResult, Table};
+use crate::standings::Stats;
 
 /// An organiser's change to a running tournament, recorded in its log.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -48,6 +50,13 @@ pub enum Control {
     Correct {
         /// The result as it should have been recorded.
         result: MatchResult,
+    },
+    /// A late entrant joins a running Swiss or arena: the next entrant id,
+    /// at the end of the configuration's entrant list (a log with it is
+    /// replayed from the configuration as created).
+    Enter {
+        /// The entrant, written as in a spec's `entrants`.
+        entrant: EntrantSpec,
     },
 }
 
@@ -73,6 +82,15 @@ pub enum ControlError {
     /// The entrant has already withdrawn.
     #[error("entrant {0} has already withdrawn")]
     AlreadyWithdrawn(u32),
+    /// Only a Swiss or an arena stage takes a late entrant.
+    #[error("a {0} stage takes no late entrant (only a Swiss or an arena does)")]
+    NoLateEntry(&'static str),
+    /// The name is entered already.
+    #[error("{0:?} is entered already")]
+    AlreadyEntered(String),
+    /// The tournament with the entrant added does not validate.
+    #[error("{0}")]
+    BadEntrant(ConfigError),
     /// A withdrawal before the start, once a result is recorded.
     #[error("the tournament has started: its first round cannot be planned again")]
     Started,
@@ -142,14 +160,20 @@ impl Tournament {
     pub fn replay_log(config: Config, log: &[Entry]) -> Result<Tournament, LogError> {
         let mut t = Tournament::new(config);
         for entry in log {
-            match entry {
-                Entry::Result(r) => t.record(r.clone())?,
-                Entry::Control(c) => {
-                    t.control(c.clone())?;
-                }
-            }
+            t.apply_entry(entry)?;
         }
         Ok(t)
+    }
+
+    /// Applies one entry of the log.
+    pub(super) fn apply_entry(&mut self, entry: &Entry) -> Result<(), LogError> {
+        match entry {
+            Entry::Result(r) => self.record(r.clone())?,
+            Entry::Control(c) => {
+                self.control(c.clone())?;
+            }
+        }
+        Ok(())
     }
 
     /// Applies an organiser's control. For a correction, returns the result
@@ -180,7 +204,55 @@ impl Tournament {
                 }
             }
             Control::Correct { result } => self.correct(result).map(Some),
+            Control::Enter { entrant } => self.enter(entrant).map(|()| None),
         }
+    }
+
+    /// Adds a late entrant (see [`Control::Enter`]): with no points and no
+    /// game, the lowest seed and the last lot, a member of the current
+    /// stage's smallest group; a Swiss pairs it from the next round (it gets
+    /// nothing for the rounds it missed), an arena at its next pairing.
+    fn enter(&mut self, entrant: EntrantSpec) -> Result<(), ControlError> {
+        if self.is_finished() {
+            return Err(ControlError::Finished);
+        }
+        match self.config.spec().stages[self.stage].format {
+            FormatKind::Swiss | FormatKind::Arena => {}
+            FormatKind::RoundRobin => return Err(ControlError::NoLateEntry("round-robin")),
+            FormatKind::Knockout => return Err(ControlError::NoLateEntry("knockout")),
+            FormatKind::DoubleKnockout => return Err(ControlError::NoLateEntry("double-knockout")),
+        }
+        let (name, members) = match &entrant {
+            EntrantSpec::Player(p) => (p.clone(), vec![p.clone()]),
+            EntrantSpec::Team(t) => (t.name.clone(), t.members.clone()),
+        };
+        if self.entrants.iter().any(|e| e.name == name) {
+            return Err(ControlError::AlreadyEntered(name));
+        }
+        let config = self.config.with_entrant(entrant).map_err(ControlError::BadEntrant)?;
+        let n = self.entrants.len();
+        let id = EntrantId(n as u32);
+        let team = config.spec().table.team_entrants();
+        self.entrants.push(Entrant { id, name, members, seed: n as u32 });
+        self.seeds.push(n as u32);
+        self.lots.push(n as u32);
+        self.stats.push(Stats { member_scores: vec![0; if team { 2 } else { 1 }], ..Stats::default() });
+        self.by_entrant.push(Vec::new());
+        self.meetings.grow();
+        self.disqualified.push(false);
+        self.withdrawn.push(false);
+        self.eliminated.push(false);
+        self.stage_reached.push(self.stage as u32);
+        self.knocked_out_at.push(None);
+        let smallest = (0..self.groups.len()).min_by_key(|&g| (self.groups[g].members.len(), g));
+        for (g, group) in self.groups.iter_mut().enumerate() {
+            group.grow(id, Some(g) == smallest);
+        }
+        if let Some(a) = &mut self.arena {
+            a.grow();
+        }
+        self.config = config;
+        Ok(())
     }
 
     /// Entrants withdrawn by the organiser, by id.
@@ -348,6 +420,48 @@ mod tests {
         play_round(&mut t, &mut Vec::new());
         let late = Control::Withdraw { entrant: EntrantId(0), before_start: true };
         assert_eq!(t.control(late), Err(ControlError::Started));
+    }
+
+    #[test]
+    fn a_late_entrant_joins_a_swiss_from_the_next_round_planned_with_no_points() {
+        let mut t = tournament("swiss", 5, r#", "rounds": 4"#);
+        let mut log = Vec::new();
+        play_round(&mut t, &mut log);
+        // Round 1 is planned already: the newcomer plays from round 2.
+        control(&mut t, &mut log, Control::Enter { entrant: EntrantSpec::Player("late".into()) });
+        let late = EntrantId(5);
+        assert_eq!(t.entrants()[5].name, "late");
+        assert_eq!(t.config().entrant_count(), 6);
+        assert!(!seated(&t).contains(&late));
+        play_round(&mut t, &mut log);
+        let row = t.standings().into_iter().find(|s| s.entrant == late).unwrap();
+        assert_eq!((row.points, row.games, row.byes), (0, 0, 0), "nothing for the rounds it missed");
+        assert!(seated(&t).contains(&late), "{:?}", t.next_round());
+        while !t.is_finished() {
+            play_round(&mut t, &mut log);
+        }
+        assert_eq!(t.standings().into_iter().find(|s| s.entrant == late).unwrap().games, 2);
+        // Replayed from the configuration as created (the log adds the entrant).
+        let created = tournament("swiss", 5, r#", "rounds": 4"#).config().clone();
+        assert_eq!(Tournament::replay_log(created, &log).unwrap(), t);
+    }
+
+    #[test]
+    fn a_late_entry_is_refused_where_it_does_not_fit() {
+        let enter = |name: &str| Control::Enter { entrant: EntrantSpec::Player(name.into()) };
+        for format in ["round-robin", "knockout", "double-knockout"] {
+            let mut t = tournament(format, 4, "");
+            assert_eq!(t.control(enter("late")), Err(ControlError::NoLateEntry(format)));
+        }
+        let mut t = tournament("swiss", 4, r#", "rounds": 1"#);
+        assert_eq!(t.control(enter("p2")), Err(ControlError::AlreadyEntered("p2".into())));
+        let team = Control::Enter {
+            entrant: EntrantSpec::Team(crate::config::TeamSpec { name: "t".into(), members: vec!["a".into()] }),
+        };
+        assert!(matches!(t.control(team), Err(ControlError::BadEntrant(_))));
+        play_round(&mut t, &mut Vec::new());
+        assert!(t.is_finished());
+        assert_eq!(t.control(enter("late")), Err(ControlError::Finished));
     }
 
     #[test]
