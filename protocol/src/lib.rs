@@ -699,6 +699,16 @@ pub enum Progress {
         /// Who corrected it.
         by: String,
     },
+    /// The organiser entered a late entrant (a Swiss pairs it from the next
+    /// round planned, an arena at its next pairing).
+    Entered {
+        /// The new entrant's id (index in the tournament's entrants).
+        entrant: u32,
+        /// Its name.
+        name: String,
+        /// Who entered it.
+        by: String,
+    },
 }
 
 /// Where a tournament stands.

@@ -90,6 +90,7 @@ fn progress_tag(p: &Progress) -> &'static str {
         Progress::Deleted { .. } => "deleted",
         Progress::Withdrawn { .. } => "withdrawn",
         Progress::Corrected { .. } => "corrected",
+        Progress::Entered { .. } => "entered",
     }
 }
 
@@ -621,7 +622,8 @@ fn the_schema_lists_every_error_code_and_progress() {
                 "cancelled",
                 "deleted",
                 "withdrawn",
-                "corrected"
+                "corrected",
+                "entered"
             ]
             .map(String::from)
         )

@@ -236,6 +236,13 @@ fn server_messages() {
         (
             ServerMsg::TournamentProgress {
                 tournament: 2,
+                progress: Progress::Entered { entrant: 4, name: "bot:random#9".into(), by: "admin".into() },
+            },
+            r#"{"id":1,"type":"tournament-progress","tournament":2,"progress":{"event":"entered","entrant":4,"name":"bot:random#9","by":"admin"}}"#,
+        ),
+        (
+            ServerMsg::TournamentProgress {
+                tournament: 2,
                 progress: Progress::Corrected { round: 0, table: 1, winner: Some(1), by: "ana".into() },
             },
             r#"{"id":1,"type":"tournament-progress","tournament":2,"progress":{"event":"corrected","round":0,"table":1,"winner":1,"by":"ana"}}"#,

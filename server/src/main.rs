@@ -237,6 +237,13 @@ enum TournamentCommand {
         #[arg(long)]
         entrant: String,
     },
+    /// Enters a late entrant into a running Swiss or arena.
+    Enter {
+        #[command(flatten)]
+        to: Organiser,
+        /// A registered player's name or a hosted bot (`bot:STRATEGY`), as in a spec's `entrants`.
+        name: String,
+    },
     /// Deletes a tournament that has not started, with everything stored of it.
     Delete {
         #[command(flatten)]
@@ -538,6 +545,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                     };
                     (to, "withdraw", serde_json::json!({ "entrant": entrant }))
                 }
+                TournamentCommand::Enter { to, name } => (to, "enter", serde_json::json!({ "entrant": name })),
                 TournamentCommand::Correct { to, round, table, winner, scores } => {
                     let winner = match winner.as_str() {
                         "draw" => serde_json::Value::Null,

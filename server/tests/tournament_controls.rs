@@ -543,3 +543,60 @@ async fn a_withdrawal_before_the_start_plans_the_first_round_again_without_the_e
     let server = admin_server_on(db).await;
     assert_eq!(server.get_json(&detail_path(id)).await["standings"], done["standings"]);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_late_entrant_joins_a_swiss_from_the_next_round_planned_over_http_and_the_cli() {
+    let db = temp_db();
+    let mut server = admin_server_on(db.clone()).await;
+    let spec = json!({
+        "name": "open swiss", "seed": 3, "table": "duel", "variants": ["block"],
+        "entrants": ["bot:random#1", "bot:random#2", "bot:random#3", "bot:random#4"],
+        "stages": [{"format": "swiss", "rounds": 3}]
+    })
+    .to_string();
+    // Scheduled an hour ahead: it waits until the organiser resumes it below.
+    let later = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() + 3600;
+    let (_, created) = server.post_json(&format!("/api/tournaments?starts-at={later}"), Some(ADMIN), &spec).await;
+    let id = created["id"].as_i64().unwrap();
+    let (s, e) = control(&server, id, "enter", json!({"entrant": "nobody"})).await;
+    assert_eq!((s, e["code"].as_str()), (400, Some("bad-request")), "{e}");
+    let (s, e) = control(&server, id, "enter", json!({"entrant": "bot:random#1"})).await;
+    assert_eq!((s, e["code"].as_str()), (409, Some("tournament-state")), "{e}");
+    let url = format!("http://{}", server.addr);
+    let (ok, out, err) =
+        cli(["tournament", "enter", &id.to_string(), "bot:random#5", "--server", &url, "--admin-token", ADMIN]
+            .map(String::from)
+            .to_vec())
+        .await;
+    assert!(ok, "{err}");
+    assert_eq!(out.trim(), format!("tournament {id} enter: done (status pending)"));
+    let d = server.get_json(&detail_path(id)).await;
+    assert_eq!((d["entrants"].as_array().unwrap().len(), d["entrants"][4]["name"].as_str()), (5, Some("bot:random#5")));
+    assert_eq!(server.get_json("/api/tournaments").await[0]["entrants"], 5, "its entrant row is stored");
+    // Round 0 was planned at creation: the newcomer plays from round 1.
+    assert!(!seats_entrant(&d["rounds"][0], 4), "{d}");
+    // A round robin takes no late entrant.
+    let rr = create(&server, json!(["bot:random#1", "bot:random#2"])).await;
+    let (s, e) = control(&server, rr, "enter", json!({"entrant": "bot:random#5"})).await;
+    assert_eq!((s, e["code"].as_str()), (409, Some("tournament-state")), "{e}");
+    for c in ["pause", "resume"] {
+        let (s, e) = control(&server, id, c, json!({})).await;
+        assert_eq!(s, 200, "{e}");
+    }
+    let done = wait_for("the tournament to finish", WAIT, async || {
+        let d = server.get_json(&detail_path(id)).await;
+        if d["status"] == "finished" { Ok(d) } else { Err(d["status"].clone()) }
+    })
+    .await;
+    assert!(!seats_entrant(&done["rounds"][0], 4));
+    let row = done["standings"].as_array().unwrap().iter().find(|s| s["entrant"] == 4).unwrap().clone();
+    assert_eq!(row["games"].as_i64().unwrap() + row["byes"].as_i64().unwrap(), 2, "{row}");
+    assert_eq!(server.get_json(&format!("/api/tournaments/{id}/standings")).await, done["standings"]);
+    let audit = server.get_json(&format!("/api/tournaments/{id}/audit")).await;
+    assert_eq!(audit[0]["control"], json!({"control": "enter", "entrant": "bot:random#5"}), "{audit}");
+    // A new server replays the log, the late entry included, to the same tournament.
+    server.stop().await;
+    let server = admin_server_on(db).await;
+    let again = server.get_json(&detail_path(id)).await;
+    assert_eq!((&again["standings"], &again["entrants"]), (&done["standings"], &done["entrants"]));
+}

@@ -9,8 +9,8 @@
 
 use capicua_protocol::{TournamentId, TournamentStatus};
 use capicua_tournament::{
-    Config, ConfigError, Control, ControlError, EntrantId, Entry, MatchResult, ParseError, Round, Standing, Table,
-    Tournament, TournamentSpec,
+    Config, ConfigError, Control, ControlError, EntrantId, EntrantSpec, Entry, MatchResult, ParseError, Round,
+    Standing, Table, Tournament, TournamentSpec,
 };
 use serde::Serialize;
 use sqlx::{Row, Sqlite, SqliteConnection, Transaction};
@@ -427,6 +427,7 @@ impl ControlAction {
             ControlAction::Cancel => "cancel",
             ControlAction::Log(Control::Withdraw { .. }) => "withdraw",
             ControlAction::Log(Control::Correct { .. }) => "correct",
+            ControlAction::Log(Control::Enter { .. }) => "enter",
         }
     }
 
@@ -439,7 +440,9 @@ impl ControlAction {
             ControlAction::Cancel => (&[Pending, Running, Paused, Failed], Some(Cancelled)),
             // A withdrawal while the tournament may still play; a correction
             // at any time, the end included (that is when mistakes are seen).
-            ControlAction::Log(Control::Withdraw { .. }) => (&[Pending, Running, Paused, Failed], None),
+            ControlAction::Log(Control::Withdraw { .. } | Control::Enter { .. }) => {
+                (&[Pending, Running, Paused, Failed], None)
+            }
             ControlAction::Log(Control::Correct { .. }) => {
                 (&[Pending, Running, Paused, Failed, Finished, Cancelled], None)
             }
@@ -528,6 +531,25 @@ pub async fn take_control(db: &Db, id: i64, action: &ControlAction, by: &str) ->
         match t.control(c.clone()) {
             Ok(o) => old = o,
             Err(e) => return Ok(ControlOutcome::Refused(e)),
+        }
+        if let Control::Enter { entrant } = c {
+            // Its row, as creation stores every entrant's.
+            let e = t.entrants().last().expect("the entrant just entered");
+            let kind = match entrant {
+                EntrantSpec::Team(_) => EntrantKind::Team,
+                EntrantSpec::Player(p) if p.starts_with("bot:") => EntrantKind::HostedBot,
+                EntrantSpec::Player(_) => EntrantKind::Player,
+            };
+            sqlx::query(
+                "INSERT INTO tournament_entrants (tournament_id, entrant, name, members_json, kind) VALUES (?, ?, ?, ?, ?)",
+            )
+            .bind(id)
+            .bind(i64::from(e.id.0))
+            .bind(&e.name)
+            .bind(serde_json::to_string(&e.members)?)
+            .bind(kind)
+            .execute(&mut *tx)
+            .await?;
         }
         if let Some(o) = &old {
             sqlx::query("UPDATE tournament_controls SET old_json = ? WHERE id = ?")

@@ -1,7 +1,8 @@
 //! `POST /api/tournaments` (admin), `GET /api/tournaments`,
 //! `GET /api/tournaments/{id}`, `GET /api/tournaments/{id}/standings`, the
 //! organiser's controls (admin): `POST /api/tournaments/{id}/pause`,
-//! `resume`, `cancel`, `withdraw`, `correct`, `DELETE /api/tournaments/{id}`
+//! `resume`, `cancel`, `withdraw`, `correct`, `enter` (a late entrant into a
+//! Swiss or an arena), `DELETE /api/tournaments/{id}`
 //! (one not started), and their audit trail, `GET /api/tournaments/{id}/audit`.
 //!
 //! Errors answer `{"code", "message"}` like every HTTP error of the server,
@@ -28,8 +29,8 @@ use axum::{Json, Router};
 use capicua_engine::Variant;
 use capicua_protocol::{ErrorCode, Progress};
 use capicua_tournament::{
-    Control, ControlError, Entrant, EntrantId, MatchResult, Round, Standing, StopReason, Table, Tournament,
-    TournamentSpec,
+    Control, ControlError, Entrant, EntrantId, EntrantSpec, MatchResult, Round, Standing, StopReason, Table,
+    Tournament, TournamentSpec,
 };
 use serde::{Deserialize, Serialize};
 
@@ -72,6 +73,14 @@ struct StatusBody {
 enum EntrantRef {
     Id(u32),
     Name(String),
+}
+
+/// `POST .../enter`: the entrant as a spec's `entrants` writes it.
+#[derive(Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+struct EnterBody {
+    entrant: EntrantSpec,
+    by: Option<String>,
 }
 
 /// `POST .../withdraw`.
@@ -132,7 +141,7 @@ fn check_by(by: Option<String>) -> Result<String, ApiError> {
     }
 }
 
-/// `POST /api/tournaments/{id}/{pause|resume|cancel|withdraw|correct}` (admin).
+/// `POST /api/tournaments/{id}/{pause|resume|cancel|withdraw|correct|enter}` (admin).
 async fn control(
     State(state): State<Arc<AppState>>,
     headers: HeaderMap,
@@ -166,6 +175,17 @@ async fn control(
             };
             // Stored `before_start` if the tournament has not started (see `take_control`).
             (ControlAction::Log(Control::Withdraw { entrant, before_start: false }), by)
+        }
+        "enter" => {
+            let b: EnterBody = parse_required(&body)?;
+            let by = check_by(b.by)?;
+            if tournaments::summary_of(&state.db, id).await?.is_none() {
+                return Err(not_found(id));
+            }
+            store::check_entrant(&state.db, "entrant", &b.entrant, state.config.bot_caps)
+                .await
+                .map_err(|e| bad_control(e.to_string()))?;
+            (ControlAction::Log(Control::Enter { entrant: b.entrant }), by)
         }
         "correct" => {
             let b: CorrectBody = parse_required(&body)?;
@@ -204,9 +224,10 @@ async fn control(
         }
         ControlOutcome::Refused(e) => {
             return Err(match e {
-                ControlError::NoSuchEntrant(_) | ControlError::NoSuchResult { .. } | ControlError::Shape(_) => {
-                    bad_control(e.to_string())
-                }
+                ControlError::NoSuchEntrant(_)
+                | ControlError::NoSuchResult { .. }
+                | ControlError::Shape(_)
+                | ControlError::BadEntrant(_) => bad_control(e.to_string()),
                 _ => conflict(e.to_string()),
             });
         }
@@ -221,6 +242,10 @@ async fn control(
             },
             ControlAction::Log(Control::Correct { result }) => {
                 Progress::Corrected { round: result.round, table: result.table, winner: result.winner, by }
+            }
+            ControlAction::Log(Control::Enter { .. }) => {
+                let e = tournament.entrants().last().expect("the entrant just entered");
+                Progress::Entered { entrant: e.id.0, name: e.name.clone(), by }
             }
         },
     };

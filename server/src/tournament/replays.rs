@@ -69,9 +69,12 @@ impl ReplayCache {
                     let t = &mut replayed.tournament;
                     if t.config().is_arena() {
                         // Read after the results: every result's table is stored before its game.
-                        for round in tournaments::arena_rounds_from(db.pool(), id, t.arena_tables().len()).await? {
-                            t.add_arena_table(round)?;
-                        }
+                        let tables = tournaments::arena_rounds_from(db.pool(), id, t.arena_tables().len()).await?;
+                        let entries: Vec<_> = tail.in_order().into_iter().map(Logged::entry).collect();
+                        t.extend_arena_log(&tables, &entries)?;
+                        replayed.results.extend(tail.results.iter().cloned());
+                        (_, replayed.last_control) = tail.cursor(0, replayed.last_control);
+                        return Ok::<_, TournamentError>(());
                     }
                     for entry in tail.in_order() {
                         match entry {

@@ -90,28 +90,37 @@ pub async fn check_entrants(db: &Db, config: &Config, caps: SearchCaps) -> Resul
         }
     }
     for (i, e) in config.spec().entrants.iter().enumerate() {
-        for m in members(e) {
-            match Member::of(&m) {
-                Member::Hosted { strategy } => {
-                    if let Some(e) = check(&strategy) {
-                        return Err(TournamentError::Entrant {
-                            field: format!("entrants[{i}]"),
-                            message: format!(
-                                "{m:?}: hosted strategy {strategy:?}: {e}; known: {}",
-                                crate::bots::names().join(", ")
-                            ),
-                        });
-                    }
+        check_entrant(db, &format!("entrants[{i}]"), e, caps).await?;
+    }
+    Ok(())
+}
+
+/// Checks that one entrant can be seated (hosted strategies build, other
+/// names are registered players); `field` names it in the error.
+pub async fn check_entrant(db: &Db, field: &str, e: &EntrantSpec, caps: SearchCaps) -> Result<(), TournamentError> {
+    let policy = Policy::network(caps);
+    let stop = StopFlag::new();
+    for m in members(e) {
+        match Member::of(&m) {
+            Member::Hosted { strategy } => {
+                if let Some(e) = crate::bots::strategy(&strategy, 0, &policy, &stop).err() {
+                    return Err(TournamentError::Entrant {
+                        field: field.into(),
+                        message: format!(
+                            "{m:?}: hosted strategy {strategy:?}: {e}; known: {}",
+                            crate::bots::names().join(", ")
+                        ),
+                    });
                 }
-                Member::Player(name) => {
-                    if db.player_id(&name).await?.is_none() {
-                        return Err(TournamentError::Entrant {
-                            field: format!("entrants[{i}]"),
-                            message: format!(
-                                "no registered player {name:?} (register it first, or name a hosted bot as \"bot:STRATEGY\")"
-                            ),
-                        });
-                    }
+            }
+            Member::Player(name) => {
+                if db.player_id(&name).await?.is_none() {
+                    return Err(TournamentError::Entrant {
+                        field: field.into(),
+                        message: format!(
+                            "no registered player {name:?} (register it first, or name a hosted bot as \"bot:STRATEGY\")"
+                        ),
+                    });
                 }
             }
         }
