@@ -1,5 +1,5 @@
 //! The organiser's controls that change pairings or standings: withdrawing
-//! an entrant and correcting a recorded result.
+//! an entrant, correcting a recorded result and entering a late entrant.
 //!
 //! A control is an entry of the tournament's log, in order with the
 //! results ([`Entry`]): [`Tournament::replay_log`] of the stored log rebuilds
@@ -22,6 +22,10 @@
 //!   in a knockout stage a correction may not change who went through.
 //!   An arena recomputes its standings from the corrected results instead
 //!   (its streak bonus depends on the order of results; see `arena.rs`).
+//! - A late entrant ([`Control::Enter`], a Swiss or an arena only) becomes
+//!   the next entrant id with no points: a Swiss pairs it from the next
+//!   round planned and gives it nothing for the rounds it missed; an arena
+//!   pairs it at its next pairing.
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
