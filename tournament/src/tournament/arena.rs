@@ -191,8 +191,9 @@ impl Tournament {
 
     /// Rebuilds an arena from its stored tables (in creation order) and its
     /// log (results and controls, in log order); equal to the live arena
-    /// that took them. The tables come first: a stored table changes no
-    /// standing, and no control depends on a table paired after it. For
+    /// that took them. Each table comes as soon as its entrants have
+    /// entered (see [`Tournament::extend_arena_log`]): a stored table changes
+    /// no standing, and no control depends on a table paired after it. For
     /// other formats the tables are ignored, as [`Tournament::replay_log`].
     ///
     /// ```
