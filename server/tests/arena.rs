@@ -166,8 +166,14 @@ async fn check_consistent(
     .iter()
     .map(|r| (r.get(0), (r.get(1), r.get(2), r.get(3), r.get(4), r.get(5))))
     .collect();
+    let entrants: i64 = sqlx::query("SELECT COUNT(*) FROM tournament_entrants WHERE tournament_id = ?")
+        .bind(id)
+        .fetch_one(&mut *tx)
+        .await
+        .unwrap()
+        .get(0);
     tx.commit().await.unwrap();
-    assert_eq!(view.len(), 16);
+    assert_eq!(view.len() as i64, entrants, "one row per entrant");
     for (name, row) in &view {
         assert_eq!(tally.get(name).copied().unwrap_or_default(), *row, "{name}: standings against the stored games");
     }
@@ -371,7 +377,7 @@ async fn a_paused_arena_pairs_nobody_new_until_resumed() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_arena_takes_corrections_and_withdrawals_and_its_standings_stay_exact_across_a_restart() {
+async fn an_arena_takes_corrections_withdrawals_and_late_entries_and_its_standings_stay_exact_across_a_restart() {
     let db = temp_db();
     let mut server = TestServer::start_with(db.clone(), config()).await;
     let id = create(&server, &spec(5)).await;
@@ -405,7 +411,12 @@ async fn an_arena_takes_corrections_and_withdrawals_and_its_standings_stay_exact
         .await
         .unwrap()
         .get(0);
+    // A late entrant is paired at the arena's next pairing.
+    let (status, e) = post("enter", json!({"entrant": "bot:random#99"})).await;
+    assert_eq!(status, 200, "{e}");
     let done = finished(&server, id, Duration::from_secs(60)).await;
+    let late = done["standings"].as_array().unwrap().iter().find(|s| s["name"] == "bot:random#99").unwrap();
+    assert!(late["games"].as_i64().unwrap() > 0, "{late}");
     let later: Vec<String> = sqlx::query("SELECT table_json FROM tournament_tables WHERE after_seq > ?")
         .bind(after_seq)
         .fetch_all(&pool)
@@ -431,5 +442,5 @@ async fn an_arena_takes_corrections_and_withdrawals_and_its_standings_stay_exact
     assert_eq!(table["tables"][0]["result"]["winner"], json!(fixed));
     let audit = server.get_json(&format!("/api/tournaments/{id}/audit")).await;
     let actions: Vec<&str> = audit.as_array().unwrap().iter().map(|a| a["action"].as_str().unwrap()).collect();
-    assert_eq!(actions, ["correct", "withdraw"], "{audit}");
+    assert_eq!(actions, ["correct", "withdraw", "enter"], "{audit}");
 }
