@@ -919,7 +919,7 @@ async fn replay_in(conn: &mut SqliteConnection, id: i64, except: Option<i64>) ->
     log.controls.retain(|c| Some(c.id) != except);
     let entries: Vec<Entry> = log.in_order().into_iter().map(Logged::entry).collect();
     if config.is_arena() {
-        // An arena's stored tables, then its log.
+        // An arena's stored tables with its log (each table once its entrants have entered).
         let tables = arena_rounds_from(&mut *conn, id, 0).await?;
         let mut t = Tournament::replay_arena_log(config, &tables, &entries).ok();
         // An arena's replica knows its deadline, to know when it has finished.

@@ -212,7 +212,7 @@ impl Stored {
         if !self.config.is_arena() {
             return Ok(Tournament::replay_log(self.config.clone(), &entries)?);
         }
-        // An arena's stored tables, then its log.
+        // An arena's stored tables with its log (each table once its entrants have entered).
         let mut t = Tournament::replay_arena_log(self.config.clone(), &self.tables, &entries)?;
         if let Some(ends_at) = self.summary.ends_at_ms {
             t.start_arena(ends_at as u64);
