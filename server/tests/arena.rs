@@ -380,7 +380,7 @@ async fn a_paused_arena_pairs_nobody_new_until_resumed() {
 async fn an_arena_takes_corrections_withdrawals_and_late_entries_and_its_standings_stay_exact_across_a_restart() {
     let db = temp_db();
     let mut server = TestServer::start_with(db.clone(), config()).await;
-    let id = create(&server, &spec(5)).await;
+    let id = create(&server, &spec(15)).await;
     let pool = SqlitePool::connect(&format!("sqlite://{}", db.display())).await.unwrap();
     let (round, winner): (i64, Option<i64>) = wait_for("a first arena game", Duration::from_secs(30), async || {
         match sqlx::query("SELECT round, winner FROM tournament_matches ORDER BY seq LIMIT 1")
@@ -395,6 +395,11 @@ async fn an_arena_takes_corrections_withdrawals_and_late_entries_and_its_standin
     let post = async |name: &str, body: Value| {
         server.post_json(&format!("/api/tournaments/{id}/{name}"), Some(ADMIN), &body.to_string()).await
     };
+    // Paused, the arena pairs nobody while the controls are given, so no
+    // table can be paired between a result and the runner reading the
+    // withdrawal (such a table would still seat the withdrawn entrant).
+    let (status, e) = post("pause", json!({})).await;
+    assert_eq!(status, 200, "{e}");
     // The first game's result becomes the other one: the standings are
     // recomputed from the corrected results, streaks included, at the commit.
     let fixed = if winner.is_none() { Some(0) } else { None };
@@ -413,6 +418,8 @@ async fn an_arena_takes_corrections_withdrawals_and_late_entries_and_its_standin
         .get(0);
     // A late entrant is paired at the arena's next pairing.
     let (status, e) = post("enter", json!({"entrant": "bot:random#99"})).await;
+    assert_eq!(status, 200, "{e}");
+    let (status, e) = post("resume", json!({})).await;
     assert_eq!(status, 200, "{e}");
     let done = finished(&server, id, Duration::from_secs(60)).await;
     let late = done["standings"].as_array().unwrap().iter().find(|s| s["name"] == "bot:random#99").unwrap();
@@ -442,5 +449,5 @@ async fn an_arena_takes_corrections_withdrawals_and_late_entries_and_its_standin
     assert_eq!(table["tables"][0]["result"]["winner"], json!(fixed));
     let audit = server.get_json(&format!("/api/tournaments/{id}/audit")).await;
     let actions: Vec<&str> = audit.as_array().unwrap().iter().map(|a| a["action"].as_str().unwrap()).collect();
-    assert_eq!(actions, ["correct", "withdraw", "enter"], "{audit}");
+    assert_eq!(actions, ["pause", "correct", "withdraw", "enter", "resume"], "{audit}");
 }
