@@ -11,7 +11,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use capicua_engine::{Game, HandEnd, MAX_SEATS, MatchTarget, Move, Rules, Seat, Seating, Side, Table, Variant};
+use capicua_engine::{
+    Game, HandEnd, MAX_SEATS, MatchTarget, Move, MoveList, Rules, Seat, Seating, Side, Table, Variant,
+};
 use serde::Serialize;
 
 use crate::error::{ArenaError, BotError};
@@ -193,6 +195,39 @@ impl Tally {
     }
 }
 
+/// Plays `game` to its end with strategies that only choose (no timing,
+/// no alternatives to refuse): each seat's strategy chooses at the table
+/// and the game referees the move. Returns the plays, passes and draws.
+///
+/// A function of its own, small enough for `Game::play` and the legal-move
+/// generator to be inlined into it: the counts stay in registers and the
+/// move's events, which the arena does not read, are never copied out.
+#[inline(never)]
+fn play_quick(
+    game: &mut Game,
+    strategies: &mut [Box<dyn Strategy>],
+    rotation: usize,
+    legal: &mut MoveList,
+) -> Result<(u64, u64, u64), ArenaError> {
+    let n = strategies.len();
+    // Slot j sits at seat (j + rotation) % n: looked up, not divided, per move.
+    let slot_at: [usize; MAX_SEATS] = std::array::from_fn(|seat| (seat + n - rotation) % n);
+    let (mut plays, mut passes, mut draws) = (0u64, 0u64, 0u64);
+    while let Some(seat) = game.to_move() {
+        let strategy = strategies[slot_at[seat.index()]].as_mut();
+        let m = strategy.choose_at_table(&TableSeat::new(game, seat), legal);
+        if let Err(error) = game.play(m) {
+            return Err(BotError::NoLegalProposal { strategy: strategy.name(), last: Some(m), error }.into());
+        }
+        match m {
+            Move::Play { .. } => plays += 1,
+            Move::Pass => passes += 1,
+            Move::Draw => draws += 1,
+        }
+    }
+    Ok((plays, passes, draws))
+}
+
 /// A configured arena.
 pub struct Arena {
     config: ArenaConfig,
@@ -297,13 +332,14 @@ impl Arena {
             self.config.seats.iter().map(|s| build(s, 0)).collect::<Result<_, _>>()?;
         let mut game = Game::new(self.rules.clone(), Seating::new(n as u8), 0)?;
         let mut proposals = Vec::with_capacity(4);
+        let mut legal = MoveList::new();
         loop {
             let first = cursor.fetch_add(CHUNK, Ordering::Relaxed);
             if first >= end {
                 break;
             }
             for i in first..(first + CHUNK).min(end) {
-                self.play_game(i, &mut game, &mut strategies, &mut proposals, &mut tally)?;
+                self.play_game(i, &mut game, &mut strategies, &mut proposals, &mut legal, &mut tally)?;
                 progress.fetch_add(1, Ordering::Relaxed);
             }
         }
@@ -316,6 +352,7 @@ impl Arena {
         game: &mut Game,
         strategies: &mut [Box<dyn Strategy>],
         proposals: &mut Vec<Move>,
+        legal: &mut MoveList,
         tally: &mut Tally,
     ) -> Result<(), ArenaError> {
         let n = strategies.len();
@@ -327,37 +364,28 @@ impl Arena {
         }
         // Slot j sits at seat (j + rotation) % n.
         let slot_at = |seat: Seat| (seat.index() + n - rotation) % n;
-        // The hot loop keeps its counts in registers and folds them into
-        // the tally once per game; a strategy that proposes nothing but its
-        // choice skips the referee's proposal list and never copies the
-        // move's events, which the arena does not read.
-        let (mut plays, mut passes, mut draws) = (0u64, 0u64, 0u64);
-        while let Some(seat) = game.to_move() {
-            let slot = slot_at(seat);
-            let strategy = strategies[slot].as_mut();
-            let chosen = if self.time_moves_or_alternatives {
+        let (plays, passes, draws) = if self.time_moves_or_alternatives {
+            let (mut plays, mut passes, mut draws) = (0u64, 0u64, 0u64);
+            while let Some(seat) = game.to_move() {
+                let slot = slot_at(seat);
                 let timer = self.config.time_moves.then(Instant::now);
-                let played = play_turn(game, strategy, proposals)?;
+                let played = play_turn(game, strategies[slot].as_mut(), proposals)?;
                 let s = &mut tally.slots[slot];
                 if let Some(t) = timer {
                     s[4] += t.elapsed().as_nanos() as i64;
                 }
                 s[5] += 1;
                 s[6] += played.refused as i64;
-                played.chosen
-            } else {
-                let m = strategy.choose(&TableSeat::new(game, seat));
-                if let Err(error) = game.play(m) {
-                    return Err(BotError::NoLegalProposal { strategy: strategy.name(), last: Some(m), error }.into());
+                match played.chosen {
+                    Move::Play { .. } => plays += 1,
+                    Move::Pass => passes += 1,
+                    Move::Draw => draws += 1,
                 }
-                m
-            };
-            match chosen {
-                Move::Play { .. } => plays += 1,
-                Move::Pass => passes += 1,
-                Move::Draw => draws += 1,
             }
-        }
+            (plays, passes, draws)
+        } else {
+            play_quick(game, strategies, rotation, legal)?
+        };
         tally.plays += plays;
         tally.passes += passes;
         tally.draws += draws;
