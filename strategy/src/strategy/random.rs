@@ -38,6 +38,7 @@ impl Strategy for Random {
         view.legal_moves(&mut moves);
         self.pick(&moves)
     }
+    #[inline]
     fn choose_at_table(&mut self, seat: &TableSeat<'_>, legal: &mut MoveList) -> Move {
         seat.legal_moves(legal);
         self.pick(legal)
