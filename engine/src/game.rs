@@ -446,7 +446,10 @@ impl Game {
     /// assert_eq!(g.play(Move::Pass), Err(IllegalMove::NotLegal(Move::Pass)));
     /// assert_eq!(g.log().len(), before);
     /// ```
-    #[inline]
+    // Always inlined: a hot loop in another crate (the arena, a search)
+    // that drops the events then never copies them out, and the move's
+    // checks fold into the loop's own.
+    #[inline(always)]
     pub fn play(&mut self, m: Move) -> Result<Events, IllegalMove> {
         if self.outcome.is_some() {
             return Err(IllegalMove::MatchOver);

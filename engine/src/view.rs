@@ -36,6 +36,7 @@ impl Game {
     /// assert_eq!(v.hand_of(Seat(2)), None); // hidden
     /// assert_eq!(v.hand_len(Seat(2)), 7);   // but counted
     /// ```
+    #[inline]
     pub fn view(&self, seat: Seat) -> View<'_> {
         View { game: self, seat: Some(seat) }
     }
@@ -205,6 +206,7 @@ impl<'a> View<'a> {
     /// g.view(g.next_seat(me)).fill_legal_moves(&mut out);
     /// assert!(out.is_empty());
     /// ```
+    #[inline]
     pub fn fill_legal_moves(&self, out: &mut MoveList) {
         match self.seat {
             Some(s) if self.game.to_move() == Some(s) => self.game.fill_legal_moves(out),

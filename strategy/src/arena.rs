@@ -11,7 +11,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use capicua_engine::{Game, HandEnd, MAX_SEATS, MatchTarget, Move, Rules, Seat, Seating, Side, Table, Variant};
+use capicua_engine::{
+    Game, HandEnd, MAX_SEATS, MatchTarget, Move, MoveList, Rules, Seat, Seating, Side, Table, Variant,
+};
 use serde::Serialize;
 
 use crate::error::{ArenaError, BotError};
@@ -20,7 +22,7 @@ use crate::rng::derive_seed;
 use crate::seat_view::TableSeat;
 use crate::spec::build;
 use crate::stats::{Sprt, SprtDecision, elo_of_score, wilson95};
-use crate::strategy::Strategy;
+use crate::strategy::{Random, Strategy};
 
 /// What one game is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -193,6 +195,74 @@ impl Tally {
     }
 }
 
+/// A seat's strategy in the arena. `random`, the strategy of speed runs, is
+/// held as itself so that the quick loop calls it directly and its choice
+/// (one pass over the legal moves) is inlined there; the others are called
+/// through `dyn`.
+enum Player {
+    /// The `random` spec.
+    Random(Random),
+    /// Any other spec.
+    Other(Box<dyn Strategy>),
+}
+
+impl Player {
+    /// The strategy of `spec` (seeded again before every game).
+    fn build(spec: &str) -> Result<Player, ArenaError> {
+        let built = build(spec, 0)?;
+        Ok(if spec == "random" { Player::Random(Random::new(0)) } else { Player::Other(built) })
+    }
+
+    fn as_dyn(&mut self) -> &mut dyn Strategy {
+        match self {
+            Player::Random(r) => r,
+            Player::Other(s) => s.as_mut(),
+        }
+    }
+
+    #[inline(always)]
+    fn choose_at_table(&mut self, seat: &TableSeat<'_>, legal: &mut MoveList) -> Move {
+        match self {
+            Player::Random(r) => r.choose_at_table(seat, legal),
+            Player::Other(s) => s.choose_at_table(seat, legal),
+        }
+    }
+}
+
+/// Plays `game` to its end with strategies that only choose (no timing,
+/// no alternatives to refuse): each seat's strategy chooses at the table
+/// and the game referees the move. Returns the plays, passes and draws.
+///
+/// A function of its own, small enough for `Game::play` and the legal-move
+/// generator to be inlined into it: the counts stay in registers and the
+/// move's events, which the arena does not read, are never copied out.
+#[inline(never)]
+fn play_quick(
+    game: &mut Game,
+    players: &mut [Player],
+    rotation: usize,
+    legal: &mut MoveList,
+) -> Result<(u64, u64, u64), ArenaError> {
+    let n = players.len();
+    // Slot j sits at seat (j + rotation) % n: looked up, not divided, per move.
+    let slot_at: [usize; MAX_SEATS] = std::array::from_fn(|seat| (seat + n - rotation) % n);
+    let (mut plays, mut passes, mut draws) = (0u64, 0u64, 0u64);
+    while let Some(seat) = game.to_move() {
+        let player = &mut players[slot_at[seat.index()]];
+        let m = player.choose_at_table(&TableSeat::new(game, seat), legal);
+        if let Err(error) = game.play(m) {
+            let strategy = player.as_dyn().name();
+            return Err(BotError::NoLegalProposal { strategy, last: Some(m), error }.into());
+        }
+        match m {
+            Move::Play { .. } => plays += 1,
+            Move::Pass => passes += 1,
+            Move::Draw => draws += 1,
+        }
+    }
+    Ok((plays, passes, draws))
+}
+
 /// A configured arena.
 pub struct Arena {
     config: ArenaConfig,
@@ -293,17 +363,17 @@ impl Arena {
         let n = self.config.seats.len();
         let teams = self.team_of_slot.as_ref().map_or(0, |t| t.iter().max().map_or(0, |m| m + 1));
         let mut tally = Tally::new(n, teams);
-        let mut strategies: Vec<Box<dyn Strategy>> =
-            self.config.seats.iter().map(|s| build(s, 0)).collect::<Result<_, _>>()?;
+        let mut players: Vec<Player> = self.config.seats.iter().map(|s| Player::build(s)).collect::<Result<_, _>>()?;
         let mut game = Game::new(self.rules.clone(), Seating::new(n as u8), 0)?;
         let mut proposals = Vec::with_capacity(4);
+        let mut legal = MoveList::new();
         loop {
             let first = cursor.fetch_add(CHUNK, Ordering::Relaxed);
             if first >= end {
                 break;
             }
             for i in first..(first + CHUNK).min(end) {
-                self.play_game(i, &mut game, &mut strategies, &mut proposals, &mut tally)?;
+                self.play_game(i, &mut game, &mut players, &mut proposals, &mut legal, &mut tally)?;
                 progress.fetch_add(1, Ordering::Relaxed);
             }
         }
@@ -314,50 +384,42 @@ impl Arena {
         &self,
         index: u64,
         game: &mut Game,
-        strategies: &mut [Box<dyn Strategy>],
+        players: &mut [Player],
         proposals: &mut Vec<Move>,
+        legal: &mut MoveList,
         tally: &mut Tally,
     ) -> Result<(), ArenaError> {
-        let n = strategies.len();
+        let n = players.len();
         let rotation = (index % n as u64) as usize;
         game.restart(derive_seed(self.config.seed, index / n as u64));
         let game_seed = derive_seed(self.config.seed ^ 0xA5A5_A5A5, index);
-        for (slot, s) in strategies.iter_mut().enumerate() {
-            s.reseed(derive_seed(game_seed, slot as u64));
+        for (slot, p) in players.iter_mut().enumerate() {
+            p.as_dyn().reseed(derive_seed(game_seed, slot as u64));
         }
         // Slot j sits at seat (j + rotation) % n.
         let slot_at = |seat: Seat| (seat.index() + n - rotation) % n;
-        // The hot loop keeps its counts in registers and folds them into
-        // the tally once per game; a strategy that proposes nothing but its
-        // choice skips the referee's proposal list and never copies the
-        // move's events, which the arena does not read.
-        let (mut plays, mut passes, mut draws) = (0u64, 0u64, 0u64);
-        while let Some(seat) = game.to_move() {
-            let slot = slot_at(seat);
-            let strategy = strategies[slot].as_mut();
-            let chosen = if self.time_moves_or_alternatives {
+        let (plays, passes, draws) = if self.time_moves_or_alternatives {
+            let (mut plays, mut passes, mut draws) = (0u64, 0u64, 0u64);
+            while let Some(seat) = game.to_move() {
+                let slot = slot_at(seat);
                 let timer = self.config.time_moves.then(Instant::now);
-                let played = play_turn(game, strategy, proposals)?;
+                let played = play_turn(game, players[slot].as_dyn(), proposals)?;
                 let s = &mut tally.slots[slot];
                 if let Some(t) = timer {
                     s[4] += t.elapsed().as_nanos() as i64;
                 }
                 s[5] += 1;
                 s[6] += played.refused as i64;
-                played.chosen
-            } else {
-                let m = strategy.choose(&TableSeat::new(game, seat));
-                if let Err(error) = game.play(m) {
-                    return Err(BotError::NoLegalProposal { strategy: strategy.name(), last: Some(m), error }.into());
+                match played.chosen {
+                    Move::Play { .. } => plays += 1,
+                    Move::Pass => passes += 1,
+                    Move::Draw => draws += 1,
                 }
-                m
-            };
-            match chosen {
-                Move::Play { .. } => plays += 1,
-                Move::Pass => passes += 1,
-                Move::Draw => draws += 1,
             }
-        }
+            (plays, passes, draws)
+        } else {
+            play_quick(game, players, rotation, legal)?
+        };
         tally.plays += plays;
         tally.passes += passes;
         tally.draws += draws;

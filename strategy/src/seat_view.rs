@@ -202,6 +202,7 @@ pub struct TableSeat<'a> {
 
 impl<'a> TableSeat<'a> {
     /// The view of `seat` at `game`.
+    #[inline]
     pub fn new(game: &'a Game, seat: Seat) -> TableSeat<'a> {
         TableSeat { view: game.view(seat), game }
     }
@@ -259,6 +260,7 @@ impl SeatView for TableSeat<'_> {
     fn play_points(&self) -> &[i32] {
         self.game.play_points()
     }
+    #[inline]
     fn legal_moves(&self, out: &mut MoveList) {
         self.view.fill_legal_moves(out);
     }

@@ -33,9 +33,9 @@ pub use random::Random;
 pub use smart::Smart;
 pub use support::Support;
 
-use capicua_engine::Move;
+use capicua_engine::{Move, MoveList};
 
-use crate::seat_view::SeatView;
+use crate::seat_view::{SeatView, TableSeat};
 use crate::stop::StopFlag;
 
 /// A way of playing dominoes.
@@ -46,6 +46,16 @@ pub trait Strategy: Send {
     /// Picks one of the viewer's legal moves. Called only when the viewer is
     /// to move (it then has at least one legal move).
     fn choose(&mut self, view: &dyn SeatView) -> Move;
+
+    /// [`Strategy::choose`] at an in-process table: the same move from the
+    /// same state, for hot loops (the arena). `legal` is scratch space the
+    /// caller keeps between calls. A strategy that only needs the legal
+    /// moves overrides it to read them from the concrete [`TableSeat`]
+    /// (inlined, no dynamic call per question); the rest keep this default.
+    fn choose_at_table(&mut self, seat: &TableSeat<'_>, legal: &mut MoveList) -> Move {
+        let _ = legal;
+        self.choose(seat)
+    }
 
     /// Moves in preference order, best first: a referee plays the first it
     /// accepts. Honest strategies propose only their choice.
