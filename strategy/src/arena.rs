@@ -6,6 +6,10 @@
 //! equally often (duplicate play). A game depends only on the seed and its
 //! index, and the tallies are integer sums, so results are the same for any
 //! number of threads.
+//!
+//! A strategy that reads every hand (`oracle`,
+//! [`crate::Strategy::sees_all_hands`]) is shown the table open
+//! ([`TableSeat::open`]); every other seat sees only its own view.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -15,7 +19,7 @@ use capicua_engine::{Game, HandEnd, MAX_SEATS, MatchTarget, Move, Rules, Seat, S
 use serde::Serialize;
 
 use crate::error::{ArenaError, BotError};
-use crate::referee::play_turn;
+use crate::referee::play_turn_seeing;
 use crate::rng::derive_seed;
 use crate::seat_view::TableSeat;
 use crate::spec::build;
@@ -205,6 +209,8 @@ pub struct Arena {
     /// Whether moves go through the referee's full turn (timing, or a
     /// strategy that may propose a refused move) rather than the fast path.
     time_moves_or_alternatives: bool,
+    /// Per slot: whether its strategy is shown every hand (the `oracle`).
+    open: Vec<bool>,
 }
 
 impl Arena {
@@ -219,8 +225,11 @@ impl Arena {
         let probe = Game::new(rules.clone(), Seating::new(n), 0)?;
         let table = *probe.table();
         let mut alternatives = false;
+        let mut open = Vec::with_capacity(config.seats.len());
         for (i, s) in config.seats.iter().enumerate() {
-            alternatives |= build(s, i as u64)?.proposes_alternatives();
+            let strategy = build(s, i as u64)?;
+            alternatives |= strategy.proposes_alternatives();
+            open.push(strategy.sees_all_hands());
         }
         let time_moves_or_alternatives = config.time_moves || alternatives;
         let team_of_slot = table.has_teams().then(|| (0..n).map(|s| table.side_of(Seat(s)).index()).collect());
@@ -233,7 +242,7 @@ impl Arena {
                     as usize,
             ),
         };
-        Ok(Arena { config, rules, table, team_of_slot, sprt_rival, time_moves_or_alternatives })
+        Ok(Arena { config, rules, table, team_of_slot, sprt_rival, time_moves_or_alternatives, open })
     }
 
     /// Plays the games; `progress` counts finished games as they finish.
@@ -337,7 +346,7 @@ impl Arena {
             let strategy = strategies[slot].as_mut();
             let chosen = if self.time_moves_or_alternatives {
                 let timer = self.config.time_moves.then(Instant::now);
-                let played = play_turn(game, strategy, proposals)?;
+                let played = play_turn_seeing(game, strategy, proposals, self.open[slot])?;
                 let s = &mut tally.slots[slot];
                 if let Some(t) = timer {
                     s[4] += t.elapsed().as_nanos() as i64;
@@ -346,7 +355,11 @@ impl Arena {
                 s[6] += played.refused as i64;
                 played.chosen
             } else {
-                let m = strategy.choose(&TableSeat::new(game, seat));
+                let m = if self.open[slot] {
+                    strategy.choose(&TableSeat::open(game, seat))
+                } else {
+                    strategy.choose(&TableSeat::new(game, seat))
+                };
                 if let Err(error) = game.play(m) {
                     return Err(BotError::NoLegalProposal { strategy: strategy.name(), last: Some(m), error }.into());
                 }

@@ -257,7 +257,7 @@ impl Pimc {
 
 /// 1 if the engine names `side` the winner of the hand that followed
 /// `hands_before` finished hands, else 0.
-fn hand_won(game: &Game, hands_before: usize, side: Side) -> f64 {
+pub(crate) fn hand_won(game: &Game, hands_before: usize, side: Side) -> f64 {
     match game.hand_results().get(hands_before).and_then(|r| r.winner) {
         Some(w) if w == side => 1.0,
         _ => 0.0,
@@ -315,7 +315,7 @@ const SOLVE_NODES: u32 = 20_000;
 /// paired with whether the engine names `side` the winner of the hand at
 /// the end of the line found (1 or 0). Alpha-beta on the value, heaviest
 /// tiles tried first. `None` once `nodes` positions have been visited.
-fn solve(
+pub(crate) fn solve(
     game: &Game,
     hands_before: usize,
     side: Side,
@@ -366,7 +366,7 @@ fn solve(
 }
 
 /// Tiles left in all hands.
-fn tiles_in_hands(game: &Game) -> u32 {
+pub(crate) fn tiles_in_hands(game: &Game) -> u32 {
     (0..game.table().seats()).map(|s| game.hand_len(capicua_engine::Seat(s)) as u32).sum()
 }
 
