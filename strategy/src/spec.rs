@@ -36,7 +36,7 @@ pub const STRATEGIES: &[(&str, &str)] = &[
     ("cheater", "proposes an illegal play first, then heuristic's legal move [inner=<name>]"),
     (
         "pimc",
-        "perfect-information Monte Carlo [samples=200, ms=<cap>, rollout=heavy|block|own-block|random, rollouts=1, solve=10, model=uniform|heavy, beta=0.5]",
+        "perfect-information Monte Carlo [samples=800, ms=<cap>, rollout=own-block|heavy|block|random, rollouts=1, solve=10, model=heavy|uniform, beta=3]",
     ),
     (
         "oracle",
@@ -68,7 +68,8 @@ pub struct SearchCaps {
 }
 
 impl Default for SearchCaps {
-    /// Ten times the default budgets, and two seconds a move.
+    /// Well above the default budgets (`pimc` 800 samples, `ismcts` 2000
+    /// iterations), and two seconds a move.
     fn default() -> SearchCaps {
         SearchCaps { samples: 2000, rollouts: 16, solve: 14, iterations: 20_000, time: Duration::from_secs(2) }
     }
@@ -364,6 +365,7 @@ mod tests {
         assert_eq!(build_with(&at_cap, 1, &net()).unwrap().name(), at_cap);
         assert_eq!(build_with("ismcts", 1, &net()).unwrap().name(), "ismcts:ms=2000");
         // The operator's CLI has no caps and no default time.
+        assert_eq!(build("pimc", 1).unwrap().name(), "pimc");
         assert_eq!(build("pimc:samples=1000000", 1).unwrap().name(), "pimc:samples=1000000");
         assert_eq!(build("ismcts", 1).unwrap().name(), "ismcts");
     }

@@ -60,13 +60,17 @@ pub struct PimcConfig {
 }
 
 impl Default for PimcConfig {
+    /// The strongest configuration measured within 20 ms a move on one core
+    /// (README, "Results"): 800 samples weighted by a heavy-shedding
+    /// opponent model (`beta` 3), rolled out with the deciding side
+    /// blocking, solved exactly from 10 tiles in hand.
     fn default() -> PimcConfig {
         PimcConfig {
-            budget: Budget { samples: 200, time: None },
-            rollout: Rollout::Heavy,
+            budget: Budget { samples: 800, time: None },
+            rollout: Rollout::OwnBlock,
             rollouts: 1,
             solve_below: 10,
-            model: PlayModel::Uniform,
+            model: PlayModel::Heavy { beta: 3.0 },
         }
     }
 }
@@ -470,17 +474,22 @@ impl Strategy for Pimc {
         if let Some(t) = c.budget.time {
             s += &format!(":ms={}", t.as_millis());
         }
-        match c.rollout {
-            Rollout::Heavy => {}
-            Rollout::Random => s += ":rollout=random",
-            Rollout::Block => s += ":rollout=block",
-            Rollout::OwnBlock => s += ":rollout=own-block",
+        if c.rollout != d.rollout {
+            s += match c.rollout {
+                Rollout::Heavy => ":rollout=heavy",
+                Rollout::Random => ":rollout=random",
+                Rollout::Block => ":rollout=block",
+                Rollout::OwnBlock => ":rollout=own-block",
+            };
         }
         if c.solve_below != d.solve_below {
             s += &format!(":solve={}", c.solve_below);
         }
-        if let PlayModel::Heavy { beta } = c.model {
-            s += &format!(":model=heavy:beta={beta}");
+        if c.model != d.model {
+            match c.model {
+                PlayModel::Uniform => s += ":model=uniform",
+                PlayModel::Heavy { beta } => s += &format!(":model=heavy:beta={beta}"),
+            }
         }
         if c.rollouts != 1 {
             s += &format!(":rollouts={}", c.rollouts);
