@@ -36,7 +36,7 @@ pub const STRATEGIES: &[(&str, &str)] = &[
     ("cheater", "proposes an illegal play first, then heuristic's legal move [inner=<name>]"),
     (
         "pimc",
-        "perfect-information Monte Carlo [samples=800, ms=<cap>, rollout=own-block|heavy|block|random, rollouts=1, solve=10, model=heavy|uniform, beta=3]",
+        "perfect-information Monte Carlo [samples=2000, ms=<cap>, rollout=own-block|heavy|block|random, rollouts=1, solve=10, model=heavy|uniform, beta=3, pool=1]",
     ),
     (
         "oracle",
@@ -68,12 +68,15 @@ pub struct SearchCaps {
 }
 
 impl Default for SearchCaps {
-    /// Well above the default budgets (`pimc` 800 samples, `ismcts` 2000
-    /// iterations), and two seconds a move.
+    /// `pimc`'s default 2000 samples, ten times `ismcts`' default 2000
+    /// iterations, and two seconds a move.
     fn default() -> SearchCaps {
         SearchCaps { samples: 2000, rollouts: 16, solve: 14, iterations: 20_000, time: Duration::from_secs(2) }
     }
 }
+
+/// The most deals a hosted `pimc` draws per sample (`pool=`).
+pub const MAX_POOL: u32 = 16;
 
 /// What a spec may do, by where it came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -244,6 +247,7 @@ fn build_named(spec: &str, seed: u64, policy: &Policy) -> Result<Box<dyn Strateg
                         c.budget.time = Some(Duration::from_millis(capped(k, v, max_ms)? as u64));
                     }
                     "rollouts" => c.rollouts = capped(k, v, caps.map(|c| c.rollouts))?.max(1),
+                    "pool" => c.pool = capped(k, v, caps.map(|_| MAX_POOL))?.max(1),
                     "solve" => c.solve_below = capped(k, v, caps.map(|c| c.solve))?,
                     "model" => {
                         c.model = match v {
@@ -361,8 +365,9 @@ mod tests {
         refused(&format!("ismcts:iterations={}", caps.iterations + 1));
         refused(&format!("random while stock > 3 else pimc:samples={}", caps.samples + 1));
         // At the caps, and with a time of the spec's own below the cap.
-        let at_cap = format!("pimc:samples={}:ms=20", caps.samples);
+        let at_cap = format!("pimc:samples={}:ms=20:pool={MAX_POOL}", caps.samples - 1);
         assert_eq!(build_with(&at_cap, 1, &net()).unwrap().name(), at_cap);
+        refused(&format!("pimc:pool={}", MAX_POOL + 1));
         assert_eq!(build_with("ismcts", 1, &net()).unwrap().name(), "ismcts:ms=2000");
         // The operator's CLI has no caps and no default time.
         assert_eq!(build("pimc", 1).unwrap().name(), "pimc");

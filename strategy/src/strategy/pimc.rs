@@ -57,20 +57,26 @@ pub struct PimcConfig {
     /// Solve a sample exactly (alpha-beta on win / tie / loss) instead of
     /// rolling it out once at most this many tiles remain in all hands.
     pub solve_below: u32,
+    /// Deals drawn per sample, of which one is played out, picked in
+    /// proportion to its weight under `model`: more of the work goes to
+    /// the deals that explain the opponents' plays (1: every deal drawn
+    /// is played out).
+    pub pool: u32,
 }
 
 impl Default for PimcConfig {
     /// The strongest configuration measured within 20 ms a move on one core
-    /// (README, "Results"): 800 samples weighted by a heavy-shedding
+    /// (README, "Results"): 2000 samples weighted by a heavy-shedding
     /// opponent model (`beta` 3), rolled out with the deciding side
     /// blocking, solved exactly from 10 tiles in hand.
     fn default() -> PimcConfig {
         PimcConfig {
-            budget: Budget { samples: 800, time: None },
+            budget: Budget { samples: 2000, time: None },
             rollout: Rollout::OwnBlock,
             rollouts: 1,
             solve_below: 10,
             model: PlayModel::Heavy { beta: 3.0 },
+            pool: 1,
         }
     }
 }
@@ -188,23 +194,20 @@ impl Pimc {
             if raised(&self.stop) || legal.is_empty() {
                 break;
             }
-            let Some(deal) = determinize::sample_weighted(view, &rules, &facts, self.config.model, &mut self.rng)
-            else {
-                continue;
-            };
+            let Some((deal, log_weight)) = self.draw(view, &rules, &facts) else { continue };
             let mut totals = vec![0.0f64; legal.len()];
             let mut wins = vec![0.0f64; legal.len()];
             // Hand results index from the first hand of the match; a
             // determinized game starts at this hand with none recorded.
-            let before = deal.game.hand_results().len();
+            let before = deal.hand_results().len();
             debug_assert!(before == 0 || before == hands_before);
-            let solved = (tiles_in_hands(&deal.game) <= self.config.solve_below)
+            let solved = (tiles_in_hands(&deal) <= self.config.solve_below)
                 .then(|| {
                     let mut nodes = SOLVE_NODES;
                     legal
                         .iter()
                         .map(|&m| {
-                            let mut g = deal.game.clone();
+                            let mut g = deal.clone();
                             g.play(m).expect("a legal move stays legal in a consistent deal");
                             solve(&g, before, side, f64::NEG_INFINITY, f64::INFINITY, &mut nodes)
                         })
@@ -218,14 +221,14 @@ impl Pimc {
                     continue;
                 }
                 for _ in 0..rollouts {
-                    let mut g = deal.game.clone();
+                    let mut g = deal.clone();
                     g.play(m).expect("a legal move stays legal in a consistent deal");
                     roll_out(&mut g, before, self.config.rollout, side, &mut self.rng, &mut scratch);
                     totals[i] += hand_value(&g, before, side);
                     wins[i] += hand_won(&g, before, side);
                 }
             }
-            values.push((deal.log_weight, totals, wins));
+            values.push((log_weight, totals, wins));
             sampled += 1;
         }
         if sampled == 0 {
@@ -256,6 +259,35 @@ impl Pimc {
             .map(|(i, &mv)| MoveEstimate { mv, win: (wins[i] / per).clamp(0.0, 1.0), value: totals[i] / per })
             .collect();
         Analysis { moves, best: legal[best], samples: sampled }
+    }
+}
+
+impl Pimc {
+    /// One deal to play out and its log weight: of [`PimcConfig::pool`]
+    /// deals drawn, one picked in proportion to its weight under the
+    /// opponent model, weighing the mean of the pool's weights (sampling
+    /// importance resampling; one deal drawn is just that deal).
+    fn draw(&mut self, view: &dyn SeatView, rules: &Arc<Rules>, facts: &PublicFacts) -> Option<(Game, f64)> {
+        let mut pool: Vec<determinize::Deal> = (0..self.config.pool.max(1))
+            .filter_map(|_| determinize::sample_weighted(view, rules, facts, self.config.model, &mut self.rng))
+            .collect();
+        if pool.len() <= 1 {
+            return pool.pop().map(|d| (d.game, d.log_weight));
+        }
+        let top = pool.iter().map(|d| d.log_weight).fold(f64::NEG_INFINITY, f64::max);
+        let weights: Vec<f64> = pool.iter().map(|d| (d.log_weight - top).exp()).collect();
+        let sum: f64 = weights.iter().sum();
+        let mut pick = self.rng.unit() * sum;
+        let mut at = pool.len() - 1;
+        for (i, w) in weights.iter().enumerate() {
+            if pick < *w {
+                at = i;
+                break;
+            }
+            pick -= w;
+        }
+        let log_weight = top + (sum / pool.len() as f64).ln();
+        Some((pool.swap_remove(at).game, log_weight))
     }
 }
 
@@ -493,6 +525,9 @@ impl Strategy for Pimc {
         }
         if c.rollouts != 1 {
             s += &format!(":rollouts={}", c.rollouts);
+        }
+        if c.pool != d.pool {
+            s += &format!(":pool={}", c.pool);
         }
         s
     }
