@@ -59,6 +59,35 @@ async fn searches_above_the_caps_are_refused_with_the_cap() {
     assert_eq!(r["type"], "ok", "{r}");
 }
 
+/// The `oracle` reads every hand: no room (casual or rated) seats it, no
+/// clock plays for it, no tournament enters it.
+#[tokio::test]
+async fn a_strategy_that_sees_every_hand_is_never_hosted() {
+    let server =
+        TestServer::start_with(temp_db(), Config { admin_token: Some("s3cret".into()), ..common::config() }).await;
+    let refused = |r: &serde_json::Value| {
+        assert_eq!(r["code"], "unknown-strategy", "{r}");
+        assert!(r["message"].as_str().unwrap().contains("sees every hand"), "{r}");
+    };
+    let (mut ana, _) = server.player("ana").await;
+    for rated in [false, true] {
+        let room = ana.create_room(json!({"preset": "latin", "rated": rated})).await;
+        for spec in ["oracle", "oracle:nodes=10", "random while stock > 1 else oracle", "cheater:inner=oracle"] {
+            refused(&ana.request(json!({"type": "fill-bots", "room": room, "strategy": spec})).await);
+        }
+    }
+    let r = ana.request(
+        json!({"type": "create-room", "preset": "latin", "on-timeout": {"kind": "strategy", "name": "oracle"}}),
+    );
+    refused(&r.await);
+
+    let tournament = json!({"name": "t", "table": "duel", "variants": ["block"],
+        "entrants": ["bot:random", "bot:oracle"], "stages": [{"format": "round-robin"}]});
+    let (status, r) = server.post_json("/api/tournaments", Some("s3cret"), &tournament.to_string()).await;
+    assert_eq!((status, r["field"].as_str()), (400, Some("entrants[1]")), "{r}");
+    assert!(r["message"].as_str().unwrap().contains("sees every hand"), "{r}");
+}
+
 /// The `capicua_searches` gauge of the server at `addr`.
 async fn searches(addr: std::net::SocketAddr) -> i64 {
     let (_, text) = http_get(addr, "/metrics").await;

@@ -6,6 +6,10 @@
 //! equally often (duplicate play). A game depends only on the seed and its
 //! index, and the tallies are integer sums, so results are the same for any
 //! number of threads.
+//!
+//! A strategy that reads every hand (`oracle`,
+//! [`crate::Strategy::sees_all_hands`]) is shown the table open
+//! ([`TableSeat::open`]); every other seat sees only its own view.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -17,7 +21,7 @@ use capicua_engine::{
 use serde::Serialize;
 
 use crate::error::{ArenaError, BotError};
-use crate::referee::play_turn;
+use crate::referee::play_turn_seeing;
 use crate::rng::derive_seed;
 use crate::seat_view::TableSeat;
 use crate::spec::build;
@@ -242,14 +246,18 @@ fn play_quick(
     players: &mut [Player],
     rotation: usize,
     legal: &mut MoveList,
+    open: &[bool],
 ) -> Result<(u64, u64, u64), ArenaError> {
     let n = players.len();
     // Slot j sits at seat (j + rotation) % n: looked up, not divided, per move.
     let slot_at: [usize; MAX_SEATS] = std::array::from_fn(|seat| (seat + n - rotation) % n);
     let (mut plays, mut passes, mut draws) = (0u64, 0u64, 0u64);
     while let Some(seat) = game.to_move() {
-        let player = &mut players[slot_at[seat.index()]];
-        let m = player.choose_at_table(&TableSeat::new(game, seat), legal);
+        let slot = slot_at[seat.index()];
+        let player = &mut players[slot];
+        // Only a strategy that reads every hand (the `oracle`) is shown them.
+        let table = if open[slot] { TableSeat::open(game, seat) } else { TableSeat::new(game, seat) };
+        let m = player.choose_at_table(&table, legal);
         if let Err(error) = game.play(m) {
             let strategy = player.as_dyn().name();
             return Err(BotError::NoLegalProposal { strategy, last: Some(m), error }.into());
@@ -275,6 +283,8 @@ pub struct Arena {
     /// Whether moves go through the referee's full turn (timing, or a
     /// strategy that may propose a refused move) rather than the fast path.
     time_moves_or_alternatives: bool,
+    /// Per slot: whether its strategy is shown every hand (the `oracle`).
+    open: Vec<bool>,
 }
 
 impl Arena {
@@ -289,8 +299,11 @@ impl Arena {
         let probe = Game::new(rules.clone(), Seating::new(n), 0)?;
         let table = *probe.table();
         let mut alternatives = false;
+        let mut open = Vec::with_capacity(config.seats.len());
         for (i, s) in config.seats.iter().enumerate() {
-            alternatives |= build(s, i as u64)?.proposes_alternatives();
+            let strategy = build(s, i as u64)?;
+            alternatives |= strategy.proposes_alternatives();
+            open.push(strategy.sees_all_hands());
         }
         let time_moves_or_alternatives = config.time_moves || alternatives;
         let team_of_slot = table.has_teams().then(|| (0..n).map(|s| table.side_of(Seat(s)).index()).collect());
@@ -303,7 +316,7 @@ impl Arena {
                     as usize,
             ),
         };
-        Ok(Arena { config, rules, table, team_of_slot, sprt_rival, time_moves_or_alternatives })
+        Ok(Arena { config, rules, table, team_of_slot, sprt_rival, time_moves_or_alternatives, open })
     }
 
     /// Plays the games; `progress` counts finished games as they finish.
@@ -403,7 +416,7 @@ impl Arena {
             while let Some(seat) = game.to_move() {
                 let slot = slot_at(seat);
                 let timer = self.config.time_moves.then(Instant::now);
-                let played = play_turn(game, players[slot].as_dyn(), proposals)?;
+                let played = play_turn_seeing(game, players[slot].as_dyn(), proposals, self.open[slot])?;
                 let s = &mut tally.slots[slot];
                 if let Some(t) = timer {
                     s[4] += t.elapsed().as_nanos() as i64;
@@ -418,7 +431,7 @@ impl Arena {
             }
             (plays, passes, draws)
         } else {
-            play_quick(game, players, rotation, legal)?
+            play_quick(game, players, rotation, legal, &self.open)?
         };
         tally.plays += plays;
         tally.passes += passes;

@@ -50,6 +50,10 @@ pub enum SpecError {
     /// over the network).
     #[error("strategy specs from the network cannot name files")]
     FileNotAllowed,
+    /// A strategy that reads every seat's hand, where the spec came from
+    /// the network: no server hosts it (rated or casual rooms, tournaments).
+    #[error("strategy {0} sees every hand: it plays only in the operator's own arena, never on a server")]
+    SeesHands(String),
     /// A spec longer than allowed where it came from.
     #[error("strategy spec too long ({len} characters, at most {max})")]
     TooLong {

@@ -29,10 +29,21 @@ pub struct Played {
 /// assert_eq!(played.refused, 1); // its illegal first try was refused
 /// ```
 pub fn play_turn(game: &mut Game, strategy: &mut dyn Strategy, proposals: &mut Vec<Move>) -> Result<Played, BotError> {
+    play_turn_seeing(game, strategy, proposals, false)
+}
+
+/// [`play_turn`], showing the seat every hand when `open` (the arena, for
+/// a strategy that [sees all hands](Strategy::sees_all_hands)).
+pub(crate) fn play_turn_seeing(
+    game: &mut Game,
+    strategy: &mut dyn Strategy,
+    proposals: &mut Vec<Move>,
+    open: bool,
+) -> Result<Played, BotError> {
     let Some(seat) = game.to_move() else {
         return Err(BotError::NoLegalProposal { strategy: strategy.name(), last: None, error: IllegalMove::MatchOver });
     };
-    let view = TableSeat::new(game, seat);
+    let view = if open { TableSeat::open(game, seat) } else { TableSeat::new(game, seat) };
     if !strategy.proposes_alternatives() {
         let m = strategy.choose(&view);
         return match game.play(m) {

@@ -198,13 +198,31 @@ impl SeatView for View<'_> {
 pub struct TableSeat<'a> {
     view: View<'a>,
     game: &'a Game,
+    /// Whether every hand is shown ([`TableSeat::open`]).
+    open: bool,
 }
 
 impl<'a> TableSeat<'a> {
     /// The view of `seat` at `game`.
     #[inline]
     pub fn new(game: &'a Game, seat: Seat) -> TableSeat<'a> {
-        TableSeat { view: game.view(seat), game }
+        TableSeat { view: game.view(seat), game, open: false }
+    }
+
+    /// The view of `seat` with every hand face up: [`SeatView::hand_of`]
+    /// answers for every seat (the stock's order stays hidden). Only for a
+    /// strategy that sees every hand ([`crate::Strategy::sees_all_hands`],
+    /// the `oracle`) in the operator's own arena; never for a seat in play.
+    ///
+    /// ```
+    /// use capicua_engine::{Game, Rules, Seat, Seating};
+    /// use capicua_strategy::{SeatView, TableSeat};
+    /// let game = Game::new(Rules::preset("latin").unwrap().into(), Seating::new(4), 1).unwrap();
+    /// assert_eq!(TableSeat::new(&game, Seat(0)).hand_of(Seat(1)), None);
+    /// assert_eq!(TableSeat::open(&game, Seat(0)).hand_of(Seat(1)), Some(game.hand(Seat(1))));
+    /// ```
+    pub fn open(game: &'a Game, seat: Seat) -> TableSeat<'a> {
+        TableSeat { view: game.view(seat), game, open: true }
     }
 }
 
@@ -228,6 +246,9 @@ impl SeatView for TableSeat<'_> {
         self.view.hand()
     }
     fn hand_of(&self, s: Seat) -> Option<TileSet> {
+        if self.open {
+            return Some(self.game.hand(s));
+        }
         self.view.hand_of(s)
     }
     fn own_draws(&self) -> TileSet {

@@ -20,8 +20,8 @@ use crate::determinize::PlayModel;
 use crate::error::SpecError;
 use crate::rng::derive_seed;
 use crate::strategy::{
-    BotaGorda, Budget, Carrier, Cheater, Condition, Conditional, Disabler, Heuristic, Ismcts, Pimc, PimcConfig, Random,
-    Rollout, Scored, Smart, Strategy, Support,
+    BotaGorda, Budget, Carrier, Cheater, Condition, Conditional, Disabler, Heuristic, Ismcts, Oracle, OracleConfig,
+    Pimc, PimcConfig, Random, Rollout, Scored, Smart, Strategy, Support,
 };
 
 /// Every strategy name with a one-line description.
@@ -36,7 +36,11 @@ pub const STRATEGIES: &[(&str, &str)] = &[
     ("cheater", "proposes an illegal play first, then heuristic's legal move [inner=<name>]"),
     (
         "pimc",
-        "perfect-information Monte Carlo [samples=200, ms=<cap>, rollout=heavy|block|own-block|random, rollouts=1, solve=10, model=uniform|heavy, beta=0.5]",
+        "perfect-information Monte Carlo [samples=2000, ms=<cap>, rollout=own-block|heavy|block|random, rollouts=1, solve=10, model=heavy|uniform, beta=3, pool=1]",
+    ),
+    (
+        "oracle",
+        "sees every hand (arena only, refused by servers): exact search on open cards [nodes=200000, samples=8, rollouts=32, ms=<cap>]",
     ),
     ("ismcts", "information-set Monte Carlo tree search: one tree over sampled deals [iterations=2000, ms=<cap>]"),
     (
@@ -64,11 +68,15 @@ pub struct SearchCaps {
 }
 
 impl Default for SearchCaps {
-    /// Ten times the default budgets, and two seconds a move.
+    /// `pimc`'s default 2000 samples, ten times `ismcts`' default 2000
+    /// iterations, and two seconds a move.
     fn default() -> SearchCaps {
         SearchCaps { samples: 2000, rollouts: 16, solve: 14, iterations: 20_000, time: Duration::from_secs(2) }
     }
 }
+
+/// The most deals a hosted `pimc` draws per sample (`pool=`).
+pub const MAX_POOL: u32 = 16;
 
 /// What a spec may do, by where it came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -79,16 +87,22 @@ pub struct Policy {
     pub max_len: usize,
     /// Caps on searches, if any.
     pub caps: Option<SearchCaps>,
+    /// Whether a strategy that reads every hand (`oracle`, see
+    /// [`crate::Strategy::sees_all_hands`]) may be built: only where the
+    /// operator runs it against bots on a table it can show (the arena).
+    pub sees_hands: bool,
 }
 
 impl Policy {
-    /// The operator's own command line: files allowed, no caps.
-    pub const TRUSTED: Policy = Policy { files: true, max_len: usize::MAX, caps: None };
+    /// The operator's own command line: files allowed, no caps, the
+    /// `oracle` allowed.
+    pub const TRUSTED: Policy = Policy { files: true, max_len: usize::MAX, caps: None, sees_hands: true };
 
     /// A spec from the network: no files, at most 200 characters, searches
-    /// within `caps`.
+    /// within `caps`, no strategy that reads every hand (every room, rated
+    /// or not, and every tournament table a server hosts).
     pub fn network(caps: SearchCaps) -> Policy {
-        Policy { files: false, max_len: 200, caps: Some(caps) }
+        Policy { files: false, max_len: 200, caps: Some(caps), sees_hands: false }
     }
 }
 
@@ -117,6 +131,8 @@ pub fn build(spec: &str, seed: u64) -> Result<Box<dyn Strategy>, SpecError> {
 /// assert!(build_with("pimc:samples=1000000", 1, &net).is_err());
 /// // A search that names no time gets the cap's.
 /// assert_eq!(build_with("pimc", 1, &net).unwrap().name(), "pimc:ms=2000");
+/// // A strategy that reads every hand is never built from the network.
+/// assert_eq!(build_with("oracle", 1, &net).err(), Some(SpecError::SeesHands("oracle".into())));
 /// ```
 pub fn build_with(spec: &str, seed: u64, policy: &Policy) -> Result<Box<dyn Strategy>, SpecError> {
     let spec = spec.trim();
@@ -231,6 +247,7 @@ fn build_named(spec: &str, seed: u64, policy: &Policy) -> Result<Box<dyn Strateg
                         c.budget.time = Some(Duration::from_millis(capped(k, v, max_ms)? as u64));
                     }
                     "rollouts" => c.rollouts = capped(k, v, caps.map(|c| c.rollouts))?.max(1),
+                    "pool" => c.pool = capped(k, v, caps.map(|_| MAX_POOL))?.max(1),
                     "solve" => c.solve_below = capped(k, v, caps.map(|c| c.solve))?,
                     "model" => {
                         c.model = match v {
@@ -264,6 +281,25 @@ fn build_named(spec: &str, seed: u64, policy: &Policy) -> Result<Box<dyn Strateg
             }
             let _: Budget = c.budget;
             Box::new(Pimc::new(c, seed))
+        }
+        "oracle" => {
+            if !policy.sees_hands {
+                return Err(SpecError::SeesHands(name.into()));
+            }
+            let mut c = OracleConfig::default();
+            for &(k, v) in &params {
+                match k {
+                    "nodes" => c.nodes = capped(k, v, None)?.max(1),
+                    "samples" => c.samples = capped(k, v, caps.map(|c| c.samples))?.max(1),
+                    "rollouts" => c.rollouts = capped(k, v, caps.map(|c| c.rollouts))?.max(1),
+                    "ms" => c.time = Some(Duration::from_millis(capped(k, v, max_ms)? as u64)),
+                    _ => return Err(bad(k, "unknown parameter")),
+                }
+            }
+            if let (Some(caps), None) = (caps, c.time) {
+                c.time = Some(caps.time);
+            }
+            Box::new(Oracle::new(c, seed))
         }
         "ismcts" => {
             let mut iterations = 2000;
@@ -329,10 +365,12 @@ mod tests {
         refused(&format!("ismcts:iterations={}", caps.iterations + 1));
         refused(&format!("random while stock > 3 else pimc:samples={}", caps.samples + 1));
         // At the caps, and with a time of the spec's own below the cap.
-        let at_cap = format!("pimc:samples={}:ms=20", caps.samples);
+        let at_cap = format!("pimc:samples={}:ms=20:pool={MAX_POOL}", caps.samples - 1);
         assert_eq!(build_with(&at_cap, 1, &net()).unwrap().name(), at_cap);
+        refused(&format!("pimc:pool={}", MAX_POOL + 1));
         assert_eq!(build_with("ismcts", 1, &net()).unwrap().name(), "ismcts:ms=2000");
         // The operator's CLI has no caps and no default time.
+        assert_eq!(build("pimc", 1).unwrap().name(), "pimc");
         assert_eq!(build("pimc:samples=1000000", 1).unwrap().name(), "pimc:samples=1000000");
         assert_eq!(build("ismcts", 1).unwrap().name(), "ismcts");
     }

@@ -61,6 +61,7 @@ fn pimc_only_chooses_legal_moves() {
     let games = common::size("CAPICUA_BOT_SOAK", 4).div_ceil(4);
     assert!(check("pimc:samples=3", games) > 0);
     assert!(check("pimc:samples=3:beta=2:solve=6", games) > 0);
+    assert!(check("pimc:samples=3:pool=3", games) > 0);
 }
 
 #[test]

@@ -13,6 +13,11 @@ fn every_listed_name_builds_and_names_itself() {
 #[test]
 fn parameters_are_checked() {
     assert_eq!(build("pimc:samples=50:ms=20", 1).unwrap().name(), "pimc:samples=50:ms=20");
+    // Every parameter that differs from the default is named, so the name
+    // builds the same player again.
+    let other = "pimc:samples=200:rollout=heavy:model=uniform";
+    assert_eq!(build(other, 1).unwrap().name(), other);
+    assert_eq!(build("pimc:beta=2", 1).unwrap().name(), "pimc:model=heavy:beta=2");
     assert!(matches!(build("pimc:samples=lots", 1), Err(SpecError::BadParameter { .. })));
     assert!(matches!(build("random:x=1", 1), Err(SpecError::BadParameter { .. })));
     assert!(matches!(build("smart:weights=1/2", 1), Err(SpecError::BadParameter { .. })));

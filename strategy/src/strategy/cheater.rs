@@ -62,6 +62,9 @@ impl Strategy for Cheater {
         // inner strategy's work.
         self.inner.is_quick()
     }
+    fn sees_all_hands(&self) -> bool {
+        self.inner.sees_all_hands()
+    }
     fn watch(&mut self, stop: &crate::StopFlag) {
         self.inner.watch(stop);
     }

@@ -179,6 +179,9 @@ impl Strategy for Conditional {
     fn is_quick(&self) -> bool {
         self.then.is_quick() && self.otherwise.is_quick()
     }
+    fn sees_all_hands(&self) -> bool {
+        self.then.sees_all_hands() || self.otherwise.sees_all_hands()
+    }
     fn watch(&mut self, stop: &crate::StopFlag) {
         self.then.watch(stop);
         self.otherwise.watch(stop);

@@ -15,6 +15,7 @@ mod disabler;
 mod features;
 mod heuristic;
 mod ismcts;
+mod oracle;
 mod pimc;
 mod random;
 mod smart;
@@ -28,6 +29,7 @@ pub use disabler::Disabler;
 pub use features::{Context, PlayFeatures, Scored, Scorer, pick_best, play_features};
 pub use heuristic::Heuristic;
 pub use ismcts::Ismcts;
+pub use oracle::{Oracle, OracleConfig};
 pub use pimc::{Analysis, Budget, MoveEstimate, Pimc, PimcConfig, Rollout, analyse};
 pub use random::Random;
 pub use smart::Smart;
@@ -75,6 +77,16 @@ pub trait Strategy: Send {
     /// (`pimc`, `ismcts`) are not quick; a composite is quick only when
     /// every strategy it may ask is.
     fn is_quick(&self) -> bool {
+        false
+    }
+
+    /// Whether the strategy reads every seat's hand ([`SeatView::hand_of`]
+    /// of the other seats): the `oracle`, a reference for measuring how far
+    /// the others are from perfect play. The arena then shows it the table
+    /// open ([`crate::TableSeat::open`]); a server never does, and refuses
+    /// to host it ([`crate::Policy::sees_hands`]). Composites see every hand
+    /// when any strategy they may ask does.
+    fn sees_all_hands(&self) -> bool {
         false
     }
 
