@@ -26,7 +26,7 @@ use std::time::Duration;
 
 use capicua_engine::poly::{PolyMove, PolyMoveList, PolyView};
 
-pub use pimc::{PolyAnalysis, PolyBudget, PolyMoveEstimate, PolyPimc, PolyPimcConfig};
+pub use pimc::{PolyAnalysis, PolyBudget, PolyModel, PolyMoveEstimate, PolyPimc, PolyPimcConfig};
 
 use crate::error::SpecError;
 use crate::rng::BotRng;
@@ -205,6 +205,13 @@ pub fn build_poly_with(spec: &str, seed: u64, policy: &Policy) -> Result<Box<dyn
                         let max_ms = caps.map(|c| c.time.as_millis().min(u32::MAX as u128) as u32);
                         c.budget.time = Some(Duration::from_millis(capped(k, v, max_ms)? as u64));
                     }
+                    "model" => {
+                        c.model = match v {
+                            "heavy" => PolyModel::Heavy,
+                            "uniform" => PolyModel::Uniform,
+                            _ => return Err(bad(k, "expected heavy or uniform")),
+                        }
+                    }
                     _ => return Err(bad(k, "unknown parameter")),
                 }
             }
@@ -224,7 +231,7 @@ mod tests {
 
     #[test]
     fn names_round_trip_and_bad_specs_are_refused() {
-        for spec in ["random", "greedy", "pimc", "pimc:samples=7", "pimc:samples=7:ms=30"] {
+        for spec in ["random", "greedy", "pimc", "pimc:samples=7", "pimc:samples=7:ms=30", "pimc:model=uniform"] {
             assert_eq!(build_poly(spec, 1).unwrap().name(), spec);
         }
         assert_eq!(build_poly("nobody", 1).err(), Some(SpecError::UnknownStrategy("nobody".into())));

@@ -3,7 +3,8 @@
 //!
 //! For each sample, the tiles the seat has not seen are dealt at random into
 //! the other hands and the stock at their public sizes
-//! ([`PolyView::imagine`]); every legal move is then played out in that
+//! ([`PolyView::imagine`]), keeping out of each hand the tiles its seat is
+//! known not to hold; every legal move is then played out in that
 //! now open deal to the end of the hand, every seat placing its heaviest
 //! tile (random among equals) and drawing or passing as the rules make it.
 //! A move's value is the points the seat gained over the hand minus the
@@ -12,6 +13,14 @@
 //! played. Every move meets the same samples. The budget is a number of
 //! samples, optionally capped by a time per move (a time cap makes play
 //! depend on the machine; sample budgets are reproducible).
+//!
+//! What a seat is known not to hold comes from the public record, which
+//! [`PolyPimc::choose`] reads off the view between its turns (hand sizes,
+//! stock size, the tiles placed since): a seat that drew held, once it had
+//! drawn, no tile fitting the board it faced (it plays as soon as one
+//! fits), and a seat that passed without drawing held none either; a seat
+//! that only placed a tile took nothing new. Where the record does not say
+//! which of several seats drew or placed, those seats are assumed nothing.
 
 use std::time::{Duration, Instant};
 
@@ -30,16 +39,32 @@ pub struct PolyBudget {
     pub time: Option<Duration>,
 }
 
+/// How the other seats are assumed to choose their tiles, to deal them
+/// hands that fit what they did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum PolyModel {
+    /// Nothing is assumed: only what the record proves (draws and passes)
+    /// shapes the deal.
+    Uniform,
+    /// A seat places its heaviest playable tile: tiles heavier than the one
+    /// it placed, that fitted the board it faced, are dealt to it only when
+    /// too few others are left.
+    #[default]
+    Heavy,
+}
+
 /// The knobs of [`PolyPimc`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PolyPimcConfig {
     /// The budget per move.
     pub budget: PolyBudget,
+    /// How other seats are assumed to play.
+    pub model: PolyModel,
 }
 
 impl Default for PolyPimcConfig {
     fn default() -> PolyPimcConfig {
-        PolyPimcConfig { budget: PolyBudget { samples: 40, time: None } }
+        PolyPimcConfig { budget: PolyBudget { samples: 40, time: None }, model: PolyModel::Heavy }
     }
 }
 
@@ -51,6 +76,112 @@ pub struct PolyPimc {
     unseen: Vec<PolyTileId>,
     legal: PolyMoveList,
     scratch: PolyMoveList,
+    record: Record,
+}
+
+/// The public record as the seat last left it, and what it proves.
+#[derive(Clone, Debug, Default)]
+struct Record {
+    /// The table after the seat's last move, if it is still this hand's.
+    after: Option<After>,
+    /// By seat, by tile id: tiles the seat is known not to hold.
+    lacks: Vec<Vec<bool>>,
+    /// By seat, by tile id: tiles it would have placed instead of a lighter
+    /// one, had it held them ([`PolyModel::Heavy`]).
+    doubts: Vec<Vec<bool>>,
+}
+
+/// The public state right after the seat's own last move.
+#[derive(Clone, Debug)]
+struct After {
+    hand: u32,
+    board: usize,
+    sizes: Vec<usize>,
+    /// The move was a draw: the seat moves again, nobody else did.
+    drew: bool,
+}
+
+impl Record {
+    /// Reads what the other seats did since the seat's last move.
+    fn observe(&mut self, view: &PolyView<'_>) {
+        let seats = view.hand_sizes().count();
+        let tiles = view.rules().set().len();
+        let sizes: Vec<usize> = view.hand_sizes().collect();
+        let board = view.board();
+        let fresh = match &self.after {
+            Some(a) => a.hand != view.hand_number() || a.sizes.len() != seats || a.board > board.placed().len(),
+            None => true,
+        };
+        if fresh || self.lacks.len() != seats || self.lacks.iter().any(|l| l.len() != tiles) {
+            self.lacks = vec![vec![false; tiles]; seats];
+            self.doubts = self.lacks.clone();
+        }
+        let Some(a) = self.after.take().filter(|a| !fresh && !a.drew) else { return };
+        let me = view.seat() as usize;
+        let order: Vec<usize> = (1..seats).map(|k| (me + k) % seats).collect();
+        let placed = board.placed().len() - a.board;
+        // Who placed: a smaller hand placed; the rest are settled by the count.
+        let delta = |s: usize| sizes[s] as i64 - a.sizes[s] as i64;
+        let sure = order.iter().filter(|&&s| delta(s) < 0).count();
+        let open: Vec<usize> = order.iter().copied().filter(|&s| delta(s) >= 0).collect();
+        let rest_placed = match placed.checked_sub(sure) {
+            Some(0) => Some(false),
+            Some(n) if n == open.len() => Some(true),
+            _ => None,
+        };
+        let mut at = a.board;
+        for &s in &order {
+            let (placed, drew) = if delta(s) < 0 {
+                (true, false)
+            } else if let Some(p) = rest_placed {
+                (p, delta(s) + p as i64 > 0)
+            } else {
+                // Unknown: forget what was known (it may have drawn).
+                self.lacks[s].iter_mut().for_each(|b| *b = false);
+                self.doubts[s].iter_mut().for_each(|b| *b = false);
+                continue;
+            };
+            let faced = board.prefix(at);
+            let set = view.rules().set();
+            let (lacks, doubts) = (&mut self.lacks[s], &mut self.doubts[s]);
+            if drew || !placed {
+                for (i, &tile) in set.tiles().iter().enumerate() {
+                    let fits = faced.fits(tile);
+                    // A draw brought tiles known of before into the hand.
+                    lacks[i] = if drew { fits } else { lacks[i] || fits };
+                    if drew {
+                        doubts[i] = false;
+                    }
+                }
+            } else if let Some(p) = board.placed().get(at) {
+                let value = p.pips.value();
+                for (i, &tile) in set.tiles().iter().enumerate() {
+                    if tile.value() > value && !doubts[i] && faced.fits(tile) {
+                        doubts[i] = true;
+                    }
+                }
+            }
+            at += placed as usize;
+        }
+    }
+
+    /// Notes the seat's own move, made from `view`.
+    fn moved(&mut self, view: &PolyView<'_>, m: PolyMove) {
+        let me = view.seat() as usize;
+        let mut sizes: Vec<usize> = view.hand_sizes().collect();
+        let mut board = view.board().placed().len();
+        match m {
+            PolyMove::Play { .. } => {
+                sizes[me] = sizes[me].saturating_sub(1);
+                board += 1;
+            }
+            PolyMove::Draw => {
+                sizes[me] += 1;
+            }
+            PolyMove::Pass => {}
+        }
+        self.after = Some(After { hand: view.hand_number(), board, sizes, drew: m == PolyMove::Draw });
+    }
 }
 
 /// One legal move as [`PolyPimc`] sees it.
@@ -83,6 +214,7 @@ impl PolyPimc {
             unseen: Vec::new(),
             legal: PolyMoveList::default(),
             scratch: PolyMoveList::default(),
+            record: Record::default(),
         }
     }
 
@@ -95,7 +227,7 @@ impl PolyPimc {
     /// use capicua_strategy::poly::{PolyBudget, PolyPimc, PolyPimcConfig};
     ///
     /// let game = PolyGame::new(PolyRules::preset("triominoes").unwrap(), 2, 3).unwrap();
-    /// let config = PolyPimcConfig { budget: PolyBudget { samples: 8, time: None } };
+    /// let config = PolyPimcConfig { budget: PolyBudget { samples: 8, time: None }, ..PolyPimcConfig::default() };
     /// let a = PolyPimc::new(config, 9).analyse(&game.view(0));
     /// assert_eq!(a.samples, 8);
     /// assert!(a.moves.iter().any(|e| e.mv == a.best));
@@ -143,22 +275,43 @@ impl PolyPimc {
     }
 
     /// A deal consistent with the view: the unseen tiles shuffled into the
-    /// other hands, the rest (in shuffled order) the stock.
+    /// other hands, each hand taking tiles its seat may hold first (tiles it
+    /// is known to lack only when too few are left, the record being then
+    /// out of step), the rest (in shuffled order) the stock.
     fn sample(&mut self, view: &PolyView<'_>, sizes: &[usize]) -> Option<PolyGame> {
         view.unseen(&mut self.unseen);
         self.rng.shuffle(&mut self.unseen);
-        let mut rest = self.unseen.as_slice();
+        let mut taken = vec![false; self.unseen.len()];
         let mut hands = Vec::with_capacity(sizes.len());
+        let heavy = self.config.model == PolyModel::Heavy;
+        let marked = |marks: &Vec<Vec<bool>>, s: usize, t: PolyTileId| {
+            marks.get(s).and_then(|l| l.get(t.0 as usize)).copied().unwrap_or(false)
+        };
+        // 0: free, 1: doubted, 2: known lacking.
+        let rank = |s: usize, t: PolyTileId| {
+            if marked(&self.record.lacks, s, t) { 2 } else { (heavy && marked(&self.record.doubts, s, t)) as u8 }
+        };
         for (s, &n) in sizes.iter().enumerate() {
             if s == view.seat() as usize {
                 hands.push(view.hand().to_vec());
-            } else {
-                let (taken, left) = rest.split_at_checked(n)?;
-                hands.push(taken.to_vec());
-                rest = left;
+                continue;
             }
+            let mut hand = Vec::with_capacity(n);
+            for pass in 0..3 {
+                for (i, &t) in self.unseen.iter().enumerate() {
+                    if hand.len() == n {
+                        break;
+                    }
+                    if !taken[i] && rank(s, t) == pass {
+                        taken[i] = true;
+                        hand.push(t);
+                    }
+                }
+            }
+            hands.push(hand);
         }
-        view.imagine(hands, rest.to_vec(), self.rng.next_u64()).ok()
+        let stock: Vec<PolyTileId> = self.unseen.iter().zip(&taken).filter(|(_, k)| !**k).map(|(&t, _)| t).collect();
+        view.imagine(hands, stock, self.rng.next_u64()).ok()
     }
 
     /// Plays `game` to the end of hand `hand` (or of the match): every seat
@@ -199,15 +352,24 @@ impl PolyStrategy for PolyPimc {
         if let Some(t) = c.budget.time {
             s += &format!(":ms={}", t.as_millis());
         }
+        if c.model == PolyModel::Uniform {
+            s += ":model=uniform";
+        }
         s
     }
 
+    /// Reads the record since its last move, then plays the best move of
+    /// [`PolyPimc::analyse`].
     fn choose(&mut self, view: &PolyView<'_>) -> PolyMove {
-        self.analyse(view).best
+        self.record.observe(view);
+        let best = self.analyse(view).best;
+        self.record.moved(view, best);
+        best
     }
 
     fn reseed(&mut self, seed: u64) {
         self.rng = BotRng::new(seed);
+        self.record = Record::default();
     }
 }
 
@@ -250,8 +412,10 @@ mod tests {
         assert_eq!(a.to_move(), Some(me));
         // Game b: the other seat keeps the tiles it played; its unplayed
         // tiles are swapped with the stock's.
-        let placed: Vec<PolyTileId> =
-            played.iter().filter_map(|m| if let PolyMove::Play { tile, .. } = m { Some(*tile) } else { None }).collect();
+        let placed: Vec<PolyTileId> = played
+            .iter()
+            .filter_map(|m| if let PolyMove::Play { tile, .. } = m { Some(*tile) } else { None })
+            .collect();
         let kept: Vec<PolyTileId> = theirs.iter().copied().filter(|t| placed.contains(t)).collect();
         let unplayed: Vec<PolyTileId> = theirs.iter().copied().filter(|t| !placed.contains(t)).collect();
         let n = unplayed.len();
@@ -267,7 +431,7 @@ mod tests {
         assert_eq!(a.hand(me), b.hand(me));
         assert_ne!(a.hand(1 - me), b.hand(1 - me));
         assert_ne!(a.stock(), b.stock());
-        let config = PolyPimcConfig { budget: PolyBudget { samples: 12, time: None } };
+        let config = PolyPimcConfig { budget: PolyBudget { samples: 12, time: None }, ..PolyPimcConfig::default() };
         let of_a = PolyPimc::new(config, 11).analyse(&a.view(me));
         let of_b = PolyPimc::new(config, 11).analyse(&b.view(me));
         assert_eq!(of_a, of_b);
@@ -275,6 +439,47 @@ mod tests {
         assert!(of_a.moves.len() > 1);
         assert!(of_a.moves.iter().any(|e| e.lead != of_a.moves[0].lead), "{of_a:?}");
         assert_eq!(of_a.best, PolyPimc::new(config, 11).choose(&a.view(me)));
+    }
+
+    /// What the record proves is true: no seat ever holds a tile it is
+    /// said to lack, at every turn of whole matches, two to four seats, on
+    /// tables where seats get stuck (pips up to 9, small hands) and draw
+    /// one, several or none.
+    #[test]
+    fn the_record_never_rules_out_a_held_tile() {
+        use capicua_engine::HandSize;
+        use capicua_engine::poly::{PolyMatchTarget, SeatRange};
+        let mut lacked = 0;
+        for (stuck, seats) in [
+            (PolyStuck::DrawOne, 2),
+            (PolyStuck::DrawUpTo(3), 3),
+            (PolyStuck::Pass, 2),
+            (PolyStuck::DrawUntilPlayable, 4),
+        ] {
+            let mut v = capicua_engine::poly::poly_preset("triominoes").unwrap();
+            (v.max_pip, v.stuck, v.hand_size) = (9, stuck, HandSize::Fixed(4));
+            v.seats = SeatRange { min: 2, max: 4 };
+            v.target = PolyMatchTarget::Hands(6);
+            let rules = Arc::new(v.validate().unwrap());
+            let mut game = PolyGame::new(rules, seats, 8).unwrap();
+            let mut records: Vec<Record> = vec![Record::default(); seats as usize];
+            let mut random = super::super::PolyRandom::new(3);
+            while let Some(seat) = game.to_move() {
+                let view = game.view(seat);
+                let record = &mut records[seat as usize];
+                record.observe(&view);
+                for s in 0..seats {
+                    for &t in game.hand(s) {
+                        assert!(!record.lacks[s as usize][t.0 as usize], "{stuck:?}: seat {s} holds #{}", t.0);
+                    }
+                }
+                lacked += record.lacks.iter().flatten().filter(|&&b| b).count();
+                let m = random.choose(&view);
+                record.moved(&view, m);
+                game.play(m).unwrap();
+            }
+        }
+        assert!(lacked > 0, "the record never proved anything");
     }
 
     /// Only one legal move: it is played without sampling.
