@@ -106,7 +106,10 @@ pub fn run(args: PolyArenaArgs) -> Result<()> {
     );
     // Entry e sits at seat (e - match) mod seats: results are per entry.
     // The interval counts a tie as not a win.
-    println!("{:<6} {:<12} {:>8} {:>7} {:>16} {:>12}", "entry", "strategy", "wins", "win%", "95% interval", "avg points");
+    println!(
+        "{:<6} {:<12} {:>8} {:>7} {:>16} {:>12}",
+        "entry", "strategy", "wins", "win%", "95% interval", "avg points"
+    );
     for (s, strategy) in strategies.iter().enumerate() {
         let pct = 100.0 * wins[s] as f64 / args.games.max(1) as f64;
         let (lo, hi) = wilson95(wins[s], args.games);
