@@ -130,12 +130,20 @@ impl Record {
             _ => None,
         };
         let mut at = a.board;
+        // Once one seat's turn is unknown, so is the board every later seat faced.
+        let mut lost = false;
         for &s in &order {
-            let (placed, drew) = if delta(s) < 0 {
+            let (placed, drew) = if lost {
+                (false, false)
+            } else if delta(s) < 0 {
                 (true, false)
             } else if let Some(p) = rest_placed {
                 (p, delta(s) + p as i64 > 0)
             } else {
+                lost = true;
+                (false, false)
+            };
+            if lost {
                 // Unknown: forget what was known (it may have drawn).
                 self.lacks[s].iter_mut().for_each(|b| *b = false);
                 self.doubts[s].iter_mut().for_each(|b| *b = false);
