@@ -11,6 +11,7 @@ use capicua_bot::token_file;
 use capicua_bot::transport::ServerAddr;
 use capicua_engine::{Game, Rules, Seating, Variant};
 use capicua_strategy::arena::{Arena, ArenaConfig, ArenaReport, Mode};
+use capicua_strategy::poly::POLY_STRATEGIES;
 use capicua_strategy::spec::STRATEGIES;
 use capicua_strategy::stats::Sprt;
 use clap::{Parser, Subcommand};
@@ -27,7 +28,7 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// List the strategies with a one-line description.
+    /// List the strategies (two-faced, then poly) with a one-line description.
     Strategies,
     /// Play many games between strategies in process and print statistics.
     Arena(ArenaArgs),
@@ -35,7 +36,7 @@ enum Command {
     Play(PlayArgs),
     /// Load a capicua server: N rooms of 4 remote bots, print throughput and latency.
     Load(LoadArgs),
-    /// Play seeded matches of 3-, 4- or 6-faced tiles (triominoes and kin) between simple strategies.
+    /// Play seeded matches of 3-, 4- or 6-faced tiles (triominoes and kin) between poly strategies.
     PolyArena(poly_arena::PolyArenaArgs),
 }
 
@@ -188,6 +189,11 @@ fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Strategies => {
             for (name, description) in STRATEGIES {
+                println!("{name:<22} {description}");
+            }
+            println!();
+            println!("poly strategies (3-, 4- and 6-faced tiles: `capicua-bot poly-arena --seats`):");
+            for (name, description) in POLY_STRATEGIES {
                 println!("{name:<22} {description}");
             }
             Ok(())

@@ -1,5 +1,6 @@
 //! `capicua-bot poly-arena`: seeded matches of 3-, 4- or 6-faced tiles
-//! between simple strategies, with wins per strategy and throughput.
+//! between poly strategies (`capicua_strategy::poly`), with wins per
+//! strategy, their 95% interval, and throughput.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -7,7 +8,10 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 use capicua_engine::SeededRng;
-use capicua_engine::poly::{POLY_PRESETS, PolyGame, PolyMove, PolyMoveList, PolyRules};
+use capicua_engine::poly::{POLY_PRESETS, PolyGame, PolyRules};
+use capicua_strategy::poly::{PolyStrategy, build_poly};
+use capicua_strategy::rng::derive_seed;
+use capicua_strategy::stats::wilson95;
 
 /// Arguments of `capicua-bot poly-arena`.
 #[derive(clap::Args)]
@@ -22,52 +26,11 @@ pub struct PolyArenaArgs {
     /// Master seed: the same seed and games give the same results.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// One strategy per seat, comma-separated: `random` or `greedy` (the
-    /// legal move with the most pips). Strategies rotate round the seats
-    /// from match to match.
+    /// One poly strategy per seat, comma-separated (`random`, `greedy`,
+    /// `pimc[:samples=N][:ms=M]`; see `capicua-bot strategies`). Strategies
+    /// rotate round the seats from match to match.
     #[arg(long, value_delimiter = ',', default_value = "greedy,random")]
     pub seats: Vec<String>,
-}
-
-/// A simple poly strategy.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Strategy {
-    /// A legal move drawn uniformly.
-    Random,
-    /// The legal move placing the tile with the most pips (the first such).
-    Greedy,
-}
-
-impl Strategy {
-    fn parse(name: &str) -> Result<Strategy> {
-        match name.trim() {
-            "random" => Ok(Strategy::Random),
-            "greedy" => Ok(Strategy::Greedy),
-            other => bail!("unknown poly strategy {other:?}; expected random or greedy"),
-        }
-    }
-
-    fn name(self) -> &'static str {
-        match self {
-            Strategy::Random => "random",
-            Strategy::Greedy => "greedy",
-        }
-    }
-
-    fn choose(self, game: &PolyGame, moves: &[PolyMove], rng: &mut SeededRng) -> PolyMove {
-        match self {
-            Strategy::Random => moves[rng.below(moves.len() as u32) as usize],
-            Strategy::Greedy => {
-                let set = game.rules().set();
-                let worth = |m: &PolyMove| match *m {
-                    PolyMove::Play { tile, .. } => set.get(tile).map_or(0, |t| t.value()),
-                    _ => -1,
-                };
-                let best = moves.iter().map(worth).max().unwrap_or(-1);
-                *moves.iter().find(|m| worth(m) == best).unwrap_or(&moves[0])
-            }
-        }
-    }
 }
 
 fn load_rules(variant: &str) -> Result<PolyRules> {
@@ -84,7 +47,12 @@ fn load_rules(variant: &str) -> Result<PolyRules> {
 /// Runs the arena and prints the results.
 pub fn run(args: PolyArenaArgs) -> Result<()> {
     let rules = Arc::new(load_rules(&args.variant)?);
-    let strategies = args.seats.iter().map(|s| Strategy::parse(s)).collect::<Result<Vec<_>>>()?;
+    let mut strategies: Vec<Box<dyn PolyStrategy>> = args
+        .seats
+        .iter()
+        .enumerate()
+        .map(|(e, s)| build_poly(s, derive_seed(args.seed, e as u64)).with_context(|| format!("seat strategy {s:?}")))
+        .collect::<Result<_>>()?;
     let seats = u8::try_from(strategies.len()).unwrap_or(u8::MAX);
     if !rules.seat_range().contains(&seats) {
         bail!(
@@ -100,19 +68,20 @@ pub fn run(args: PolyArenaArgs) -> Result<()> {
     let mut points = vec![0i64; k];
     let mut draws = 0u64;
     let (mut hands, mut moves_played) = (0u64, 0u64);
-    let mut moves = PolyMoveList::with_capacity(1024);
     let mut game = PolyGame::new(rules.clone(), seats, args.seed)?;
     let start = Instant::now();
     for i in 0..args.games {
         let seed = SeededRng::new(args.seed, i).next_u64();
         game.restart(seed);
-        let mut rng = SeededRng::new(seed, 1);
+        for (e, strategy) in strategies.iter_mut().enumerate() {
+            strategy.reseed(derive_seed(seed, e as u64));
+        }
         // Seat s plays strategy (s + i) % k: every strategy sits everywhere.
         let of_seat = |s: u8| (s as usize + i as usize) % k;
         while let Some(seat) = game.to_move() {
-            game.legal_moves(&mut moves);
-            let m = strategies[of_seat(seat)].choose(&game, &moves, &mut rng);
-            game.play(m).context("a strategy chose a legal move")?;
+            let strategy = &mut strategies[of_seat(seat)];
+            let m = strategy.choose(&game.view(seat));
+            game.play(m).with_context(|| format!("{} chose {m}", strategy.name()))?;
             moves_played += 1;
         }
         let outcome = game.outcome().context("the match ended")?;
@@ -136,11 +105,17 @@ pub fn run(args: PolyArenaArgs) -> Result<()> {
         args.seed
     );
     // Entry e sits at seat (e - match) mod seats: results are per entry.
-    println!("{:<6} {:<8} {:>8} {:>7} {:>12}", "entry", "strategy", "wins", "win%", "avg points");
+    // The interval counts a tie as not a win.
+    println!(
+        "{:<6} {:<12} {:>8} {:>7} {:>16} {:>12}",
+        "entry", "strategy", "wins", "win%", "95% interval", "avg points"
+    );
     for (s, strategy) in strategies.iter().enumerate() {
         let pct = 100.0 * wins[s] as f64 / args.games.max(1) as f64;
+        let (lo, hi) = wilson95(wins[s], args.games);
         let avg = points[s] as f64 / args.games.max(1) as f64;
-        println!("{:<6} {:<8} {:>8} {:>6.1}% {:>12.1}", s, strategy.name(), wins[s], pct, avg);
+        let interval = format!("{:.1}-{:.1}%", 100.0 * lo, 100.0 * hi);
+        println!("{:<6} {:<12} {:>8} {:>6.1}% {:>16} {:>12.1}", s, strategy.name(), wins[s], pct, interval, avg);
     }
     println!("ties: {draws}");
     println!(

@@ -34,6 +34,8 @@
 //! - [`facts`]: what the public record proves about the hidden hands;
 //! - [`determinize`]: sampling hidden tiles consistently (for `pimc` and
 //!   `ismcts`);
+//! - [`poly`]: strategies for tiles with 3, 4 or 6 faces (their own
+//!   trait, names and search);
 //! - [`referee`]: asking a strategy and playing its move;
 //! - [`arena`]: many games in process, with statistics ([`stats`]) and an
 //!   SPRT;
@@ -44,6 +46,7 @@ pub mod arena;
 pub mod determinize;
 pub mod error;
 pub mod facts;
+pub mod poly;
 pub mod referee;
 pub mod rng;
 pub mod seat_view;

@@ -284,6 +284,40 @@ impl PolyBoard {
         self.frontier.iter().map(|f| (f.x, f.y))
     }
 
+    /// Whether `tile` (in any rotation) fits somewhere on the board now.
+    ///
+    /// ```
+    /// use capicua_engine::poly::{PolyGame, PolyRules, PolyTile};
+    /// let game = PolyGame::new(PolyRules::preset("triominoes").unwrap(), 2, 1).unwrap();
+    /// assert!(game.board().fits(PolyTile::new(&[0, 1, 2]).unwrap()), "any tile opens the board");
+    /// ```
+    pub fn fits(&self, tile: PolyTile) -> bool {
+        !self.placements(tile, tile.period(), |_, _| false)
+    }
+
+    /// The board as it was when its first `n` tiles were placed (all of
+    /// them for `n` beyond the count): what a seat saw earlier in the hand.
+    ///
+    /// ```
+    /// use capicua_engine::poly::{PolyGame, PolyMoveList, PolyRules};
+    /// let mut game = PolyGame::new(PolyRules::preset("quadominoes").unwrap(), 2, 1).unwrap();
+    /// let mut moves = PolyMoveList::default();
+    /// game.legal_moves(&mut moves);
+    /// game.play(moves[0]).unwrap();
+    /// let one = game.board().clone();
+    /// game.legal_moves(&mut moves);
+    /// game.play(moves[0]).unwrap();
+    /// assert_eq!(game.board().prefix(1), one);
+    /// assert_eq!(game.board().prefix(9), *game.board());
+    /// ```
+    pub fn prefix(&self, n: usize) -> PolyBoard {
+        let mut b = PolyBoard::new(self.kind);
+        for p in self.placed.iter().take(n) {
+            b.place(p.tile, p.pips, p.at, p.rotation);
+        }
+        b
+    }
+
     /// Calls `f(spot, rotation)` for every distinct placement of `tile`
     /// (with `period` distinct rotations) until `f` returns `false`; returns
     /// whether it ran to the end.

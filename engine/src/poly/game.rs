@@ -359,6 +359,15 @@ impl PolyGame {
         self.outcome.as_ref()
     }
 
+    /// Replaces what only the referee knows: every hand, the stock and the
+    /// seed of later deals (see [`PolyView::imagine`](super::PolyView::imagine),
+    /// which checks them).
+    pub(super) fn replace_hidden(&mut self, hands: Vec<Vec<PolyTileId>>, stock: Vec<PolyTileId>, seed: u64) {
+        self.hands = hands;
+        self.stock = stock;
+        self.seed = seed;
+    }
+
     /// Tiles the seat to move has drawn this turn.
     pub fn drawn_this_turn(&self) -> u32 {
         self.drawn

@@ -5,6 +5,8 @@ use serde::{Deserialize, Serialize};
 use super::board::{BoardKind, PlacedTile, PolyBoard};
 use super::game::{PolyGame, PolyMoveList};
 use super::tile::{PolyTile, PolyTileId};
+use super::variant::PolyRules;
+use crate::error::SetupError;
 
 /// A seat's view: its own hand and the public state, nothing else.
 #[derive(Clone, Copy, Debug)]
@@ -69,6 +71,104 @@ impl<'a> PolyView<'a> {
         } else {
             out.clear();
         }
+    }
+
+    /// The hand being played (or last played), from 0.
+    pub fn hand_number(&self) -> u32 {
+        self.game.hand_number()
+    }
+
+    /// The rules (public).
+    pub fn rules(&self) -> &'a PolyRules {
+        self.game.rules()
+    }
+
+    /// Tiles the seat to move has drawn this turn (public: draws are seen,
+    /// the tiles drawn are not).
+    pub fn drawn_this_turn(&self) -> u32 {
+        self.game.drawn_this_turn()
+    }
+
+    /// The tiles this seat has not seen, by id: in no place it can see
+    /// (its hand, the board). The other hands and the stock hold exactly
+    /// these. Fills `out`, keeping its memory.
+    pub fn unseen(&self, out: &mut Vec<PolyTileId>) {
+        let len = self.game.rules().set().len();
+        let mut seen = vec![false; len];
+        for &t in self.hand().iter().chain(self.board().placed().iter().map(|p| &p.tile)) {
+            seen[t.0 as usize] = true;
+        }
+        out.clear();
+        out.extend((0..len as u16).map(PolyTileId).filter(|t| !seen[t.0 as usize]));
+    }
+
+    /// A game this seat could be in: the public state (board, scores, turn,
+    /// draws this turn, hand sizes, stock size) with the hidden parts as
+    /// the caller imagines them: `hands[s]` for every seat (the viewer's
+    /// own hand, in any order, at its own index), `stock` (top last), and
+    /// `seed` for the deals of later hands. What a search samples and plays
+    /// out; the real hands, stock and seed are never copied into it.
+    ///
+    /// Refused, naming only public facts or the caller's own input, unless
+    /// every hand and the stock have their public sizes and they hold the
+    /// [`unseen`](PolyView::unseen) tiles exactly once between them.
+    ///
+    /// ```
+    /// use capicua_engine::poly::{PolyGame, PolyRules};
+    /// let game = PolyGame::new(PolyRules::preset("triominoes").unwrap(), 2, 5).unwrap();
+    /// let view = game.view(0);
+    /// let mut unseen = Vec::new();
+    /// view.unseen(&mut unseen);
+    /// unseen.reverse(); // any order: the caller's guess
+    /// let theirs = unseen.split_off(unseen.len() - 9);
+    /// let imagined = view.imagine(vec![view.hand().to_vec(), theirs.clone()], unseen.clone(), 99).unwrap();
+    /// assert_eq!(imagined.hand(1), &theirs[..]);
+    /// assert_eq!(imagined.view(0).hand(), view.hand());
+    /// assert!(view.imagine(vec![view.hand().to_vec(), theirs], Vec::new(), 99).is_err());
+    /// ```
+    pub fn imagine(
+        &self,
+        hands: Vec<Vec<PolyTileId>>,
+        stock: Vec<PolyTileId>,
+        seed: u64,
+    ) -> Result<PolyGame, SetupError> {
+        let g = self.game;
+        let seats = g.seats() as usize;
+        if self.seat as usize >= seats {
+            return Err(SetupError::Tiles(format!("seat {} is not at the table", self.seat)));
+        }
+        if hands.len() != seats {
+            return Err(SetupError::Tiles(format!("{} hands for {seats} seats", hands.len())));
+        }
+        for (s, hand) in hands.iter().enumerate() {
+            let public = g.hand(s as u8).len();
+            if hand.len() != public {
+                return Err(SetupError::Tiles(format!("seat {s} holds {public} tiles, not {}", hand.len())));
+            }
+        }
+        if stock.len() != g.stock().len() {
+            return Err(SetupError::Tiles(format!("the stock holds {} tiles, not {}", g.stock().len(), stock.len())));
+        }
+        let mut own = hands[self.seat as usize].clone();
+        let mut real = self.hand().to_vec();
+        own.sort_unstable();
+        real.sort_unstable();
+        if own != real {
+            return Err(SetupError::Tiles(format!("hand {} is not the viewer's own hand", self.seat)));
+        }
+        let len = g.rules().set().len();
+        let mut seen = vec![false; len];
+        let placed = g.board().placed().iter().map(|p| p.tile);
+        for t in placed.chain(hands.iter().flatten().copied()).chain(stock.iter().copied()) {
+            match seen.get_mut(t.0 as usize) {
+                None => return Err(SetupError::Tiles(format!("#{} is not in a set of {len}", t.0))),
+                Some(true) => return Err(SetupError::Tiles(format!("#{} is placed or dealt twice", t.0))),
+                Some(slot) => *slot = true,
+            }
+        }
+        let mut imagined = g.clone();
+        imagined.replace_hidden(hands, stock, seed);
+        Ok(imagined)
     }
 
     /// A serializable copy, for sending to the seat.
