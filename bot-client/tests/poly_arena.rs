@@ -14,34 +14,16 @@ fn bot(args: &[&str]) -> (bool, String, String) {
 
 #[test]
 fn a_search_plays_the_greedy_strategy_with_an_interval() {
-    let (ok, out, err) = bot(&[
-        "poly-arena",
-        "--variant",
-        "triominoes",
-        "--games",
-        "2",
-        "--seats",
-        "pimc:samples=2,greedy",
-        "--seed",
-        "4",
-    ]);
+    let args =
+        ["poly-arena", "--variant", "triominoes", "--games", "2", "--seats", "pimc:samples=2,greedy", "--seed", "4"];
+    let (ok, out, err) = bot(&args);
     assert!(ok, "{err}");
     let row =
         |name: &str| out.lines().find(|l| l.split_whitespace().nth(1) == Some(name)).unwrap_or_else(|| panic!("{out}"));
     assert!(row("pimc:samples=2").contains('%'), "{out}");
     assert!(row("greedy").contains('-'), "a 95% interval: {out}");
     // The same seed gives the same results.
-    let (_, again, _) = bot(&[
-        "poly-arena",
-        "--variant",
-        "triominoes",
-        "--games",
-        "2",
-        "--seats",
-        "pimc:samples=2,greedy",
-        "--seed",
-        "4",
-    ]);
+    let (_, again, _) = bot(&args);
     let results = |s: &str| s.lines().filter(|l| !l.contains("moves/s")).collect::<Vec<_>>().join("\n");
     assert_eq!(results(&out), results(&again));
 }

@@ -9,12 +9,12 @@
 //! decisions below the root are shared across deals, so the search does not
 //! assume that later choices can depend on hidden tiles.
 
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use capicua_engine::{Move, MoveList, Rules, Side};
+use capicua_engine::{Move, MoveList, Side};
 
 use super::pimc::{hand_value, roll_out};
+use super::rules_cache::RulesCache;
 use super::{Heuristic, Rollout, Scored, Strategy};
 use crate::determinize;
 use crate::facts::PublicFacts;
@@ -42,7 +42,7 @@ pub struct Ismcts {
     time: Option<Duration>,
     stop: Option<StopFlag>,
     rng: BotRng,
-    rules: Option<Arc<Rules>>,
+    rules: RulesCache,
     fallback: Scored<Heuristic>,
 }
 
@@ -54,7 +54,7 @@ impl Ismcts {
             time: None,
             stop: None,
             rng: BotRng::new(seed),
-            rules: None,
+            rules: RulesCache::default(),
             fallback: Scored::new(Heuristic, seed),
         }
     }
@@ -86,14 +86,7 @@ impl Strategy for Ismcts {
         if legal.len() <= 1 {
             return legal.first().copied().unwrap_or(Move::Pass);
         }
-        let rules = match &self.rules {
-            Some(r) if r.variant() == view.rules().variant() => r.clone(),
-            _ => {
-                let r = Arc::new(view.rules().clone());
-                self.rules = Some(r.clone());
-                r
-            }
-        };
+        let rules = self.rules.of(view);
         let facts = PublicFacts::of(view);
         let me = view.side_of(view.seat());
         let mut tree =

@@ -18,6 +18,7 @@ mod ismcts;
 mod oracle;
 mod pimc;
 mod random;
+mod rules_cache;
 mod smart;
 mod support;
 

@@ -24,12 +24,12 @@
 //! the table) it samples the hidden hands like `pimc` would: it is then a
 //! PIMC with few samples, not an oracle.
 
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use capicua_engine::{Move, MoveList, Rules, Seat};
+use capicua_engine::{Move, MoveList, Seat};
 
 use super::pimc::{hand_value, roll_out, solve};
+use super::rules_cache::RulesCache;
 use super::{Heuristic, Rollout, Scored, Strategy};
 use crate::determinize;
 use crate::facts::PublicFacts;
@@ -65,7 +65,7 @@ impl Default for OracleConfig {
 pub struct Oracle {
     config: OracleConfig,
     rng: BotRng,
-    rules: Option<Arc<Rules>>,
+    rules: RulesCache,
     fallback: Scored<Heuristic>,
     stop: Option<StopFlag>,
 }
@@ -73,17 +73,12 @@ pub struct Oracle {
 impl Oracle {
     /// An oracle.
     pub fn new(config: OracleConfig, seed: u64) -> Oracle {
-        Oracle { config, rng: BotRng::new(seed), rules: None, fallback: Scored::new(Heuristic, seed), stop: None }
-    }
-
-    fn rules_for(&mut self, view: &dyn SeatView) -> Arc<Rules> {
-        match &self.rules {
-            Some(r) if r.variant() == view.rules().variant() => r.clone(),
-            _ => {
-                let r = Arc::new(view.rules().clone());
-                self.rules = Some(r.clone());
-                r
-            }
+        Oracle {
+            config,
+            rng: BotRng::new(seed),
+            rules: RulesCache::default(),
+            fallback: Scored::new(Heuristic, seed),
+            stop: None,
         }
     }
 
@@ -92,7 +87,7 @@ impl Oracle {
     /// and how many deals; `None` when no deal could be sampled.
     fn values(&mut self, view: &dyn SeatView, legal: &MoveList) -> Option<(Vec<f64>, u32)> {
         let started = Instant::now();
-        let rules = self.rules_for(view);
+        let rules = self.rules.of(view);
         let facts = PublicFacts::of(view);
         let side = view.side_of(view.seat());
         let all_seen = (0..view.seats()).map(Seat).all(|s| s == view.seat() || view.hand_of(s).is_some());
@@ -196,7 +191,8 @@ impl Strategy for Oracle {
 mod tests {
     use super::*;
     use crate::seat_view::TableSeat;
-    use capicua_engine::{Game, Seating};
+    use capicua_engine::{Game, Rules, Seating};
+    use std::sync::Arc;
 
     /// Latin positions near the end of a hand, with a choice to make: the
     /// real game and the seat to move.

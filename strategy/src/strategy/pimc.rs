@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 
 use capicua_engine::{Game, Move, MoveList, Rules, Side};
 
+use super::rules_cache::RulesCache;
 use super::{Heuristic, Scored, Strategy};
 use crate::determinize::{self, PlayModel};
 use crate::facts::PublicFacts;
@@ -85,7 +86,7 @@ impl Default for PimcConfig {
 pub struct Pimc {
     config: PimcConfig,
     rng: BotRng,
-    rules: Option<Arc<Rules>>,
+    rules: RulesCache,
     fallback: Scored<Heuristic>,
     stop: Option<StopFlag>,
 }
@@ -93,18 +94,12 @@ pub struct Pimc {
 impl Pimc {
     /// A PIMC player.
     pub fn new(config: PimcConfig, seed: u64) -> Pimc {
-        Pimc { config, rng: BotRng::new(seed), rules: None, fallback: Scored::new(Heuristic, seed), stop: None }
-    }
-
-    /// Shared rules for determinized games (rebuilt only when the variant changes).
-    fn rules_for(&mut self, view: &dyn SeatView) -> Arc<Rules> {
-        match &self.rules {
-            Some(r) if r.variant() == view.rules().variant() => r.clone(),
-            _ => {
-                let r = Arc::new(view.rules().clone());
-                self.rules = Some(r.clone());
-                r
-            }
+        Pimc {
+            config,
+            rng: BotRng::new(seed),
+            rules: RulesCache::default(),
+            fallback: Scored::new(Heuristic, seed),
+            stop: None,
         }
     }
 }
@@ -178,7 +173,7 @@ impl Pimc {
         let started = Instant::now();
         let mut legal = MoveList::new();
         view.legal_moves(&mut legal);
-        let rules = self.rules_for(view);
+        let rules = self.rules.of(view);
         let facts = PublicFacts::of(view);
         let side = view.side_of(view.seat());
         let hands_before = view.hand_number() as usize;
