@@ -75,5 +75,5 @@ pub use standings::Standing;
 pub use stop::{StopReason, StopSpec};
 pub use table::TableKind;
 pub use tiebreak::TieBreak;
-pub use tournament::arena::{ArenaError, ArenaPairing, REMATCH_WAIT_MS};
-pub use tournament::{Control, ControlError, Entry, LogError, RecordError, Tournament};
+pub use tournament::arena::{ArenaPairing, REMATCH_WAIT_MS};
+pub use tournament::{ArenaError, Control, ControlError, Entry, LogError, RecordError, Tournament};

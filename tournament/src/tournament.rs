@@ -18,6 +18,33 @@ mod control;
 
 pub use control::{Control, ControlError, Entry, LogError};
 
+/// A stored arena table that does not fit the arena.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum ArenaError {
+    /// The tournament is not an arena.
+    #[error("the tournament is not an arena")]
+    NotAnArena,
+    /// Tables come in creation order, without gaps.
+    #[error("arena table {got} given where table {expected} comes next")]
+    OutOfOrder {
+        /// The next table's number.
+        expected: u32,
+        /// The number given.
+        got: u32,
+    },
+    /// The table is not one table of two entrants of this arena.
+    #[error("arena table {number}: {message}")]
+    BadTable {
+        /// The table's number.
+        number: u32,
+        /// What is wrong.
+        message: String,
+    },
+    /// A stored result does not fit.
+    #[error(transparent)]
+    Record(#[from] RecordError),
+}
+
 /// A result the tournament cannot accept; the tournament is unchanged.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 pub enum RecordError {

@@ -21,9 +21,7 @@
 //!   part of, and the later wins of that streak lose their bonus). Pairings
 //!   already made stand.
 
-use thiserror::Error;
-
-use super::{ControlError, Entry, LogError, RecordError, Tournament};
+use super::{ArenaError, ControlError, Entry, LogError, RecordError, Tournament};
 use crate::config::Config;
 use crate::rng::{Purpose, TourRng};
 use crate::round::{EntrantId, MatchResult, Round, Table};
@@ -44,33 +42,6 @@ pub struct ArenaPairing {
     /// When to pair again if no game ends before (a held-back rematch
     /// becomes allowed, or the deadline); `None` once the arena pairs no more.
     pub wake_at: Option<u64>,
-}
-
-/// A stored arena table that does not fit the arena.
-#[derive(Clone, Debug, PartialEq, Eq, Error)]
-pub enum ArenaError {
-    /// The tournament is not an arena.
-    #[error("the tournament is not an arena")]
-    NotAnArena,
-    /// Tables come in creation order, without gaps.
-    #[error("arena table {got} given where table {expected} comes next")]
-    OutOfOrder {
-        /// The next table's number.
-        expected: u32,
-        /// The number given.
-        got: u32,
-    },
-    /// The table is not one table of two entrants of this arena.
-    #[error("arena table {number}: {message}")]
-    BadTable {
-        /// The table's number.
-        number: u32,
-        /// What is wrong.
-        message: String,
-    },
-    /// A stored result does not fit.
-    #[error(transparent)]
-    Record(#[from] RecordError),
 }
 
 /// An arena's state beside the tournament's statistics.

@@ -131,7 +131,7 @@ pub enum LogError {
     Control(#[from] ControlError),
     /// A stored arena table that does not fit.
     #[error(transparent)]
-    Arena(#[from] super::arena::ArenaError),
+    Arena(#[from] super::ArenaError),
 }
 
 impl Tournament {
