@@ -68,6 +68,38 @@ pub struct NewEntrant {
     pub kind: EntrantKind,
 }
 
+impl NewEntrant {
+    /// The row of an entrant as a spec writes it: `bot:STRATEGY[#tag]` is a
+    /// hosted bot, any other name a registered player.
+    pub fn of(e: &EntrantSpec) -> NewEntrant {
+        match e {
+            EntrantSpec::Player(p) => NewEntrant {
+                name: p.clone(),
+                members: vec![p.clone()],
+                kind: if p.starts_with("bot:") { EntrantKind::HostedBot } else { EntrantKind::Player },
+            },
+            EntrantSpec::Team(t) => {
+                NewEntrant { name: t.name.clone(), members: t.members.clone(), kind: EntrantKind::Team }
+            }
+        }
+    }
+
+    /// Stores it as entrant `index` of tournament `id`.
+    async fn insert(&self, conn: &mut SqliteConnection, id: i64, index: i64) -> Result<(), DbError> {
+        sqlx::query(
+            "INSERT INTO tournament_entrants (tournament_id, entrant, name, members_json, kind) VALUES (?, ?, ?, ?, ?)",
+        )
+        .bind(id)
+        .bind(index)
+        .bind(&self.name)
+        .bind(serde_json::to_string(&self.members)?)
+        .bind(self.kind)
+        .execute(conn)
+        .await?;
+        Ok(())
+    }
+}
+
 /// Stores a new tournament (status `pending`, to start at `starts_at`, unix
 /// seconds, or at once), the variants of its variant files (`variants_json`,
 /// a JSON object by the name the spec gives each) and its entrants, in spec
@@ -98,16 +130,7 @@ pub async fn create(
     .await?
     .last_insert_rowid();
     for (i, e) in entrants.iter().enumerate() {
-        sqlx::query(
-            "INSERT INTO tournament_entrants (tournament_id, entrant, name, members_json, kind) VALUES (?, ?, ?, ?, ?)",
-        )
-        .bind(id)
-        .bind(i as i64)
-        .bind(&e.name)
-        .bind(serde_json::to_string(&e.members)?)
-        .bind(e.kind)
-        .execute(&mut *tx)
-        .await?;
+        e.insert(&mut tx, id, i as i64).await?;
     }
     tx.commit().await?;
     Ok(id)
@@ -535,21 +558,7 @@ pub async fn take_control(db: &Db, id: i64, action: &ControlAction, by: &str) ->
         if let Control::Enter { entrant } = c {
             // Its row, as creation stores every entrant's.
             let e = t.entrants().last().expect("the entrant just entered");
-            let kind = match entrant {
-                EntrantSpec::Team(_) => EntrantKind::Team,
-                EntrantSpec::Player(p) if p.starts_with("bot:") => EntrantKind::HostedBot,
-                EntrantSpec::Player(_) => EntrantKind::Player,
-            };
-            sqlx::query(
-                "INSERT INTO tournament_entrants (tournament_id, entrant, name, members_json, kind) VALUES (?, ?, ?, ?, ?)",
-            )
-            .bind(id)
-            .bind(i64::from(e.id.0))
-            .bind(&e.name)
-            .bind(serde_json::to_string(&e.members)?)
-            .bind(kind)
-            .execute(&mut *tx)
-            .await?;
+            NewEntrant::of(entrant).insert(&mut tx, id, i64::from(e.id.0)).await?;
         }
         if let Some(o) = &old {
             sqlx::query("UPDATE tournament_controls SET old_json = ? WHERE id = ?")

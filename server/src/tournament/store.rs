@@ -11,7 +11,7 @@ use capicua_tournament::{Config, EntrantSpec, Round, Tournament};
 
 use super::{Member, TournamentError};
 use crate::db::Db;
-use crate::db::tournaments::{self, EntrantKind, LogTail, Logged, NewEntrant, SpecDefaults, Summary};
+use crate::db::tournaments::{self, LogTail, Logged, NewEntrant, SpecDefaults, Summary};
 
 pub use crate::db::tournaments::SpecFormat;
 
@@ -172,20 +172,7 @@ pub async fn create(
     let config = config.with_variant_files(files)?;
     check_entrants(db, &config, caps).await?;
     let spec = config.spec();
-    let entrants: Vec<NewEntrant> = spec
-        .entrants
-        .iter()
-        .map(|e| {
-            let (name, kind) = match e {
-                EntrantSpec::Player(p) if matches!(Member::of(p), Member::Hosted { .. }) => {
-                    (p.clone(), EntrantKind::HostedBot)
-                }
-                EntrantSpec::Player(p) => (p.clone(), EntrantKind::Player),
-                EntrantSpec::Team(t) => (t.name.clone(), EntrantKind::Team),
-            };
-            NewEntrant { name, members: members(e), kind }
-        })
-        .collect();
+    let entrants: Vec<NewEntrant> = spec.entrants.iter().map(NewEntrant::of).collect();
     let variants = serde_json::to_string(config.variant_files()).map_err(|e| TournamentError::Db(e.into()))?;
     let id = tournaments::create(db, &spec.name, format, text, &variants, &entrants, starts_at).await?;
     Ok((id, config))
