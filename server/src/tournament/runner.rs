@@ -108,23 +108,14 @@ async fn drive(
         return arena::drive(state, id, stored, tx, rx).await;
     }
     let entries: Vec<_> = stored.log.in_order().into_iter().map(Logged::entry).collect();
-    let (mut last_seq, mut last_control) = stored.log.cursor(0, 0);
+    let mut cursor = stored.log.cursor(0, 0);
     let mut t = Tournament::replay_log(stored.config, &entries)?;
     // The organiser may have paused or cancelled it since the scheduler looked.
     if !tournaments::set_status(db, id, Running, None, &[Pending, Running]).await? {
         return Ok(());
     }
     // A withdrawal taken before that plans round 0 again: read it before planning.
-    let tail = tournaments::log_after(db, id, last_seq, last_control).await?;
-    for entry in tail.in_order() {
-        match entry {
-            Logged::Result(r) => t.record(r.result.clone())?,
-            Logged::Control(c) => {
-                t.control(c.control.clone())?;
-            }
-        }
-    }
-    (last_seq, last_control) = tail.cursor(last_seq, last_control);
+    catch_up(state, id, &mut t, &mut cursor, |_| {}).await?;
     tracing::info!(tournament = id, entries = entries.len(), "running tournament");
     tournaments::save_standings(db, id, &t.standings()).await?;
     let mut shutdown = state.shutdown();
@@ -222,23 +213,7 @@ async fn drive(
         };
         if fresh {
             // Record everything committed since, results and controls, in log order.
-            let tail = tournaments::log_after(db, id, last_seq, last_control).await?;
-            for entry in tail.in_order() {
-                match entry {
-                    Logged::Result(r) => {
-                        let (rn, tn, winner) = (r.result.round, r.result.table, r.result.winner);
-                        t.record(r.result.clone())?;
-                        state.tournaments.unassign(id, rn, tn);
-                        state
-                            .tournaments
-                            .publish(id, Progress::TableFinished { round: rn, table: tn, game: r.game, winner });
-                    }
-                    Logged::Control(c) => {
-                        t.control(c.control.clone())?;
-                    }
-                }
-            }
-            (last_seq, last_control) = tail.cursor(last_seq, last_control);
+            catch_up(state, id, &mut t, &mut cursor, |_| {}).await?;
         }
     }
     if tournaments::set_status(db, id, TournamentStatus::Finished, None, &[Running, TournamentStatus::Paused]).await? {
@@ -347,6 +322,36 @@ async fn open_table(
         let _ = tx.send(Wake::Table { round: rn, table: tn, game });
     });
     Ok(info.id)
+}
+
+/// Applies the log entries (results and controls) committed after
+/// `cursor` (the last result's `seq`, the last control's id), in log order,
+/// and moves the cursor past them. Each result's table is let go and
+/// announced as finished, and `finished(round)` is told of it.
+async fn catch_up(
+    state: &Arc<AppState>,
+    id: TournamentId,
+    t: &mut Tournament,
+    cursor: &mut (i64, i64),
+    mut finished: impl FnMut(u32),
+) -> Result<(), TournamentError> {
+    let tail = tournaments::log_after(&state.db, id, cursor.0, cursor.1).await?;
+    for entry in tail.in_order() {
+        match entry {
+            Logged::Result(r) => {
+                let (rn, tn, winner) = (r.result.round, r.result.table, r.result.winner);
+                t.record(r.result.clone())?;
+                finished(rn);
+                state.tournaments.unassign(id, rn, tn);
+                state.tournaments.publish(id, Progress::TableFinished { round: rn, table: tn, game: r.game, winner });
+            }
+            Logged::Control(c) => {
+                t.control(c.control.clone())?;
+            }
+        }
+    }
+    *cursor = tail.cursor(cursor.0, cursor.1);
+    Ok(())
 }
 
 /// The event that announces a round (an arena's table is a round of one).

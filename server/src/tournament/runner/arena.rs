@@ -40,7 +40,7 @@ use tokio::sync::mpsc;
 use super::{MAX_ATTEMPTS, Wake, close_room, open_table, variant};
 use crate::AppState;
 use crate::db::now_ms;
-use crate::db::tournaments::{self, Logged};
+use crate::db::tournaments;
 use crate::tournament::{TournamentError, store};
 
 /// Runs an arena until it finishes, is paused with no game in play, is
@@ -190,8 +190,8 @@ async fn on_wake(
     }
 }
 
-/// Applies the log entries (results and controls) committed after
-/// `cursor` (the last result's `seq`, the last control's id), in log order.
+/// Applies the log committed after `cursor` (see [`super::catch_up`]); a
+/// finished table's room is no longer open.
 async fn catch_up(
     state: &Arc<AppState>,
     id: TournamentId,
@@ -199,23 +199,10 @@ async fn catch_up(
     open: &mut HashMap<u32, u64>,
     cursor: &mut (i64, i64),
 ) -> Result<(), TournamentError> {
-    let tail = tournaments::log_after(&state.db, id, cursor.0, cursor.1).await?;
-    for entry in tail.in_order() {
-        match entry {
-            Logged::Result(r) => {
-                let (rn, tn, winner) = (r.result.round, r.result.table, r.result.winner);
-                t.record(r.result.clone())?;
-                open.remove(&rn);
-                state.tournaments.unassign(id, rn, tn);
-                state.tournaments.publish(id, Progress::TableFinished { round: rn, table: tn, game: r.game, winner });
-            }
-            Logged::Control(c) => {
-                t.control(c.control.clone())?;
-            }
-        }
-    }
-    *cursor = tail.cursor(cursor.0, cursor.1);
-    Ok(())
+    super::catch_up(state, id, t, cursor, |round| {
+        open.remove(&round);
+    })
+    .await
 }
 
 /// Whether the stored status is `paused` (a control's wake may still be queued).
