@@ -1292,6 +1292,7 @@ mod tests {
         RoomInfo {
             id,
             variant: variant.into(),
+            poly: false,
             seats: (0..4)
                 .map(|i| SeatInfo { seat: i, side: i % 2, occupant: (i < taken).then(|| occupant(i)) })
                 .collect(),

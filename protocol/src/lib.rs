@@ -34,6 +34,7 @@
 //! assert_eq!(back, hello);
 //! ```
 
+use capicua_engine::poly::{PolyEvent, PolyMove, PolyVariant, PolyViewSnapshot};
 use capicua_engine::{Event, Move, Variant, ViewSnapshot};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -191,6 +192,16 @@ pub enum ClientMsg {
         #[schemars(with = "MoveShape")]
         r#move: Move,
     },
+    /// Plays a move in answer to a `poly-prompt` (a room of tiles with 3,
+    /// 4 or 6 faces).
+    PolyMove {
+        /// The room.
+        room: RoomId,
+        /// The prompt being answered.
+        prompt: PromptId,
+        /// One of the prompt's legal moves.
+        r#move: PolyMove,
+    },
     /// Asks for the current state of a room: a `sync` message, then the
     /// pending prompt again if it is this seat's turn.
     Resync {
@@ -261,7 +272,9 @@ impl ClientMsg {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub struct RoomSpec {
-    /// A preset name (`GET /api/variants`). Exactly one of `preset`,
+    /// A preset name (`GET /api/variants`): a two-faced preset, or a poly
+    /// one (`triominoes`, `quadominoes`, `hexominoes`, `graph-triominoes`)
+    /// for a room of tiles with 3, 4 or 6 faces. Exactly one of `preset`,
     /// `variant` and `variant-file` must be given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preset: Option<String>,
@@ -271,7 +284,8 @@ pub struct RoomSpec {
     /// The text of a variant file, as `capicua-bot arena --variant FILE`
     /// reads one: TOML (JSON when its first non-blank character is `{`), usually
     /// `base = "PRESET"` plus the fields it overrides. `base` names a
-    /// preset, never a file. At most 64 KiB (65,536 bytes).
+    /// preset, never a file; a poly preset as `base` makes a poly room.
+    /// At most 64 KiB (65,536 bytes).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub variant_file: Option<String>,
     /// Seats at the table (default: the variant's maximum).
@@ -457,7 +471,57 @@ pub enum ServerMsg {
         /// Milliseconds left for this move, bank included.
         deadline_ms: u64,
     },
-    /// A move was accepted (answer to `move`).
+    /// A match of tiles with 3, 4 or 6 faces started (the `game-started`
+    /// of a poly room). `view` is the receiver's view (a spectator's has no
+    /// `seat` and an empty `hand`).
+    PolyGameStarted {
+        /// The room.
+        room: RoomId,
+        /// Per-room sequence number.
+        seq: u64,
+        /// The receiver's seat, `None` for a spectator.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seat: Option<u8>,
+        /// The receiver's view.
+        view: Box<PolyViewSnapshot>,
+        /// The full rules of the match (public).
+        variant: Box<PolyVariant>,
+    },
+    /// Your turn in a poly room: answer with a `poly-move` carrying
+    /// `prompt` and one of `legal-moves`.
+    PolyPrompt {
+        /// The room.
+        room: RoomId,
+        /// Echo it in the move.
+        prompt: PromptId,
+        /// Your seat.
+        seat: u8,
+        /// Your view of the game; absent for a connection that asked for
+        /// lean prompts in `hello`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        view: Option<Box<PolyViewSnapshot>>,
+        /// The legal moves (turns of a symmetric tile that give the same
+        /// position are listed once).
+        legal_moves: Vec<PolyMove>,
+        /// Milliseconds left for this move, bank included.
+        deadline_ms: u64,
+    },
+    /// What happened at a poly table after one move, in order. A `drew`
+    /// names its tile to the seat that drew it only. `view` is the
+    /// receiver's new view when its tiles changed (it drew, or a new hand
+    /// was dealt).
+    PolyEvents {
+        /// The room.
+        room: RoomId,
+        /// Per-room sequence number.
+        seq: u64,
+        /// The events.
+        events: Vec<PolyEvent>,
+        /// The receiver's new view, when its tiles changed.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        view: Option<Box<PolyViewSnapshot>>,
+    },
+    /// A move was accepted (answer to `move` and `poly-move`).
     Accepted {
         /// The room.
         room: RoomId,
@@ -505,6 +569,13 @@ pub enum ServerMsg {
         /// and shows the target, without having seen `game-started`.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         variant: Option<Box<Variant>>,
+        /// In a poly room, the receiver's view of the match in play, if any
+        /// (instead of `view`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        poly_view: Option<Box<PolyViewSnapshot>>,
+        /// In a poly room, its full rules (instead of `variant`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        poly_variant: Option<Box<PolyVariant>>,
     },
     /// The room was closed.
     RoomClosed {
@@ -789,6 +860,10 @@ pub struct RoomInfo {
     pub id: RoomId,
     /// The variant's name.
     pub variant: String,
+    /// The room plays tiles with 3, 4 or 6 faces: its matches speak
+    /// `poly-game-started`, `poly-prompt`, `poly-events` and `poly-move`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub poly: bool,
     /// Every seat, in order.
     pub seats: Vec<SeatInfo>,
     /// Waiting, playing or closed.

@@ -12,6 +12,9 @@ mod common;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
+use capicua_engine::poly::{
+    POLY_PRESETS, PolyEvent, PolyGame, PolyMove, PolyMoveList, PolyRules, PolyVariant, PolyViewSnapshot,
+};
 use capicua_engine::{
     EndId, Event, Game, HandVisibility, Move, PRESETS, Rules, Seat, Seating, Side, Tile, Variant, ViewSnapshot,
 };
@@ -34,6 +37,7 @@ fn client_tag(m: &ClientMsg) -> &'static str {
         ClientMsg::FillBots { .. } => "fill-bots",
         ClientMsg::Ready { .. } => "ready",
         ClientMsg::Move { .. } => "move",
+        ClientMsg::PolyMove { .. } => "poly-move",
         ClientMsg::Resync { .. } => "resync",
         ClientMsg::CloseRoom { .. } => "close-room",
         ClientMsg::Ping => "ping",
@@ -59,6 +63,9 @@ fn server_tag(m: &ServerMsg) -> &'static str {
         ServerMsg::Ok { .. } => "ok",
         ServerMsg::GameStarted { .. } => "game-started",
         ServerMsg::Prompt { .. } => "prompt",
+        ServerMsg::PolyGameStarted { .. } => "poly-game-started",
+        ServerMsg::PolyPrompt { .. } => "poly-prompt",
+        ServerMsg::PolyEvents { .. } => "poly-events",
         ServerMsg::Accepted { .. } => "accepted",
         ServerMsg::Events { .. } => "events",
         ServerMsg::GameOver { .. } => "game-over",
@@ -246,6 +253,7 @@ fn info(status: RoomStatus, occupied: bool, on_timeout: TimeoutPolicy, seeded: b
     RoomInfo {
         id: 9,
         variant: "latin".into(),
+        poly: false,
         seats: (0..4)
             .map(|seat| SeatInfo {
                 seat,
@@ -341,7 +349,64 @@ fn client_samples() -> Vec<ClientMsg> {
         game.play(legal[legal.len() - 1]).unwrap();
     }
     assert_eq!(kinds.len(), 3, "play, draw and pass: {kinds:?}");
+    // A poly move of every kind and spot: the graph board's root and faces,
+    // a lattice's cells, draws and passes.
+    let mut kinds = BTreeSet::new();
+    for m in poly_played().moves {
+        let v = serde_json::to_value(m).unwrap();
+        if kinds.insert((v["kind"].to_string(), v["at"]["kind"].to_string())) {
+            prompt += 1;
+            samples.push(ClientMsg::PolyMove { room: 3, prompt, r#move: m });
+        }
+    }
+    assert_eq!(kinds.len(), 4, "root, face and cell plays, draw: {kinds:?}");
+    // The presets draw until a tile fits, so a pass is rare in play.
+    samples.push(ClientMsg::PolyMove { room: 3, prompt: prompt + 1, r#move: PolyMove::Pass });
     samples
+}
+
+/// What real poly play produces: every preset's rules, views of seats and
+/// spectators, every move's events as each receiver sees them, the moves.
+struct PolyPlayed {
+    variants: Vec<PolyVariant>,
+    views: Vec<PolyViewSnapshot>,
+    events: Vec<Vec<PolyEvent>>,
+    moves: Vec<PolyMove>,
+    /// (legal moves, view) of seats to move.
+    prompts: Vec<(Vec<PolyMove>, PolyViewSnapshot)>,
+}
+
+fn poly_played() -> PolyPlayed {
+    let mut played = PolyPlayed { variants: vec![], views: vec![], events: vec![], moves: vec![], prompts: vec![] };
+    let mut sequences = BTreeSet::new();
+    let mut legal = PolyMoveList::default();
+    for &name in POLY_PRESETS {
+        let rules = PolyRules::preset(name).unwrap();
+        played.variants.push(rules.variant().clone());
+        let seats = *rules.seat_range().end();
+        let mut game = PolyGame::new(rules, seats, 3).unwrap();
+        played.views.push(game.spectator_snapshot());
+        let mut ply = 0usize;
+        while let Some(seat) = game.to_move() {
+            game.legal_moves(&mut legal);
+            if ply % 23 == 0 {
+                played.prompts.push((legal.to_vec(), game.view(seat).snapshot()));
+            }
+            let m = legal[(ply * 7 + 1) % legal.len()];
+            let events = game.play(m).unwrap();
+            played.moves.push(m);
+            let tags: Vec<String> = events.iter().map(|e| serde_json::to_value(e).unwrap()["event"].to_string()).collect();
+            if sequences.insert((name, tags)) {
+                for viewer in [Some(seat), None] {
+                    played.events.push(events.iter().map(|e| e.seen_by(viewer)).collect());
+                }
+                played.views.push(game.view(seat).snapshot());
+            }
+            ply += 1;
+        }
+        played.views.push(game.spectator_snapshot());
+    }
+    played
 }
 
 fn server_samples() -> Vec<ServerMsg> {
@@ -398,6 +463,8 @@ fn server_samples() -> Vec<ServerMsg> {
             info: info(RoomStatus::Waiting, true, TimeoutPolicy::Pass, false),
             view: None,
             variant: None,
+            poly_view: None,
+            poly_variant: None,
         },
         ServerMsg::RoomClosed { room: 3, reason: "the match is over".into() },
         ServerMsg::Pong,
@@ -480,6 +547,8 @@ fn server_samples() -> Vec<ServerMsg> {
                 info: info(RoomStatus::Playing, true, TimeoutPolicy::default(), false),
                 view: Some(boxed),
                 variant: Some(Box::new(variants[i / 4 % variants.len()].clone())),
+                poly_view: None,
+                poly_variant: None,
             }),
             (3, Some(seat)) => {
                 let legal_moves = view.legal_moves.clone();
@@ -519,6 +588,37 @@ fn server_samples() -> Vec<ServerMsg> {
     }
     for events in played.events {
         samples.push(ServerMsg::Events { room: 3, seq: 6, events, view: None });
+    }
+    let poly = poly_played();
+    let poly_info = RoomInfo { poly: true, variant: "triominoes".into(), ..info(RoomStatus::Playing, true, TimeoutPolicy::default(), false) };
+    samples.push(ServerMsg::Room { room: poly_info.clone() });
+    for (i, view) in poly.views.iter().enumerate() {
+        let variant = Box::new(poly.variants[i % poly.variants.len()].clone());
+        samples.push(ServerMsg::PolyGameStarted {
+            room: 3,
+            seq: 1,
+            seat: view.seat,
+            view: Box::new(view.clone()),
+            variant: variant.clone(),
+        });
+        samples.push(ServerMsg::Sync {
+            room: 3,
+            seq: 5,
+            info: poly_info.clone(),
+            view: None,
+            variant: None,
+            poly_view: Some(Box::new(view.clone())),
+            poly_variant: Some(variant),
+        });
+    }
+    for (i, events) in poly.events.into_iter().enumerate() {
+        let view = (i % 3 == 0).then(|| Box::new(poly.views[i % poly.views.len()].clone()));
+        samples.push(ServerMsg::PolyEvents { room: 3, seq: 6, events, view });
+    }
+    for (legal_moves, view) in poly.prompts {
+        let seat = view.seat.unwrap();
+        samples.push(ServerMsg::PolyPrompt { room: 3, prompt: 9, seat, view: None, legal_moves: legal_moves.clone(), deadline_ms: 0 });
+        samples.push(ServerMsg::PolyPrompt { room: 3, prompt: 9, seat, view: Some(Box::new(view)), legal_moves, deadline_ms: 12_000 });
     }
     samples
 }
@@ -565,7 +665,7 @@ fn every_client_message_fits_the_schema() {
         }
     }
     let seen = check_frames(&schema["client"], &frames);
-    assert_eq!(seen.len(), 19);
+    assert_eq!(seen.len(), 20);
 }
 
 #[test]
@@ -584,11 +684,20 @@ fn every_server_message_fits_the_schema() {
     let has = |tag: &str, key: &str, present: bool| {
         frames.iter().any(|(json, t)| *t == tag && json.get(key).is_some_and(|v| !v.is_null()) == present)
     };
-    for (tag, key) in [("prompt", "view"), ("events", "view"), ("sync", "view"), ("game-started", "seat")] {
+    for (tag, key) in [
+        ("prompt", "view"),
+        ("events", "view"),
+        ("sync", "view"),
+        ("game-started", "seat"),
+        ("poly-prompt", "view"),
+        ("poly-events", "view"),
+        ("sync", "poly-view"),
+        ("poly-game-started", "seat"),
+    ] {
         assert!(has(tag, key, true) && has(tag, key, false), "`{tag}` frames with and without `{key}`");
     }
     let seen = check_frames(&schema["server"], &frames);
-    assert_eq!(seen.len(), 25);
+    assert_eq!(seen.len(), 28);
 }
 
 /// The enums inside messages: the schema lists exactly the values the

@@ -1,6 +1,7 @@
 //! Snapshot tests: the exact JSON of every message. A change here is a
 //! protocol change: bump `PROTOCOL_VERSION` and update PROTOCOL.md.
 
+use capicua_engine::poly::{PolyEvent, PolyGame, PolyMove, PolyRules, PolySpot, PolyTileId};
 use capicua_engine::{EndId, Event, Game, Move, Rules, Seat, Seating, Side, Tile};
 use capicua_protocol::*;
 use serde_json::json;
@@ -56,6 +57,26 @@ fn client_messages() {
             ClientMsg::Move { room: 3, prompt: 18, r#move: Move::Draw },
             r#"{"id":1,"type":"move","room":3,"prompt":18,"move":{"kind":"draw"}}"#,
         ),
+        (
+            ClientMsg::PolyMove {
+                room: 3,
+                prompt: 19,
+                r#move: PolyMove::Play { tile: PolyTileId(12), at: PolySpot::Cell { x: -1, y: 2 }, rotation: 1 },
+            },
+            r#"{"id":1,"type":"poly-move","room":3,"prompt":19,"move":{"kind":"play","tile":12,"at":{"kind":"cell","x":-1,"y":2},"rotation":1}}"#,
+        ),
+        (
+            ClientMsg::PolyMove {
+                room: 3,
+                prompt: 20,
+                r#move: PolyMove::Play { tile: PolyTileId(4), at: PolySpot::Face { node: 0, face: 2 }, rotation: 1 },
+            },
+            r#"{"id":1,"type":"poly-move","room":3,"prompt":20,"move":{"kind":"play","tile":4,"at":{"kind":"face","node":0,"face":2},"rotation":1}}"#,
+        ),
+        (
+            ClientMsg::PolyMove { room: 3, prompt: 21, r#move: PolyMove::Draw },
+            r#"{"id":1,"type":"poly-move","room":3,"prompt":21,"move":{"kind":"draw"}}"#,
+        ),
         (ClientMsg::Resync { room: 3 }, r#"{"id":1,"type":"resync","room":3}"#),
         (ClientMsg::CloseRoom { room: 3 }, r#"{"id":1,"type":"close-room","room":3}"#),
         (ClientMsg::Ping, r#"{"id":1,"type":"ping"}"#),
@@ -77,6 +98,7 @@ fn info() -> RoomInfo {
     RoomInfo {
         id: 3,
         variant: "block".into(),
+        poly: false,
         seats: vec![
             SeatInfo {
                 seat: 0,
@@ -270,6 +292,40 @@ fn server_messages() {
             r#"{"id":1,"type":"hint","room":3,"prompt":17,"seat":1,"best":{"kind":"play","tile":[4,6],"end":0,"face":1},"moves":[{"move":{"kind":"play","tile":[4,6],"end":0,"face":1},"win":0.63,"value":0.27},{"move":{"kind":"pass"},"win":0.2,"value":-0.6}],"samples":300}"#,
         ),
         (
+            ServerMsg::Room { room: RoomInfo { poly: true, variant: "triominoes".into(), ..info() } },
+            r#"{"id":1,"type":"room","room":{"id":3,"variant":"triominoes","poly":true,"seats":[{"seat":0,"side":0,"occupant":{"name":"ana","kind":"player","ready":true,"connected":true}},{"seat":1,"side":1}],"status":"waiting","rated":false,"spectators":1,"time":{"move-ms":30000,"bank-ms":0},"on-timeout":{"kind":"strategy","name":"random"},"games-played":0}}"#,
+        ),
+        (
+            ServerMsg::PolyEvents {
+                room: 3,
+                seq: 8,
+                events: vec![
+                    PolyEvent::Drew { seat: 1, tile: None },
+                    PolyEvent::Passed { seat: 1 },
+                ],
+                view: None,
+            },
+            r#"{"id":1,"type":"poly-events","room":3,"seq":8,"events":[{"event":"drew","seat":1},{"event":"passed","seat":1}]}"#,
+        ),
+        (
+            ServerMsg::PolyEvents {
+                room: 3,
+                seq: 9,
+                events: vec![
+                    PolyEvent::Drew { seat: 1, tile: Some(PolyTileId(30)) },
+                    PolyEvent::Played {
+                        seat: 1,
+                        tile: PolyTileId(30),
+                        at: PolySpot::Cell { x: 1, y: 0 },
+                        rotation: 2,
+                        points: 9,
+                    },
+                ],
+                view: None,
+            },
+            r#"{"id":1,"type":"poly-events","room":3,"seq":9,"events":[{"event":"drew","seat":1,"tile":30},{"event":"played","seat":1,"tile":30,"at":{"kind":"cell","x":1,"y":0},"rotation":2,"points":9}]}"#,
+        ),
+        (
             ServerMsg::Error { code: ErrorCode::HintUnavailable, message: "no hints in a rated room".into() },
             r#"{"id":1,"type":"error","code":"hint-unavailable","message":"no hints in a rated room"}"#,
         ),
@@ -337,4 +393,57 @@ fn the_schema_names_every_message_type() {
         assert!(schema.contains(&format!("\"{t}\"")), "schema lacks {t}");
     }
     assert_eq!(json_schema()["protocol-version"], PROTOCOL_VERSION);
+}
+
+#[test]
+fn poly_messages_carry_the_poly_view_rules_and_moves() {
+    let game = PolyGame::new(PolyRules::preset("triominoes").unwrap(), 2, 11).unwrap();
+    let seat = game.to_move().unwrap();
+    let mut legal = capicua_engine::poly::PolyMoveList::default();
+    game.legal_moves(&mut legal);
+    let prompt = ServerMsg::PolyPrompt {
+        room: 3,
+        prompt: 1,
+        seat,
+        view: Some(Box::new(game.view(seat).snapshot())),
+        legal_moves: legal.to_vec(),
+        deadline_ms: 30000,
+    };
+    let v = serde_json::to_value(ServerFrame { id: None, msg: prompt.clone() }).unwrap();
+    let mut keys: Vec<&str> = v.as_object().unwrap().keys().map(|k| k.as_str()).collect();
+    keys.sort();
+    assert_eq!(keys, ["deadline-ms", "legal-moves", "prompt", "room", "seat", "type", "view"]);
+    assert_eq!(v["type"], "poly-prompt");
+    let PolyMove::Play { tile, .. } = legal[0] else { panic!("the lead is a play: {:?}", legal[0]) };
+    assert_eq!(
+        v["legal-moves"][0],
+        json!({"kind": "play", "tile": tile.0, "at": {"kind": "cell", "x": 0, "y": 0}, "rotation": 0})
+    );
+    let mut view_keys: Vec<&str> = v["view"].as_object().unwrap().keys().map(|k| k.as_str()).collect();
+    view_keys.sort();
+    assert_eq!(
+        view_keys,
+        ["board", "board-kind", "hand", "hand-number", "hand-sizes", "scores", "seat", "stock", "to-move", "variant"]
+    );
+    assert_eq!(v["view"]["board-kind"], json!({"lattice": "triangle"}));
+    // A hand entry is [id, pips clockwise].
+    assert_eq!(v["view"]["hand"][0].as_array().unwrap().len(), 2);
+    let back: ServerFrame = serde_json::from_value(v).unwrap();
+    assert_eq!(back.msg, prompt);
+
+    // A spectator's start: no seat, no hand; the rules in full.
+    let started = ServerMsg::PolyGameStarted {
+        room: 3,
+        seq: 1,
+        seat: None,
+        view: Box::new(game.spectator_snapshot()),
+        variant: Box::new(game.rules().variant().clone()),
+    };
+    let v = serde_json::to_value(ServerFrame { id: None, msg: started.clone() }).unwrap();
+    assert_eq!(v["type"], "poly-game-started");
+    assert!(v.get("seat").is_none() && v["view"].get("seat").is_none());
+    assert_eq!(v["view"]["hand"], json!([]));
+    assert_eq!(v["variant"]["name"], "triominoes");
+    let back: ServerFrame = serde_json::from_value(v).unwrap();
+    assert_eq!(back.msg, started);
 }

@@ -139,12 +139,14 @@ pub enum PolyEvent {
         /// Points it scored (play points).
         points: i32,
     },
-    /// A seat drew a tile (only that seat should be told which).
+    /// A seat drew a tile. The game names the tile; what a seat is told
+    /// goes through [`PolyEvent::seen_by`], which names it to the drawer only.
     Drew {
         /// Who.
         seat: u8,
-        /// The tile.
-        tile: PolyTileId,
+        /// The tile, `None` where the receiver may not see it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tile: Option<PolyTileId>,
     },
     /// A seat passed.
     Passed {
@@ -169,6 +171,26 @@ pub enum PolyEvent {
         /// The seat with the best total; `None` on a tie.
         winner: Option<u8>,
     },
+}
+
+impl PolyEvent {
+    /// The event as `viewer` may see it (`None`: a spectator): a drawn
+    /// tile is named to the seat that drew it and to nobody else; every
+    /// other event is public.
+    ///
+    /// ```
+    /// use capicua_engine::poly::{PolyEvent, PolyTileId};
+    /// let drew = PolyEvent::Drew { seat: 1, tile: Some(PolyTileId(7)) };
+    /// assert_eq!(drew.seen_by(Some(1)), drew);
+    /// assert_eq!(drew.seen_by(Some(0)), PolyEvent::Drew { seat: 1, tile: None });
+    /// assert_eq!(drew.seen_by(None), PolyEvent::Drew { seat: 1, tile: None });
+    /// ```
+    pub fn seen_by(self, viewer: Option<u8>) -> PolyEvent {
+        match self {
+            PolyEvent::Drew { seat, .. } if viewer != Some(seat) => PolyEvent::Drew { seat, tile: None },
+            e => e,
+        }
+    }
 }
 
 /// The events of one move.
@@ -453,7 +475,7 @@ impl PolyGame {
                 self.hands[s].push(tile);
                 self.drawn += 1;
                 self.idle = 0;
-                events.push(PolyEvent::Drew { seat, tile });
+                events.push(PolyEvent::Drew { seat, tile: Some(tile) });
             }
             PolyMove::Pass => {
                 events.push(PolyEvent::Passed { seat });

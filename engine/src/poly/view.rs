@@ -173,18 +173,43 @@ impl<'a> PolyView<'a> {
 
     /// A serializable copy, for sending to the seat.
     pub fn snapshot(&self) -> PolyViewSnapshot {
-        let g = self.game;
+        self.game.snapshot_for(Some(self.seat))
+    }
+}
+
+impl PolyGame {
+    /// What a spectator sees: the board, hand sizes, stock size and scores,
+    /// no tile of any hand.
+    ///
+    /// ```
+    /// use capicua_engine::poly::{PolyGame, PolyRules};
+    /// let game = PolyGame::new(PolyRules::preset("quadominoes").unwrap(), 3, 4).unwrap();
+    /// let snap = game.spectator_snapshot();
+    /// assert_eq!(snap.seat, None);
+    /// assert!(snap.hand.is_empty());
+    /// assert_eq!(snap.hand_sizes, game.view(0).snapshot().hand_sizes);
+    /// ```
+    pub fn spectator_snapshot(&self) -> PolyViewSnapshot {
+        self.snapshot_for(None)
+    }
+
+    fn snapshot_for(&self, seat: Option<u8>) -> PolyViewSnapshot {
+        let set = self.rules().set();
+        let hand = match seat {
+            Some(s) => self.hand(s).iter().map(|&id| (id, set.tile(id))).collect(),
+            None => Vec::new(),
+        };
         PolyViewSnapshot {
-            seat: self.seat,
-            variant: g.rules().variant().name.clone(),
-            board_kind: g.board().kind(),
-            hand: self.hand().iter().map(|&id| (id, g.rules().set().tile(id))).collect(),
-            board: g.board().placed().to_vec(),
-            hand_sizes: self.hand_sizes().map(|n| n as u16).collect(),
-            stock: self.stock_len() as u16,
-            scores: g.scores().to_vec(),
-            to_move: g.to_move(),
-            hand_number: g.hand_number(),
+            seat,
+            variant: self.rules().variant().name.clone(),
+            board_kind: self.board().kind(),
+            hand,
+            board: self.board().placed().to_vec(),
+            hand_sizes: (0..self.seats()).map(|s| self.hand(s).len() as u16).collect(),
+            stock: self.stock().len() as u16,
+            scores: self.scores().to_vec(),
+            to_move: self.to_move(),
+            hand_number: self.hand_number(),
         }
     }
 }
@@ -195,13 +220,14 @@ impl<'a> PolyView<'a> {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub struct PolyViewSnapshot {
-    /// The viewing seat.
-    pub seat: u8,
+    /// The viewing seat; absent for a spectator.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seat: Option<u8>,
     /// The variant's name.
     pub variant: String,
     /// The table's shape (for drawing the positions).
     pub board_kind: BoardKind,
-    /// Its hand: ids and pips.
+    /// Its hand: ids and pips (empty for a spectator).
     pub hand: Vec<(PolyTileId, PolyTile)>,
     /// Placed tiles by node id, with positions.
     pub board: Vec<PlacedTile>,

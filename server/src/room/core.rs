@@ -773,6 +773,7 @@ impl RoomCore {
         RoomInfo {
             id: self.s.id,
             variant: self.s.rules.variant().name.clone(),
+            poly: false,
             seats,
             status,
             rated: self.s.rated,
