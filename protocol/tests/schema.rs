@@ -395,7 +395,8 @@ fn poly_played() -> PolyPlayed {
             let m = legal[(ply * 7 + 1) % legal.len()];
             let events = game.play(m).unwrap();
             played.moves.push(m);
-            let tags: Vec<String> = events.iter().map(|e| serde_json::to_value(e).unwrap()["event"].to_string()).collect();
+            let tags: Vec<String> =
+                events.iter().map(|e| serde_json::to_value(e).unwrap()["event"].to_string()).collect();
             if sequences.insert((name, tags)) {
                 for viewer in [Some(seat), None] {
                     played.events.push(events.iter().map(|e| e.seen_by(viewer)).collect());
@@ -590,7 +591,11 @@ fn server_samples() -> Vec<ServerMsg> {
         samples.push(ServerMsg::Events { room: 3, seq: 6, events, view: None });
     }
     let poly = poly_played();
-    let poly_info = RoomInfo { poly: true, variant: "triominoes".into(), ..info(RoomStatus::Playing, true, TimeoutPolicy::default(), false) };
+    let poly_info = RoomInfo {
+        poly: true,
+        variant: "triominoes".into(),
+        ..info(RoomStatus::Playing, true, TimeoutPolicy::default(), false)
+    };
     samples.push(ServerMsg::Room { room: poly_info.clone() });
     for (i, view) in poly.views.iter().enumerate() {
         let variant = Box::new(poly.variants[i % poly.variants.len()].clone());
@@ -617,8 +622,22 @@ fn server_samples() -> Vec<ServerMsg> {
     }
     for (legal_moves, view) in poly.prompts {
         let seat = view.seat.unwrap();
-        samples.push(ServerMsg::PolyPrompt { room: 3, prompt: 9, seat, view: None, legal_moves: legal_moves.clone(), deadline_ms: 0 });
-        samples.push(ServerMsg::PolyPrompt { room: 3, prompt: 9, seat, view: Some(Box::new(view)), legal_moves, deadline_ms: 12_000 });
+        samples.push(ServerMsg::PolyPrompt {
+            room: 3,
+            prompt: 9,
+            seat,
+            view: None,
+            legal_moves: legal_moves.clone(),
+            deadline_ms: 0,
+        });
+        samples.push(ServerMsg::PolyPrompt {
+            room: 3,
+            prompt: 9,
+            seat,
+            view: Some(Box::new(view)),
+            legal_moves,
+            deadline_ms: 12_000,
+        });
     }
     samples
 }

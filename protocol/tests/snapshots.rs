@@ -299,10 +299,7 @@ fn server_messages() {
             ServerMsg::PolyEvents {
                 room: 3,
                 seq: 8,
-                events: vec![
-                    PolyEvent::Drew { seat: 1, tile: None },
-                    PolyEvent::Passed { seat: 1 },
-                ],
+                events: vec![PolyEvent::Drew { seat: 1, tile: None }, PolyEvent::Passed { seat: 1 }],
                 view: None,
             },
             r#"{"id":1,"type":"poly-events","room":3,"seq":8,"events":[{"event":"drew","seat":1},{"event":"passed","seat":1}]}"#,

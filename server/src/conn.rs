@@ -495,6 +495,10 @@ impl Conn {
             ClientMsg::Move { room, prompt, r#move } => {
                 (room, forward(room, RoomCmd::Move { client, prompt, mv: r#move, id }))
             }
+            ClientMsg::PolyMove { .. } => {
+                self.error(id, ErrorCode::BadRequest, "no room here plays tiles with 3, 4 or 6 faces");
+                return None;
+            }
             ClientMsg::Resync { room } => (room, forward(room, RoomCmd::Resync { client, id })),
             ClientMsg::Hint { room } => (room, forward(room, RoomCmd::Hint { client, id })),
             ClientMsg::CloseRoom { room } => {

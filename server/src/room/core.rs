@@ -1436,7 +1436,20 @@ impl RoomCore {
             None => Box::new(g.spectator_view().snapshot()),
         });
         let variant = Some(Box::new(self.s.rules.variant().clone()));
-        self.reply(fx, who, id, ServerMsg::Sync { room: self.s.id, seq: self.seq, info: self.info(), view, variant });
+        self.reply(
+            fx,
+            who,
+            id,
+            ServerMsg::Sync {
+                room: self.s.id,
+                seq: self.seq,
+                info: self.info(),
+                view,
+                variant,
+                poly_view: None,
+                poly_variant: None,
+            },
+        );
         if let Some(seat) = seat {
             self.send_prompt(now, fx, seat);
         }
