@@ -395,6 +395,12 @@ impl PolyGame {
         self.drawn
     }
 
+    /// Passes in a row with no play or draw between them: the hand ends
+    /// blocked when it reaches the number of seats.
+    pub fn passes_in_a_row(&self) -> u8 {
+        self.idle
+    }
+
     /// Fills `out` with the legal moves of the seat to move (empty once the
     /// match is over): every distinct placement of every tile in its hand,
     /// else a draw if the rules allow one, else a pass. Reuses `out`'s

@@ -210,6 +210,8 @@ impl PolyGame {
             scores: self.scores().to_vec(),
             to_move: self.to_move(),
             hand_number: self.hand_number(),
+            drawn: self.drawn_this_turn(),
+            passes: self.passes_in_a_row(),
         }
     }
 }
@@ -241,4 +243,9 @@ pub struct PolyViewSnapshot {
     pub to_move: Option<u8>,
     /// The hand being played, from 0.
     pub hand_number: u32,
+    /// Tiles the seat to move has drawn this turn (a draw limit counts them).
+    pub drawn: u32,
+    /// Passes in a row since the last play or draw (the hand is blocked
+    /// when every seat has passed).
+    pub passes: u8,
 }
