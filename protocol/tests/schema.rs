@@ -389,7 +389,7 @@ fn poly_played() -> PolyPlayed {
         let mut ply = 0usize;
         while let Some(seat) = game.to_move() {
             game.legal_moves(&mut legal);
-            if ply % 23 == 0 {
+            if ply.is_multiple_of(23) {
                 played.prompts.push((legal.to_vec(), game.view(seat).snapshot()));
             }
             let m = legal[(ply * 7 + 1) % legal.len()];

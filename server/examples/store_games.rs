@@ -14,7 +14,7 @@ use std::time::Instant;
 
 use capicua_engine::{Game, Rules, Seat, Seating};
 use capicua_server::Db;
-use capicua_server::db::{GameRecord, SeatKind, SeatRecord};
+use capicua_server::db::{GameRecord, HandResults, Play, SeatKind, SeatRecord};
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
@@ -49,13 +49,11 @@ async fn main() -> anyhow::Result<()> {
             .collect();
         records.push(GameRecord {
             room_id: None,
-            variant: rules.variant().clone(),
+            play: Play::Tiles { variant: rules.variant().clone(), seating: Seating::new(4), moves: g.log().to_vec() },
             seed: i as u64,
-            seating: Seating::new(4),
-            moves: g.log().to_vec(),
             scores: g.scores().to_vec(),
             seat_scores: g.seat_scores().to_vec(),
-            hands: g.hand_results().to_vec(),
+            hands: HandResults::Tiles(g.hand_results().to_vec()),
             winner: g.outcome().and_then(|o| o.winner).map(|s| s.0),
             forfeit: None,
             seats,

@@ -2,17 +2,22 @@
 //!
 //! Strategies come from `capicua-strategy`'s registry (the same code local and
 //! remote bots run), named by its spec strings (`random`, `bota-gorda`,
-//! `pimc:samples=50`, ...). A hosted bot decides from its seat's [`View`]
-//! only, exactly like a remote one; the room asks it for a move when its
-//! seat is to move.
+//! `pimc:samples=50`, ...), and for tiles with 3, 4 or 6 faces from its
+//! poly registry (`random`, `greedy`, `pimc`). A hosted bot decides from
+//! its seat's view only, exactly like a remote one; the room asks it for a
+//! move when its seat is to move.
 
-use capicua_engine::{Move, View};
+use capicua_engine::Seat;
+use capicua_strategy::poly::PolyStrategy;
 use capicua_strategy::{Policy, SeatView, SpecError, StopFlag, Strategy};
+
+use crate::room::table::{AnyMove, Table};
 
 /// A move chooser for a hosted seat.
 pub(crate) trait HostedStrategy: Send {
-    /// A move for the viewer, who is to move (the room checks it is legal).
-    fn choose(&mut self, view: &View<'_>) -> Move;
+    /// A move for `seat`, which is to move at `table`, from that seat's view
+    /// only (the room checks it is legal).
+    fn choose(&mut self, table: &Table, seat: Seat) -> AnyMove;
     /// Whether a move costs microseconds (one pass over the legal moves):
     /// the room then asks inline. Otherwise (searches such as `pimc`, which
     /// think for milliseconds) the room runs the strategy on tokio's
@@ -28,12 +33,40 @@ struct Registry {
 }
 
 impl HostedStrategy for Registry {
-    fn choose(&mut self, view: &View<'_>) -> Move {
-        self.inner.choose(view as &dyn SeatView)
+    fn choose(&mut self, table: &Table, seat: Seat) -> AnyMove {
+        match table {
+            Table::Tiles(game) => AnyMove::Tiles(self.inner.choose(&game.view(seat) as &dyn SeatView)),
+            // Never asked: a room builds its bots for its own family; the
+            // room replaces a move it refuses by a random legal one.
+            Table::Poly { .. } => AnyMove::Poly(capicua_engine::poly::PolyMove::Pass),
+        }
     }
     fn is_quick(&self) -> bool {
         self.inner.is_quick()
     }
+}
+
+/// A poly strategy behind the hosted-bot trait.
+struct PolyRegistry {
+    inner: Box<dyn PolyStrategy>,
+}
+
+impl HostedStrategy for PolyRegistry {
+    fn choose(&mut self, table: &Table, seat: Seat) -> AnyMove {
+        match table {
+            Table::Poly { game, .. } => AnyMove::Poly(self.inner.choose(&game.view(seat.0))),
+            // Never asked, as above.
+            Table::Tiles(_) => AnyMove::Tiles(capicua_engine::Move::Pass),
+        }
+    }
+    fn is_quick(&self) -> bool {
+        self.inner.is_quick()
+    }
+}
+
+/// The poly strategies' names (`fill-bots` in a poly room).
+pub(crate) fn poly_names() -> Vec<&'static str> {
+    capicua_strategy::poly::POLY_STRATEGIES.iter().map(|(n, _)| *n).collect()
 }
 
 /// The named strategies (any spec `capicua-bot strategies` documents also
@@ -45,13 +78,19 @@ pub(crate) fn names() -> Vec<&'static str> {
 /// A hosted strategy by spec, seeded. Every spec a server hosts came over
 /// the network (a room, a fill, a tournament's entrants), so it is built
 /// under a network `policy`: no files, searches within the operator's caps.
-/// Its searches stop early once `stop` is raised (the room closed).
+/// Its searches stop early once `stop` is raised (the room closed). `poly`
+/// builds a strategy for tiles with 3, 4 or 6 faces.
 pub(crate) fn strategy(
     spec: &str,
     seed: u64,
     policy: &Policy,
     stop: &StopFlag,
+    poly: bool,
 ) -> Result<Box<dyn HostedStrategy>, SpecError> {
+    if poly {
+        let inner = capicua_strategy::poly::build_poly_with(spec, seed, policy)?;
+        return Ok(Box::new(PolyRegistry { inner }));
+    }
     let mut inner = capicua_strategy::build_with(spec, seed, policy)?;
     inner.watch(stop);
     Ok(Box::new(Registry { inner }))
@@ -64,25 +103,49 @@ mod tests {
     use capicua_strategy::SearchCaps;
 
     fn strategy(spec: &str, seed: u64) -> Option<Box<dyn HostedStrategy>> {
-        super::strategy(spec, seed, &Policy::network(SearchCaps::default()), &StopFlag::new()).ok()
+        super::strategy(spec, seed, &Policy::network(SearchCaps::default()), &StopFlag::new(), false).ok()
     }
 
     #[test]
     fn registry_strategies_finish_a_match_with_legal_moves() {
         for name in ["random", "bota-gorda", "heuristic", "smart"] {
             let rules = Rules::preset("draw").unwrap();
-            let mut game = Game::new(rules.into(), Seating::new(3), 9).unwrap();
+            let game = Game::new(rules.into(), Seating::new(3), 9).unwrap();
+            let mut table = Table::Tiles(game);
             let mut bots: Vec<_> = (0..3).map(|i| strategy(name, i).unwrap()).collect();
-            while let Some(seat) = game.to_move() {
-                let m = bots[seat.index()].choose(&game.view(seat));
-                game.play(m).unwrap_or_else(|e| panic!("{name}: {e}"));
+            while let Some(seat) = table.to_move() {
+                let m = bots[seat.index()].choose(&table, seat);
+                table.play(m).unwrap_or_else(|e| panic!("{name}: {e}"));
             }
-            assert!(game.outcome().is_some());
+            assert!(table.tiles().unwrap().outcome().is_some());
         }
         assert!(strategy("nope", 0).is_none());
         assert!(strategy("random", 0).unwrap().is_quick());
         assert!(!strategy("pimc:samples=5", 0).unwrap().is_quick());
         assert!(names().contains(&"random"));
+    }
+
+    #[test]
+    fn poly_strategies_finish_a_match_with_legal_moves_and_two_faced_ones_are_refused() {
+        let policy = Policy::network(SearchCaps::default());
+        let stop = StopFlag::new();
+        for name in ["random", "greedy", "pimc:samples=4"] {
+            let rules = crate::room::table::RoomRules::Poly {
+                rules: capicua_engine::poly::PolyRules::preset("quadominoes").unwrap().into(),
+                seats: 3,
+            };
+            let mut table = rules.deal(9).unwrap();
+            let mut bots: Vec<_> = (0..3).map(|i| super::strategy(name, i, &policy, &stop, true).unwrap()).collect();
+            while let Some(seat) = table.to_move() {
+                let m = bots[seat.index()].choose(&table, seat);
+                assert!(matches!(m, AnyMove::Poly(_)), "{name}: {m}");
+                table.play(m).unwrap_or_else(|e| panic!("{name}: {e}"));
+            }
+            assert!(table.plies() > 10, "{name}: a whole match is played");
+        }
+        assert!(super::strategy("smart", 0, &policy, &stop, true).is_err());
+        assert!(super::strategy("greedy", 0, &policy, &stop, false).is_err());
+        assert_eq!(poly_names(), ["random", "greedy", "pimc"]);
     }
 
     #[test]

@@ -23,6 +23,7 @@ use tracing::Instrument;
 
 use crate::limits::RoomOwner;
 use crate::metrics::Metrics;
+use crate::room::table::AnyMove;
 use crate::room::{self, RoomCmd};
 use crate::{AppState, Client, ConnId, Identity, Outbox};
 
@@ -493,11 +494,10 @@ impl Conn {
             ClientMsg::FillBots { room, strategy } => (room, forward(room, RoomCmd::FillBots { client, strategy, id })),
             ClientMsg::Ready { room } => (room, forward(room, RoomCmd::Ready { client, id })),
             ClientMsg::Move { room, prompt, r#move } => {
-                (room, forward(room, RoomCmd::Move { client, prompt, mv: r#move, id }))
+                (room, forward(room, RoomCmd::Move { client, prompt, mv: AnyMove::Tiles(r#move), id }))
             }
-            ClientMsg::PolyMove { .. } => {
-                self.error(id, ErrorCode::BadRequest, "no room here plays tiles with 3, 4 or 6 faces");
-                return None;
+            ClientMsg::PolyMove { room, prompt, r#move } => {
+                (room, forward(room, RoomCmd::Move { client, prompt, mv: AnyMove::Poly(r#move), id }))
             }
             ClientMsg::Resync { room } => (room, forward(room, RoomCmd::Resync { client, id })),
             ClientMsg::Hint { room } => (room, forward(room, RoomCmd::Hint { client, id })),

@@ -33,6 +33,7 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::Semaphore;
 
 use crate::api::{ApiError, ApiPath, ApiQuery};
+use crate::db::Play;
 use crate::{AppState, ConnId, Outbox};
 
 /// Deals sampled for a hint: the hosted `pimc`'s own budget, so the hint
@@ -257,10 +258,14 @@ pub(crate) async fn review(
         return Ok(Json(r));
     }
     let g = state.db.game(id).await?.ok_or_else(|| ApiError::of(ErrorCode::NoSuchGame, format!("no game {id}")))?;
-    if q.seat >= g.seating.seats {
-        let message = format!("seats are 0..{}", g.seating.seats);
+    if q.seat >= g.play.seats() {
+        let message = format!("seats are 0..{}", g.play.seats());
         return Err(ApiError::of(ErrorCode::NoSuchSeat, message).with_field(Some("seat")));
     }
+    let Play::Tiles { variant, seating, moves } = g.play else {
+        let message = "reviews are offered for dominoes, not for tiles with 3, 4 or 6 faces";
+        return Err(ApiError::of(ErrorCode::HintUnavailable, message));
+    };
     let status: Option<String> = sqlx::query_scalar(
         "SELECT t.status FROM tournament_matches m JOIN tournaments t ON t.id = m.tournament_id WHERE m.game_id = ?",
     )
@@ -272,15 +277,15 @@ pub(crate) async fn review(
         let message = "no review of a game of a tournament still being played";
         return Err(ApiError::of(ErrorCode::HintUnavailable, message));
     }
-    let rules = Rules::new(g.variant.clone()).map_err(ApiError::internal)?;
+    let rules = Rules::new(variant).map_err(ApiError::internal)?;
     let permit = state.hints.slots.clone().acquire_owned().await.map_err(ApiError::internal)?;
     let seat = Seat(q.seat);
     let stop = state.hints.stop.clone();
     let shutting_down = || ApiError::of(ErrorCode::ShuttingDown, "the server is shutting down");
     let review = tokio::task::spawn_blocking(move || {
         let _permit = permit;
-        let game = Game::new(rules.into(), g.seating.clone(), g.seed).map_err(|e| e.to_string())?;
-        review_of(g.id, game, &g.moves, seat, &stop)
+        let game = Game::new(rules.into(), seating, g.seed).map_err(|e| e.to_string())?;
+        review_of(g.id, game, &moves, seat, &stop)
     })
     .await
     .map_err(ApiError::internal)?

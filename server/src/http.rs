@@ -14,6 +14,7 @@ use axum::extract::ws::WebSocketUpgrade;
 use axum::http::{Extensions, HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
+use capicua_engine::poly::{PolyEvent, PolyGame, PolyVariant, PolyViewSnapshot};
 use capicua_engine::{Event, Game, Rules, Seat, ViewSnapshot};
 use capicua_protocol::{ErrorCode, RoomInfo, RoomSpec};
 use futures_util::StreamExt;
@@ -22,7 +23,7 @@ use tower_http::cors::{AllowOrigin, CorsLayer};
 
 use crate::AppState;
 use crate::api::{ApiError, ApiPath, ApiQuery, Caller};
-use crate::db::{GameSummary, SeatRecord, Standing};
+use crate::db::{GameSummary, Play, SeatRecord, Standing};
 use crate::limits::RoomOwner;
 
 /// The routes.
@@ -103,15 +104,19 @@ async fn ws(State(state): State<Arc<AppState>>, extensions: Extensions, upgrade:
 }
 
 #[derive(Serialize)]
-struct PresetEntry {
+struct PresetEntry<V> {
     name: &'static str,
-    variant: capicua_engine::Variant,
+    variant: V,
 }
 
 async fn variants() -> Json<serde_json::Value> {
-    let presets: Vec<PresetEntry> = capicua_engine::PRESETS
+    let presets: Vec<PresetEntry<_>> = capicua_engine::PRESETS
         .iter()
         .filter_map(|&name| Some(PresetEntry { name, variant: capicua_engine::preset(name)? }))
+        .collect();
+    let poly_presets: Vec<PresetEntry<_>> = capicua_engine::poly::POLY_PRESETS
+        .iter()
+        .filter_map(|&name| Some(PresetEntry { name, variant: capicua_engine::poly::poly_preset(name)? }))
         .collect();
     // The rule catalog lets a client build its variant menus: every option
     // of every field with its parameters.
@@ -119,6 +124,10 @@ async fn variants() -> Json<serde_json::Value> {
         "presets": presets,
         "catalog": capicua_engine::catalog(),
         "strategies": crate::bots::names(),
+        // Rooms of tiles with 3, 4 or 6 faces: their presets (`preset` in a
+        // room spec) and the strategies that play them (`fill-bots`).
+        "poly-presets": poly_presets,
+        "poly-strategies": crate::bots::poly_names(),
     }))
 }
 
@@ -219,11 +228,60 @@ pub(crate) struct Replay {
     pub steps: Vec<ReplayStep>,
 }
 
+/// A finished poly game from one viewpoint (as [`Replay`]): a `drew`
+/// names its tile to the drawer's viewpoint only.
+#[derive(Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) struct PolyReplay {
+    /// The game id.
+    pub id: i64,
+    /// The room it was played in.
+    pub room: Option<i64>,
+    /// Always true: tells a poly replay from a two-faced one.
+    pub poly: bool,
+    /// The variant.
+    pub variant: PolyVariant,
+    /// The viewpoint, `None` for the spectator's.
+    pub seat: Option<u8>,
+    /// Who sat where.
+    pub seats: Vec<SeatRecord>,
+    /// Final scores by seat.
+    pub scores: Vec<i32>,
+    /// The winning seat.
+    pub winner: Option<u8>,
+    /// The seat that forfeited.
+    pub forfeit: Option<u8>,
+    /// The view at the start.
+    pub start: PolyViewSnapshot,
+    /// One step per move.
+    pub steps: Vec<PolyReplayStep>,
+}
+
+/// One step of a poly replay: what the viewer saw after a move.
+#[derive(Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) struct PolyReplayStep {
+    /// The events of the move, as the viewer saw them.
+    pub events: Vec<PolyEvent>,
+    /// The viewer's view afterwards.
+    pub view: PolyViewSnapshot,
+}
+
+/// A replay of either family.
+#[derive(Serialize)]
+#[serde(untagged)]
+pub(crate) enum AnyReplay {
+    /// Dominoes.
+    Tiles(Box<Replay>),
+    /// Tiles with 3, 4 or 6 faces.
+    Poly(Box<PolyReplay>),
+}
+
 async fn game(
     State(state): State<Arc<AppState>>,
     ApiPath(id): ApiPath<i64>,
     ApiQuery(q): ApiQuery<ViewQuery>,
-) -> Result<Json<Replay>, ApiError> {
+) -> Result<Json<AnyReplay>, ApiError> {
     let g = state
         .db
         .game(id)
@@ -231,31 +289,62 @@ async fn game(
         .map_err(ApiError::internal)?
         .ok_or_else(|| ApiError::of(ErrorCode::NoSuchGame, format!("no game {id}")))?;
     if let Some(s) = q.seat {
-        if s >= g.seating.seats {
+        if s >= g.play.seats() {
             return Err(ApiError::new(
                 StatusCode::BAD_REQUEST,
                 ErrorCode::NoSuchSeat,
-                format!("seats are 0..{}", g.seating.seats),
+                format!("seats are 0..{}", g.play.seats()),
             ));
         }
     }
-    let rules = Rules::new(g.variant.clone()).map_err(ApiError::internal)?;
-    let mut game = Game::new(rules.into(), g.seating.clone(), g.seed).map_err(ApiError::internal)?;
+    let (variant, seating, moves) = match g.play {
+        Play::Tiles { variant, seating, moves } => (variant, seating, moves),
+        Play::Poly { variant, seats, moves } => {
+            let rules = variant.validate().map_err(ApiError::internal)?;
+            let mut game = PolyGame::new(rules, seats, g.seed).map_err(ApiError::internal)?;
+            let snap = |game: &PolyGame| match q.seat {
+                Some(s) => game.view(s).snapshot(),
+                None => game.spectator_snapshot(),
+            };
+            let start = snap(&game);
+            let mut steps = Vec::with_capacity(moves.len());
+            for m in moves {
+                let events = game.play(m).map_err(ApiError::internal)?;
+                let events = events.iter().map(|e| e.seen_by(q.seat)).collect();
+                steps.push(PolyReplayStep { events, view: snap(&game) });
+            }
+            return Ok(Json(AnyReplay::Poly(Box::new(PolyReplay {
+                id: g.id,
+                room: g.room_id,
+                poly: true,
+                variant,
+                seat: q.seat,
+                seats: g.seats,
+                scores: g.scores,
+                winner: g.winner,
+                forfeit: g.forfeit,
+                start,
+                steps,
+            }))));
+        }
+    };
+    let rules = Rules::new(variant.clone()).map_err(ApiError::internal)?;
+    let mut game = Game::new(rules.into(), seating, g.seed).map_err(ApiError::internal)?;
     let snap = |game: &Game| match q.seat {
         Some(s) => game.view(Seat(s)).snapshot(),
         None => game.spectator_view().snapshot(),
     };
     let start = snap(&game);
-    let mut steps = Vec::with_capacity(g.moves.len());
-    for m in &g.moves {
+    let mut steps = Vec::with_capacity(moves.len());
+    for m in &moves {
         // `referee_play` also replays the plays a lenient referee let stand.
         let ruling = game.referee_play(*m).map_err(ApiError::internal)?;
         steps.push(ReplayStep { events: ruling.events().to_vec(), view: snap(&game) });
     }
-    Ok(Json(Replay {
+    Ok(Json(AnyReplay::Tiles(Box::new(Replay {
         id: g.id,
         room: g.room_id,
-        variant: g.variant,
+        variant,
         seat: q.seat,
         seats: g.seats,
         scores: g.scores,
@@ -263,7 +352,7 @@ async fn game(
         forfeit: g.forfeit,
         start,
         steps,
-    }))
+    }))))
 }
 
 /// The longest page of `GET /api/games`.

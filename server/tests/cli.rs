@@ -146,15 +146,17 @@ async fn store_block_game(db: &capicua_server::Db, room: i64, a: i64, b: i64, wi
     };
     let record = GameRecord {
         room_id: Some(room),
-        variant: capicua_engine::preset("block").unwrap(),
+        play: capicua_server::db::Play::Tiles {
+            variant: capicua_engine::preset("block").unwrap(),
+            seating: capicua_engine::Seating::new(2),
+            moves: Vec::new(),
+        },
         seed: 1,
-        seating: capicua_engine::Seating::new(2),
-        moves: Vec::new(),
         timeouts: vec![0; 2],
         seat_scores: scores.clone(),
         seats: vec![seat(0, a), seat(1, b)],
         scores,
-        hands: Vec::new(),
+        hands: capicua_server::db::HandResults::Tiles(Vec::new()),
         winner,
         forfeit: None,
         rated: true,

@@ -142,10 +142,11 @@ async fn scan_one(server: Arc<TestServer>, db: capicua_server::Db, spec: Value, 
     let (players, game_id) = play_out(players, room).await;
     let spectator = watching.await.unwrap();
     let stored = db.game(game_id).await.unwrap().expect("stored");
-    let rules: Arc<Rules> = Rules::new(stored.variant.clone()).unwrap().into();
-    let held = tiles_held(rules.clone(), stored.seating.clone(), stored.seed, &stored.moves);
-    let moved = moves_by_seat(rules.clone(), stored.seating.clone(), stored.seed, &stored.moves);
-    let table = Game::new(rules, stored.seating.clone(), stored.seed).unwrap();
+    let capicua_server::db::Play::Tiles { variant, seating, moves } = stored.play else { panic!("a two-faced game") };
+    let rules: Arc<Rules> = Rules::new(variant).unwrap().into();
+    let held = tiles_held(rules.clone(), seating.clone(), stored.seed, &moves);
+    let moved = moves_by_seat(rules.clone(), seating.clone(), stored.seed, &moves);
+    let table = Game::new(rules, seating, stored.seed).unwrap();
     for (i, p) in players.iter().enumerate() {
         let view = table.view(Seat(i as u8));
         let found = leaks(&p.frames, Some(i as u8), &|o| view.sees(Seat(o)), &held);

@@ -185,13 +185,15 @@ async fn the_standings_view_is_written_with_each_match() {
     };
     let record = GameRecord {
         room_id: Some(7),
-        variant: capicua_engine::preset("block").unwrap(),
+        play: capicua_server::db::Play::Tiles {
+            variant: capicua_engine::preset("block").unwrap(),
+            seating: capicua_engine::Seating::new(2),
+            moves: Vec::new(),
+        },
         seed: 1,
-        seating: capicua_engine::Seating::new(2),
-        moves: Vec::new(),
         scores: vec![10, 0],
         seat_scores: vec![10, 0],
-        hands: Vec::new(),
+        hands: capicua_server::db::HandResults::Tiles(Vec::new()),
         winner: Some(0),
         forfeit: None,
         seats: vec![seat(0), seat(1)],

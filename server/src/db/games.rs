@@ -2,6 +2,7 @@
 //! how a game is stored (its JSON columns, the compact move log) and read
 //! back.
 
+use capicua_engine::poly::{PolyEvent, PolyMove, PolyVariant};
 use capicua_engine::{HandResult, Move, Seating, Variant};
 use capicua_protocol::OccupantKind;
 use serde::Serialize;
@@ -53,26 +54,111 @@ impl From<OccupantKind> for SeatKind {
     }
 }
 
+/// What was played: the rules, the seats and the moves, which replay the
+/// match from its seed. Dominoes or tiles with 3, 4 or 6 faces.
+#[derive(Clone, Debug, PartialEq)]
+#[allow(clippy::large_enum_variant, reason = "one per finished match, moved once")]
+pub enum Play {
+    /// A two-faced match.
+    Tiles {
+        /// The variant.
+        variant: Variant,
+        /// The seating.
+        seating: Seating,
+        /// The move log.
+        moves: Vec<Move>,
+    },
+    /// A match of tiles with 3, 4 or 6 faces (every seat its own side).
+    Poly {
+        /// The variant.
+        variant: PolyVariant,
+        /// The seats.
+        seats: u8,
+        /// The move log.
+        moves: Vec<PolyMove>,
+    },
+}
+
+impl Play {
+    /// The variant's name.
+    pub fn name(&self) -> &str {
+        match self {
+            Play::Tiles { variant, .. } => &variant.name,
+            Play::Poly { variant, .. } => &variant.name,
+        }
+    }
+
+    /// Seats at the table.
+    pub fn seats(&self) -> u8 {
+        match self {
+            Play::Tiles { seating, .. } => seating.seats,
+            Play::Poly { seats, .. } => *seats,
+        }
+    }
+
+    /// Moves played.
+    pub fn plies(&self) -> usize {
+        match self {
+            Play::Tiles { moves, .. } => moves.len(),
+            Play::Poly { moves, .. } => moves.len(),
+        }
+    }
+
+    /// Whether it is a poly match.
+    pub fn is_poly(&self) -> bool {
+        matches!(self, Play::Poly { .. })
+    }
+}
+
+/// The results of a match's finished hands.
+#[derive(Clone, Debug)]
+pub enum HandResults {
+    /// A two-faced match's.
+    Tiles(Vec<HandResult>),
+    /// A poly match's `hand-ended` events.
+    Poly(Vec<PolyEvent>),
+}
+
+impl HandResults {
+    /// Hands finished.
+    pub fn len(&self) -> usize {
+        match self {
+            HandResults::Tiles(h) => h.len(),
+            HandResults::Poly(h) => h.len(),
+        }
+    }
+
+    /// Whether no hand finished.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The pips `seat` was left holding, summed over the hands (what
+    /// tournaments break ties by; a poly hand's result does not keep them).
+    pub fn pips_left(&self, seat: usize) -> u32 {
+        match self {
+            HandResults::Tiles(h) => h.iter().map(|h| h.pips.get(seat).copied().unwrap_or(0).max(0) as u32).sum(),
+            HandResults::Poly(_) => 0,
+        }
+    }
+}
+
 /// A finished match, everything needed to store and replay it.
 #[derive(Clone, Debug)]
 pub struct GameRecord {
     /// The room it was played in.
     pub room_id: Option<i64>,
-    /// The variant.
-    pub variant: Variant,
+    /// The rules, seats and moves.
+    pub play: Play,
     /// The seed.
     pub seed: u64,
-    /// The seating.
-    pub seating: Seating,
-    /// The move log.
-    pub moves: Vec<Move>,
     /// Scores by side.
     pub scores: Vec<i32>,
     /// Each seat's share of its side's score, by seat
     /// ([`capicua_engine::Game::seat_scores`]).
     pub seat_scores: Vec<i32>,
     /// Finished hands.
-    pub hands: Vec<HandResult>,
+    pub hands: HandResults,
     /// Winning side.
     pub winner: Option<u8>,
     /// The seat whose side forfeited.
@@ -95,14 +181,10 @@ pub struct StoredGame {
     pub id: i64,
     /// The room.
     pub room_id: Option<i64>,
-    /// The variant.
-    pub variant: Variant,
+    /// The rules, seats and moves.
+    pub play: Play,
     /// The seed.
     pub seed: u64,
-    /// The seating.
-    pub seating: Seating,
-    /// The move log.
-    pub moves: Vec<Move>,
     /// Scores by side.
     pub scores: Vec<i32>,
     /// Winning side.
@@ -166,6 +248,7 @@ struct GameRow {
     winner: Option<u8>,
     forfeit: Option<u8>,
     rated: bool,
+    poly: bool,
 }
 
 /// A game's JSON columns.
@@ -179,16 +262,24 @@ pub(super) struct Encoded {
 
 impl Encoded {
     pub(super) fn of(g: &GameRecord) -> Result<Encoded, DbError> {
-        Ok(Encoded {
-            seating_json: serde_json::to_string(&g.seating)?,
-            moves_json: encode_moves(&g.moves),
-            scores_json: serde_json::to_string(&g.scores)?,
-            hands: g
-                .hands
+        let (seating_json, moves_json) = match &g.play {
+            Play::Tiles { seating, moves, .. } => (serde_json::to_string(seating)?, encode_moves(moves)),
+            // A poly table has seats and no teams: the seating of its seats.
+            Play::Poly { seats, moves, .. } => {
+                (serde_json::to_string(&Seating::new(*seats))?, serde_json::to_string(moves)?)
+            }
+        };
+        let hands = match &g.hands {
+            HandResults::Tiles(h) => {
+                h.iter().map(|h| Ok((h.hand as i64, serde_json::to_string(h)?))).collect::<Result<_, DbError>>()?
+            }
+            HandResults::Poly(h) => h
                 .iter()
-                .map(|h| Ok((h.hand as i64, serde_json::to_string(h)?)))
+                .enumerate()
+                .map(|(i, e)| Ok((i as i64, serde_json::to_string(e)?)))
                 .collect::<Result<_, DbError>>()?,
-        })
+        };
+        Ok(Encoded { seating_json, moves_json, scores_json: serde_json::to_string(&g.scores)?, hands })
     }
 }
 
@@ -241,12 +332,31 @@ pub fn decode_moves(text: &str) -> Result<Vec<Move>, DbError> {
         .collect()
 }
 
+/// The rules a room records: a two-faced or a poly variant.
+pub trait RoomVariant: Serialize {
+    /// The variant's name.
+    fn name(&self) -> &str;
+}
+
+impl RoomVariant for Variant {
+    fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+impl RoomVariant for PolyVariant {
+    fn name(&self) -> &str {
+        &self.name
+    }
+}
+
 impl Db {
     /// Records a new room, returning its id.
-    pub async fn create_room(&self, variant: &Variant, seats: u8, rated: bool) -> Result<i64, DbError> {
+    /// The variant is a two-faced or a poly one.
+    pub async fn create_room<V: RoomVariant>(&self, variant: &V, seats: u8, rated: bool) -> Result<i64, DbError> {
         let r =
             sqlx::query("INSERT INTO rooms (variant, variant_json, seats, rated, created_at) VALUES (?, ?, ?, ?, ?)")
-                .bind(&variant.name)
+                .bind(variant.name())
                 .bind(serde_json::to_string(variant)?)
                 .bind(seats as i64)
                 .bind(rated)
@@ -259,7 +369,8 @@ impl Db {
     /// A stored game.
     pub async fn game(&self, id: i64) -> Result<Option<StoredGame>, DbError> {
         let Some(r) = sqlx::query_as::<_, GameRow>(
-            "SELECT id, room_id, variant_json, seed, seating_json, moves_json, scores_json, winner, forfeit, rated
+            "SELECT id, room_id, variant_json, seed, seating_json, moves_json, scores_json, winner, forfeit, rated,
+                    poly
              FROM games WHERE id = ?",
         )
         .bind(id)
@@ -273,13 +384,25 @@ impl Db {
                 .bind(id)
                 .fetch_all(&self.pool)
                 .await?;
+        let seating: Seating = serde_json::from_str(&r.seating_json)?;
+        let play = if r.poly {
+            Play::Poly {
+                variant: serde_json::from_str(&r.variant_json)?,
+                seats: seating.seats,
+                moves: serde_json::from_str(&r.moves_json)?,
+            }
+        } else {
+            Play::Tiles {
+                variant: serde_json::from_str(&r.variant_json)?,
+                seating,
+                moves: decode_moves(&r.moves_json)?,
+            }
+        };
         Ok(Some(StoredGame {
             id: r.id,
             room_id: r.room_id,
-            variant: serde_json::from_str(&r.variant_json)?,
+            play,
             seed: r.seed as u64,
-            seating: serde_json::from_str(&r.seating_json)?,
-            moves: decode_moves(&r.moves_json)?,
             scores: serde_json::from_str(&r.scores_json)?,
             winner: r.winner,
             forfeit: r.forfeit,

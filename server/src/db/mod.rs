@@ -34,7 +34,10 @@ use sqlx::Connection;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
 use tokio::sync::mpsc;
 
-pub use games::{GameRecord, GameSummary, SeatKind, SeatRecord, StoredGame, SummarySeat, decode_moves, encode_moves};
+pub use games::{
+    GameRecord, GameSummary, HandResults, Play, RoomVariant, SeatKind, SeatRecord, StoredGame, SummarySeat,
+    decode_moves, encode_moves,
+};
 pub use players::Player;
 pub use ratings::{Standing, side_ranks};
 pub use tournaments::TableLink;

@@ -9,8 +9,9 @@ use skillratings::weng_lin::{WengLinConfig, WengLinRating, weng_lin_multi_team};
 use sqlx::Row;
 
 use capicua_engine::Variant;
+use capicua_engine::poly::PolyVariant;
 
-use super::{Db, DbError, GameRecord};
+use super::{Db, DbError, GameRecord, Play};
 
 /// The leaderboard a variant's rated games count on.
 ///
@@ -26,6 +27,41 @@ pub fn rating_key(v: &Variant) -> String {
     if is_preset(v) { v.name.clone() } else { format!("{}#{}", v.name, fingerprint(v)) }
 }
 
+/// The leaderboard a game of `play` counts on: its preset's name when it
+/// plays a published preset's exact rules (two-faced or poly), else its
+/// name with a fingerprint of its rules.
+pub fn play_rating_key(play: &Play) -> String {
+    match play {
+        Play::Tiles { variant, .. } => rating_key(variant),
+        Play::Poly { variant, .. } => poly_rating_key(variant),
+    }
+}
+
+/// [`rating_key`] of a poly variant.
+pub fn poly_rating_key(v: &PolyVariant) -> String {
+    if is_poly_preset(v) {
+        v.name.clone()
+    } else {
+        format!(
+            "{}#{}",
+            v.name,
+            fingerprint_of(v, |v| {
+                v.name.clear();
+                v.description.clear();
+            })
+        )
+    }
+}
+
+/// Whether `v` is the published poly preset of its name, rule for rule
+/// (the description aside).
+pub fn is_poly_preset(v: &PolyVariant) -> bool {
+    capicua_engine::poly::poly_preset(&v.name).is_some_and(|mut p| {
+        p.description.clone_from(&v.description);
+        &p == v
+    })
+}
+
 /// Whether `v` is the published preset of its name, rule for rule (the
 /// description aside).
 pub fn is_preset(v: &Variant) -> bool {
@@ -37,10 +73,18 @@ pub fn is_preset(v: &Variant) -> bool {
 
 /// Twelve hex digits naming a variant's rules, whatever it is called.
 pub fn fingerprint(v: &Variant) -> String {
+    fingerprint_of(v, |v| {
+        v.name.clear();
+        v.description.clear();
+    })
+}
+
+/// Twelve hex digits of the SHA-256 of `v`'s JSON once `anonymize` has
+/// cleared what does not make the rules.
+fn fingerprint_of<T: Clone + serde::Serialize>(v: &T, anonymize: impl FnOnce(&mut T)) -> String {
     use sha2::{Digest, Sha256};
     let mut rules = v.clone();
-    rules.name.clear();
-    rules.description.clear();
+    anonymize(&mut rules);
     let json = serde_json::to_vec(&rules).expect("a variant serializes");
     Sha256::digest(&json)[..6].iter().map(|b| format!("{b:02x}")).collect()
 }
@@ -257,7 +301,7 @@ fn holds_two_seats(players: impl Iterator<Item = i64>) -> bool {
 pub(super) fn rate(stored: &Ratings, touched: &mut Ratings, g: &GameRecord) {
     let forfeit_side = g.forfeit.and_then(|seat| g.seats.iter().find(|s| s.seat == seat)).map(|s| s.side);
     let seats: Vec<(u8, i64)> = g.seats.iter().map(|s| (s.side, s.player_id.expect("checked by the caller"))).collect();
-    rate_result(stored, touched, &rating_key(&g.variant), &g.scores, g.winner, forfeit_side, &seats);
+    rate_result(stored, touched, &play_rating_key(&g.play), &g.scores, g.winner, forfeit_side, &seats);
 }
 
 /// [`rate`] from a result alone: the board, scores by side, the winning
@@ -438,7 +482,7 @@ impl Db {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::db::{SeatKind, SeatRecord};
+    use crate::db::{HandResults, Play, SeatKind, SeatRecord};
     use capicua_engine::Seating;
 
     /// A finished game of `variant` with one seat per `(side, player)`.
@@ -456,15 +500,17 @@ mod tests {
             .collect();
         GameRecord {
             room_id: Some(room),
-            variant: capicua_engine::preset(variant).unwrap(),
+            play: Play::Tiles {
+                variant: capicua_engine::preset(variant).unwrap(),
+                seating: Seating::new(seats.len() as u8),
+                moves: Vec::new(),
+            },
             seed: 1,
-            seating: Seating::new(seats.len() as u8),
-            moves: Vec::new(),
             timeouts: vec![0; seats.len()],
             seat_scores: vec![0; seats.len()],
             seats,
             scores,
-            hands: Vec::new(),
+            hands: HandResults::Tiles(Vec::new()),
             winner,
             forfeit: None,
             rated: true,
@@ -544,7 +590,9 @@ mod tests {
             p.push(Some(db.register(name).await.unwrap().0.id));
         }
         let mut drawn_house = game("block", house_room, &[(0, p[0]), (1, p[1])], vec![5, 5], None);
-        drawn_house.variant = house.clone();
+        if let Play::Tiles { variant, .. } = &mut drawn_house.play {
+            *variant = house.clone();
+        }
         for g in [
             game("block", block, &[(0, p[0]), (1, p[1])], vec![50, 10], Some(0)),
             game("block", block, &[(0, p[1]), (1, p[0])], vec![5, 5], None),

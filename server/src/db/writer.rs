@@ -22,7 +22,7 @@ use sqlx::sqlite::SqlitePool;
 use sqlx::{Row, Sqlite, Transaction};
 use tokio::sync::{mpsc, oneshot, watch};
 
-use super::games::{Encoded, GameRecord, SeatKind};
+use super::games::{Encoded, GameRecord, Play, SeatKind};
 use super::ratings::{self, Rated, Ratings};
 use super::{Db, DbError, StoreHealth, now_secs, tournaments};
 
@@ -249,7 +249,13 @@ impl WriterState {
         Ok(WriterState { next_game: max.unwrap_or(0) + 1, ratings, variant_json: None, tournaments: HashMap::new() })
     }
 
-    fn variant_json(&mut self, v: &Variant) -> Result<Arc<str>, DbError> {
+    /// The JSON of a game's variant; a two-faced one is cached (a run of
+    /// games of one variant encodes it once).
+    fn variant_json(&mut self, play: &Play) -> Result<Arc<str>, DbError> {
+        let v = match play {
+            Play::Tiles { variant, .. } => variant,
+            Play::Poly { variant, .. } => return Ok(serde_json::to_string(variant)?.into()),
+        };
         if let Some((cached, json)) = &self.variant_json {
             if cached == v {
                 return Ok(json.clone());
@@ -314,6 +320,7 @@ struct GameRow<'a> {
     hands: i64,
     rated: bool,
     finished_at: i64,
+    poly: bool,
 }
 
 struct SeatRow<'a> {
@@ -347,8 +354,8 @@ async fn store_batch(pool: &SqlitePool, st: &mut WriterState, batch: &[StoreJob]
         games.push(GameRow {
             id,
             room_id: g.room_id,
-            variant: &g.variant.name,
-            variant_json: st.variant_json(&g.variant)?,
+            variant: g.play.name(),
+            variant_json: st.variant_json(&g.play)?,
             seed: g.seed as i64,
             seating_json: &e.seating_json,
             moves_json: &e.moves_json,
@@ -358,6 +365,7 @@ async fn store_batch(pool: &SqlitePool, st: &mut WriterState, batch: &[StoreJob]
             hands: g.hands.len() as i64,
             rated: g.rated,
             finished_at: now,
+            poly: g.play.is_poly(),
         });
         for s in &g.seats {
             seats.push(SeatRow {
@@ -382,8 +390,8 @@ async fn store_batch(pool: &SqlitePool, st: &mut WriterState, batch: &[StoreJob]
     insert_rows(
         &mut tx,
         "INSERT INTO games (id, room_id, variant, variant_json, seed, seating_json, moves_json, scores_json, winner, \
-         forfeit, hands, rated, finished_at)",
-        13,
+         forfeit, hands, rated, finished_at, poly)",
+        14,
         "",
         GAME_ROWS,
         &games,
@@ -401,6 +409,7 @@ async fn store_batch(pool: &SqlitePool, st: &mut WriterState, batch: &[StoreJob]
                 .bind(g.hands)
                 .bind(g.rated)
                 .bind(g.finished_at)
+                .bind(g.poly)
         },
     )
     .await?;
@@ -496,7 +505,7 @@ mod tests {
     use capicua_protocol::OccupantKind;
 
     use super::*;
-    use crate::db::{Db, SeatRecord};
+    use crate::db::{Db, HandResults, SeatRecord};
 
     /// A fresh database file, removed (with its WAL files) on drop.
     struct TempDb(std::path::PathBuf);
@@ -529,13 +538,15 @@ mod tests {
         };
         GameRecord {
             room_id: Some(room),
-            variant: capicua_engine::preset("block").unwrap(),
+            play: Play::Tiles {
+                variant: capicua_engine::preset("block").unwrap(),
+                seating: Seating::new(2),
+                moves: Vec::new(),
+            },
             seed,
-            seating: Seating::new(2),
-            moves: Vec::new(),
             scores: vec![10, 0],
             seat_scores: vec![10, 0],
-            hands: Vec::new(),
+            hands: HandResults::Tiles(Vec::new()),
             winner: Some(0),
             forfeit: None,
             seats: vec![seat(0), seat(1)],

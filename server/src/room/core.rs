@@ -9,15 +9,18 @@
 //! (its seeds come from the entropy it is built with) and never awaits, so
 //! it is unit-tested by feeding it inputs and reading its effects.
 //!
-//! Hidden information: every frame to a seat is built from
-//! `game.view(seat).snapshot()` or from the public [`Event`]s that
-//! `Game::play` returns; spectators get `game.spectator_view()`.
+//! Hidden information: every frame to a seat is built from its own view of
+//! the match or from the events of a move as that seat may see them
+//! ([`Table`]); spectators get the spectator's view.
+//!
+//! A room plays dominoes or tiles with 3, 4 or 6 faces ([`RoomRules`]):
+//! the decisions are the same, the engine and messages differ ([`Table`]).
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use axum::extract::ws::Utf8Bytes;
-use capicua_engine::{Event, Game, Move, Rules, Seat, Seating, SeededRng};
+use capicua_engine::{Seat, SeededRng};
 use capicua_protocol::{
     ErrorCode, GameResult, Occupant, OccupantKind, PromptId, RoomId, RoomInfo, RoomStatus, SeatInfo, ServerMsg,
     TimeControl, TimeoutPolicy,
@@ -26,6 +29,7 @@ use tokio::time::Instant;
 
 use capicua_strategy::{SpecError, StopFlag};
 
+use super::table::{AnyMove, RoomRules, Table, TableEvents};
 use crate::bots::{self, HostedStrategy};
 use crate::db::{GameRecord, SeatKind, SeatRecord, TableLink};
 use crate::outbox::encode;
@@ -83,8 +87,8 @@ pub(crate) struct Think {
     pub seat: Seat,
     /// The strategy, handed back with the answer.
     pub strategy: Box<dyn HostedStrategy>,
-    /// A copy of the game at the position to decide.
-    pub game: Game,
+    /// A copy of the match at the position to decide.
+    pub game: Table,
 }
 
 /// What the core asks the room task to do, in order.
@@ -185,7 +189,7 @@ pub(crate) enum Input {
         /// The prompt answered.
         prompt: PromptId,
         /// The move.
-        mv: Move,
+        mv: AnyMove,
         /// Request id.
         id: Option<u64>,
     },
@@ -230,7 +234,7 @@ pub(crate) enum Input {
     /// A strategy run off the task answered ([`Effect::Think`]) with itself
     /// and its move; `None` when it failed (panicked, and is lost): the core
     /// replaces it, and its move, by random ones.
-    Thought(Option<(Box<dyn HostedStrategy>, Move)>),
+    Thought(Option<(Box<dyn HostedStrategy>, AnyMove)>),
     /// The match of [`Effect::Store`] was stored (`Some(id)`) or not.
     Stored(Option<i64>),
     /// Go on after [`Effect::Yield`].
@@ -244,10 +248,8 @@ pub(crate) enum Input {
 pub(crate) struct Settings {
     /// The room.
     pub id: RoomId,
-    /// The rules.
-    pub rules: Arc<Rules>,
-    /// Seats and teams (checked by the engine).
-    pub seating: Seating,
+    /// The rules, and seats and teams (checked by the engine).
+    pub rules: RoomRules,
     /// Each seat's side.
     pub sides: Vec<u8>,
     /// Ratings count; registered players only.
@@ -376,7 +378,7 @@ pub(crate) struct RoomCore {
     thinking: Option<Thinking>,
     seats: Vec<SeatState>,
     spectators: Vec<Member>,
-    game: Option<Game>,
+    game: Option<Table>,
     storing: Option<Storing>,
     seq: u64,
     next_prompt: PromptId,
@@ -412,7 +414,8 @@ impl RoomCore {
     /// random choice of a room created without a seed (the caller draws it
     /// from the OS), `now` starts the no-show clock.
     pub(crate) fn new(s: Settings, mut table: TableOptions, entropy: u64, now: Instant) -> Result<RoomCore, CoreError> {
-        let n = s.seating.seats as usize;
+        let n = s.rules.seats() as usize;
+        let poly = s.rules.is_poly();
         let timeout_name = match &s.on_timeout {
             TimeoutPolicy::Strategy { name } => name.as_str(),
             _ => "random",
@@ -423,7 +426,8 @@ impl RoomCore {
         };
         let stop = StopFlag::new();
         let build = |spec: &str, seed: u64| {
-            bots::strategy(spec, seed, &s.bots, &stop).map_err(|error| CoreError::Strategy { spec: spec.into(), error })
+            bots::strategy(spec, seed, &s.bots, &stop, poly)
+                .map_err(|error| CoreError::Strategy { spec: spec.into(), error })
         };
         let timeout_bot = build(timeout_name, seed_of(TIMEOUT_BOT_STREAM))?;
         let mut seats: Vec<SeatState> = (0..n).map(|_| SeatState::Empty).collect();
@@ -672,13 +676,17 @@ impl RoomCore {
         let Some(seat) = self.seat_of(&who) else {
             return self.reply_err(fx, &who, id, ErrorCode::NotSeated, "you hold no seat in this room");
         };
-        let (Some(p), Some(game)) = (&self.pending, &self.game) else {
+        let (Some(p), Some(table)) = (&self.pending, &self.game) else {
             return self.reply_err(fx, &who, id, ErrorCode::NotYourTurn, "no move is expected");
         };
         if p.seat != seat {
             let message = format!("it is seat {}'s turn, you are seat {}", p.seat.0, seat.0);
             return self.reply_err(fx, &who, id, ErrorCode::NotYourTurn, message);
         }
+        let Some(game) = table.tiles() else {
+            let message = "hints are offered for dominoes, not for tiles with 3, 4 or 6 faces";
+            return self.reply_err(fx, &who, id, ErrorCode::HintUnavailable, message);
+        };
         fx.push(Effect::Hint(Box::new(crate::hints::HintJob {
             conn: who.conn,
             id,
@@ -772,8 +780,8 @@ impl RoomCore {
         };
         RoomInfo {
             id: self.s.id,
-            variant: self.s.rules.variant().name.clone(),
-            poly: false,
+            variant: self.s.rules.name().to_string(),
+            poly: self.s.rules.is_poly(),
             seats,
             status,
             rated: self.s.rated,
@@ -921,7 +929,8 @@ impl RoomCore {
         if self.is_table() {
             return self.reply_err(fx, &who, id, ErrorCode::BadRequest, "this table's seats are set by its event");
         }
-        if let Err(error) = bots::strategy(&strategy, 0, &self.s.bots, &self.stop) {
+        let poly = self.s.rules.is_poly();
+        if let Err(error) = bots::strategy(&strategy, 0, &self.s.bots, &self.stop, poly) {
             let message = CoreError::Strategy { spec: strategy, error }.to_string();
             return self.reply_err(fx, &who, id, ErrorCode::UnknownStrategy, message);
         }
@@ -932,7 +941,7 @@ impl RoomCore {
         let empty: Vec<usize> = (0..self.seats.len()).filter(|&i| matches!(self.seats[i], SeatState::Empty)).collect();
         for i in empty {
             let seed = self.seed_for(1 + i as u64);
-            bots.push((i, bots::strategy(&strategy, seed, &self.s.bots, &self.stop).expect("checked above")));
+            bots.push((i, bots::strategy(&strategy, seed, &self.s.bots, &self.stop, poly).expect("checked above")));
         }
         for (i, b) in bots {
             self.seats[i] = SeatState::Bot { name: format!("bot:{strategy}"), player_id, strategy: Some(b) };
@@ -989,7 +998,7 @@ impl RoomCore {
             Some(s) => s.wrapping_add(u64::from(self.games_played)),
             None => self.rng.next_u64(),
         };
-        match Game::new(self.s.rules.clone(), self.s.seating.clone(), deal_seed) {
+        match self.s.rules.deal(deal_seed) {
             Ok(game) => {
                 self.banks = vec![self.s.time.bank_ms; self.seats.len()];
                 self.timeouts = vec![0; self.seats.len()];
@@ -1015,27 +1024,12 @@ impl RoomCore {
         let game = self.game.as_ref().expect("just dealt");
         for (i, s) in self.seats.iter().enumerate() {
             if let SeatState::Human { member: Some(m), .. } = s {
-                let msg = ServerMsg::GameStarted {
-                    room: self.s.id,
-                    seq: self.seq,
-                    seat: Some(i as u8),
-                    view: Box::new(game.view(Seat(i as u8)).snapshot()),
-                    variant: Box::new(self.s.rules.variant().clone()),
-                };
+                let msg = game.started(&self.s.rules, self.s.id, self.seq, Some(Seat(i as u8)));
                 Self::send(fx, m, encode(None, msg), Push::Now);
             }
         }
         if !self.spectators.is_empty() {
-            let frame = encode(
-                None,
-                ServerMsg::GameStarted {
-                    room: self.s.id,
-                    seq: self.seq,
-                    seat: None,
-                    view: Box::new(game.spectator_view().snapshot()),
-                    variant: Box::new(self.s.rules.variant().clone()),
-                },
-            );
+            let frame = encode(None, game.started(&self.s.rules, self.s.id, self.seq, None));
             for m in &self.spectators {
                 Self::send(fx, m, frame.clone(), Push::Now);
             }
@@ -1071,7 +1065,7 @@ impl RoomCore {
                 fx.push(Effect::Yield);
                 return;
             }
-            let m = bot.choose(&game.view(seat));
+            let m = bot.choose(game, seat);
             self.apply_hosted(fx, seat, m);
             hosted_moves += 1;
         }
@@ -1079,7 +1073,7 @@ impl RoomCore {
 
     /// Plays a hosted seat's move; an illegal one (a strategy bug) is
     /// logged and replaced by a random legal move.
-    fn apply_hosted(&mut self, fx: &mut Vec<Effect>, seat: Seat, m: Move) {
+    fn apply_hosted(&mut self, fx: &mut Vec<Effect>, seat: Seat, m: AnyMove) {
         if let Err(e) = self.play(fx, m, None) {
             tracing::error!(room = self.s.id, error = %e, "a hosted strategy chose an illegal move");
             let m = self.fallback_move(seat);
@@ -1089,26 +1083,27 @@ impl RoomCore {
 
     /// A `random` strategy seeded from the room's stream.
     fn random_strategy(&mut self) -> Box<dyn HostedStrategy> {
-        bots::strategy("random", self.rng.next_u64(), &self.s.bots, &self.stop).expect("random exists")
+        let poly = self.s.rules.is_poly();
+        bots::strategy("random", self.rng.next_u64(), &self.s.bots, &self.stop, poly).expect("random exists")
     }
 
     /// A random legal move for the seat to move.
-    fn fallback_move(&mut self, seat: Seat) -> Move {
+    fn fallback_move(&mut self, seat: Seat) -> AnyMove {
         let mut random = self.random_strategy();
-        random.choose(&self.game.as_ref().expect("in play").view(seat))
+        random.choose(self.game.as_ref().expect("in play"), seat)
     }
 
     /// Hands a slow strategy a copy of the game to think on off the task
     /// (it still sees only its seat's view).
     fn think(&mut self, fx: &mut Vec<Effect>, seat: Seat, who: Thinker, strategy: Box<dyn HostedStrategy>) {
         let game = self.game.clone().expect("thinking needs a game");
-        self.thinking = Some(Thinking { seat, who, plies: game.log().len() });
+        self.thinking = Some(Thinking { seat, who, plies: game.plies() });
         fx.push(Effect::Think(Box::new(Think { seat, strategy, game })));
     }
 
     /// A strategy finished thinking: its move is played if the position is
     /// still the one it thought about.
-    fn on_thought(&mut self, now: Instant, fx: &mut Vec<Effect>, answer: Option<(Box<dyn HostedStrategy>, Move)>) {
+    fn on_thought(&mut self, now: Instant, fx: &mut Vec<Effect>, answer: Option<(Box<dyn HostedStrategy>, AnyMove)>) {
         let Some(thinking) = self.thinking.take() else { return };
         let (strategy, mv) = match answer {
             Some((strategy, mv)) => (strategy, Some(mv)),
@@ -1123,7 +1118,7 @@ impl RoomCore {
             Thinker::Timeout => self.timeout_bot = Some(strategy),
         }
         let current =
-            self.game.as_ref().is_some_and(|g| g.log().len() == thinking.plies && g.to_move() == Some(thinking.seat));
+            self.game.as_ref().is_some_and(|g| g.plies() == thinking.plies && g.to_move() == Some(thinking.seat));
         if !current {
             return;
         }
@@ -1152,18 +1147,8 @@ impl RoomCore {
             return;
         }
         let SeatState::Human { member: Some(m), .. } = &self.seats[seat.index()] else { return };
-        let view = game.view(seat);
         let left = p.deadline.saturating_duration_since(now).as_millis() as u64;
-        // A lean prompt skips building and encoding the view: the largest
-        // part of a prompt, growing with the hand's history.
-        let (legal_moves, view) = if m.lean {
-            (view.legal_moves().to_vec(), None)
-        } else {
-            let snap = view.snapshot();
-            (snap.legal_moves.clone(), Some(Box::new(snap)))
-        };
-        let msg =
-            ServerMsg::Prompt { room: self.s.id, prompt: p.id, seat: seat.0, legal_moves, view, deadline_ms: left };
+        let msg = game.prompt(self.s.id, p.id, seat, m.lean, left);
         Self::send(fx, m, encode(None, msg), Push::Now);
     }
 
@@ -1173,7 +1158,7 @@ impl RoomCore {
         fx: &mut Vec<Effect>,
         who: Member,
         prompt: PromptId,
-        mv: Move,
+        mv: AnyMove,
         id: Option<u64>,
     ) {
         let Some(seat) = self.seat_of(&who) else {
@@ -1192,9 +1177,8 @@ impl RoomCore {
         }
         let elapsed = now.saturating_duration_since(p.started).as_millis() as u64;
         let over = elapsed.saturating_sub(self.s.time.move_ms);
-        if self.play(fx, mv, Some((&who, id, prompt))).is_err() {
+        if let Err(message) = self.play(fx, mv, Some((&who, id, prompt))) {
             // Nothing changed; the prompt stands.
-            let message = format!("{mv} is not a legal move here");
             return self.reply_err(fx, &who, id, ErrorCode::IllegalMove, message);
         }
         let bank = &mut self.banks[seat.index()];
@@ -1210,11 +1194,11 @@ impl RoomCore {
     fn play(
         &mut self,
         fx: &mut Vec<Effect>,
-        m: Move,
+        m: AnyMove,
         answers: Option<(&Member, Option<u64>, PromptId)>,
-    ) -> Result<(), capicua_engine::IllegalMove> {
+    ) -> Result<(), String> {
         let game = self.game.as_mut().expect("a move needs a match in play");
-        let ruling = game.referee_play(m)?;
+        let events = game.play(m)?;
         // A member's `accepted` goes first, then the events, in one write:
         // the reply is queued quietly and the mover woken after the broadcast.
         if let Some((who, id, prompt)) = answers {
@@ -1222,46 +1206,33 @@ impl RoomCore {
         }
         self.pending = None;
         fx.push(Effect::Count(Counter::Move));
-        self.broadcast_events(fx, ruling.events());
+        self.broadcast_events(fx, &events);
         if let Some((who, ..)) = answers {
             fx.push(Effect::Wake(who.conn));
         }
         Ok(())
     }
 
-    fn broadcast_events(&mut self, fx: &mut Vec<Effect>, events: &[Event]) {
+    fn broadcast_events(&mut self, fx: &mut Vec<Effect>, events: &TableEvents) {
         let game = self.game.as_ref().expect("in play");
         self.seq += 1;
         let (room, seq) = (self.s.id, self.seq);
-        let new_hand = events.iter().any(|e| matches!(e, Event::HandStarted { .. }));
+        // The public frame is encoded once, for everyone the move tells
+        // nothing of its own.
         let mut shared: Option<Utf8Bytes> = None;
-        let mut plain = || {
-            shared
-                .get_or_insert_with(|| {
-                    encode(None, ServerMsg::Events { room, seq, events: events.to_vec(), view: None })
-                })
-                .clone()
-        };
+        let mut plain = || shared.get_or_insert_with(|| encode(None, game.public_events(room, seq, events))).clone();
         for (i, s) in self.seats.iter().enumerate() {
             let SeatState::Human { member: Some(m), .. } = s else { continue };
-            let view = game.view(Seat(i as u8));
-            // A seat's tiles change when a hand is dealt or when a seat whose
-            // hand it sees draws: then (only then) it gets its new view.
-            let needs_view = new_hand || events.iter().any(|e| matches!(e, Event::Drew { seat } if view.sees(*seat)));
-            let frame = if needs_view {
-                let view = Some(Box::new(view.snapshot()));
-                encode(None, ServerMsg::Events { room, seq, events: events.to_vec(), view })
-            } else {
-                plain()
+            let frame = match game.own_events(room, seq, events, Some(Seat(i as u8))) {
+                Some(msg) => encode(None, msg),
+                None => plain(),
             };
             Self::send(fx, m, frame, Push::Defer);
         }
         if !self.spectators.is_empty() {
-            let frame = if new_hand {
-                let view = Some(Box::new(game.spectator_view().snapshot()));
-                encode(None, ServerMsg::Events { room, seq, events: events.to_vec(), view })
-            } else {
-                plain()
+            let frame = match game.own_events(room, seq, events, None) {
+                Some(msg) => encode(None, msg),
+                None => plain(),
             };
             for m in &self.spectators {
                 Self::send(fx, m, frame.clone(), Push::Defer);
@@ -1323,14 +1294,14 @@ impl RoomCore {
         fx.push(Effect::Count(Counter::Timeout));
         self.banks[seat.index()] = 0;
         self.timeouts[seat.index()] += 1;
-        let view = game.view(seat);
+        let pass = game.legal_pass();
         let m = match &self.s.on_timeout {
             TimeoutPolicy::Forfeit => return self.finish(fx, Some(seat)),
-            TimeoutPolicy::Pass if view.legal_moves().contains(&Move::Pass) => Move::Pass,
+            TimeoutPolicy::Pass if pass.is_some() => pass.expect("checked"),
             _ => match self.timeout_bot.take() {
                 Some(bot) if !bot.is_quick() => return self.think(fx, seat, Thinker::Timeout, bot),
                 Some(mut bot) => {
-                    let m = bot.choose(&view);
+                    let m = bot.choose(game, seat);
                     self.timeout_bot = Some(bot);
                     m
                 }
@@ -1351,9 +1322,9 @@ impl RoomCore {
     fn finish(&mut self, fx: &mut Vec<Effect>, forfeit: Option<Seat>) {
         let Some(game) = self.game.take() else { return };
         self.pending = None;
-        let scores = game.scores().to_vec();
+        let scores = game.scores();
         let winner = match forfeit {
-            None => game.outcome().and_then(|o| o.winner).map(|s| s.0),
+            None => game.winner(),
             Some(seat) => {
                 let loser = self.s.sides[seat.index()];
                 (0..scores.len() as u8).filter(|&s| s != loser).max_by_key(|&s| (scores[s as usize], -(s as i32)))
@@ -1375,16 +1346,15 @@ impl RoomCore {
                 SeatRecord { seat: i as u8, side: self.s.sides[i], player_id, name, kind }
             })
             .collect();
-        let hands = game.hand_results().len() as u32;
+        let (play, hand_results) = game.record(&self.s.rules);
+        let hands = hand_results.len() as u32;
         let mut record = GameRecord {
             room_id: Some(self.s.id as i64),
-            variant: self.s.rules.variant().clone(),
+            play,
             seed: game.seed(),
-            seating: self.s.seating.clone(),
-            moves: game.log().to_vec(),
             scores: scores.clone(),
-            seat_scores: game.seat_scores().to_vec(),
-            hands: game.hand_results().to_vec(),
+            seat_scores: game.seat_scores(),
+            hands: hand_results,
             winner,
             forfeit: forfeit.map(|s| s.0),
             seats,
@@ -1431,11 +1401,8 @@ impl RoomCore {
         if seat.is_none() && !is_spectator {
             return self.reply_err(fx, who, id, ErrorCode::NotSeated, "you are not in this room");
         }
-        let view = self.game.as_ref().map(|g| match seat {
-            Some(s) => Box::new(g.view(s).snapshot()),
-            None => Box::new(g.spectator_view().snapshot()),
-        });
-        let variant = Some(Box::new(self.s.rules.variant().clone()));
+        let (view, poly_view) = self.game.as_ref().map(|g| g.sync_views(seat)).unwrap_or_default();
+        let (variant, poly_variant) = self.s.rules.sync_variants();
         self.reply(
             fx,
             who,
@@ -1446,8 +1413,8 @@ impl RoomCore {
                 info: self.info(),
                 view,
                 variant,
-                poly_view: None,
-                poly_variant: None,
+                poly_view,
+                poly_variant,
             },
         );
         if let Some(seat) = seat {

@@ -12,19 +12,22 @@
 //! so the match needs no lock: the task applies commands one at a time.
 
 pub(crate) mod core;
+pub(crate) mod table;
 mod task;
 #[cfg(test)]
 mod tests;
 
 use std::sync::{Arc, Mutex};
 
-use capicua_engine::{Game, Move, Seat, Seating, Variant};
+use capicua_engine::poly::{POLY_PRESETS, PolyRules};
+use capicua_engine::{Game, Seat, Seating, Variant};
 use capicua_protocol::{ErrorCode, PromptId, RoomInfo, RoomSpec};
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 
 use self::core::{CoreError, RoomCore, Settings};
 pub(crate) use self::core::{HostedSeat, LinkFn, TableOptions};
+use self::table::{AnyMove, RoomRules};
 use self::task::RoomTask;
 use crate::limits::{RoomOwner, RoomSlot, TooManyRooms};
 use crate::{AppState, Client, ConnId, RoomHandle};
@@ -95,8 +98,8 @@ pub enum RoomCmd {
         client: Client,
         /// The prompt answered.
         prompt: PromptId,
-        /// The move.
-        mv: Move,
+        /// The move (of the room's family: `move` or `poly-move`).
+        mv: AnyMove,
         /// Request id.
         id: Option<u64>,
     },
@@ -153,7 +156,11 @@ pub(crate) enum CreateError {
     #[error("you already have {0} open rooms, the most allowed; close or finish one first")]
     TooManyRooms(usize),
     /// The preset does not exist.
-    #[error("unknown preset {0:?}; presets: {presets}", presets = capicua_engine::PRESETS.join(", "))]
+    #[error(
+        "unknown preset {0:?}; presets: {presets}; poly presets: {poly}",
+        presets = capicua_engine::PRESETS.join(", "),
+        poly = POLY_PRESETS.join(", ")
+    )]
     UnknownPreset(String),
     /// Not exactly one of `preset`, `variant` and `variant-file`.
     #[error("give exactly one of `preset`, `variant` and `variant-file`")]
@@ -231,15 +238,54 @@ impl CreateError {
 /// Checks a room spec into the core's settings (the id is filled in later).
 pub(crate) fn settings(spec: &RoomSpec, grace: std::time::Duration) -> Result<Settings, CreateError> {
     let rules = match (&spec.preset, &spec.variant, &spec.variant_file) {
+        (Some(name), None, None) if POLY_PRESETS.contains(&name.as_str()) => {
+            RoomFamily::Poly(PolyRules::preset(name).ok_or_else(|| CreateError::UnknownPreset(name.clone()))?)
+        }
         (Some(name), None, None) => {
             let variant: Variant =
                 capicua_engine::preset(name).ok_or_else(|| CreateError::UnknownPreset(name.clone()))?;
-            variant.validate().map_err(|e| CreateError::Variant(e.to_string()))?
+            RoomFamily::Tiles(variant.validate().map_err(|e| CreateError::Variant(e.to_string()))?)
         }
-        (None, Some(v), None) => v.validate().map_err(|e| CreateError::Variant(e.to_string()))?,
+        (None, Some(v), None) => RoomFamily::Tiles(v.validate().map_err(|e| CreateError::Variant(e.to_string()))?),
         (None, None, Some(text)) => variant_file(text)?,
         _ => return Err(CreateError::PresetOrVariant),
     };
+    let (rules, sides) = match rules {
+        RoomFamily::Tiles(rules) => tiles_seating(spec, rules)?,
+        RoomFamily::Poly(rules) => poly_seating(spec, rules)?,
+    };
+    if spec.rated && spec.seed.is_some() {
+        // Whoever knows a room's seed knows every hand.
+        return Err(CreateError::RatedSeed);
+    }
+    let time = spec.time.unwrap_or_default();
+    if time.move_ms == 0 || time.move_ms > MAX_CLOCK_MS || time.bank_ms > MAX_CLOCK_MS {
+        return Err(CreateError::Clock);
+    }
+    Ok(Settings {
+        id: 0,
+        rules,
+        sides,
+        rated: spec.rated,
+        time,
+        on_timeout: spec.on_timeout.clone().unwrap_or_default(),
+        seed: spec.seed,
+        grace,
+        private: spec.private,
+        bots: capicua_strategy::Policy::network(capicua_strategy::SearchCaps::default()),
+        idle: None,
+    })
+}
+
+/// The rules a spec names, of either family, before seating.
+#[allow(clippy::large_enum_variant, reason = "built once per room creation")]
+enum RoomFamily {
+    Tiles(capicua_engine::Rules),
+    Poly(PolyRules),
+}
+
+/// A two-faced room's seating, checked by the engine, and its seats' sides.
+fn tiles_seating(spec: &RoomSpec, rules: capicua_engine::Rules) -> Result<(RoomRules, Vec<u8>), CreateError> {
     let seats = spec.seats.unwrap_or(rules.variant().players.max);
     let mut seating = Seating::new(seats);
     if let Some(teams) = &spec.teams {
@@ -256,34 +302,35 @@ pub(crate) fn settings(spec: &RoomSpec, grace: std::time::Duration) -> Result<Se
     {
         // Its games would count on the preset's leaderboard under the
         // preset's name while playing other rules.
-        return Err(CreateError::Variant(format!(
-            "name: a rated room named {0:?} must play {0}'s exact rules; give other rules a name of their own \
-             (for example \"{0}-custom\")",
-            rules.variant().name
-        )));
+        return Err(preset_name_taken(&rules.variant().name));
     }
-    if spec.rated && spec.seed.is_some() {
-        // Whoever knows a room's seed knows every hand.
-        return Err(CreateError::RatedSeed);
+    Ok((RoomRules::Tiles { rules, seating }, sides))
+}
+
+/// A poly room's seats (every seat its own side), checked by the engine.
+fn poly_seating(spec: &RoomSpec, rules: PolyRules) -> Result<(RoomRules, Vec<u8>), CreateError> {
+    if spec.teams.is_some() {
+        return Err(CreateError::Seating("tiles with 3, 4 or 6 faces are played without teams".into()));
     }
-    let time = spec.time.unwrap_or_default();
-    if time.move_ms == 0 || time.move_ms > MAX_CLOCK_MS || time.bank_ms > MAX_CLOCK_MS {
-        return Err(CreateError::Clock);
+    let seats = spec.seats.unwrap_or(*rules.seat_range().end());
+    let rules = Arc::new(rules);
+    capicua_engine::poly::PolyGame::new(rules.clone(), seats, 0).map_err(|e| CreateError::Seating(e.to_string()))?;
+    let name = &rules.variant().name;
+    if spec.rated
+        && capicua_engine::poly::poly_preset(name).is_some()
+        && !crate::db::ratings::is_poly_preset(rules.variant())
+    {
+        return Err(preset_name_taken(name));
     }
-    Ok(Settings {
-        id: 0,
-        rules,
-        seating,
-        sides,
-        rated: spec.rated,
-        time,
-        on_timeout: spec.on_timeout.clone().unwrap_or_default(),
-        seed: spec.seed,
-        grace,
-        private: spec.private,
-        bots: capicua_strategy::Policy::network(capicua_strategy::SearchCaps::default()),
-        idle: None,
-    })
+    Ok((RoomRules::Poly { rules, seats }, (0..seats).collect()))
+}
+
+/// A rated room that names a preset must play its rules.
+fn preset_name_taken(name: &str) -> CreateError {
+    CreateError::Variant(format!(
+        "name: a rated room named {name:?} must play {name}'s exact rules; give other rules a name of their own \
+         (for example \"{name}-custom\")"
+    ))
 }
 
 /// A fresh invite id: a random UUID v4 (122 random bits), so a private
@@ -302,12 +349,24 @@ pub(crate) fn invite_id() -> Result<String, getrandom::Error> {
 /// the first non-blank character is `{`, as a JSON object must start,
 /// otherwise TOML. The engine's parser is pure: `base` names a preset,
 /// never a file, so a client cannot make the server read its disk.
-fn variant_file(text: &str) -> Result<capicua_engine::Rules, CreateError> {
+fn variant_file(text: &str) -> Result<RoomFamily, CreateError> {
     if text.len() > MAX_VARIANT_FILE_BYTES {
         return Err(CreateError::VariantFileTooLarge(text.len()));
     }
     let origin = if text.trim_start().starts_with('{') { "variant-file.json" } else { "variant-file.toml" };
-    capicua_engine::Rules::from_file_text(origin, text).map_err(CreateError::VariantFile)
+    // A file is read as dominoes first; one that is not (its `base` names a
+    // poly preset, or its fields are a poly variant's) as tiles with 3, 4
+    // or 6 faces. The error reported is the one of the family the file
+    // means: the poly one when `base` names no two-faced preset but the
+    // poly reading got past `base`.
+    match capicua_engine::Rules::from_file_text(origin, text) {
+        Ok(rules) => Ok(RoomFamily::Tiles(rules)),
+        Err(tiles) => match PolyRules::from_file_text(origin, text) {
+            Ok(rules) => Ok(RoomFamily::Poly(rules)),
+            Err(poly) if tiles.field == "base" && poly.field != "base" => Err(CreateError::VariantFile(poly)),
+            Err(_) => Err(CreateError::VariantFile(tiles)),
+        },
+    }
 }
 
 /// Validates a room spec, records the room and starts its task. The room
@@ -353,10 +412,14 @@ async fn create_with(
     settings.idle = state.config.room_idle;
     // Deals of an unseeded room must be unpredictable: no randomness, no room.
     let entropy = getrandom::u64().map_err(|_| CreateError::NoEntropy)?;
-    let (variant, seats) = (settings.rules.variant().clone(), settings.seating.seats);
+    let rules = settings.rules.clone();
     // Everything is checked before the room is recorded.
     let mut core = RoomCore::new(settings, table, entropy, Instant::now())?;
-    let id = state.db.create_room(&variant, seats, spec.rated).await.map_err(|e| {
+    let recorded = match &rules {
+        RoomRules::Tiles { rules, seating } => state.db.create_room(rules.variant(), seating.seats, spec.rated).await,
+        RoomRules::Poly { rules, seats } => state.db.create_room(rules.variant(), *seats, spec.rated).await,
+    };
+    let id = recorded.map_err(|e| {
         tracing::error!(error = %e, "recording a room");
         CreateError::Db(e)
     })? as capicua_protocol::RoomId;

@@ -18,7 +18,7 @@ use crate::bots::HostedStrategy;
 use crate::metrics::Metrics;
 use crate::{AppState, Client, ConnId, Outbox};
 
-type Thought = (Box<dyn HostedStrategy>, capicua_engine::Move);
+type Thought = (Box<dyn HostedStrategy>, super::table::AnyMove);
 
 /// Runs a room until it closes.
 pub(crate) struct RoomTask {
@@ -190,7 +190,7 @@ impl RoomTask {
                         let running = Searching::start(self.state.clone());
                         self.thinking = Some(tokio::task::spawn_blocking(move || {
                             let _running = running;
-                            let mv = strategy.choose(&game.view(seat));
+                            let mv = strategy.choose(&game, seat);
                             (strategy, mv)
                         }));
                     }

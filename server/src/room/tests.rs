@@ -5,10 +5,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use capicua_engine::Move;
+use capicua_engine::poly::{PolyEvent, PolyMove};
 use capicua_protocol::{ErrorCode, RoomSpec, ServerFrame, ServerMsg, TimeControl, TimeoutPolicy};
 use tokio::time::Instant;
 
 use super::core::{Effect, HostedSeat, Input, Member, Push, RoomCore, TableOptions};
+use super::table::AnyMove;
 use super::{CreateError, settings};
 use crate::db::GameRecord;
 use crate::{ConnId, Identity};
@@ -113,7 +115,7 @@ impl Room {
                 }
                 Effect::Think(mut t) => {
                     self.thinks += 1;
-                    let mv = t.strategy.choose(&t.game.view(t.seat));
+                    let mv = t.strategy.choose(&t.game, t.seat);
                     follow.push(Input::Thought(Some((t.strategy, mv))));
                 }
                 _ => {}
@@ -164,7 +166,12 @@ impl Room {
         let mut answered = 0;
         while self.stored.is_none() {
             let (conn, prompt, legal) = self.prompt().expect("a prompt while the match is on");
-            self.feed(Input::Move { who: member(conn, Some(conn as i64)), prompt, mv: legal[0], id: None });
+            self.feed(Input::Move {
+                who: member(conn, Some(conn as i64)),
+                prompt,
+                mv: AnyMove::Tiles(legal[0]),
+                id: None,
+            });
             answered += 1;
             assert!(answered < 10_000, "the match never ends");
         }
@@ -240,23 +247,33 @@ fn moves_are_accepted_refused_or_stale() {
     let (mover, prompt, legal) = room.prompt().expect("prompted");
     let other = if mover == 1 { 2 } else { 1 };
 
-    room.feed(Input::Move { who: member(other, Some(other as i64)), prompt, mv: legal[0], id: None });
+    room.feed(Input::Move { who: member(other, Some(other as i64)), prompt, mv: AnyMove::Tiles(legal[0]), id: None });
     assert_eq!(room.last_error(other), Some(ErrorCode::NotYourTurn));
 
-    room.feed(Input::Move { who: member(mover, Some(mover as i64)), prompt: prompt + 7, mv: legal[0], id: None });
+    room.feed(Input::Move {
+        who: member(mover, Some(mover as i64)),
+        prompt: prompt + 7,
+        mv: AnyMove::Tiles(legal[0]),
+        id: None,
+    });
     assert_eq!(room.last_error(mover), Some(ErrorCode::StalePrompt));
 
     // A move that is not legal changes nothing: the prompt stands.
     let illegal = Move::Draw;
     assert!(!legal.contains(&illegal));
     let before = room.sent.len();
-    room.feed(Input::Move { who: member(mover, Some(mover as i64)), prompt, mv: illegal, id: Some(3) });
+    room.feed(Input::Move { who: member(mover, Some(mover as i64)), prompt, mv: AnyMove::Tiles(illegal), id: Some(3) });
     assert_eq!(room.last_error(mover), Some(ErrorCode::IllegalMove));
     assert!(!room.sent[before..].iter().any(|s| matches!(s.msg, ServerMsg::Events { .. })));
     assert_eq!(room.prompt().map(|p| p.1), Some(prompt));
 
     let before = room.sent.len();
-    room.feed(Input::Move { who: member(mover, Some(mover as i64)), prompt, mv: legal[0], id: Some(4) });
+    room.feed(Input::Move {
+        who: member(mover, Some(mover as i64)),
+        prompt,
+        mv: AnyMove::Tiles(legal[0]),
+        id: Some(4),
+    });
     let accepted = &room.sent[before];
     assert!(matches!(accepted.msg, ServerMsg::Accepted { prompt: p, .. } if p == prompt));
     assert_eq!((accepted.to, accepted.id, accepted.push), (mover, Some(4), Push::Quiet));
@@ -267,7 +284,7 @@ fn moves_are_accepted_refused_or_stale() {
     assert_eq!(next, prompt + 1);
 
     // The old prompt is stale now.
-    room.feed(Input::Move { who: member(mover, Some(mover as i64)), prompt, mv: legal[0], id: None });
+    room.feed(Input::Move { who: member(mover, Some(mover as i64)), prompt, mv: AnyMove::Tiles(legal[0]), id: None });
     assert!(matches!(room.last_error(mover), Some(ErrorCode::NotYourTurn | ErrorCode::StalePrompt)));
 }
 
@@ -277,7 +294,7 @@ fn a_played_match_is_stored_before_it_is_announced() {
     room.seat_four();
     room.play_out();
     let record = room.stored.take().expect("stored");
-    assert!(!record.moves.is_empty());
+    assert!(record.play.plies() > 0);
     assert!(!room.sent.iter().any(|s| matches!(s.msg, ServerMsg::GameOver { .. })), "nothing before the commit");
     room.feed(Input::Stored(Some(42)));
     for c in 1..=4 {
@@ -373,7 +390,7 @@ fn the_pass_policy_passes_when_it_may() {
             assert!(passed, "the seat out of time passed");
             return;
         }
-        room.feed(Input::Move { who: member(conn, Some(conn as i64)), prompt, mv: legal[0], id: None });
+        room.feed(Input::Move { who: member(conn, Some(conn as i64)), prompt, mv: AnyMove::Tiles(legal[0]), id: None });
     }
     panic!("no seat was ever blocked in 500 moves");
 }
@@ -427,7 +444,7 @@ fn a_table_reserves_its_seats_and_forfeits_a_no_show() {
     room.advance(Duration::from_secs(60));
     let record = room.stored.take().expect("the no-show is stored");
     assert_eq!(record.forfeit, Some(0), "the first missing seat forfeits");
-    assert!(record.moves.is_empty());
+    assert_eq!(record.play.plies(), 0);
     room.feed(Input::Stored(Some(8)));
     assert_eq!(room.done, Some(Some(8)));
     assert!(room.closed, "a table plays one match");
@@ -441,7 +458,7 @@ fn a_table_of_hosted_bots_plays_at_once() {
     let table = TableOptions { hosted, one_match: true, ..TableOptions::default() };
     let mut room = Room::new(spec("latin"), table);
     let record = room.stored.take().expect("played to the end with no input");
-    assert!(record.moves.len() > 64, "long enough to have yielded on the way");
+    assert!(record.play.plies() > 64, "long enough to have yielded on the way");
     assert_eq!(record.seats.iter().filter_map(|s| s.player_id).count(), 4);
     room.feed(Input::Stored(None));
     assert_eq!(room.done, Some(None));
@@ -463,7 +480,7 @@ fn a_slow_strategy_thinks_off_the_task_and_a_stale_answer_is_dropped() {
     // The person plays until a bot must think.
     while room.held.is_empty() {
         let (conn, prompt, legal) = room.prompt().expect("the person is prompted");
-        room.feed(Input::Move { who: member(conn, Some(1)), prompt, mv: legal[0], id: None });
+        room.feed(Input::Move { who: member(conn, Some(1)), prompt, mv: AnyMove::Tiles(legal[0]), id: None });
     }
     assert_eq!(room.held.len(), 1, "one strategy thinks at a time");
     let think = room.held.pop().unwrap();
@@ -471,7 +488,7 @@ fn a_slow_strategy_thinks_off_the_task_and_a_stale_answer_is_dropped() {
     assert!(room.core.next_deadline().is_none());
     let before = room.sent.len();
     let prompt = room.prompt().unwrap().1;
-    room.feed(Input::Move { who: member(1, Some(1)), prompt, mv: Move::Pass, id: None });
+    room.feed(Input::Move { who: member(1, Some(1)), prompt, mv: AnyMove::Tiles(Move::Pass), id: None });
     assert!(room.last_error(1).is_some());
     // A failed strategy's turn is played by a random move.
     drop(think);
@@ -483,10 +500,15 @@ fn a_slow_strategy_thinks_off_the_task_and_a_stale_answer_is_dropped() {
     room.feed(Input::Close { who: member(1, Some(1)), id: None });
     assert!(room.closed);
     let frames = room.sent.len();
-    let strategy =
-        crate::bots::strategy("random", 1, &capicua_strategy::Policy::TRUSTED, &capicua_strategy::StopFlag::new())
-            .unwrap();
-    room.feed(Input::Thought(Some((strategy, Move::Pass))));
+    let strategy = crate::bots::strategy(
+        "random",
+        1,
+        &capicua_strategy::Policy::TRUSTED,
+        &capicua_strategy::StopFlag::new(),
+        false,
+    )
+    .unwrap();
+    room.feed(Input::Thought(Some((strategy, AnyMove::Tiles(Move::Pass)))));
     assert_eq!(room.sent.len(), frames);
 }
 
@@ -591,4 +613,151 @@ fn tables_and_rooms_without_an_idle_time_never_close_for_idleness() {
     let mut room = Room::idling(spec("latin"), table, Some(IDLE));
     room.advance(IDLE * 2);
     assert!(!room.closed, "an event closes its tables");
+}
+
+/// The pending poly prompt: (conn, prompt id, legal moves), from the frames.
+fn poly_prompt(room: &Room) -> Option<(ConnId, u64, Vec<PolyMove>)> {
+    room.sent.iter().rev().find_map(|s| match &s.msg {
+        ServerMsg::PolyPrompt { prompt, legal_moves, .. } => Some((s.to, *prompt, legal_moves.clone())),
+        ServerMsg::Prompt { .. } => panic!("a two-faced prompt in a poly room"),
+        _ => None,
+    })
+}
+
+/// A triominoes variant whose seats are often stuck: pips 0..=9 (220
+/// tiles), five tiles a hand, matches of 150 points.
+const SPARSE_TRIOMINOES: &str =
+    "base = \"triominoes\"\nname = \"sparse\"\nmax-pip = 9\nhand-size = 5\ntarget = { points = { points = 150 } }\n";
+
+/// Plays a seeded poly room to its end: people at seats 0 and 1 (conns 1
+/// and 2) answer their prompts, hosted `greedy` bots hold the others, conn
+/// 9 watches.
+fn play_poly_room(spec: RoomSpec) -> Room {
+    let mut room = Room::new(spec, TableOptions::default());
+    room.feed(Input::Spectate { who: member(9, None), id: None });
+    for c in 1..=2 {
+        room.feed(Input::Join { who: member(c, Some(c as i64)), seat: Some(c as u8 - 1), id: None });
+    }
+    room.feed(Input::FillBots { who: member(1, Some(1)), strategy: "greedy".into(), player_id: None, id: None });
+    for c in 1..=2 {
+        room.feed(Input::Ready { who: member(c, Some(c as i64)), id: None });
+    }
+    let mut answered = 0;
+    while room.stored.is_none() {
+        let (conn, prompt, legal) = poly_prompt(&room).expect("a prompt while the match is on");
+        let m = legal[answered % legal.len()];
+        room.feed(Input::Move { who: member(conn, Some(conn as i64)), prompt, mv: AnyMove::Poly(m), id: None });
+        answered += 1;
+        assert!(answered < 5_000, "the match never ends");
+    }
+    room
+}
+
+#[test]
+fn a_poly_room_speaks_poly_messages_and_refuses_what_does_not_fit() {
+    let mut room = Room::new(spec("triominoes"), TableOptions::default());
+    assert!(room.core.info().poly);
+    assert_eq!(room.core.info().seats.len(), 4);
+    room.feed(Input::Spectate { who: member(9, None), id: None });
+    for c in 1..=2 {
+        room.feed(Input::Join { who: member(c, Some(c as i64)), seat: Some(c as u8 - 1), id: None });
+    }
+    room.feed(Input::FillBots { who: member(1, Some(1)), strategy: "smart".into(), player_id: None, id: Some(8) });
+    assert_eq!(room.last_error(1), Some(ErrorCode::UnknownStrategy), "a two-faced strategy cannot play poly tiles");
+    room.feed(Input::FillBots { who: member(1, Some(1)), strategy: "greedy".into(), player_id: None, id: None });
+    for c in 1..=2 {
+        room.feed(Input::Ready { who: member(c, Some(c as i64)), id: None });
+    }
+    for c in [1, 2, 9] {
+        let started = room.to(c, 0);
+        let Some(ServerMsg::PolyGameStarted { seat, view, variant, .. }) =
+            started.iter().find(|m| matches!(m, ServerMsg::PolyGameStarted { .. }))
+        else {
+            panic!("conn {c} heard no poly-game-started");
+        };
+        assert_eq!(variant.name, "triominoes");
+        if c == 9 {
+            assert_eq!((*seat, view.seat, view.hand.len()), (None, None, 0), "a spectator sees no hand");
+        } else {
+            assert_eq!((*seat, view.seat, view.hand.len()), (Some(c as u8 - 1), Some(c as u8 - 1), 7));
+        }
+        assert!(!started.iter().any(|m| matches!(m, ServerMsg::GameStarted { .. })));
+    }
+    // A dominoes move is refused in a poly room, and changes nothing.
+    let (mover, prompt, legal) = poly_prompt(&room).expect("a person is prompted");
+    room.feed(Input::Move { who: member(mover, Some(mover as i64)), prompt, mv: AnyMove::Tiles(Move::Pass), id: None });
+    assert_eq!(room.last_error(mover), Some(ErrorCode::IllegalMove));
+    assert_eq!(poly_prompt(&room).map(|p| p.1), Some(prompt));
+    // Hints are for dominoes.
+    room.feed(Input::Hint { who: member(mover, Some(mover as i64)), id: None });
+    assert_eq!(room.last_error(mover), Some(ErrorCode::HintUnavailable));
+    let before = room.sent.len();
+    room.feed(Input::Move { who: member(mover, Some(mover as i64)), prompt, mv: AnyMove::Poly(legal[0]), id: Some(5) });
+    assert!(matches!(room.sent[before].msg, ServerMsg::Accepted { prompt: p, .. } if p == prompt));
+    assert!(room.to(9, before).iter().any(|m| matches!(m, ServerMsg::PolyEvents { .. })), "the spectator hears it");
+}
+
+#[test]
+fn a_poly_draw_is_told_to_the_drawer_only_and_the_match_is_stored_to_replay() {
+    // The first seed whose match has draws by the people and by the bots.
+    let mut checked = None;
+    for seed in 0..40 {
+        let spec =
+            RoomSpec { preset: None, variant_file: Some(SPARSE_TRIOMINOES.into()), seed: Some(seed), ..spec("x") };
+        let mut room = play_poly_room(spec);
+        // Draws: the drawer is told its tile, nobody else is.
+        let mut told = [0; 2];
+        for s in &room.sent {
+            assert!(!matches!(s.msg, ServerMsg::Events { .. } | ServerMsg::Prompt { .. }));
+            let ServerMsg::PolyEvents { events, .. } = &s.msg else { continue };
+            for e in events {
+                if let PolyEvent::Drew { seat, tile } = e {
+                    let own = s.to != 9 && u64::from(*seat) + 1 == s.to;
+                    assert_eq!(tile.is_some(), own, "conn {} told of seat {seat}'s draw: {e:?}", s.to);
+                    told[usize::from(own)] += 1;
+                }
+            }
+        }
+        let record = room.stored.take().expect("stored");
+        let crate::db::Play::Poly { variant, seats, moves } = &record.play else { panic!("a poly record") };
+        assert_eq!((variant.name.as_str(), *seats), ("sparse", 4));
+        // The record replays to its scores and hands.
+        let mut replay =
+            capicua_engine::poly::PolyGame::new(variant.validate().unwrap(), *seats, record.seed).expect("deals");
+        for &m in moves {
+            replay.play(m).expect("the log replays");
+        }
+        assert_eq!(replay.outcome().map(|o| o.scores.clone()), Some(record.scores.clone()));
+        assert_eq!(record.hands.len() as u32, replay.outcome().unwrap().hands);
+        room.feed(Input::Stored(Some(3)));
+        assert!(room.to(9, 0).iter().any(|m| matches!(m, ServerMsg::GameOver { game: Some(3), .. })));
+        if told[0] > 0 && told[1] > 0 {
+            checked = Some(seed);
+            break;
+        }
+    }
+    assert!(checked.is_some(), "no seed of 40 had a person draw");
+}
+
+#[test]
+fn poly_rooms_check_their_seats_and_teams() {
+    let e = settings(&RoomSpec { seats: Some(5), ..spec("triominoes") }, GRACE).err().expect("5 seats");
+    assert!(matches!(e, CreateError::Seating(_)), "{e}");
+    let e = settings(&RoomSpec { teams: Some(vec![vec![0, 2], vec![1, 3]]), ..spec("quadominoes") }, GRACE)
+        .err()
+        .expect("teams");
+    assert!(e.to_string().contains("without teams"), "{e}");
+    let file = RoomSpec {
+        preset: None,
+        variant_file: Some(
+            "base = \"hexominoes\"\nname = \"hex-100\"\ntarget = { points = { points = 100 } }\n".into(),
+        ),
+        ..spec("x")
+    };
+    let s = settings(&file, GRACE).expect("a poly variant file");
+    assert!(s.rules.is_poly() && s.rules.name() == "hex-100");
+    // A poly file's mistake is reported as a poly field.
+    let bad = RoomSpec { variant_file: Some("base = \"hexominoes\"\nfaces = 5\n".into()), ..file };
+    let e = settings(&bad, GRACE).err().expect("5 faces");
+    assert!(e.to_string().contains("faces"), "{e}");
 }

@@ -171,7 +171,7 @@ pub(crate) fn table_link(tournament: TournamentId, round: u32, table: u32) -> cr
                 score: record.seat_scores.get(i).copied().unwrap_or(0) as i64,
                 // Pips left in the seat's hand at the end of every hand of
                 // the match: `opponents-pips` counts the match, not its last hand.
-                pips: record.hands.iter().map(|h| h.pips.get(i).copied().unwrap_or(0).max(0) as u32).sum(),
+                pips: record.hands.pips_left(i),
                 timeouts: record.timeouts.get(i).copied().unwrap_or(0),
             })
             .collect();

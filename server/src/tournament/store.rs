@@ -80,7 +80,7 @@ fn members(e: &EntrantSpec) -> Vec<String> {
 pub async fn check_entrants(db: &Db, config: &Config, caps: SearchCaps) -> Result<(), TournamentError> {
     let policy = Policy::network(caps);
     let stop = StopFlag::new();
-    let check = |spec: &str| crate::bots::strategy(spec, 0, &policy, &stop).err();
+    let check = |spec: &str| crate::bots::strategy(spec, 0, &policy, &stop, false).err();
     if let capicua_tournament::TimeoutRule::Strategy { name } = &config.spec().clock.on_timeout {
         if let Some(e) = check(name) {
             return Err(TournamentError::Entrant {
@@ -103,7 +103,7 @@ pub async fn check_entrant(db: &Db, field: &str, e: &EntrantSpec, caps: SearchCa
     for m in members(e) {
         match Member::of(&m) {
             Member::Hosted { strategy } => {
-                if let Some(e) = crate::bots::strategy(&strategy, 0, &policy, &stop).err() {
+                if let Some(e) = crate::bots::strategy(&strategy, 0, &policy, &stop, false).err() {
                     return Err(TournamentError::Entrant {
                         field: field.into(),
                         message: format!(
