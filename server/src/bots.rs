@@ -11,7 +11,7 @@ use capicua_engine::Seat;
 use capicua_strategy::poly::PolyStrategy;
 use capicua_strategy::{Policy, SeatView, SpecError, StopFlag, Strategy};
 
-use crate::room::table::{AnyMove, Table};
+use crate::table::{AnyMove, Table};
 
 /// A move chooser for a hosted seat.
 pub(crate) trait HostedStrategy: Send {
@@ -130,7 +130,7 @@ mod tests {
         let policy = Policy::network(SearchCaps::default());
         let stop = StopFlag::new();
         for name in ["random", "greedy", "pimc:samples=4"] {
-            let rules = crate::room::table::RoomRules::Poly {
+            let rules = crate::table::RoomRules::Poly {
                 rules: capicua_engine::poly::PolyRules::preset("quadominoes").unwrap().into(),
                 seats: 3,
             };

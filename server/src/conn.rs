@@ -23,8 +23,8 @@ use tracing::Instrument;
 
 use crate::limits::RoomOwner;
 use crate::metrics::Metrics;
-use crate::room::table::AnyMove;
 use crate::room::{self, RoomCmd};
+use crate::table::AnyMove;
 use crate::{AppState, Client, ConnId, Identity, Outbox};
 
 /// A token bucket: `rate` tokens a second, at most `burst` saved.

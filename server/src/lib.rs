@@ -3,11 +3,13 @@
 //! # capicua-server
 //!
 //! The lobby, referee and persistence of capicua: HTTP and WebSocket on one
-//! port (axum), one task per room owning its [`Game`](capicua_engine::Game),
-//! one receive task and one send task per connection, SQLite through sqlx.
+//! port (axum), one task per room owning its match (a two-faced
+//! [`Game`](capicua_engine::Game) or a game of tiles with 3, 4 or 6 faces,
+//! behind [`table`]'s one interface), one receive task and one send task per
+//! connection, SQLite through sqlx.
 //!
 //! ```text
-//! client ──ws──▶ conn task ──RoomCmd──▶ room task (owns the Game) ──▶ Outbox of each member ──▶ send task ──ws──▶ client
+//! client ──ws──▶ conn task ──RoomCmd──▶ room task (owns the match) ──▶ Outbox of each member ──▶ send task ──ws──▶ client
 //!                                           │ finished game
 //!                                           ▼
 //!                                   db writer task (batched transactions, ratings) ──▶ SQLite (WAL)
@@ -32,6 +34,7 @@ pub(crate) mod limits;
 pub(crate) mod metrics;
 pub(crate) mod outbox;
 pub(crate) mod room;
+pub(crate) mod table;
 pub mod tournament;
 pub(crate) mod web;
 

@@ -29,10 +29,10 @@ use tokio::time::Instant;
 
 use capicua_strategy::{SpecError, StopFlag};
 
-use super::table::{AnyMove, RoomRules, Table, TableEvents};
 use crate::bots::{self, HostedStrategy};
 use crate::db::{GameRecord, SeatKind, SeatRecord, TableLink};
 use crate::outbox::encode;
+use crate::table::{AnyMove, RoomRules, Table, TableEvents};
 use crate::{ConnId, Identity};
 
 /// A connection as the core sees it: who it acts for and how it wants its

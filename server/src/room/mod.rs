@@ -12,7 +12,6 @@
 //! so the match needs no lock: the task applies commands one at a time.
 
 pub(crate) mod core;
-pub(crate) mod table;
 mod task;
 #[cfg(test)]
 mod tests;
@@ -27,9 +26,9 @@ use tokio::time::Instant;
 
 use self::core::{CoreError, RoomCore, Settings};
 pub(crate) use self::core::{HostedSeat, LinkFn, TableOptions};
-use self::table::{AnyMove, RoomRules};
 use self::task::RoomTask;
 use crate::limits::{RoomOwner, RoomSlot, TooManyRooms};
+use crate::table::{AnyMove, RoomRules};
 use crate::{AppState, Client, ConnId, RoomHandle};
 
 /// Longest per-move time and bank a room may set (as a tournament may).

@@ -18,7 +18,7 @@ use crate::bots::HostedStrategy;
 use crate::metrics::Metrics;
 use crate::{AppState, Client, ConnId, Outbox};
 
-type Thought = (Box<dyn HostedStrategy>, super::table::AnyMove);
+type Thought = (Box<dyn HostedStrategy>, crate::table::AnyMove);
 
 /// Runs a room until it closes.
 pub(crate) struct RoomTask {

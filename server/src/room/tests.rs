@@ -10,9 +10,9 @@ use capicua_protocol::{ErrorCode, RoomSpec, ServerFrame, ServerMsg, TimeControl,
 use tokio::time::Instant;
 
 use super::core::{Effect, HostedSeat, Input, Member, Push, RoomCore, TableOptions};
-use super::table::AnyMove;
 use super::{CreateError, settings};
 use crate::db::GameRecord;
+use crate::table::AnyMove;
 use crate::{ConnId, Identity};
 
 const GRACE: Duration = Duration::from_secs(30);

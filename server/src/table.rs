@@ -1,7 +1,8 @@
 //! The match a room plays, of either family: two-faced dominoes
 //! ([`Game`]) or tiles with 3, 4 or 6 faces ([`PolyGame`]). The room core
 //! decides the same way for both (seats, clocks, timeouts, storing); what
-//! differs (the engine, the messages, what each receiver may see) is here.
+//! differs (the engine, the messages, what each receiver may see) is here,
+//! beside the room and the hosted bots, which both read it.
 
 use std::fmt;
 use std::sync::Arc;
