@@ -505,7 +505,13 @@ impl PolyDecider {
     /// when the strategy's choice is not among the legal moves (told on
     /// stderr: the view and the prompt disagree). `None` for a prompt
     /// without legal moves.
-    fn decide(&mut self, room: RoomId, seat: u8, view: Option<PolyViewSnapshot>, legal: &[PolyMove]) -> Option<PolyMove> {
+    fn decide(
+        &mut self,
+        room: RoomId,
+        seat: u8,
+        view: Option<PolyViewSnapshot>,
+        legal: &[PolyMove],
+    ) -> Option<PolyMove> {
         let first = *legal.first()?;
         if let Some(view) = view {
             self.see(room, view);
@@ -1411,7 +1417,8 @@ mod tests {
         assert!(d.note_poly(&started));
         assert_eq!(answer(&mut d, prompt(None, &legal)), Some(greedy));
         let mut d = decider();
-        let events = wire(ServerMsg::PolyEvents { room: 7, seq: 4, events: vec![], view: Some(Box::new(view.clone())) });
+        let events =
+            wire(ServerMsg::PolyEvents { room: 7, seq: 4, events: vec![], view: Some(Box::new(view.clone())) });
         assert!(d.note_poly(&events));
         assert_eq!(answer(&mut d, prompt(None, &legal)), Some(greedy));
         // A custom variant's rules come from sync (a reconnect).

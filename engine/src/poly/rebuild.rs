@@ -13,7 +13,7 @@ use crate::error::SetupError;
 
 /// The seed of the hands a rebuilt game deals after the current one (the
 /// real seed is the referee's secret; the snapshot does not tell it).
-const REBUILT_SEED: u64 = 0x5eed_0f_7ab1e;
+const REBUILT_SEED: u64 = 0x5eed_0f7a_b1e5;
 
 impl PolyGame {
     /// A game consistent with a seat's view: the snapshot's board (same
@@ -126,11 +126,9 @@ impl PolyGame {
             return bad("a spectator's view shows a hand".into());
         }
         let mut unseen = (0..set.len() as u16).map(PolyTileId).filter(|t| !seen[t.0 as usize]);
-        let hidden: usize = (0..seats)
-            .filter(|&s| Some(s) != snap.seat)
-            .map(|s| snap.hand_sizes[s as usize] as usize)
-            .sum::<usize>()
-            + snap.stock as usize;
+        let hidden: usize =
+            (0..seats).filter(|&s| Some(s) != snap.seat).map(|s| snap.hand_sizes[s as usize] as usize).sum::<usize>()
+                + snap.stock as usize;
         if hidden != unseen.clone().count() {
             return bad(format!("{hidden} tiles in other hands and the stock, but {} unseen", unseen.count()));
         }
@@ -246,7 +244,8 @@ mod tests {
         assert!(refused(&|s| s.hand_sizes = vec![0; 40]).contains("seat"));
         assert!(refused(&|s| s.seat = Some(5)).contains("not at the table"));
         assert!(refused(&|s| s.to_move = Some(7)).contains("leader 7"));
-        assert!(refused(&|s| s.board_kind = crate::poly::BoardKind::Lattice(crate::poly::Lattice::Hex))
-            .contains("board"));
+        assert!(
+            refused(&|s| s.board_kind = crate::poly::BoardKind::Lattice(crate::poly::Lattice::Hex)).contains("board")
+        );
     }
 }
