@@ -12,14 +12,14 @@ use capicua_engine::poly::POLY_PRESETS;
 use common::*;
 use serde_json::{Value, json};
 
-/// Runs `capicua-bot play` in `room` (else in the room its bots find or
+/// Runs `capicua-bot play --poly-strategy POLY` in `room` (else in the room its bots find or
 /// create) until each of its `count` bots has
 /// played one match; returns the stored game ids it printed. Fails on any
 /// line saying the bot fell back to the first legal move (it could not
 /// rebuild the position, or its strategy's choice was not offered).
-async fn play_one_match(url: String, room: Option<u64>, preset: String, count: usize) -> Vec<i64> {
+async fn play_one_match(url: String, room: Option<u64>, preset: String, count: usize, poly: &str) -> Vec<i64> {
     let child = tokio::process::Command::new(env!("CARGO_BIN_EXE_capicua-bot"))
-        .args(["play", "--server", &url, "--preset", &preset, "--poly-strategy", "greedy"])
+        .args(["play", "--server", &url, "--preset", &preset, "--poly-strategy", poly])
         .args(room.map(|r| ["--room".to_string(), r.to_string()]).into_iter().flatten())
         .args(["--count", &count.to_string(), "--matches", "1"])
         .kill_on_drop(true)
@@ -66,7 +66,7 @@ async fn the_remote_bot_plays_every_poly_preset_to_the_end_and_the_games_are_sto
     let mut host = server.guest().await;
     for (k, preset) in POLY_PRESETS.iter().enumerate() {
         let room = host.create_room(json!({"preset": preset, "seats": 2, "seed": 900 + k})).await;
-        let bots = tokio::spawn(play_one_match(server.url(), Some(room), preset.to_string(), 1));
+        let bots = tokio::spawn(play_one_match(server.url(), Some(room), preset.to_string(), 1, "greedy"));
         wait_for("the remote bot to sit", WAIT, async || {
             let info = server.room_info(room).await;
             let seated = info["seats"].as_array().unwrap().iter().filter(|s| s.get("occupant").is_some()).count();
@@ -83,11 +83,11 @@ async fn the_remote_bot_plays_every_poly_preset_to_the_end_and_the_games_are_sto
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn two_remote_bots_of_one_process_play_a_triominoes_room() {
+async fn two_remote_pimc_bots_of_one_process_play_a_triominoes_room() {
     let server = TestServer::start().await;
     let mut host = server.guest().await;
     let room = host.create_room(json!({"preset": "triominoes", "seats": 2, "seed": 31})).await;
-    let ids = play_one_match(server.url(), Some(room), "triominoes".into(), 2).await;
+    let ids = play_one_match(server.url(), Some(room), "triominoes".into(), 2, "pimc:samples=4").await;
     check_stored(&server, ids[0], "triominoes", 2).await;
     let replay = server.get_json(&format!("/api/games/{}", ids[0])).await;
     assert_eq!(seat_kinds(&replay), ["guest", "guest"], "two remote bots: {replay}");
@@ -100,7 +100,7 @@ async fn remote_bots_asked_for_a_poly_preset_create_and_fill_a_poly_room() {
     let mut host = server.guest().await;
     let latin = host.create_room(json!({"preset": "latin"})).await;
     host.join(latin, None).await;
-    let ids = play_one_match(server.url(), None, "quadominoes".into(), 4).await;
+    let ids = play_one_match(server.url(), None, "quadominoes".into(), 4, "random").await;
     check_stored(&server, ids[0], "quadominoes", 4).await;
     let replay = server.get_json(&format!("/api/games/{}", ids[0])).await;
     assert_eq!(seat_kinds(&replay), ["guest"; 4], "{replay}");

@@ -181,7 +181,8 @@ mod tests {
 
     /// Over whole matches of every preset, at every turn, every seat's
     /// snapshot rebuilds a game whose view of that seat has the same
-    /// snapshot and the same legal moves as the real one.
+    /// snapshot and the same legal moves as the real one (and a
+    /// spectator's, the same spectator snapshot).
     #[test]
     fn every_seats_view_rebuilds_with_the_same_snapshot_and_legal_moves() {
         for name in POLY_PRESETS {
@@ -204,6 +205,9 @@ mod tests {
                         assert_eq!(rebuilt.outcome().is_some(), game.outcome().is_some());
                         checked += 1;
                     }
+                    let public = game.spectator_snapshot();
+                    let guessed = PolyGame::from_snapshot(rules.clone(), &public).unwrap();
+                    assert_eq!(guessed.spectator_snapshot(), public, "{name} turn {turn}: a spectator's view");
                     if game.to_move().is_none() {
                         break;
                     }
