@@ -69,10 +69,16 @@ struct PlayArgs {
     /// The strategy spec (see `capicua-bot strategies`).
     #[arg(long, default_value = "random")]
     strategy: String,
+    /// The strategy spec in rooms of tiles with 3, 4 or 6 faces (a poly
+    /// strategy: random, greedy, pimc; see `capicua-bot strategies`).
+    #[arg(long, value_name = "SPEC", default_value = "greedy")]
+    poly_strategy: String,
     /// Join this room (default: the first waiting room of the preset with a free seat, else a new one).
     #[arg(long)]
     room: Option<u64>,
-    /// The preset of rooms to find or create.
+    /// The preset of rooms to find or create: two-faced (latin, block, ...)
+    /// or of tiles with 3, 4 or 6 faces (triominoes, quadominoes,
+    /// hexominoes, graph-triominoes).
     #[arg(long, default_value = "latin")]
     preset: String,
     /// Bots to run in this process.
@@ -215,14 +221,20 @@ fn runtime() -> Result<tokio::runtime::Runtime> {
 fn remote_play(a: PlayArgs) -> Result<()> {
     ServerAddr::parse(&a.server)?;
     capicua_strategy::spec::build(&a.strategy, 0)?;
+    capicua_strategy::poly::build_poly(&a.poly_strategy, 0)?;
     let awaiting = a.await_assignments || a.tournament.is_some();
     let variant = match &a.variant {
         Some(path) => Some(play_variant(path)?),
         None if awaiting || a.room.is_some() => None,
         None => {
-            capicua_engine::preset(&a.preset).ok_or_else(|| {
-                anyhow!("unknown preset {:?}; presets: {}", a.preset, capicua_engine::PRESETS.join(", "))
-            })?;
+            if capicua_engine::preset(&a.preset).is_none() && capicua_engine::poly::poly_preset(&a.preset).is_none() {
+                bail!(
+                    "unknown preset {:?}; presets: {}, {}",
+                    a.preset,
+                    capicua_engine::PRESETS.join(", "),
+                    capicua_engine::poly::POLY_PRESETS.join(", ")
+                );
+            }
             None
         }
     };
@@ -289,6 +301,7 @@ fn remote_play(a: PlayArgs) -> Result<()> {
             server: a.server,
             token: a.token,
             strategy: a.strategy,
+            poly_strategy: a.poly_strategy,
             room: a.room,
             preset: a.preset,
             count,

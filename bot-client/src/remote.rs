@@ -24,11 +24,13 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use capicua_engine::poly::{PolyGame, PolyMove, PolyRules, PolyVariant, PolyViewSnapshot};
 use capicua_engine::{Move, Rules, Variant, ViewSnapshot};
 use capicua_protocol::{
     Assignment, ClientFrame, ClientMsg, ErrorCode, GameId, PROTOCOL_VERSION, PlayerInfo, Progress, PromptId, RoomId,
     RoomInfo, RoomSpec, RoomStatus, SeatRef, ServerFrame, ServerMsg, close,
 };
+use capicua_strategy::poly::{PolyStrategy, build_poly};
 use capicua_strategy::rng::derive_seed;
 use capicua_strategy::{SnapshotSeat, SpecError, Strategy, spec};
 use futures_util::{SinkExt, StreamExt};
@@ -215,9 +217,13 @@ pub struct PlayConfig {
     pub token: Option<String>,
     /// The strategy spec.
     pub strategy: String,
+    /// The poly strategy spec (rooms of tiles with 3, 4 or 6 faces; see
+    /// [`capicua_strategy::poly::build_poly`]).
+    pub poly_strategy: String,
     /// The room to join, or find one.
     pub room: Option<RoomId>,
-    /// The preset for a room this bot creates when it finds none.
+    /// The preset for a room this bot creates when it finds none (a poly
+    /// preset such as `triominoes` finds and creates poly rooms).
     pub preset: String,
     /// Bots in this process.
     pub count: usize,
@@ -451,11 +457,107 @@ struct Decider {
     /// this bot plays, for a prompt resent after a reconnect (which comes
     /// without its `game-started`).
     known: HashMap<String, Rules>,
+    /// What plays in poly rooms.
+    poly: PolyDecider,
+}
+
+/// The poly half of a [`Decider`]: a poly strategy, each poly room's rules
+/// (from `poly-game-started` or `sync`) and the latest view the bot was
+/// sent there (by `poly-game-started`, `poly-events`, `poly-prompt` or
+/// `sync`), from which it rebuilds a game to hand the strategy.
+struct PolyDecider {
+    strategy: Box<dyn PolyStrategy>,
+    rules: HashMap<RoomId, Arc<PolyRules>>,
+    views: HashMap<RoomId, PolyViewSnapshot>,
+}
+
+impl PolyDecider {
+    fn new(strategy: Box<dyn PolyStrategy>) -> PolyDecider {
+        PolyDecider { strategy, rules: HashMap::new(), views: HashMap::new() }
+    }
+
+    /// Takes note of a poly room's rules; a variant that does not validate
+    /// leaves the room to the presets and the first legal move.
+    fn learn(&mut self, room: RoomId, variant: &PolyVariant) {
+        match variant.validate() {
+            Ok(rules) => {
+                self.rules.insert(room, Arc::new(rules));
+            }
+            Err(_) => {
+                self.rules.remove(&room);
+            }
+        }
+    }
+
+    /// Keeps the latest view of a poly room.
+    fn see(&mut self, room: RoomId, view: PolyViewSnapshot) {
+        self.views.insert(room, view);
+    }
+
+    fn forget(&mut self, room: RoomId) {
+        self.rules.remove(&room);
+        self.views.remove(&room);
+    }
+
+    /// The strategy's move for a poly prompt to `seat`, from the prompt's
+    /// view or else the latest one kept: the first legal move when the bot
+    /// has no view or rules, or cannot rebuild the position from them, or
+    /// when the strategy's choice is not among the legal moves (told on
+    /// stderr: the view and the prompt disagree). `None` for a prompt
+    /// without legal moves.
+    fn decide(
+        &mut self,
+        room: RoomId,
+        seat: u8,
+        view: Option<PolyViewSnapshot>,
+        legal: &[PolyMove],
+    ) -> Option<PolyMove> {
+        let first = *legal.first()?;
+        if let Some(view) = view {
+            self.see(room, view);
+        }
+        let Some(view) = self.views.get(&room) else { return Some(first) };
+        if view.seat != Some(seat) {
+            return Some(first);
+        }
+        let rules = match self.rules.get(&room) {
+            Some(rules) => rules.clone(),
+            None => match PolyRules::preset(&view.variant) {
+                Some(rules) => {
+                    let rules = Arc::new(rules);
+                    self.rules.insert(room, rules.clone());
+                    rules
+                }
+                None => return Some(first),
+            },
+        };
+        let game = match PolyGame::from_snapshot(rules, view) {
+            Ok(game) => game,
+            Err(e) => {
+                eprintln!("room {room}: cannot rebuild the position from the view ({e}); playing the first legal move");
+                return Some(first);
+            }
+        };
+        if game.to_move() != Some(seat) {
+            return Some(first);
+        }
+        let m = self.strategy.choose(&game.view(seat));
+        if legal.contains(&m) {
+            Some(m)
+        } else {
+            eprintln!(
+                "room {room}: {} chose {m}, not one of the {} legal moves; playing {first}",
+                self.strategy.name(),
+                legal.len()
+            );
+            Some(first)
+        }
+    }
 }
 
 impl Decider {
-    fn new(strategy: Box<dyn Strategy>) -> Decider {
-        Decider { strategy, rules: HashMap::new(), known: HashMap::new() }
+    fn new(strategy: Box<dyn Strategy>, poly: Box<dyn PolyStrategy>) -> Decider {
+        Decider { strategy, rules: HashMap::new(), known: HashMap::new(), poly: PolyDecider::new(poly) }
     }
 
     /// Takes note of a variant's rules for any room that plays it under its
@@ -483,6 +585,29 @@ impl Decider {
     /// `game-started`.
     fn forget(&mut self, room: RoomId) {
         self.rules.remove(&room);
+        self.poly.forget(room);
+    }
+
+    /// Takes note of what a poly room's frame tells (rules, the latest
+    /// view); `false` for a frame that is no poly news.
+    fn note_poly(&mut self, msg: &ServerMsg) -> bool {
+        match msg {
+            ServerMsg::PolyGameStarted { room, view, variant, .. } => {
+                self.poly.learn(*room, variant);
+                self.poly.see(*room, (**view).clone());
+            }
+            ServerMsg::PolyEvents { room, view: Some(view), .. } => self.poly.see(*room, (**view).clone()),
+            ServerMsg::Sync { room, poly_view, poly_variant, .. } if poly_view.is_some() || poly_variant.is_some() => {
+                if let Some(variant) = poly_variant {
+                    self.poly.learn(*room, variant);
+                }
+                if let Some(view) = poly_view {
+                    self.poly.see(*room, (**view).clone());
+                }
+            }
+            _ => return false,
+        }
+        true
     }
 
     /// The strategy's move for a prompt; the first legal move when the bot
@@ -530,6 +655,8 @@ pub(crate) fn code_name(code: &ErrorCode) -> String {
 struct Wanted {
     name: String,
     rated: bool,
+    /// Rooms of tiles with 3, 4 or 6 faces (a poly preset).
+    poly: bool,
     spec: RoomSpec,
 }
 
@@ -539,7 +666,8 @@ impl Wanted {
             Some(v) => (v.name.clone(), RoomSpec { variant: Some(v.clone()), ..Default::default() }),
             None => (cfg.preset.clone(), RoomSpec { preset: Some(cfg.preset.clone()), ..Default::default() }),
         };
-        Wanted { name, rated: opts.rated, spec: RoomSpec { rated: opts.rated, ..spec } }
+        let poly = opts.variant.is_none() && capicua_engine::poly::poly_preset(&name).is_some();
+        Wanted { name, rated: opts.rated, poly, spec: RoomSpec { rated: opts.rated, ..spec } }
     }
 
     /// Whether room `r` is one to sit in now. A seeded room is for practice
@@ -548,6 +676,7 @@ impl Wanted {
     fn fits(&self, r: &RoomInfo) -> bool {
         r.status == RoomStatus::Waiting
             && r.variant == self.name
+            && r.poly == self.poly
             && r.rated == self.rated
             && !r.seeded
             && occupied(r) < r.seats.len()
@@ -582,6 +711,7 @@ pub async fn play(cfg: PlayConfig, tally: Arc<Tally>) -> Result<(), RemoteError>
 /// `matches`); the first permanent error stops them all.
 pub async fn play_as(cfg: PlayConfig, opts: PlayOptions, tally: Arc<Tally>) -> Result<(), RemoteError> {
     spec::build(&cfg.strategy, 0)?;
+    build_poly(&cfg.poly_strategy, 0)?;
     let addr = Arc::new(ServerAddr::parse(&cfg.server)?);
     let count = cfg.count.max(1);
     let tokens: Vec<Option<String>> =
@@ -682,8 +812,9 @@ impl Bot {
         };
         // A bot sent to a room does not leave it for another.
         let may_move = self.cfg.room.is_none();
-        let strategy = spec::build(&self.cfg.strategy, derive_seed(self.index, u64::from(std::process::id())))?;
-        let mut decider = Decider::new(strategy);
+        let seed = derive_seed(self.index, u64::from(std::process::id()));
+        let strategy = spec::build(&self.cfg.strategy, seed)?;
+        let mut decider = Decider::new(strategy, build_poly(&self.cfg.poly_strategy, seed)?);
         if let Some(v) = &self.wanted.spec.variant {
             decider.know(v);
         }
@@ -703,10 +834,24 @@ impl Bot {
                     }
                 },
             };
+            if decider.note_poly(&msg) {
+                if matches!(msg, ServerMsg::PolyGameStarted { room: r, .. } if r == room) {
+                    waiting = false;
+                }
+                continue;
+            }
             match msg {
                 ServerMsg::GameStarted { room: r, variant, .. } if r == room => {
                     waiting = false;
                     decider.learn(room, *variant);
+                }
+                ServerMsg::PolyPrompt { room: r, prompt, seat, view, legal_moves, .. } if r == room => {
+                    waiting = false;
+                    let m = decider
+                        .poly
+                        .decide(room, seat, view.map(|v| *v), &legal_moves)
+                        .ok_or(RemoteError::NoLegalMoves { room, prompt })?;
+                    conn.send(ClientMsg::PolyMove { room, prompt, r#move: m }).await?;
                 }
                 ServerMsg::Prompt { room: r, prompt, view, legal_moves, .. } if r == room => {
                     waiting = false;
@@ -1051,8 +1196,8 @@ async fn ladder_session(
         ServerMsg::Ladder { .. } => {}
         other => return Err(unexpected("join-ladder", other)),
     }
-    let strategy = spec::build(&cfg.strategy, derive_seed(0x1add + cfg.index, u64::from(std::process::id())))?;
-    let mut decider = Decider::new(strategy);
+    let seed = derive_seed(0x1add + cfg.index, u64::from(std::process::id()));
+    let mut decider = Decider::new(spec::build(&cfg.strategy, seed)?, build_poly(SEATED_POLY_STRATEGY, seed)?);
     loop {
         let msg = match early.pop_front() {
             Some(m) => m,
@@ -1095,8 +1240,8 @@ async fn assignment_session(
     }
     // Seats given back by `hello` resend their prompt; assignments follow.
     let await_id = conn.send(ClientMsg::AwaitAssignments).await?;
-    let strategy = spec::build(&cfg.strategy, derive_seed(0xa55, u64::from(std::process::id())))?;
-    let mut decider = Decider::new(strategy);
+    let seed = derive_seed(0xa55, u64::from(std::process::id()));
+    let mut decider = Decider::new(spec::build(&cfg.strategy, seed)?, build_poly(SEATED_POLY_STRATEGY, seed)?);
     loop {
         let frame = conn.recv().await?;
         match play_seated(&mut conn, &mut decider, tally, addr, frame.msg).await? {
@@ -1121,6 +1266,10 @@ async fn assignment_session(
     }
 }
 
+/// The poly strategy of ladder and tournament bots, which are given seats
+/// rather than a preset (their tables are two-faced today).
+const SEATED_POLY_STRATEGY: &str = "greedy";
+
 /// Answers the frames every seated bot answers alike: a seat offered (a
 /// ladder match or a tournament assignment: join it and say ready; a seat
 /// already held answers `already-seated`, which changes nothing), a match's
@@ -1133,6 +1282,9 @@ async fn play_seated(
     addr: &ServerAddr,
     msg: ServerMsg,
 ) -> Result<Option<ServerMsg>, RemoteError> {
+    if decider.note_poly(&msg) {
+        return Ok(None);
+    }
     match msg {
         ServerMsg::LadderMatch { room, seat, .. } | ServerMsg::Assignment(Assignment { room, seat, .. }) => {
             conn.send(ClientMsg::join(room, Some(seat))).await?;
@@ -1144,6 +1296,13 @@ async fn play_seated(
                 .decide(room, view.as_deref(), &legal_moves)
                 .ok_or(RemoteError::NoLegalMoves { room, prompt })?;
             conn.send(ClientMsg::Move { room, prompt, r#move: m }).await?;
+        }
+        ServerMsg::PolyPrompt { room, prompt, seat, view, legal_moves, .. } => {
+            let m = decider
+                .poly
+                .decide(room, seat, view.map(|v| *v), &legal_moves)
+                .ok_or(RemoteError::NoLegalMoves { room, prompt })?;
+            conn.send(ClientMsg::PolyMove { room, prompt, r#move: m }).await?;
         }
         ServerMsg::Accepted { .. } => {
             tally.moves.fetch_add(1, Ordering::Relaxed);
@@ -1170,7 +1329,7 @@ mod tests {
         let mut variant = capicua_engine::preset("block").unwrap();
         variant.name = "house-block".into();
         let rules = std::sync::Arc::new(variant.clone().validate().unwrap());
-        let mut decider = Decider::new(spec::build("bota-gorda", 1).unwrap());
+        let mut decider = Decider::new(spec::build("bota-gorda", 1).unwrap(), build_poly("greedy", 1).unwrap());
         // A position where the heaviest tile is not the first legal move.
         let mut game = Game::new(rules.clone(), Seating::new(2), 5).unwrap();
         let mut strategy = spec::build("bota-gorda", 1).unwrap();
@@ -1194,11 +1353,133 @@ mod tests {
         assert_eq!(decider.decide(7, Some(&view), &legal), Some(legal[0]));
     }
 
+    /// A frame as the server sends it: serialized and read back, as a bot
+    /// reads it off the wire.
+    fn wire(msg: ServerMsg) -> ServerMsg {
+        let text = serde_json::to_string(&ServerFrame { id: None, msg }).unwrap();
+        serde_json::from_str::<ServerFrame>(&text).unwrap().msg
+    }
+
+    /// A triominoes position (3 seats) where the greedy choice is not the
+    /// first legal move, and the game to make frames from.
+    fn poly_position() -> (PolyGame, u8, Vec<PolyMove>, PolyMove) {
+        let rules = Arc::new(PolyRules::preset("triominoes").unwrap());
+        let mut game = PolyGame::new(rules, 3, 21).unwrap();
+        let mut greedy = build_poly("greedy", 1).unwrap();
+        let mut moves = capicua_engine::poly::PolyMoveList::default();
+        loop {
+            let seat = game.to_move().expect("such a position comes before the end");
+            game.legal_moves(&mut moves);
+            let choice = greedy.choose(&game.view(seat));
+            if moves.len() > 1 && choice != moves[0] {
+                return (game.clone(), seat, moves.to_vec(), choice);
+            }
+            game.play(moves[moves.len() - 1]).unwrap();
+        }
+    }
+
+    #[test]
+    fn poly_prompts_are_answered_by_the_poly_strategy_from_the_view() {
+        let (game, seat, legal, greedy) = poly_position();
+        let variant = game.rules().variant().clone();
+        let view = game.view(seat).snapshot();
+        let prompt = |view: Option<PolyViewSnapshot>, legal: &[PolyMove]| {
+            wire(ServerMsg::PolyPrompt {
+                room: 7,
+                prompt: 3,
+                seat,
+                view: view.map(Box::new),
+                legal_moves: legal.to_vec(),
+                deadline_ms: 1000,
+            })
+        };
+        let answer = |d: &mut Decider, msg: ServerMsg| match msg {
+            ServerMsg::PolyPrompt { room, seat, view, legal_moves, .. } => {
+                d.poly.decide(room, seat, view.map(|v| *v), &legal_moves)
+            }
+            other => panic!("{other:?}"),
+        };
+        let decider = || Decider::new(spec::build("random", 1).unwrap(), build_poly("greedy", 1).unwrap());
+
+        // A full prompt: the strategy chooses from its view.
+        let mut d = decider();
+        assert_eq!(answer(&mut d, prompt(Some(view.clone()), &legal)), Some(greedy));
+        // A lean prompt after game-started (or events) with the view: the
+        // latest view kept.
+        let mut d = decider();
+        let started = wire(ServerMsg::PolyGameStarted {
+            room: 7,
+            seq: 1,
+            seat: Some(seat),
+            view: Box::new(view.clone()),
+            variant: Box::new(variant.clone()),
+        });
+        assert!(d.note_poly(&started));
+        assert_eq!(answer(&mut d, prompt(None, &legal)), Some(greedy));
+        let mut d = decider();
+        let events =
+            wire(ServerMsg::PolyEvents { room: 7, seq: 4, events: vec![], view: Some(Box::new(view.clone())) });
+        assert!(d.note_poly(&events));
+        assert_eq!(answer(&mut d, prompt(None, &legal)), Some(greedy));
+        // A custom variant's rules come from sync (a reconnect).
+        let mut renamed = variant.clone();
+        renamed.name = "house-triominoes".into();
+        let mut house_view = view.clone();
+        house_view.variant = renamed.name.clone();
+        let mut d = decider();
+        assert_eq!(answer(&mut d, prompt(Some(house_view.clone()), &legal)), Some(legal[0]), "unknown rules");
+        let info = bots_room_info();
+        let sync = wire(ServerMsg::Sync {
+            room: 7,
+            seq: 9,
+            info,
+            view: None,
+            variant: None,
+            poly_view: Some(Box::new(house_view.clone())),
+            poly_variant: Some(Box::new(renamed)),
+        });
+        assert!(d.note_poly(&sync));
+        assert_eq!(answer(&mut d, prompt(None, &legal)), Some(greedy));
+        // The match ends: nothing of the room is kept.
+        d.forget(7);
+        assert_eq!(answer(&mut d, prompt(None, &legal)), Some(legal[0]));
+        // A choice the prompt does not offer, a view of another seat, a
+        // view no game shows, no view at all: the first legal move.
+        let mut d = decider();
+        let others: Vec<PolyMove> = legal.iter().copied().filter(|&m| m != greedy).collect();
+        assert_eq!(answer(&mut d, prompt(Some(view.clone()), &others)), Some(others[0]));
+        let mut theirs = view.clone();
+        theirs.seat = Some((seat + 1) % 3);
+        assert_eq!(answer(&mut decider(), prompt(Some(theirs), &legal)), Some(legal[0]));
+        let mut garbled = view.clone();
+        garbled.stock += 5;
+        assert_eq!(answer(&mut decider(), prompt(Some(garbled), &legal)), Some(legal[0]));
+        assert_eq!(answer(&mut decider(), prompt(None, &legal)), Some(legal[0]));
+        assert_eq!(answer(&mut decider(), prompt(Some(view), &[])), None, "no legal moves: a server bug");
+        // Two-faced frames are no poly news.
+        let two = wire(ServerMsg::Sync {
+            room: 7,
+            seq: 9,
+            info: bots_room_info(),
+            view: None,
+            variant: None,
+            poly_view: None,
+            poly_variant: None,
+        });
+        assert!(!decider().note_poly(&two));
+    }
+
+    fn bots_room_info() -> RoomInfo {
+        let mut r = room(7, "triominoes", false, 1);
+        r.poly = true;
+        r
+    }
+
     /// A prompt without legal moves is a server bug: the bot stops with an
     /// error naming the prompt, and does not retry into the same prompt.
     #[test]
     fn a_prompt_without_legal_moves_is_a_clear_permanent_error() {
-        let mut decider = Decider::new(spec::build("bota-gorda", 1).unwrap());
+        let mut decider = Decider::new(spec::build("bota-gorda", 1).unwrap(), build_poly("greedy", 1).unwrap());
         let view = capicua_engine::Game::new(
             std::sync::Arc::new(capicua_engine::preset("block").unwrap().validate().unwrap()),
             capicua_engine::Seating::new(2),
@@ -1314,6 +1595,7 @@ mod tests {
             server: String::new(),
             token: None,
             strategy: "random".into(),
+            poly_strategy: "greedy".into(),
             room: None,
             preset: "latin".into(),
             count: 1,
@@ -1343,5 +1625,12 @@ mod tests {
         assert!(house.fits(&room(1, "house-block", false, 0)));
         assert_eq!(house.spec.variant, Some(custom));
         assert_eq!(house.spec.preset, None);
+        // A poly preset finds and creates poly rooms, and two-faced bots
+        // stay out of them.
+        let tri = Wanted::new(&PlayConfig { preset: "triominoes".into(), ..cfg.clone() }, &PlayOptions::default());
+        assert_eq!(tri.spec.preset.as_deref(), Some("triominoes"));
+        assert!(tri.fits(&bots_room_info()));
+        assert!(!tri.fits(&room(1, "triominoes", false, 1)), "a two-faced room of that name");
+        assert!(!casual.fits(&RoomInfo { variant: "latin".into(), ..bots_room_info() }));
     }
 }

@@ -24,6 +24,7 @@ async fn remote_bots_fill_a_room_with_hosted_bots_and_finish_matches() {
         server: server.url(),
         token: None,
         strategy: "heuristic".into(),
+        poly_strategy: "greedy".into(),
         room: Some(room),
         preset: "latin".into(),
         count: 2,
@@ -53,6 +54,7 @@ fn four_random_block_bots(server: String) -> PlayConfig {
         server,
         token: None,
         strategy: "random".into(),
+        poly_strategy: "greedy".into(),
         room: None,
         preset: "block".into(),
         count: 4,
@@ -102,6 +104,19 @@ async fn the_python_example_bot_completes_a_match() {
     assert!(stderr.contains("over: winner side"), "{stderr}");
     let count = capicua_server::Db::open(server.db_path.to_str().unwrap()).await.unwrap().game_count().await.unwrap();
     assert_eq!(count, 1);
+
+    // A room of three-faced tiles: the bot answers poly prompts.
+    let child = tokio::process::Command::new(python)
+        .args([script, "--server", &server.url(), "--preset", "triominoes", "--fill-bots", "random", "--matches", "1"])
+        .output();
+    let out = tokio::time::timeout(Duration::from_secs(120), child).await.expect("the bot finishes").unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "python bot failed in a triominoes room: {stderr}");
+    assert!(stderr.contains("game 2 over"), "{stderr}");
+    let replay = server.get_json("/api/games/2").await;
+    assert_eq!(replay["poly"], true, "{replay}");
+    assert_eq!(replay["variant"]["name"], "triominoes", "{replay}");
+    assert!(replay["steps"].as_array().unwrap().len() > 5, "{replay}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

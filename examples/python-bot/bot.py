@@ -2,12 +2,15 @@
 """A capicua bot in Python: plays random legal moves.
 
     pip install websockets
-    python3 bot.py --server ws://127.0.0.1:8080/ws            # find or create a latin room, play forever
+    python3 bot.py --server ws://127.0.0.1:8080/ws            # create a latin room, play forever
     python3 bot.py --server ws://127.0.0.1:8080/ws --fill-bots random --matches 1
+    python3 bot.py --preset triominoes --fill-bots greedy --matches 1
 
 Only the protocol is needed (see PROTOCOL.md): hello, join, ready, then
 answer each `prompt` with a `move` carrying its `prompt` id and one of its
-`legal-moves`.
+`legal-moves`. Rooms of tiles with 3, 4 or 6 faces (the presets
+triominoes, quadominoes, hexominoes, graph-triominoes) send `poly-prompt`
+instead, answered by a `poly-move` the same way.
 """
 
 import argparse
@@ -55,7 +58,8 @@ async def main():
     p = argparse.ArgumentParser()
     p.add_argument("--server", default="ws://127.0.0.1:8080/ws")
     p.add_argument("--token", default=None)
-    p.add_argument("--preset", default="latin")
+    p.add_argument("--preset", default="latin",
+                   help="the room's preset: two-faced (latin, block, ...) or poly (triominoes, quadominoes, ...)")
     p.add_argument("--room", type=int, default=None)
     p.add_argument("--fill-bots", default=None, help="fill the other seats with this hosted strategy")
     p.add_argument("--matches", type=int, default=0, help="stop after this many matches (0: forever)")
@@ -85,9 +89,12 @@ async def main():
         while True:
             frame = await bot.recv()
             kind = frame["type"]
-            if kind == "prompt":
+            if kind in ("prompt", "poly-prompt"):
+                # The same answer in both families: one of the legal moves,
+                # as `move` to a `prompt` and as `poly-move` to a `poly-prompt`.
+                answer = "move" if kind == "prompt" else "poly-move"
                 move = random.choice(frame["legal-moves"])
-                await bot.send({"type": "move", "room": room, "prompt": frame["prompt"], "move": move})
+                await bot.send({"type": answer, "room": room, "prompt": frame["prompt"], "move": move})
                 moves += 1
             elif kind == "error":
                 raise RuntimeError(f"{frame['code']}: {frame['message']}")

@@ -390,6 +390,32 @@ impl PolyGame {
         self.seed = seed;
     }
 
+    /// Sets everything public and hidden at once, for
+    /// [`PolyGame::from_snapshot`] (which checks that the parts agree).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn set_state(
+        &mut self,
+        board: PolyBoard,
+        hands: Vec<Vec<PolyTileId>>,
+        stock: Vec<PolyTileId>,
+        scores: Vec<i32>,
+        hand_no: u32,
+        to_move: Option<u8>,
+        drawn: u32,
+        passes: u8,
+        outcome: Option<PolyOutcome>,
+    ) {
+        self.board = board;
+        self.hands = hands;
+        self.stock = stock;
+        self.scores = scores;
+        self.hand_no = hand_no;
+        self.to_move = to_move;
+        self.drawn = drawn;
+        self.idle = passes;
+        self.outcome = outcome;
+    }
+
     /// Tiles the seat to move has drawn this turn.
     pub fn drawn_this_turn(&self) -> u32 {
         self.drawn

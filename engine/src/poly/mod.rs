@@ -94,6 +94,7 @@
 
 mod board;
 mod game;
+mod rebuild;
 mod tile;
 mod variant;
 mod view;

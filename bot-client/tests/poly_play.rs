@@ -1,0 +1,108 @@
+//! `capicua-bot play` in rooms of tiles with 3, 4 or 6 faces, against a
+//! live server: the remote bot plays every poly preset to the end, and the
+//! matches are stored and replayed per seat.
+
+// The server's own test harness: a real server on port 0 and a JSON client.
+#[path = "../../server/tests/common/mod.rs"]
+mod common;
+
+use std::time::Duration;
+
+use capicua_engine::poly::POLY_PRESETS;
+use common::*;
+use serde_json::{Value, json};
+
+/// Runs `capicua-bot play --poly-strategy POLY` in `room` (else in the room its bots find or
+/// create) until each of its `count` bots has
+/// played one match; returns the stored game ids it printed. Fails on any
+/// line saying the bot fell back to the first legal move (it could not
+/// rebuild the position, or its strategy's choice was not offered).
+async fn play_one_match(url: String, room: Option<u64>, preset: String, count: usize, poly: &str) -> Vec<i64> {
+    let child = tokio::process::Command::new(env!("CARGO_BIN_EXE_capicua-bot"))
+        .args(["play", "--server", &url, "--preset", &preset, "--poly-strategy", poly])
+        .args(room.map(|r| ["--room".to_string(), r.to_string()]).into_iter().flatten())
+        .args(["--count", &count.to_string(), "--matches", "1"])
+        .kill_on_drop(true)
+        .output();
+    let out = tokio::time::timeout(Duration::from_secs(120), child).await.expect("the bots finish").unwrap();
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "{preset}: capicua-bot play failed: {stderr}");
+    assert!(!stderr.contains("first legal move") && !stderr.contains("playing"), "{preset}: {stderr}");
+    let tally = format!("matches {count}, errors 0, reconnects 0");
+    assert!(stderr.contains(&tally), "{preset}: every bot saw its match end, without errors: {stderr}");
+    // `game 3 stored: http://...`, once per match.
+    let ids: Vec<i64> =
+        stdout.lines().filter_map(|l| l.strip_prefix("game ")?.split_once(" stored")?.0.parse().ok()).collect();
+    assert_eq!(ids.len(), 1, "{preset}: one match, told once: {stdout}");
+    ids
+}
+
+/// Every seat's replay of a stored poly game: a poly replay of `preset`,
+/// whose last view's scores are the stored final scores.
+async fn check_stored(server: &TestServer, id: i64, preset: &str, seats: usize) {
+    for seat in 0..seats {
+        let replay: Value = server.get_json(&format!("/api/games/{id}?seat={seat}")).await;
+        assert_eq!(replay["poly"], true, "{preset}: {replay}");
+        assert_eq!(replay["variant"]["name"], preset, "{preset}");
+        assert_eq!(replay["seat"], seat, "{preset}");
+        let steps = replay["steps"].as_array().unwrap();
+        assert!(steps.len() > 5, "{preset}: a whole match is more than a few moves");
+        let last = &steps.last().unwrap()["view"];
+        assert_eq!(last["scores"], replay["scores"], "{preset} game {id} seat {seat}");
+        assert_eq!(last["seat"], seat, "{preset}: the replay is the seat's own view");
+        assert!(last.get("to-move").is_none_or(Value::is_null), "{preset}: the match is over: {last}");
+    }
+}
+
+/// Who sat where in a stored game, by seat: `guest` for a remote bot,
+/// `hosted-bot` for the server's.
+fn seat_kinds(replay: &Value) -> Vec<&str> {
+    replay["seats"].as_array().unwrap().iter().map(|s| s["kind"].as_str().unwrap()).collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_remote_bot_plays_every_poly_preset_to_the_end_and_the_games_are_stored() {
+    let server = TestServer::start().await;
+    let mut host = server.guest().await;
+    for (k, preset) in POLY_PRESETS.iter().enumerate() {
+        let room = host.create_room(json!({"preset": preset, "seats": 2, "seed": 900 + k})).await;
+        let bots = tokio::spawn(play_one_match(server.url(), Some(room), preset.to_string(), 1, "greedy"));
+        wait_for("the remote bot to sit", WAIT, async || {
+            let info = server.room_info(room).await;
+            let seated = info["seats"].as_array().unwrap().iter().filter(|s| s.get("occupant").is_some()).count();
+            if seated == 1 { Ok(()) } else { Err(info) }
+        })
+        .await;
+        let r = host.request(json!({"type": "fill-bots", "room": room, "strategy": "greedy"})).await;
+        assert_eq!(r["type"], "ok", "{preset}: {r}");
+        let ids = bots.await.unwrap();
+        check_stored(&server, ids[0], preset, 2).await;
+        let replay = server.get_json(&format!("/api/games/{}", ids[0])).await;
+        assert_eq!(seat_kinds(&replay), ["guest", "hosted-bot"], "{preset}: {replay}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_remote_pimc_bots_of_one_process_play_a_triominoes_room() {
+    let server = TestServer::start().await;
+    let mut host = server.guest().await;
+    let room = host.create_room(json!({"preset": "triominoes", "seats": 2, "seed": 31})).await;
+    let ids = play_one_match(server.url(), Some(room), "triominoes".into(), 2, "pimc:samples=4").await;
+    check_stored(&server, ids[0], "triominoes", 2).await;
+    let replay = server.get_json(&format!("/api/games/{}", ids[0])).await;
+    assert_eq!(seat_kinds(&replay), ["guest", "guest"], "two remote bots: {replay}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn remote_bots_asked_for_a_poly_preset_create_and_fill_a_poly_room() {
+    let server = TestServer::start().await;
+    // A two-faced room waiting with free seats: no place for them.
+    let mut host = server.guest().await;
+    let latin = host.create_room(json!({"preset": "latin"})).await;
+    host.join(latin, None).await;
+    let ids = play_one_match(server.url(), None, "quadominoes".into(), 4, "random").await;
+    check_stored(&server, ids[0], "quadominoes", 4).await;
+    let replay = server.get_json(&format!("/api/games/{}", ids[0])).await;
+    assert_eq!(seat_kinds(&replay), ["guest"; 4], "{replay}");
+    assert_ne!(replay["room"], json!(latin));
+}
