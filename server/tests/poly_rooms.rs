@@ -223,3 +223,24 @@ async fn a_rated_poly_room_counts_on_its_presets_leaderboard() {
     let r = carl.request(json!({"type": "create-room", "variant-file": file, "rated": true})).await;
     assert_eq!((r["type"].as_str(), r["code"].as_str()), (Some("error"), Some("bad-variant")), "{r}");
 }
+
+#[tokio::test]
+async fn the_variants_endpoint_lists_the_poly_presets_and_strategies_and_they_open_rooms() {
+    let server = TestServer::start().await;
+    let v = server.get_json("/api/variants").await;
+    let presets: Vec<&str> =
+        v["poly-presets"].as_array().unwrap().iter().map(|p| p["name"].as_str().unwrap()).collect();
+    assert_eq!(presets, capicua_engine::poly::POLY_PRESETS);
+    for p in v["poly-presets"].as_array().unwrap() {
+        assert_eq!(p["variant"]["name"], p["name"], "each preset with its full rules");
+    }
+    assert_eq!(v["poly-strategies"], json!(["random", "greedy", "pimc"]));
+    // Each opens a poly room over HTTP.
+    for name in presets {
+        let (status, room) = server.post_json("/api/rooms", None, &json!({"preset": name}).to_string()).await;
+        assert_eq!((status, room["poly"].as_bool(), room["variant"].as_str()), (201, Some(true), Some(name)), "{room}");
+    }
+    let (status, e) = server.post_json("/api/rooms", None, r#"{"preset": "pentominoes"}"#).await;
+    assert_eq!((status, e["code"].as_str()), (400, Some("bad-variant")), "{e}");
+    assert!(e["message"].as_str().unwrap().contains("triominoes"), "the error lists the poly presets: {e}");
+}

@@ -761,3 +761,40 @@ fn poly_rooms_check_their_seats_and_teams() {
     let e = settings(&bad, GRACE).err().expect("5 faces");
     assert!(e.to_string().contains("faces"), "{e}");
 }
+
+#[test]
+fn a_poly_seat_out_of_time_is_played_by_a_poly_strategy_or_forfeits() {
+    // Four people at a quadominoes table; the one to move never answers.
+    let seat_four_poly = |on_timeout: Option<TimeoutPolicy>| {
+        let mut room = Room::new(RoomSpec { on_timeout, ..spec("quadominoes") }, TableOptions::default());
+        room.seat_four();
+        room
+    };
+    for policy in [None, Some(TimeoutPolicy::Pass), Some(TimeoutPolicy::Strategy { name: "greedy".into() })] {
+        let mut room = seat_four_poly(policy.clone());
+        let (mover, prompt, legal) = poly_prompt(&room).expect("prompted");
+        assert!(legal.iter().all(|m| matches!(m, PolyMove::Play { .. })), "the leader places a tile");
+        let before = room.sent.len();
+        room.advance(Duration::from_millis(MOVE_MS));
+        // The policy placed a tile for the seat (a pass is not legal here):
+        // every member hears it as a poly event, and the next seat is prompted.
+        let played = room.to(mover, before).iter().any(|m| {
+            matches!(m, ServerMsg::PolyEvents { events, .. } if matches!(events[0], PolyEvent::Played { seat, .. } if u64::from(seat) + 1 == mover))
+        });
+        assert!(played, "{policy:?}: the seat out of time played");
+        assert_eq!(poly_prompt(&room).map(|p| p.1), Some(prompt + 1), "{policy:?}");
+    }
+    let mut room = seat_four_poly(Some(TimeoutPolicy::Forfeit));
+    let (mover, _, _) = poly_prompt(&room).expect("prompted");
+    room.advance(Duration::from_millis(MOVE_MS));
+    let record = room.stored.take().expect("a forfeit is stored");
+    assert_eq!(record.forfeit, Some(mover as u8 - 1));
+    assert!(record.play.is_poly());
+    // A strategy that cannot play poly tiles is refused at creation.
+    let e = settings(
+        &RoomSpec { on_timeout: Some(TimeoutPolicy::Strategy { name: "smart".into() }), ..spec("quadominoes") },
+        GRACE,
+    )
+    .map(|s| RoomCore::new(s, TableOptions::default(), 1, Instant::now()).err());
+    assert!(matches!(e, Ok(Some(_))), "smart is not a poly strategy");
+}
