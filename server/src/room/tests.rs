@@ -695,6 +695,24 @@ fn a_poly_room_speaks_poly_messages_and_refuses_what_does_not_fit() {
     room.feed(Input::Move { who: member(mover, Some(mover as i64)), prompt, mv: AnyMove::Poly(legal[0]), id: Some(5) });
     assert!(matches!(room.sent[before].msg, ServerMsg::Accepted { prompt: p, .. } if p == prompt));
     assert!(room.to(9, before).iter().any(|m| matches!(m, ServerMsg::PolyEvents { .. })), "the spectator hears it");
+    // A reload mid-match: `sync` carries the poly view and rules, then the
+    // pending poly prompt again.
+    let (next, prompt, _) = poly_prompt(&room).expect("the next person is prompted");
+    let before = room.sent.len();
+    room.feed(Input::Resync { who: member(next, Some(next as i64)), id: Some(6) });
+    let answer = room.to(next, before);
+    let Some(ServerMsg::Sync { view, variant, poly_view, poly_variant, info, .. }) = answer.first() else {
+        panic!("no sync: {answer:?}")
+    };
+    assert!(view.is_none() && variant.is_none() && info.poly);
+    assert_eq!(poly_view.as_ref().map(|v| v.seat), Some(Some(next as u8 - 1)));
+    assert_eq!(poly_variant.as_ref().map(|v| v.name.as_str()), Some("triominoes"));
+    assert!(matches!(answer.get(1), Some(ServerMsg::PolyPrompt { prompt: p, .. }) if *p == prompt));
+    room.feed(Input::Resync { who: member(9, None), id: None });
+    let Some(ServerMsg::Sync { poly_view: Some(v), .. }) = room.to(9, before).last().copied() else {
+        panic!("spectator sync")
+    };
+    assert!(v.seat.is_none() && v.hand.is_empty(), "a spectator's sync shows no hand");
 }
 
 #[test]
