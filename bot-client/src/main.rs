@@ -6,9 +6,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use anyhow::{Context, Result, anyhow, bail};
-use capicua_bot::remote::{AwaitConfig, LadderConfig, PlayConfig, PlayOptions, Registration, Tally};
+use capicua_bot::remote::{AwaitConfig, LadderConfig, PlayConfig, PlayOptions, PlayVariant, Registration, Tally};
 use capicua_bot::token_file;
 use capicua_bot::transport::ServerAddr;
+use capicua_engine::poly::PolyRules;
 use capicua_engine::{Game, Rules, Seating, Variant};
 use capicua_strategy::arena::{Arena, ArenaConfig, ArenaReport, Mode};
 use capicua_strategy::poly::POLY_STRATEGIES;
@@ -63,7 +64,9 @@ struct PlayArgs {
     #[arg(long)]
     rated: bool,
     /// Find or create rooms of the variant in this file (TOML or JSON:
-    /// `base = "latin"` and overrides) instead of a preset.
+    /// `base = "latin"` and overrides; a poly preset as `base`, as in
+    /// `base = "triominoes"`, makes rooms of tiles with 3, 4 or 6 faces)
+    /// instead of a preset.
     #[arg(long, value_name = "FILE", conflicts_with = "preset")]
     variant: Option<PathBuf>,
     /// The strategy spec (see `capicua-bot strategies`).
@@ -314,12 +317,31 @@ fn remote_play(a: PlayArgs) -> Result<()> {
 }
 
 /// The variant of `--variant FILE`, checked as the server checks a room's:
-/// it validates, and a table of its most seats deals.
-fn play_variant(path: &Path) -> Result<Variant> {
+/// it validates, and a table of its most seats deals. A file the two-faced
+/// reader refuses is read as tiles with 3, 4 or 6 faces (as the server
+/// does: the error shown is the one of the family the file means).
+fn play_variant(path: &Path) -> Result<PlayVariant> {
     let origin = path.display().to_string();
     let text = std::fs::read_to_string(path).with_context(|| format!("reading the variant file {origin}"))?;
     // Errors name the file, the line and the field.
-    let rules = Rules::from_file_text(&origin, &text).map_err(|e| anyhow!("{e}"))?;
+    let rules = match Rules::from_file_text(&origin, &text) {
+        Ok(rules) => rules,
+        Err(tiles) => {
+            let poly = match PolyRules::from_file_text(&origin, &text) {
+                Ok(poly) => poly,
+                Err(e) if tiles.field == "base" && e.field != "base" => bail!("{e}"),
+                Err(_) => bail!("{tiles}"),
+            };
+            let name = poly.variant().name.clone();
+            let seats = *poly.seat_range().end();
+            capicua_engine::poly::PolyGame::new(poly, seats, 0)
+                .map_err(|e| anyhow!("{origin}: seats.max: a table of {seats} seats does not deal: {e}"))?;
+            if capicua_engine::poly::poly_preset(&name).is_some() {
+                bail!("{origin}: name: {name:?} is a preset's name; give the variant its own name");
+            }
+            return Ok(PlayVariant::Poly { name, file: text });
+        }
+    };
     let variant = rules.variant().clone();
     Game::new(Arc::new(rules), Seating::new(variant.players.max), 0)
         .map_err(|e| anyhow!("{origin}: players.max: a table of {} seats does not deal: {e}", variant.players.max))?;
@@ -336,7 +358,7 @@ fn play_variant(path: &Path) -> Result<Variant> {
             variant.name
         );
     }
-    Ok(variant)
+    Ok(PlayVariant::Tiles(Box::new(variant)))
 }
 
 /// Runs a remote session until it ends or Ctrl-C, then prints its tally.

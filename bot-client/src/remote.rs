@@ -244,7 +244,23 @@ pub struct PlayOptions {
     pub rated: bool,
     /// The full variant of the rooms to find or create, instead of
     /// [`PlayConfig::preset`].
-    pub variant: Option<Variant>,
+    pub variant: Option<PlayVariant>,
+}
+
+/// The rules of the rooms a bot finds or creates, from a variant file.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PlayVariant {
+    /// Dominoes: the variant, sent whole in `create-room`.
+    Tiles(Box<Variant>),
+    /// Tiles with 3, 4 or 6 faces: the variant's name, and the file's
+    /// text, sent as `variant-file` (the server parses it as it would any
+    /// client's).
+    Poly {
+        /// The variant's name (rooms are found by it).
+        name: String,
+        /// The variant file's text.
+        file: String,
+    },
 }
 
 /// Counters and reports shared by the bots of one process.
@@ -662,11 +678,19 @@ struct Wanted {
 
 impl Wanted {
     fn new(cfg: &PlayConfig, opts: &PlayOptions) -> Wanted {
-        let (name, spec) = match &opts.variant {
-            Some(v) => (v.name.clone(), RoomSpec { variant: Some(v.clone()), ..Default::default() }),
-            None => (cfg.preset.clone(), RoomSpec { preset: Some(cfg.preset.clone()), ..Default::default() }),
+        let (name, spec, poly) = match &opts.variant {
+            Some(PlayVariant::Tiles(v)) => {
+                (v.name.clone(), RoomSpec { variant: Some(v.as_ref().clone()), ..Default::default() }, false)
+            }
+            Some(PlayVariant::Poly { name, file }) => {
+                (name.clone(), RoomSpec { variant_file: Some(file.clone()), ..Default::default() }, true)
+            }
+            None => (
+                cfg.preset.clone(),
+                RoomSpec { preset: Some(cfg.preset.clone()), ..Default::default() },
+                capicua_engine::poly::poly_preset(&cfg.preset).is_some(),
+            ),
         };
-        let poly = opts.variant.is_none() && capicua_engine::poly::poly_preset(&name).is_some();
         Wanted { name, rated: opts.rated, poly, spec: RoomSpec { rated: opts.rated, ..spec } }
     }
 
@@ -1621,7 +1645,10 @@ mod tests {
         assert!(rank(&room(2, "latin", true, 1)) > rank(&room(5, "latin", true, 1)));
         let mut custom = capicua_engine::preset("block").unwrap();
         custom.name = "house-block".into();
-        let house = Wanted::new(&cfg, &PlayOptions { variant: Some(custom.clone()), ..Default::default() });
+        let house = Wanted::new(
+            &cfg,
+            &PlayOptions { variant: Some(PlayVariant::Tiles(Box::new(custom.clone()))), ..Default::default() },
+        );
         assert!(house.fits(&room(1, "house-block", false, 0)));
         assert_eq!(house.spec.variant, Some(custom));
         assert_eq!(house.spec.preset, None);

@@ -106,3 +106,34 @@ async fn remote_bots_asked_for_a_poly_preset_create_and_fill_a_poly_room() {
     assert_eq!(seat_kinds(&replay), ["guest"; 4], "{replay}");
     assert_ne!(replay["room"], json!(latin));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn remote_bots_given_a_poly_variant_file_play_its_rooms_and_a_bad_file_fails_before_connecting() {
+    let server = TestServer::start().await;
+    let dir = std::env::temp_dir().join(format!("capicua-poly-file-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("quick-hex.toml");
+    std::fs::write(&file, "base = \"hexominoes\"\nname = \"quick-hex\"\ntarget = { points = { points = 60 } }\n")
+        .unwrap();
+    let run = |path: std::path::PathBuf| {
+        tokio::process::Command::new(env!("CARGO_BIN_EXE_capicua-bot"))
+            .args(["play", "--server", &server.url(), "--variant", path.to_str().unwrap()])
+            .args(["--count", "4", "--matches", "1"])
+            .kill_on_drop(true)
+            .output()
+    };
+    let out = tokio::time::timeout(Duration::from_secs(120), run(file)).await.expect("the bots finish").unwrap();
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success() && stderr.contains("matches 4, errors 0"), "{stderr}");
+    let id: i64 = stdout.lines().find_map(|l| l.strip_prefix("game ")?.split_once(" stored")?.0.parse().ok()).unwrap();
+    let replay = server.get_json(&format!("/api/games/{id}?seat=0")).await;
+    assert_eq!((replay["poly"].as_bool(), replay["variant"]["name"].as_str()), (Some(true), Some("quick-hex")));
+    assert_eq!(replay["variant"]["target"], json!({"points": {"points": 60}}), "the file's rules were played");
+    // A poly file's mistake is told with its file, line and field.
+    let bad = dir.join("bad-hex.toml");
+    std::fs::write(&bad, "base = \"hexominoes\"\nname = \"bad-hex\"\nfaces = 5\n").unwrap();
+    let out = run(bad).await.unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && stderr.contains("bad-hex.toml:3") && stderr.contains("faces"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
