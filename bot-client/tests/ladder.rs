@@ -223,3 +223,44 @@ async fn the_ladder_refuses_guests_unknown_presets_and_bad_queries() {
         assert_eq!(body["code"], code, "{path}: {body}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_poly_preset_has_a_ladder_of_rated_poly_matches() {
+    let server = ladder_server().await;
+    let mut players = Vec::new();
+    for name in ["tri-a", "tri-b"] {
+        let (mut c, _) = server.player(name).await;
+        let r = c.request(json!({"type": "join-ladder", "variant": "triominoes"})).await;
+        assert_eq!(r["type"], "ladder", "{r}");
+        players.push(c);
+    }
+    // Each is paired at a rated triominoes table of two, joins and plays it.
+    let mut games = Vec::new();
+    let mut playing = tokio::task::JoinSet::new();
+    for mut c in players {
+        playing.spawn(async move {
+            let m = c.recv_type("ladder-match").await;
+            assert_eq!(m["variant"], "triominoes", "{m}");
+            let room = m["room"].as_u64().unwrap();
+            let seat = m["seat"].as_u64().unwrap() as u8;
+            assert_eq!(c.join(room, Some(seat)).await, seat);
+            c.ready(room).await;
+            let (c, over) = common::play_until_over(c, room, u64::from(seat) + 3).await;
+            assert!(c.frames.iter().any(|f| f["type"] == "poly-prompt"), "a poly match");
+            over["game"].as_i64().expect("stored")
+        });
+    }
+    while let Some(g) = playing.join_next().await {
+        games.push(g.unwrap());
+    }
+    assert_eq!(games[0], games[1], "one table");
+    let replay = server.get_json(&format!("/api/games/{}", games[0])).await;
+    assert_eq!((replay["poly"].as_bool(), replay["variant"]["name"].as_str()), (Some(true), Some("triominoes")));
+    let board = wait_for("the ladder's board to count the game", Duration::from_secs(10), async || {
+        let board = server.get_json("/api/ladder?variant=triominoes").await;
+        let counted = rows(&board).values().filter(|r| r.0 == 1).count();
+        if counted == 2 { Ok(board) } else { Err(board) }
+    })
+    .await;
+    assert_eq!(board["variant"], "triominoes", "{board}");
+}

@@ -128,7 +128,7 @@ impl Ladder {
         }
         let mut tables = Vec::new();
         for (variant, pool) in inner.pools.iter_mut() {
-            let seats = capicua_engine::preset(variant).map_or(2, |v| usize::from(v.players.min));
+            let seats = ladder_seats(variant).unwrap_or(2);
             for t in pool.pair(now, seats, gap) {
                 tables.push((variant.clone(), t));
             }
@@ -142,6 +142,24 @@ impl Ladder {
         }
         tables
     }
+}
+
+/// The seats of a ladder table of `variant`: the fewest its rules allow,
+/// for a published preset, two-faced or poly; `None` for anything else
+/// (there is no ladder of it).
+fn ladder_seats(variant: &str) -> Option<usize> {
+    capicua_engine::preset(variant)
+        .map(|v| usize::from(v.players.min))
+        .or_else(|| capicua_engine::poly::poly_preset(variant).map(|v| usize::from(v.seats.min)))
+}
+
+/// Why there is no ladder of `variant`.
+fn no_ladder(variant: &str) -> String {
+    format!(
+        "unknown preset {variant:?}; ladders are the presets: {}, {}",
+        capicua_engine::PRESETS.join(", "),
+        capicua_engine::poly::POLY_PRESETS.join(", ")
+    )
 }
 
 /// Takes a player off its ladder.
@@ -172,10 +190,8 @@ pub(crate) async fn join(state: &Arc<AppState>, client: &Client, variant: String
         );
         return;
     };
-    if capicua_engine::preset(&variant).is_none() {
-        let message =
-            format!("unknown preset {variant:?}; ladders are the presets: {}", capicua_engine::PRESETS.join(", "));
-        client.out.send(id, ServerMsg::Error { code: ErrorCode::BadVariant, message });
+    if ladder_seats(&variant).is_none() {
+        client.out.send(id, ServerMsg::Error { code: ErrorCode::BadVariant, message: no_ladder(&variant) });
         return;
     }
     if state.is_shutting_down() {
@@ -377,10 +393,8 @@ pub(crate) async fn board(
     let Some(variant) = q.variant else {
         return Err(ApiError::of(ErrorCode::BadRequest, "give ?variant=PRESET").with_field(Some("variant")));
     };
-    if capicua_engine::preset(&variant).is_none() {
-        let message =
-            format!("unknown preset {variant:?}; ladders are the presets: {}", capicua_engine::PRESETS.join(", "));
-        return Err(ApiError::of(ErrorCode::BadVariant, message).with_field(Some("variant")));
+    if ladder_seats(&variant).is_none() {
+        return Err(ApiError::of(ErrorCode::BadVariant, no_ladder(&variant)).with_field(Some("variant")));
     }
     let rows = state.db.leaderboard_rows(&variant, limit).await.map_err(ApiError::internal)?;
     let (on, waiting) = state.ladder.on(&variant);
