@@ -194,24 +194,29 @@ struct ViewQuery {
 /// One step of a replay: what the viewer saw after a move.
 #[derive(Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub(crate) struct ReplayStep {
-    /// The public events of the move.
-    pub events: Vec<Event>,
+pub(crate) struct ReplayStep<View, Ev> {
+    /// The events of the move, as the viewer saw them (a poly `drew` names
+    /// its tile to the drawer's viewpoint only).
+    pub events: Vec<Ev>,
     /// The viewer's view afterwards.
-    pub view: ViewSnapshot,
+    pub view: View,
 }
 
 /// A finished game from one viewpoint: never more than that viewer saw
-/// during play (no seed, no raw deal).
+/// during play (no seed, no raw deal). Of either family: its variant,
+/// views and events are two-faced or poly.
 #[derive(Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub(crate) struct Replay {
+pub(crate) struct Replay<V, View, Ev> {
     /// The game id.
     pub id: i64,
     /// The room it was played in.
     pub room: Option<i64>,
+    /// A poly game (absent for a two-faced one).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub poly: bool,
     /// The variant.
-    pub variant: capicua_engine::Variant,
+    pub variant: V,
     /// The viewpoint, `None` for the spectator's.
     pub seat: Option<u8>,
     /// Who sat where.
@@ -223,48 +228,9 @@ pub(crate) struct Replay {
     /// The seat whose side forfeited.
     pub forfeit: Option<u8>,
     /// The view at the start.
-    pub start: ViewSnapshot,
+    pub start: View,
     /// One step per move.
-    pub steps: Vec<ReplayStep>,
-}
-
-/// A finished poly game from one viewpoint (as [`Replay`]): a `drew`
-/// names its tile to the drawer's viewpoint only.
-#[derive(Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub(crate) struct PolyReplay {
-    /// The game id.
-    pub id: i64,
-    /// The room it was played in.
-    pub room: Option<i64>,
-    /// Always true: tells a poly replay from a two-faced one.
-    pub poly: bool,
-    /// The variant.
-    pub variant: PolyVariant,
-    /// The viewpoint, `None` for the spectator's.
-    pub seat: Option<u8>,
-    /// Who sat where.
-    pub seats: Vec<SeatRecord>,
-    /// Final scores by seat.
-    pub scores: Vec<i32>,
-    /// The winning seat.
-    pub winner: Option<u8>,
-    /// The seat that forfeited.
-    pub forfeit: Option<u8>,
-    /// The view at the start.
-    pub start: PolyViewSnapshot,
-    /// One step per move.
-    pub steps: Vec<PolyReplayStep>,
-}
-
-/// One step of a poly replay: what the viewer saw after a move.
-#[derive(Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub(crate) struct PolyReplayStep {
-    /// The events of the move, as the viewer saw them.
-    pub events: Vec<PolyEvent>,
-    /// The viewer's view afterwards.
-    pub view: PolyViewSnapshot,
+    pub steps: Vec<ReplayStep<View, Ev>>,
 }
 
 /// A replay of either family.
@@ -272,9 +238,9 @@ pub(crate) struct PolyReplayStep {
 #[serde(untagged)]
 pub(crate) enum AnyReplay {
     /// Dominoes.
-    Tiles(Box<Replay>),
+    Tiles(Box<Replay<capicua_engine::Variant, ViewSnapshot, Event>>),
     /// Tiles with 3, 4 or 6 faces.
-    Poly(Box<PolyReplay>),
+    Poly(Box<Replay<PolyVariant, PolyViewSnapshot, PolyEvent>>),
 }
 
 async fn game(
@@ -311,9 +277,9 @@ async fn game(
             for m in moves {
                 let events = game.play(m).map_err(ApiError::internal)?;
                 let events = events.iter().map(|e| e.seen_by(q.seat)).collect();
-                steps.push(PolyReplayStep { events, view: snap(&game) });
+                steps.push(ReplayStep { events, view: snap(&game) });
             }
-            return Ok(Json(AnyReplay::Poly(Box::new(PolyReplay {
+            return Ok(Json(AnyReplay::Poly(Box::new(Replay {
                 id: g.id,
                 room: g.room_id,
                 poly: true,
@@ -344,6 +310,7 @@ async fn game(
     Ok(Json(AnyReplay::Tiles(Box::new(Replay {
         id: g.id,
         room: g.room_id,
+        poly: false,
         variant,
         seat: q.seat,
         seats: g.seats,

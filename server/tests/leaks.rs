@@ -133,14 +133,7 @@ async fn scan_one(server: Arc<TestServer>, db: capicua_server::Db, spec: Value, 
     for p in players.iter_mut() {
         p.ready(room).await;
     }
-    // The spectator reads while the match plays: a reader that waited for
-    // the end would be closed as a slow consumer in a long match.
-    let watching = tokio::spawn(async move {
-        spectator.recv_type("game-over").await;
-        spectator
-    });
-    let (players, game_id) = play_out(players, room).await;
-    let spectator = watching.await.unwrap();
+    let (players, spectator, game_id) = play_out_watched(players, room, spectator).await;
     let stored = db.game(game_id).await.unwrap().expect("stored");
     let capicua_server::db::Play::Tiles { variant, seating, moves } = stored.play else { panic!("a two-faced game") };
     let rules: Arc<Rules> = Rules::new(variant).unwrap().into();

@@ -114,12 +114,7 @@ async fn scan(
     for p in players.iter_mut() {
         p.ready(room).await;
     }
-    let watching = tokio::spawn(async move {
-        spectator.recv_type("game-over").await;
-        spectator
-    });
-    let (players, game_id) = play_out(players, room).await;
-    let spectator = watching.await.unwrap();
+    let (players, spectator, game_id) = play_out_watched(players, room, spectator).await;
 
     let stored = db.game(game_id).await.unwrap().expect("stored");
     let Play::Poly { variant, seats: n, moves } = stored.play else { panic!("{preset}: a poly record") };

@@ -469,6 +469,18 @@ pub async fn play_out(clients: Vec<Client>, room: u64) -> (Vec<Client>, i64) {
     (out, id.unwrap())
 }
 
+/// [`play_out`] with a spectator of the room reading its frames meanwhile
+/// (a reader that waited for the end would be closed as a slow consumer in
+/// a long match); returns the players, the spectator and the stored game id.
+pub async fn play_out_watched(players: Vec<Client>, room: u64, mut spectator: Client) -> (Vec<Client>, Client, i64) {
+    let watching = tokio::spawn(async move {
+        spectator.recv_type("game-over").await;
+        spectator
+    });
+    let (players, game_id) = play_out(players, room).await;
+    (players, watching.await.unwrap(), game_id)
+}
+
 /// The results a tournament recorded, straight from SQLite, in record order.
 pub async fn stored_results(pool: &sqlx::SqlitePool, tournament: i64) -> Vec<capicua_tournament::MatchResult> {
     use sqlx::Row;
