@@ -233,6 +233,31 @@ pub(crate) struct Replay<V, View, Ev> {
     pub steps: Vec<ReplayStep<View, Ev>>,
 }
 
+/// What a replay tells of a stored game besides its moves.
+pub(crate) struct StoredAbout {
+    id: i64,
+    room: Option<i64>,
+    seats: Vec<SeatRecord>,
+    scores: Vec<i32>,
+    winner: Option<u8>,
+    forfeit: Option<u8>,
+}
+
+impl<V, View, Ev> Replay<V, View, Ev> {
+    /// The replay of a stored game `about` from `seat`'s viewpoint.
+    fn of(
+        about: StoredAbout,
+        seat: Option<u8>,
+        poly: bool,
+        variant: V,
+        start: View,
+        steps: Vec<ReplayStep<View, Ev>>,
+    ) -> Self {
+        let StoredAbout { id, room, seats, scores, winner, forfeit } = about;
+        Replay { id, room, poly, variant, seat, seats, scores, winner, forfeit, start, steps }
+    }
+}
+
 /// A replay of either family.
 #[derive(Serialize)]
 #[serde(untagged)]
@@ -263,6 +288,14 @@ async fn game(
             ));
         }
     }
+    let about = StoredAbout {
+        id: g.id,
+        room: g.room_id,
+        seats: g.seats,
+        scores: g.scores,
+        winner: g.winner,
+        forfeit: g.forfeit,
+    };
     let (variant, seating, moves) = match g.play {
         Play::Tiles { variant, seating, moves } => (variant, seating, moves),
         Play::Poly { variant, seats, moves } => {
@@ -279,19 +312,7 @@ async fn game(
                 let events = events.iter().map(|e| e.seen_by(q.seat)).collect();
                 steps.push(ReplayStep { events, view: snap(&game) });
             }
-            return Ok(Json(AnyReplay::Poly(Box::new(Replay {
-                id: g.id,
-                room: g.room_id,
-                poly: true,
-                variant,
-                seat: q.seat,
-                seats: g.seats,
-                scores: g.scores,
-                winner: g.winner,
-                forfeit: g.forfeit,
-                start,
-                steps,
-            }))));
+            return Ok(Json(AnyReplay::Poly(Box::new(Replay::of(about, q.seat, true, variant, start, steps)))));
         }
     };
     let rules = Rules::new(variant.clone()).map_err(ApiError::internal)?;
@@ -307,19 +328,7 @@ async fn game(
         let ruling = game.referee_play(*m).map_err(ApiError::internal)?;
         steps.push(ReplayStep { events: ruling.events().to_vec(), view: snap(&game) });
     }
-    Ok(Json(AnyReplay::Tiles(Box::new(Replay {
-        id: g.id,
-        room: g.room_id,
-        poly: false,
-        variant,
-        seat: q.seat,
-        seats: g.seats,
-        scores: g.scores,
-        winner: g.winner,
-        forfeit: g.forfeit,
-        start,
-        steps,
-    }))))
+    Ok(Json(AnyReplay::Tiles(Box::new(Replay::of(about, q.seat, false, variant, start, steps)))))
 }
 
 /// The longest page of `GET /api/games`.
