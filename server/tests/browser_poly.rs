@@ -1,0 +1,216 @@
+//! Tiles with 3, 4 or 6 faces in a real headless Chromium: a guest opens a
+//! triominoes room against hosted greedy bots from the lobby, plays by
+//! clicking (a tile of the hand, then a marked spot on the board, turning
+//! the tile where several ways fit), and the board draws exactly the tiles
+//! the server has placed; then the stored match replays. A hexominoes room
+//! and a graph-board room are drawn too. With `CAPICUA_SCREENSHOTS=1` it
+//! saves `docs/screenshots/poly-triominoes.png`, `poly-hexominoes.png`,
+//! `poly-graph.png` and `poly-replay.png`.
+//!
+//! Read through roles and accessible names; skips (passing, with a
+//! message) where Chromium or chromedriver is missing, unless
+//! `CAPICUA_REQUIRE_BROWSER=1`.
+
+mod browser_support;
+mod common;
+
+use std::time::{Duration, Instant};
+
+use browser_support::{Browser, LOOK, xpath_literal};
+use common::TestServer;
+use fantoccini::Locator;
+use serde_json::Value;
+
+/// How long the whole match may take in the browser.
+const MATCH: Duration = Duration::from_secs(300);
+
+/// One Chromium at a time: the machine has two cores.
+static ONE_BROWSER: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+/// The tiles the board draws (their accessible names) and, asked after,
+/// the server's board for this seat (a `resync`): `[drawn, placed]`.
+fn drawn_and_placed(room: u64) -> String {
+    format!(
+        r#"
+const drawn = [...document.querySelectorAll('[aria-label="the board"] svg [data-placed]')].map((e) => e.getAttribute('aria-label'));
+const svg = document.querySelector('[aria-label="the board"] svg');
+const r = await window.capicuaConnection.request({{ type: 'resync', room: {room} }});
+const board = r['poly-view'] ? r['poly-view'].board : null;
+return [drawn, board, svg ? svg.getAttribute('viewBox') : null];
+"#
+    )
+}
+
+/// The SVG tiles drawn on the board now.
+const DRAWN: &str = "return document.querySelectorAll('[aria-label=\"the board\"] svg [data-placed]').length";
+
+/// The hand of the match in play (from 0).
+const HAND: &str = "return Number(document.querySelector('[data-hand]')?.dataset.hand)";
+
+/// Checks that the board draws each tile the server placed, once, at its
+/// cell and turn, and nothing else.
+fn check_board(v: &Value) -> usize {
+    let drawn: Vec<&str> = v[0].as_array().unwrap().iter().map(|s| s.as_str().unwrap()).collect();
+    let board = v[1].as_array().expect("the server sends its board");
+    assert_eq!(drawn.len(), board.len(), "one SVG tile per placed tile: drawn {drawn:?}, placed {board:?}");
+    for (label, p) in drawn.iter().zip(board) {
+        let pips: Vec<String> = p["pips"].as_array().unwrap().iter().map(|x| x.to_string()).collect();
+        let want = match p["at"]["kind"].as_str().unwrap() {
+            "cell" => format!("tile {} at cell {}, {}, turned {}", pips.join("-"), p["at"]["x"], p["at"]["y"], p["rotation"]),
+            _ => format!("{}", pips.join("-")),
+        };
+        assert!(label.contains(&want), "drawn {label:?} is not the placed {p}");
+    }
+    board.len()
+}
+
+async fn start_room(b: &Browser, preset: &str) -> u64 {
+    b.open("/?pace=0#/").await;
+    b.wait_js("the welcome", "return document.getElementById('who').textContent").await;
+    let room = b.open_room(preset, Some("2"), "greedy").await;
+    b.click_named("I'm ready").await;
+    room
+}
+
+/// Takes one turn by clicking: a playable tile, a marked spot (turning the
+/// tile once where several ways fit, then confirming), or draw / pass.
+/// Returns whether it placed a tile.
+async fn take_turn(b: &Browser, look: &Value) -> bool {
+    let playable = look["playable"].as_array().unwrap();
+    if playable.is_empty() {
+        let moves = look["moves"].as_array().unwrap();
+        let m = moves.first().and_then(|m| m.as_str()).expect("a turn without a playable tile offers draw or pass");
+        b.click_named(m).await;
+        return false;
+    }
+    let tile = playable[0].as_str().unwrap();
+    b.click_named(tile).await;
+    let targets = b.wait_js("the spots of the chosen tile", "return [...document.querySelectorAll('svg [role=\"button\"]')].map((e) => e.getAttribute('aria-label'))").await;
+    let spot = targets[0].as_str().unwrap().to_string();
+    assert!(spot.starts_with("play "), "a spot names its move: {spot}");
+    let several = spot.ends_with(" ways");
+    let xp = format!("//*[@role='button'][@aria-label={}]", xpath_literal(&spot));
+    assert!(b.click_now(Locator::XPath(&xp)).await, "the spot {spot} can be clicked");
+    if several {
+        // Several turns fit: the first is shown; turn it once, then confirm.
+        let first = b.wait_js("the first way shown", "const g = document.querySelector('[role=\"group\"][aria-label^=\"where to play\"] span'); return g && g.textContent.includes(' of ') && g.textContent").await;
+        b.click_named("Rotate").await;
+        let again = b.wait_js("the tile turned", &format!("const g = document.querySelector('[role=\"group\"][aria-label^=\"where to play\"] span'); return g && g.textContent !== {first} && g.textContent")).await;
+        assert!(again.as_str().unwrap().contains("(2 of "), "Rotate shows the next way: {again}");
+        b.click_named("Play here").await;
+    }
+    true
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_guest_plays_triominoes_against_greedy_bots_by_clicking_and_the_board_shows_every_tile() {
+    let _one = ONE_BROWSER.lock().await;
+    let server = TestServer::start().await;
+    let Some(b) = Browser::start(format!("http://{}", server.addr)).await else { return };
+    let room = start_room(&b, "triominoes").await;
+
+    let deadline = Instant::now() + MATCH;
+    let mut plays = 0;
+    let mut turns = 0;
+    let mut checks = 0;
+    let game = loop {
+        assert!(Instant::now() < deadline, "the match did not end within {MATCH:?} ({plays} plays)");
+        let look = b.js(LOOK).await;
+        if !look["over"].is_null() {
+            break look["game"].as_i64();
+        }
+        if look["turn"] != true {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+            continue;
+        }
+        // On our turn the board is still: it must draw what the server placed.
+        let before = check_board(&b.js(&drawn_and_placed(room)).await);
+        checks += 1;
+        if turns == 3 {
+            b.screenshot("poly-triominoes-choosing").await;
+        }
+        let hand = b.js(HAND).await;
+        let placed = take_turn(&b, &b.js(LOOK).await).await;
+        turns += 1;
+        if placed {
+            plays += 1;
+            // Our tile lands on the board (or the hand ended with it).
+            b.wait_js(
+                "our tile on the board",
+                &format!("const n = ({}); return n > {before} || ({}) !== {hand} || !!document.querySelector('[aria-labelledby=\"over-h\"]')", DRAWN.trim_start_matches("return "), HAND.trim_start_matches("return ")),
+            )
+            .await;
+        }
+        if placed && plays == 6 {
+            b.screenshot("poly-triominoes").await;
+        }
+    };
+    eprintln!("{plays} tiles placed by clicking in {turns} turns, {checks} boards checked");
+    assert!(plays >= 10, "at least 10 tiles placed by clicking ({plays} in {turns} turns)");
+    assert!(checks >= 10);
+    let game = game.expect("the result links to the stored game");
+    let end = b.js(DRAWN).await.as_u64().unwrap();
+
+    // The replay at its last step draws the final board of the stored game.
+    let stored = server.get_json(&format!("/api/games/{game}?seat=0")).await;
+    assert_eq!(stored["poly"], true);
+    let last = &stored["steps"].as_array().unwrap().last().unwrap()["view"];
+    let final_board = last["board"].as_array().unwrap().len() as u64;
+    assert_eq!(end, final_board, "the table's last board is the stored game's");
+    b.open(&format!("/#/replay/{game}?seat=0")).await;
+    b.click_named("to the end").await;
+    b.wait_js(
+        "the replay's last board",
+        &format!("return document.querySelectorAll('[aria-label=\"the board\"] svg [data-placed]').length === {final_board}"),
+    )
+    .await;
+    b.click_named("to the start").await;
+    b.wait_js("the empty board of the deal", "return document.body.innerText.includes('The board is empty.')").await;
+    b.click_named("next move").await;
+    b.wait_js("one tile after the first move", &format!("return ({}) === 1", DRAWN.trim_start_matches("return "))).await;
+    b.screenshot("poly-replay").await;
+    b.close().await;
+}
+
+/// Opens a room of `preset`, waits for our turn with at least `tiles` on
+/// the board (or our first turn), picks a playable tile and checks the
+/// board draws the server's tiles and a marked spot for each legal place.
+async fn draw_a_room(preset: &str, shot: &str) {
+    let _one = ONE_BROWSER.lock().await;
+    let server = TestServer::start().await;
+    let Some(b) = Browser::start(format!("http://{}", server.addr)).await else { return };
+    let room = start_room(&b, preset).await;
+    let deadline = Instant::now() + MATCH;
+    let mut turns = 0;
+    loop {
+        assert!(Instant::now() < deadline, "no turn with tiles on the board");
+        let look = b.js(LOOK).await;
+        if look["turn"] != true {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+            continue;
+        }
+        let placed = check_board(&b.js(&drawn_and_placed(room)).await);
+        let playable = look["playable"].as_array().unwrap();
+        if placed >= 6 && !playable.is_empty() {
+            b.click_named(playable[0].as_str().unwrap()).await;
+            let targets = b.wait_js("the spots", "return [...document.querySelectorAll('svg [role=\"button\"]')].map((e) => e.getAttribute('aria-label'))").await;
+            assert!(targets.as_array().unwrap().iter().all(|t| t.as_str().unwrap().starts_with("play ")));
+            b.screenshot(shot).await;
+            break;
+        }
+        take_turn(&b, &look).await;
+        turns += 1;
+        assert!(turns < 200);
+    }
+    b.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hexominoes_room_draws_its_hexagons_and_the_spots_of_a_chosen_tile() {
+    draw_a_room("hexominoes", "poly-hexominoes").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_graph_board_room_draws_its_tree_and_the_open_faces_of_a_chosen_tile() {
+    draw_a_room("graph-triominoes", "poly-graph").await;
+}
