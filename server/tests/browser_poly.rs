@@ -5,7 +5,7 @@
 //! the server has placed; then the stored match replays. A hexominoes room
 //! and a graph-board room are drawn too. With `CAPICUA_SCREENSHOTS=1` it
 //! saves `docs/screenshots/poly-triominoes.png`, `poly-hexominoes.png`,
-//! `poly-graph.png` and `poly-replay.png`.
+//! `poly-graph.png`, `poly-turning.png` and `poly-replay.png`.
 //!
 //! Read through roles and accessible names; skips (passing, with a
 //! message) where Chromium or chromedriver is missing, unless
@@ -56,7 +56,9 @@ fn check_board(v: &Value) -> usize {
     for (label, p) in drawn.iter().zip(board) {
         let pips: Vec<String> = p["pips"].as_array().unwrap().iter().map(|x| x.to_string()).collect();
         let want = match p["at"]["kind"].as_str().unwrap() {
-            "cell" => format!("tile {} at cell {}, {}, turned {}", pips.join("-"), p["at"]["x"], p["at"]["y"], p["rotation"]),
+            "cell" => {
+                format!("tile {} at cell {}, {}, turned {}", pips.join("-"), p["at"]["x"], p["at"]["y"], p["rotation"])
+            }
             _ => format!("{}", pips.join("-")),
         };
         assert!(label.contains(&want), "drawn {label:?} is not the placed {p}");
@@ -72,22 +74,49 @@ async fn start_room(b: &Browser, preset: &str) -> u64 {
     room
 }
 
-/// Takes one turn by clicking: a playable tile, a marked spot (turning the
-/// tile once where several ways fit, then confirming), or draw / pass.
-/// Returns whether it placed a tile.
-async fn take_turn(b: &Browser, look: &Value) -> bool {
+/// Saves a screenshot with the board at the top of the window.
+async fn shoot(b: &Browser, name: &str) {
+    b.js("document.querySelector('[aria-label=\"the board\"]').scrollIntoView(); return true").await;
+    b.screenshot(name).await;
+}
+
+/// What a turn did.
+#[derive(PartialEq)]
+enum Turn {
+    /// Drew or passed.
+    Other,
+    /// Placed a tile at a spot where one way fits.
+    Placed,
+    /// Placed a tile after turning it (several ways fit).
+    Turned,
+}
+
+/// Takes one turn by clicking: a playable tile, a marked spot (preferring
+/// one where several ways fit: turned once, then confirmed), or draw /
+/// pass. With `shot`, a screenshot once the spots are marked; with
+/// `turned_shot`, one of the tile turned at its spot.
+async fn take_turn(b: &Browser, look: &Value, shot: Option<&str>, turned_shot: Option<&str>) -> Turn {
     let playable = look["playable"].as_array().unwrap();
     if playable.is_empty() {
         let moves = look["moves"].as_array().unwrap();
         let m = moves.first().and_then(|m| m.as_str()).expect("a turn without a playable tile offers draw or pass");
         b.click_named(m).await;
-        return false;
+        return Turn::Other;
     }
     let tile = playable[0].as_str().unwrap();
     b.click_named(tile).await;
-    let targets = b.wait_js("the spots of the chosen tile", "return [...document.querySelectorAll('svg [role=\"button\"]')].map((e) => e.getAttribute('aria-label'))").await;
-    let spot = targets[0].as_str().unwrap().to_string();
-    assert!(spot.starts_with("play "), "a spot names its move: {spot}");
+    let targets = b
+        .wait_js(
+            "the spots of the chosen tile",
+            "return [...document.querySelectorAll('svg [role=\"button\"]')].map((e) => e.getAttribute('aria-label'))",
+        )
+        .await;
+    if let Some(name) = shot {
+        shoot(b, name).await;
+    }
+    let targets: Vec<&str> = targets.as_array().unwrap().iter().map(|t| t.as_str().unwrap()).collect();
+    assert!(targets.iter().all(|t| t.starts_with("play ")), "a spot names its move: {targets:?}");
+    let spot = targets.iter().find(|t| t.ends_with(" ways")).unwrap_or(&targets[0]).to_string();
     let several = spot.ends_with(" ways");
     let xp = format!("//*[@role='button'][@aria-label={}]", xpath_literal(&spot));
     assert!(b.click_now(Locator::XPath(&xp)).await, "the spot {spot} can be clicked");
@@ -97,9 +126,13 @@ async fn take_turn(b: &Browser, look: &Value) -> bool {
         b.click_named("Rotate").await;
         let again = b.wait_js("the tile turned", &format!("const g = document.querySelector('[role=\"group\"][aria-label^=\"where to play\"] span'); return g && g.textContent !== {first} && g.textContent")).await;
         assert!(again.as_str().unwrap().contains("(2 of "), "Rotate shows the next way: {again}");
+        if let Some(name) = turned_shot {
+            shoot(b, name).await;
+        }
         b.click_named("Play here").await;
+        return Turn::Turned;
     }
-    true
+    Turn::Placed
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -113,6 +146,7 @@ async fn a_guest_plays_triominoes_against_greedy_bots_by_clicking_and_the_board_
     let mut plays = 0;
     let mut turns = 0;
     let mut checks = 0;
+    let mut turned = 0;
     let game = loop {
         assert!(Instant::now() < deadline, "the match did not end within {MATCH:?} ({plays} plays)");
         let look = b.js(LOOK).await;
@@ -126,13 +160,14 @@ async fn a_guest_plays_triominoes_against_greedy_bots_by_clicking_and_the_board_
         // On our turn the board is still: it must draw what the server placed.
         let before = check_board(&b.js(&drawn_and_placed(room)).await);
         checks += 1;
-        if turns == 3 {
-            b.screenshot("poly-triominoes-choosing").await;
-        }
         let hand = b.js(HAND).await;
-        let placed = take_turn(&b, &b.js(LOOK).await).await;
+        let shot = (plays == 8).then_some("poly-triominoes");
+        let turn = take_turn(&b, &b.js(LOOK).await, shot, (turned == 2).then_some("poly-turning")).await;
         turns += 1;
-        if placed {
+        if turn == Turn::Turned {
+            turned += 1;
+        }
+        if turn != Turn::Other {
             plays += 1;
             // Our tile lands on the board (or the hand ended with it).
             b.wait_js(
@@ -141,11 +176,9 @@ async fn a_guest_plays_triominoes_against_greedy_bots_by_clicking_and_the_board_
             )
             .await;
         }
-        if placed && plays == 6 {
-            b.screenshot("poly-triominoes").await;
-        }
     };
-    eprintln!("{plays} tiles placed by clicking in {turns} turns, {checks} boards checked");
+    eprintln!("{plays} tiles placed by clicking ({turned} turned first) in {turns} turns, {checks} boards checked");
+    assert!(turned >= 1, "a spot where several ways fit was turned with Rotate");
     assert!(plays >= 10, "at least 10 tiles placed by clicking ({plays} in {turns} turns)");
     assert!(checks >= 10);
     let game = game.expect("the result links to the stored game");
@@ -161,14 +194,18 @@ async fn a_guest_plays_triominoes_against_greedy_bots_by_clicking_and_the_board_
     b.click_named("to the end").await;
     b.wait_js(
         "the replay's last board",
-        &format!("return document.querySelectorAll('[aria-label=\"the board\"] svg [data-placed]').length === {final_board}"),
+        &format!(
+            "return document.querySelectorAll('[aria-label=\"the board\"] svg [data-placed]').length === {final_board}"
+        ),
     )
     .await;
     b.click_named("to the start").await;
     b.wait_js("the empty board of the deal", "return document.body.innerText.includes('The board is empty.')").await;
     b.click_named("next move").await;
-    b.wait_js("one tile after the first move", &format!("return ({}) === 1", DRAWN.trim_start_matches("return "))).await;
-    b.screenshot("poly-replay").await;
+    b.wait_js("one tile after the first move", &format!("return ({}) === 1", DRAWN.trim_start_matches("return ")))
+        .await;
+    b.click_named("to the end").await;
+    shoot(&b, "poly-replay").await;
     b.close().await;
 }
 
@@ -195,10 +232,10 @@ async fn draw_a_room(preset: &str, shot: &str) {
             b.click_named(playable[0].as_str().unwrap()).await;
             let targets = b.wait_js("the spots", "return [...document.querySelectorAll('svg [role=\"button\"]')].map((e) => e.getAttribute('aria-label'))").await;
             assert!(targets.as_array().unwrap().iter().all(|t| t.as_str().unwrap().starts_with("play ")));
-            b.screenshot(shot).await;
+            shoot(&b, shot).await;
             break;
         }
-        take_turn(&b, &look).await;
+        take_turn(&b, &look, None, None).await;
         turns += 1;
         assert!(turns < 200);
     }

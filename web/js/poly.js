@@ -110,7 +110,7 @@ export function corners(lattice, x, y) {
   ];
 }
 
-const FONT = { triangle: 0.2, square: 0.3, hex: 0.36 };
+const FONT = { triangle: 0.22, square: 0.3, hex: 0.36 };
 const REACH = { triangle: 0.62, square: 0.68, hex: 0.7 };
 
 /** The pips shown on side `side` of a cell by a tile turned by `rotation`. */
@@ -186,7 +186,7 @@ function treeLayout(board) {
   const kids = board.map(() => []);
   for (const p of board) if (p.at.kind === 'face' && kids[p.at.node]) kids[p.at.node].push(p);
   for (const k of kids) k.sort((a, b) => a.at.face - b.at.face || a.node - b.node);
-  const width = (p) => p.pips.length * BOX + 0.5;
+  const width = (p) => p.pips.length * BOX + 0.9;
   const pos = new Map();
   let next = 0;
   const place = (p, depth) => {
@@ -261,7 +261,7 @@ export function renderPolyBoard({ view, variant, targets = [] }) {
       const at = pos.get(p.node);
       if (!at) continue;
       const n = p.pips.length;
-      boxes.push([at.x - (n * BOX) / 2, at.y - BOX / 2], [at.x + (n * BOX) / 2, at.y + BOX / 2 + 0.3]);
+      boxes.push([at.x - (n * BOX) / 2 - 0.35, at.y - BOX / 2], [at.x + (n * BOX) / 2, at.y + BOX / 2]);
       if (p.at.kind === 'face') {
         const parent = board[p.at.node];
         const ppos = pos.get(p.at.node);
@@ -288,7 +288,7 @@ export function renderPolyBoard({ view, variant, targets = [] }) {
               s('text', { class: 'p-pip', x: x + BOX / 2, y: y + BOX / 2, 'font-size': 0.36 }, String(pip)),
             ];
           }),
-          s('text', { class: 'p-node-id', x: at.x, y: at.y + BOX / 2 + 0.2, 'font-size': 0.2 }, `#${p.node + 1}`),
+          s('text', { class: 'p-node-id', x: at.x - (n * BOX) / 2 - 0.06, y: at.y, 'font-size': 0.2 }, `#${p.node + 1}`),
         ),
       );
     }
@@ -319,7 +319,9 @@ export function renderPolyBoard({ view, variant, targets = [] }) {
   const ys = boxes.map((p) => p[1]);
   const [x0, y0] = [Math.min(...xs) - pad, Math.min(...ys) - pad];
   const [w, hh] = [Math.max(...xs) - x0 + pad, Math.max(...ys) - y0 + pad];
-  return s(
+  // A few tiles are not blown up to the felt's size: a unit is at most UNIT pixels.
+  const unit = UNIT[lattice || 'graph'];
+  const svg = s(
     'svg',
     {
       class: 'fitted poly-board',
@@ -331,7 +333,13 @@ export function renderPolyBoard({ view, variant, targets = [] }) {
     },
     items,
   );
+  svg.style.maxWidth = `${Math.round(w * unit)}px`;
+  svg.style.maxHeight = `min(60vh, ${Math.round(hh * unit)}px)`;
+  svg.style.margin = '0 auto';
+  return svg;
 }
+
+const UNIT = { triangle: 104, square: 72, hex: 46, graph: 80 };
 
 function target(t, kids) {
   const g = s('g', { class: `p-target ${t.preview ? 'p-pending' : ''}`, role: 'button', tabindex: '0', 'aria-label': t.label, 'data-key': `spot-${spotKey(t.at)}` }, kids);
