@@ -59,7 +59,7 @@ fn check_board(v: &Value) -> usize {
             "cell" => {
                 format!("tile {} at cell {}, {}, turned {}", pips.join("-"), p["at"]["x"], p["at"]["y"], p["rotation"])
             }
-            _ => format!("{}", pips.join("-")),
+            _ => pips.join("-"),
         };
         assert!(label.contains(&want), "drawn {label:?} is not the placed {p}");
     }
@@ -250,4 +250,64 @@ async fn a_hexominoes_room_draws_its_hexagons_and_the_spots_of_a_chosen_tile() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_graph_board_room_draws_its_tree_and_the_open_faces_of_a_chosen_tile() {
     draw_a_room("graph-triominoes", "poly-graph").await;
+}
+
+/// Every word of the page's text and accessible names (tile names such as
+/// `0-1-2` are words).
+const WORDS: &str = r#"
+const out = [];
+for (const el of document.querySelectorAll('[aria-label]')) out.push(el.getAttribute('aria-label'));
+out.push(document.body.innerText);
+return out.join(' ').split(/[^0-9A-Za-z-]+/).filter(Boolean);
+"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_visitor_watches_a_poly_match_and_sees_the_board_but_no_hand() {
+    let _one = ONE_BROWSER.lock().await;
+    let server = TestServer::start().await;
+    let Some(b) = Browser::start(format!("http://{}", server.addr)).await else { return };
+    // A player over the protocol against a greedy bot; the browser watches.
+    let mut c = server.guest().await;
+    let room = c.create_room(serde_json::json!({"preset": "triominoes", "seats": 2})).await;
+    c.join(room, Some(0)).await;
+    let r = c.request(serde_json::json!({"type": "fill-bots", "room": room, "strategy": "greedy"})).await;
+    assert_ne!(r["type"], "error", "{r}");
+    b.open(&format!("/?pace=0#/room/{room}")).await;
+    b.wait_js("the waiting room", "return document.body.innerText.includes('Waiting for players')").await;
+    c.ready(room).await;
+    let mut turns = 0;
+    while turns < 8 {
+        let v = c.recv().await;
+        if v["type"] == "game-over" {
+            break;
+        }
+        if v["type"] != "poly-prompt" {
+            continue;
+        }
+        // The bot waits for us: the watcher's board catches up and holds still.
+        let placed = v["view"]["board"].as_array().unwrap().len();
+        b.wait_js(
+            "the watcher's board to show the placed tiles",
+            &format!("return ({}) === {placed}", DRAWN.trim_start_matches("return ")),
+        )
+        .await;
+        let words = b.js(WORDS).await;
+        let words: Vec<&str> = words.as_array().unwrap().iter().map(|w| w.as_str().unwrap()).collect();
+        for tile in v["view"]["hand"].as_array().unwrap() {
+            let name: Vec<String> = tile[1].as_array().unwrap().iter().map(|p| p.to_string()).collect();
+            let name = name.join("-");
+            assert!(!words.contains(&name.as_str()), "the watcher is shown {name}, a tile of seat 1's hand");
+        }
+        let look = b.js(LOOK).await;
+        assert!(look["hand"].is_null(), "a watcher has no hand: {}", look["hand"]);
+        assert!(look["playable"].as_array().unwrap().is_empty());
+        if turns == 3 {
+            shoot(&b, "poly-watching").await;
+        }
+        let m = &v["legal-moves"][0];
+        c.send(serde_json::json!({"type": "poly-move", "room": room, "prompt": v["prompt"], "move": m})).await;
+        turns += 1;
+    }
+    assert!(turns >= 8, "the watched match went on for 8 of our turns");
+    b.close().await;
 }
