@@ -3,9 +3,12 @@
 //! clicking (a tile of the hand, then a marked spot on the board, turning
 //! the tile where several ways fit), and the board draws exactly the tiles
 //! the server has placed; then the stored match replays. A hexominoes room
-//! and a graph-board room are drawn too. With `CAPICUA_SCREENSHOTS=1` it
-//! saves `docs/screenshots/poly-triominoes.png`, `poly-hexominoes.png`,
-//! `poly-graph.png`, `poly-turning.png` and `poly-replay.png`.
+//! and a graph-board room are drawn too, a quadominoes room is played from
+//! the keyboard alone, and a watcher sees the board but no hand. With
+//! `CAPICUA_SCREENSHOTS=1` it saves `docs/screenshots/poly-triominoes.png`,
+//! `poly-hexominoes.png`,
+//! `poly-graph.png`, `poly-turning.png`, `poly-replay.png`,
+//! `poly-quadominoes.png` and `poly-watching.png`.
 //!
 //! Read through roles and accessible names; skips (passing, with a
 //! message) where Chromium or chromedriver is missing, unless
@@ -19,6 +22,7 @@ use std::time::{Duration, Instant};
 use browser_support::{Browser, LOOK, xpath_literal};
 use common::TestServer;
 use fantoccini::Locator;
+use fantoccini::key::Key;
 use serde_json::Value;
 
 /// How long the whole match may take in the browser.
@@ -59,7 +63,15 @@ fn check_board(v: &Value) -> usize {
             "cell" => {
                 format!("tile {} at cell {}, {}, turned {}", pips.join("-"), p["at"]["x"], p["at"]["y"], p["rotation"])
             }
-            _ => pips.join("-"),
+            "face" => format!(
+                "tile {}: {}, joined to face {} of tile {} by its face {}",
+                p["node"].as_u64().unwrap() + 1,
+                pips.join("-"),
+                p["at"]["face"].as_u64().unwrap() + 1,
+                p["at"]["node"].as_u64().unwrap() + 1,
+                p["rotation"].as_u64().unwrap() + 1
+            ),
+            _ => format!("tile 1: {}, the first tile", pips.join("-")),
         };
         assert!(label.contains(&want), "drawn {label:?} is not the placed {p}");
     }
@@ -263,12 +275,25 @@ return out.join(' ').split(/[^0-9A-Za-z-]+/).filter(Boolean);
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_visitor_watches_a_poly_match_and_sees_the_board_but_no_hand() {
+    watch("triominoes").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_visitor_watches_a_graph_board_match_drawn_from_its_events() {
+    watch("graph-triominoes").await;
+}
+
+/// A player over the protocol against a greedy bot in a room of `preset`,
+/// watched in the browser: on each of the player's turns the watcher's
+/// board (built from the public events) is the server's, and no tile of
+/// the player's hand is named on the page.
+async fn watch(preset: &str) {
     let _one = ONE_BROWSER.lock().await;
     let server = TestServer::start().await;
     let Some(b) = Browser::start(format!("http://{}", server.addr)).await else { return };
     // A player over the protocol against a greedy bot; the browser watches.
     let mut c = server.guest().await;
-    let room = c.create_room(serde_json::json!({"preset": "triominoes", "seats": 2})).await;
+    let room = c.create_room(serde_json::json!({"preset": preset, "seats": 2})).await;
     c.join(room, Some(0)).await;
     let r = c.request(serde_json::json!({"type": "fill-bots", "room": room, "strategy": "greedy"})).await;
     assert_ne!(r["type"], "error", "{r}");
@@ -291,6 +316,9 @@ async fn a_visitor_watches_a_poly_match_and_sees_the_board_but_no_hand() {
             &format!("return ({}) === {placed}", DRAWN.trim_start_matches("return ")),
         )
         .await;
+        // Drawn from the events alone (a watcher gets no views between
+        // hands): each tile at its cell and turn, as the server placed it.
+        assert_eq!(check_board(&b.js(&drawn_and_placed(room)).await), placed);
         let words = b.js(WORDS).await;
         let words: Vec<&str> = words.as_array().unwrap().iter().map(|w| w.as_str().unwrap()).collect();
         for tile in v["view"]["hand"].as_array().unwrap() {
@@ -301,7 +329,7 @@ async fn a_visitor_watches_a_poly_match_and_sees_the_board_but_no_hand() {
         let look = b.js(LOOK).await;
         assert!(look["hand"].is_null(), "a watcher has no hand: {}", look["hand"]);
         assert!(look["playable"].as_array().unwrap().is_empty());
-        if turns == 3 {
+        if turns == 3 && preset == "triominoes" {
             shoot(&b, "poly-watching").await;
         }
         let m = &v["legal-moves"][0];
@@ -309,5 +337,75 @@ async fn a_visitor_watches_a_poly_match_and_sees_the_board_but_no_hand() {
         turns += 1;
     }
     assert!(turns >= 8, "the watched match went on for 8 of our turns");
+    b.close().await;
+}
+
+/// Whether it is our turn (our clock runs).
+const MY_TURN: &str = "return !!document.querySelector('[role=\"timer\"][aria-label=\"time left for your move\"]')";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn quadominoes_are_played_from_the_keyboard_alone() {
+    let _one = ONE_BROWSER.lock().await;
+    let server = TestServer::start().await;
+    let Some(b) = Browser::start(format!("http://{}", server.addr)).await else { return };
+    let room = start_room(&b, "quadominoes").await;
+    let enter = Key::Enter.to_string();
+    let (mut plays, mut turned) = (0, 0);
+    let deadline = Instant::now() + MATCH;
+    while plays < 8 {
+        assert!(Instant::now() < deadline, "8 plays from the keyboard within {MATCH:?}");
+        let look = b.js(LOOK).await;
+        if look["over"].is_string() {
+            break;
+        }
+        if look["turn"] != true {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+            continue;
+        }
+        let before = check_board(&b.js(&drawn_and_placed(room)).await);
+        // The turn puts the focus on a playable tile, or on draw / pass.
+        let focused = b.focused_name().await;
+        if focused == "draw a tile" || focused == "pass" {
+            b.keys(&enter).await;
+            b.wait_js("the move sent", &format!("return !({})", MY_TURN.trim_start_matches("return "))).await;
+            continue;
+        }
+        assert!(focused.ends_with(", playable"), "the turn focuses a playable tile, not {focused:?}");
+        b.keys(&enter).await;
+        // Its first spot takes the focus; Enter picks it.
+        let spot = b.focused_name().await;
+        assert!(spot.starts_with("play "), "the chosen tile's first spot has the focus, not {spot:?}");
+        b.keys(&enter).await;
+        if spot.ends_with(" ways") {
+            // Several turns fit: Play here has the focus, Rotate is just before it.
+            assert_eq!(b.focused_name().await, "Play here");
+            b.keys(&format!("{}{}", Key::Shift, Key::Tab)).await;
+            assert_eq!(b.focused_name().await, "Rotate");
+            b.keys(&enter).await;
+            b.wait_js(
+                "the second way shown",
+                "const g = document.querySelector('[role=\"group\"][aria-label^=\"where to play\"] span'); return g && g.textContent.includes('(2 of ')",
+            )
+            .await;
+            assert_eq!(b.focused_name().await, "Rotate", "Rotate keeps the focus");
+            b.keys(&Key::Tab.to_string()).await;
+            assert_eq!(b.focused_name().await, "Play here");
+            b.keys(&enter).await;
+            turned += 1;
+        }
+        plays += 1;
+        b.wait_js(
+            "our tile on the board",
+            &format!(
+                "return ({}) > {before} || !({}) || !!document.querySelector('[aria-labelledby=\"over-h\"]')",
+                DRAWN.trim_start_matches("return "),
+                MY_TURN.trim_start_matches("return ")
+            ),
+        )
+        .await;
+    }
+    eprintln!("{plays} plays from the keyboard, {turned} turned first");
+    assert!(plays >= 8 || b.js(LOOK).await["over"].is_string());
+    shoot(&b, "poly-quadominoes").await;
     b.close().await;
 }

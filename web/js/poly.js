@@ -348,6 +348,9 @@ function target(t, kids) {
     if (e.key === 'Enter' || e.key === ' ') {
       e.preventDefault();
       t.pick();
+    } else if (e.key === 'Escape' && t.cancel) {
+      e.preventDefault();
+      t.cancel();
     }
   });
   return g;
@@ -535,8 +538,11 @@ function pickSpot(app, t, key) {
   if (!moves.length) return;
   if (moves.length === 1) return send(app, t, moves[0]);
   if (t.pending?.key === key) t.pending.index = (t.pending.index + 1) % moves.length;
-  else t.pending = { key, index: 0 };
-  t.focusSpot = key;
+  else {
+    t.pending = { key, index: 0 };
+    // From the keyboard: Play here confirms, Rotate (just before it) turns.
+    t.focusConfirm = true;
+  }
   const m = moves[t.pending.index];
   app.announce(`${rotationText(t, m)}; ${moves.length} ways fit here. Pick the spot again or press Rotate to turn it, Play here to confirm.`);
   app.update();
@@ -567,6 +573,12 @@ export function polyTargets(app, t) {
       at: moves[0].at,
       label,
       pick: () => pickSpot(app, t, key),
+      cancel: () => {
+        t.choosing = null;
+        t.pending = null;
+        t.focusHand = true;
+        app.update();
+      },
       preview: pending ? { pips, rotation: pending.rotation } : null,
     });
   }

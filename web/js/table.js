@@ -770,7 +770,10 @@ export function mount(app, { room }) {
     // Keyboard play: focus follows the turn (only if focus is not elsewhere in a form).
     const active = document.activeElement;
     const free = !active || active === document.body || active.id === 'main' || el.contains(active) || !active.isConnected;
-    if (t.focusSpot && free) {
+    if (t.focusConfirm && free) {
+      t.focusConfirm = false;
+      el.querySelector('[data-key="poly-confirm"]')?.focus();
+    } else if (t.focusSpot && free) {
       const key = t.focusSpot;
       t.focusSpot = null;
       const spot = key === 'first' ? el.querySelector('.p-target') : el.querySelector(`[data-key="spot-${CSS.escape(key)}"]`);
