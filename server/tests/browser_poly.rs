@@ -218,6 +218,35 @@ async fn a_guest_plays_triominoes_against_greedy_bots_by_clicking_and_the_board_
         .await;
     b.click_named("to the end").await;
     shoot(&b, "poly-replay").await;
+    // On a phone the final board stays on screen, its tiles apart and readable.
+    b.client.set_window_size(390, 844).await.unwrap();
+    let fit = b
+        .wait_js(
+            "the board at 390 px",
+            &format!(
+                "const tiles = [...document.querySelectorAll('[aria-label=\"the board\"] svg [data-placed]')];
+                 if (tiles.length !== {final_board} || document.documentElement.clientWidth > 400) return null;
+                 const felt = document.querySelector('section[aria-label=\"the board\"]').getBoundingClientRect();
+                 return [felt.left, felt.right, document.documentElement.clientWidth, tiles.map((t) => {{ const r = t.getBoundingClientRect(); return [r.left, r.top, r.width, r.height]; }})];"
+            ),
+        )
+        .await;
+    let (left, right, width) = (fit[0].as_f64().unwrap(), fit[1].as_f64().unwrap(), fit[2].as_f64().unwrap());
+    assert!(left >= 0.0 && right <= width + 0.5, "the board fits the phone's width: {left}..{right} of {width}");
+    let rects: Vec<[f64; 4]> =
+        fit[3].as_array().unwrap().iter().map(|r| std::array::from_fn(|i| r[i].as_f64().unwrap())).collect();
+    for (i, a) in rects.iter().enumerate() {
+        assert!(a[0] >= left - 0.5 && a[0] + a[2] <= right + 0.5, "tile {i} on the board: {a:?}");
+        assert!(a[2] >= 18.0, "tile {i} readable at 390 px: {a:?}");
+        // Triangles of neighbouring cells share their bounding boxes'
+        // halves; their centres stay apart by a third of a side at least.
+        for b2 in &rects[i + 1..] {
+            let d = ((a[0] + a[2] / 2.0 - b2[0] - b2[2] / 2.0).powi(2)
+                + (a[1] + a[3] / 2.0 - b2[1] - b2[3] / 2.0).powi(2))
+            .sqrt();
+            assert!(d >= a[2] / 3.0, "two tiles drawn on one place: {a:?} and {b2:?}");
+        }
+    }
     b.close().await;
 }
 

@@ -467,12 +467,12 @@ function applyPolyEvents(app, t, events, log) {
         const pts = (ev.points || []).slice(0, n);
         pts.forEach((p, seat) => (v.scores[seat] += p));
         t.passed = new Set();
-        t.banner = null;
         const winner = ev.winner === null || ev.winner === undefined ? null : app.who(t, ev.winner);
         const won = winner === null ? 'nobody wins it' : `${winner} ${winner === 'you' ? 'win' : 'wins'} it`;
         const scored = pts.map((p, seat) => (p ? `${app.who(t, seat)} +${p}` : null)).filter(Boolean);
         log(t, `Hand ${ev.hand + 1} is over${ev.blocked ? ' (blocked)' : ''}: ${won}${scored.length ? `; ${scored.join(', ')}` : ''}.`);
-        t.polySummary = { hand: ev.hand, text: `Hand ${ev.hand + 1} is over${ev.blocked ? ' (blocked)' : ''}: ${won}.`, scored };
+        // Shown until the next tile is played.
+        t.banner = { text: `Hand ${ev.hand + 1} is over${ev.blocked ? ' (blocked)' : ''}: ${won}${scored.length ? ` (${scored.join(', ')})` : ''}.` };
         watched = true;
         break;
       }
