@@ -13,6 +13,7 @@ import * as lobby from './lobby.js';
 import * as table from './table.js';
 import * as replay from './replay.js';
 import * as standings from './standings.js';
+import { applyPolyFrame, tileSet } from './poly.js';
 
 const TOKEN_KEY = 'capicua.token';
 const PACE_KEY = 'capicua.pace';
@@ -186,7 +187,17 @@ function renderWho() {
 
 // --- frames ------------------------------------------------------------------
 
-const TABLE_FRAMES = new Set(['game-started', 'prompt', 'events', 'game-over', 'sync', 'room-closed']);
+const TABLE_FRAMES = new Set([
+  'game-started',
+  'prompt',
+  'events',
+  'game-over',
+  'sync',
+  'room-closed',
+  'poly-game-started',
+  'poly-prompt',
+  'poly-events',
+]);
 
 function onFrame(f) {
   if (f.type === 'rooms') {
@@ -265,7 +276,7 @@ async function pump(t) {
     while (t.queue.length) {
       // A paused watcher holds moves (and what follows them, to keep the
       // order) until a step lets the next one through.
-      const held = t.paused && watching(t) && t.queue[0].type === 'events';
+      const held = t.paused && watching(t) && (t.queue[0].type === 'events' || t.queue[0].type === 'poly-events');
       if (held && t.steps === 0) {
         app.update(); // the count of held moves, and the step button
         break;
@@ -298,6 +309,7 @@ function noteSummary(t) {
 
 /** Applies one frame; true when it showed another seat's move. */
 function applyFrame(t, f) {
+  if (f.type.startsWith('poly-')) return applyPolyFrame(app, t, f, log);
   switch (f.type) {
     case 'game-started': {
       t.variant = f.variant;
@@ -372,7 +384,18 @@ function applyFrame(t, f) {
       t.seq = f.seq;
       t.info = f.info;
       if (f.variant) t.variant = f.variant;
-      if (f.view) {
+      t.poly = Boolean(f.info?.poly || f['poly-view'] || f['poly-variant']);
+      if (f['poly-variant']) {
+        t.variant = f['poly-variant'];
+        t.tiles = tileSet(t.variant);
+      }
+      if (f['poly-view']) {
+        t.view = f['poly-view'];
+        t.seat = f['poly-view'].seat ?? null;
+        t.gameOver = null;
+        t.pending = null;
+        t.choosing = null;
+      } else if (f.view) {
         t.view = f.view;
         t.seat = f.view.seat ?? null;
         t.gameOver = null;

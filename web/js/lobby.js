@@ -13,12 +13,18 @@ export const STRENGTHS = [
   ['pimc', 'Expert: searches possible deals'],
 ];
 
-/** The strength options that this server hosts. */
-export function strengthOptions(catalog, selected) {
-  const have = new Set(catalog?.strategies || STRENGTHS.map(([n]) => n));
-  return STRENGTHS.filter(([n]) => have.has(n)).map(([n, label]) =>
-    h('option', { value: n, selected: n === selected }, label),
-  );
+/** Hosted bot strengths for tiles with 3, 4 or 6 faces, weakest first. */
+export const POLY_STRENGTHS = [
+  ['random', 'Beginner: plays any legal tile'],
+  ['greedy', 'Casual: scores the most it can now'],
+  ['pimc', 'Expert: searches possible deals'],
+];
+
+/** The strength options that this server hosts (for a poly room when `poly`). */
+export function strengthOptions(catalog, selected, poly = false) {
+  const list = poly ? POLY_STRENGTHS : STRENGTHS;
+  const have = new Set((poly ? catalog?.['poly-strategies'] : catalog?.strategies) || list.map(([n]) => n));
+  return list.filter(([n]) => have.has(n)).map(([n, label]) => h('option', { value: n, selected: n === selected }, label));
 }
 
 function identityCard(app) {
@@ -179,14 +185,24 @@ function createCard(app) {
   const rulesBox = h('div');
   const formError = h('p', { id: 'c-error', class: 'error', role: 'alert', hidden: true });
   // The rule menus start from the chosen preset each time it changes.
+  let polyPresets = [];
+  let cat = null;
+  const isPoly = () => polyPresets.some((x) => x.name === preset.value);
+  const chosen = () => presets.find((x) => x.name === preset.value) || polyPresets.find((x) => x.name === preset.value);
+  // Tiles with 3, 4 or 6 faces have their own bots, and no rule menus.
+  const fillBots = () => {
+    const old = fill.value || 'random';
+    fill.replaceChildren(h('option', { value: '' }, 'No: I wait for people'), ...strengthOptions(cat, old, isPoly()));
+    if (![...fill.options].some((o) => o.value === old)) fill.value = 'random';
+  };
   const buildRules = () => {
     const p = presets.find((x) => x.name === preset.value);
     rules = p ? builder(catalog, p) : null;
     rulesBox.replaceChildren(rules ? rules.el : '');
   };
   const fillSeats = () => {
-    const p = presets.find((x) => x.name === preset.value);
-    const { min, max } = p?.variant?.players || { min: 2, max: 4 };
+    const p = chosen();
+    const { min, max } = p?.variant?.players || p?.variant?.seats || { min: 2, max: 4 };
     const old = Number(seats.value) || max;
     seats.replaceChildren(
       ...Array.from({ length: max - min + 1 }, (_, i) => min + i).map((n) =>
@@ -194,15 +210,21 @@ function createCard(app) {
       ),
     );
   };
-  app.variants().then((cat) => {
-    presets = cat.presets;
-    catalog = cat.catalog || [];
-    preset.replaceChildren(...presets.map((p) => h('option', { value: p.name, selected: p.name === 'latin' }, p.name)));
-    fill.replaceChildren(h('option', { value: '' }, 'No: I wait for people'), ...strengthOptions(cat, 'random'));
+  app.variants().then((c) => {
+    cat = c;
+    presets = c.presets;
+    polyPresets = c['poly-presets'] || [];
+    catalog = c.catalog || [];
+    const option = (p) => h('option', { value: p.name, selected: p.name === 'latin' }, p.name);
+    const groups = [h('optgroup', { label: 'Dominoes (two faces)' }, presets.map(option))];
+    if (polyPresets.length) groups.push(h('optgroup', { label: 'Tiles with 3, 4 or 6 faces' }, polyPresets.map(option)));
+    preset.replaceChildren(...groups);
+    fillBots();
     fillSeats();
     buildRules();
   });
   preset.addEventListener('change', () => {
+    fillBots();
     fillSeats();
     buildRules();
   });

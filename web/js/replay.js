@@ -7,6 +7,7 @@ import { renderBoard, endName } from './board.js';
 import { tileSvg, needsNumerals } from './tiles.js';
 import { scoreboard, seatPanels, handSummary, boardWidth } from './table.js';
 import { reviewPanel, replayHint, reviewHints } from './hints.js';
+import { renderPolyBoard, polyEventText, polyHandPictures, polyScores, tileSet } from './poly.js';
 
 /** What a stored game's listing says of its result: who won, and the scores by side. */
 function resultText(g) {
@@ -204,7 +205,8 @@ export function mount(app, { game, seat, step }) {
   };
   window.addEventListener('keydown', onKey);
 
-  const render = (focus) => {
+  const render = (focus) => (data.poly ? renderPoly(focus) : renderTiles(focus));
+  const renderTiles = (focus) => {
     const view = viewAt(k);
     const label = (m, i) =>
       m.end === 255
@@ -308,6 +310,71 @@ export function mount(app, { game, seat, step }) {
     }
   };
 
+  // A game of tiles with 3, 4 or 6 faces: every step carries its view.
+  const renderPoly = (focus) => {
+    const view = viewAt(k);
+    const tiles = data.tiles || (data.tiles = tileSet(data.variant));
+    const button = (label, text, to, key, disabled) =>
+      h('button', { 'aria-label': label, 'data-key': key, disabled, onclick: () => go(to, key) }, text);
+    const viewpoint = h(
+      'select',
+      {
+        id: 'rp-seat',
+        'data-key': 'rp-seat',
+        onchange: (e) => app.go(`#/replay/${game}${e.target.value === '' ? '' : `?seat=${e.target.value}`}${k ? `${e.target.value === '' ? '?' : '&'}step=${k}` : ''}`),
+      },
+      h('option', { value: '', selected: seat === null }, 'a spectator'),
+      data.seats.map((x) => h('option', { value: x.seat, selected: x.seat === seat }, `seat ${x.seat + 1} (${x.name || 'nobody'})`)),
+    );
+    const happened = eventsAt(k)
+      .map((ev) => polyEventText(ev, { who, view, tiles }))
+      .filter(Boolean);
+    const felt = h('section', { class: 'felt poly', 'aria-label': 'the board' }, renderPolyBoard({ view, variant: data.variant }));
+    const parts = [
+      h('h1', {}, `Game ${game}: ${data.variant.name}`),
+      h(
+        'p',
+        {},
+        'Seen by ',
+        viewpoint,
+        data.room !== null && data.room !== undefined ? ` · played in room ${data.room}` : '',
+        ` · ${data.winner === null || data.winner === undefined ? 'drawn' : `won by ${who(data.winner)}`}; final score: ${data.scores.map((p, x) => `${who(x)}: ${p}`).join(', ')}`,
+      ),
+      h(
+        'div',
+        { class: 'replay-controls', role: 'group', 'aria-label': 'replay controls' },
+        button('to the start', '« Start', 0, 'first', k === 0),
+        button('previous move', '◀ Back', k - 1, 'prev', k === 0),
+        button('next move', 'Forward ▶', k + 1, 'next', k === n()),
+        button('to the end', 'End »', n(), 'last', k === n()),
+        h('input', {
+          type: 'range',
+          min: '0',
+          max: String(n()),
+          value: String(k),
+          'aria-label': 'move number',
+          'data-key': 'slider',
+          oninput: (e) => go(Number(e.target.value), 'slider'),
+        }),
+        h('span', { role: 'status', 'aria-live': 'polite' }, `Move ${k} of ${n()}`),
+      ),
+      h('p', { class: 'banner turn', role: 'region', 'aria-label': 'this move' }, happened.length ? happened.join(' ') : 'The deal, before the first move.'),
+      polyScores({ view, variant: data.variant, seat, name: (x) => who(x, true) }),
+      seatPanels({ view, seats: data.seats.length, mySeat: seat, sideOf: (x) => x, names: (x) => data.seats[x]?.name || 'nobody' }),
+      felt,
+    ];
+    if (seat !== null && view.hand) {
+      parts.push(
+        h('section', { class: 'hand-area', 'aria-label': `seat ${seat + 1}'s hand` }, h('h2', {}, `Seat ${seat + 1}'s hand`), polyHandPictures(view.hand, `seat ${seat + 1}'s hand`)),
+      );
+    }
+    replace(el, parts);
+    if (focus) el.querySelector(`[data-key="${focus}"]`)?.focus();
+    if (focus && document.activeElement?.disabled !== false) {
+      el.querySelector('.replay-controls button:not([disabled])')?.focus();
+    }
+  };
+
   fetch(`/api/games/${game}${seat === null ? '' : `?seat=${seat}`}`)
     .then(async (r) => {
       const body = await r.json().catch(() => ({}));
@@ -319,7 +386,7 @@ export function mount(app, { game, seat, step }) {
       const wanted = Number(step);
       k = Number.isInteger(wanted) && wanted > 0 ? Math.min(wanted, g.steps.length) : 0;
       render();
-      if (seat !== null) loadReview();
+      if (seat !== null && !g.poly) loadReview();
     })
     .catch((e) => replace(el, h('h1', {}, `Game ${game}`), h('p', { role: 'alert' }, `This replay cannot be shown: ${e.message}.`)));
 

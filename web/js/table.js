@@ -6,6 +6,7 @@ import { renderBoard, endName, endPip } from './board.js';
 import { tileSvg, needsNumerals } from './tiles.js';
 import { strengthOptions } from './lobby.js';
 import { hintBox, isHinted } from './hints.js';
+import { renderPolyBoard, polyTargets, polyHandArea, polyScores, describePoly } from './poly.js';
 
 // --- shared pieces (also used by the replay page) -----------------------------
 
@@ -372,7 +373,7 @@ function waitingRoom(app, t) {
     const select = h(
       'select',
       { id: 'fill-strength', 'data-key': 'fill-strength', onchange: (e) => (t.strength = e.target.value) },
-      strengthOptions(app.catalog, t.strength),
+      strengthOptions(app.catalog, t.strength, Boolean(t.info?.poly)),
     );
     if (!app.catalog) app.variants().then(() => app.update());
     controls.push(
@@ -538,6 +539,47 @@ function playing(app, t) {
   return { parts, felt };
 }
 
+/** The table of a poly match: scores, seats, the board as SVG, the hand. */
+function polyPlaying(app, t) {
+  const v = t.view;
+  const moveMs = t.info?.time?.['move-ms'] || 30000;
+  const parts = [];
+  parts.push(polyScores({ view: v, variant: t.variant, seat: t.seat, name: (s) => (s === t.seat ? 'You' : `Seat ${s + 1}`) }));
+  parts.push(
+    seatPanels({
+      view: v,
+      seats: t.info?.seats?.length,
+      mySeat: t.seat,
+      sideOf: (s) => s,
+      names: (s) => names(t, s),
+      passed: t.passed,
+      clockFor: () =>
+        h('span', { class: 'clock small', role: 'timer', 'aria-label': 'time left for this move', 'data-ends-at': t.turnSince + moveMs }, secondsLeft(t.turnSince + moveMs)),
+    }),
+  );
+  if (t.banner) parts.push(h('p', { class: 'banner', role: 'status' }, t.banner.text));
+  if (t.prompt) parts.push(h('p', { class: 'banner turn' }, `Your turn. ${describePoly(t)}`));
+  if (t.gameOver) parts.push(gameOverCard(app, t));
+  const felt = h('section', { class: 'felt poly', 'aria-label': 'the board' });
+  felt.append(renderPolyBoard({ view: v, variant: t.variant, targets: polyTargets(app, t) }));
+  parts.push(felt);
+  if (t.seat !== null && v?.hand) {
+    const clock = t.prompt
+      ? h('span', { class: 'clock', role: 'timer', 'aria-label': 'time left for your move', 'data-ends-at': t.prompt.endsAt }, secondsLeft(t.prompt.endsAt))
+      : null;
+    parts.push(polyHandArea(app, t, { clock }));
+  }
+  parts.push(
+    h(
+      'section',
+      { 'aria-labelledby': 'log-h' },
+      h('h2', { id: 'log-h' }, 'What happened'),
+      h('ol', { class: 'log' }, t.log.slice(-12).reverse().map((l) => h('li', {}, l))),
+    ),
+  );
+  return { parts, felt: null };
+}
+
 function describe(t) {
   const legal = t.prompt?.legal || [];
   const plays = [...new Set(legal.filter((m) => m.kind === 'play').map((m) => tileName(m.tile)))];
@@ -602,9 +644,9 @@ const SPEEDS = [0.5, 1, 2, 4];
  * log's live region announces them as they are shown.
  */
 function watchControls(app, t) {
-  const held = t.queue.filter((f) => f.type === 'events').length;
+  const held = t.queue.filter((f) => f.type === 'events' || f.type === 'poly-events').length;
   // Moves of this hand on the board: what the watcher has been shown.
-  const shown = t.view?.history?.length ?? 0;
+  const shown = t.view?.history?.length ?? t.view?.board?.length ?? 0;
   return h(
     'div',
     { class: 'watch-controls', role: 'group', 'aria-label': 'watch controls' },
@@ -707,7 +749,7 @@ export function mount(app, { room }) {
     }
     let felt = null;
     if (inMatch) {
-      const p = playing(app, t);
+      const p = t.poly || t.info?.poly ? polyPlaying(app, t) : playing(app, t);
       kids.push(...p.parts);
       felt = p.felt;
     }
@@ -728,7 +770,15 @@ export function mount(app, { room }) {
     // Keyboard play: focus follows the turn (only if focus is not elsewhere in a form).
     const active = document.activeElement;
     const free = !active || active === document.body || active.id === 'main' || el.contains(active) || !active.isConnected;
-    if (t.focusChoice && free) {
+    if (t.focusConfirm && free) {
+      t.focusConfirm = false;
+      el.querySelector('[data-key="poly-confirm"]')?.focus();
+    } else if (t.focusSpot && free) {
+      const key = t.focusSpot;
+      t.focusSpot = null;
+      const spot = key === 'first' ? el.querySelector('.p-target') : el.querySelector(`[data-key="spot-${CSS.escape(key)}"]`);
+      spot?.focus();
+    } else if (t.focusChoice && free) {
       t.focusChoice = false;
       el.querySelector('.choices button')?.focus();
     } else if (t.focusHand && t.prompt && free) {

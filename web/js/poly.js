@@ -1,0 +1,766 @@
+// Tiles with 3, 4 or 6 faces: the board in SVG (triangle, square and hex
+// lattices, or the graph board as a tree), the hand, and the moves of a
+// poly room (PROTOCOL.md: poly-game-started, poly-prompt, poly-events,
+// poly-move).
+//
+// Lattice cells follow the engine's conventions: sides numbered clockwise
+// on screen (y grows downwards); a tile turned by `rotation` shows its face
+// i on side (i + rotation) % faces; centres as `Lattice::centre` gives them
+// for cells of side 1. Pips are written as numerals beside their side.
+
+import { h, s } from './dom.js';
+
+const R3 = Math.sqrt(3);
+
+/** A tile's name as people read it: its pips clockwise, `0-1-2`. */
+export function polyName(pips) {
+  return pips.join('-');
+}
+
+/** The lattice of a board kind (`"graph"` or `{lattice}`), or null for the graph board. */
+export function latticeOf(kind) {
+  return kind && typeof kind === 'object' ? kind.lattice : null;
+}
+
+function facesOf(lattice, variant) {
+  if (lattice === 'triangle') return 3;
+  if (lattice === 'square') return 4;
+  if (lattice === 'hex') return 6;
+  return variant?.faces || 3;
+}
+
+/**
+ * The tiles of a variant's set in the engine's order (tuples ascending,
+ * last face fastest; `ascending` keeps non-decreasing tuples, `all` each
+ * tuple that is the smallest of its rotations): a tile id indexes it.
+ */
+export function tileSet(variant) {
+  const faces = variant?.faces;
+  const base = (variant?.['max-pip'] ?? -1) + 1;
+  const rule = variant?.set || 'ascending';
+  if (![3, 4, 6].includes(faces) || base < 1 || base ** faces > 1e6) return [];
+  const out = [];
+  const d = new Array(faces).fill(0);
+  const rotated = (t, r) => t.map((_, i) => t[(i - r + faces) % faces]);
+  const less = (a, b) => {
+    for (let i = 0; i < faces; i++) if (a[i] !== b[i]) return a[i] < b[i];
+    return false;
+  };
+  for (let n = 0; n < base ** faces; n++) {
+    let keep;
+    if (rule === 'all') {
+      keep = true;
+      for (let r = 1; r < faces && keep; r++) if (less(rotated(d, r), d)) keep = false;
+    } else {
+      keep = d.every((x, i) => i === 0 || d[i - 1] <= x);
+    }
+    if (keep) out.push([...d]);
+    for (let i = faces - 1; i >= 0; i--) {
+      d[i] += 1;
+      if (d[i] < base) break;
+      d[i] = 0;
+    }
+  }
+  return out;
+}
+
+function pointsUp(x, y) {
+  return (((x + y) % 2) + 2) % 2 === 0;
+}
+
+/** The centre of a lattice cell (cells of side 1), as `Lattice::centre`. */
+export function centre(lattice, x, y) {
+  if (lattice === 'square') return [x, y];
+  if (lattice === 'hex') return [R3 * (x + y / 2), 1.5 * y];
+  const third = pointsUp(x, y) ? 2 / 3 : 1 / 3;
+  return [(x + 1) / 2, ((y + third) * R3) / 2];
+}
+
+/** A cell's corners, in order: side i runs from corner i to corner i + 1. */
+export function corners(lattice, x, y) {
+  if (lattice === 'square') {
+    return [
+      [x - 0.5, y - 0.5],
+      [x + 0.5, y - 0.5],
+      [x + 0.5, y + 0.5],
+      [x - 0.5, y + 0.5],
+    ];
+  }
+  if (lattice === 'hex') {
+    const [cx, cy] = centre('hex', x, y);
+    return Array.from({ length: 6 }, (_, i) => {
+      const a = ((-90 + 60 * i) * Math.PI) / 180;
+      return [cx + Math.cos(a), cy + Math.sin(a)];
+    });
+  }
+  const hgt = R3 / 2;
+  if (pointsUp(x, y)) {
+    // Sides: 0 right, 1 bottom, 2 left.
+    return [
+      [(x + 1) / 2, y * hgt],
+      [(x + 2) / 2, (y + 1) * hgt],
+      [x / 2, (y + 1) * hgt],
+    ];
+  }
+  // Sides: 0 top, 1 right, 2 left.
+  return [
+    [x / 2, y * hgt],
+    [(x + 2) / 2, y * hgt],
+    [(x + 1) / 2, (y + 1) * hgt],
+  ];
+}
+
+const FONT = { triangle: 0.22, square: 0.3, hex: 0.36 };
+const REACH = { triangle: 0.62, square: 0.68, hex: 0.7 };
+
+/** The pips shown on side `side` of a cell by a tile turned by `rotation`. */
+export function sidePips(pips, rotation, side) {
+  const n = pips.length;
+  return pips[(((side - rotation) % n) + n) % n];
+}
+
+/** A tile in its cell: its shape and each side's pips. */
+function cellTile(lattice, x, y, pips, rotation, attrs) {
+  const pts = corners(lattice, x, y);
+  const [cx, cy] = centre(lattice, x, y);
+  const nums = pts.map((p, i) => {
+    const q = pts[(i + 1) % pts.length];
+    const mx = (p[0] + q[0]) / 2;
+    const my = (p[1] + q[1]) / 2;
+    const k = REACH[lattice];
+    return s(
+      'text',
+      { class: 'p-pip', x: cx + (mx - cx) * k, y: cy + (my - cy) * k, 'font-size': FONT[lattice] },
+      String(sidePips(pips, rotation, i)),
+    );
+  });
+  return s(
+    'g',
+    attrs,
+    s('polygon', { class: 'p-face', points: pts.map((p) => p.map((v) => v.toFixed(4)).join(',')).join(' ') }),
+    nums,
+  );
+}
+
+/** A standalone tile picture for the hand: face i on side i. */
+export function polyTileSvg(pips) {
+  const lattice = pips.length === 3 ? 'triangle' : pips.length === 4 ? 'square' : 'hex';
+  const pts = corners(lattice, 0, 0);
+  const xs = pts.map((p) => p[0]);
+  const ys = pts.map((p) => p[1]);
+  const pad = 0.06;
+  const [x0, y0] = [Math.min(...xs) - pad, Math.min(...ys) - pad];
+  const [w, hh] = [Math.max(...xs) - x0 + pad, Math.max(...ys) - y0 + pad];
+  return s(
+    'svg',
+    { class: `p-hand-tile p-${lattice}`, viewBox: `${x0} ${y0} ${w} ${hh}`, 'aria-hidden': 'true', focusable: 'false' },
+    cellTile(lattice, 0, 0, pips, 0, { class: 'p-tile' }),
+  );
+}
+
+/** Where a move goes, as a key (moves to the same spot share it). */
+export function spotKey(at) {
+  if (at.kind === 'root') return 'root';
+  if (at.kind === 'face') return `f${at.node}.${at.face}`;
+  return `c${at.x},${at.y}`;
+}
+
+/** A spot as people say it. */
+export function spotName(at, view) {
+  if (at.kind === 'root') return 'the first tile';
+  if (at.kind === 'face') {
+    const parent = view?.board?.[at.node];
+    const pips = parent ? parent.pips[at.face] : '?';
+    return `face ${at.face + 1} of tile ${at.node + 1} (${pips})`;
+  }
+  return `cell ${at.x}, ${at.y}`;
+}
+
+// --- the graph board as a tree --------------------------------------------------
+
+const BOX = 0.62; // a face's box
+const LEVEL = 1.5; // rows apart
+
+/** Node positions of the tree: each node centred over its children, leaves left to right. */
+function treeLayout(board) {
+  const kids = board.map(() => []);
+  for (const p of board) if (p.at.kind === 'face' && kids[p.at.node]) kids[p.at.node].push(p);
+  for (const k of kids) k.sort((a, b) => a.at.face - b.at.face || a.node - b.node);
+  const width = (p) => p.pips.length * BOX + 0.9;
+  const pos = new Map();
+  let next = 0;
+  const place = (p, depth) => {
+    const children = kids[p.node];
+    if (!children.length) {
+      const w = width(p);
+      pos.set(p.node, { x: next + w / 2, y: depth * LEVEL });
+      next += w;
+      return;
+    }
+    for (const c of children) place(c, depth + 1);
+    const first = pos.get(children[0].node).x;
+    const last = pos.get(children[children.length - 1].node).x;
+    let x = (first + last) / 2;
+    const w = width(p);
+    if (x - w / 2 < next - (last - first) - w) x = Math.max(x, w / 2);
+    pos.set(p.node, { x, y: depth * LEVEL });
+    next = Math.max(next, x + w / 2);
+  };
+  for (const p of board) if (p.at.kind === 'root') place(p, 0);
+  return pos;
+}
+
+function faceBox(pos, p, face) {
+  const n = p.pips.length;
+  const x = pos.x - (n * BOX) / 2 + face * BOX;
+  return [x, pos.y - BOX / 2, BOX, BOX];
+}
+
+// --- rendering the board ----------------------------------------------------------
+
+/**
+ * The board as SVG, fitted to its drawing. `targets`: [{ at, label, pick,
+ * preview: {pips, rotation} | null }] for the spots the chosen tile may go.
+ */
+export function renderPolyBoard({ view, variant, targets = [] }) {
+  const kind = view?.['board-kind'] ?? variant?.board;
+  const lattice = latticeOf(kind);
+  const board = view?.board || [];
+  const boxes = [];
+  const items = [];
+  const last = board.length ? board[board.length - 1].node : null;
+  if (lattice) {
+    for (const p of board) {
+      const { x, y } = p.at;
+      boxes.push(...corners(lattice, x, y));
+      items.push(
+        cellTile(lattice, x, y, p.pips, p.rotation, {
+          class: `p-tile ${p.node === last ? 'p-last' : ''}`,
+          role: 'img',
+          'data-placed': p.node,
+          'aria-label': `tile ${polyName(p.pips)} at cell ${x}, ${y}, turned ${p.rotation}${p.node === last ? ', the last played' : ''}`,
+        }),
+      );
+    }
+    for (const t of targets) {
+      const x = t.at.kind === 'cell' ? t.at.x : 0;
+      const y = t.at.kind === 'cell' ? t.at.y : 0;
+      boxes.push(...corners(lattice, x, y));
+      const [cx, cy] = centre(lattice, x, y);
+      const pts = corners(lattice, x, y)
+        .map((p) => p.join(','))
+        .join(' ');
+      const kids = [s('polygon', { class: 'p-ghost', points: pts })];
+      if (t.preview) kids.push(cellTile(lattice, x, y, t.preview.pips, t.preview.rotation, { class: 'p-preview' }));
+      else kids.push(s('text', { class: 'p-plus', x: cx, y: cy, 'font-size': FONT[lattice] * 1.6 }, '+'));
+      items.push(target(t, kids));
+    }
+  } else {
+    const pos = treeLayout(board);
+    for (const p of board) {
+      const at = pos.get(p.node);
+      if (!at) continue;
+      const n = p.pips.length;
+      boxes.push([at.x - (n * BOX) / 2 - 0.35, at.y - BOX / 2], [at.x + (n * BOX) / 2, at.y + BOX / 2]);
+      if (p.at.kind === 'face') {
+        const parent = board[p.at.node];
+        const ppos = pos.get(p.at.node);
+        if (parent && ppos) {
+          const [fx, fy] = faceBox(ppos, parent, p.at.face);
+          const [cx, cy] = faceBox(at, p, p.rotation);
+          items.unshift(s('line', { class: 'p-edge', x1: fx + BOX / 2, y1: fy + BOX, x2: cx + BOX / 2, y2: cy }));
+        }
+      }
+      items.push(
+        s(
+          'g',
+          {
+            class: `p-tile p-node ${p.node === last ? 'p-last' : ''}`,
+            role: 'img',
+            'data-placed': p.node,
+            'aria-label': `tile ${p.node + 1}: ${polyName(p.pips)}${p.at.kind === 'face' ? `, joined to face ${p.at.face + 1} of tile ${p.at.node + 1} by its face ${p.rotation + 1}` : ', the first tile'}`,
+          },
+          p.pips.map((pip, f) => {
+            const [x, y] = faceBox(at, p, f);
+            const open = (p.open >> f) & 1;
+            return [
+              s('rect', { class: `p-face ${open ? 'p-open' : ''}`, x, y, width: BOX, height: BOX }),
+              s('text', { class: 'p-pip', x: x + BOX / 2, y: y + BOX / 2, 'font-size': 0.36 }, String(pip)),
+            ];
+          }),
+          s('text', { class: 'p-node-id', x: at.x - (n * BOX) / 2 - 0.06, y: at.y, 'font-size': 0.2 }, `#${p.node + 1}`),
+        ),
+      );
+    }
+    for (const t of targets) {
+      let x;
+      let y;
+      if (t.at.kind === 'root') {
+        [x, y] = [0, 0];
+      } else {
+        const parent = board[t.at.node];
+        const ppos = parent && pos.get(t.at.node);
+        if (!ppos) continue;
+        const [fx, fy] = faceBox(ppos, parent, t.at.face);
+        [x, y] = [fx, fy + BOX + 0.05];
+      }
+      boxes.push([x, y], [x + BOX, y + BOX]);
+      const kids = [s('rect', { class: 'p-ghost', x, y, width: BOX, height: BOX })];
+      const shown = t.preview ? String(t.preview.pips[t.preview.rotation]) : '+';
+      kids.push(s('text', { class: t.preview ? 'p-pip p-preview-pip' : 'p-plus', x: x + BOX / 2, y: y + BOX / 2, 'font-size': 0.36 }, shown));
+      items.push(target(t, kids));
+    }
+  }
+  if (!boxes.length) {
+    return h('p', { class: 'empty' }, 'The board is empty.');
+  }
+  const pad = 0.3;
+  const xs = boxes.map((p) => p[0]);
+  const ys = boxes.map((p) => p[1]);
+  const [x0, y0] = [Math.min(...xs) - pad, Math.min(...ys) - pad];
+  const [w, hh] = [Math.max(...xs) - x0 + pad, Math.max(...ys) - y0 + pad];
+  // A few tiles are not blown up to the felt's size: a unit is at most UNIT pixels.
+  const unit = UNIT[lattice || 'graph'];
+  const svg = s(
+    'svg',
+    {
+      class: 'fitted poly-board',
+      viewBox: `${x0} ${y0} ${w} ${hh}`,
+      preserveAspectRatio: 'xMidYMid meet',
+      role: 'group',
+      'aria-label': `the board: ${board.length} ${board.length === 1 ? 'tile' : 'tiles'}`,
+      'data-placed-count': board.length,
+    },
+    items,
+  );
+  svg.style.maxWidth = `${Math.round(w * unit)}px`;
+  svg.style.maxHeight = `min(60vh, ${Math.round(hh * unit)}px)`;
+  svg.style.margin = '0 auto';
+  return svg;
+}
+
+const UNIT = { triangle: 104, square: 72, hex: 46, graph: 80 };
+
+function target(t, kids) {
+  const g = s('g', { class: `p-target ${t.preview ? 'p-pending' : ''}`, role: 'button', tabindex: '0', 'aria-label': t.label, 'data-key': `spot-${spotKey(t.at)}` }, kids);
+  g.addEventListener('click', t.pick);
+  g.addEventListener('keydown', (e) => {
+    if (e.key === 'Enter' || e.key === ' ') {
+      e.preventDefault();
+      t.pick();
+    } else if (e.key === 'Escape' && t.cancel) {
+      e.preventDefault();
+      t.cancel();
+    }
+  });
+  return g;
+}
+
+// --- the table's state -------------------------------------------------------------
+
+/** Applies a poly frame to a table; true when it showed another seat's move. */
+export function applyPolyFrame(app, t, f, log) {
+  switch (f.type) {
+    case 'poly-game-started':
+      t.poly = true;
+      t.variant = f.variant;
+      t.tiles = tileSet(f.variant);
+      t.view = f.view;
+      t.seq = f.seq;
+      t.seat = f.seat ?? null;
+      t.gameOver = null;
+      t.summary = null;
+      t.prompt = null;
+      t.banner = null;
+      t.choosing = null;
+      t.pending = null;
+      t.passed = new Set();
+      t.log = [];
+      t.turnSince = f.at;
+      log(t, `The match has started: ${f.variant.name}.`);
+      return false;
+    case 'poly-prompt':
+      t.poly = true;
+      if (f.view) t.view = f.view;
+      if (t.view) t.view['to-move'] = f.seat;
+      t.seat = f.seat;
+      t.prompt = { id: f.prompt, legal: f['legal-moves'], endsAt: f.at + f['deadline-ms'] };
+      t.choosing = null;
+      t.pending = null;
+      app.announce(`Your turn. ${describePoly(t)}`);
+      t.focusHand = true;
+      return false;
+    case 'poly-events': {
+      t.poly = true;
+      if (t.seq && f.seq <= t.seq) return false;
+      if (!t.view || (t.seq && f.seq !== t.seq + 1)) {
+        t.seq = f.seq;
+        if (f.view) t.view = f.view;
+        else app.conn.request({ type: 'resync', room: t.room }).catch(() => {});
+        return false;
+      }
+      t.seq = f.seq;
+      const watched = applyPolyEvents(app, t, f.events, log);
+      if (f.view) t.view = f.view;
+      t.turnSince = f.at;
+      return watched;
+    }
+  }
+  return false;
+}
+
+function applyPolyEvents(app, t, events, log) {
+  const v = t.view;
+  const n = v['hand-sizes'].length;
+  const who = (seat) => app.who(t, seat, { cap: true });
+  if (!t.tiles) t.tiles = tileSet(t.variant);
+  let watched = false;
+  for (const ev of events) {
+    switch (ev.event) {
+      case 'played': {
+        const mine = (v.hand || []).find(([id]) => id === ev.tile);
+        const pips = mine ? mine[1] : t.tiles[ev.tile] || [];
+        const graph = !latticeOf(v['board-kind']);
+        const all = (1 << pips.length) - 1;
+        const node = v.board.length;
+        v.board.push({
+          node,
+          tile: ev.tile,
+          pips,
+          at: ev.at,
+          rotation: ev.rotation,
+          open: graph ? (ev.at.kind === 'root' ? all : all & ~(1 << ev.rotation)) : 0,
+        });
+        if (graph && ev.at.kind === 'face' && v.board[ev.at.node]) v.board[ev.at.node].open &= ~(1 << ev.at.face);
+        v['hand-sizes'][ev.seat] -= 1;
+        if (v.hand) v.hand = v.hand.filter(([id]) => id !== ev.tile);
+        if (ev.points) v.scores[ev.seat] += ev.points;
+        v.drawn = 0;
+        v.passes = 0;
+        v['to-move'] = (ev.seat + 1) % n;
+        t.passed.delete(ev.seat);
+        t.banner = null;
+        log(t, `${who(ev.seat)} played ${polyName(pips)} at ${spotName(ev.at, v)}${ev.points ? `, scoring ${ev.points}` : ''}.`);
+        watched = ev.seat !== t.seat;
+        break;
+      }
+      case 'drew':
+        v.stock = Math.max(0, (v.stock || 0) - 1);
+        v['hand-sizes'][ev.seat] += 1;
+        v.drawn = (v.drawn || 0) + 1;
+        v['to-move'] = ev.seat;
+        log(t, `${who(ev.seat)} drew a tile${ev.tile !== undefined && t.tiles[ev.tile] ? ` (${polyName(t.tiles[ev.tile])})` : ''}.`);
+        watched = ev.seat !== t.seat;
+        break;
+      case 'passed': {
+        v.passes = (v.passes || 0) + 1;
+        v.drawn = 0;
+        v['to-move'] = (ev.seat + 1) % n;
+        t.passed.add(ev.seat);
+        const text = `${who(ev.seat)} passed.`;
+        t.banner = { text, seat: ev.seat };
+        log(t, text);
+        watched = ev.seat !== t.seat;
+        break;
+      }
+      case 'hand-ended': {
+        const pts = (ev.points || []).slice(0, n);
+        pts.forEach((p, seat) => (v.scores[seat] += p));
+        t.passed = new Set();
+        const winner = ev.winner === null || ev.winner === undefined ? null : app.who(t, ev.winner);
+        const won = winner === null ? 'nobody wins it' : `${winner} ${winner === 'you' ? 'win' : 'wins'} it`;
+        const scored = pts.map((p, seat) => (p ? `${app.who(t, seat)} +${p}` : null)).filter(Boolean);
+        log(t, `Hand ${ev.hand + 1} is over${ev.blocked ? ' (blocked)' : ''}: ${won}${scored.length ? `; ${scored.join(', ')}` : ''}.`);
+        // Shown until the next tile is played.
+        t.banner = { text: `Hand ${ev.hand + 1} is over${ev.blocked ? ' (blocked)' : ''}: ${won}${scored.length ? ` (${scored.join(', ')})` : ''}.` };
+        watched = true;
+        break;
+      }
+      case 'match-ended':
+        v['to-move'] = null;
+        break;
+    }
+  }
+  return watched;
+}
+
+/** The legal moves in words. */
+export function describePoly(t) {
+  const legal = t.prompt?.legal || [];
+  const hand = new Map((t.view?.hand || []).map(([id, pips]) => [id, pips]));
+  const plays = [...new Set(legal.filter((m) => m.kind === 'play').map((m) => m.tile))];
+  if (plays.length) return `Playable: ${plays.map((id) => polyName(hand.get(id) || [])).join(', ')}.`;
+  if (legal.some((m) => m.kind === 'draw')) return 'Nothing fits: draw.';
+  return 'Nothing fits: pass.';
+}
+
+// --- the table page's parts ----------------------------------------------------------
+
+function send(app, t, move) {
+  const p = t.prompt;
+  if (!p) return;
+  t.prompt = null;
+  t.choosing = null;
+  t.pending = null;
+  t.focusHand = true;
+  app.update();
+  app.conn.request({ type: 'poly-move', room: t.room, prompt: p.id, move }).catch((e) => {
+    app.toast(e.message);
+    if (e.code === 'illegal-move') t.prompt = p;
+    else app.conn.request({ type: 'resync', room: t.room }).catch(() => {});
+    app.update();
+  });
+}
+
+function movesFor(t, tile) {
+  return (t.prompt?.legal || []).filter((m) => m.kind === 'play' && m.tile === tile);
+}
+
+/** The chosen tile's spots, each with its legal rotations. */
+function spots(t) {
+  const bySpot = new Map();
+  for (const m of movesFor(t, t.choosing)) {
+    const k = spotKey(m.at);
+    if (!bySpot.has(k)) bySpot.set(k, []);
+    bySpot.get(k).push(m);
+  }
+  return bySpot;
+}
+
+function pipsOf(t, id) {
+  const mine = (t.view?.hand || []).find(([x]) => x === id);
+  return mine ? mine[1] : t.tiles?.[id] || [];
+}
+
+/** Picks a spot: plays at once when one rotation fits, else shows the first and cycles on each pick. */
+function pickSpot(app, t, key) {
+  const moves = spots(t).get(key) || [];
+  if (!moves.length) return;
+  if (moves.length === 1) return send(app, t, moves[0]);
+  if (t.pending?.key === key) t.pending.index = (t.pending.index + 1) % moves.length;
+  else {
+    t.pending = { key, index: 0 };
+    // From the keyboard: Play here confirms, Rotate (just before it) turns.
+    t.focusConfirm = true;
+  }
+  const m = moves[t.pending.index];
+  app.announce(`${rotationText(t, m)}; ${moves.length} ways fit here. Pick the spot again or press Rotate to turn it, Play here to confirm.`);
+  app.update();
+}
+
+function rotationText(t, m) {
+  const pips = pipsOf(t, m.tile);
+  if (m.at.kind === 'cell') {
+    const lattice = latticeOf(t.view['board-kind']);
+    const sides = pips.map((_, side) => sidePips(pips, m.rotation, side));
+    return `${polyName(pips)} turned ${m.rotation}: ${sides.map((p, i) => `side ${i + 1} shows ${p}`).join(', ')}${lattice ? '' : ''}`;
+  }
+  return `${polyName(pips)} joined by its face ${m.rotation + 1} (${pips[m.rotation]})`;
+}
+
+/** The board's targets for the chosen tile. */
+export function polyTargets(app, t) {
+  if (t.choosing === null || t.choosing === undefined || !t.prompt) return [];
+  const out = [];
+  for (const [key, moves] of spots(t)) {
+    const pending = t.pending?.key === key ? moves[t.pending.index] : null;
+    const pips = pipsOf(t, t.choosing);
+    const where = spotName(moves[0].at, t.view);
+    const label = pending
+      ? `${where}: ${rotationText(t, pending)}; pick again to turn it`
+      : `play ${polyName(pips)} at ${where}${moves.length > 1 ? `, ${moves.length} ways` : ''}`;
+    out.push({
+      at: moves[0].at,
+      label,
+      pick: () => pickSpot(app, t, key),
+      cancel: () => {
+        t.choosing = null;
+        t.pending = null;
+        t.focusHand = true;
+        app.update();
+      },
+      preview: pending ? { pips, rotation: pending.rotation } : null,
+    });
+  }
+  return out;
+}
+
+/** The hand, the rotation controls, draw and pass. */
+export function polyHandArea(app, t, { clock }) {
+  const hand = t.view?.hand || [];
+  const legal = t.prompt?.legal || [];
+  const buttons = hand.map(([id, pips], i) => {
+    const ok = movesFor(t, id).length > 0;
+    const chosen = t.choosing === id;
+    return h(
+      'button',
+      {
+        class: `tile poly ${ok ? 'legal' : ''} ${chosen ? 'chosen' : ''}`,
+        'aria-label': `${polyName(pips)}${t.prompt ? (ok ? ', playable' : ', cannot be played now') : ''}`,
+        'aria-disabled': t.prompt && !ok ? 'true' : null,
+        'aria-pressed': chosen ? 'true' : null,
+        tabindex: '-1',
+        'data-key': `hand-${id}`,
+        'data-index': i,
+        onclick: () => {
+          if (!ok) return;
+          t.choosing = chosen ? null : id;
+          t.pending = null;
+          if (t.choosing !== null) {
+            t.focusSpot = 'first';
+            app.announce(`Choose where to play ${polyName(pips)}: ${spots(t).size} ${spots(t).size === 1 ? 'spot' : 'spots'} on the board.`);
+          }
+          app.update();
+        },
+      },
+      polyTileSvg(pips),
+    );
+  });
+  const first = buttons.find((b) => b.classList.contains('legal')) || buttons[0];
+  if (first) first.tabIndex = 0;
+  const row = h(
+    'div',
+    {
+      class: `hand ${t.prompt ? '' : 'idle'}`,
+      role: 'toolbar',
+      'aria-label': `your hand: ${hand.length ? hand.map(([, p]) => polyName(p)).join(', ') : 'empty'}`,
+      onkeydown: (e) => {
+        const keys = ['ArrowLeft', 'ArrowRight', 'ArrowUp', 'ArrowDown', 'Home', 'End'];
+        if (e.key === 'Escape' && t.choosing !== null) {
+          t.choosing = null;
+          t.pending = null;
+          app.update();
+          return;
+        }
+        if (!keys.includes(e.key)) return;
+        e.preventDefault();
+        const all = [...row.querySelectorAll('button.tile')];
+        let k = all.indexOf(document.activeElement);
+        if (e.key === 'Home') k = 0;
+        else if (e.key === 'End') k = all.length - 1;
+        else if (e.key === 'ArrowLeft' || e.key === 'ArrowUp') k = (k - 1 + all.length) % all.length;
+        else k = (k + 1) % all.length;
+        for (const b of all) b.tabIndex = -1;
+        all[k].tabIndex = 0;
+        all[k].focus();
+      },
+    },
+    buttons,
+  );
+  const extra = [];
+  if (t.choosing !== null && t.choosing !== undefined && t.prompt) {
+    const bySpot = spots(t);
+    const moves = t.pending ? bySpot.get(t.pending.key) || [] : [];
+    const m = moves[t.pending?.index ?? 0];
+    extra.push(
+      h(
+        'div',
+        {
+          class: 'choices row',
+          role: 'group',
+          'aria-label': `where to play ${polyName(pipsOf(t, t.choosing))}`,
+          onkeydown: (e) => {
+            if (e.key === 'Escape') {
+              t.choosing = null;
+              t.pending = null;
+              t.focusHand = true;
+              app.update();
+            }
+          },
+        },
+        h('span', {}, m ? `${rotationText(t, m)} (${t.pending.index + 1} of ${moves.length})` : `Pick a marked spot on the board (${bySpot.size}).`),
+        m
+          ? h('button', { 'data-key': 'poly-rotate', onclick: () => pickSpot(app, t, t.pending.key) }, 'Rotate')
+          : null,
+        m ? h('button', { class: 'primary', 'data-key': 'poly-confirm', onclick: () => send(app, t, m) }, 'Play here') : null,
+        h(
+          'button',
+          {
+            'data-key': 'choice-cancel',
+            onclick: () => {
+              t.choosing = null;
+              t.pending = null;
+              t.focusHand = true;
+              app.update();
+            },
+          },
+          'Choose another tile',
+        ),
+      ),
+    );
+  }
+  const others = legal.filter((m) => m.kind !== 'play');
+  if (others.length) {
+    extra.push(
+      h(
+        'div',
+        { class: 'row' },
+        others.map((m) =>
+          h(
+            'button',
+            { class: 'primary', 'data-key': `move-${m.kind}`, 'aria-label': m.kind === 'draw' ? 'draw a tile' : 'pass', onclick: () => send(app, t, m) },
+            m.kind === 'draw' ? 'Draw a tile' : 'Pass',
+          ),
+        ),
+      ),
+    );
+  }
+  const title = t.prompt ? h('h2', {}, 'Your turn ', clock) : h('h2', {}, 'Your hand');
+  return h('section', { class: 'hand-area', 'aria-label': 'your hand and moves' }, title, row, extra);
+}
+
+/** The scores of a poly match (every seat its own side) with the target. */
+export function polyScores({ view, variant, seat, name }) {
+  const target = variant?.target;
+  let goal = '';
+  if (target?.points) goal = `Playing to ${target.points.points} points`;
+  else if (target?.hands !== undefined) goal = `Playing ${target.hands} hands`;
+  return h(
+    'section',
+    { class: 'scoreboard', 'aria-label': 'match score' },
+    (view?.scores || []).map((pts, s) =>
+      h(
+        'div',
+        { class: `score ${s === seat ? 'mine' : ''} ${view?.['to-move'] === s ? 'turn' : ''}`, role: 'group', 'aria-label': `${name(s)}: ${pts} points${view?.['to-move'] === s ? ', to move' : ''}` },
+        h('div', { class: 'small' }, name(s)),
+        h('strong', {}, String(pts)),
+      ),
+    ),
+    h('div', { class: 'score small muted', 'data-hand': view?.['hand-number'] ?? 0 }, `Hand ${(view?.['hand-number'] ?? 0) + 1}`, goal ? h('br') : null, goal),
+    h('div', { class: 'score small muted', 'aria-label': `${view?.stock ?? 0} tiles in the stock` }, `Stock: ${view?.stock ?? 0}`),
+  );
+}
+
+/** One event of a stored poly game, in words (for the replay page). */
+export function polyEventText(ev, { who, view, tiles }) {
+  switch (ev.event) {
+    case 'played': {
+      const placed = (view?.board || []).find((p) => p.tile === ev.tile);
+      const pips = placed ? placed.pips : tiles[ev.tile] || [];
+      return `${who(ev.seat, true)} played ${polyName(pips)} at ${spotName(ev.at, view)}${ev.points ? `, scoring ${ev.points}` : ''}.`;
+    }
+    case 'drew':
+      return `${who(ev.seat, true)} drew a tile${ev.tile !== undefined && tiles[ev.tile] ? ` (${polyName(tiles[ev.tile])})` : ''}.`;
+    case 'passed':
+      return `${who(ev.seat, true)} passed.`;
+    case 'hand-ended': {
+      const won = ev.winner === null || ev.winner === undefined ? 'nobody wins it' : `${who(ev.winner)} wins it`;
+      return `Hand ${ev.hand + 1} is over${ev.blocked ? ' (blocked)' : ''}: ${won}.`;
+    }
+    case 'match-ended':
+      return ev.winner === null || ev.winner === undefined ? 'The match is drawn.' : `${who(ev.winner, true)} wins the match.`;
+    default:
+      return '';
+  }
+}
+
+/** A seat's hand as pictures (the replay page: not buttons). */
+export function polyHandPictures(hand, label) {
+  return h(
+    'div',
+    { class: 'hand idle', role: 'group', 'aria-label': `${label}: ${hand.length ? hand.map(([, p]) => polyName(p)).join(', ') : 'empty'}` },
+    hand.length
+      ? hand.map(([, pips]) => h('span', { class: 'tile poly', role: 'img', 'aria-label': polyName(pips) }, polyTileSvg(pips)))
+      : h('p', {}, 'No tiles left.'),
+  );
+}
