@@ -48,6 +48,9 @@ return [drawn, board, svg ? svg.getAttribute('viewBox') : null];
 /// The SVG tiles drawn on the board now.
 const DRAWN: &str = "return document.querySelectorAll('[aria-label=\"the board\"] svg [data-placed]').length";
 
+/// The names of the tiles in our hand, in order.
+const HAND_TILES: &str = "return [...document.querySelectorAll('[role=\"toolbar\"][aria-label^=\"your hand\"] button')].map((e) => e.getAttribute('aria-label'))";
+
 /// The hand of the match in play (from 0).
 const HAND: &str = "return Number(document.querySelector('[data-hand]')?.dataset.hand)";
 
@@ -436,5 +439,77 @@ async fn quadominoes_are_played_from_the_keyboard_alone() {
     eprintln!("{plays} plays from the keyboard, {turned} turned first");
     assert!(plays >= 8 || b.js(LOOK).await["over"].is_string());
     shoot(&b, "poly-quadominoes").await;
+    b.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_registered_player_reloads_mid_match_at_a_poly_table_and_plays_on() {
+    let _one = ONE_BROWSER.lock().await;
+    let server = TestServer::start().await;
+    let Some(b) = Browser::start(format!("http://{}", server.addr)).await else { return };
+    b.open("/?pace=0#/").await;
+    b.wait_js("the welcome", "return document.getElementById('who').textContent").await;
+    b.fill("Name", "tri").await;
+    b.click_named("Register this name").await;
+    b.wait_named("Sign out (forget the token)").await;
+    let room = b.open_room("triominoes", Some("2"), "greedy").await;
+    b.click_named("I'm ready").await;
+    // Three of our turns by clicking, then our fourth turn: the page is still.
+    let deadline = Instant::now() + MATCH;
+    let mut turns = 0;
+    let before = loop {
+        assert!(Instant::now() < deadline, "no fourth turn");
+        let look = b.js(LOOK).await;
+        assert!(look["over"].is_null(), "the match ended before the reload");
+        if look["turn"] != true {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+            continue;
+        }
+        if turns == 3 {
+            break look;
+        }
+        let placed = b.js(DRAWN).await.as_u64().unwrap();
+        let hand = b.js(HAND).await;
+        if take_turn(&b, &look, None, None).await != Turn::Other {
+            b.wait_js(
+                "our tile on the board",
+                &format!(
+                    "return ({}) > {placed} || ({}) !== {hand}",
+                    DRAWN.trim_start_matches("return "),
+                    HAND.trim_start_matches("return ")
+                ),
+            )
+            .await;
+        }
+        turns += 1;
+    };
+    let drawn = check_board(&b.js(&drawn_and_placed(room)).await);
+    let tiles = b.js(HAND_TILES).await;
+    assert!(tiles.as_array().is_some_and(|t| !t.is_empty()), "the hand's tiles are named: {tiles}");
+    b.client.refresh().await.unwrap();
+    // Back at the table as tri, with the turn, the same hand, and the board
+    // drawn again from the `sync` alone.
+    let look = b
+        .wait_js("our turn after the reload", &format!("const l = (() => {{ {LOOK} }})(); return l.turn ? l : null"))
+        .await;
+    assert_eq!(look["hash"], before["hash"]);
+    assert_eq!(look["hand"], before["hand"], "the same hand after the reload");
+    assert_eq!(b.js(HAND_TILES).await, tiles, "the same tiles in the hand after the reload");
+    b.wait_js("the board drawn again", &format!("return ({}) === {drawn}", DRAWN.trim_start_matches("return "))).await;
+    assert_eq!(check_board(&b.js(&drawn_and_placed(room)).await), drawn);
+    // And the match goes on from the page.
+    let placed = b.js(DRAWN).await.as_u64().unwrap();
+    let hand = b.js(HAND).await;
+    if take_turn(&b, &look, None, None).await != Turn::Other {
+        b.wait_js(
+            "a tile placed after the reload",
+            &format!(
+                "return ({}) > {placed} || ({}) !== {hand}",
+                DRAWN.trim_start_matches("return "),
+                HAND.trim_start_matches("return ")
+            ),
+        )
+        .await;
+    }
     b.close().await;
 }
