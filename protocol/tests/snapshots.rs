@@ -420,7 +420,20 @@ fn poly_messages_carry_the_poly_view_rules_and_moves() {
     view_keys.sort();
     assert_eq!(
         view_keys,
-        ["board", "board-kind", "hand", "hand-number", "hand-sizes", "scores", "seat", "stock", "to-move", "variant"]
+        [
+            "board",
+            "board-kind",
+            "drawn",
+            "hand",
+            "hand-number",
+            "hand-sizes",
+            "passes",
+            "scores",
+            "seat",
+            "stock",
+            "to-move",
+            "variant"
+        ]
     );
     assert_eq!(v["view"]["board-kind"], json!({"lattice": "triangle"}));
     // A hand entry is [id, pips clockwise].
