@@ -2,8 +2,9 @@
 //! robin of `triominoes` with hosted bots and a registered player who
 //! answers `poly-prompt`s plays to the end, every stored game is a poly
 //! game whose scores and winners the standings count, the standings
-//! survive a restart, and entrants that cannot play poly presets are
-//! refused when the tournament is created.
+//! survive a restart; entrants that cannot play poly presets are refused
+//! when the tournament is created, and hosted bots play tournaments that
+//! mix both families, and poly presets at free-for-all tables.
 
 mod common;
 
@@ -44,8 +45,8 @@ async fn play_table(c: &mut Client, room: u64, mut salt: u64) -> i64 {
     }
 }
 
-/// (points, wins, losses, games) by entrant.
-type Tally = BTreeMap<String, (i64, i64, i64, i64)>;
+/// (points, wins, draws, losses, games) by entrant.
+type Tally = BTreeMap<String, (i64, i64, i64, i64, i64)>;
 
 fn standings_tally(standings: &Value) -> Tally {
     standings
@@ -54,7 +55,7 @@ fn standings_tally(standings: &Value) -> Tally {
         .iter()
         .map(|s| {
             let n = |k: &str| s[k].as_i64().unwrap();
-            (s["name"].as_str().unwrap().to_string(), (n("points"), n("wins"), n("losses"), n("games")))
+            (s["name"].as_str().unwrap().to_string(), (n("points"), n("wins"), n("draws"), n("losses"), n("games")))
         })
         .collect()
 }
@@ -106,11 +107,11 @@ async fn a_triominoes_round_robin_of_hosted_bots_and_a_player_plays_to_the_end()
             let game = table["game"].as_i64().expect("every table has its stored game");
             games += 1;
             let replay = server.get_json(&format!("/api/games/{game}")).await;
-            assert_eq!(replay["poly"], true, "{replay}");
-            assert_eq!(replay["variant"]["name"], "triominoes", "{replay}");
-            assert!(replay["steps"].as_array().is_some_and(|s| !s.is_empty()), "a whole match was played");
+            assert_eq!(replay["poly"], true, "game {game}");
+            assert_eq!(replay["variant"]["name"], "triominoes", "game {game}");
+            assert!(replay["steps"].as_array().is_some_and(|s| !s.is_empty()), "game {game}: a whole match");
+            // The winning seat, or none for a tie on the target.
             let winner = replay["winner"].as_i64();
-            assert!(winner.is_some(), "a triominoes match has a winner: {replay}");
             let result = &table["result"];
             assert_eq!(result["winner"].as_i64(), winner, "{table}");
             for (i, seat) in table["seats"].as_array().unwrap().iter().enumerate() {
@@ -121,9 +122,12 @@ async fn a_triominoes_round_robin_of_hosted_bots_and_a_player_plays_to_the_end()
                 assert_eq!(result["seats"][i]["pips"].as_i64(), Some(0), "{table}");
                 let row = tally.entry(name.clone()).or_default();
                 row.0 += score;
-                row.1 += i64::from(winner == Some(i as i64));
-                row.2 += i64::from(winner != Some(i as i64));
-                row.3 += 1;
+                match winner {
+                    None => row.2 += 1,
+                    Some(w) if w == i as i64 => row.1 += 1,
+                    Some(_) => row.3 += 1,
+                }
+                row.4 += 1;
                 if name == "pia" {
                     played_by_pia.push(table["room"].as_u64().unwrap());
                 }
@@ -147,8 +151,8 @@ async fn a_triominoes_round_robin_of_hosted_bots_and_a_player_plays_to_the_end()
     assert_eq!(again["winners"], detail["winners"]);
 }
 
-#[tokio::test]
-async fn entrants_and_tables_that_cannot_play_a_poly_preset_are_refused() {
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn what_cannot_play_a_poly_preset_is_refused_and_hosted_bots_play_both_families() {
     let server = TestServer::start_with(temp_db(), admin_config()).await;
     let base = json!({
         "name": "t", "table": "duel", "variants": ["triominoes"],
@@ -179,10 +183,40 @@ async fn entrants_and_tables_that_cannot_play_a_poly_preset_are_refused() {
                        {"name": "b", "members": ["bot:random#3", "bot:random#4"]}]);
     let e = refused(json!({"table": "fixed-pairs", "entrants": teams})).await;
     assert_eq!(e["field"], "variants[0]", "{e}");
-    // random plays both families, in a tournament of both.
+    // random plays both families, in a tournament of both: rounds
+    // alternate, and each table's room plays its round's family.
     let mut both = base.clone();
     both["variants"] = json!(["block", "quadominoes"]);
     both["entrants"] = json!(["bot:random", "bot:random#2"]);
-    let (status, created) = create(&server, &both).await;
-    assert_eq!(status, 201, "{created}");
+    both["stages"] = json!([{"format": "round-robin", "legs": 2}]);
+    // Four seats, each for itself: hexominoes at a free-for-all table.
+    let mut four = base.clone();
+    four["table"] = json!("free-for-all");
+    four["variants"] = json!(["hexominoes"]);
+    four["entrants"] = json!(["bot:random", "bot:greedy", "bot:random#2", "bot:greedy#2"]);
+    for (spec, families) in [(both, vec![false, true]), (four, vec![true])] {
+        let (status, created) = create(&server, &spec).await;
+        assert_eq!(status, 201, "{created}");
+        let id = created["id"].as_i64().unwrap();
+        let detail = wait_for("a hosted tournament to finish", WAIT, async || {
+            let d = server.get_json(&format!("/api/tournaments/{id}")).await;
+            assert_ne!(d["status"], "failed", "{d}");
+            if d["status"] == "finished" { Ok(d) } else { Err(d) }
+        })
+        .await;
+        let mut poly = vec![];
+        for round in detail["rounds"].as_array().unwrap() {
+            for table in round["tables"].as_array().unwrap() {
+                let game = table["game"].as_i64().expect("a stored game");
+                let replay = server.get_json(&format!("/api/games/{game}")).await;
+                let is_poly = replay["poly"] == true;
+                assert_eq!(is_poly, round["variant"] != "block", "game {game} of {round}");
+                assert_eq!(replay["seats"].as_array().unwrap().len(), table["seats"].as_array().unwrap().len());
+                poly.push(is_poly);
+            }
+        }
+        assert!(poly.len() >= families.len(), "{detail}");
+        assert_eq!(poly[..families.len()], families, "{detail}");
+        assert!(detail["winners"].as_array().is_some_and(|w| !w.is_empty()), "{detail}");
+    }
 }

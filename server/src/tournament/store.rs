@@ -268,3 +268,34 @@ pub async fn load(db: &Db, id: i64) -> Result<Option<Stored>, TournamentError> {
     let tables = if config.is_arena() { tournaments::arena_rounds_from(db.pool(), id, 0).await? } else { Vec::new() };
     Ok(Some(Stored { summary, config, log, tables }))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_poly_variant_file_is_refused_naming_the_poly_presets() {
+        let dir = std::env::temp_dir().join(format!("capicua-poly-file-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let poly = dir.join("tri.toml");
+        std::fs::write(&poly, "base = \"triominoes\"\nname = \"tri-house\"\nhand-size = 8\n").unwrap();
+        let house = dir.join("house.toml");
+        std::fs::write(&house, "base = \"block\"\nname = \"block-house\"\n").unwrap();
+        let spec = |file: &std::path::Path| {
+            let text = format!(
+                "name = \"x\"\ntable = \"duel\"\nvariants = [\"triominoes\", {:?}]\nentrants = [\"a\", \"b\"]\n\
+                 [[stages]]\nformat = \"round-robin\"\n",
+                file.display().to_string()
+            );
+            parse_spec(&text, SpecFormat::Toml).unwrap()
+        };
+        let e = read_variant_files(&spec(&poly), Origin::Operator).unwrap_err();
+        assert_eq!(e.field(), Some("variants[1]"), "{e}");
+        let message = e.to_string();
+        assert!(message.contains("3, 4 or 6 faces") && message.contains("graph-triominoes"), "{message}");
+        // A two-faced file next to a poly preset is read; the preset is no file.
+        let files = read_variant_files(&spec(&house), Origin::Operator).unwrap();
+        assert_eq!(files.keys().collect::<Vec<_>>(), [&house.display().to_string()]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
