@@ -218,5 +218,13 @@ async fn what_cannot_play_a_poly_preset_is_refused_and_hosted_bots_play_both_fam
         assert!(poly.len() >= families.len(), "{detail}");
         assert_eq!(poly[..families.len()], families, "{detail}");
         assert!(detail["winners"].as_array().is_some_and(|w| !w.is_empty()), "{detail}");
+        // A late entrant is checked for the tournament's families too
+        // (before the tournament's state is: this one is over).
+        let enter = format!("/api/tournaments/{id}/enter");
+        let (status, e) = server.post_json(&enter, Some(ADMIN), &json!({"entrant": "bot:smart"}).to_string()).await;
+        assert_eq!((status, e["code"].as_str()), (400, Some("bad-request")), "{e}");
+        assert!(e["message"].as_str().unwrap().contains("poly strategies: random, greedy, pimc"), "{e}");
+        let (status, e) = server.post_json(&enter, Some(ADMIN), &json!({"entrant": "bot:random#9"}).to_string()).await;
+        assert_eq!((status, e["code"].as_str()), (409, Some("tournament-state")), "{e}");
     }
 }
