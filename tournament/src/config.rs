@@ -15,6 +15,7 @@
 
 use std::collections::BTreeMap;
 
+use capicua_engine::poly::{POLY_PRESETS, PolyVariant, poly_preset};
 use capicua_engine::{Teams, Variant};
 use serde::{Deserialize, Serialize};
 
@@ -58,7 +59,10 @@ pub struct TournamentSpec {
     /// Who sits at a table and how they form sides.
     pub table: TableKind,
     /// Variants played, cycled round by round: a preset name
-    /// (`capicua_engine::PRESETS`) or the path of a variant file (`.toml`/`.json`).
+    /// (`capicua_engine::PRESETS`), a poly preset's name (tiles with 3, 4
+    /// or 6 faces, `capicua_engine::poly::POLY_PRESETS`; every seat for
+    /// itself, so not at tables played in pairs) or the path of a variant
+    /// file (`.toml`/`.json`, two-faced).
     pub variants: Vec<String>,
     /// The entrants, best seed first: player names, or teams for `fixed-pairs`.
     pub entrants: Vec<EntrantSpec>,
@@ -286,6 +290,41 @@ pub enum SwissPairing {
     Neighbours,
 }
 
+/// The family of tiles a variant plays: the two-faced engine's, or tiles
+/// with 3, 4 or 6 faces (`capicua_engine::poly`). A server hosts different
+/// strategies for each.
+///
+/// ```
+/// use capicua_tournament::Family;
+/// assert_eq!(Family::of("block"), Family::Tiles);
+/// assert_eq!(Family::of("house.toml"), Family::Tiles);
+/// assert_eq!(Family::of("triominoes"), Family::Poly);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Family {
+    /// Dominoes: a preset of `capicua_engine::PRESETS` or a variant file.
+    Tiles,
+    /// Tiles with 3, 4 or 6 faces: a poly preset (`capicua_engine::poly::POLY_PRESETS`).
+    Poly,
+}
+
+impl Family {
+    /// The family of the variant a spec names `name`.
+    pub fn of(name: &str) -> Family {
+        if POLY_PRESETS.contains(&name) { Family::Poly } else { Family::Tiles }
+    }
+}
+
+/// What a round plays, by family (see [`Config::round_variant`]).
+#[derive(Clone, Debug, PartialEq)]
+#[allow(clippy::large_enum_variant, reason = "built once per table")]
+pub enum RoundVariant {
+    /// A two-faced variant: a preset, or an attached variant file's variant.
+    Tiles(Variant),
+    /// A poly preset (its name is [`PolyVariant::name`]).
+    Poly(PolyVariant),
+}
+
 /// A validated tournament description; build it with [`TournamentSpec::validate`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct Config {
@@ -405,10 +444,48 @@ impl Config {
         &self.files
     }
 
-    /// The variant a round named `name` plays: a preset, or an attached
-    /// variant file's variant.
+    /// The two-faced variant a round named `name` plays: a preset, or an
+    /// attached variant file's variant (`None` for a poly preset: see
+    /// [`Config::round_variant`]).
     pub fn variant(&self, name: &str) -> Option<Variant> {
         capicua_engine::preset(name).or_else(|| self.files.get(name).cloned())
+    }
+
+    /// What a round named `name` plays, of either family.
+    ///
+    /// ```
+    /// use capicua_tournament::{RoundVariant, TournamentSpec};
+    /// let spec: TournamentSpec = serde_json::from_str(r#"{
+    ///     "name": "x", "table": "duel", "variants": ["triominoes", "block"],
+    ///     "entrants": ["ana", "ben"], "stages": [{ "format": "round-robin", "legs": 2 }]
+    /// }"#).unwrap();
+    /// let config = spec.validate().unwrap();
+    /// assert!(matches!(config.round_variant("triominoes"), Some(RoundVariant::Poly(v)) if v.name == "triominoes"));
+    /// assert!(matches!(config.round_variant("block"), Some(RoundVariant::Tiles(_))));
+    /// assert_eq!(config.round_variant("house.toml"), None);
+    /// ```
+    pub fn round_variant(&self, name: &str) -> Option<RoundVariant> {
+        match Family::of(name) {
+            Family::Poly => poly_preset(name).map(RoundVariant::Poly),
+            Family::Tiles => self.variant(name).map(RoundVariant::Tiles),
+        }
+    }
+
+    /// The families of tiles this tournament's rounds play (its stages'
+    /// variants, and its own for a stage without), each once,
+    /// [`Family::Tiles`] first: a hosted entrant must play every one.
+    ///
+    /// ```
+    /// use capicua_tournament::{Family, TournamentSpec};
+    /// let spec: TournamentSpec = serde_json::from_str(r#"{
+    ///     "name": "x", "table": "duel", "variants": ["triominoes"], "entrants": ["ana", "ben", "eva"],
+    ///     "stages": [{ "format": "swiss", "rounds": 2, "advance": 2 },
+    ///                { "format": "knockout", "variants": ["block"] }]
+    /// }"#).unwrap();
+    /// assert_eq!(spec.validate().unwrap().families(), [Family::Tiles, Family::Poly]);
+    /// ```
+    pub fn families(&self) -> Vec<Family> {
+        self.spec.families()
     }
 }
 
@@ -427,12 +504,15 @@ fn check_variants(field: &str, variants: &[String], table: TableKind) -> Result<
         let f = format!("{field}[{i}]");
         if let Some(variant) = capicua_engine::preset(v) {
             check_fits(&f, &format!("preset {v}"), &variant, table)?;
+        } else if let Some(variant) = poly_preset(v) {
+            check_poly_fits(&f, &variant, table)?;
         } else if !(v.ends_with(".toml") || v.ends_with(".json")) {
             return Err(ConfigError::new(
                 f,
                 format!(
-                    "{v:?} is neither a preset ({}) nor a .toml/.json variant file",
-                    capicua_engine::PRESETS.join(", ")
+                    "{v:?} is neither a preset ({}), a poly preset ({}) nor a .toml/.json variant file",
+                    capicua_engine::PRESETS.join(", "),
+                    POLY_PRESETS.join(", ")
                 ),
             ));
         }
@@ -473,6 +553,32 @@ fn check_fits(field: &str, what: &str, variant: &Variant, table: TableKind) -> R
     if seats == 4 && pairs != wants_pairs {
         let how = if pairs { "in partnerships" } else { "every seat for itself" };
         return Err(ConfigError::new(field, format!("{what} plays 4 seats {how}, unlike a {table:?} table")));
+    }
+    Ok(())
+}
+
+/// Whether the poly preset `variant` seats a `table`: its seat range, and
+/// no partnerships (every seat of a poly game plays for itself).
+fn check_poly_fits(field: &str, variant: &PolyVariant, table: TableKind) -> Result<(), ConfigError> {
+    let name = &variant.name;
+    if matches!(table, TableKind::FixedPairs | TableKind::RotatingPartners) {
+        return Err(ConfigError::new(
+            field,
+            format!(
+                "poly preset {name} is played every seat for itself, without teams: a {table:?} table plays in \
+                 pairs (use duel or free-for-all)"
+            ),
+        ));
+    }
+    let seats = table.seats() as u8;
+    if seats < variant.seats.min || seats > variant.seats.max {
+        return Err(ConfigError::new(
+            field,
+            format!(
+                "poly preset {name} seats {} to {} players, a {table:?} table has {seats}",
+                variant.seats.min, variant.seats.max
+            ),
+        ));
     }
     Ok(())
 }
@@ -631,8 +737,8 @@ impl TournamentSpec {
         Ok(spec)
     }
 
-    /// The variant files the spec names (every variant that is not a
-    /// preset), each once, with the field that names it first.
+    /// The variant files the spec names (every variant that is neither a
+    /// preset nor a poly preset), each once, with the field that names it first.
     ///
     /// ```
     /// use capicua_tournament::TournamentSpec;
@@ -653,12 +759,26 @@ impl TournamentSpec {
         let mut files: Vec<(String, String)> = Vec::new();
         for (field, list) in std::iter::once(("variants".to_string(), &self.variants)).chain(stages) {
             for (i, name) in list.iter().enumerate() {
-                if capicua_engine::preset(name).is_none() && !files.iter().any(|(_, n)| n == name) {
+                if capicua_engine::preset(name).is_none()
+                    && Family::of(name) == Family::Tiles
+                    && !files.iter().any(|(_, n)| n == name)
+                {
                     files.push((format!("{field}[{i}]"), name.clone()));
                 }
             }
         }
         files
+    }
+
+    /// The families of tiles the spec's rounds play (see [`Config::families`]):
+    /// the stages' own variants, and the tournament's when a stage has none.
+    pub fn families(&self) -> Vec<Family> {
+        let own = self.stages.iter().filter_map(|s| s.variants.as_ref()).flatten();
+        let shared = self.stages.iter().any(|s| s.variants.is_none()).then_some(&self.variants).into_iter().flatten();
+        let mut families: Vec<Family> = own.chain(shared).map(|v| Family::of(v)).collect();
+        families.sort();
+        families.dedup();
+        families
     }
 
     /// The most games this tournament may play: exact for round robins of
@@ -923,5 +1043,23 @@ impl TournamentSpec {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_poly_variant_must_seat_the_table() {
+        let mut v = poly_preset("triominoes").unwrap();
+        assert!(check_poly_fits("variants[0]", &v, TableKind::Duel).is_ok());
+        assert!(check_poly_fits("variants[0]", &v, TableKind::FreeForAll).is_ok());
+        v.seats.min = 3;
+        let e = check_poly_fits("variants[0]", &v, TableKind::Duel).unwrap_err();
+        assert_eq!(e.field, "variants[0]");
+        assert!(e.message.contains("seats 3 to 4 players, a Duel table has 2"), "{e}");
+        v.seats = capicua_engine::poly::SeatRange { min: 2, max: 3 };
+        assert!(check_poly_fits("stages[1].variants[0]", &v, TableKind::FreeForAll).is_err());
     }
 }

@@ -1,6 +1,6 @@
 //! # capicua-tournament
 //!
-//! Tournaments of dominoes as pure data and logic: scheduling, standings,
+//! Tournaments of dominoes (and of tiles with 3, 4 or 6 faces) as pure data and logic: scheduling, standings,
 //! stop and disqualification rules. No IO, no clock, no async; every random
 //! choice comes from the tournament seed (ChaCha8), so a configuration and
 //! the list of recorded results determine the whole state.
@@ -64,8 +64,8 @@ mod tiebreak;
 mod tournament;
 
 pub use config::{
-    ClockSpec, Config, DEFAULT_MAX_GAMES, EntrantSpec, FormatKind, MAX_ARENA_SECS, MAX_CLOCK_MS, MAX_ENTRANTS,
-    MAX_GAMES_CEILING, MAX_RESULT_POINTS, StageSpec, SwissPairing, TeamSpec, TimeoutRule, TournamentSpec,
+    ClockSpec, Config, DEFAULT_MAX_GAMES, EntrantSpec, Family, FormatKind, MAX_ARENA_SECS, MAX_CLOCK_MS, MAX_ENTRANTS,
+    MAX_GAMES_CEILING, MAX_RESULT_POINTS, RoundVariant, StageSpec, SwissPairing, TeamSpec, TimeoutRule, TournamentSpec,
 };
 pub use disqualify::{DisqualifySpec, LenientJudgeSpec, Violation};
 pub use error::{ConfigError, ParseError};

@@ -36,7 +36,7 @@ pub struct Round {
     pub number: u32,
     /// The stage it belongs to (index into `stages`).
     pub stage: u32,
-    /// Variant to play at every table of the round (preset name or file).
+    /// Variant to play at every table of the round (preset, poly preset or file).
     pub variant: String,
     /// The tables.
     pub tables: Vec<Table>,

@@ -233,3 +233,61 @@ fn variant_files_are_attached_checked_and_kept() {
     let first = t.next_round().unwrap();
     assert!(t.config().variant(&first.variant).is_some());
 }
+
+#[test]
+fn poly_presets_play_at_tables_where_every_seat_is_for_itself() {
+    use capicua_tournament::{Family, RoundVariant};
+    let base = r#""name": "x", "table": "duel", "variants": ["triominoes"], "entrants": ["a", "b", "c", "d"], "stages": [{ "format": "round-robin" }]"#;
+    let with = |patch: &str| -> TournamentSpec {
+        let mut v: serde_json::Value = serde_json::from_str(&format!("{{ {base} }}")).unwrap();
+        for (k, x) in serde_json::from_str::<serde_json::Value>(patch).unwrap().as_object().unwrap() {
+            v[k] = x.clone();
+        }
+        serde_json::from_value(v).unwrap()
+    };
+    // Two seats or four, each for itself: every poly preset fits.
+    for name in capicua_engine::poly::POLY_PRESETS {
+        for table in ["duel", "free-for-all"] {
+            let spec = with(&format!(r#"{{ "table": "{table}", "variants": ["{name}"] }}"#));
+            let config = spec.validate().unwrap_or_else(|e| panic!("{name} at a {table} table: {e}"));
+            // A preset, not a file: nothing to attach.
+            assert!(config.spec().variant_files().is_empty(), "{name}");
+            let config = config.with_variant_files(BTreeMap::new()).unwrap();
+            assert_eq!(config.families(), [Family::Poly]);
+            let t = Tournament::new(config);
+            let round = t.next_round().unwrap();
+            assert_eq!(round.variant, *name);
+            match t.config().round_variant(&round.variant) {
+                Some(RoundVariant::Poly(v)) => assert_eq!(v.name, *name),
+                other => panic!("{name}: {other:?}"),
+            }
+            assert_eq!(t.config().variant(&round.variant), None, "not a two-faced variant");
+        }
+    }
+    // Tables played in pairs cannot play them (poly games have no teams),
+    // in the tournament's variants or a stage's.
+    let teams = r#"[{ "name": "t", "members": ["a", "b"] }, { "name": "u", "members": ["c", "d"] }]"#;
+    let e = with(&format!(r#"{{ "table": "fixed-pairs", "entrants": {teams} }}"#)).validate().unwrap_err();
+    assert_eq!(e.field, "variants[0]");
+    assert!(e.message.contains("without teams"), "{e}");
+    let e = with(
+        r#"{ "table": "rotating-partners", "variants": ["latin"], "stages": [{ "format": "round-robin", "variants": ["latin", "hexominoes"] }] }"#,
+    )
+    .validate()
+    .unwrap_err();
+    assert_eq!(e.field, "stages[0].variants[1]");
+    assert!(e.message.contains("hexominoes") && e.message.contains("RotatingPartners"), "{e}");
+    // An unknown name lists the poly presets too.
+    let e = with(r#"{ "variants": ["pentominoes"] }"#).validate().unwrap_err();
+    assert_eq!(e.field, "variants[0]");
+    assert!(e.message.contains("graph-triominoes"), "{e}");
+    // Mixed with dominoes: both families, only the file is a file.
+    let mixed = with(
+        r#"{ "variants": ["block", "house.toml"], "stages": [{ "format": "swiss", "rounds": 2, "advance": 2 }, { "format": "knockout", "variants": ["quadominoes"] }] }"#,
+    );
+    assert_eq!(mixed.variant_files(), [("variants[1]".to_string(), "house.toml".to_string())]);
+    assert_eq!(mixed.validate().unwrap().families(), [Family::Tiles, Family::Poly]);
+    // The tournament's variants count only when a stage plays them.
+    let own = with(r#"{ "variants": ["block"], "stages": [{ "format": "round-robin", "variants": ["triominoes"] }] }"#);
+    assert_eq!(own.families(), [Family::Poly]);
+}

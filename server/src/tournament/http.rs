@@ -179,10 +179,9 @@ async fn control(
         "enter" => {
             let b: EnterBody = parse_required(&body)?;
             let by = check_by(b.by)?;
-            if tournaments::summary_of(&state.db, id).await?.is_none() {
-                return Err(not_found(id));
-            }
-            store::check_entrant(&state.db, "entrant", &b.entrant, state.config.bot_caps)
+            // A late entrant plays the tournament's families of tiles too.
+            let families = replayed(&state, id).await?.config().families();
+            store::check_entrant(&state.db, "entrant", &b.entrant, &families, state.config.bot_caps)
                 .await
                 .map_err(|e| bad_control(e.to_string()))?;
             (ControlAction::Log(Control::Enter { entrant: b.entrant }), by)

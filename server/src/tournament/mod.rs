@@ -19,6 +19,13 @@
 //! a registered player (remote bot or human), who is sent an `assignment`
 //! when its table is due, if it has sent `await-assignments`.
 //!
+//! Variants: presets and variant files (dominoes), and poly presets (tiles
+//! with 3, 4 or 6 faces, at duel or free-for-all tables): a round's table
+//! opens a room of the round's family, where hosted entrants play with
+//! that family's strategy of their name and players answer `poly-prompt`s.
+//! A hosted entrant (and the clock's timeout strategy) must be a strategy
+//! of every family the tournament plays (`random` is both).
+//!
 //! Durability: a table's result is inserted in the same transaction as its
 //! game (see [`crate::db::tournaments`]). After a crash the runner replays the
 //! stored results; a table whose match was interrupted has no result and is

@@ -26,9 +26,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use capicua_engine::Variant;
 use capicua_protocol::{Progress, RoomSpec, TimeControl, TimeoutPolicy, TournamentId, TournamentStatus};
-use capicua_tournament::{ClockSpec, Config, Round, Table, TimeoutRule, Tournament};
+use capicua_tournament::{ClockSpec, Config, Round, RoundVariant, Table, TimeoutRule, Tournament};
 use tokio::sync::{mpsc, oneshot};
 
 use super::{Assignment, Member, TournamentError, store, table_link};
@@ -224,11 +223,12 @@ async fn drive(
     Ok(())
 }
 
-/// The variant of a round: a preset, or a variant file's variant as stored
-/// with the tournament when it was created (never the file as it is now).
-fn variant(config: &Config, name: &str) -> Result<Variant, TournamentError> {
+/// The variant of a round: a preset, a poly preset, or a variant file's
+/// variant as stored with the tournament when it was created (never the
+/// file as it is now).
+fn variant(config: &Config, name: &str) -> Result<RoundVariant, TournamentError> {
     config
-        .variant(name)
+        .round_variant(name)
         .ok_or_else(|| TournamentError::Variant { name: name.into(), message: "not stored with the tournament".into() })
 }
 
@@ -239,7 +239,7 @@ async fn open_table(
     id: TournamentId,
     round: &Round,
     table: &Table,
-    v: Variant,
+    v: RoundVariant,
     clock: ClockSpec,
     tx: mpsc::UnboundedSender<Wake>,
 ) -> Result<u64, TournamentError> {
@@ -269,12 +269,27 @@ async fn open_table(
     let teams: Vec<Vec<u8>> = (0..sides as u32)
         .map(|side| table.seats.iter().enumerate().filter(|(_, s)| s.side == side).map(|(i, _)| i as u8).collect())
         .collect();
+    let (preset, variant, teams) = match v {
+        RoundVariant::Tiles(v) => (None, Some(v), Some(teams)),
+        // A poly room seats every seat as its own side, and its winner is a
+        // seat: the tables that play poly presets (duel, free-for-all) have
+        // side `i` at seat `i`, so the seat is the table's side.
+        RoundVariant::Poly(v) => {
+            if table.seats.iter().enumerate().any(|(i, s)| s.side != i as u32) {
+                return Err(TournamentError::Room(format!(
+                    "round {} table {}: {} is played every seat for itself, this table has partners",
+                    round.number, table.id, v.name
+                )));
+            }
+            (Some(v.name), None, None)
+        }
+    };
     let spec = RoomSpec {
-        preset: None,
-        variant: Some(v),
+        preset,
+        variant,
         variant_file: None,
         seats: Some(table.seats.len() as u8),
-        teams: Some(teams),
+        teams,
         // Tournament games update ratings like any rated game.
         rated: true,
         time: Some(TimeControl { move_ms: clock.move_ms, bank_ms: clock.bank_ms }),

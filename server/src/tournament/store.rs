@@ -7,7 +7,7 @@ use std::io::Read;
 
 use capicua_engine::Variant;
 use capicua_strategy::{Policy, SearchCaps, StopFlag};
-use capicua_tournament::{Config, EntrantSpec, Round, Tournament};
+use capicua_tournament::{Config, EntrantSpec, Family, Round, Tournament};
 
 use super::{Member, TournamentError};
 use crate::db::Db;
@@ -62,7 +62,18 @@ fn read_variant_files(config: &Config, origin: Origin) -> Result<BTreeMap<String
         if text.len() as u64 > MAX_VARIANT_FILE_BYTES {
             return Err(fail(format!("variant file {name:?} is over the limit of {MAX_VARIANT_FILE_BYTES} bytes")));
         }
-        let rules = capicua_engine::Rules::from_file_text(&name, &text).map_err(|e| fail(e.to_string()))?;
+        let rules = match capicua_engine::Rules::from_file_text(&name, &text) {
+            Ok(rules) => rules,
+            // A file of tiles with 3, 4 or 6 faces: tournaments play the poly presets only.
+            Err(_) if capicua_engine::poly::PolyRules::from_file_text(&name, &text).is_ok() => {
+                return Err(fail(format!(
+                    "variant file {name:?} is a variant of tiles with 3, 4 or 6 faces: a tournament plays those \
+                     by a poly preset's name ({}), not from a file",
+                    capicua_engine::poly::POLY_PRESETS.join(", ")
+                )));
+            }
+            Err(e) => return Err(fail(e.to_string())),
+        };
         files.insert(name, rules.variant().clone());
     }
     Ok(files)
@@ -75,41 +86,64 @@ fn members(e: &EntrantSpec) -> Vec<String> {
     }
 }
 
-/// Checks that every entrant can be seated (hosted strategies build, other
-/// names are registered players) and that the clock's timeout strategy exists.
+/// Checks that every entrant can be seated (hosted strategies build for
+/// every family of tiles the tournament plays, other names are registered
+/// players) and that the clock's timeout strategy exists in every family.
 pub async fn check_entrants(db: &Db, config: &Config, caps: SearchCaps) -> Result<(), TournamentError> {
-    let policy = Policy::network(caps);
-    let stop = StopFlag::new();
-    let check = |spec: &str| crate::bots::strategy(spec, 0, &policy, &stop, false).err();
+    let families = config.families();
     if let capicua_tournament::TimeoutRule::Strategy { name } = &config.spec().clock.on_timeout {
-        if let Some(e) = check(name) {
+        if let Some(message) = strategy_refused(name, &families, caps) {
             return Err(TournamentError::Entrant {
                 field: "clock.on-timeout".into(),
-                message: format!("strategy {name:?}: {e}; known: {}", crate::bots::names().join(", ")),
+                message: format!("strategy {name:?}: {message}"),
             });
         }
     }
     for (i, e) in config.spec().entrants.iter().enumerate() {
-        check_entrant(db, &format!("entrants[{i}]"), e, caps).await?;
+        check_entrant(db, &format!("entrants[{i}]"), e, &families, caps).await?;
     }
     Ok(())
 }
 
-/// Checks that one entrant can be seated (hosted strategies build, other
-/// names are registered players); `field` names it in the error.
-pub async fn check_entrant(db: &Db, field: &str, e: &EntrantSpec, caps: SearchCaps) -> Result<(), TournamentError> {
+/// Why the hosted strategy `spec` cannot play every family of `families`
+/// (`None` when it can), with the strategies that can.
+fn strategy_refused(spec: &str, families: &[Family], caps: SearchCaps) -> Option<String> {
     let policy = Policy::network(caps);
     let stop = StopFlag::new();
+    for &family in families {
+        let poly = family == Family::Poly;
+        if let Err(e) = crate::bots::strategy(spec, 0, &policy, &stop, poly) {
+            return Some(match family {
+                Family::Tiles => format!("{e}; known: {}", crate::bots::names().join(", ")),
+                Family::Poly => format!(
+                    "this tournament plays tiles with 3, 4 or 6 faces ({}), which it cannot play: {e}; \
+                     poly strategies: {}",
+                    capicua_engine::poly::POLY_PRESETS.join(", "),
+                    crate::bots::poly_names().join(", ")
+                ),
+            });
+        }
+    }
+    None
+}
+
+/// Checks that one entrant can be seated (hosted strategies build for
+/// every family of `families`, other names are registered players);
+/// `field` names it in the error.
+pub async fn check_entrant(
+    db: &Db,
+    field: &str,
+    e: &EntrantSpec,
+    families: &[Family],
+    caps: SearchCaps,
+) -> Result<(), TournamentError> {
     for m in members(e) {
         match Member::of(&m) {
             Member::Hosted { strategy } => {
-                if let Some(e) = crate::bots::strategy(&strategy, 0, &policy, &stop, false).err() {
+                if let Some(message) = strategy_refused(&strategy, families, caps) {
                     return Err(TournamentError::Entrant {
                         field: field.into(),
-                        message: format!(
-                            "{m:?}: hosted strategy {strategy:?}: {e}; known: {}",
-                            crate::bots::names().join(", ")
-                        ),
+                        message: format!("{m:?}: hosted strategy {strategy:?}: {message}"),
                     });
                 }
             }
@@ -233,4 +267,35 @@ pub async fn load(db: &Db, id: i64) -> Result<Option<Stored>, TournamentError> {
     // Read after the results: every result's table is stored before its game.
     let tables = if config.is_arena() { tournaments::arena_rounds_from(db.pool(), id, 0).await? } else { Vec::new() };
     Ok(Some(Stored { summary, config, log, tables }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_poly_variant_file_is_refused_naming_the_poly_presets() {
+        let dir = std::env::temp_dir().join(format!("capicua-poly-file-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let poly = dir.join("tri.toml");
+        std::fs::write(&poly, "base = \"triominoes\"\nname = \"tri-house\"\nhand-size = 8\n").unwrap();
+        let house = dir.join("house.toml");
+        std::fs::write(&house, "base = \"block\"\nname = \"block-house\"\n").unwrap();
+        let spec = |file: &std::path::Path| {
+            let text = format!(
+                "name = \"x\"\ntable = \"duel\"\nvariants = [\"triominoes\", {:?}]\nentrants = [\"a\", \"b\"]\n\
+                 [[stages]]\nformat = \"round-robin\"\n",
+                file.display().to_string()
+            );
+            parse_spec(&text, SpecFormat::Toml).unwrap()
+        };
+        let e = read_variant_files(&spec(&poly), Origin::Operator).unwrap_err();
+        assert_eq!(e.field(), Some("variants[1]"), "{e}");
+        let message = e.to_string();
+        assert!(message.contains("3, 4 or 6 faces") && message.contains("graph-triominoes"), "{message}");
+        // A two-faced file next to a poly preset is read; the preset is no file.
+        let files = read_variant_files(&spec(&house), Origin::Operator).unwrap();
+        assert_eq!(files.keys().collect::<Vec<_>>(), [&house.display().to_string()]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }
