@@ -26,7 +26,7 @@ use std::time::Duration;
 
 use capicua_engine::poly::{PolyMove, PolyMoveList, PolyView};
 
-pub use pimc::{PolyAnalysis, PolyBudget, PolyModel, PolyMoveEstimate, PolyPimc, PolyPimcConfig};
+pub use pimc::{PolyAnalysis, PolyBudget, PolyModel, PolyMoveEstimate, PolyPimc, PolyPimcConfig, PolyRollout};
 
 use crate::error::SpecError;
 use crate::rng::BotRng;
@@ -210,6 +210,13 @@ pub fn build_poly_with(spec: &str, seed: u64, policy: &Policy) -> Result<Box<dyn
                             "heavy" => PolyModel::Heavy,
                             "uniform" => PolyModel::Uniform,
                             _ => return Err(bad(k, "expected heavy or uniform")),
+                        }
+                    }
+                    "rollout" => {
+                        c.rollout = match v {
+                            "heavy" => PolyRollout::Heavy,
+                            "first" => PolyRollout::First,
+                            _ => return Err(bad(k, "expected heavy or first")),
                         }
                     }
                     _ => return Err(bad(k, "unknown parameter")),
