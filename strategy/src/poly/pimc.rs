@@ -585,6 +585,57 @@ mod tests {
         assert!(lacked > 0, "the record never proved anything");
     }
 
+    /// Near the end of a hand the seat's playouts block: wherever in
+    /// whole matches some placement leaves the next seat (holding at most
+    /// three tiles) with no placement while the heaviest tile would not, the
+    /// blocking playout move is one that leaves it none, and it is always
+    /// legal; the tightest tile is the one with the fewest placements.
+    #[test]
+    fn playouts_block_the_next_seat_near_the_end_of_a_hand() {
+        let rules = Arc::new(PolyRules::preset("triominoes").unwrap());
+        let config = PolyPimcConfig { rollout: PolyRollout::Block, ..PolyPimcConfig::default() };
+        let mut pimc = PolyPimc::new(config, 1);
+        let (mut moves, mut reply) = (PolyMoveList::default(), PolyMoveList::default());
+        let mut greedy = super::super::PolyGreedy::new();
+        let placements = |g: &PolyGame, m: PolyMove, reply: &mut PolyMoveList| {
+            let mut g = g.clone();
+            g.play(m).unwrap();
+            g.legal_moves(reply);
+            reply.iter().filter(|r| matches!(r, PolyMove::Play { .. })).count()
+        };
+        let mut blocked = 0;
+        for seed in 0..40 {
+            let mut game = PolyGame::new(rules.clone(), 2, seed).unwrap();
+            let hand = game.hand_number();
+            while let Some(seat) = game.to_move().filter(|_| game.hand_number() == hand) {
+                game.legal_moves(&mut moves);
+                let plays = matches!(moves[0], PolyMove::Play { .. });
+                if plays && game.hand(1 - seat).len() <= 3 && game.hand(seat).len() > 1 {
+                    pimc.scratch = moves.clone();
+                    let chosen = pimc.blocking(&game);
+                    assert!(game.is_legal(chosen));
+                    let heavy = greedy.choose(&game.view(seat));
+                    let fewest = moves.iter().map(|&m| placements(&game, m, &mut reply)).min().unwrap();
+                    assert_eq!(placements(&game, chosen, &mut reply), fewest, "seed {seed}");
+                    if fewest == 0 && placements(&game, heavy, &mut reply) > 0 {
+                        blocked += 1;
+                    }
+                }
+                let t = tightest(&moves, |t| rules.set().get(t).map_or(0, |t| t.value()));
+                if let PolyMove::Play { tile, .. } = t {
+                    let count =
+                        |id| moves.iter().filter(|m| matches!(m, PolyMove::Play { tile, .. } if *tile == id)).count();
+                    assert!(
+                        moves.iter().all(|m| !matches!(m, PolyMove::Play { tile: o, .. } if count(*o) < count(tile)))
+                    );
+                }
+                let m = greedy.choose(&game.view(seat));
+                game.play(m).unwrap();
+            }
+        }
+        assert!(blocked > 0, "no hand where blocking differed from the heaviest tile");
+    }
+
     /// Only one legal move: it is played without sampling.
     #[test]
     fn a_forced_move_is_not_searched() {
