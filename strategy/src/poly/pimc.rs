@@ -5,8 +5,12 @@
 //! the other hands and the stock at their public sizes
 //! ([`PolyView::imagine`]), keeping out of each hand the tiles its seat is
 //! known not to hold; every legal move is then played out in that
-//! now open deal to the end of the hand, every seat placing its heaviest
-//! tile (random among equals) and drawing or passing as the rules make it.
+//! now open deal to the end of the hand ([`PolyRollout`]; by default the
+//! other seats place their heaviest tile, the first such move listed, while
+//! the seat places first the tile that fits in the fewest ways and, once the
+//! next seat holds three tiles or fewer, the tile and place that leave that
+//! seat the fewest placements), every seat drawing or passing as the rules
+//! make it.
 //! A move's value is the points the seat gained over the hand minus the
 //! mean of what the other seats gained (placement points and the going-out
 //! bonus alike), and the move with the best mean over the samples is
