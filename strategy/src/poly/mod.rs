@@ -26,7 +26,7 @@ use std::time::Duration;
 
 use capicua_engine::poly::{PolyMove, PolyMoveList, PolyView};
 
-pub use pimc::{PolyAnalysis, PolyBudget, PolyModel, PolyMoveEstimate, PolyPimc, PolyPimcConfig};
+pub use pimc::{PolyAnalysis, PolyBudget, PolyModel, PolyMoveEstimate, PolyPimc, PolyPimcConfig, PolyRollout};
 
 use crate::error::SpecError;
 use crate::rng::BotRng;
@@ -59,7 +59,7 @@ pub const POLY_STRATEGIES: &[(&str, &str)] = &[
     ("greedy", "places the tile with the most pips (the first such move listed)"),
     (
         "pimc",
-        "perfect-information Monte Carlo: samples the unseen tiles, plays each move out greedily to the end of the hand, keeps the best mean point lead [samples=40, ms=<cap>]",
+        "perfect-information Monte Carlo: samples the unseen tiles, plays each move out to the end of the hand (the others greedily, itself keeping easy tiles and blocking the next seat's last ones), keeps the best mean point lead [samples=40, ms=<cap>, rollout=block|tight|first|heavy]",
     ),
 ];
 
@@ -212,6 +212,15 @@ pub fn build_poly_with(spec: &str, seed: u64, policy: &Policy) -> Result<Box<dyn
                             _ => return Err(bad(k, "expected heavy or uniform")),
                         }
                     }
+                    "rollout" => {
+                        c.rollout = match v {
+                            "heavy" => PolyRollout::Heavy,
+                            "first" => PolyRollout::First,
+                            "tight" => PolyRollout::Tight,
+                            "block" => PolyRollout::Block,
+                            _ => return Err(bad(k, "expected heavy, first, tight or block")),
+                        }
+                    }
                     _ => return Err(bad(k, "unknown parameter")),
                 }
             }
@@ -231,13 +240,25 @@ mod tests {
 
     #[test]
     fn names_round_trip_and_bad_specs_are_refused() {
-        for spec in ["random", "greedy", "pimc", "pimc:samples=7", "pimc:samples=7:ms=30", "pimc:model=uniform"] {
+        for spec in [
+            "random",
+            "greedy",
+            "pimc",
+            "pimc:samples=7",
+            "pimc:samples=7:ms=30",
+            "pimc:model=uniform",
+            "pimc:rollout=heavy",
+            "pimc:rollout=first",
+            "pimc:rollout=tight",
+        ] {
             assert_eq!(build_poly(spec, 1).unwrap().name(), spec);
         }
         assert_eq!(build_poly("nobody", 1).err(), Some(SpecError::UnknownStrategy("nobody".into())));
         assert!(matches!(build_poly("greedy:x=1", 1), Err(SpecError::BadParameter { .. })));
         assert!(matches!(build_poly("pimc:samples=many", 1), Err(SpecError::BadParameter { .. })));
         assert!(matches!(build_poly("pimc:depth=3", 1), Err(SpecError::BadParameter { .. })));
+        assert!(matches!(build_poly("pimc:rollout=deep", 1), Err(SpecError::BadParameter { .. })));
+        assert_eq!(build_poly("pimc:rollout=block", 1).unwrap().name(), "pimc");
         assert!(matches!(build_poly("pimc:samples", 1), Err(SpecError::BadParameter { .. })));
         assert_eq!(build_poly("", 1).err(), Some(SpecError::Empty));
         assert!(build_poly("random", 1).unwrap().is_quick());

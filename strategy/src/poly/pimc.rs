@@ -5,8 +5,12 @@
 //! the other hands and the stock at their public sizes
 //! ([`PolyView::imagine`]), keeping out of each hand the tiles its seat is
 //! known not to hold; every legal move is then played out in that
-//! now open deal to the end of the hand, every seat placing its heaviest
-//! tile (random among equals) and drawing or passing as the rules make it.
+//! now open deal to the end of the hand ([`PolyRollout`]; by default the
+//! other seats place their heaviest tile, the first such move listed, while
+//! the seat places first the tile that fits in the fewest ways and, once the
+//! next seat holds three tiles or fewer, the tile and place that leave that
+//! seat the fewest placements), every seat drawing or passing as the rules
+//! make it.
 //! A move's value is the points the seat gained over the hand minus the
 //! mean of what the other seats gained (placement points and the going-out
 //! bonus alike), and the move with the best mean over the samples is
@@ -53,6 +57,25 @@ pub enum PolyModel {
     Heavy,
 }
 
+/// How the seats play in a playout.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum PolyRollout {
+    /// Every seat places its heaviest tile, at random among equal moves.
+    Heavy,
+    /// Every seat places its heaviest tile, the first such move the engine
+    /// lists (as `greedy`): a playout is a function of its deal.
+    First,
+    /// The other seats play as in `First`; the seat itself places first the
+    /// tile that fits in the fewest ways (the heaviest among equals), keeping
+    /// tiles that fit easily for the end of the hand.
+    Tight,
+    /// As `Tight`, except that once the next seat holds at most three
+    /// tiles the seat places the tile, and where, that leaves the next seat
+    /// the fewest moves (a seat that must draw or pass has none).
+    #[default]
+    Block,
+}
+
 /// The knobs of [`PolyPimc`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PolyPimcConfig {
@@ -60,11 +83,17 @@ pub struct PolyPimcConfig {
     pub budget: PolyBudget,
     /// How other seats are assumed to play.
     pub model: PolyModel,
+    /// How playouts are played.
+    pub rollout: PolyRollout,
 }
 
 impl Default for PolyPimcConfig {
     fn default() -> PolyPimcConfig {
-        PolyPimcConfig { budget: PolyBudget { samples: 40, time: None }, model: PolyModel::Heavy }
+        PolyPimcConfig {
+            budget: PolyBudget { samples: 40, time: None },
+            model: PolyModel::Heavy,
+            rollout: PolyRollout::default(),
+        }
     }
 }
 
@@ -76,6 +105,7 @@ pub struct PolyPimc {
     unseen: Vec<PolyTileId>,
     legal: PolyMoveList,
     scratch: PolyMoveList,
+    reply: PolyMoveList,
     record: Record,
 }
 
@@ -222,6 +252,7 @@ impl PolyPimc {
             unseen: Vec::new(),
             legal: PolyMoveList::default(),
             scratch: PolyMoveList::default(),
+            reply: PolyMoveList::default(),
             record: Record::default(),
         }
     }
@@ -261,7 +292,7 @@ impl PolyPimc {
                 for (i, &m) in legal.iter().enumerate() {
                     let mut g = deal.clone();
                     g.play(m).expect("a legal move stays legal in a consistent deal");
-                    self.roll_out(&mut g, hand);
+                    self.roll_out(&mut g, hand, me as u8);
                     let gains: Vec<f64> = g.scores().iter().zip(&before).map(|(a, b)| (a - b) as f64).collect();
                     let others = (gains.iter().sum::<f64>() - gains[me]) / (seats - 1).max(1) as f64;
                     totals[i] += gains[me] - others;
@@ -324,10 +355,25 @@ impl PolyPimc {
 
     /// Plays `game` to the end of hand `hand` (or of the match): every seat
     /// places its heaviest tile, random among equals.
-    fn roll_out(&mut self, game: &mut PolyGame, hand: u32) {
-        while game.to_move().is_some() && game.hand_number() == hand {
+    fn roll_out(&mut self, game: &mut PolyGame, hand: u32, me: u8) {
+        while let Some(seat) = game.to_move().filter(|_| game.hand_number() == hand) {
             game.legal_moves(&mut self.scratch);
             let set = game.rules().set();
+            let rollout = self.config.rollout;
+            if seat == me && matches!(rollout, PolyRollout::Tight | PolyRollout::Block) {
+                let seats = game.seats();
+                let next = (seat + 1) % seats;
+                let m = if rollout == PolyRollout::Block
+                    && game.hand(next).len() <= 3
+                    && matches!(self.scratch[0], PolyMove::Play { .. })
+                {
+                    self.blocking(game)
+                } else {
+                    tightest(&self.scratch, |t| set.get(t).map_or(0, |t| t.value()))
+                };
+                game.play(m).expect("rollouts play legal moves");
+                continue;
+            }
             let mut best = self.scratch[0];
             let mut best_value = i32::MIN;
             let mut ties = 0;
@@ -338,7 +384,7 @@ impl PolyPimc {
                 };
                 if v > best_value {
                     (best, best_value, ties) = (m, v, 1);
-                } else if v == best_value {
+                } else if v == best_value && self.config.rollout == PolyRollout::Heavy {
                     ties += 1;
                     if self.rng.below(ties) == 0 {
                         best = m;
@@ -348,6 +394,51 @@ impl PolyPimc {
             game.play(best).expect("rollouts play legal moves");
         }
     }
+}
+
+impl PolyPimc {
+    /// The move in `self.scratch` leaving the next seat the fewest
+    /// placements, the heaviest tile among equals.
+    fn blocking(&mut self, game: &PolyGame) -> PolyMove {
+        let set = game.rules().set();
+        let mut best = self.scratch[0];
+        let mut best_key = (usize::MAX, i32::MIN);
+        let mut reply = std::mem::take(&mut self.reply);
+        for &m in self.scratch.iter() {
+            let PolyMove::Play { tile, .. } = m else { continue };
+            let mut g = game.clone();
+            g.play(m).expect("rollouts play legal moves");
+            g.legal_moves(&mut reply);
+            let n = reply.iter().filter(|r| matches!(r, PolyMove::Play { .. })).count();
+            let v = set.get(tile).map_or(0, |t| t.value());
+            if n < best_key.0 || (n == best_key.0 && v > best_key.1) {
+                (best, best_key) = (m, (n, v));
+            }
+        }
+        self.reply = reply;
+        best
+    }
+}
+
+/// The first move of the tile with the fewest moves in `moves` (listed
+/// tile by tile), the heaviest among equals; a draw or pass when no tile fits.
+fn tightest(moves: &PolyMoveList, value: impl Fn(PolyTileId) -> i32) -> PolyMove {
+    let mut best = moves[0];
+    let mut best_key = (usize::MAX, i32::MIN);
+    let mut i = 0;
+    while i < moves.len() {
+        let PolyMove::Play { tile, .. } = moves[i] else { return moves[i] };
+        let mut n = 1;
+        while i + n < moves.len() && matches!(moves[i + n], PolyMove::Play { tile: t, .. } if t == tile) {
+            n += 1;
+        }
+        let v = value(tile);
+        if n < best_key.0 || (n == best_key.0 && v > best_key.1) {
+            (best, best_key) = (moves[i], (n, v));
+        }
+        i += n;
+    }
+    best
 }
 
 impl PolyStrategy for PolyPimc {
@@ -362,6 +453,14 @@ impl PolyStrategy for PolyPimc {
         }
         if c.model == PolyModel::Uniform {
             s += ":model=uniform";
+        }
+        if c.rollout != PolyRollout::default() {
+            s += match c.rollout {
+                PolyRollout::Heavy => ":rollout=heavy",
+                PolyRollout::First => ":rollout=first",
+                PolyRollout::Tight => ":rollout=tight",
+                PolyRollout::Block => ":rollout=block",
+            };
         }
         s
     }
@@ -488,6 +587,57 @@ mod tests {
             }
         }
         assert!(lacked > 0, "the record never proved anything");
+    }
+
+    /// Near the end of a hand the seat's playouts block: wherever in
+    /// whole matches some placement leaves the next seat (holding at most
+    /// three tiles) with no placement while the heaviest tile would not, the
+    /// blocking playout move is one that leaves it none, and it is always
+    /// legal; the tightest tile is the one with the fewest placements.
+    #[test]
+    fn playouts_block_the_next_seat_near_the_end_of_a_hand() {
+        let rules = Arc::new(PolyRules::preset("triominoes").unwrap());
+        let config = PolyPimcConfig { rollout: PolyRollout::Block, ..PolyPimcConfig::default() };
+        let mut pimc = PolyPimc::new(config, 1);
+        let (mut moves, mut reply) = (PolyMoveList::default(), PolyMoveList::default());
+        let mut greedy = super::super::PolyGreedy::new();
+        let placements = |g: &PolyGame, m: PolyMove, reply: &mut PolyMoveList| {
+            let mut g = g.clone();
+            g.play(m).unwrap();
+            g.legal_moves(reply);
+            reply.iter().filter(|r| matches!(r, PolyMove::Play { .. })).count()
+        };
+        let mut blocked = 0;
+        for seed in 0..40 {
+            let mut game = PolyGame::new(rules.clone(), 2, seed).unwrap();
+            let hand = game.hand_number();
+            while let Some(seat) = game.to_move().filter(|_| game.hand_number() == hand) {
+                game.legal_moves(&mut moves);
+                let plays = matches!(moves[0], PolyMove::Play { .. });
+                if plays && game.hand(1 - seat).len() <= 3 && game.hand(seat).len() > 1 {
+                    pimc.scratch = moves.clone();
+                    let chosen = pimc.blocking(&game);
+                    assert!(game.is_legal(chosen));
+                    let heavy = greedy.choose(&game.view(seat));
+                    let fewest = moves.iter().map(|&m| placements(&game, m, &mut reply)).min().unwrap();
+                    assert_eq!(placements(&game, chosen, &mut reply), fewest, "seed {seed}");
+                    if fewest == 0 && placements(&game, heavy, &mut reply) > 0 {
+                        blocked += 1;
+                    }
+                }
+                let t = tightest(&moves, |t| rules.set().get(t).map_or(0, |t| t.value()));
+                if let PolyMove::Play { tile, .. } = t {
+                    let count =
+                        |id| moves.iter().filter(|m| matches!(m, PolyMove::Play { tile, .. } if *tile == id)).count();
+                    assert!(
+                        moves.iter().all(|m| !matches!(m, PolyMove::Play { tile: o, .. } if count(*o) < count(tile)))
+                    );
+                }
+                let m = greedy.choose(&game.view(seat));
+                game.play(m).unwrap();
+            }
+        }
+        assert!(blocked > 0, "no hand where blocking differed from the heaviest tile");
     }
 
     /// Only one legal move: it is played without sampling.
