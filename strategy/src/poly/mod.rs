@@ -59,7 +59,7 @@ pub const POLY_STRATEGIES: &[(&str, &str)] = &[
     ("greedy", "places the tile with the most pips (the first such move listed)"),
     (
         "pimc",
-        "perfect-information Monte Carlo: samples the unseen tiles, plays each move out to the end of the hand (the others greedily, itself keeping easy tiles and blocking the next seat's last ones), keeps the best mean point lead [samples=40, ms=<cap>, rollout=block|tight|first|heavy]",
+        "perfect-information Monte Carlo: samples the unseen tiles, plays each move out to the end of the hand (by default every seat placing its heaviest tile; rollout=block: the others greedily, itself keeping easy tiles and blocking the next seat's last ones), keeps the best mean point lead [samples=40, ms=<cap>, rollout=heavy|first|tight|block]",
     ),
 ];
 
@@ -247,7 +247,7 @@ mod tests {
             "pimc:samples=7",
             "pimc:samples=7:ms=30",
             "pimc:model=uniform",
-            "pimc:rollout=heavy",
+            "pimc:rollout=block",
             "pimc:rollout=first",
             "pimc:rollout=tight",
         ] {
@@ -258,7 +258,7 @@ mod tests {
         assert!(matches!(build_poly("pimc:samples=many", 1), Err(SpecError::BadParameter { .. })));
         assert!(matches!(build_poly("pimc:depth=3", 1), Err(SpecError::BadParameter { .. })));
         assert!(matches!(build_poly("pimc:rollout=deep", 1), Err(SpecError::BadParameter { .. })));
-        assert_eq!(build_poly("pimc:rollout=block", 1).unwrap().name(), "pimc");
+        assert_eq!(build_poly("pimc:rollout=heavy", 1).unwrap().name(), "pimc");
         assert!(matches!(build_poly("pimc:samples", 1), Err(SpecError::BadParameter { .. })));
         assert_eq!(build_poly("", 1).err(), Some(SpecError::Empty));
         assert!(build_poly("random", 1).unwrap().is_quick());
