@@ -9,6 +9,7 @@
 // for cells of side 1. Pips are written as numerals beside their side.
 
 import { h, s } from './dom.js';
+import { sendMove } from './prompt.js';
 
 const R3 = Math.sqrt(3);
 
@@ -497,19 +498,8 @@ export function describePoly(t) {
 // --- the table page's parts ----------------------------------------------------------
 
 function send(app, t, move) {
-  const p = t.prompt;
-  if (!p) return;
-  t.prompt = null;
-  t.choosing = null;
   t.pending = null;
-  t.focusHand = true;
-  app.update();
-  app.conn.request({ type: 'poly-move', room: t.room, prompt: p.id, move }).catch((e) => {
-    app.toast(e.message);
-    if (e.code === 'illegal-move') t.prompt = p;
-    else app.conn.request({ type: 'resync', room: t.room }).catch(() => {});
-    app.update();
-  });
+  sendMove(app, t, move, 'poly-move');
 }
 
 function movesFor(t, tile) {

@@ -163,6 +163,30 @@ function eventText(ev, { who, view, variant, seat }) {
 }
 
 /** The replay pages: the index (#/replays) or one game. */
+/** The replay's controls at move `k` of `n`: `go(to, key)` moves to a step. */
+function replayControls(k, n, go) {
+  const button = (label, text, to, key, disabled) =>
+    h('button', { 'aria-label': label, 'data-key': key, disabled, onclick: () => go(to, key) }, text);
+  return h(
+    'div',
+    { class: 'replay-controls', role: 'group', 'aria-label': 'replay controls' },
+    button('to the start', '« Start', 0, 'first', k === 0),
+    button('previous move', '◀ Back', k - 1, 'prev', k === 0),
+    button('next move', 'Forward ▶', k + 1, 'next', k === n),
+    button('to the end', 'End »', n, 'last', k === n),
+    h('input', {
+      type: 'range',
+      min: '0',
+      max: String(n),
+      value: String(k),
+      'aria-label': 'move number',
+      'data-key': 'slider',
+      oninput: (e) => go(Number(e.target.value), 'slider'),
+    }),
+    h('span', { role: 'status', 'aria-live': 'polite' }, `Move ${k} of ${n}`),
+  );
+}
+
 export function mount(app, { game, seat, step }) {
   if (game === null) return { el: indexPage(app) };
   const el = h('div', { class: 'replay' }, h('h1', {}, `Game ${game}`), h('p', {}, 'Loading…'));
@@ -225,26 +249,7 @@ export function mount(app, { game, seat, step }) {
       h('option', { value: '', selected: seat === null }, 'a spectator'),
       data.seats.map((s) => h('option', { value: s.seat, selected: s.seat === seat }, `seat ${s.seat + 1} (${s.name || 'nobody'})`)),
     );
-    const button = (label, text, to, key, disabled) =>
-      h('button', { 'aria-label': label, 'data-key': key, disabled, onclick: () => go(to, key) }, text);
-    const controls = h(
-      'div',
-      { class: 'replay-controls', role: 'group', 'aria-label': 'replay controls' },
-      button('to the start', '« Start', 0, 'first', k === 0),
-      button('previous move', '◀ Back', k - 1, 'prev', k === 0),
-      button('next move', 'Forward ▶', k + 1, 'next', k === n()),
-      button('to the end', 'End »', n(), 'last', k === n()),
-      h('input', {
-        type: 'range',
-        min: '0',
-        max: String(n()),
-        value: String(k),
-        'aria-label': 'move number',
-        'data-key': 'slider',
-        oninput: (e) => go(Number(e.target.value), 'slider'),
-      }),
-      h('span', { role: 'status', 'aria-live': 'polite' }, `Move ${k} of ${n()}`),
-    );
+    const controls = replayControls(k, n(), go);
     const happened = events.map((ev) => eventText(ev, { who, view, variant, seat })).filter(Boolean);
     const over = events.find((ev) => ev.event === 'hand-over');
     const results = view.results || [];
@@ -314,8 +319,6 @@ export function mount(app, { game, seat, step }) {
   const renderPoly = (focus) => {
     const view = viewAt(k);
     const tiles = data.tiles || (data.tiles = tileSet(data.variant));
-    const button = (label, text, to, key, disabled) =>
-      h('button', { 'aria-label': label, 'data-key': key, disabled, onclick: () => go(to, key) }, text);
     const viewpoint = h(
       'select',
       {
@@ -340,24 +343,7 @@ export function mount(app, { game, seat, step }) {
         data.room !== null && data.room !== undefined ? ` · played in room ${data.room}` : '',
         ` · ${data.winner === null || data.winner === undefined ? 'drawn' : `won by ${who(data.winner)}`}; final score: ${data.scores.map((p, x) => `${who(x)}: ${p}`).join(', ')}`,
       ),
-      h(
-        'div',
-        { class: 'replay-controls', role: 'group', 'aria-label': 'replay controls' },
-        button('to the start', '« Start', 0, 'first', k === 0),
-        button('previous move', '◀ Back', k - 1, 'prev', k === 0),
-        button('next move', 'Forward ▶', k + 1, 'next', k === n()),
-        button('to the end', 'End »', n(), 'last', k === n()),
-        h('input', {
-          type: 'range',
-          min: '0',
-          max: String(n()),
-          value: String(k),
-          'aria-label': 'move number',
-          'data-key': 'slider',
-          oninput: (e) => go(Number(e.target.value), 'slider'),
-        }),
-        h('span', { role: 'status', 'aria-live': 'polite' }, `Move ${k} of ${n()}`),
-      ),
+      replayControls(k, n(), go),
       h('p', { class: 'banner turn', role: 'region', 'aria-label': 'this move' }, happened.length ? happened.join(' ') : 'The deal, before the first move.'),
       polyScores({ view, variant: data.variant, seat, name: (x) => who(x, true) }),
       seatPanels({ view, seats: data.seats.length, mySeat: seat, sideOf: (x) => x, names: (x) => data.seats[x]?.name || 'nobody' }),

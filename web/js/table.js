@@ -7,6 +7,7 @@ import { tileSvg, needsNumerals } from './tiles.js';
 import { strengthOptions } from './lobby.js';
 import { hintBox, isHinted } from './hints.js';
 import { renderPolyBoard, polyTargets, polyHandArea, polyScores, describePoly } from './poly.js';
+import { sendMove } from './prompt.js';
 
 // --- shared pieces (also used by the replay page) -----------------------------
 
@@ -153,21 +154,6 @@ function sideName(app, t, side) {
   return seats.length === 1 ? `Seat ${seats[0] + 1}` : `Seats ${list.replace(/seat /g, '')}`;
 }
 
-function send(app, t, move) {
-  const p = t.prompt;
-  if (!p) return;
-  t.prompt = null;
-  t.choosing = null;
-  t.focusHand = true;
-  app.update();
-  app.conn.request({ type: 'move', room: t.room, prompt: p.id, move }).catch((e) => {
-    app.toast(e.message);
-    if (e.code === 'illegal-move') t.prompt = p;
-    else app.conn.request({ type: 'resync', room: t.room }).catch(() => {});
-    app.update();
-  });
-}
-
 /** Whether another legal move puts the same tile on the same end (by its other face). */
 function twoWays(t, m) {
   return (t.prompt?.legal || []).some((o) => o !== m && o.kind === 'play' && o.end === m.end && sameTile(o.tile, m.tile));
@@ -186,7 +172,7 @@ function moveLabel(t, m) {
 function pickTile(app, t, tile) {
   const moves = (t.prompt?.legal || []).filter((m) => m.kind === 'play' && sameTile(m.tile, tile));
   if (!moves.length) return;
-  if (moves.length === 1) return send(app, t, moves[0]);
+  if (moves.length === 1) return sendMove(app, t, moves[0]);
   t.choosing = tile;
   t.focusChoice = true;
   app.announce(`Choose where to play ${tileName(tile)}: ${moves.map((m) => moveLabel(t, m)).join('; ')}.`);
@@ -272,7 +258,7 @@ function handArea(app, t) {
               class: 'primary',
               'aria-label': moveLabel(t, m),
               'data-key': `choice-${i}`,
-              onclick: () => send(app, t, m),
+              onclick: () => sendMove(app, t, m),
             },
             `${moveLabel(t, m).replace(/^play \S+ /, '')}${pip === null ? '' : ` (open at ${pip})`}`,
           );
@@ -305,7 +291,7 @@ function handArea(app, t) {
         others.map((m) =>
           h(
             'button',
-            { class: 'primary', 'data-key': `move-${m.kind}`, 'aria-label': moveLabel(t, m), onclick: () => send(app, t, m) },
+            { class: 'primary', 'data-key': `move-${m.kind}`, 'aria-label': moveLabel(t, m), onclick: () => sendMove(app, t, m) },
             m.kind === 'draw' ? 'Draw a tile' : 'Pass',
           ),
         ),
@@ -328,7 +314,7 @@ function boardTargets(app, t) {
   return t.prompt.legal
     .filter((m) => m.kind === 'play' && sameTile(m.tile, t.choosing))
     .filter((m) => !twoWays(t, m))
-    .map((m) => ({ end: m.end, label: moveLabel(t, m), pick: () => send(app, t, m) }));
+    .map((m) => ({ end: m.end, label: moveLabel(t, m), pick: () => sendMove(app, t, m) }));
 }
 
 function waitingRoom(app, t) {
