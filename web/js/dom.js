@@ -57,3 +57,23 @@ export function joinWords(items) {
   if (items.length <= 1) return items.join('');
   return `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
 }
+
+/**
+ * Arrow keys, Home and End move the focus among the tile buttons of `row`
+ * (a toolbar with one tab stop); whether `e` was one of those keys.
+ */
+export function rovingTiles(e, row) {
+  const keys = ['ArrowLeft', 'ArrowRight', 'ArrowUp', 'ArrowDown', 'Home', 'End'];
+  if (!keys.includes(e.key)) return false;
+  e.preventDefault();
+  const all = [...row.querySelectorAll('button.tile')];
+  let i = all.indexOf(document.activeElement);
+  if (e.key === 'Home') i = 0;
+  else if (e.key === 'End') i = all.length - 1;
+  else if (e.key === 'ArrowLeft' || e.key === 'ArrowUp') i = (i - 1 + all.length) % all.length;
+  else i = (i + 1) % all.length;
+  for (const b of all) b.tabIndex = -1;
+  all[i].tabIndex = 0;
+  all[i].focus();
+  return true;
+}

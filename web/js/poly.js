@@ -8,7 +8,7 @@
 // i on side (i + rotation) % faces; centres as `Lattice::centre` gives them
 // for cells of side 1. Pips are written as numerals beside their side.
 
-import { h, s } from './dom.js';
+import { h, s, rovingTiles } from './dom.js';
 import { sendMove } from './prompt.js';
 
 const R3 = Math.sqrt(3);
@@ -615,24 +615,13 @@ export function polyHandArea(app, t, { clock }) {
       role: 'toolbar',
       'aria-label': `your hand: ${hand.length ? hand.map(([, p]) => polyName(p)).join(', ') : 'empty'}`,
       onkeydown: (e) => {
-        const keys = ['ArrowLeft', 'ArrowRight', 'ArrowUp', 'ArrowDown', 'Home', 'End'];
         if (e.key === 'Escape' && t.choosing !== null) {
           t.choosing = null;
           t.pending = null;
           app.update();
           return;
         }
-        if (!keys.includes(e.key)) return;
-        e.preventDefault();
-        const all = [...row.querySelectorAll('button.tile')];
-        let k = all.indexOf(document.activeElement);
-        if (e.key === 'Home') k = 0;
-        else if (e.key === 'End') k = all.length - 1;
-        else if (e.key === 'ArrowLeft' || e.key === 'ArrowUp') k = (k - 1 + all.length) % all.length;
-        else k = (k + 1) % all.length;
-        for (const b of all) b.tabIndex = -1;
-        all[k].tabIndex = 0;
-        all[k].focus();
+        rovingTiles(e, row);
       },
     },
     buttons,

@@ -211,6 +211,18 @@ export function mount(app, { game, seat, step }) {
     const seats = data.seats.filter((x) => sideOf(x.seat) === side).map((x) => x.seat + 1);
     return seats.length > 1 ? `Seats ${joinWords(seats.map(String))}` : `Seat ${seats[0] ?? side + 1}`;
   };
+  // The seat whose view is replayed (or a spectator's), kept at this step.
+  const viewpointPicker = () =>
+    h(
+      'select',
+      {
+        id: 'rp-seat',
+        'data-key': 'rp-seat',
+        onchange: (e) => app.go(`#/replay/${game}${e.target.value === '' ? '' : `?seat=${e.target.value}`}${k ? `${e.target.value === '' ? '?' : '&'}step=${k}` : ''}`),
+      },
+      h('option', { value: '', selected: seat === null }, 'a spectator'),
+      data.seats.map((x) => h('option', { value: x.seat, selected: x.seat === seat }, `seat ${x.seat + 1} (${x.name || 'nobody'})`)),
+    );
   const go = (i, focus) => {
     k = Math.max(0, Math.min(n(), i));
     const hash = `#/replay/${game}${seat === null ? '' : `?seat=${seat}`}${k ? `${seat === null ? '?' : '&'}step=${k}` : ''}`;
@@ -239,16 +251,7 @@ export function mount(app, { game, seat, step }) {
     const events = eventsAt(k);
     const variant = data.variant;
     const numerals = needsNumerals(variant);
-    const viewpoint = h(
-      'select',
-      {
-        id: 'rp-seat',
-        'data-key': 'rp-seat',
-        onchange: (e) => app.go(`#/replay/${game}${e.target.value === '' ? '' : `?seat=${e.target.value}`}${k ? `${e.target.value === '' ? '?' : '&'}step=${k}` : ''}`),
-      },
-      h('option', { value: '', selected: seat === null }, 'a spectator'),
-      data.seats.map((s) => h('option', { value: s.seat, selected: s.seat === seat }, `seat ${s.seat + 1} (${s.name || 'nobody'})`)),
-    );
+    const viewpoint = viewpointPicker();
     const controls = replayControls(k, n(), go);
     const happened = events.map((ev) => eventText(ev, { who, view, variant, seat })).filter(Boolean);
     const over = events.find((ev) => ev.event === 'hand-over');
@@ -319,16 +322,7 @@ export function mount(app, { game, seat, step }) {
   const renderPoly = (focus) => {
     const view = viewAt(k);
     const tiles = data.tiles || (data.tiles = tileSet(data.variant));
-    const viewpoint = h(
-      'select',
-      {
-        id: 'rp-seat',
-        'data-key': 'rp-seat',
-        onchange: (e) => app.go(`#/replay/${game}${e.target.value === '' ? '' : `?seat=${e.target.value}`}${k ? `${e.target.value === '' ? '?' : '&'}step=${k}` : ''}`),
-      },
-      h('option', { value: '', selected: seat === null }, 'a spectator'),
-      data.seats.map((x) => h('option', { value: x.seat, selected: x.seat === seat }, `seat ${x.seat + 1} (${x.name || 'nobody'})`)),
-    );
+    const viewpoint = viewpointPicker();
     const happened = eventsAt(k)
       .map((ev) => polyEventText(ev, { who, view, tiles }))
       .filter(Boolean);

@@ -1,7 +1,7 @@
 // A room: the waiting room before a match, the table during one (board,
 // your hand, the other seats, scores, clock), the result after it.
 
-import { h, replace, tileName, sameTile, joinWords } from './dom.js';
+import { h, replace, tileName, sameTile, joinWords, rovingTiles } from './dom.js';
 import { renderBoard, endName, endPip } from './board.js';
 import { tileSvg, needsNumerals } from './tiles.js';
 import { strengthOptions } from './lobby.js';
@@ -214,20 +214,7 @@ function handArea(app, t) {
       class: `hand ${t.prompt ? '' : 'idle'}`,
       role: 'toolbar',
       'aria-label': `your hand: ${names.length ? names.join(', ') : 'empty'}`,
-      onkeydown: (e) => {
-        const keys = ['ArrowLeft', 'ArrowRight', 'ArrowUp', 'ArrowDown', 'Home', 'End'];
-        if (!keys.includes(e.key)) return;
-        e.preventDefault();
-        const all = [...row.querySelectorAll('button.tile')];
-        let i = all.indexOf(document.activeElement);
-        if (e.key === 'Home') i = 0;
-        else if (e.key === 'End') i = all.length - 1;
-        else if (e.key === 'ArrowLeft' || e.key === 'ArrowUp') i = (i - 1 + all.length) % all.length;
-        else i = (i + 1) % all.length;
-        for (const b of all) b.tabIndex = -1;
-        all[i].tabIndex = 0;
-        all[i].focus();
-      },
+      onkeydown: (e) => rovingTiles(e, row),
     },
     buttons,
   );
