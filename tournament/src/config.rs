@@ -520,19 +520,29 @@ fn check_variants(field: &str, variants: &[String], table: TableKind) -> Result<
     Ok(())
 }
 
+/// Whether a variant (called `what` in errors) seating `range` players
+/// seats a `table`.
+fn check_seats(
+    field: &str,
+    what: &str,
+    range: std::ops::RangeInclusive<u8>,
+    table: TableKind,
+) -> Result<(), ConfigError> {
+    let seats = table.seats() as u8;
+    if !range.contains(&seats) {
+        return Err(ConfigError::new(
+            field,
+            format!("{what} seats {} to {} players, a {table:?} table has {seats}", range.start(), range.end()),
+        ));
+    }
+    Ok(())
+}
+
 /// Whether `variant` (called `what` in errors) seats a `table`: its seat
 /// count, and partnerships exactly when the table plays in pairs.
 fn check_fits(field: &str, what: &str, variant: &Variant, table: TableKind) -> Result<(), ConfigError> {
+    check_seats(field, what, variant.players.min..=variant.players.max, table)?;
     let seats = table.seats() as u8;
-    if seats < variant.players.min || seats > variant.players.max {
-        return Err(ConfigError::new(
-            field,
-            format!(
-                "{what} seats {} to {} players, a {table:?} table has {seats}",
-                variant.players.min, variant.players.max
-            ),
-        ));
-    }
     let pairs = match &variant.players.teams {
         Teams::None => false,
         Teams::Pairs | Teams::PairsIfFourPlus | Teams::Alternate => true,
@@ -570,16 +580,7 @@ fn check_poly_fits(field: &str, variant: &PolyVariant, table: TableKind) -> Resu
             ),
         ));
     }
-    let seats = table.seats() as u8;
-    if seats < variant.seats.min || seats > variant.seats.max {
-        return Err(ConfigError::new(
-            field,
-            format!(
-                "poly preset {name} seats {} to {} players, a {table:?} table has {seats}",
-                variant.seats.min, variant.seats.max
-            ),
-        ));
-    }
+    check_seats(field, &format!("poly preset {name}"), variant.seats.min..=variant.seats.max, table)?;
     Ok(())
 }
 
