@@ -9,8 +9,8 @@ use anyhow::{Context, Result, anyhow, bail};
 use capicua_bot::remote::{AwaitConfig, LadderConfig, PlayConfig, PlayOptions, PlayVariant, Registration, Tally};
 use capicua_bot::token_file;
 use capicua_bot::transport::ServerAddr;
-use capicua_engine::poly::PolyRules;
-use capicua_engine::{Game, Rules, Seating, Variant};
+use capicua_engine::poly::FileRules;
+use capicua_engine::{Game, Seating, Variant};
 use capicua_strategy::arena::{Arena, ArenaConfig, ArenaReport, Mode};
 use capicua_strategy::poly::POLY_STRATEGIES;
 use capicua_strategy::spec::STRATEGIES;
@@ -324,14 +324,9 @@ fn play_variant(path: &Path) -> Result<PlayVariant> {
     let origin = path.display().to_string();
     let text = std::fs::read_to_string(path).with_context(|| format!("reading the variant file {origin}"))?;
     // Errors name the file, the line and the field.
-    let rules = match Rules::from_file_text(&origin, &text) {
-        Ok(rules) => rules,
-        Err(tiles) => {
-            let poly = match PolyRules::from_file_text(&origin, &text) {
-                Ok(poly) => poly,
-                Err(e) if tiles.field == "base" && e.field != "base" => bail!("{e}"),
-                Err(_) => bail!("{tiles}"),
-            };
+    let rules = match FileRules::from_file_text(&origin, &text).map_err(|e| anyhow!("{e}"))? {
+        FileRules::Tiles(rules) => *rules,
+        FileRules::Poly(poly) => {
             let name = poly.variant().name.clone();
             let seats = *poly.seat_range().end();
             capicua_engine::poly::PolyGame::new(poly, seats, 0)

@@ -194,6 +194,42 @@ impl PolyRules {
     }
 }
 
+/// The rules of a variant file of either family.
+#[derive(Clone, Debug)]
+pub enum FileRules {
+    /// Two-faced dominoes.
+    Tiles(Box<crate::Rules>),
+    /// Tiles with 3, 4 or 6 faces.
+    Poly(PolyRules),
+}
+
+impl FileRules {
+    /// Parses and validates a variant file of either family: read as
+    /// dominoes first, then as tiles with 3, 4 or 6 faces. The error is
+    /// the one of the family the file means: the poly reading's when `base`
+    /// names no two-faced preset but the poly reading got past `base`.
+    ///
+    /// ```
+    /// use capicua_engine::poly::FileRules;
+    /// let poly = FileRules::from_file_text("x.toml", "base = \"hexominoes\"\nname = \"hex\"\n").unwrap();
+    /// assert!(matches!(poly, FileRules::Poly(_)));
+    /// let tiles = FileRules::from_file_text("x.toml", "base = \"latin\"\nname = \"l\"\n").unwrap();
+    /// assert!(matches!(tiles, FileRules::Tiles(_)));
+    /// let e = FileRules::from_file_text("x.toml", "base = \"hexominoes\"\nfaces = 5\n").unwrap_err();
+    /// assert_eq!(e.field, "faces");
+    /// ```
+    pub fn from_file_text(origin: &str, text: &str) -> Result<FileRules, VariantFileError> {
+        match crate::Rules::from_file_text(origin, text) {
+            Ok(rules) => Ok(FileRules::Tiles(Box::new(rules))),
+            Err(tiles) => match PolyRules::from_file_text(origin, text) {
+                Ok(rules) => Ok(FileRules::Poly(rules)),
+                Err(poly) if tiles.field == "base" && poly.field != "base" => Err(poly),
+                Err(_) => Err(tiles),
+            },
+        }
+    }
+}
+
 impl PolyVariant {
     /// Checks every field and builds the tile set.
     pub fn validate(&self) -> Result<PolyRules, VariantError> {

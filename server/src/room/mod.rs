@@ -18,7 +18,7 @@ mod tests;
 
 use std::sync::{Arc, Mutex};
 
-use capicua_engine::poly::{POLY_PRESETS, PolyRules};
+use capicua_engine::poly::{FileRules, POLY_PRESETS, PolyRules};
 use capicua_engine::{Game, Seat, Seating, Variant};
 use capicua_protocol::{ErrorCode, PromptId, RoomInfo, RoomSpec};
 use tokio::sync::{mpsc, oneshot};
@@ -238,20 +238,22 @@ impl CreateError {
 pub(crate) fn settings(spec: &RoomSpec, grace: std::time::Duration) -> Result<Settings, CreateError> {
     let rules = match (&spec.preset, &spec.variant, &spec.variant_file) {
         (Some(name), None, None) if POLY_PRESETS.contains(&name.as_str()) => {
-            RoomFamily::Poly(PolyRules::preset(name).ok_or_else(|| CreateError::UnknownPreset(name.clone()))?)
+            FileRules::Poly(PolyRules::preset(name).ok_or_else(|| CreateError::UnknownPreset(name.clone()))?)
         }
         (Some(name), None, None) => {
             let variant: Variant =
                 capicua_engine::preset(name).ok_or_else(|| CreateError::UnknownPreset(name.clone()))?;
-            RoomFamily::Tiles(variant.validate().map_err(|e| CreateError::Variant(e.to_string()))?)
+            FileRules::Tiles(Box::new(variant.validate().map_err(|e| CreateError::Variant(e.to_string()))?))
         }
-        (None, Some(v), None) => RoomFamily::Tiles(v.validate().map_err(|e| CreateError::Variant(e.to_string()))?),
+        (None, Some(v), None) => {
+            FileRules::Tiles(Box::new(v.validate().map_err(|e| CreateError::Variant(e.to_string()))?))
+        }
         (None, None, Some(text)) => variant_file(text)?,
         _ => return Err(CreateError::PresetOrVariant),
     };
     let (rules, sides) = match rules {
-        RoomFamily::Tiles(rules) => tiles_seating(spec, rules)?,
-        RoomFamily::Poly(rules) => poly_seating(spec, rules)?,
+        FileRules::Tiles(rules) => tiles_seating(spec, *rules)?,
+        FileRules::Poly(rules) => poly_seating(spec, rules)?,
     };
     if spec.rated && spec.seed.is_some() {
         // Whoever knows a room's seed knows every hand.
@@ -274,13 +276,6 @@ pub(crate) fn settings(spec: &RoomSpec, grace: std::time::Duration) -> Result<Se
         bots: capicua_strategy::Policy::network(capicua_strategy::SearchCaps::default()),
         idle: None,
     })
-}
-
-/// The rules a spec names, of either family, before seating.
-#[allow(clippy::large_enum_variant, reason = "built once per room creation")]
-enum RoomFamily {
-    Tiles(capicua_engine::Rules),
-    Poly(PolyRules),
 }
 
 /// A two-faced room's seating, checked by the engine, and its seats' sides.
@@ -343,29 +338,18 @@ pub(crate) fn invite_id() -> Result<String, getrandom::Error> {
     Ok(format!("{}-{}-{}-{}-{}", &hex[0..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..32]))
 }
 
-/// Parses and validates the text of a variant file. The origin named in
+/// Parses and validates the text of a variant file of either family
+/// ([`FileRules`]). The origin named in
 /// errors (`variant-file.toml:3: ...`) says which format was read: JSON when
 /// the first non-blank character is `{`, as a JSON object must start,
 /// otherwise TOML. The engine's parser is pure: `base` names a preset,
 /// never a file, so a client cannot make the server read its disk.
-fn variant_file(text: &str) -> Result<RoomFamily, CreateError> {
+fn variant_file(text: &str) -> Result<FileRules, CreateError> {
     if text.len() > MAX_VARIANT_FILE_BYTES {
         return Err(CreateError::VariantFileTooLarge(text.len()));
     }
     let origin = if text.trim_start().starts_with('{') { "variant-file.json" } else { "variant-file.toml" };
-    // A file is read as dominoes first; one that is not (its `base` names a
-    // poly preset, or its fields are a poly variant's) as tiles with 3, 4
-    // or 6 faces. The error reported is the one of the family the file
-    // means: the poly one when `base` names no two-faced preset but the
-    // poly reading got past `base`.
-    match capicua_engine::Rules::from_file_text(origin, text) {
-        Ok(rules) => Ok(RoomFamily::Tiles(rules)),
-        Err(tiles) => match PolyRules::from_file_text(origin, text) {
-            Ok(rules) => Ok(RoomFamily::Poly(rules)),
-            Err(poly) if tiles.field == "base" && poly.field != "base" => Err(CreateError::VariantFile(poly)),
-            Err(_) => Err(CreateError::VariantFile(tiles)),
-        },
-    }
+    FileRules::from_file_text(origin, text).map_err(CreateError::VariantFile)
 }
 
 /// Validates a room spec, records the room and starts its task. The room

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use std::io::Read;
 
 use capicua_engine::Variant;
+use capicua_engine::poly::FileRules;
 use capicua_strategy::{Policy, SearchCaps, StopFlag};
 use capicua_tournament::{Config, EntrantSpec, Family, Round, Tournament};
 
@@ -62,10 +63,10 @@ fn read_variant_files(config: &Config, origin: Origin) -> Result<BTreeMap<String
         if text.len() as u64 > MAX_VARIANT_FILE_BYTES {
             return Err(fail(format!("variant file {name:?} is over the limit of {MAX_VARIANT_FILE_BYTES} bytes")));
         }
-        let rules = match capicua_engine::Rules::from_file_text(&name, &text) {
-            Ok(rules) => rules,
+        let rules = match FileRules::from_file_text(&name, &text) {
+            Ok(FileRules::Tiles(rules)) => rules,
             // A file of tiles with 3, 4 or 6 faces: tournaments play the poly presets only.
-            Err(_) if capicua_engine::poly::PolyRules::from_file_text(&name, &text).is_ok() => {
+            Ok(FileRules::Poly(_)) => {
                 return Err(fail(format!(
                     "variant file {name:?} is a variant of tiles with 3, 4 or 6 faces: a tournament plays those \
                      by a poly preset's name ({}), not from a file",
