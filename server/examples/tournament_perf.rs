@@ -252,15 +252,15 @@ async fn scale(sizes: &[usize]) -> anyhow::Result<()> {
         while let Some(r) = t.next_round() {
             for tb in &r.tables {
                 let res = fake(r.number, tb.id, tb.seats.len(), i);
-                let g = sqlx::query(
+                let g: i64 = sqlx::query_scalar(
                     "INSERT INTO games (room_id, variant, variant_json, seed, seating_json, moves_json, scores_json,
-                     winner, forfeit, hands, rated, finished_at) VALUES (NULL, 'latin', '{}', ?, '{}', '[]', '[100,0]', ?, NULL, 1, 1, 0)",
+                     winner, forfeit, hands, rated, finished_at) VALUES (NULL, 'latin', '{}', ?, '{}', '[]', '[100,0]', ?, NULL, 1, 1, 0)
+                     RETURNING id",
                 )
                 .bind(i as i64)
                 .bind(res.winner.map(i64::from))
-                .execute(&mut *tx)
-                .await?
-                .last_insert_rowid();
+                .fetch_one(&mut *tx)
+                .await?;
                 sqlx::query(
                     "INSERT INTO tournament_matches (tournament_id, round, table_no, game_id, winner, result_json) VALUES (?, ?, ?, ?, ?, ?)",
                 )

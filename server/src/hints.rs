@@ -267,7 +267,7 @@ pub(crate) async fn review(
         return Err(ApiError::of(ErrorCode::HintUnavailable, message));
     };
     let status: Option<String> = sqlx::query_scalar(
-        "SELECT t.status FROM tournament_matches m JOIN tournaments t ON t.id = m.tournament_id WHERE m.game_id = ?",
+        "SELECT t.status FROM tournament_matches m JOIN tournaments t ON t.id = m.tournament_id WHERE m.game_id = $1",
     )
     .bind(id)
     .fetch_optional(state.db.pool())

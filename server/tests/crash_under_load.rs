@@ -22,7 +22,7 @@ use std::time::Duration;
 use capicua_bot::load::{LoadConfig, LoadReport};
 use capicua_server::Db;
 use common::wait_for;
-use sqlx::{Row, SqlitePool};
+use sqlx::{AnyPool, Row};
 
 const BIN: &str = env!("CARGO_BIN_EXE_capicua-server");
 
@@ -112,11 +112,11 @@ fn load(server: &Server, tables: usize, seconds: u64, games: Option<u64>, player
 
 /// The id of the newest stored game (0 for none): the writer numbers games
 /// in order, and this reads one index entry, cheap enough to poll under load.
-async fn last_game(pool: &SqlitePool) -> i64 {
+async fn last_game(pool: &AnyPool) -> i64 {
     sqlx::query("SELECT COALESCE(MAX(id), 0) FROM games").fetch_one(pool).await.unwrap().get(0)
 }
 
-async fn count(pool: &SqlitePool, sql: &str) -> i64 {
+async fn count(pool: &AnyPool, sql: &str) -> i64 {
     sqlx::query(sql).fetch_one(pool).await.unwrap_or_else(|e| panic!("{sql}: {e}")).get(0)
 }
 
@@ -218,7 +218,8 @@ async fn a_server_killed_under_load_keeps_every_reported_match_and_consistent_ra
     let mut server = Server::start(&db_path, &dir.join("first.log"));
     server.serving().await;
     let running = tokio::spawn(capicua_bot::load::run(load(&server, tables, 3600, None, Vec::new())));
-    let pool = SqlitePool::connect(&format!("sqlite://{}", db_path.display())).await.unwrap();
+    sqlx::any::install_default_drivers();
+    let pool = AnyPool::connect(&format!("sqlite://{}", db_path.display())).await.unwrap();
     let enough = 3 * tables.max(20) as i64;
     let setup = Duration::from_secs(120) + Duration::from_millis(100) * tables as u32;
     let stored_before_kill = wait_for("three matches per table stored", setup, async || {

@@ -8,6 +8,7 @@ use capicua_protocol::OccupantKind;
 use serde::Serialize;
 use sqlx::Row;
 
+use super::columns::{Flag, text_column};
 use super::tournaments::TableLink;
 use super::{Db, DbError, now_secs};
 
@@ -16,8 +17,10 @@ use super::{Db, DbError, now_secs};
 #[serde(rename_all = "kebab-case")]
 pub struct SeatRecord {
     /// Seat number.
+    #[sqlx(try_from = "i64")]
     pub seat: u8,
     /// Side it scored for.
+    #[sqlx(try_from = "i64")]
     pub side: u8,
     /// The player, `None` for a guest.
     pub player_id: Option<i64>,
@@ -30,9 +33,8 @@ pub struct SeatRecord {
 /// Who sat in a seat of a finished game (`game_seats.kind`, and `kind` in
 /// `GET /api/games/{id}`): an occupant's kind, or nobody, when a tournament
 /// table's player never came and its side forfeited.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, sqlx::Type)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-#[sqlx(rename_all = "kebab-case")]
 pub enum SeatKind {
     /// A registered player.
     Player,
@@ -43,6 +45,8 @@ pub enum SeatKind {
     /// Nobody.
     Empty,
 }
+
+text_column!(SeatKind { Player => "player", Guest => "guest", HostedBot => "hosted-bot", Empty => "empty" });
 
 impl From<OccupantKind> for SeatKind {
     fn from(k: OccupantKind) -> SeatKind {
@@ -245,10 +249,17 @@ struct GameRow {
     seating_json: String,
     moves_json: String,
     scores_json: String,
-    winner: Option<u8>,
-    forfeit: Option<u8>,
+    winner: Option<i64>,
+    forfeit: Option<i64>,
+    #[sqlx(try_from = "Flag")]
     rated: bool,
+    #[sqlx(try_from = "Flag")]
     poly: bool,
+}
+
+/// A stored seat or side number (a small integer column).
+fn small(n: Option<i64>) -> Option<u8> {
+    n.and_then(|n| u8::try_from(n).ok())
 }
 
 /// A game's JSON columns.
@@ -354,16 +365,17 @@ impl Db {
     /// Records a new room, returning its id.
     /// The variant is a two-faced or a poly one.
     pub async fn create_room<V: RoomVariant>(&self, variant: &V, seats: u8, rated: bool) -> Result<i64, DbError> {
-        let r =
-            sqlx::query("INSERT INTO rooms (variant, variant_json, seats, rated, created_at) VALUES (?, ?, ?, ?, ?)")
-                .bind(variant.name())
-                .bind(serde_json::to_string(variant)?)
-                .bind(seats as i64)
-                .bind(rated)
-                .bind(now_secs())
-                .execute(&self.pool)
-                .await?;
-        Ok(r.last_insert_rowid())
+        Ok(sqlx::query_scalar(
+            "INSERT INTO rooms (variant, variant_json, seats, rated, created_at) VALUES ($1, $2, $3, $4, $5)
+             RETURNING id",
+        )
+        .bind(variant.name())
+        .bind(serde_json::to_string(variant)?)
+        .bind(seats as i64)
+        .bind(i64::from(rated))
+        .bind(now_secs())
+        .fetch_one(&self.pool)
+        .await?)
     }
 
     /// A stored game.
@@ -371,7 +383,7 @@ impl Db {
         let Some(r) = sqlx::query_as::<_, GameRow>(
             "SELECT id, room_id, variant_json, seed, seating_json, moves_json, scores_json, winner, forfeit, rated,
                     poly
-             FROM games WHERE id = ?",
+             FROM games WHERE id = $1",
         )
         .bind(id)
         .fetch_optional(&self.pool)
@@ -380,7 +392,7 @@ impl Db {
             return Ok(None);
         };
         let seats =
-            sqlx::query_as("SELECT seat, side, player_id, name, kind FROM game_seats WHERE game_id = ? ORDER BY seat")
+            sqlx::query_as("SELECT seat, side, player_id, name, kind FROM game_seats WHERE game_id = $1 ORDER BY seat")
                 .bind(id)
                 .fetch_all(&self.pool)
                 .await?;
@@ -404,8 +416,8 @@ impl Db {
             play,
             seed: r.seed as u64,
             scores: serde_json::from_str(&r.scores_json)?,
-            winner: r.winner,
-            forfeit: r.forfeit,
+            winner: small(r.winner),
+            forfeit: small(r.forfeit),
             seats,
             rated: r.rated,
         }))
@@ -424,10 +436,10 @@ impl Db {
     ) -> Result<Vec<GameSummary>, DbError> {
         let rows = sqlx::query(
             "SELECT id, variant, scores_json, winner, forfeit, hands, rated, finished_at FROM games
-             WHERE (?1 IS NULL OR id < ?1)
-               AND (?2 IS NULL OR id IN (SELECT game_id FROM game_seats
-                                         WHERE player_id = (SELECT id FROM players WHERE name = ?2)))
-             ORDER BY id DESC LIMIT ?3",
+             WHERE ($1 IS NULL OR id < $1)
+               AND ($2 IS NULL OR id IN (SELECT game_id FROM game_seats
+                                         WHERE player_id = (SELECT id FROM players WHERE name = $2)))
+             ORDER BY id DESC LIMIT $3",
         )
         .bind(before)
         .bind(player)
@@ -442,10 +454,10 @@ impl Db {
                     variant: r.try_get("variant")?,
                     seats: vec![],
                     scores: serde_json::from_str(r.try_get("scores_json")?)?,
-                    winner: r.try_get("winner")?,
-                    forfeit: r.try_get("forfeit")?,
+                    winner: small(r.try_get("winner")?),
+                    forfeit: small(r.try_get("forfeit")?),
                     hands: r.try_get("hands")?,
-                    rated: r.try_get("rated")?,
+                    rated: r.try_get::<Flag, _>("rated")?.0,
                     finished_at: r.try_get("finished_at")?,
                 })
             })
@@ -455,7 +467,7 @@ impl Db {
         };
         // The seats of the whole page in one query (ids are contiguous enough).
         let seats: Vec<(i64, SummarySeat)> = sqlx::query(
-            "SELECT game_id, seat, side, name, kind FROM game_seats WHERE game_id BETWEEN ? AND ? ORDER BY game_id, seat",
+            "SELECT game_id, seat, side, name, kind FROM game_seats WHERE game_id BETWEEN $1 AND $2 ORDER BY game_id, seat",
         )
         .bind(last)
         .bind(first)
@@ -466,8 +478,8 @@ impl Db {
             Ok((
                 r.try_get("game_id")?,
                 SummarySeat {
-                    seat: r.try_get("seat")?,
-                    side: r.try_get("side")?,
+                    seat: small(r.try_get("seat")?).unwrap_or_default(),
+                    side: small(r.try_get("side")?).unwrap_or_default(),
                     name: r.try_get("name")?,
                     kind: r.try_get("kind")?,
                 },
@@ -496,6 +508,9 @@ mod tests {
             assert_eq!(serde_json::to_value(SeatKind::from(k)).unwrap(), serde_json::to_value(k).unwrap());
         }
         assert_eq!(serde_json::to_value(SeatKind::Empty).unwrap(), "empty");
+        for k in [SeatKind::Player, SeatKind::Guest, SeatKind::HostedBot, SeatKind::Empty] {
+            assert_eq!(serde_json::to_value(k).unwrap(), k.column_name(), "stored as on the wire");
+        }
     }
 
     #[test]

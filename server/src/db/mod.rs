@@ -1,6 +1,11 @@
-//! Persistence: SQLite through sqlx, WAL mode, numbered migrations from the
-//! top-level `migrations/` folder. Every SQL statement of the server is in
-//! this module, one file per concept:
+//! Persistence: SQLite (the default, a file in WAL mode) or PostgreSQL,
+//! through sqlx's `Any` driver, with numbered migrations kept in step for
+//! both: the top-level `migrations/` folder for SQLite and
+//! `migrations/postgres/` for PostgreSQL, the same numbers and the same
+//! tables. Every statement is written once in the SQL both engines accept
+//! (`$1` placeholders, `ON CONFLICT`, `RETURNING`, flags as integers) and
+//! runs on either. Every SQL statement of the server is in this module, one
+//! file per concept:
 //!
 //! - [`players`]: registered players and hosted bots' rows.
 //! - [`games`]: rooms, finished games as stored and read back, the compact
@@ -30,8 +35,10 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use sha2::{Digest, Sha256};
-use sqlx::Connection;
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
+use sqlx::AnyPool;
+use sqlx::any::AnyPoolOptions;
+use sqlx::sqlite::SqliteConnectOptions;
+use sqlx::{Connection, Executor};
 use tokio::sync::mpsc;
 
 pub use games::{
@@ -185,10 +192,31 @@ impl StoreHealth {
     }
 }
 
+/// The database engine a [`Db`] runs on, chosen by the `--database` URL.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    /// A SQLite file (a bare path or `sqlite://...`): the default.
+    Sqlite,
+    /// A PostgreSQL server (`postgres://...` or `postgresql://...`).
+    Postgres,
+}
+
+impl Backend {
+    /// The engine a `--database` value names.
+    pub fn of(url: &str) -> Backend {
+        if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            Backend::Postgres
+        } else {
+            Backend::Sqlite
+        }
+    }
+}
+
 /// The database: a pool for reads and a writer task for finished games.
 #[derive(Clone)]
 pub struct Db {
-    pool: SqlitePool,
+    pool: AnyPool,
+    backend: Backend,
     writer: mpsc::Sender<writer::StoreJob>,
     writer_done: tokio::sync::watch::Receiver<bool>,
     /// Opened by [`Db::open_read_only`]: there is no writer task.
@@ -221,9 +249,14 @@ pub(crate) fn now_ms() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
 }
 
-/// Normalizes a `--database` value: a bare path becomes `sqlite://path`.
+/// Normalizes a `--database` value: a bare path becomes `sqlite://path`; a
+/// `sqlite:` or PostgreSQL URL stays as it is.
 pub fn database_url(arg: &str) -> String {
-    if arg.starts_with("sqlite:") { arg.to_string() } else { format!("sqlite://{arg}") }
+    if arg.starts_with("sqlite:") || Backend::of(arg) == Backend::Postgres {
+        arg.to_string()
+    } else {
+        format!("sqlite://{arg}")
+    }
 }
 
 impl Db {
@@ -234,13 +267,41 @@ impl Db {
         Db::open_with(url, OpenOptions::default()).await
     }
 
-    /// Opens (creating if missing) and migrates the database, in WAL mode,
-    /// and starts the writer task. An existing file is checked first,
-    /// through a read-only connection, and refused untouched when it holds
-    /// tables capicua's schema does not have (unless `options` allows them)
-    /// or a schema newer than this binary's.
+    /// Opens (creating if missing) and migrates the database and starts the
+    /// writer task. A SQLite file runs in WAL mode; an existing one is
+    /// checked first, through a read-only connection, and refused untouched
+    /// when it holds tables capicua's schema does not have (unless
+    /// `options` allows them) or a schema newer than this binary's. A
+    /// PostgreSQL database gets the same checks over its current schema.
     pub async fn open_with(url: &str, options: OpenOptions) -> Result<Db, DbError> {
-        let opts = SqliteConnectOptions::from_str(&database_url(url))?;
+        sqlx::any::install_default_drivers();
+        let backend = Backend::of(url);
+        let pool = match backend {
+            Backend::Sqlite => Db::sqlite_pool(url, options).await?,
+            Backend::Postgres => Db::postgres_pool(url, options).await?,
+        };
+        schema::migrator(backend).run(&pool).await?;
+        // Counted before the writer loads the ratings it keeps in memory.
+        let (closed, _) = mpsc::channel(1);
+        let (_, done) = tokio::sync::watch::channel(true);
+        let counting = Db {
+            pool: pool.clone(),
+            backend,
+            writer: closed,
+            writer_done: done,
+            read_only: false,
+            health: Arc::default(),
+        };
+        counting.count_missing_draws().await?;
+        let health = Arc::new(StoreHealth::default());
+        let (writer, writer_done) = writer::spawn(pool.clone(), backend, health.clone(), options.store_retry).await?;
+        Ok(Db { pool, backend, writer, writer_done, read_only: false, health })
+    }
+
+    /// The read-write pool on a SQLite file, checked first.
+    async fn sqlite_pool(url: &str, options: OpenOptions) -> Result<AnyPool, DbError> {
+        let url = database_url(url);
+        let opts = SqliteConnectOptions::from_str(&url)?;
         // A missing or empty file is simply created and migrated; only one
         // with content can belong to someone else.
         if schema::file_has_data(&opts) {
@@ -249,25 +310,32 @@ impl Db {
                 if !options.allow_foreign_tables {
                     schema::refuse_foreign_tables(&mut conn).await?;
                 }
-                schema::check_schema(&mut conn, false).await
+                schema::check_schema(&mut conn, Backend::Sqlite, false).await
             }
             .await;
             conn.close().await?;
             checked?;
         }
-        let opts = opts
-            .create_if_missing(true)
-            .journal_mode(SqliteJournalMode::Wal)
-            // WAL + NORMAL: a commit survives a process crash; only an OS
-            // crash can lose the last commits, never corrupt the file.
-            .synchronous(SqliteSynchronous::Normal)
-            .busy_timeout(options.busy_timeout)
-            .foreign_keys(true);
-        let pool = SqlitePoolOptions::new()
+        let busy_ms = options.busy_timeout.as_millis();
+        Ok(AnyPoolOptions::new()
             .max_connections(4)
             // No ping before each checkout: it costs a round trip to the
             // SQLite worker thread on every query.
             .test_before_acquire(false)
+            // The `Any` driver opens a connection from its URL alone, so the
+            // pragmas are set on each new connection here. WAL + NORMAL: a
+            // commit survives a process crash; only an OS crash can lose
+            // the last commits, never corrupt the file.
+            .after_connect(move |conn, _| {
+                Box::pin(async move {
+                    conn.execute(&*format!(
+                        "PRAGMA busy_timeout = {busy_ms}; PRAGMA journal_mode = WAL; \
+                         PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;"
+                    ))
+                    .await?;
+                    Ok(())
+                })
+            })
             // On a full disk or an I/O error SQLite rolls the transaction
             // back by itself; sqlx still counts it open, its own ROLLBACK
             // then fails, and the connection stays counted in a
@@ -277,55 +345,118 @@ impl Db {
             // instead of reused (closing rolls back whatever SQLite still
             // holds and frees the lock); the pool opens a fresh one.
             .after_release(|conn, _| Box::pin(async move { Ok(!conn.is_in_transaction()) }))
-            .connect_with(opts)
+            .connect(&with_param(&url, "mode=rwc"))
+            .await?)
+    }
+
+    /// The pool on a PostgreSQL database, checked first: a schema of
+    /// another program or a newer capicua is refused before migrating.
+    async fn postgres_pool(url: &str, options: OpenOptions) -> Result<AnyPool, DbError> {
+        let pool = AnyPoolOptions::new()
+            // A server connection is cheap to hold and reads run in
+            // parallel there, unlike SQLite's single file.
+            .max_connections(16)
+            .acquire_timeout(options.busy_timeout.max(Duration::from_secs(1)))
+            .after_release(|conn, _| Box::pin(async move { Ok(!conn.is_in_transaction()) }))
+            .connect(url)
             .await?;
-        schema::MIGRATOR.run(&pool).await?;
-        // Counted before the writer loads the ratings it keeps in memory.
-        let (closed, _) = mpsc::channel(1);
-        let (_, done) = tokio::sync::watch::channel(true);
-        let counting =
-            Db { pool: pool.clone(), writer: closed, writer_done: done, read_only: false, health: Arc::default() };
-        counting.count_missing_draws().await?;
-        let health = Arc::new(StoreHealth::default());
-        let (writer, writer_done) = writer::spawn(pool.clone(), health.clone(), options.store_retry).await?;
-        Ok(Db { pool, writer, writer_done, read_only: false, health })
+        let checked = async {
+            let mut conn = pool.acquire().await?;
+            if !options.allow_foreign_tables {
+                schema::refuse_foreign_tables(&mut conn).await?;
+            }
+            schema::check_schema(&mut conn, Backend::Postgres, false).await
+        }
+        .await;
+        if let Err(e) = checked {
+            pool.close().await;
+            return Err(e);
+        }
+        Ok(pool)
     }
 
     /// Opens an existing database for reading only: no file is created, no
     /// pragma changes the file, nothing is migrated, and a read-only file
     /// (mode 0444) is fine. A missing file, one without capicua's
     /// migrations, or one whose schema is not exactly this binary's is
-    /// refused. Storing a game on it answers [`DbError::ReadOnly`].
+    /// refused. Storing a game on it answers [`DbError::ReadOnly`]. On
+    /// PostgreSQL the schema is checked the same way and every transaction
+    /// of the pool is read-only.
     pub async fn open_read_only(url: &str) -> Result<Db, DbError> {
-        let opts = SqliteConnectOptions::from_str(&database_url(url))?;
+        sqlx::any::install_default_drivers();
+        let backend = Backend::of(url);
+        let pool = match backend {
+            Backend::Sqlite => Db::sqlite_read_only_pool(url).await?,
+            Backend::Postgres => {
+                let pool = AnyPoolOptions::new()
+                    .max_connections(2)
+                    .after_connect(|conn, _| {
+                        Box::pin(async move {
+                            conn.execute("SET default_transaction_read_only = on").await?;
+                            Ok(())
+                        })
+                    })
+                    .connect(url)
+                    .await?;
+                let checked = async {
+                    let mut conn = pool.acquire().await?;
+                    schema::check_schema(&mut conn, Backend::Postgres, true).await
+                }
+                .await;
+                if let Err(e) = checked {
+                    pool.close().await;
+                    return Err(e);
+                }
+                pool
+            }
+        };
+        // No writer task: its queue is closed at once and it counts as done.
+        let (writer, _) = mpsc::channel(1);
+        let (_, writer_done) = tokio::sync::watch::channel(true);
+        Ok(Db { pool, backend, writer, writer_done, read_only: true, health: Arc::default() })
+    }
+
+    /// A read-only pool on an existing SQLite file whose schema is exactly
+    /// this binary's.
+    async fn sqlite_read_only_pool(url: &str) -> Result<AnyPool, DbError> {
+        let url = database_url(url);
+        let opts = SqliteConnectOptions::from_str(&url)?;
         if !schema::file_exists(opts.get_filename()) {
             return Err(DbError::Missing { path: opts.get_filename().display().to_string() });
         }
         let path = opts.get_filename().to_path_buf();
-        let opts = opts.read_only(true).create_if_missing(false).busy_timeout(Duration::from_secs(10));
-        let pool = match Db::read_only_pool(opts.clone()).await {
+        let read_only = with_param(&url, "mode=ro");
+        match Db::read_only_pool(&read_only).await {
             Err(DbError::Sql(e)) if schema::no_wal_index(&e) && !schema::has_wal(&path) => {
                 // A WAL-mode file in a directory we cannot write: SQLite
                 // cannot create the `-shm` index it reads through. With no
                 // `-wal` file no writer is at work (a writer keeps one), so
                 // the file alone is the whole database and can be read as
                 // immutable.
-                Db::read_only_pool(opts.immutable(true)).await?
+                Db::read_only_pool(&with_param(&read_only, "immutable=true")).await
             }
-            other => other?,
-        };
-        // No writer task: its queue is closed at once and it counts as done.
-        let (writer, _) = mpsc::channel(1);
-        let (_, writer_done) = tokio::sync::watch::channel(true);
-        Ok(Db { pool, writer, writer_done, read_only: true, health: Arc::default() })
+            other => other,
+        }
     }
 
-    /// A read-only pool on a database whose schema is exactly this binary's.
-    async fn read_only_pool(opts: SqliteConnectOptions) -> Result<SqlitePool, DbError> {
-        let pool = SqlitePoolOptions::new().max_connections(2).connect_with(opts).await?;
-        let mut conn = pool.acquire().await?;
-        let checked = schema::check_schema(&mut conn, true).await;
-        drop(conn);
+    /// A read-only pool on a SQLite database whose schema is exactly this
+    /// binary's.
+    async fn read_only_pool(url: &str) -> Result<AnyPool, DbError> {
+        let pool = AnyPoolOptions::new()
+            .max_connections(2)
+            .after_connect(|conn, _| {
+                Box::pin(async move {
+                    conn.execute("PRAGMA busy_timeout = 10000").await?;
+                    Ok(())
+                })
+            })
+            .connect(url)
+            .await?;
+        let checked = async {
+            let mut conn = pool.acquire().await?;
+            schema::check_schema(&mut conn, Backend::Sqlite, true).await
+        }
+        .await;
         if let Err(e) = checked {
             pool.close().await;
             return Err(e);
@@ -335,8 +466,13 @@ impl Db {
 
     /// The pool, for tools and benchmarks that seed or inspect a database
     /// in bulk (the server itself reads and writes through this module).
-    pub fn pool(&self) -> &SqlitePool {
+    pub fn pool(&self) -> &AnyPool {
         &self.pool
+    }
+
+    /// The engine this database runs on.
+    pub fn backend(&self) -> Backend {
+        self.backend
     }
 
     /// Why storing finished games fails, while it does: `None` once the
@@ -347,12 +483,12 @@ impl Db {
 
     /// Waits until every queued game is committed, then closes the pool.
     pub async fn close(self) {
-        let Db { pool, writer, mut writer_done, read_only, .. } = self;
+        let Db { pool, backend, writer, mut writer_done, read_only, .. } = self;
         // The writer drains its queue and ends when every sender is dropped
         // (the caller drops the other clones first).
         drop(writer);
         let _ = tokio::time::timeout(Duration::from_secs(10), writer_done.wait_for(|done| *done)).await;
-        if !read_only {
+        if !read_only && backend == Backend::Sqlite {
             // Every commit into the main file now. SQLite would do it when
             // the last connection closes, but sqlx closes a connection that
             // was just released from a spawned task, which a command that
@@ -365,6 +501,12 @@ impl Db {
         }
         pool.close().await;
     }
+}
+
+/// `url` with one more query parameter.
+fn with_param(url: &str, param: &str) -> String {
+    let sep = if url.contains('?') { '&' } else { '?' };
+    format!("{url}{sep}{param}")
 }
 
 #[cfg(test)]

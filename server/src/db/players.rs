@@ -20,15 +20,17 @@ impl Db {
     /// Registers a name, returning the player and a fresh token (stored hashed).
     pub async fn register(&self, name: &str) -> Result<(Player, String), DbError> {
         let token = new_token()?;
-        let res = sqlx::query("INSERT INTO players (name, token_hash, kind, created_at) VALUES (?, ?, ?, ?)")
-            .bind(name)
-            .bind(hash_token(&token))
-            .bind(Text(OccupantKind::Player))
-            .bind(now_secs())
-            .execute(&self.pool)
-            .await;
+        let res = sqlx::query_scalar(
+            "INSERT INTO players (name, token_hash, kind, created_at) VALUES ($1, $2, $3, $4) RETURNING id",
+        )
+        .bind(name)
+        .bind(hash_token(&token))
+        .bind(Text(OccupantKind::Player))
+        .bind(now_secs())
+        .fetch_one(&self.pool)
+        .await;
         match res {
-            Ok(r) => Ok((Player { id: r.last_insert_rowid(), name: name.to_string() }, token)),
+            Ok(id) => Ok((Player { id, name: name.to_string() }, token)),
             Err(sqlx::Error::Database(e)) if e.is_unique_violation() => Err(DbError::NameTaken(name.to_string())),
             Err(e) => Err(e.into()),
         }
@@ -36,7 +38,7 @@ impl Db {
 
     /// The player holding a token.
     pub async fn player_by_token(&self, token: &str) -> Result<Option<Player>, DbError> {
-        Ok(sqlx::query_as("SELECT id, name FROM players WHERE token_hash = ?")
+        Ok(sqlx::query_as("SELECT id, name FROM players WHERE token_hash = $1")
             .bind(hash_token(token))
             .fetch_optional(&self.pool)
             .await?)
@@ -44,7 +46,7 @@ impl Db {
 
     /// The id of a registered (token-holding) player.
     pub async fn player_id(&self, name: &str) -> Result<Option<i64>, DbError> {
-        let row = sqlx::query("SELECT id FROM players WHERE name = ? AND token_hash IS NOT NULL")
+        let row = sqlx::query("SELECT id FROM players WHERE name = $1 AND token_hash IS NOT NULL")
             .bind(name)
             .fetch_optional(&self.pool)
             .await?;
@@ -54,13 +56,16 @@ impl Db {
     /// The player row of a hosted strategy (`bot:NAME`), created on first use.
     pub async fn hosted_bot(&self, strategy: &str) -> Result<Player, DbError> {
         let name = format!("bot:{strategy}");
-        sqlx::query("INSERT OR IGNORE INTO players (name, token_hash, kind, created_at) VALUES (?, NULL, ?, ?)")
-            .bind(&name)
-            .bind(Text(OccupantKind::HostedBot))
-            .bind(now_secs())
-            .execute(&self.pool)
-            .await?;
-        let id: i64 = sqlx::query("SELECT id FROM players WHERE name = ?")
+        sqlx::query(
+            "INSERT INTO players (name, token_hash, kind, created_at) VALUES ($1, NULL, $2, $3) \
+             ON CONFLICT DO NOTHING",
+        )
+        .bind(&name)
+        .bind(Text(OccupantKind::HostedBot))
+        .bind(now_secs())
+        .execute(&self.pool)
+        .await?;
+        let id: i64 = sqlx::query("SELECT id FROM players WHERE name = $1")
             .bind(&name)
             .fetch_one(&self.pool)
             .await?

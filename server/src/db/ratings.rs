@@ -141,7 +141,7 @@ impl Db {
         let rows: Vec<StandingRow> = sqlx::query_as(
             "SELECT r.player_id, p.name, r.ordinal, r.mu, r.sigma, r.games, r.wins, r.draws FROM ratings r
              JOIN players p ON p.id = r.player_id
-             WHERE r.variant = ? ORDER BY r.ordinal DESC LIMIT ?",
+             WHERE r.variant = $1 ORDER BY r.ordinal DESC LIMIT $2",
         )
         .bind(variant)
         .bind(limit as i64)
@@ -184,7 +184,7 @@ impl Db {
     /// A player's rating on a board (mean skill and uncertainty), `None`
     /// before its first rated game there.
     pub async fn rating(&self, board: &str, player: i64) -> Result<Option<(f64, f64)>, DbError> {
-        Ok(sqlx::query_as("SELECT mu, sigma FROM ratings WHERE variant = ? AND player_id = ?")
+        Ok(sqlx::query_as("SELECT mu, sigma FROM ratings WHERE variant = $1 AND player_id = $2")
             .bind(board)
             .bind(player)
             .fetch_optional(&self.pool)
@@ -204,7 +204,7 @@ impl Db {
         let replayed = self.replay_ratings().await?;
         let mut tx = self.pool.begin().await?;
         for r in &replayed {
-            sqlx::query("UPDATE ratings SET draws = ? WHERE variant = ? AND player_id = ? AND draws IS NULL")
+            sqlx::query("UPDATE ratings SET draws = $1 WHERE variant = $2 AND player_id = $3 AND draws IS NULL")
                 .bind(r.draws)
                 .bind(&r.variant)
                 .bind(r.player_id)
@@ -250,7 +250,7 @@ struct RatingRow {
 }
 
 /// Every stored rating (the writer keeps them in memory).
-pub(super) async fn load(pool: &sqlx::SqlitePool) -> Result<Ratings, DbError> {
+pub(super) async fn load(pool: &sqlx::AnyPool) -> Result<Ratings, DbError> {
     let rows: Vec<RatingRow> =
         sqlx::query_as("SELECT variant, player_id, mu, sigma, games, wins, draws FROM ratings").fetch_all(pool).await?;
     Ok(rows
@@ -425,14 +425,15 @@ impl Db {
     /// [`Db::stored_ratings`] exactly; a difference means a game was stored
     /// without its ratings, or ratings moved without a stored game.
     pub async fn replay_ratings(&self) -> Result<Vec<RatingRecord>, DbError> {
-        let games: Vec<RatedGameRow> =
-            sqlx::query_as("SELECT id, variant_json, scores_json, winner, forfeit FROM games WHERE rated ORDER BY id")
-                .fetch_all(&self.pool)
-                .await?;
+        let games: Vec<RatedGameRow> = sqlx::query_as(
+            "SELECT id, variant_json, scores_json, winner, forfeit FROM games WHERE rated <> 0 ORDER BY id",
+        )
+        .fetch_all(&self.pool)
+        .await?;
         // (game, seat, side, player) of every seat of a rated game, in game order.
         let seats: Vec<(i64, i64, i64, Option<i64>)> = sqlx::query_as(
             "SELECT s.game_id, s.seat, s.side, s.player_id FROM game_seats s JOIN games g ON g.id = s.game_id \
-             WHERE g.rated ORDER BY s.game_id, s.seat",
+             WHERE g.rated <> 0 ORDER BY s.game_id, s.seat",
         )
         .fetch_all(&self.pool)
         .await?;

@@ -1,26 +1,41 @@
 //! Guards run before a database is used: is the file there, is it
 //! capicua's, and is its schema the one this binary was built with.
 //!
-//! They read through a read-only connection that sets no pragma, so a
-//! refused file is left byte for byte as it was: no journal-mode switch, no
-//! migration, no `-wal` file of ours.
+//! On SQLite they read through a read-only connection that sets no pragma,
+//! so a refused file is left byte for byte as it was: no journal-mode
+//! switch, no migration, no `-wal` file of ours. On PostgreSQL they read the
+//! current schema before anything is migrated.
 
 use std::collections::BTreeSet;
 use std::path::Path;
 
+use sqlx::AnyConnection;
 use sqlx::migrate::Migrator;
-use sqlx::sqlite::{SqliteConnectOptions, SqliteConnection};
+use sqlx::sqlite::SqliteConnectOptions;
 use sqlx::{Connection, Row};
 
-use super::DbError;
+use super::columns::Flag;
+use super::{Backend, DbError};
 
-/// The schema this binary creates and expects.
+/// The SQLite schema this binary creates and expects.
 pub(super) static MIGRATOR: Migrator = sqlx::migrate!("../migrations");
+
+/// The PostgreSQL schema: the same migrations, numbered alike, in
+/// PostgreSQL's dialect.
+pub(super) static PG_MIGRATOR: Migrator = sqlx::migrate!("../migrations/postgres");
+
+/// The migrations of a backend.
+pub(super) fn migrator(backend: Backend) -> &'static Migrator {
+    match backend {
+        Backend::Sqlite => &MIGRATOR,
+        Backend::Postgres => &PG_MIGRATOR,
+    }
+}
 
 /// How many foreign tables an error names before it says "and N more".
 const NAMED_FOREIGN: usize = 5;
 
-/// The newest migration this binary knows.
+/// The newest migration this binary knows (both backends have the same).
 fn latest() -> i64 {
     MIGRATOR.iter().filter(|m| !m.migration_type.is_down_migration()).map(|m| m.version).max().unwrap_or(0)
 }
@@ -50,28 +65,32 @@ pub(super) fn no_wal_index(e: &sqlx::Error) -> bool {
     e.as_database_error().and_then(|d| d.code()).is_some_and(|c| matches!(&*c, "1544" | "1288" | "14"))
 }
 
-/// A read-only connection that changes nothing in the file (no pragma but
-/// sqlx's `foreign_keys`, which only affects this connection).
-pub(super) async fn inspect(opts: &SqliteConnectOptions) -> Result<SqliteConnection, DbError> {
-    let opts = opts.clone().read_only(true).create_if_missing(false);
-    Ok(SqliteConnection::connect_with(&opts).await?)
+/// A read-only connection to a SQLite file that changes nothing in it (no
+/// pragma but sqlx's `foreign_keys`, which only affects this connection).
+pub(super) async fn inspect(opts: &SqliteConnectOptions) -> Result<AnyConnection, DbError> {
+    let url = format!("sqlite://{}?mode=ro", opts.get_filename().display());
+    Ok(AnyConnection::connect(&url).await?)
 }
 
-/// The tables and views of a database, `sqlite_*` internals left out.
-async fn tables(conn: &mut SqliteConnection) -> Result<BTreeSet<String>, DbError> {
-    let rows = sqlx::query(
-        r"SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\_%' ESCAPE '\'",
-    )
-    .fetch_all(conn)
-    .await?;
+/// The tables and views of a database: `sqlite_*` internals left out on
+/// SQLite, the current schema's on PostgreSQL.
+async fn tables(conn: &mut AnyConnection) -> Result<BTreeSet<String>, DbError> {
+    let sql = match conn.backend_name() {
+        "PostgreSQL" => {
+            "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema()"
+        }
+        _ => r"SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\_%' ESCAPE '\'",
+    };
+    let rows = sqlx::query(sql).fetch_all(conn).await?;
     Ok(rows.iter().map(|r| r.try_get::<String, _>("name")).collect::<Result<_, _>>()?)
 }
 
 /// The tables and views capicua's migrations create (and sqlx's own
 /// `_sqlx_migrations`), read from a scratch in-memory database migrated
-/// here, so the list can never drift from the migrations.
+/// here, so the list can never drift from the migrations. Both backends'
+/// migrations create the same tables (a test holds them in step).
 async fn our_tables() -> Result<BTreeSet<String>, DbError> {
-    let mut scratch = SqliteConnection::connect("sqlite::memory:").await?;
+    let mut scratch = AnyConnection::connect("sqlite::memory:").await?;
     MIGRATOR.run_direct(&mut scratch).await?;
     let ours = tables(&mut scratch).await?;
     scratch.close().await?;
@@ -79,9 +98,9 @@ async fn our_tables() -> Result<BTreeSet<String>, DbError> {
 }
 
 /// Refuses a database holding tables that capicua's migrations did not
-/// create: most likely `--database` points at another program's file,
-/// which migrating (and switching to WAL) would alter.
-pub(super) async fn refuse_foreign_tables(conn: &mut SqliteConnection) -> Result<(), DbError> {
+/// create: most likely `--database` points at another program's file (or
+/// PostgreSQL database), which migrating (and switching to WAL) would alter.
+pub(super) async fn refuse_foreign_tables(conn: &mut AnyConnection) -> Result<(), DbError> {
     let present = tables(conn).await?;
     if present.is_empty() {
         return Ok(());
@@ -106,23 +125,23 @@ struct Applied {
 
 /// The migrations recorded in the database, `None` without a
 /// `_sqlx_migrations` table.
-async fn applied(conn: &mut SqliteConnection) -> Result<Option<Vec<Applied>>, DbError> {
-    let has_table: Option<i64> =
-        sqlx::query_scalar("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '_sqlx_migrations'")
-            .fetch_optional(&mut *conn)
-            .await?;
-    if has_table.is_none() {
+async fn applied(conn: &mut AnyConnection) -> Result<Option<Vec<Applied>>, DbError> {
+    if !tables(conn).await?.contains("_sqlx_migrations") {
         return Ok(None);
     }
-    let rows = sqlx::query("SELECT version, success, checksum FROM _sqlx_migrations ORDER BY version")
-        .fetch_all(&mut *conn)
-        .await?;
+    // sqlx declares `success` BOOLEAN, a column type the `Any` driver does
+    // not read on SQLite: cast, it reads as the integer it holds.
+    let rows = sqlx::query(
+        "SELECT version, CAST(success AS INTEGER) AS success, checksum FROM _sqlx_migrations ORDER BY version",
+    )
+    .fetch_all(&mut *conn)
+    .await?;
     let applied = rows
         .iter()
         .map(|r| {
             Ok(Applied {
                 version: r.try_get("version")?,
-                success: r.try_get("success")?,
+                success: r.try_get::<Flag, _>("success")?.0,
                 checksum: r.try_get("checksum")?,
             })
         })
@@ -134,14 +153,16 @@ async fn applied(conn: &mut SqliteConnection) -> Result<Option<Vec<Applied>>, Db
 /// than the binary, or a migration that failed or differs from ours, is
 /// refused; an older one only when `exact` (a reader cannot migrate it).
 /// A database with no migrations table at all is refused when `exact`.
-pub(super) async fn check_schema(conn: &mut SqliteConnection, exact: bool) -> Result<(), DbError> {
+/// The migrations are `backend`'s.
+pub(super) async fn check_schema(conn: &mut AnyConnection, backend: Backend, exact: bool) -> Result<(), DbError> {
+    let migrator = migrator(backend);
     let expected = latest();
     let Some(applied) = applied(conn).await? else {
         return if exact { Err(DbError::NotCapicua) } else { Ok(()) };
     };
     let found = applied.iter().map(|a| a.version).max().unwrap_or(0);
     for a in &applied {
-        match MIGRATOR.iter().find(|m| m.version == a.version && !m.migration_type.is_down_migration()) {
+        match migrator.iter().find(|m| m.version == a.version && !m.migration_type.is_down_migration()) {
             None => return Err(DbError::SchemaNewer { found, expected }),
             Some(m) if !a.success || *m.checksum != *a.checksum => {
                 return Err(DbError::SchemaChanged { version: a.version });
@@ -149,7 +170,7 @@ pub(super) async fn check_schema(conn: &mut SqliteConnection, exact: bool) -> Re
             Some(_) => {}
         }
     }
-    let complete = MIGRATOR
+    let complete = migrator
         .iter()
         .filter(|m| !m.migration_type.is_down_migration())
         .all(|m| applied.iter().any(|a| a.version == m.version));

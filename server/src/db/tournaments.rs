@@ -13,9 +13,9 @@ use capicua_tournament::{
     Standing, Table, Tournament, TournamentSpec,
 };
 use serde::Serialize;
-use sqlx::{Row, Sqlite, SqliteConnection, Transaction};
+use sqlx::{Any, AnyConnection, Row, Transaction};
 
-use super::columns::Text;
+use super::columns::{Flag, Text, text_column};
 use super::{Db, DbError, now_secs};
 
 /// A finished tournament match, stored with its game in one transaction
@@ -29,14 +29,15 @@ pub struct TableLink {
 }
 
 /// How a spec is written (`tournaments.spec_format`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, sqlx::Type)]
-#[sqlx(rename_all = "lowercase")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SpecFormat {
     /// TOML (the default for files).
     Toml,
     /// JSON.
     Json,
 }
+
+text_column!(SpecFormat { Toml => "toml", Json => "json" });
 
 impl SpecFormat {
     /// JSON when the text starts with `{`, TOML otherwise.
@@ -46,8 +47,7 @@ impl SpecFormat {
 }
 
 /// What an entrant is (`tournament_entrants.kind`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, sqlx::Type)]
-#[sqlx(rename_all = "kebab-case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EntrantKind {
     /// One hosted bot (`bot:STRATEGY`).
     HostedBot,
@@ -56,6 +56,8 @@ pub enum EntrantKind {
     /// A fixed team of members.
     Team,
 }
+
+text_column!(EntrantKind { HostedBot => "hosted-bot", Player => "player", Team => "team" });
 
 /// An entrant of a new tournament.
 #[derive(Clone, Debug)]
@@ -85,9 +87,9 @@ impl NewEntrant {
     }
 
     /// Stores it as entrant `index` of tournament `id`.
-    async fn insert(&self, conn: &mut SqliteConnection, id: i64, index: i64) -> Result<(), DbError> {
+    async fn insert(&self, conn: &mut AnyConnection, id: i64, index: i64) -> Result<(), DbError> {
         sqlx::query(
-            "INSERT INTO tournament_entrants (tournament_id, entrant, name, members_json, kind) VALUES (?, ?, ?, ?, ?)",
+            "INSERT INTO tournament_entrants (tournament_id, entrant, name, members_json, kind) VALUES ($1, $2, $3, $4, $5)",
         )
         .bind(id)
         .bind(index)
@@ -114,9 +116,9 @@ pub async fn create(
     starts_at: Option<i64>,
 ) -> Result<i64, DbError> {
     let mut tx = db.pool.begin().await?;
-    let id = sqlx::query(
+    let id: i64 = sqlx::query_scalar(
         "INSERT INTO tournaments (name, spec_format, spec, variants_json, status, created_at, starts_at, spec_defaults)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id",
     )
     .bind(name)
     .bind(format)
@@ -126,9 +128,8 @@ pub async fn create(
     .bind(now_secs())
     .bind(starts_at)
     .bind(SpecDefaults::CURRENT.0)
-    .execute(&mut *tx)
-    .await?
-    .last_insert_rowid();
+    .fetch_one(&mut *tx)
+    .await?;
     for (i, e) in entrants.iter().enumerate() {
         e.insert(&mut tx, id, i as i64).await?;
     }
@@ -176,7 +177,7 @@ impl StoredSpec {
 
 /// A tournament's stored spec.
 pub async fn spec(db: &Db, id: i64) -> Result<Option<StoredSpec>, DbError> {
-    Ok(sqlx::query_as("SELECT spec, spec_format, spec_defaults FROM tournaments WHERE id = ?")
+    Ok(sqlx::query_as("SELECT spec, spec_format, spec_defaults FROM tournaments WHERE id = $1")
         .bind(id)
         .fetch_optional(&db.pool)
         .await?)
@@ -187,7 +188,7 @@ pub async fn spec(db: &Db, id: i64) -> Result<Option<StoredSpec>, DbError> {
 /// they were kept); `None` if there is no such tournament.
 pub async fn variant_files(db: &Db, id: i64) -> Result<Option<String>, DbError> {
     let row: Option<(String,)> =
-        sqlx::query_as("SELECT variants_json FROM tournaments WHERE id = ?").bind(id).fetch_optional(&db.pool).await?;
+        sqlx::query_as("SELECT variants_json FROM tournaments WHERE id = $1").bind(id).fetch_optional(&db.pool).await?;
     Ok(row.map(|r| r.0))
 }
 
@@ -236,7 +237,7 @@ pub async fn list(db: &Db) -> Result<Vec<Summary>, DbError> {
 
 /// One tournament's summary.
 pub async fn summary_of(db: &Db, id: i64) -> Result<Option<Summary>, DbError> {
-    Ok(sqlx::query_as(&format!("{SUMMARY} WHERE t.id = ?")).bind(id).fetch_optional(&db.pool).await?)
+    Ok(sqlx::query_as(&format!("{SUMMARY} WHERE t.id = $1")).bind(id).fetch_optional(&db.pool).await?)
 }
 
 /// A recorded result.
@@ -260,7 +261,7 @@ pub async fn results_after(db: &Db, id: i64, seq: i64) -> Result<Vec<StoredResul
         result_json: String,
     }
     let rows: Vec<MatchRow> = sqlx::query_as(
-        "SELECT seq, game_id, result_json FROM tournament_matches WHERE tournament_id = ? AND seq > ? ORDER BY seq",
+        "SELECT seq, game_id, result_json FROM tournament_matches WHERE tournament_id = $1 AND seq > $2 ORDER BY seq",
     )
     .bind(id)
     .bind(seq)
@@ -286,30 +287,37 @@ pub async fn set_status(
 }
 
 async fn update_status(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     id: i64,
     status: TournamentStatus,
     error: Option<&str>,
     from: &[TournamentStatus],
 ) -> Result<bool, sqlx::Error> {
     let now = now_secs();
-    let from: Vec<&str> = from.iter().map(|s| s.as_str()).collect();
-    let done = sqlx::query(
-        "UPDATE tournaments SET status = ?, error = ?,
-         started_at = CASE WHEN ? AND started_at IS NULL THEN ? ELSE started_at END,
-         finished_at = CASE WHEN ? THEN ? ELSE NULL END
-         WHERE id = ? AND status IN (SELECT value FROM json_each(?))",
-    )
-    .bind(Text(status))
-    .bind(error)
-    .bind(status == TournamentStatus::Running)
-    .bind(now)
-    .bind(status.is_over())
-    .bind(now)
-    .bind(id)
-    .bind(serde_json::to_string(&from).expect("strings serialize"))
-    .execute(&mut *conn)
-    .await?;
+    if from.is_empty() {
+        return Ok(false);
+    }
+    // `status IN ($8, $9, ...)`: one placeholder per status.
+    let list: Vec<String> = (0..from.len()).map(|i| format!("${}", i + 8)).collect();
+    let sql = format!(
+        "UPDATE tournaments SET status = $1, error = $2,
+         started_at = CASE WHEN $3 AND started_at IS NULL THEN $4 ELSE started_at END,
+         finished_at = CASE WHEN $5 THEN $6 ELSE NULL END
+         WHERE id = $7 AND status IN ({})",
+        list.join(", ")
+    );
+    let mut q = sqlx::query(&sql)
+        .bind(Text(status))
+        .bind(error)
+        .bind(status == TournamentStatus::Running)
+        .bind(now)
+        .bind(status.is_over())
+        .bind(now)
+        .bind(id);
+    for s in from {
+        q = q.bind(Text(*s));
+    }
+    let done = q.execute(&mut *conn).await?;
     Ok(done.rows_affected() > 0)
 }
 
@@ -387,7 +395,7 @@ pub async fn log_after(db: &Db, id: i64, seq: i64, control: i64) -> Result<LogTa
     Ok(tail)
 }
 
-async fn read_log(conn: &mut SqliteConnection, id: i64, seq: i64, control: i64) -> Result<LogTail, DbError> {
+async fn read_log(conn: &mut AnyConnection, id: i64, seq: i64, control: i64) -> Result<LogTail, DbError> {
     #[derive(sqlx::FromRow)]
     struct MatchRow {
         seq: i64,
@@ -401,7 +409,7 @@ async fn read_log(conn: &mut SqliteConnection, id: i64, seq: i64, control: i64) 
         control_json: String,
     }
     let rows: Vec<MatchRow> = sqlx::query_as(
-        "SELECT seq, game_id, result_json FROM tournament_matches WHERE tournament_id = ? AND seq > ? ORDER BY seq",
+        "SELECT seq, game_id, result_json FROM tournament_matches WHERE tournament_id = $1 AND seq > $2 ORDER BY seq",
     )
     .bind(id)
     .bind(seq)
@@ -413,7 +421,7 @@ async fn read_log(conn: &mut SqliteConnection, id: i64, seq: i64, control: i64) 
         .collect::<Result<_, DbError>>()?;
     let rows: Vec<ControlRow> = sqlx::query_as(
         "SELECT id, after_seq, control_json FROM tournament_controls
-         WHERE tournament_id = ? AND id > ? AND control_json IS NOT NULL ORDER BY id",
+         WHERE tournament_id = $1 AND id > $2 AND control_json IS NOT NULL ORDER BY id",
     )
     .bind(id)
     .bind(control)
@@ -500,12 +508,16 @@ pub enum ControlOutcome {
 /// (see [`Control::Withdraw`]).
 pub async fn take_control(db: &Db, id: i64, action: &ControlAction, by: &str) -> Result<ControlOutcome, DbError> {
     let mut tx = db.pool.begin().await?;
-    // The audit row first: the write takes SQLite's write lock, so nothing
-    // commits between the reads below and this transaction's commit.
-    let row = sqlx::query(
+    // The tournament's row is locked first (on SQLite the write takes the
+    // database's write lock), so no result or other control of it commits
+    // between the reads below and this transaction's commit.
+    if !lock(&mut tx, id).await? {
+        return Ok(ControlOutcome::NoSuchTournament);
+    }
+    let control_id: Option<i64> = sqlx::query_scalar(
         "INSERT INTO tournament_controls (tournament_id, after_seq, action, control_json, by_name, at)
-         SELECT t.id, (SELECT COALESCE(MAX(seq), 0) FROM tournament_matches), ?, ?, ?, ?
-         FROM tournaments t WHERE t.id = ?",
+         SELECT t.id, (SELECT COALESCE(MAX(seq), 0) FROM tournament_matches), $1, $2, $3, $4
+         FROM tournaments t WHERE t.id = $5 RETURNING id",
     )
     .bind(action.name())
     .bind(match action {
@@ -515,14 +527,13 @@ pub async fn take_control(db: &Db, id: i64, action: &ControlAction, by: &str) ->
     .bind(by)
     .bind(now_secs())
     .bind(id)
-    .execute(&mut *tx)
+    .fetch_optional(&mut *tx)
     .await?;
-    if row.rows_affected() == 0 {
+    let Some(control_id) = control_id else {
         return Ok(ControlOutcome::NoSuchTournament);
-    }
-    let control_id = row.last_insert_rowid();
+    };
     let (status, started): (Text<TournamentStatus>, Option<i64>) =
-        sqlx::query_as("SELECT status, started_at FROM tournaments WHERE id = ?").bind(id).fetch_one(&mut *tx).await?;
+        sqlx::query_as("SELECT status, started_at FROM tournaments WHERE id = $1").bind(id).fetch_one(&mut *tx).await?;
     let (from, to) = action.statuses();
     if !from.contains(&status.0) {
         return Ok(ControlOutcome::WrongStatus(status.0));
@@ -536,7 +547,7 @@ pub async fn take_control(db: &Db, id: i64, action: &ControlAction, by: &str) ->
         && started.is_none()
     {
         let c = Control::Withdraw { entrant, before_start: true };
-        sqlx::query("UPDATE tournament_controls SET control_json = ? WHERE id = ?")
+        sqlx::query("UPDATE tournament_controls SET control_json = $1 WHERE id = $2")
             .bind(serde_json::to_string(&c)?)
             .bind(control_id)
             .execute(&mut *tx)
@@ -561,7 +572,7 @@ pub async fn take_control(db: &Db, id: i64, action: &ControlAction, by: &str) ->
             NewEntrant::of(entrant).insert(&mut tx, id, i64::from(e.id.0)).await?;
         }
         if let Some(o) = &old {
-            sqlx::query("UPDATE tournament_controls SET old_json = ? WHERE id = ?")
+            sqlx::query("UPDATE tournament_controls SET old_json = $1 WHERE id = $2")
                 .bind(serde_json::to_string(o)?)
                 .bind(control_id)
                 .execute(&mut *tx)
@@ -588,21 +599,20 @@ pub enum Deleted {
 /// everything stored of it, in one transaction.
 pub async fn delete_unstarted(db: &Db, id: i64) -> Result<Deleted, DbError> {
     let mut tx = db.pool.begin().await?;
-    // A write first: it takes SQLite's write lock, so the runner cannot
-    // start the tournament between the check and the delete.
-    let found = sqlx::query("UPDATE tournaments SET name = name WHERE id = ?").bind(id).execute(&mut *tx).await?;
-    if found.rows_affected() == 0 {
+    // The row locked first, so the runner cannot start the tournament
+    // between the check and the delete.
+    if !lock(&mut tx, id).await? {
         return Ok(Deleted::NoSuchTournament);
     }
     let (status, started): (Text<TournamentStatus>, Option<i64>) =
-        sqlx::query_as("SELECT status, started_at FROM tournaments WHERE id = ?").bind(id).fetch_one(&mut *tx).await?;
+        sqlx::query_as("SELECT status, started_at FROM tournaments WHERE id = $1").bind(id).fetch_one(&mut *tx).await?;
     if status.0 != TournamentStatus::Pending || started.is_some() {
         return Ok(Deleted::Started(status.0));
     }
     for table in ["tournament_controls", "tournament_standing_rows", "tournament_tables", "tournament_entrants"] {
-        sqlx::query(&format!("DELETE FROM {table} WHERE tournament_id = ?")).bind(id).execute(&mut *tx).await?;
+        sqlx::query(&format!("DELETE FROM {table} WHERE tournament_id = $1")).bind(id).execute(&mut *tx).await?;
     }
-    sqlx::query("DELETE FROM tournaments WHERE id = ?").bind(id).execute(&mut *tx).await?;
+    sqlx::query("DELETE FROM tournaments WHERE id = $1").bind(id).execute(&mut *tx).await?;
     tx.commit().await?;
     Ok(Deleted::Yes)
 }
@@ -640,7 +650,7 @@ pub async fn audit(db: &Db, id: i64) -> Result<Vec<AuditEntry>, DbError> {
     }
     let rows: Vec<AuditRow> = sqlx::query_as(
         "SELECT id, action, by_name, at, control_json, old_json FROM tournament_controls
-         WHERE tournament_id = ? ORDER BY id",
+         WHERE tournament_id = $1 ORDER BY id",
     )
     .bind(id)
     .fetch_all(&db.pool)
@@ -663,7 +673,7 @@ pub async fn audit(db: &Db, id: i64) -> Result<Vec<AuditEntry>, DbError> {
 /// start has come.
 pub async fn runnable(db: &Db) -> Result<Vec<i64>, DbError> {
     let rows = sqlx::query(
-        "SELECT id FROM tournaments WHERE status = ? OR (status = ? AND (starts_at IS NULL OR starts_at <= ?))
+        "SELECT id FROM tournaments WHERE status = $1 OR (status = $2 AND (starts_at IS NULL OR starts_at <= $3))
          ORDER BY id",
     )
     .bind(Text(TournamentStatus::Running))
@@ -679,8 +689,8 @@ pub async fn save_round(db: &Db, id: i64, round: &Round) -> Result<(), DbError> 
     let mut tx = db.pool.begin().await?;
     for t in &round.tables {
         sqlx::query(
-            "INSERT OR IGNORE INTO tournament_tables (tournament_id, round, table_no, stage, variant, table_json)
-             VALUES (?, ?, ?, ?, ?, ?)",
+            "INSERT INTO tournament_tables (tournament_id, round, table_no, stage, variant, table_json)
+             VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING",
         )
         .bind(id)
         .bind(round.number as i64)
@@ -698,13 +708,13 @@ pub async fn save_round(db: &Db, id: i64, round: &Round) -> Result<(), DbError> 
 /// Stores an arena's deadline unless one is stored already; returns the
 /// stored one (a resumed arena keeps its first deadline).
 pub async fn set_ends_at(db: &Db, id: i64, ends_at_ms: u64) -> Result<u64, DbError> {
-    sqlx::query("UPDATE tournaments SET ends_at_ms = COALESCE(ends_at_ms, ?) WHERE id = ?")
+    sqlx::query("UPDATE tournaments SET ends_at_ms = COALESCE(ends_at_ms, $1) WHERE id = $2")
         .bind(ends_at_ms as i64)
         .bind(id)
         .execute(&db.pool)
         .await?;
     let (stored,): (i64,) =
-        sqlx::query_as("SELECT ends_at_ms FROM tournaments WHERE id = ?").bind(id).fetch_one(&db.pool).await?;
+        sqlx::query_as("SELECT ends_at_ms FROM tournaments WHERE id = $1").bind(id).fetch_one(&db.pool).await?;
     Ok(stored as u64)
 }
 
@@ -713,8 +723,9 @@ pub async fn set_ends_at(db: &Db, id: i64, ends_at_ms: u64) -> Result<u64, DbErr
 pub async fn save_arena_table(db: &Db, id: i64, round: &Round, after_seq: i64) -> Result<(), DbError> {
     for t in &round.tables {
         sqlx::query(
-            "INSERT OR IGNORE INTO tournament_tables
-             (tournament_id, round, table_no, stage, variant, table_json, after_seq) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO tournament_tables
+             (tournament_id, round, table_no, stage, variant, table_json, after_seq) VALUES ($1, $2, $3, $4, $5, $6, $7)
+             ON CONFLICT DO NOTHING",
         )
         .bind(id)
         .bind(round.number as i64)
@@ -733,18 +744,20 @@ pub async fn save_arena_table(db: &Db, id: i64, round: &Round, after_seq: i64) -
 /// the rounds of one table they are.
 pub async fn arena_rounds_from<'e, E>(ex: E, id: i64, from: usize) -> Result<Vec<Round>, DbError>
 where
-    E: sqlx::Executor<'e, Database = Sqlite>,
+    E: sqlx::Executor<'e, Database = Any>,
 {
     #[derive(sqlx::FromRow)]
     struct ArenaRow {
+        #[sqlx(try_from = "i64")]
         round: u32,
+        #[sqlx(try_from = "i64")]
         stage: u32,
         variant: String,
         table_json: String,
     }
     let rows: Vec<ArenaRow> = sqlx::query_as(
         "SELECT round, stage, variant, table_json FROM tournament_tables
-         WHERE tournament_id = ? AND round >= ? ORDER BY round, table_no",
+         WHERE tournament_id = $1 AND round >= $2 ORDER BY round, table_no",
     )
     .bind(id)
     .bind(from as i64)
@@ -761,11 +774,7 @@ where
 /// Adds to an arena's replica the tables stored since it was read (the
 /// writer's replica learns of the runner's new tables only here). Nothing
 /// for other formats.
-pub(super) async fn catch_up_tables(
-    tx: &mut Transaction<'_, Sqlite>,
-    id: i64,
-    t: &mut Tournament,
-) -> Result<(), DbError> {
+pub(super) async fn catch_up_tables(tx: &mut Transaction<'_, Any>, id: i64, t: &mut Tournament) -> Result<(), DbError> {
     if !t.config().is_arena() {
         return Ok(());
     }
@@ -782,8 +791,8 @@ pub(super) async fn catch_up_tables(
 /// stored match already noted it: see [`insert_match`]).
 pub async fn set_table_room(db: &Db, id: i64, round: u32, table: u32, room: u64) -> Result<(), DbError> {
     sqlx::query(
-        "UPDATE tournament_tables SET attempts = attempts + (CASE WHEN room_id IS ? THEN 0 ELSE 1 END), room_id = ?
-         WHERE tournament_id = ? AND round = ? AND table_no = ?",
+        "UPDATE tournament_tables SET attempts = attempts + (CASE WHEN room_id IS NOT DISTINCT FROM $1 THEN 0 ELSE 1 END), room_id = $2
+         WHERE tournament_id = $3 AND round = $4 AND table_no = $5",
     )
     .bind(room as i64)
     .bind(room as i64)
@@ -818,6 +827,7 @@ pub async fn tables(db: &Db, id: i64) -> Result<Vec<StoredTable>, DbError> {
 pub async fn tables_of_rounds(db: &Db, id: i64, from: u32, to: u32) -> Result<Vec<StoredTable>, DbError> {
     #[derive(sqlx::FromRow)]
     struct TableRow {
+        #[sqlx(try_from = "i64")]
         round: u32,
         room_id: Option<i64>,
         attempts: i64,
@@ -825,7 +835,7 @@ pub async fn tables_of_rounds(db: &Db, id: i64, from: u32, to: u32) -> Result<Ve
     }
     let rows: Vec<TableRow> = sqlx::query_as(
         "SELECT round, room_id, attempts, table_json FROM tournament_tables
-         WHERE tournament_id = ? AND round BETWEEN ? AND ? ORDER BY round, table_no",
+         WHERE tournament_id = $1 AND round BETWEEN $2 AND $3 ORDER BY round, table_no",
     )
     .bind(id)
     .bind(i64::from(from))
@@ -854,16 +864,16 @@ pub async fn save_standings(db: &Db, id: i64, standings: &[Standing]) -> Result<
 
 /// [`save_standings`] inside a transaction.
 pub(super) async fn write_standings(
-    tx: &mut Transaction<'_, Sqlite>,
+    tx: &mut Transaction<'_, Any>,
     id: i64,
     standings: &[Standing],
 ) -> Result<(), DbError> {
-    sqlx::query("DELETE FROM tournament_standing_rows WHERE tournament_id = ?").bind(id).execute(&mut **tx).await?;
+    sqlx::query("DELETE FROM tournament_standing_rows WHERE tournament_id = $1").bind(id).execute(&mut **tx).await?;
     for s in standings {
         sqlx::query(
             "INSERT INTO tournament_standing_rows (tournament_id, rank, entrant_id, entrant, points, wins, draws,
              losses, games, byes, timeouts, score, stage, eliminated, disqualified, reprieves, tie_breaks)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)",
         )
         .bind(id)
         .bind(s.rank as i64)
@@ -878,8 +888,8 @@ pub(super) async fn write_standings(
         .bind(s.timeouts as i64)
         .bind(s.score)
         .bind(s.stage as i64)
-        .bind(s.eliminated)
-        .bind(s.disqualified)
+        .bind(i64::from(s.eliminated))
+        .bind(i64::from(s.disqualified))
         .bind(s.reprieves as i64)
         .bind(serde_json::to_string(&s.tie_breaks)?)
         .execute(&mut **tx)
@@ -909,14 +919,14 @@ where
 /// writer keeps one per tournament that stores matches, to write the
 /// standings in each match's transaction). `None` when there is no such
 /// tournament or its stored spec or log no longer fit each other.
-pub(super) async fn replica(tx: &mut Transaction<'_, Sqlite>, id: i64) -> Result<Option<Tournament>, DbError> {
+pub(super) async fn replica(tx: &mut Transaction<'_, Any>, id: i64) -> Result<Option<Tournament>, DbError> {
     replay_in(tx, id, None).await
 }
 
 /// [`replica`], leaving out the control `except` (the one being taken).
-async fn replay_in(conn: &mut SqliteConnection, id: i64, except: Option<i64>) -> Result<Option<Tournament>, DbError> {
+async fn replay_in(conn: &mut AnyConnection, id: i64, except: Option<i64>) -> Result<Option<Tournament>, DbError> {
     let spec: Option<(String, SpecFormat, i64, Option<i64>)> =
-        sqlx::query_as("SELECT spec, spec_format, spec_defaults, ends_at_ms FROM tournaments WHERE id = ?")
+        sqlx::query_as("SELECT spec, spec_format, spec_defaults, ends_at_ms FROM tournaments WHERE id = $1")
             .bind(id)
             .fetch_optional(&mut *conn)
             .await?;
@@ -940,11 +950,20 @@ async fn replay_in(conn: &mut SqliteConnection, id: i64, except: Option<i64>) ->
     Ok(Tournament::replay_log(config, &entries).ok())
 }
 
+/// Locks a tournament's row until the transaction ends, so controls, the
+/// runner's status changes and the writer's results of one tournament
+/// commit one after the other: a write, which on SQLite takes the database's
+/// write lock and on PostgreSQL the row's. Returns whether the row exists.
+pub(super) async fn lock(tx: &mut Transaction<'_, Any>, id: i64) -> Result<bool, DbError> {
+    let found = sqlx::query("UPDATE tournaments SET name = name WHERE id = $1").bind(id).execute(&mut **tx).await?;
+    Ok(found.rows_affected() > 0)
+}
+
 /// The id of the tournament's last control of the log (0 when none): the
 /// writer's replica is stale once it changes.
-pub(super) async fn last_control(tx: &mut Transaction<'_, Sqlite>, id: i64) -> Result<i64, DbError> {
+pub(super) async fn last_control(tx: &mut Transaction<'_, Any>, id: i64) -> Result<i64, DbError> {
     Ok(sqlx::query_scalar(
-        "SELECT COALESCE(MAX(id), 0) FROM tournament_controls WHERE tournament_id = ? AND control_json IS NOT NULL",
+        "SELECT COALESCE(MAX(id), 0) FROM tournament_controls WHERE tournament_id = $1 AND control_json IS NOT NULL",
     )
     .bind(id)
     .fetch_one(&mut **tx)
@@ -957,26 +976,38 @@ pub async fn standings(db: &Db, id: i64) -> Result<Vec<Standing>, DbError> {
     /// A row of the view, named as its columns.
     #[derive(sqlx::FromRow)]
     struct StandingRow {
+        #[sqlx(try_from = "i64")]
         rank: u32,
         entrant: String,
+        #[sqlx(try_from = "i64")]
         entrant_id: u32,
         points: i64,
+        #[sqlx(try_from = "i64")]
         wins: u32,
+        #[sqlx(try_from = "i64")]
         draws: u32,
+        #[sqlx(try_from = "i64")]
         losses: u32,
+        #[sqlx(try_from = "i64")]
         games: u32,
+        #[sqlx(try_from = "i64")]
         byes: u32,
+        #[sqlx(try_from = "i64")]
         timeouts: u32,
         score: i64,
+        #[sqlx(try_from = "i64")]
         stage: u32,
+        #[sqlx(try_from = "Flag")]
         eliminated: bool,
+        #[sqlx(try_from = "Flag")]
         disqualified: bool,
         tie_breaks: String,
+        #[sqlx(try_from = "i64")]
         reprieves: u32,
     }
     let rows: Vec<StandingRow> = sqlx::query_as(
         "SELECT rank, entrant, entrant_id, points, wins, draws, losses, games, byes, timeouts, score, stage,
-         eliminated, disqualified, tie_breaks, reprieves FROM tournament_standings WHERE tournament_id = ? ORDER BY rank",
+         eliminated, disqualified, tie_breaks, reprieves FROM tournament_standings WHERE tournament_id = $1 ORDER BY rank",
     )
     .bind(id)
     .fetch_all(&db.pool)
@@ -1008,7 +1039,7 @@ pub async fn standings(db: &Db, id: i64) -> Result<Vec<Standing>, DbError> {
 /// Inserts a finished tournament match inside the writer's transaction that
 /// stores its game.
 pub(super) async fn insert_match(
-    tx: &mut Transaction<'_, Sqlite>,
+    tx: &mut Transaction<'_, Any>,
     game_id: i64,
     room_id: Option<i64>,
     link: &TableLink,
@@ -1017,8 +1048,8 @@ pub(super) async fn insert_match(
     // transaction: the runner notes a room only after opening it, and a
     // fast match can be stored (and the server killed) before that.
     sqlx::query(
-        "UPDATE tournament_tables SET attempts = attempts + (CASE WHEN room_id IS ? THEN 0 ELSE 1 END),
-         room_id = COALESCE(?, room_id) WHERE tournament_id = ? AND round = ? AND table_no = ?",
+        "UPDATE tournament_tables SET attempts = attempts + (CASE WHEN room_id IS NOT DISTINCT FROM $1 THEN 0 ELSE 1 END),
+         room_id = COALESCE($2, room_id) WHERE tournament_id = $3 AND round = $4 AND table_no = $5",
     )
     .bind(room_id)
     .bind(room_id)
@@ -1029,7 +1060,7 @@ pub(super) async fn insert_match(
     .await?;
     sqlx::query(
         "INSERT INTO tournament_matches (tournament_id, round, table_no, game_id, winner, result_json)
-         VALUES (?, ?, ?, ?, ?, ?)",
+         VALUES ($1, $2, $3, $4, $5, $6)",
     )
     .bind(link.tournament)
     .bind(link.result.round as i64)

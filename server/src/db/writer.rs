@@ -18,13 +18,13 @@ use std::time::Duration;
 
 use capicua_engine::Variant;
 use capicua_tournament::Tournament;
-use sqlx::sqlite::SqlitePool;
-use sqlx::{Row, Sqlite, Transaction};
+use sqlx::AnyPool;
+use sqlx::{Any, Row, Transaction};
 use tokio::sync::{mpsc, oneshot, watch};
 
 use super::games::{Encoded, GameRecord, Play, SeatKind};
 use super::ratings::{self, Rated, Ratings};
-use super::{Db, DbError, StoreHealth, now_secs, tournaments};
+use super::{Backend, Db, DbError, StoreHealth, now_secs, tournaments};
 
 /// A finished game queued for the writer.
 pub(super) struct StoreJob {
@@ -55,7 +55,8 @@ impl Db {
 /// Starts the writer task: the queue to it, and a flag set once it has
 /// stored everything queued and ended (every sender dropped).
 pub(super) async fn spawn(
-    pool: SqlitePool,
+    pool: AnyPool,
+    backend: Backend,
     health: Arc<StoreHealth>,
     retry: Duration,
 ) -> Result<(mpsc::Sender<StoreJob>, watch::Receiver<bool>), DbError> {
@@ -64,7 +65,7 @@ pub(super) async fn spawn(
     // Loaded now, so the first finished game costs no extra reads.
     let state = WriterState::load(&pool).await?;
     tokio::spawn(async move {
-        let mut writer = Writer { pool, state: Some(state), health, retry };
+        let mut writer = Writer { pool, backend, state: Some(state), health, retry };
         writer.run(rx).await;
         let _ = done_tx.send(true);
     });
@@ -73,7 +74,9 @@ pub(super) async fn spawn(
 
 /// The single writer of finished games.
 struct Writer {
-    pool: SqlitePool,
+    pool: AnyPool,
+    /// Which engine's error codes say a failure can pass.
+    backend: Backend,
     /// What the writer knows of the committed database; `None` after a
     /// failed transaction, until it is loaded again.
     state: Option<WriterState>,
@@ -116,7 +119,7 @@ impl Writer {
                     let _ = job.reply.send(Ok(id));
                 }
             }
-            Err(e) if batch.len() == 1 || can_pass(&e) => {
+            Err(e) if batch.len() == 1 || can_pass(self.backend, &e) => {
                 tracing::error!(error = %e, games = batch.len(), "storing finished games failed");
                 let reason = e.to_string();
                 for job in batch.drain(..) {
@@ -147,7 +150,7 @@ impl Writer {
             let result = self.store(jobs).await;
             let left = deadline.saturating_duration_since(tokio::time::Instant::now());
             match result {
-                Err(e) if can_pass(&e) && !left.is_zero() => {
+                Err(e) if can_pass(self.backend, &e) && !left.is_zero() => {
                     let wait = pause.min(left);
                     tracing::warn!(error = %e, games = jobs.len(), retry_in_ms = wait.as_millis() as u64, "storing finished games failed; retrying");
                     tokio::time::sleep(wait).await;
@@ -173,15 +176,26 @@ impl Writer {
 
 /// Whether a failed transaction may succeed if tried again unchanged: the
 /// database was busy or locked, the disk full or read-only, an I/O error,
-/// the pool had no connection to give. A refused row (a constraint) or bad
-/// data would fail the same way again.
-fn can_pass(e: &DbError) -> bool {
+/// the pool had no connection to give, a PostgreSQL server restarting or a
+/// transaction it chose to abort. A refused row (a constraint) or bad data
+/// would fail the same way again.
+fn can_pass(backend: Backend, e: &DbError) -> bool {
     match e {
         DbError::Sql(sqlx::Error::Database(db)) => {
-            let code = db.code().and_then(|c| c.parse::<i32>().ok()).unwrap_or(0);
-            // Primary result codes (the low byte of an extended one):
-            // BUSY, LOCKED, READONLY, IOERR, FULL, CANTOPEN, PROTOCOL.
-            matches!(code & 0xff, 5 | 6 | 8 | 10 | 13 | 14 | 15)
+            let code = db.code().unwrap_or_default();
+            match backend {
+                Backend::Sqlite => {
+                    let code = code.parse::<i32>().unwrap_or(0);
+                    // Primary result codes (the low byte of an extended one):
+                    // BUSY, LOCKED, READONLY, IOERR, FULL, CANTOPEN, PROTOCOL.
+                    matches!(code & 0xff, 5 | 6 | 8 | 10 | 13 | 14 | 15)
+                }
+                // SQLSTATE classes: connection exception (08), transaction
+                // rollback (40: serialization failure, deadlock),
+                // insufficient resources (53), operator intervention (57:
+                // shutdown, cancel) and system error (58).
+                Backend::Postgres => ["08", "40", "53", "57", "58"].iter().any(|c| code.starts_with(c)),
+            }
         }
         DbError::Sql(sqlx::Error::Io(_) | sqlx::Error::PoolTimedOut) => true,
         _ => false,
@@ -200,7 +214,7 @@ fn reason(e: &DbError) -> String {
 /// Stores `jobs` in one transaction (loading the writer's state first if a
 /// failed transaction dropped it); returns the id of the first game, the
 /// others following in order.
-async fn store(pool: &SqlitePool, state: &mut Option<WriterState>, jobs: &[StoreJob]) -> Result<i64, DbError> {
+async fn store(pool: &AnyPool, state: &mut Option<WriterState>, jobs: &[StoreJob]) -> Result<i64, DbError> {
     let result = match state {
         Some(st) => store_batch(pool, st, jobs).await,
         None => match WriterState::load(pool).await {
@@ -242,7 +256,7 @@ struct WriterState {
 }
 
 impl WriterState {
-    async fn load(pool: &SqlitePool) -> Result<WriterState, DbError> {
+    async fn load(pool: &AnyPool) -> Result<WriterState, DbError> {
         let max: Option<i64> =
             sqlx::query("SELECT MAX(id) AS max_id FROM games").fetch_one(pool).await?.try_get("max_id")?;
         let ratings = ratings::load(pool).await?;
@@ -267,24 +281,29 @@ impl WriterState {
     }
 }
 
-type SqliteQuery<'a> = sqlx::query::Query<'a, Sqlite, sqlx::sqlite::SqliteArguments<'a>>;
+type AnyQuery<'a> = sqlx::query::Query<'a, Any, sqlx::any::AnyArguments<'a>>;
 
-/// `INSERT INTO table (cols) VALUES (?, ...), ...` for `rows` rows, with a tail.
+/// `INSERT INTO table (cols) VALUES ($1, ...), ...` for `rows` rows, with a tail.
 fn multi_insert(head: &str, cols: usize, rows: usize, tail: &str) -> String {
-    let one = format!("({})", vec!["?"; cols].join(", "));
-    format!("{head} VALUES {}{tail}", vec![one; rows].join(", "))
+    let values: Vec<String> = (0..rows)
+        .map(|r| {
+            let row: Vec<String> = (1..=cols).map(|c| format!("${}", r * cols + c)).collect();
+            format!("({})", row.join(", "))
+        })
+        .collect();
+    format!("{head} VALUES {}{tail}", values.join(", "))
 }
 
 /// Runs a multi-row insert over `items` in chunks of `per` rows; `bind`
 /// binds one item's values. Full chunks reuse one prepared statement.
 async fn insert_rows<T>(
-    tx: &mut Transaction<'_, Sqlite>,
+    tx: &mut Transaction<'_, Any>,
     head: &str,
     cols: usize,
     tail: &str,
     per: usize,
     items: &[T],
-    bind: impl for<'a> Fn(SqliteQuery<'a>, &'a T) -> SqliteQuery<'a>,
+    bind: impl for<'a> Fn(AnyQuery<'a>, &'a T) -> AnyQuery<'a>,
 ) -> Result<(), DbError> {
     let full = multi_insert(head, cols, per, tail);
     for chunk in items.chunks(per) {
@@ -341,7 +360,7 @@ struct HandRow<'a> {
 
 /// Stores `batch` in one transaction and advances `st` once it is
 /// committed; returns the id of the first game.
-async fn store_batch(pool: &SqlitePool, st: &mut WriterState, batch: &[StoreJob]) -> Result<i64, DbError> {
+async fn store_batch(pool: &AnyPool, st: &mut WriterState, batch: &[StoreJob]) -> Result<i64, DbError> {
     // Everything is encoded before the transaction opens.
     let now = now_secs();
     let mut games = Vec::with_capacity(batch.len());
@@ -407,9 +426,9 @@ async fn store_batch(pool: &SqlitePool, st: &mut WriterState, batch: &[StoreJob]
                 .bind(g.winner)
                 .bind(g.forfeit)
                 .bind(g.hands)
-                .bind(g.rated)
+                .bind(i64::from(g.rated))
                 .bind(g.finished_at)
-                .bind(g.poly)
+                .bind(i64::from(g.poly))
         },
     )
     .await?;
@@ -436,6 +455,7 @@ async fn store_batch(pool: &SqlitePool, st: &mut WriterState, batch: &[StoreJob]
     for (i, job) in batch.iter().enumerate() {
         if let Some(link) = &job.record.tournament {
             let id = link.tournament;
+            tournaments::lock(&mut tx, id).await?;
             let control = tournaments::last_control(&mut tx, id).await?;
             if st.tournaments.get(&id).is_some_and(|(_, c)| *c != control) {
                 st.tournaments.remove(&id);
@@ -577,7 +597,13 @@ mod tests {
                 .map(job)
                 .unzip();
         let state = Some(WriterState::load(&db.pool).await.unwrap());
-        let mut writer = Writer { pool: db.pool.clone(), state, health: Arc::default(), retry: Duration::ZERO };
+        let mut writer = Writer {
+            pool: db.pool.clone(),
+            backend: Backend::Sqlite,
+            state,
+            health: Arc::default(),
+            retry: Duration::ZERO,
+        };
         writer.store_and_answer(&mut batch).await;
         assert!(batch.is_empty());
         let mut answers = Vec::new();
