@@ -415,6 +415,51 @@ mod tests {
         assert!(std::ptr::eq(server, super::server().unwrap()));
     }
 
+    /// Set in the child process of `the_server_dies_with_its_process`.
+    const CHILD_ENV: &str = "CAPICUA_PGTEST_CHILD";
+
+    #[test]
+    fn the_server_dies_with_its_process() {
+        let test = "tests::the_server_dies_with_its_process";
+        if std::env::var_os(CHILD_ENV).is_some() {
+            // The child: start a server, say which process it is, and exit
+            // without stopping it.
+            let server = server().unwrap();
+            let pid_file = fs::read_to_string(server.dir().join("data/postmaster.pid")).unwrap();
+            println!("postmaster pid: {}", pid_file.lines().next().unwrap());
+            return;
+        }
+        if bin_dir().is_none() {
+            assert!(!required(), "PostgreSQL is not installed and {REQUIRE_ENV}=1");
+            eprintln!("skipped: {test}: PostgreSQL is not installed");
+            return;
+        }
+        let out = Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", test, "--nocapture", "--test-threads=1"])
+            .env(CHILD_ENV, "1")
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+        // The harness prints the test's name on the same line.
+        let pid: u32 = stdout
+            .split("postmaster pid: ")
+            .nth(1)
+            .and_then(|rest| rest.split_whitespace().next())
+            .and_then(|pid| pid.parse().ok())
+            .unwrap_or_else(|| panic!("no pid in {stdout}"));
+        // Gone, or a zombie nobody has reaped yet: either way it serves no more.
+        let alive = || {
+            fs::read_to_string(format!("/proc/{pid}/status"))
+                .is_ok_and(|status| !status.lines().any(|l| l.starts_with("State:") && l.contains('Z')))
+        };
+        let deadline = Instant::now() + START_DEADLINE;
+        while alive() {
+            assert!(Instant::now() < deadline, "postgres {pid} outlived its test process by {START_DEADLINE:?}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
     #[test]
     fn databases_from_parallel_threads() {
         let Some(server) = require("databases_from_parallel_threads") else { return };
