@@ -1,0 +1,12 @@
+-- capicua: the variant files of a tournament, stored with it.
+-- Landed migrations are never edited: add 0004_*.sql instead.
+-- PostgreSQL: mirrors ../0003_tournament_variants.sql (SQLite).
+--
+-- A spec may name variant files (`variants = ["house.toml"]`); only the
+-- operator's `capicua-server tournament create` reads them, once, validates
+-- them and stores the variants here, so a later change to a file cannot
+-- change the event. A JSON object: the name as the spec writes it -> the
+-- variant (capicua_engine::Variant). Tournaments stored before this
+-- migration hold '{}'; one of them that names a variant file fails when it
+-- is run rather than reading the file.
+ALTER TABLE tournaments ADD COLUMN variants_json TEXT NOT NULL DEFAULT '{}';
