@@ -76,8 +76,10 @@ pub(super) async fn inspect(opts: &SqliteConnectOptions) -> Result<AnyConnection
 /// SQLite, the current schema's on PostgreSQL.
 async fn tables(conn: &mut AnyConnection) -> Result<BTreeSet<String>, DbError> {
     let sql = match conn.backend_name() {
+        // `table_name` is of PostgreSQL's `name` type, which the `Any`
+        // driver does not read: cast to text.
         "PostgreSQL" => {
-            "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema()"
+            "SELECT CAST(table_name AS TEXT) AS name FROM information_schema.tables WHERE table_schema = current_schema()"
         }
         _ => r"SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\_%' ESCAPE '\'",
     };
