@@ -27,9 +27,11 @@ enum Command {
         /// Address to listen on: HOST:PORT, or unix:PATH for a Unix domain socket.
         #[arg(long, env = "CAPICUA_LISTEN", default_value = "127.0.0.1:8080")]
         listen: String,
-        /// SQLite database (a path or a `sqlite://` URL); created and migrated
-        /// on start, after the listener is bound. A file holding tables that
-        /// are not capicua's is refused, untouched.
+        /// Database: a SQLite file (a path or a `sqlite://` URL) or a
+        /// PostgreSQL URL (`postgres://user:password@host:port/name`, an
+        /// existing database); created if missing and migrated on start,
+        /// after the listener is bound. A database holding tables that are
+        /// not capicua's is refused, untouched.
         #[arg(long, env = "CAPICUA_DATABASE", default_value = "capicua.db")]
         database: String,
         /// Token that grants admin actions: closing rooms (`close-room`),
@@ -57,7 +59,8 @@ enum Command {
         #[arg(long, env = "CAPICUA_BATCH_MS", default_value_t = 1000, value_parser = clap::value_parser!(u64).range(2..=60_000))]
         batch_ms: u64,
         /// Milliseconds a database write waits for a lock another process
-        /// holds (SQLite's busy timeout) before it fails.
+        /// holds (SQLite's busy timeout; on PostgreSQL, how long a query
+        /// waits for a pooled connection) before it fails.
         #[arg(long, env = "CAPICUA_DB_BUSY_MS", default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..=600_000))]
         db_busy_ms: u64,
         /// Milliseconds a finished match whose storing failed for a reason
@@ -75,7 +78,7 @@ enum Command {
     Schema,
     /// Prints the leaderboard of every rated variant (or one), or a tournament's standings.
     Standings {
-        /// SQLite database, opened read-only (it must exist).
+        /// Database (a SQLite path or a PostgreSQL URL), opened read-only (it must exist).
         #[arg(long, env = "CAPICUA_DATABASE", default_value = "capicua.db")]
         database: String,
         /// A tournament's standings instead of the ratings.
@@ -93,7 +96,7 @@ enum Command {
     },
     /// Prints a preset's ladder: its ratings board with wins, draws and losses.
     Ladder {
-        /// SQLite database, opened read-only (it must exist).
+        /// Database (a SQLite path or a PostgreSQL URL), opened read-only (it must exist).
         #[arg(long, env = "CAPICUA_DATABASE", default_value = "capicua.db")]
         database: String,
         /// The preset whose ladder to print.
@@ -109,7 +112,7 @@ enum Command {
     Tournament {
         #[command(subcommand)]
         command: TournamentCommand,
-        /// SQLite database (`list` opens it read-only; it must exist).
+        /// Database, a SQLite path or a PostgreSQL URL (`list` opens it read-only; it must exist).
         #[arg(long, env = "CAPICUA_DATABASE", default_value = "capicua.db", global = true)]
         database: String,
     },
@@ -117,7 +120,7 @@ enum Command {
     Register {
         /// The name.
         name: String,
-        /// SQLite database.
+        /// Database, a SQLite path or a PostgreSQL URL.
         #[arg(long, env = "CAPICUA_DATABASE", default_value = "capicua.db")]
         database: String,
     },
@@ -357,7 +360,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             // (the port is taken) must not create or migrate a database.
             let (listener, socket_file) = bind(&listen).await?;
             // Held until the process ends (the OS drops the lock with it).
-            let _serving = match lock_for_serving(&database) {
+            let _serving = match lock_for_serving(&database).await {
                 Ok(lock) => lock,
                 Err(e) => {
                     if let Some(path) = socket_file {
@@ -723,14 +726,27 @@ async fn bind(listen: &str) -> anyhow::Result<(capicua_server::Listener, Option<
     }
 }
 
-/// Takes the serving lock of `database`: an exclusive lock on the file
-/// `<database>.lock` beside it, so a second server on the same file refuses
-/// to start instead of fighting the first over ids and tournament tables.
-/// The lock dies with the process, however it ends; the file stays. Commands
-/// that only read, and `register`, do not take it. `None` for an in-memory
-/// database, which no other process can share.
-fn lock_for_serving(database: &str) -> anyhow::Result<Option<std::fs::File>> {
+/// A held serving lock: a file lock beside a SQLite file, or a PostgreSQL
+/// advisory lock.
+enum Serving {
+    File(#[allow(dead_code, reason = "held, never read")] std::fs::File),
+    Postgres(#[allow(dead_code, reason = "held, never read")] capicua_server::db::ServingLock),
+}
+
+/// Takes the serving lock of `database`, so a second server on the same
+/// database refuses to start instead of fighting the first over ids and
+/// tournament tables: on SQLite an exclusive lock on the file
+/// `<database>.lock` beside it (the file stays), on PostgreSQL an advisory
+/// lock ([`capicua_server::db::ServingLock`]). Either dies with the process,
+/// however it ends. Commands that only read, and `register`, do not take
+/// it. `None` for an in-memory database, which no other process can share.
+async fn lock_for_serving(database: &str) -> anyhow::Result<Option<Serving>> {
     use std::str::FromStr;
+    if capicua_server::db::Backend::of(database) == capicua_server::db::Backend::Postgres {
+        let lock =
+            capicua_server::db::ServingLock::take(database).await.with_context(|| format!("opening {database}"))?;
+        return Ok(Some(Serving::Postgres(lock)));
+    }
     let url = capicua_server::db::database_url(database);
     let opts = sqlx::sqlite::SqliteConnectOptions::from_str(&url).with_context(|| format!("opening {database}"))?;
     let file = opts.get_filename();
@@ -752,7 +768,7 @@ fn lock_for_serving(database: &str) -> anyhow::Result<Option<std::fs::File>> {
         Err(e) => return Err(anyhow::Error::new(e).context(format!("opening the lock file {}", lock_path.display()))),
     };
     match try_lock(&lock) {
-        Ok(true) => Ok(Some(lock)),
+        Ok(true) => Ok(Some(Serving::File(lock))),
         Ok(false) => anyhow::bail!(
             "the database {database} is in use by another capicua-server (it holds {}): \
              stop that server or give another --database",

@@ -289,3 +289,71 @@ async fn a_second_server_on_one_database_refuses_to_start_and_readers_still_work
     assert!(!serving_lock_held(&path));
     remove_db(&path);
 }
+
+/// Whether a server holds the serving lock of the PostgreSQL database at
+/// `url` (an advisory lock on that database).
+async fn pg_serving_lock_held(url: &str) -> bool {
+    use sqlx::Connection;
+    let mut conn = sqlx::PgConnection::connect(url).await.unwrap();
+    let held: bool = sqlx::query_scalar(
+        "SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted \
+         AND database = (SELECT oid FROM pg_database WHERE datname = current_database()))",
+    )
+    .fetch_one(&mut conn)
+    .await
+    .unwrap();
+    conn.close().await.unwrap();
+    held
+}
+
+#[tokio::test]
+async fn one_server_at_a_time_serves_a_postgres_database_and_the_commands_use_it() {
+    let Some(pg) = capicua_pgtest::require("one_server_at_a_time_serves_a_postgres_database") else {
+        return;
+    };
+    let url = pg.fresh_database();
+    // `register` creates and migrates the schema; `standings` reads it.
+    let (ok, stdout, stderr) = run(&["register", "ana", "--database", &url]);
+    assert!(ok, "{stderr}");
+    assert!(stdout.starts_with("registered ana (id 1)"), "{stdout}");
+    let (ok, stdout, stderr) = run(&["standings", "--database", &url]);
+    assert!(ok, "{stderr}");
+    assert_eq!(stdout.trim(), "no rated games yet");
+
+    let mut first = capicua_server().args(["serve", "--listen", "127.0.0.1:0", "--database", &url]).spawn().unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !pg_serving_lock_held(&url).await {
+        assert!(first.try_wait().unwrap().is_none(), "the first server ended");
+        assert!(std::time::Instant::now() < deadline, "the first server never took its lock");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let out = capicua_server()
+        .args(["serve", "--listen", "127.0.0.1:0", "--database", &url])
+        .env("RUST_LOG", "warn")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "a second server started: {stderr}");
+    assert!(stderr.contains("in use by another capicua-server"), "{stderr}");
+    // Readers and `register` do not need the lock.
+    let (ok, _, stderr) = run(&["register", "bea", "--database", &url]);
+    assert!(ok, "{stderr}");
+    assert!(first.try_wait().unwrap().is_none(), "the first server ended");
+    // The lock dies with its process: kill -9, and a new server serves.
+    first.kill().unwrap();
+    first.wait().unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while pg_serving_lock_held(&url).await {
+        assert!(std::time::Instant::now() < deadline, "the killed server's lock outlived it");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let mut again = capicua_server().args(["serve", "--listen", "127.0.0.1:0", "--database", &url]).spawn().unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !pg_serving_lock_held(&url).await {
+        assert!(again.try_wait().unwrap().is_none(), "the new server ended");
+        assert!(std::time::Instant::now() < deadline, "the new server never took its lock");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    again.kill().unwrap();
+    again.wait().unwrap();
+}

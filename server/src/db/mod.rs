@@ -15,6 +15,7 @@
 //! - [`tournaments`]: the tables of `migrations/0002_tournaments.sql`.
 //! - `schema`: the guards run before a file is used (is it there, is it
 //!   capicua's, is its schema this binary's).
+//! - [`ServingLock`]: one serving server per PostgreSQL database.
 //!
 //! Finished games go through one writer task ([`Db::store_game`]): it
 //! batches the games that arrive together into one transaction (SQLite has a
@@ -27,6 +28,7 @@ pub mod games;
 pub mod players;
 pub mod ratings;
 mod schema;
+mod serving;
 pub mod tournaments;
 mod writer;
 
@@ -47,6 +49,7 @@ pub use games::{
 };
 pub use players::Player;
 pub use ratings::{Standing, side_ranks};
+pub use serving::ServingLock;
 pub use tournaments::TableLink;
 
 /// Errors of the persistence layer.
@@ -129,6 +132,9 @@ pub enum DbError {
     /// A write on a database opened read-only.
     #[error("the database was opened read-only")]
     ReadOnly,
+    /// Another `capicua-server serve` holds the database's serving lock.
+    #[error("the database is in use by another capicua-server: stop that server or give another --database")]
+    InUse,
 }
 
 /// How [`Db::open_with`] treats a file it did not make, and how long a
