@@ -15,7 +15,7 @@ use super::DbError;
 
 /// The advisory lock's key: "capicua" in ASCII, so another program's
 /// advisory locks on the same database are unlikely to collide with it.
-const SERVING_KEY: i64 = 0x6361_7069_6375_61;
+const SERVING_KEY: i64 = 0x0063_6170_6963_7561;
 
 /// A held serving lock; dropping it (or the process ending) frees it.
 pub struct ServingLock {
