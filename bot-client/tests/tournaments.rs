@@ -25,7 +25,8 @@ async fn admin_server() -> TestServer {
 /// The stored standings (the SQL view) must be what the tournament crate
 /// computes from the stored results, replayed in their stored order.
 async fn check_view_against_replay(db_path: &std::path::Path, id: i64) -> Vec<(i64, String, i64)> {
-    let pool = sqlx::SqlitePool::connect(&format!("sqlite://{}", db_path.display())).await.unwrap();
+    sqlx::any::install_default_drivers();
+    let pool = sqlx::AnyPool::connect(&format!("sqlite://{}", db_path.display())).await.unwrap();
     let row =
         sqlx::query("SELECT spec, spec_format FROM tournaments WHERE id = ?").bind(id).fetch_one(&pool).await.unwrap();
     let (text, format): (String, String) = (row.get(0), row.get(1));

@@ -1,6 +1,7 @@
 //! kill -9 in the middle of a tournament, on the real `capicua-server`
 //! binary: a restart resumes it, no finished match is lost, none is played
 //! twice, interrupted tables are replayed from their start, and it finishes.
+//! The same drill runs on a SQLite file and on a real PostgreSQL database.
 //!
 //! `CAPICUA_RESTART_ENTRANTS` (default 8) scales it.
 
@@ -12,7 +13,7 @@ use std::time::Duration;
 
 use capicua_tournament::{Tournament, TournamentSpec};
 use common::wait_for;
-use sqlx::{Row, SqlitePool};
+use sqlx::{AnyPool, Row};
 
 const BIN: &str = env!("CARGO_BIN_EXE_capicua-server");
 
@@ -34,7 +35,7 @@ impl Drop for Server {
     }
 }
 
-fn serve(db: &Path, log: &Path) -> Server {
+fn serve(db: &str, log: &Path) -> Server {
     let log = std::fs::File::create(log).unwrap();
     Server(
         Command::new(BIN)
@@ -47,11 +48,12 @@ fn serve(db: &Path, log: &Path) -> Server {
     )
 }
 
-async fn pool(db: &Path) -> SqlitePool {
-    SqlitePool::connect(&format!("sqlite://{}", db.display())).await.unwrap()
+async fn pool(db: &str) -> AnyPool {
+    sqlx::any::install_default_drivers();
+    AnyPool::connect(&capicua_server::db::database_url(db)).await.unwrap()
 }
 
-async fn status(pool: &SqlitePool) -> (String, i64) {
+async fn status(pool: &AnyPool) -> (String, i64) {
     let r = sqlx::query("SELECT status, (SELECT COUNT(*) FROM tournament_matches) FROM tournaments WHERE id = 1")
         .fetch_one(pool)
         .await
@@ -60,7 +62,7 @@ async fn status(pool: &SqlitePool) -> (String, i64) {
 }
 
 /// (seq, round, table, game) of every recorded match.
-async fn matches(pool: &SqlitePool) -> Vec<(i64, i64, i64, i64)> {
+async fn matches(pool: &AnyPool) -> Vec<(i64, i64, i64, i64)> {
     sqlx::query("SELECT seq, round, table_no, game_id FROM tournament_matches ORDER BY seq")
         .fetch_all(pool)
         .await
@@ -71,7 +73,7 @@ async fn matches(pool: &SqlitePool) -> Vec<(i64, i64, i64, i64)> {
 }
 
 /// Tables opened (a room holds them) whose match is not recorded.
-async fn tables_in_play(pool: &SqlitePool) -> i64 {
+async fn tables_in_play(pool: &AnyPool) -> i64 {
     sqlx::query(
         "SELECT COUNT(*) FROM tournament_tables t WHERE attempts >= 1 AND NOT EXISTS \
          (SELECT 1 FROM tournament_matches m WHERE m.tournament_id = t.tournament_id \
@@ -85,11 +87,27 @@ async fn tables_in_play(pool: &SqlitePool) -> i64 {
 
 #[tokio::test]
 async fn a_killed_server_resumes_its_tournament_without_losing_or_repeating_matches() {
-    let n: usize = std::env::var("CAPICUA_RESTART_ENTRANTS").ok().and_then(|v| v.parse().ok()).unwrap_or(8);
-    let dir = std::env::temp_dir().join(format!("capicua-restart-{}-{}", std::process::id(), n));
+    let dir = std::env::temp_dir().join(format!("capicua-restart-{}-sqlite", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let db = dir.join("t.db");
+    drill(db.to_str().unwrap(), &dir).await;
+}
+
+#[tokio::test]
+async fn a_killed_server_on_postgres_resumes_its_tournament_without_losing_or_repeating_matches() {
+    let Some(pg) = capicua_pgtest::require("a_killed_server_on_postgres_resumes_its_tournament") else {
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("capicua-restart-{}-postgres", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    drill(&pg.fresh_database(), &dir).await;
+}
+
+/// The drill on the database `db`, with its logs and spec in `dir`.
+async fn drill(db: &str, dir: &Path) {
+    let n: usize = std::env::var("CAPICUA_RESTART_ENTRANTS").ok().and_then(|v| v.parse().ok()).unwrap_or(8);
     let strategies = ["smart", "heuristic", "pimc:samples=2", "random"];
     let entrants: Vec<String> = (0..n).map(|i| format!("\"bot:{}#{i}\"", strategies[i % strategies.len()])).collect();
     let spec = format!(
@@ -100,7 +118,7 @@ async fn a_killed_server_resumes_its_tournament_without_losing_or_repeating_matc
     std::fs::write(&file, &spec).unwrap();
     let out = Command::new(BIN)
         .args(["tournament", "create", "--database"])
-        .arg(&db)
+        .arg(db)
         .arg("--file")
         .arg(&file)
         .output()
@@ -115,14 +133,14 @@ async fn a_killed_server_resumes_its_tournament_without_losing_or_repeating_matc
         per_round * (n - 1 + n % 2)
     };
 
-    let pool = pool(&db).await;
+    let pool = pool(db).await;
     // Kill once some results are stored and a table is in play. A duel of
     // bots takes milliseconds, so the table may finish between the check
     // and the kill: then start again and kill again (a few tries).
     let mut tries: i64 = 0;
     let before = loop {
         tries += 1;
-        let mut server = serve(&db, &dir.join(format!("run{tries}.log")));
+        let mut server = serve(db, &dir.join(format!("run{tries}.log")));
         let what = format!("{} stored results and a table in play", 3 * tries);
         wait_for(&what, Duration::from_secs(60), async || {
             let (st, count) = status(&pool).await;
@@ -140,7 +158,7 @@ async fn a_killed_server_resumes_its_tournament_without_losing_or_repeating_matc
     assert_eq!(st, "running");
     assert!(before.len() < expected, "killed mid-run");
 
-    let mut server = serve(&db, &dir.join("resumed.log"));
+    let mut server = serve(db, &dir.join("resumed.log"));
     wait_for("the resumed tournament to finish", Duration::from_secs(120), async || {
         let (st, count) = status(&pool).await;
         assert_ne!(st, "failed");
@@ -177,5 +195,5 @@ async fn a_killed_server_resumes_its_tournament_without_losing_or_repeating_matc
         t.standings().iter().map(|s| (s.rank as i64, s.name.clone(), s.points)).collect();
     assert_eq!(view, want);
     pool.close().await;
-    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(dir);
 }

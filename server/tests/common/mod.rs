@@ -482,9 +482,9 @@ pub async fn play_out_watched(players: Vec<Client>, room: u64, mut spectator: Cl
 }
 
 /// The results a tournament recorded, straight from SQLite, in record order.
-pub async fn stored_results(pool: &sqlx::SqlitePool, tournament: i64) -> Vec<capicua_tournament::MatchResult> {
+pub async fn stored_results(pool: &sqlx::AnyPool, tournament: i64) -> Vec<capicua_tournament::MatchResult> {
     use sqlx::Row;
-    sqlx::query("SELECT result_json FROM tournament_matches WHERE tournament_id = ? ORDER BY seq")
+    sqlx::query("SELECT result_json FROM tournament_matches WHERE tournament_id = $1 ORDER BY seq")
         .bind(tournament)
         .fetch_all(pool)
         .await
