@@ -12,10 +12,23 @@
 //! there; a database already holding players or games is refused), e.g.
 //!
 //! ```text
-//! target/release/examples/store_games 20000 /tmp/bench.db 64
-//! createdb -h 127.0.0.1 -p 55432 -U postgres bench1
-//! target/release/examples/store_games 20000 postgres://postgres@127.0.0.1:55432/bench1 64
+//! cargo build --release -p capicua-server --example store_games
+//! # a scratch PostgreSQL 15 with its default durability (fsync and
+//! # synchronous_commit on), run as the postgres user in a directory it owns:
+//! initdb -D /tmp/pg/data -U postgres --auth=trust
+//! pg_ctl -D /tmp/pg/data -l /tmp/pg/log -o "-p 55432 -k /tmp/pg -c listen_addresses=127.0.0.1" -w start
+//! # alternate the backends, a fresh database each run (machine speed drifts:
+//! # compare within a round):
+//! for r in 1 2 3 4; do
+//!   target/release/examples/store_games 20000 /tmp/bench.db 64
+//!   createdb -h 127.0.0.1 -p 55432 -U postgres bench_r$r
+//!   target/release/examples/store_games 20000 postgres://postgres@127.0.0.1:55432/bench_r$r 64
+//! done
+//! pg_ctl -D /tmp/pg/data -m fast stop
 //! ```
+//!
+//! (`ALTER DATABASE bench_r5 SET synchronous_commit = off` before a run
+//! measures PostgreSQL without waiting for its WAL flush at each commit.)
 //!
 //! With `PAD_TO` (e.g. 1000000, SQLite only) the stored games (and their
 //! seats) are then copied inside SQLite until the table holds that many, to
