@@ -1,30 +1,82 @@
 //! Measures the persistence path alone: N finished latin matches (played in
 //! process) stored through the batched writer from R concurrent "rooms"
 //! (default 64), rated among 200 players; then times the leaderboard query.
+//! Prints games stored per second, moves stored per second (the moves of the
+//! stored games over the same time, for per-move comparisons with a served
+//! load) and the leaderboard's median and worst time.
 //!
-//! `cargo run --release -p capicua-server --example store_games -- 20000 /tmp/bench.db [ROOMS] [PAD_TO]`
+//! `cargo run --release -p capicua-server --example store_games -- 20000 DATABASE [ROOMS] [PAD_TO]`
 //!
-//! With `PAD_TO` (e.g. 1000000) the stored games (and their seats) are then
-//! copied inside SQLite until the table holds that many, to time the
-//! leaderboard over a large database (`capicua-server standings` and
-//! `GET /api/leaderboard` can then be timed against the same file).
+//! DATABASE is a SQLite file path (deleted first, then created) or a
+//! PostgreSQL URL, which must name an empty database (nothing is deleted
+//! there; a database already holding players or games is refused), e.g.
+//!
+//! ```text
+//! cargo build --release -p capicua-server --example store_games
+//! # a scratch PostgreSQL 15 with its default durability (fsync and
+//! # synchronous_commit on), run as the postgres user in a directory it owns:
+//! initdb -D /tmp/pg/data -U postgres --auth=trust
+//! pg_ctl -D /tmp/pg/data -l /tmp/pg/log -o "-p 55432 -k /tmp/pg -c listen_addresses=127.0.0.1" -w start
+//! # alternate the backends, a fresh database each run (machine speed drifts:
+//! # compare within a round):
+//! for r in 1 2 3 4; do
+//!   target/release/examples/store_games 20000 /tmp/bench.db 64
+//!   createdb -h 127.0.0.1 -p 55432 -U postgres bench_r$r
+//!   target/release/examples/store_games 20000 postgres://postgres@127.0.0.1:55432/bench_r$r 64
+//! done
+//! pg_ctl -D /tmp/pg/data -m fast stop
+//! ```
+//!
+//! (`ALTER DATABASE bench_r5 SET synchronous_commit = off` before a run
+//! measures PostgreSQL without waiting for its WAL flush at each commit.)
+//!
+//! With `PAD_TO` (e.g. 1000000, SQLite only) the stored games (and their
+//! seats) are then copied inside SQLite until the table holds that many, to
+//! time the leaderboard over a large database (`capicua-server standings`
+//! and `GET /api/leaderboard` can then be timed against the same file).
 
 use std::sync::Arc;
 use std::time::Instant;
 
 use capicua_engine::{Game, Rules, Seat, Seating};
 use capicua_server::Db;
-use capicua_server::db::{GameRecord, HandResults, Play, SeatKind, SeatRecord};
+use capicua_server::db::{Backend, GameRecord, HandResults, Play, SeatKind, SeatRecord};
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let mut args = std::env::args().skip(1);
     let n: usize = args.next().map(|s| s.parse()).transpose()?.unwrap_or(10_000);
-    let path = args.next().unwrap_or_else(|| "store-bench.db".into());
+    let database = args.next().unwrap_or_else(|| "store-bench.db".into());
     let rooms: usize = args.next().map(|s| s.parse()).transpose()?.unwrap_or(64).max(1);
     let pad_to: Option<i64> = args.next().map(|s| s.parse()).transpose()?;
-    let _ = std::fs::remove_file(&path);
-    let db = Db::open(&path).await?;
+    let backend = Backend::of(&database);
+    if backend == Backend::Postgres && pad_to.is_some() {
+        // The padding copies rows with SQLite-only statements; a large
+        // PostgreSQL database is better filled by storing more games.
+        anyhow::bail!("PAD_TO works on a SQLite file only; on PostgreSQL store more games instead");
+    }
+    if backend == Backend::Sqlite {
+        // A fresh file each run, so runs compare; a PostgreSQL database is
+        // never emptied here (it may not be a scratch one).
+        for suffix in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{database}{suffix}"));
+        }
+    }
+    let db = Db::open(&database).await?;
+    if backend == Backend::Postgres {
+        use sqlx::Row;
+        let row = sqlx::query("SELECT (SELECT COUNT(*) FROM players), (SELECT COUNT(*) FROM games)")
+            .fetch_one(db.pool())
+            .await?;
+        let (players, games): (i64, i64) = (row.get(0), row.get(1));
+        if players > 0 || games > 0 {
+            anyhow::bail!(
+                "{database} already holds {players} players and {games} games: give an empty database \
+                 (createdb a fresh one), so the figures measure this run alone"
+            );
+        }
+    }
+    println!("backend {backend:?}, {n} games from {rooms} rooms");
     let mut players = vec![];
     for i in 0..200 {
         players.push(db.register(&format!("p{i}")).await?.0.id);
@@ -32,12 +84,14 @@ async fn main() -> anyhow::Result<()> {
     let rules: Arc<Rules> = Rules::preset("latin").expect("preset").into();
     // Play the matches first so only storing is timed.
     let mut records = Vec::with_capacity(n);
+    let mut moves = 0usize;
     for i in 0..n {
         let mut g = Game::new(rules.clone(), Seating::new(4), i as u64)?;
         while g.to_move().is_some() {
             let m = g.legal_moves()[0];
             g.play(m)?;
         }
+        moves += g.log().len();
         let seats = (0..4u8)
             .map(|s| SeatRecord {
                 seat: s,
@@ -79,7 +133,11 @@ async fn main() -> anyhow::Result<()> {
         t.await?;
     }
     let secs = t0.elapsed().as_secs_f64();
-    println!("stored {n} rated games in {secs:.2} s: {:.0} games/s", n as f64 / secs);
+    println!(
+        "stored {n} rated games ({moves} moves) in {secs:.2} s: {:.0} games/s, {:.0} moves/s",
+        n as f64 / secs,
+        moves as f64 / secs
+    );
     if let Some(target) = pad_to {
         let t = Instant::now();
         pad(&db, target).await?;
