@@ -19,35 +19,8 @@ use capicua_engine::{Game, Rules, Seating};
 use capicua_protocol::OccupantKind;
 use capicua_server::db::{Backend, DbError, GameRecord, HandResults, Play, SeatRecord};
 use capicua_server::{Config, Db};
-use common::{TestServer, WAIT, temp_db, wait_for};
+use common::{TestServer, WAIT, on_both, wait_for};
 use serde_json::{Value, json};
-
-/// Runs each named test (an `async fn(String)` taking a `--database`
-/// value) once on a fresh SQLite file and once on a fresh PostgreSQL
-/// database.
-macro_rules! on_both {
-    ($($name:ident),* $(,)?) => {
-        mod sqlite {
-            $(
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                async fn $name() {
-                    super::$name(super::temp_db().to_str().unwrap().to_string()).await
-                }
-            )*
-        }
-        mod postgres {
-            $(
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                async fn $name() {
-                    let Some(pg) = capicua_pgtest::require(concat!("postgres::", stringify!($name))) else {
-                        return;
-                    };
-                    super::$name(pg.fresh_database()).await
-                }
-            )*
-        }
-    };
-}
 
 on_both!(
     games_are_stored_and_read_back_as_played,

@@ -1,14 +1,28 @@
 //! The organiser's controls on a real server (port 0, real WebSockets):
 //! pause, resume, cancel, withdraw, correct, their audit trail and events,
-//! a restart in the middle, and the CLI that sends them.
+//! a restart in the middle, and the CLI that sends them; every test runs on
+//! a SQLite file and on a PostgreSQL database.
 
 mod common;
 
 use std::collections::HashMap;
+use std::path::PathBuf;
 
 use capicua_server::Config;
-use common::{Client, TestServer, WAIT, temp_db, wait_for};
+use common::{Client, TestServer, WAIT, on_both, wait_for};
 use serde_json::{Value, json};
+
+on_both!(
+    controls_need_the_admin_token_and_refuse_what_does_not_fit,
+    pause_withdraw_and_correct_hold_across_a_restart_and_the_standings_stay_exact,
+    a_cancelled_tournament_closes_its_open_tables_and_keeps_its_played_games,
+    a_failed_tournament_resumes_once_its_cause_is_fixed,
+    the_cli_sends_each_control_to_the_serving_server,
+    a_scheduled_tournament_waits_for_its_start_and_its_tables_name_whom_they_wait_for,
+    only_a_tournament_that_has_not_started_is_deleted,
+    a_withdrawal_before_the_start_plans_the_first_round_again_without_the_entrant,
+    a_late_entrant_joins_a_swiss_from_the_next_round_planned_over_http_and_the_cli,
+);
 
 const ADMIN: &str = "s3cret";
 
@@ -128,9 +142,8 @@ async fn progress_until(c: &mut Client, count: usize) -> Vec<Value> {
     progress(c)
 }
 
-#[tokio::test]
-async fn controls_need_the_admin_token_and_refuse_what_does_not_fit() {
-    let server = admin_server_on(temp_db()).await;
+async fn controls_need_the_admin_token_and_refuse_what_does_not_fit(database: String) {
+    let server = admin_server_on(PathBuf::from(&database)).await;
     let mut clients = players(&server, &["ana", "ben"]).await;
     let id = create(&server, json!(["ana", "ben", "bot:random#1", "bot:random#2"])).await;
     let path = format!("/api/tournaments/{id}/pause");
@@ -176,9 +189,8 @@ async fn controls_need_the_admin_token_and_refuse_what_does_not_fit() {
     assert_eq!((s, e["code"].as_str()), (409, Some("tournament-state")), "{e}");
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn pause_withdraw_and_correct_hold_across_a_restart_and_the_standings_stay_exact() {
-    let db = temp_db();
+async fn pause_withdraw_and_correct_hold_across_a_restart_and_the_standings_stay_exact(database: String) {
+    let db = PathBuf::from(&database);
     let mut server = admin_server_on(db.clone()).await;
     let tokens = register(&server, &["ana", "ben"]).await;
     let mut clients = connect(&server, &tokens).await;
@@ -309,9 +321,8 @@ async fn pause_withdraw_and_correct_hold_across_a_restart_and_the_standings_stay
     server.stop().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_cancelled_tournament_closes_its_open_tables_and_keeps_its_played_games() {
-    let server = admin_server_on(temp_db()).await;
+async fn a_cancelled_tournament_closes_its_open_tables_and_keeps_its_played_games(database: String) {
+    let server = admin_server_on(PathBuf::from(&database)).await;
     let mut clients = players(&server, &["ana", "ben"]).await;
     let id = create(&server, json!(["ana", "ben", "bot:random#1", "bot:random#2"])).await;
     let round0 = round_open(&server, id, 0).await;
@@ -337,9 +348,8 @@ async fn a_cancelled_tournament_closes_its_open_tables_and_keeps_its_played_game
     assert_eq!((s, e["code"].as_str()), (409, Some("tournament-state")), "{e}");
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_failed_tournament_resumes_once_its_cause_is_fixed() {
-    let server = admin_server_on(temp_db()).await;
+async fn a_failed_tournament_resumes_once_its_cause_is_fixed(database: String) {
+    let server = admin_server_on(PathBuf::from(&database)).await;
     let mut clients = players(&server, &["ana"]).await;
     let mut ana = clients.remove("ana").unwrap();
     let id = create(&server, json!(["ana", "bot:random#1"])).await;
@@ -388,9 +398,8 @@ async fn cli(args: Vec<String>) -> (bool, String, String) {
     .unwrap()
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_cli_sends_each_control_to_the_serving_server() {
-    let server = admin_server_on(temp_db()).await;
+async fn the_cli_sends_each_control_to_the_serving_server(database: String) {
+    let server = admin_server_on(PathBuf::from(&database)).await;
     let mut clients = players(&server, &["ana", "ben"]).await;
     let id = create(&server, json!(["ana", "ben", "bot:random#1", "bot:random#2"])).await;
     let round0 = round_open(&server, id, 0).await;
@@ -441,9 +450,8 @@ async fn the_cli_sends_each_control_to_the_serving_server() {
     assert_eq!(actions, ["pause", "withdraw", "correct", "resume", "cancel"]);
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_scheduled_tournament_waits_for_its_start_and_its_tables_name_whom_they_wait_for() {
-    let server = admin_server_on(temp_db()).await;
+async fn a_scheduled_tournament_waits_for_its_start_and_its_tables_name_whom_they_wait_for(database: String) {
+    let server = admin_server_on(PathBuf::from(&database)).await;
     let mut clients = players(&server, &["ana"]).await;
     let spec = json!({
         "name": "later", "seed": 1, "table": "duel", "variants": ["block"],
@@ -469,9 +477,8 @@ async fn a_scheduled_tournament_waits_for_its_start_and_its_tables_name_whom_the
     assert_eq!(d["rounds"][0]["tables"][0]["waiting"], json!([]), "{d}");
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn only_a_tournament_that_has_not_started_is_deleted() {
-    let server = admin_server_on(temp_db()).await;
+async fn only_a_tournament_that_has_not_started_is_deleted(database: String) {
+    let server = admin_server_on(PathBuf::from(&database)).await;
     let _clients = players(&server, &["ana"]).await;
     let spec = json!({
         "name": "maybe", "table": "duel", "variants": ["block"],
@@ -503,9 +510,8 @@ async fn only_a_tournament_that_has_not_started_is_deleted() {
     assert_eq!(s, 404);
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_withdrawal_before_the_start_plans_the_first_round_again_without_the_entrant() {
-    let db = temp_db();
+async fn a_withdrawal_before_the_start_plans_the_first_round_again_without_the_entrant(database: String) {
+    let db = PathBuf::from(&database);
     let mut server = admin_server_on(db.clone()).await;
     let spec = json!({
         "name": "soon", "seed": 3, "table": "duel", "variants": ["block"],
@@ -544,9 +550,8 @@ async fn a_withdrawal_before_the_start_plans_the_first_round_again_without_the_e
     assert_eq!(server.get_json(&detail_path(id)).await["standings"], done["standings"]);
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_late_entrant_joins_a_swiss_from_the_next_round_planned_over_http_and_the_cli() {
-    let db = temp_db();
+async fn a_late_entrant_joins_a_swiss_from_the_next_round_planned_over_http_and_the_cli(database: String) {
+    let db = PathBuf::from(&database);
     let mut server = admin_server_on(db.clone()).await;
     let spec = json!({
         "name": "open swiss", "seed": 3, "table": "duel", "variants": ["block"],

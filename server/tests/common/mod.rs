@@ -493,3 +493,35 @@ pub async fn stored_results(pool: &sqlx::AnyPool, tournament: i64) -> Vec<capicu
         .map(|r| serde_json::from_str(r.get::<&str, _>(0)).unwrap())
         .collect()
 }
+
+/// Runs each named test (an `async fn(String)` taking a `--database`
+/// value) once on a fresh SQLite file (module `sqlite`) and once on a fresh
+/// database of a real PostgreSQL server (module `postgres`; skipped with a
+/// message where PostgreSQL is not installed, unless
+/// `CAPICUA_REQUIRE_POSTGRES=1`).
+#[allow(unused_macros)]
+macro_rules! on_both {
+    ($($name:ident),* $(,)?) => {
+        mod sqlite {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    super::$name($crate::common::temp_db().to_str().unwrap().to_string()).await
+                }
+            )*
+        }
+        mod postgres {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    let Some(pg) = capicua_pgtest::require(concat!("postgres::", stringify!($name))) else {
+                        return;
+                    };
+                    super::$name(pg.fresh_database()).await
+                }
+            )*
+        }
+    };
+}
+#[allow(unused_imports)]
+pub(crate) use on_both;
