@@ -306,6 +306,19 @@ async fn pg_serving_lock_held(url: &str) -> bool {
     held
 }
 
+/// Waits until a server holds the serving lock of `url` (`held`) or none
+/// does; `server`, while given, must keep running meanwhile.
+async fn wait_for_pg_lock(url: &str, held: bool, mut server: Option<&mut std::process::Child>, what: &str) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while pg_serving_lock_held(url).await != held {
+        if let Some(s) = server.as_deref_mut() {
+            assert!(s.try_wait().unwrap().is_none(), "the server ended: {what}");
+        }
+        assert!(std::time::Instant::now() < deadline, "{what}");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}
+
 #[tokio::test]
 async fn one_server_at_a_time_serves_a_postgres_database_and_the_commands_use_it() {
     let Some(pg) = capicua_pgtest::require("one_server_at_a_time_serves_a_postgres_database") else {
@@ -321,12 +334,7 @@ async fn one_server_at_a_time_serves_a_postgres_database_and_the_commands_use_it
     assert_eq!(stdout.trim(), "no rated games yet");
 
     let mut first = capicua_server().args(["serve", "--listen", "127.0.0.1:0", "--database", &url]).spawn().unwrap();
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    while !pg_serving_lock_held(&url).await {
-        assert!(first.try_wait().unwrap().is_none(), "the first server ended");
-        assert!(std::time::Instant::now() < deadline, "the first server never took its lock");
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-    }
+    wait_for_pg_lock(&url, true, Some(&mut first), "the first server never took its lock").await;
     let out = capicua_server()
         .args(["serve", "--listen", "127.0.0.1:0", "--database", &url])
         .env("RUST_LOG", "warn")
@@ -342,18 +350,9 @@ async fn one_server_at_a_time_serves_a_postgres_database_and_the_commands_use_it
     // The lock dies with its process: kill -9, and a new server serves.
     first.kill().unwrap();
     first.wait().unwrap();
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    while pg_serving_lock_held(&url).await {
-        assert!(std::time::Instant::now() < deadline, "the killed server's lock outlived it");
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-    }
+    wait_for_pg_lock(&url, false, None, "the killed server's lock outlived it").await;
     let mut again = capicua_server().args(["serve", "--listen", "127.0.0.1:0", "--database", &url]).spawn().unwrap();
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    while !pg_serving_lock_held(&url).await {
-        assert!(again.try_wait().unwrap().is_none(), "the new server ended");
-        assert!(std::time::Instant::now() < deadline, "the new server never took its lock");
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-    }
+    wait_for_pg_lock(&url, true, Some(&mut again), "the new server never took its lock").await;
     again.kill().unwrap();
     again.wait().unwrap();
 }

@@ -393,28 +393,7 @@ impl Db {
         let backend = Backend::of(url);
         let pool = match backend {
             Backend::Sqlite => Db::sqlite_read_only_pool(url).await?,
-            Backend::Postgres => {
-                let pool = AnyPoolOptions::new()
-                    .max_connections(2)
-                    .after_connect(|conn, _| {
-                        Box::pin(async move {
-                            conn.execute("SET default_transaction_read_only = on").await?;
-                            Ok(())
-                        })
-                    })
-                    .connect(url)
-                    .await?;
-                let checked = async {
-                    let mut conn = pool.acquire().await?;
-                    schema::check_schema(&mut conn, Backend::Postgres, true).await
-                }
-                .await;
-                if let Err(e) = checked {
-                    pool.close().await;
-                    return Err(e);
-                }
-                pool
-            }
+            Backend::Postgres => Db::read_only_pool(url, Backend::Postgres).await?,
         };
         // No writer task: its queue is closed at once and it counts as done.
         let (writer, _) = mpsc::channel(1);
@@ -432,27 +411,32 @@ impl Db {
         }
         let path = opts.get_filename().to_path_buf();
         let read_only = with_param(&url, "mode=ro");
-        match Db::read_only_pool(&read_only).await {
+        match Db::read_only_pool(&read_only, Backend::Sqlite).await {
             Err(DbError::Sql(e)) if schema::no_wal_index(&e) && !schema::has_wal(&path) => {
                 // A WAL-mode file in a directory we cannot write: SQLite
                 // cannot create the `-shm` index it reads through. With no
                 // `-wal` file no writer is at work (a writer keeps one), so
                 // the file alone is the whole database and can be read as
                 // immutable.
-                Db::read_only_pool(&with_param(&read_only, "immutable=true")).await
+                Db::read_only_pool(&with_param(&read_only, "immutable=true"), Backend::Sqlite).await
             }
             other => other,
         }
     }
 
-    /// A read-only pool on a SQLite database whose schema is exactly this
-    /// binary's.
-    async fn read_only_pool(url: &str) -> Result<AnyPool, DbError> {
+    /// A read-only pool on a database whose schema is exactly this binary's:
+    /// a SQLite URL opened read-only (`mode=ro`), or a PostgreSQL database
+    /// whose every transaction is read-only.
+    async fn read_only_pool(url: &str, backend: Backend) -> Result<AnyPool, DbError> {
+        let setup = match backend {
+            Backend::Sqlite => "PRAGMA busy_timeout = 10000",
+            Backend::Postgres => "SET default_transaction_read_only = on",
+        };
         let pool = AnyPoolOptions::new()
             .max_connections(2)
-            .after_connect(|conn, _| {
+            .after_connect(move |conn, _| {
                 Box::pin(async move {
-                    conn.execute("PRAGMA busy_timeout = 10000").await?;
+                    conn.execute(setup).await?;
                     Ok(())
                 })
             })
@@ -460,7 +444,7 @@ impl Db {
             .await?;
         let checked = async {
             let mut conn = pool.acquire().await?;
-            schema::check_schema(&mut conn, Backend::Sqlite, true).await
+            schema::check_schema(&mut conn, backend, true).await
         }
         .await;
         if let Err(e) = checked {
