@@ -510,4 +510,32 @@ mod tests {
         assert_eq!(t.len(), 64);
         assert_ne!(t, new_token().unwrap());
     }
+
+    #[tokio::test]
+    async fn every_sqlite_connection_runs_in_wal_with_normal_sync_foreign_keys_and_the_busy_timeout() {
+        use sqlx::Row;
+        let path = std::env::temp_dir().join(format!("capicua-pragmas-{}.db", std::process::id()));
+        let options = OpenOptions { busy_timeout: Duration::from_millis(1234), ..Default::default() };
+        let db = Db::open_with(path.to_str().unwrap(), options).await.unwrap();
+        // Every connection of the pool, not only the first.
+        let mut conns = Vec::new();
+        for _ in 0..4 {
+            conns.push(db.pool.acquire().await.unwrap());
+        }
+        for conn in &mut conns {
+            let mut read = async |pragma: &str| -> String {
+                let row = sqlx::query(&format!("PRAGMA {pragma}")).fetch_one(&mut **conn).await.unwrap();
+                row.try_get::<String, _>(0).or_else(|_| row.try_get::<i64, _>(0).map(|n| n.to_string())).unwrap()
+            };
+            assert_eq!(read("journal_mode").await, "wal");
+            assert_eq!(read("synchronous").await, "1", "NORMAL");
+            assert_eq!(read("foreign_keys").await, "1");
+            assert_eq!(read("busy_timeout").await, "1234");
+        }
+        drop(conns);
+        db.close().await;
+        for ext in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{ext}", path.display()));
+        }
+    }
 }
