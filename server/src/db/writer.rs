@@ -292,9 +292,8 @@ type AnyQuery<'a> = sqlx::query::Query<'a, Any, sqlx::any::AnyArguments<'a>>;
 fn multi_insert(head: &str, cols: usize, rows: usize, tail: &str, positional: bool) -> String {
     let values: Vec<String> = (0..rows)
         .map(|r| {
-            let row: Vec<String> = (1..=cols)
-                .map(|c| if positional { "?".to_string() } else { format!("${}", r * cols + c) })
-                .collect();
+            let row: Vec<String> =
+                (1..=cols).map(|c| if positional { "?".to_string() } else { format!("${}", r * cols + c) }).collect();
             format!("({})", row.join(", "))
         })
         .collect();
