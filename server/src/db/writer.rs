@@ -202,7 +202,7 @@ fn can_pass(backend: Backend, e: &DbError) -> bool {
     }
 }
 
-/// A short reason for `/healthz`: SQLite's own message when there is one
+/// A short reason for `/healthz`: the database's own message when there is one
 /// (`database or disk is full`, `database is locked`).
 fn reason(e: &DbError) -> String {
     match e {
@@ -232,7 +232,7 @@ async fn store(pool: &AnyPool, state: &mut Option<WriterState>, jobs: &[StoreJob
 
 /// Most games stored in one transaction.
 const MAX_BATCH: usize = 512;
-/// Rows per multi-row `INSERT` (SQLite allows 32,766 bound values).
+/// Rows per multi-row `INSERT` (SQLite allows 32,766 bound values, PostgreSQL 65,535).
 const GAME_ROWS: usize = 64;
 const SEAT_ROWS: usize = 128;
 const HAND_ROWS: usize = 256;
