@@ -583,6 +583,76 @@ mod tests {
         }
     }
 
+    /// A database error with a code, as a driver reports one.
+    #[derive(Debug)]
+    struct Coded(&'static str);
+
+    impl std::fmt::Display for Coded {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            write!(f, "error {}", self.0)
+        }
+    }
+
+    impl std::error::Error for Coded {}
+
+    impl sqlx::error::DatabaseError for Coded {
+        fn message(&self) -> &str {
+            self.0
+        }
+
+        fn code(&self) -> Option<std::borrow::Cow<'_, str>> {
+            Some(self.0.into())
+        }
+
+        fn as_error(&self) -> &(dyn std::error::Error + Send + Sync + 'static) {
+            self
+        }
+
+        fn as_error_mut(&mut self) -> &mut (dyn std::error::Error + Send + Sync + 'static) {
+            self
+        }
+
+        fn into_error(self: Box<Self>) -> Box<dyn std::error::Error + Send + Sync + 'static> {
+            self
+        }
+
+        fn kind(&self) -> sqlx::error::ErrorKind {
+            sqlx::error::ErrorKind::Other
+        }
+    }
+
+    #[test]
+    fn failures_that_can_pass_are_told_apart_by_each_backends_codes() {
+        let passes = |backend, code| can_pass(backend, &DbError::Sql(sqlx::Error::Database(Box::new(Coded(code)))));
+        // SQLite: BUSY (and an extended BUSY), LOCKED, FULL, IOERR pass; a constraint does not.
+        for code in ["5", "517", "6", "13", "10"] {
+            assert!(passes(Backend::Sqlite, code), "SQLite {code}");
+        }
+        for code in ["19", "787", "2067"] {
+            assert!(!passes(Backend::Sqlite, code), "SQLite {code}");
+        }
+        // PostgreSQL: a lost connection, a serialization failure, a deadlock, a full disk, a
+        // shutting-down server pass; a unique or foreign-key violation, bad data do not.
+        for code in ["08006", "40001", "40P01", "53100", "57P01"] {
+            assert!(passes(Backend::Postgres, code), "PostgreSQL {code}");
+        }
+        for code in ["23505", "23503", "22P02", "42P01"] {
+            assert!(!passes(Backend::Postgres, code), "PostgreSQL {code}");
+        }
+    }
+
+    #[test]
+    fn multi_row_inserts_number_their_placeholders_for_postgres_and_not_for_sqlite() {
+        assert_eq!(
+            multi_insert("INSERT INTO t (a, b)", 2, 2, "", false),
+            "INSERT INTO t (a, b) VALUES ($1, $2), ($3, $4)"
+        );
+        assert_eq!(
+            multi_insert("INSERT INTO t (a, b)", 2, 2, " X", true),
+            "INSERT INTO t (a, b) VALUES (?, ?), (?, ?) X"
+        );
+    }
+
     fn job(record: GameRecord) -> (StoreJob, oneshot::Receiver<Result<i64, String>>) {
         let (reply, rx) = oneshot::channel();
         let encoded = Encoded::of(&record).unwrap();
