@@ -216,6 +216,11 @@ impl Backend {
             Backend::Sqlite
         }
     }
+
+    /// The engine an open connection talks to.
+    pub(crate) fn of_connection(conn: &sqlx::AnyConnection) -> Backend {
+        if conn.backend_name() == "PostgreSQL" { Backend::Postgres } else { Backend::Sqlite }
+    }
 }
 
 /// The database: a pool for reads and a writer task for finished games.
@@ -312,13 +317,7 @@ impl Db {
         // with content can belong to someone else.
         if schema::file_has_data(&opts) {
             let mut conn = schema::inspect(&opts).await?;
-            let checked = async {
-                if !options.allow_foreign_tables {
-                    schema::refuse_foreign_tables(&mut conn).await?;
-                }
-                schema::check_schema(&mut conn, Backend::Sqlite, false).await
-            }
-            .await;
+            let checked = schema::check_before_migrating(&mut conn, options.allow_foreign_tables).await;
             conn.close().await?;
             checked?;
         }
@@ -368,10 +367,7 @@ impl Db {
             .await?;
         let checked = async {
             let mut conn = pool.acquire().await?;
-            if !options.allow_foreign_tables {
-                schema::refuse_foreign_tables(&mut conn).await?;
-            }
-            schema::check_schema(&mut conn, Backend::Postgres, false).await
+            schema::check_before_migrating(&mut conn, options.allow_foreign_tables).await
         }
         .await;
         if let Err(e) = checked {
@@ -444,7 +440,7 @@ impl Db {
             .await?;
         let checked = async {
             let mut conn = pool.acquire().await?;
-            schema::check_schema(&mut conn, backend, true).await
+            schema::check_schema(&mut conn, true).await
         }
         .await;
         if let Err(e) = checked {

@@ -75,13 +75,15 @@ pub(super) async fn inspect(opts: &SqliteConnectOptions) -> Result<AnyConnection
 /// The tables and views of a database: `sqlite_*` internals left out on
 /// SQLite, the current schema's on PostgreSQL.
 async fn tables(conn: &mut AnyConnection) -> Result<BTreeSet<String>, DbError> {
-    let sql = match conn.backend_name() {
+    let sql = match Backend::of_connection(conn) {
         // `table_name` is of PostgreSQL's `name` type, which the `Any`
         // driver does not read: cast to text.
-        "PostgreSQL" => {
+        Backend::Postgres => {
             "SELECT CAST(table_name AS TEXT) AS name FROM information_schema.tables WHERE table_schema = current_schema()"
         }
-        _ => r"SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\_%' ESCAPE '\'",
+        Backend::Sqlite => {
+            r"SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\_%' ESCAPE '\'"
+        }
     };
     let rows = sqlx::query(sql).fetch_all(conn).await?;
     Ok(rows.iter().map(|r| r.try_get::<String, _>("name")).collect::<Result<_, _>>()?)
@@ -155,9 +157,9 @@ async fn applied(conn: &mut AnyConnection) -> Result<Option<Vec<Applied>>, DbErr
 /// than the binary, or a migration that failed or differs from ours, is
 /// refused; an older one only when `exact` (a reader cannot migrate it).
 /// A database with no migrations table at all is refused when `exact`.
-/// The migrations are `backend`'s.
-pub(super) async fn check_schema(conn: &mut AnyConnection, backend: Backend, exact: bool) -> Result<(), DbError> {
-    let migrator = migrator(backend);
+/// The migrations are those of the connection's backend.
+pub(super) async fn check_schema(conn: &mut AnyConnection, exact: bool) -> Result<(), DbError> {
+    let migrator = migrator(Backend::of_connection(conn));
     let expected = latest();
     let Some(applied) = applied(conn).await? else {
         return if exact { Err(DbError::NotCapicua) } else { Ok(()) };
@@ -180,4 +182,17 @@ pub(super) async fn check_schema(conn: &mut AnyConnection, backend: Backend, exa
         return Err(DbError::SchemaOlder { found, expected });
     }
     Ok(())
+}
+
+/// What a writer checks before it migrates a database that already holds
+/// something: no foreign tables (unless `allow_foreign_tables`), and no
+/// schema newer than, or different from, this binary's.
+pub(super) async fn check_before_migrating(
+    conn: &mut AnyConnection,
+    allow_foreign_tables: bool,
+) -> Result<(), DbError> {
+    if !allow_foreign_tables {
+        refuse_foreign_tables(conn).await?;
+    }
+    check_schema(conn, false).await
 }

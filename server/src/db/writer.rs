@@ -311,7 +311,7 @@ async fn insert_rows<T>(
     items: &[T],
     bind: impl for<'a> Fn(AnyQuery<'a>, &'a T) -> AnyQuery<'a>,
 ) -> Result<(), DbError> {
-    let positional = tx.backend_name() == "SQLite";
+    let positional = Backend::of_connection(tx) == Backend::Sqlite;
     let full = multi_insert(head, cols, per, tail, positional);
     for chunk in items.chunks(per) {
         let partial;
