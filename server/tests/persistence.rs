@@ -27,6 +27,7 @@ on_both!(
     players_ratings_and_the_leaderboard_agree_with_the_stored_games,
     the_schema_guards_refuse_what_is_not_a_capicua_database,
     a_tournament_on_a_server_stores_its_tables_standings_and_replays,
+    two_writers_on_one_database_number_and_rate_games_as_one,
 );
 
 /// A two-faced match played to the end by first legal moves.
@@ -195,6 +196,44 @@ async fn players_ratings_and_the_leaderboard_agree_with_the_stored_games(databas
     assert_eq!(stored.len(), 3);
     assert_eq!(stored, db.replay_ratings().await.unwrap());
     db.close().await;
+}
+
+/// Two servers on one database (the nodes of a PostgreSQL deployment; two
+/// `Db`s on one SQLite file behave alike) store rated games of the same
+/// players at the same time: no game id is handed out twice, and each
+/// rating update starts from the other writer's last one, so the ratings
+/// table is still exactly a replay of the stored games in id order.
+async fn two_writers_on_one_database_number_and_rate_games_as_one(database: String) {
+    let one = Db::open(&database).await.unwrap();
+    let two = Db::open(&database).await.unwrap();
+    let (ana, _) = one.register("ana").await.unwrap();
+    let (bea, _) = two.register("bea").await.unwrap();
+    let cid = one.hosted_bot("smart").await.unwrap();
+    let variant = capicua_engine::preset("block").unwrap();
+    let room = one.create_room(&variant, 2, true).await.unwrap();
+    let pairs = [[Some(ana.id), Some(bea.id)], [Some(bea.id), Some(cid.id)], [Some(cid.id), Some(ana.id)]];
+    let store = |db: Db, seeds: std::ops::Range<u64>| {
+        tokio::spawn(async move {
+            let mut ids = Vec::new();
+            for seed in seeds {
+                ids.push(
+                    db.store_game(tiles_record("block", seed, &pairs[seed as usize % 3], room, true)).await.unwrap(),
+                );
+            }
+            ids
+        })
+    };
+    let (a, b) = tokio::join!(store(one.clone(), 0..30), store(two.clone(), 30..60));
+    let mut ids: Vec<i64> = a.unwrap().into_iter().chain(b.unwrap()).collect();
+    ids.sort();
+    assert_eq!(ids, (1..=60).collect::<Vec<i64>>(), "each game its own id, none skipped");
+    let board = one.leaderboard("block", 10).await.unwrap();
+    assert!(board.iter().all(|s| s.games == 40), "every rated game counted once: {board:?}");
+    let stored = two.stored_ratings().await.unwrap();
+    assert_eq!(stored.len(), 3);
+    assert_eq!(stored, one.replay_ratings().await.unwrap(), "no writer rated from a stale rating");
+    one.close().await;
+    two.close().await;
 }
 
 async fn the_schema_guards_refuse_what_is_not_a_capicua_database(database: String) {

@@ -250,9 +250,9 @@ struct RatingRow {
 }
 
 /// Every stored rating (the writer keeps them in memory).
-pub(super) async fn load(pool: &sqlx::AnyPool) -> Result<Ratings, DbError> {
+pub(super) async fn load<'e>(conn: impl sqlx::Executor<'e, Database = sqlx::Any>) -> Result<Ratings, DbError> {
     let rows: Vec<RatingRow> =
-        sqlx::query_as("SELECT variant, player_id, mu, sigma, games, wins, draws FROM ratings").fetch_all(pool).await?;
+        sqlx::query_as("SELECT variant, player_id, mu, sigma, games, wins, draws FROM ratings").fetch_all(conn).await?;
     Ok(rows
         .into_iter()
         .map(|r| {

@@ -94,9 +94,10 @@ const MAX_RETRY_PAUSE: Duration = Duration::from_secs(1);
 impl Writer {
     /// Batches queued games into one transaction each round.
     async fn run(&mut self, mut rx: mpsc::Receiver<StoreJob>) {
-        // This task is the only writer of `games` and `ratings`: it numbers
-        // new games itself and keeps every rating in memory (loaded at open;
-        // reloaded after a failed transaction), so a batch needs no reads.
+        // This task is this server's only writer of `games` and `ratings`.
+        // It keeps every rating in memory (loaded at open; reloaded after a
+        // failed transaction, or when another server on the same database
+        // stored games since its last store), so a batch reads no rating.
         let mut batch = Vec::with_capacity(MAX_BATCH);
         while rx.recv_many(&mut batch, MAX_BATCH).await > 0 {
             self.store_and_answer(&mut batch).await;
@@ -240,8 +241,10 @@ const RATING_ROWS: usize = 128;
 
 /// What the writer knows of the committed database.
 struct WriterState {
-    /// The id the next stored game gets.
-    next_game: i64,
+    /// The `game-stores` counter as this writer's last commit (or the load)
+    /// left it: the memory below is the committed state while nobody else
+    /// moved it.
+    generation: i64,
     /// Every rating, by (variant, player).
     ratings: Ratings,
     /// The last variant encoded, and its JSON (games of a room share it).
@@ -257,10 +260,11 @@ struct WriterState {
 
 impl WriterState {
     async fn load(pool: &AnyPool) -> Result<WriterState, DbError> {
-        let max: Option<i64> =
-            sqlx::query("SELECT MAX(id) AS max_id FROM games").fetch_one(pool).await?.try_get("max_id")?;
+        // The counter first: a store committed between the two reads makes
+        // the first batch find it moved and load the ratings again.
+        let generation = generation(pool).await?;
         let ratings = ratings::load(pool).await?;
-        Ok(WriterState { next_game: max.unwrap_or(0) + 1, ratings, variant_json: None, tournaments: HashMap::new() })
+        Ok(WriterState { generation, ratings, variant_json: None, tournaments: HashMap::new() })
     }
 
     /// The JSON of a game's variant; a two-faced one is cached (a run of
@@ -279,6 +283,11 @@ impl WriterState {
         self.variant_json = Some((v.clone(), json.clone()));
         Ok(json)
     }
+}
+
+/// The `game-stores` counter as committed.
+async fn generation<'e>(conn: impl sqlx::Executor<'e, Database = Any>) -> Result<i64, DbError> {
+    Ok(sqlx::query("SELECT value FROM counters WHERE name = 'game-stores'").fetch_one(conn).await?.try_get("value")?)
 }
 
 type AnyQuery<'a> = sqlx::query::Query<'a, Any, sqlx::any::AnyArguments<'a>>;
@@ -368,15 +377,36 @@ struct HandRow<'a> {
 /// Stores `batch` in one transaction and advances `st` once it is
 /// committed; returns the id of the first game.
 async fn store_batch(pool: &AnyPool, st: &mut WriterState, batch: &[StoreJob]) -> Result<i64, DbError> {
-    // Everything is encoded before the transaction opens.
+    // Everything is encoded before the transaction opens (the moves, scores
+    // and hands as JSON); the rows are only borrowed from it.
     let now = now_secs();
+    let mut tx = pool.begin().await?;
+    // The counter's row lock makes the stores of every writer on this
+    // database one sequence, held to the commit: games are numbered and
+    // rated in the order they commit, whichever server stores them, so a
+    // replay of the games in id order gives the ratings table.
+    let generation: i64 =
+        sqlx::query("UPDATE counters SET value = value + 1 WHERE name = 'game-stores' RETURNING value")
+            .fetch_one(&mut *tx)
+            .await?
+            .try_get("value")?;
+    if generation != st.generation + 1 {
+        // Another server stored games since this one last did: what this
+        // writer keeps of ratings and tournaments may be behind.
+        tracing::debug!(ours = st.generation, now = generation - 1, "another writer stored games; reloading");
+        st.ratings = ratings::load(&mut *tx).await?;
+        st.tournaments.clear();
+    }
+    let max: Option<i64> =
+        sqlx::query("SELECT MAX(id) AS max_id FROM games").fetch_one(&mut *tx).await?.try_get("max_id")?;
+    let first = max.unwrap_or(0) + 1;
     let mut games = Vec::with_capacity(batch.len());
     let mut seats = Vec::with_capacity(batch.len() * 4);
     let mut hands = Vec::with_capacity(batch.len() * 4);
     let mut touched: HashMap<(String, i64), Rated> = HashMap::new();
     for (i, job) in batch.iter().enumerate() {
         let (g, e) = (&job.record, &job.encoded);
-        let id = st.next_game + i as i64;
+        let id = first + i as i64;
         games.push(GameRow {
             id,
             room_id: g.room_id,
@@ -412,7 +442,6 @@ async fn store_batch(pool: &AnyPool, st: &mut WriterState, batch: &[StoreJob]) -
         }
     }
     let ratings: Vec<((String, i64), Rated)> = touched.iter().map(|(k, r)| (k.clone(), *r)).collect();
-    let mut tx = pool.begin().await?;
     insert_rows(
         &mut tx,
         "INSERT INTO games (id, room_id, variant, variant_json, seed, seating_json, moves_json, scores_json, winner, \
@@ -473,7 +502,7 @@ async fn store_batch(pool: &AnyPool, st: &mut WriterState, batch: &[StoreJob]) -
                     slot.insert((t, control));
                 }
             }
-            tournaments::insert_match(&mut tx, st.next_game + i as i64, job.record.room_id, link).await?;
+            tournaments::insert_match(&mut tx, first + i as i64, job.record.room_id, link).await?;
             if let Some((t, _)) = st.tournaments.get_mut(&id) {
                 // An arena's tables are paired as games end: its table is stored before its room opens.
                 tournaments::catch_up_tables(&mut tx, id, t).await?;
@@ -520,8 +549,7 @@ async fn store_batch(pool: &AnyPool, st: &mut WriterState, batch: &[StoreJob]) -
     )
     .await?;
     tx.commit().await?;
-    let first = st.next_game;
-    st.next_game += batch.len() as i64;
+    st.generation = generation;
     st.ratings.extend(touched);
     Ok(first)
 }
