@@ -194,6 +194,9 @@ pub enum ServerError {
     /// Database trouble.
     #[error(transparent)]
     Db(#[from] db::DbError),
+    /// The server stopped because it lost something it cannot serve without.
+    #[error("{0}")]
+    Failed(String),
 }
 
 /// A connection's id, unique for the server's life.
@@ -271,6 +274,11 @@ pub struct AppState {
     /// Every connection and room task holds a clone; `run` waits for all to
     /// be dropped (mini-redis's shutdown-complete pattern).
     done: mpsc::Sender<()>,
+    /// Why the server must stop serving, once something it cannot go on
+    /// without is lost ([`AppState::fail`]); `run` then shuts down and
+    /// returns it as an error.
+    failure: Mutex<Option<String>>,
+    failed: tokio::sync::Notify,
 }
 
 impl AppState {
@@ -299,6 +307,8 @@ impl AppState {
             closing: AtomicBool::new(false),
             shutdown: shutdown_rx,
             done: done_tx,
+            failure: Mutex::new(None),
+            failed: tokio::sync::Notify::new(),
         });
         (state, shutdown_tx, done_rx)
     }
@@ -318,6 +328,13 @@ impl AppState {
     /// The handle of a room.
     pub fn room(&self, id: RoomId) -> Option<RoomHandle> {
         self.rooms.lock().expect("rooms lock").get(&id).cloned()
+    }
+    /// Stops the server: it shuts down as on a signal, and `run` returns
+    /// [`ServerError::Failed`] with `why`.
+    pub fn fail(&self, why: &str) {
+        tracing::error!("{why}: shutting down");
+        self.failure.lock().expect("failure lock").get_or_insert_with(|| why.to_string());
+        self.failed.notify_one();
     }
     /// Whether the server is shutting down.
     pub fn is_shutting_down(&self) -> bool {
@@ -382,7 +399,11 @@ pub async fn run(
         #[cfg(unix)]
         Listener::Unix(listener) => spawn_http(listener, app, stopped),
     };
-    shutdown.await;
+    tokio::select! {
+        _ = shutdown => {}
+        _ = state.failed.notified() => {}
+    }
+    let failure = state.failure.lock().expect("failure lock").clone();
     tracing::info!("shutting down: closing rooms, then connections");
     // Rooms first, so players still connected hear that their room closed;
     // a room never stops mid-write (a finished game's commit is awaited
@@ -407,7 +428,10 @@ pub async fn run(
     let _ = tokio::time::timeout(Duration::from_secs(5), server).await;
     db.close().await;
     tracing::info!("shutdown complete");
-    Ok(())
+    match failure {
+        Some(why) => Err(ServerError::Failed(why)),
+        None => Ok(()),
+    }
 }
 
 /// Serves the router on a listener with no peer addresses (a Unix socket)

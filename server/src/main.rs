@@ -31,7 +31,9 @@ enum Command {
         /// PostgreSQL URL (`postgres://user:password@host:port/name`, an
         /// existing database); created if missing and migrated on start,
         /// after the listener is bound. A database holding tables that are
-        /// not capicua's is refused, untouched.
+        /// not capicua's is refused, untouched. One server per SQLite file;
+        /// several on one PostgreSQL database, each serving its own rooms,
+        /// one of them (elected by the database) running the tournaments.
         #[arg(long, env = "CAPICUA_DATABASE", default_value = "capicua.db")]
         database: String,
         /// Token that grants admin actions: closing rooms (`close-room`),
@@ -726,26 +728,22 @@ async fn bind(listen: &str) -> anyhow::Result<(capicua_server::Listener, Option<
     }
 }
 
-/// A held serving lock: a file lock beside a SQLite file, or a PostgreSQL
-/// advisory lock.
-enum Serving {
-    File(#[allow(dead_code, reason = "held, never read")] std::fs::File),
-    Postgres(#[allow(dead_code, reason = "held, never read")] capicua_server::db::ServingLock),
-}
+/// A held serving lock: a file lock beside a SQLite file.
+struct Serving(#[allow(dead_code, reason = "held, never read")] std::fs::File);
 
-/// Takes the serving lock of `database`, so a second server on the same
-/// database refuses to start instead of fighting the first over ids and
-/// tournament tables: on SQLite an exclusive lock on the file
-/// `<database>.lock` beside it (the file stays), on PostgreSQL an advisory
-/// lock ([`capicua_server::db::ServingLock`]). Either dies with the process,
-/// however it ends. Commands that only read, and `register`, do not take
-/// it. `None` for an in-memory database, which no other process can share.
+/// Takes the serving lock of a SQLite `database`, so a second server on
+/// the same file refuses to start instead of fighting the first over the
+/// file's single writer and tournament tables: an exclusive lock on the
+/// file `<database>.lock` beside it (the file stays), which dies with the
+/// process, however it ends. Commands that only read, and `register`, do
+/// not take it. `None` for an in-memory database, which no other process
+/// can share, and for PostgreSQL, where several servers may serve one
+/// database and elect the one that runs the tournaments
+/// ([`capicua_server::db::SchedulerLock`]).
 async fn lock_for_serving(database: &str) -> anyhow::Result<Option<Serving>> {
     use std::str::FromStr;
     if capicua_server::db::Backend::of(database) == capicua_server::db::Backend::Postgres {
-        let lock =
-            capicua_server::db::ServingLock::take(database).await.with_context(|| format!("opening {database}"))?;
-        return Ok(Some(Serving::Postgres(lock)));
+        return Ok(None);
     }
     let url = capicua_server::db::database_url(database);
     let opts = sqlx::sqlite::SqliteConnectOptions::from_str(&url).with_context(|| format!("opening {database}"))?;
@@ -768,7 +766,7 @@ async fn lock_for_serving(database: &str) -> anyhow::Result<Option<Serving>> {
         Err(e) => return Err(anyhow::Error::new(e).context(format!("opening the lock file {}", lock_path.display()))),
     };
     match try_lock(&lock) {
-        Ok(true) => Ok(Some(Serving::File(lock))),
+        Ok(true) => Ok(Some(Serving(lock))),
         Ok(false) => anyhow::bail!(
             "the database {database} is in use by another capicua-server (it holds {}): \
              stop that server or give another --database",

@@ -290,38 +290,42 @@ async fn a_second_server_on_one_database_refuses_to_start_and_readers_still_work
     remove_db(&path);
 }
 
-/// Whether a server holds the serving lock of the PostgreSQL database at
-/// `url` (an advisory lock on that database).
-async fn pg_serving_lock_held(url: &str) -> bool {
-    use sqlx::Connection;
+/// The scheduler lock of the PostgreSQL database at `url` (an advisory
+/// lock on that database): how many sessions hold it and how many wait.
+async fn pg_scheduler_lock(url: &str) -> (i64, i64) {
+    use sqlx::{Connection, Row};
     let mut conn = sqlx::PgConnection::connect(url).await.unwrap();
-    let held: bool = sqlx::query_scalar(
-        "SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted \
-         AND database = (SELECT oid FROM pg_database WHERE datname = current_database()))",
+    let row = sqlx::query(
+        "SELECT COUNT(*) FILTER (WHERE granted), COUNT(*) FILTER (WHERE NOT granted) FROM pg_locks \
+         WHERE locktype = 'advisory' AND objid = 1768125793 AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
     )
     .fetch_one(&mut conn)
     .await
     .unwrap();
     conn.close().await.unwrap();
-    held
+    (row.get(0), row.get(1))
 }
 
-/// Waits until a server holds the serving lock of `url` (`held`) or none
-/// does; `server`, while given, must keep running meanwhile.
-async fn wait_for_pg_lock(url: &str, held: bool, mut server: Option<&mut std::process::Child>, what: &str) {
+/// Waits until the scheduler lock of `url` is (held, waiting); the
+/// `servers` must keep running meanwhile.
+async fn wait_for_pg_lock(url: &str, want: (i64, i64), servers: &mut [&mut std::process::Child], what: &str) {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    while pg_serving_lock_held(url).await != held {
-        if let Some(s) = server.as_deref_mut() {
-            assert!(s.try_wait().unwrap().is_none(), "the server ended: {what}");
+    loop {
+        let got = pg_scheduler_lock(url).await;
+        if got == want {
+            return;
         }
-        assert!(std::time::Instant::now() < deadline, "{what}");
+        for s in servers.iter_mut() {
+            assert!(s.try_wait().unwrap().is_none(), "a server ended: {what}");
+        }
+        assert!(std::time::Instant::now() < deadline, "{what}: (held, waiting) = {got:?}");
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
 }
 
 #[tokio::test]
-async fn one_server_at_a_time_serves_a_postgres_database_and_the_commands_use_it() {
-    let Some(pg) = capicua_pgtest::require("one_server_at_a_time_serves_a_postgres_database") else {
+async fn servers_share_a_postgres_database_one_runs_the_tournaments_and_the_commands_use_it() {
+    let Some(pg) = capicua_pgtest::require("servers_share_a_postgres_database") else {
         return;
     };
     let url = pg.fresh_database();
@@ -333,26 +337,20 @@ async fn one_server_at_a_time_serves_a_postgres_database_and_the_commands_use_it
     assert!(ok, "{stderr}");
     assert_eq!(stdout.trim(), "no rated games yet");
 
-    let mut first = capicua_server().args(["serve", "--listen", "127.0.0.1:0", "--database", &url]).spawn().unwrap();
-    wait_for_pg_lock(&url, true, Some(&mut first), "the first server never took its lock").await;
-    let out = capicua_server()
-        .args(["serve", "--listen", "127.0.0.1:0", "--database", &url])
-        .env("RUST_LOG", "warn")
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success(), "a second server started: {stderr}");
-    assert!(stderr.contains("in use by another capicua-server"), "{stderr}");
-    // Readers and `register` do not need the lock.
+    let serve = || capicua_server().args(["serve", "--listen", "127.0.0.1:0", "--database", &url]).spawn().unwrap();
+    let mut first = serve();
+    wait_for_pg_lock(&url, (1, 0), &mut [&mut first], "the first server never became the scheduler").await;
+    // A second server serves too, and stands by for the scheduler lock.
+    let mut second = serve();
+    wait_for_pg_lock(&url, (1, 1), &mut [&mut first, &mut second], "the second server never stood by").await;
+    // Readers and `register` take no lock.
     let (ok, _, stderr) = run(&["register", "bea", "--database", &url]);
     assert!(ok, "{stderr}");
-    assert!(first.try_wait().unwrap().is_none(), "the first server ended");
-    // The lock dies with its process: kill -9, and a new server serves.
+    // The lock dies with its process: kill -9, and the standby takes it.
     first.kill().unwrap();
     first.wait().unwrap();
-    wait_for_pg_lock(&url, false, None, "the killed server's lock outlived it").await;
-    let mut again = capicua_server().args(["serve", "--listen", "127.0.0.1:0", "--database", &url]).spawn().unwrap();
-    wait_for_pg_lock(&url, true, Some(&mut again), "the new server never took its lock").await;
-    again.kill().unwrap();
-    again.wait().unwrap();
+    wait_for_pg_lock(&url, (1, 0), &mut [&mut second], "the standby never took over").await;
+    second.kill().unwrap();
+    second.wait().unwrap();
+    wait_for_pg_lock(&url, (0, 0), &mut [], "the killed server's lock outlived it").await;
 }

@@ -2,8 +2,12 @@
 //! binary: a restart resumes it, no finished match is lost, none is played
 //! twice, interrupted tables are replayed from their start, and it finishes.
 //! The same drill runs on a SQLite file and on a real PostgreSQL database.
+//! On PostgreSQL a second drill runs three servers on one database and
+//! kills a standby and then the scheduler: another server takes the
+//! tournament over and finishes it.
 //!
-//! `CAPICUA_RESTART_ENTRANTS` (default 8) scales it.
+//! `CAPICUA_RESTART_ENTRANTS` (default 8) and `CAPICUA_FAILOVER_ENTRANTS`
+//! (default 10) scale them.
 
 mod common;
 
@@ -41,11 +45,17 @@ fn serve(db: &str, log: &Path) -> Server {
         Command::new(BIN)
             .args(["serve", "--listen", "127.0.0.1:0", "--database"])
             .arg(db)
-            .stdout(log)
-            .stderr(Stdio::null())
+            .env("RUST_LOG", "info")
+            .stdout(Stdio::null())
+            .stderr(log)
             .spawn()
             .expect("spawn the server"),
     )
+}
+
+/// Whether the server logging to `log` says it runs the tournaments.
+fn schedules(log: &Path) -> bool {
+    std::fs::read_to_string(log).unwrap_or_default().contains("this server runs the tournaments")
 }
 
 async fn pool(db: &str) -> AnyPool {
@@ -105,9 +115,9 @@ async fn a_killed_server_on_postgres_resumes_its_tournament_without_losing_or_re
     drill(&pg.fresh_database(), &dir).await;
 }
 
-/// The drill on the database `db`, with its logs and spec in `dir`.
-async fn drill(db: &str, dir: &Path) {
-    let n: usize = std::env::var("CAPICUA_RESTART_ENTRANTS").ok().and_then(|v| v.parse().ok()).unwrap_or(8);
+/// Creates a round robin of `n` hosted bots in `db` with the CLI; returns
+/// its spec and how many tables it plays.
+fn create_round_robin(db: &str, dir: &Path, n: usize) -> (String, usize) {
     let strategies = ["smart", "heuristic", "pimc:samples=2", "random"];
     let entrants: Vec<String> = (0..n).map(|i| format!("\"bot:{}#{i}\"", strategies[i % strategies.len()])).collect();
     let spec = format!(
@@ -132,7 +142,57 @@ async fn drill(db: &str, dir: &Path) {
         let per_round = t.next_round().unwrap().tables.len();
         per_round * (n - 1 + n % 2)
     };
+    (spec, expected)
+}
 
+/// Checks the end of a drill: the tournament finished; `before` (the
+/// matches stored at the last kill) are still there, first; every table was
+/// played exactly once with its own game; a table in play at a kill was
+/// replayed; and the standings view is the replay of the stored results.
+async fn check_finished(pool: &AnyPool, spec: &str, expected: usize, before: &[(i64, i64, i64, i64)]) {
+    let after = matches(pool).await;
+    // No finished match lost: everything stored before the kill is still there, first.
+    assert_eq!(&after[..before.len()], before);
+    // Every table played exactly once, each with its own stored game.
+    assert_eq!(after.len(), expected);
+    let tables: std::collections::HashSet<(i64, i64)> = after.iter().map(|m| (m.1, m.2)).collect();
+    assert_eq!(tables.len(), expected);
+    let games: i64 = sqlx::query("SELECT COUNT(*) FROM games").fetch_one(pool).await.unwrap().get(0);
+    assert_eq!(games as usize, expected, "an interrupted match is never stored: games = recorded matches");
+    // Some table was interrupted by the kill and replayed in a new room.
+    let replayed: i64 =
+        sqlx::query("SELECT COUNT(*) FROM tournament_tables WHERE attempts > 1").fetch_one(pool).await.unwrap().get(0);
+    assert!(replayed >= 1, "the kill interrupted a table");
+    // The stored standings are the replay of the stored results.
+    let results = common::stored_results(pool, 1).await;
+    let t = Tournament::replay(toml::from_str::<TournamentSpec>(spec).unwrap().validate().unwrap(), &results).unwrap();
+    assert!(t.is_finished());
+    let view: Vec<(i64, String, i64)> = sqlx::query("SELECT rank, entrant, points FROM tournament_standings")
+        .fetch_all(pool)
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| (r.get(0), r.get(1), r.get(2)))
+        .collect();
+    let want: Vec<(i64, String, i64)> =
+        t.standings().iter().map(|s| (s.rank as i64, s.name.clone(), s.points)).collect();
+    assert_eq!(view, want);
+}
+
+/// Waits for the tournament to finish (never failing).
+async fn wait_finished(pool: &AnyPool) {
+    wait_for("the tournament to finish", Duration::from_secs(180), async || {
+        let (st, count) = status(pool).await;
+        assert_ne!(st, "failed");
+        if st == "finished" { Ok(()) } else { Err((st, count)) }
+    })
+    .await;
+}
+
+/// The drill on the database `db`, with its logs and spec in `dir`.
+async fn drill(db: &str, dir: &Path) {
+    let n: usize = std::env::var("CAPICUA_RESTART_ENTRANTS").ok().and_then(|v| v.parse().ok()).unwrap_or(8);
+    let (spec, expected) = create_round_robin(db, dir, n);
     let pool = pool(db).await;
     // Kill once some results are stored and a table is in play. A duel of
     // bots takes milliseconds, so the table may finish between the check
@@ -159,41 +219,74 @@ async fn drill(db: &str, dir: &Path) {
     assert!(before.len() < expected, "killed mid-run");
 
     let mut server = serve(db, &dir.join("resumed.log"));
-    wait_for("the resumed tournament to finish", Duration::from_secs(120), async || {
-        let (st, count) = status(&pool).await;
-        assert_ne!(st, "failed");
-        if st == "finished" { Ok(()) } else { Err((st, count)) }
-    })
-    .await;
+    wait_finished(&pool).await;
     server.kill9();
+    check_finished(&pool, &spec, expected, &before).await;
+    pool.close().await;
+    let _ = std::fs::remove_dir_all(dir);
+}
 
-    let after = matches(&pool).await;
-    // No finished match lost: everything stored before the kill is still there, first.
-    assert_eq!(&after[..before.len()], &before[..]);
-    // Every table played exactly once, each with its own stored game.
-    assert_eq!(after.len(), expected);
-    let tables: std::collections::HashSet<(i64, i64)> = after.iter().map(|m| (m.1, m.2)).collect();
-    assert_eq!(tables.len(), expected);
-    let games: i64 = sqlx::query("SELECT COUNT(*) FROM games").fetch_one(&pool).await.unwrap().get(0);
-    assert_eq!(games as usize, expected, "an interrupted match is never stored: games = recorded matches");
-    // Some table was interrupted by the kill and replayed in a new room.
-    let replayed: i64 =
-        sqlx::query("SELECT COUNT(*) FROM tournament_tables WHERE attempts > 1").fetch_one(&pool).await.unwrap().get(0);
-    assert!(replayed >= 1, "the kill interrupted a table");
-    // The stored standings are the replay of the stored results.
-    let results = common::stored_results(&pool, 1).await;
-    let t = Tournament::replay(toml::from_str::<TournamentSpec>(&spec).unwrap().validate().unwrap(), &results).unwrap();
-    assert!(t.is_finished());
-    let view: Vec<(i64, String, i64)> = sqlx::query("SELECT rank, entrant, points FROM tournament_standings")
-        .fetch_all(&pool)
+#[tokio::test]
+async fn three_servers_on_postgres_finish_a_tournament_whichever_is_killed() {
+    let Some(pg) = capicua_pgtest::require("three_servers_on_postgres_finish_a_tournament") else {
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("capicua-failover-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = pg.fresh_database();
+    let n: usize = std::env::var("CAPICUA_FAILOVER_ENTRANTS").ok().and_then(|v| v.parse().ok()).unwrap_or(10);
+    let (spec, expected) = create_round_robin(&db, &dir, n);
+    let pool = pool(&db).await;
+
+    let logs: Vec<_> = (0..3).map(|i| dir.join(format!("node{i}.log"))).collect();
+    let mut nodes: Vec<Option<Server>> = logs.iter().map(|log| Some(serve(&db, log))).collect();
+    let scheduler = async |nodes: &[Option<Server>]| {
+        wait_for("one server to run the tournaments", Duration::from_secs(30), async || {
+            let running: Vec<usize> = (0..3).filter(|&i| nodes[i].is_some() && schedules(&logs[i])).collect();
+            if running.len() == 1 { Ok(running[0]) } else { Err(running) }
+        })
         .await
-        .unwrap()
-        .iter()
-        .map(|r| (r.get(0), r.get(1), r.get(2)))
-        .collect();
-    let want: Vec<(i64, String, i64)> =
-        t.standings().iter().map(|s| (s.rank as i64, s.name.clone(), s.points)).collect();
-    assert_eq!(view, want);
+    };
+    let results_and_play = async |at_least: i64| {
+        wait_for(&format!("{at_least} stored results and a table in play"), Duration::from_secs(60), async || {
+            let (st, count) = status(&pool).await;
+            assert_ne!(st, "finished", "the tournament finished before the kills: make it bigger");
+            let in_play = tables_in_play(&pool).await;
+            if count >= at_least && in_play > 0 { Ok(count) } else { Err((count, in_play)) }
+        })
+        .await
+    };
+
+    // A standby dies: nothing changes for the tournament.
+    let first = scheduler(&nodes).await;
+    let done = results_and_play(2).await;
+    let standby = (0..3).find(|&i| i != first).unwrap();
+    nodes[standby].take().unwrap().kill9();
+    // The scheduler dies with a table in play (a duel of bots takes
+    // milliseconds: if the table ended between the look and the kill, the
+    // next scheduler is killed the same way, while two servers are left).
+    results_and_play(done + 2).await;
+    let mut kills = 0;
+    let before = loop {
+        let s = scheduler(&nodes).await;
+        nodes[s].take().unwrap().kill9();
+        kills += 1;
+        if tables_in_play(&pool).await > 0 || nodes.iter().flatten().count() == 1 {
+            break matches(&pool).await;
+        }
+        results_and_play(matches(&pool).await.len() as i64 + 1).await;
+    };
+    assert!(before.len() < expected, "killed mid-run");
+    // The last server standing takes over and finishes it.
+    let last = scheduler(&nodes).await;
+    assert!(nodes[last].is_some());
+    wait_finished(&pool).await;
+    for node in nodes.iter_mut().flatten() {
+        node.kill9();
+    }
+    eprintln!("killed a standby and {kills} scheduler(s); {} of {expected} matches were stored before", before.len());
+    check_finished(&pool, &spec, expected, &before).await;
     pool.close().await;
     let _ = std::fs::remove_dir_all(dir);
 }

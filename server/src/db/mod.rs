@@ -15,7 +15,7 @@
 //! - [`tournaments`]: the tables of `migrations/0002_tournaments.sql`.
 //! - `schema`: the guards run before a file is used (is it there, is it
 //!   capicua's, is its schema this binary's).
-//! - [`ServingLock`]: one serving server per PostgreSQL database.
+//! - [`SchedulerLock`]: which of the servers on one PostgreSQL database runs the tournaments.
 //!
 //! Finished games go through one writer task ([`Db::store_game`]): it
 //! batches the games that arrive together into one transaction (SQLite has a
@@ -27,8 +27,8 @@ mod columns;
 pub mod games;
 pub mod players;
 pub mod ratings;
+mod scheduler_lock;
 mod schema;
-mod serving;
 pub mod tournaments;
 mod writer;
 
@@ -49,7 +49,7 @@ pub use games::{
 };
 pub use players::Player;
 pub use ratings::{Standing, side_ranks};
-pub use serving::ServingLock;
+pub use scheduler_lock::SchedulerLock;
 pub use tournaments::TableLink;
 
 /// Errors of the persistence layer.
@@ -234,6 +234,9 @@ pub struct Db {
     read_only: bool,
     /// The writer's latest outcome.
     health: Arc<StoreHealth>,
+    /// A PostgreSQL database's URL, for the scheduler election's own
+    /// connection ([`Db::elect_scheduler`]).
+    postgres_url: Option<Arc<str>>,
 }
 
 /// Hex SHA-256 of a token: only this is stored.
@@ -302,11 +305,13 @@ impl Db {
             writer_done: done,
             read_only: false,
             health: Arc::default(),
+            postgres_url: None,
         };
         counting.count_missing_draws().await?;
         let health = Arc::new(StoreHealth::default());
         let (writer, writer_done) = writer::spawn(pool.clone(), backend, health.clone(), options.store_retry).await?;
-        Ok(Db { pool, backend, writer, writer_done, read_only: false, health })
+        let postgres_url = (backend == Backend::Postgres).then(|| url.into());
+        Ok(Db { pool, backend, writer, writer_done, read_only: false, health, postgres_url })
     }
 
     /// The read-write pool on a SQLite file, checked first.
@@ -377,6 +382,17 @@ impl Db {
         Ok(pool)
     }
 
+    /// Waits until this server may run the tournaments: at once on SQLite,
+    /// where one server has the file to itself (`None`: nothing to hold);
+    /// on PostgreSQL once it holds the [`SchedulerLock`], which the caller
+    /// keeps for as long as it schedules.
+    pub async fn elect_scheduler(&self) -> Result<Option<SchedulerLock>, DbError> {
+        match &self.postgres_url {
+            None => Ok(None),
+            Some(url) => SchedulerLock::acquire(url).await.map(Some),
+        }
+    }
+
     /// Opens an existing database for reading only: no file is created, no
     /// pragma changes the file, nothing is migrated, and a read-only file
     /// (mode 0444) is fine. A missing file, one without capicua's
@@ -394,7 +410,7 @@ impl Db {
         // No writer task: its queue is closed at once and it counts as done.
         let (writer, _) = mpsc::channel(1);
         let (_, writer_done) = tokio::sync::watch::channel(true);
-        Ok(Db { pool, backend, writer, writer_done, read_only: true, health: Arc::default() })
+        Ok(Db { pool, backend, writer, writer_done, read_only: true, health: Arc::default(), postgres_url: None })
     }
 
     /// A read-only pool on an existing SQLite file whose schema is exactly

@@ -1,13 +1,17 @@
-//! The serving lock of a PostgreSQL database: one `capicua-server serve` at
-//! a time. The writer numbers games and keeps every rating in memory, so a
-//! second server on the same database would hand out the same game ids and
-//! overwrite the first one's ratings. (On SQLite the lock is a file lock
-//! beside the database, taken by the binary.)
+//! Which server schedules tournaments. Several `capicua-server serve`
+//! processes ("nodes") may serve one PostgreSQL database: each hosts its
+//! own rooms and stores its own games (the writers take turns, see the
+//! writer), but only one may run the tournaments, or two would open the
+//! same table. The database elects it: the scheduler is the node holding a
+//! session-level advisory lock on a connection of its own; the others wait
+//! for the lock, and the first to get it when the holder dies takes over.
+//! No home-made consensus: PostgreSQL frees the lock when the holder's
+//! connection closes, however its process ended.
 //!
-//! The lock is a PostgreSQL session-level advisory lock, held by a
-//! connection of its own for as long as the server runs. It needs no
-//! cleanup: when the process dies, however it dies, its connection closes
-//! and the server frees the lock.
+//! On a SQLite file there is only ever one server (a file lock beside the
+//! database, taken by the binary), so it schedules without an election.
+
+use std::time::Duration;
 
 use sqlx::{Connection, PgConnection};
 
@@ -15,24 +19,45 @@ use super::DbError;
 
 /// The advisory lock's key: "capicua" in ASCII, so another program's
 /// advisory locks on the same database are unlikely to collide with it.
-const SERVING_KEY: i64 = 0x0063_6170_6963_7561;
+const SCHEDULER_KEY: i64 = 0x0063_6170_6963_7561;
 
-/// A held serving lock; dropping it (or the process ending) frees it.
-pub struct ServingLock {
-    _conn: PgConnection,
+/// How long the holder waits for its lock connection to answer before it
+/// counts the lock as lost.
+const PING_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// A held scheduler lock; dropping it (or the process ending) frees it.
+pub struct SchedulerLock {
+    conn: PgConnection,
 }
 
-impl ServingLock {
-    /// Takes the serving lock of the PostgreSQL database at `url` without
-    /// waiting: [`DbError::InUse`] when another server holds it.
-    pub async fn take(url: &str) -> Result<ServingLock, DbError> {
+impl SchedulerLock {
+    /// Waits until this process holds the scheduler lock of the PostgreSQL
+    /// database at `url` (at once when nobody holds it). Fails when the
+    /// database cannot be reached or drops the connection while waiting.
+    pub async fn acquire(url: &str) -> Result<SchedulerLock, DbError> {
+        let mut conn = PgConnection::connect(url).await?;
+        sqlx::query("SELECT pg_advisory_lock($1)").bind(SCHEDULER_KEY).execute(&mut conn).await?;
+        Ok(SchedulerLock { conn })
+    }
+
+    /// Takes the scheduler lock without waiting: `None` while another
+    /// process holds it.
+    pub async fn try_take(url: &str) -> Result<Option<SchedulerLock>, DbError> {
         let mut conn = PgConnection::connect(url).await?;
         let taken: bool =
-            sqlx::query_scalar("SELECT pg_try_advisory_lock($1)").bind(SERVING_KEY).fetch_one(&mut conn).await?;
+            sqlx::query_scalar("SELECT pg_try_advisory_lock($1)").bind(SCHEDULER_KEY).fetch_one(&mut conn).await?;
         if !taken {
             let _ = conn.close().await;
-            return Err(DbError::InUse);
+            return Ok(None);
         }
-        Ok(ServingLock { _conn: conn })
+        Ok(Some(SchedulerLock { conn }))
+    }
+
+    /// Whether the lock is still held: its connection answers. A session
+    /// lock lives exactly as long as its session, so once the connection is
+    /// gone another node may hold the lock, and this one must stop
+    /// scheduling.
+    pub async fn is_held(&mut self) -> bool {
+        matches!(tokio::time::timeout(PING_TIMEOUT, self.conn.ping()).await, Ok(Ok(())))
     }
 }

@@ -321,6 +321,13 @@ const POLL: Duration = Duration::from_secs(1);
 
 /// Starts the scheduler: runs every pending or running tournament, looking
 /// again every second and whenever [`Registry::wake`] is called.
+///
+/// On PostgreSQL, where several servers may serve one database, it first
+/// waits to be elected ([`crate::db::SchedulerLock`]): a server that is not
+/// the scheduler serves rooms and stands by. While elected it checks its
+/// lock every look; a lost lock means another server may be scheduling, so
+/// this one stops serving ([`AppState::fail`]) rather than open tables the
+/// other also opens.
 pub fn spawn_scheduler(state: Arc<AppState>) {
     // The periodic look is driven by a plain thread on the real clock, not
     // a tokio timer: tests that pause tokio's clock must not see time jump
@@ -337,9 +344,19 @@ pub fn spawn_scheduler(state: Arc<AppState>) {
     });
     tokio::spawn(async move {
         let mut shutdown = state.shutdown();
+        let Some(mut lock) = elect(&state, &mut shutdown).await else { return };
+        // Controls taken on another server reach no runner here by a
+        // `poke`: with other servers possible, every look pokes them all.
+        let others = lock.is_some();
         loop {
             if state.is_shutting_down() {
                 return;
+            }
+            if let Some(l) = &mut lock {
+                if !l.is_held().await {
+                    state.fail("the tournament scheduler lost its lock on the database");
+                    return;
+                }
             }
             match tournaments::runnable(&state.db).await {
                 Ok(ids) => {
@@ -351,12 +368,58 @@ pub fn spawn_scheduler(state: Arc<AppState>) {
                 }
                 Err(e) => tracing::error!(error = %e, "looking for tournaments"),
             }
+            if others {
+                // A pause or cancel makes the tournament unrunnable: poke
+                // every runner, not only the runnable ones.
+                let ids: Vec<TournamentId> = state.tournaments.lock().runners.keys().copied().collect();
+                for id in ids {
+                    state.tournaments.poke(id);
+                }
+            }
             tokio::select! {
                 _ = state.tournaments.wake.notified() => {}
                 _ = crate::shutdown_signalled(&mut shutdown) => return,
             }
         }
     });
+}
+
+/// Waits until this server is the tournament scheduler: `Some(None)` at
+/// once on SQLite, `Some(Some(lock))` once elected on PostgreSQL, `None` if
+/// the server shuts down first. A failed wait (the database unreachable)
+/// is tried again after a randomized pause, doubling up to half a minute.
+async fn elect(
+    state: &AppState,
+    shutdown: &mut tokio::sync::watch::Receiver<bool>,
+) -> Option<Option<crate::db::SchedulerLock>> {
+    let mut pause = Duration::from_millis(500);
+    let mut announced = false;
+    loop {
+        if !announced && state.db.backend() == crate::db::Backend::Postgres {
+            tracing::info!("standing by: another server may be running the tournaments");
+            announced = true;
+        }
+        tokio::select! {
+            elected = state.db.elect_scheduler() => match elected {
+                Ok(lock) => {
+                    if lock.is_some() {
+                        tracing::info!("this server runs the tournaments (it holds the scheduler lock)");
+                    }
+                    return Some(lock);
+                }
+                Err(e) => {
+                    let wait = pause.mul_f64(0.5 + (getrandom::u64().unwrap_or(0) % 1000) as f64 / 2000.0);
+                    tracing::warn!(error = %e, retry_in_ms = wait.as_millis() as u64, "waiting for the scheduler lock failed");
+                    tokio::select! {
+                        _ = tokio::time::sleep(wait) => {}
+                        _ = crate::shutdown_signalled(shutdown) => return None,
+                    }
+                    pause = (pause * 2).min(Duration::from_secs(30));
+                }
+            },
+            _ = crate::shutdown_signalled(shutdown) => return None,
+        }
+    }
 }
 
 #[cfg(test)]
