@@ -651,7 +651,7 @@ impl Decider {
 /// server's error, or an unexpected message.
 pub(crate) fn unexpected(request: &'static str, msg: ServerMsg) -> RemoteError {
     match msg {
-        ServerMsg::Error { code, message } => RemoteError::Server { code, message },
+        ServerMsg::Error { code, message, .. } => RemoteError::Server { code, message },
         other => RemoteError::Unexpected { request, answer: format!("{other:?}") },
     }
 }
@@ -696,9 +696,12 @@ impl Wanted {
 
     /// Whether room `r` is one to sit in now. A seeded room is for practice
     /// (its seed tells every hand), and a casual bot does not sit in a rated
-    /// room it was not asked to play, nor a rated bot in a casual one.
+    /// room it was not asked to play, nor a rated bot in a casual one. A
+    /// room another server of the database hosts (listed with its `node`)
+    /// is left to the bots connected there.
     fn fits(&self, r: &RoomInfo) -> bool {
-        r.status == RoomStatus::Waiting
+        r.node.is_none()
+            && r.status == RoomStatus::Waiting
             && r.variant == self.name
             && r.poly == self.poly
             && r.rated == self.rated
@@ -906,7 +909,7 @@ impl Bot {
                     conn.close().await;
                     return Ok(SessionEnd::RoomClosed);
                 }
-                ServerMsg::Error { code, message } => {
+                ServerMsg::Error { code, message, .. } => {
                     self.tally.errors.fetch_add(1, Ordering::Relaxed);
                     eprintln!("bot {}: server error {}: {message}", self.index, code_name(&code));
                 }
@@ -1229,7 +1232,7 @@ async fn ladder_session(
         };
         match play_seated(&mut conn, &mut decider, tally, addr, msg).await? {
             None => {}
-            Some(ServerMsg::Error { code, message }) => {
+            Some(ServerMsg::Error { code, message, .. }) => {
                 tally.errors.fetch_add(1, Ordering::Relaxed);
                 if code != ErrorCode::AlreadySeated {
                     eprintln!("bot {}: server error {}: {message}", cfg.index, code_name(&code));
@@ -1276,7 +1279,7 @@ async fn assignment_session(
                 conn.close().await;
                 return Ok(());
             }
-            Some(ServerMsg::Error { code, message }) => {
+            Some(ServerMsg::Error { code, message, .. }) => {
                 tally.errors.fetch_add(1, Ordering::Relaxed);
                 if code != ErrorCode::AlreadySeated {
                     eprintln!("server error {}: {message}", code_name(&code));
@@ -1521,7 +1524,10 @@ mod tests {
 
     #[test]
     fn server_errors_carry_the_protocol_code_and_print_its_wire_name() {
-        let e = unexpected("hello", ServerMsg::Error { code: ErrorCode::BadToken, message: "unknown token".into() });
+        let e = unexpected(
+            "hello",
+            ServerMsg::Error { code: ErrorCode::BadToken, message: "unknown token".into(), url: None },
+        );
         assert!(matches!(e, RemoteError::Server { code: ErrorCode::BadToken, .. }), "{e:?}");
         assert_eq!(e.to_string(), "server error bad-token: unknown token");
     }
@@ -1610,6 +1616,7 @@ mod tests {
             seeded: false,
             private: false,
             invite: None,
+            node: None,
         }
     }
 
@@ -1640,6 +1647,9 @@ mod tests {
         let mut playing = room(1, "latin", false, 1);
         playing.status = RoomStatus::Playing;
         assert!(!casual.fits(&playing));
+        let mut elsewhere = room(1, "latin", false, 1);
+        elsewhere.node = Some("http://10.0.0.2:8080".into());
+        assert!(!casual.fits(&elsewhere), "a room on another server is not joined here");
         // The fuller room first, then the older one.
         assert!(rank(&room(5, "latin", true, 3)) > rank(&room(2, "latin", true, 1)));
         assert!(rank(&room(2, "latin", true, 1)) > rank(&room(5, "latin", true, 1)));

@@ -605,6 +605,11 @@ pub enum ServerMsg {
         code: ErrorCode,
         /// What, for people.
         message: String,
+        /// With `wrong-node`: the base URL of the server that hosts the
+        /// room (`http://host:port`; its WebSocket is at `/ws`). Connect
+        /// there and send the message again.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        url: Option<String>,
     },
     /// The server closes this connection next: it is shutting down, or a
     /// newer connection with the same token took over the player
@@ -889,6 +894,10 @@ pub struct RoomInfo {
     /// `create-room` (and `POST /api/rooms`), for its creator to pass on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub invite: Option<String>,
+    /// The base URL of the server that hosts the room, when that is not the
+    /// server answering (several servers on one database): join it there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node: Option<String>,
 }
 
 /// A room's state.
@@ -1002,6 +1011,9 @@ pub enum ErrorCode {
     BadName,
     /// No such room.
     NoSuchRoom,
+    /// The room is hosted by another server on the same database: the
+    /// error's `url` names it.
+    WrongNode,
     /// The room has no empty seat (or the seat asked for is taken).
     SeatTaken,
     /// The room is private: join it with its `invite`, not its number.

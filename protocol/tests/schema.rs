@@ -133,6 +133,7 @@ fn error_codes() -> Vec<ErrorCode> {
         NameTaken,
         BadName,
         NoSuchRoom,
+        WrongNode,
         SeatTaken,
         InviteOnly,
         NoSuchSeat,
@@ -162,11 +163,11 @@ fn error_codes() -> Vec<ErrorCode> {
     for c in &all {
         match c {
             BadJson | BadMessage | BinaryFrame | FrameTooLarge | VersionMismatch | HelloRequired | AlreadyGreeted
-            | BadToken | Unauthorized | NameTaken | BadName | NoSuchRoom | SeatTaken | InviteOnly | NoSuchSeat
-            | NotSeated | AlreadySeated | BadVariant | BadRequest | GameInProgress | UnknownStrategy | NotYourTurn
-            | StalePrompt | IllegalMove | RateLimited | TooManyConnections | TooManyRooms | ShuttingDown
-            | SlowConsumer | Internal | NoSuchTournament | BadTournament | NoSuchGame | NotFound | HintUnavailable
-            | Busy | TournamentState => {}
+            | BadToken | Unauthorized | NameTaken | BadName | NoSuchRoom | WrongNode | SeatTaken | InviteOnly
+            | NoSuchSeat | NotSeated | AlreadySeated | BadVariant | BadRequest | GameInProgress | UnknownStrategy
+            | NotYourTurn | StalePrompt | IllegalMove | RateLimited | TooManyConnections | TooManyRooms
+            | ShuttingDown | SlowConsumer | Internal | NoSuchTournament | BadTournament | NoSuchGame | NotFound
+            | HintUnavailable | Busy | TournamentState => {}
         }
     }
     all
@@ -270,6 +271,7 @@ fn info(status: RoomStatus, occupied: bool, on_timeout: TimeoutPolicy, seeded: b
         seeded,
         private: false,
         invite: None,
+        node: None,
     }
 }
 
@@ -430,6 +432,11 @@ fn server_samples() -> Vec<ServerMsg> {
                 info(RoomStatus::Waiting, false, TimeoutPolicy::default(), false),
                 info(RoomStatus::Playing, true, TimeoutPolicy::Pass, true),
                 info(RoomStatus::Closed, true, TimeoutPolicy::Forfeit, false),
+                // A room another server on the same database hosts.
+                RoomInfo {
+                    node: Some("http://10.0.0.2:8080".into()),
+                    ..info(RoomStatus::Waiting, false, TimeoutPolicy::default(), false)
+                },
             ],
         },
         ServerMsg::Room { room: info(RoomStatus::Waiting, true, TimeoutPolicy::default(), true) },
@@ -506,8 +513,13 @@ fn server_samples() -> Vec<ServerMsg> {
         ServerMsg::LadderMatch { room: 9, seat: 1, variant: "block".into() },
     ];
     for code in error_codes() {
-        samples.push(ServerMsg::Error { code, message: format!("{code:?}") });
+        samples.push(ServerMsg::Error { code, message: format!("{code:?}"), url: None });
     }
+    samples.push(ServerMsg::Error {
+        code: ErrorCode::WrongNode,
+        message: "room 12 is hosted by http://10.0.0.2:8080".into(),
+        url: Some("http://10.0.0.2:8080".into()),
+    });
     let progress = vec![
         Progress::Subscribed { status: capicua_protocol::TournamentStatus::Running, results: 3 },
         Progress::RoundStarted { round: 1, stage: 0, variant: "draw".into(), tables: 2 },
@@ -735,7 +747,7 @@ fn the_schema_lists_every_error_code_and_progress() {
         _ => panic!("ErrorCode is not an enumeration: {def}"),
     };
     assert_eq!(codes, listed);
-    assert_eq!(codes.len(), 37);
+    assert_eq!(codes.len(), 38);
     let progress = tags(&checker, &server["$defs"]["Progress"], "event");
     assert_eq!(
         progress,

@@ -121,6 +121,7 @@ fn info() -> RoomInfo {
         seeded: false,
         private: false,
         invite: None,
+        node: None,
     }
 }
 
@@ -176,7 +177,11 @@ fn server_messages() {
         ),
         (ServerMsg::Pong, r#"{"id":1,"type":"pong"}"#),
         (
-            ServerMsg::Error { code: ErrorCode::StalePrompt, message: "prompt 3 is not the pending one (4)".into() },
+            ServerMsg::Error {
+                code: ErrorCode::StalePrompt,
+                message: "prompt 3 is not the pending one (4)".into(),
+                url: None,
+            },
             r#"{"id":1,"type":"error","code":"stale-prompt","message":"prompt 3 is not the pending one (4)"}"#,
         ),
         (
@@ -270,7 +275,7 @@ fn server_messages() {
             r#"{"id":1,"type":"tournament-progress","tournament":2,"progress":{"event":"corrected","round":0,"table":1,"winner":1,"by":"ana"}}"#,
         ),
         (
-            ServerMsg::Error { code: ErrorCode::NoSuchTournament, message: "no tournament 9".into() },
+            ServerMsg::Error { code: ErrorCode::NoSuchTournament, message: "no tournament 9".into(), url: None },
             r#"{"id":1,"type":"error","code":"no-such-tournament","message":"no tournament 9"}"#,
         ),
         (
@@ -323,7 +328,11 @@ fn server_messages() {
             r#"{"id":1,"type":"poly-events","room":3,"seq":9,"events":[{"event":"drew","seat":1,"tile":30},{"event":"played","seat":1,"tile":30,"at":{"kind":"cell","x":1,"y":0},"rotation":2,"points":9}]}"#,
         ),
         (
-            ServerMsg::Error { code: ErrorCode::HintUnavailable, message: "no hints in a rated room".into() },
+            ServerMsg::Error {
+                code: ErrorCode::HintUnavailable,
+                message: "no hints in a rated room".into(),
+                url: None,
+            },
             r#"{"id":1,"type":"error","code":"hint-unavailable","message":"no hints in a rated room"}"#,
         ),
     ];
