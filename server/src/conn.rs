@@ -86,7 +86,11 @@ where
 {
     let frame = crate::encode(
         None,
-        ServerMsg::Error { code: ErrorCode::TooManyConnections, message: "the server is at its connection cap".into() },
+        ServerMsg::Error {
+            code: ErrorCode::TooManyConnections,
+            message: "the server is at its connection cap".into(),
+            url: None,
+        },
     );
     let _ = sink.send(Message::Text(frame)).await;
     let _ = sink
@@ -252,7 +256,7 @@ where
 impl Conn {
     fn error(&self, id: Option<u64>, code: ErrorCode, message: impl Into<String>) {
         Metrics::inc(&self.state.metrics.errors);
-        self.out.send(id, ServerMsg::Error { code, message: message.into() });
+        self.out.send(id, ServerMsg::Error { code, message: message.into(), url: None });
     }
 
     /// Why a chat line is refused, if it is: blank, too long, or too soon
@@ -423,13 +427,7 @@ impl Conn {
                 return None;
             }
             ClientMsg::ListRooms => {
-                let mut rooms: Vec<_> = {
-                    let rooms = self.state.rooms.lock().expect("rooms lock");
-                    // Private rooms are not listed: their players come by invite.
-                    rooms.values().filter(|h| h.invite.is_none()).map(|h| h.info.clone()).collect()
-                };
-                let mut list: Vec<_> = rooms.drain(..).map(|i| i.lock().expect("room info lock").clone()).collect();
-                list.sort_by_key(|r| r.id);
+                let list = crate::nodes::lobby(&self.state).await;
                 self.out.send(id, ServerMsg::Rooms { rooms: list });
                 return None;
             }
@@ -510,9 +508,40 @@ impl Conn {
             }
         };
         if !sent {
-            self.error(id, ErrorCode::NoSuchRoom, format!("no room {room}"));
+            self.no_such_room(id, room).await;
         }
         None
+    }
+
+    /// Answers a message for a room this server does not host: the room
+    /// may be open on another server of the database (`wrong-node`, with
+    /// its URL), else there is no such room.
+    async fn no_such_room(&self, id: Option<u64>, room: RoomId) {
+        let elsewhere = match self.state.db.backend() {
+            crate::db::Backend::Postgres => self.state.db.room_elsewhere(room as i64).await.unwrap_or_else(|e| {
+                tracing::warn!(error = %e, room, "looking for the node of a room");
+                None
+            }),
+            crate::db::Backend::Sqlite => None,
+        };
+        match elsewhere {
+            Some(node) => {
+                Metrics::inc(&self.state.metrics.errors);
+                let message = format!("room {room} is hosted by another server: {}", node.url);
+                self.out.send(id, ServerMsg::Error { code: ErrorCode::WrongNode, message, url: Some(node.url) });
+            }
+            None => self.error(id, ErrorCode::NoSuchRoom, format!("no room {room}")),
+        }
+    }
+
+    /// A guest's name: `guest-N` by its connection's number; on PostgreSQL,
+    /// where other servers number their guests too, `guest-N@NODE`, so two
+    /// guests of one lobby never share a name.
+    fn guest_name(&self) -> String {
+        match (self.state.db.backend(), self.state.db.node_id()) {
+            (crate::db::Backend::Postgres, Some(node)) => format!("guest-{}@{node}", self.id),
+            _ => format!("guest-{}", self.id),
+        }
     }
 
     async fn hello(&mut self, id: Option<u64>, version: u32, token: Option<String>) -> Option<End> {
@@ -525,7 +554,7 @@ impl Conn {
             return Some(End::Close(close::VERSION_MISMATCH, "protocol version mismatch"));
         }
         let ident = match token {
-            None => Identity { player_id: None, name: format!("guest-{}", self.id), admin: false },
+            None => Identity { player_id: None, name: self.guest_name(), admin: false },
             Some(t) if self.state.config.admin_token.as_deref() == Some(t.as_str()) => {
                 Identity { player_id: None, name: "admin".into(), admin: true }
             }

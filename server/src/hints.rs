@@ -126,7 +126,7 @@ pub(crate) fn hint(state: &Arc<AppState>, out: Outbox, job: HintJob) {
         return;
     }
     let busy = |message: &str| {
-        out.send(job.id, ServerMsg::Error { code: ErrorCode::Busy, message: message.into() });
+        out.send(job.id, ServerMsg::Error { code: ErrorCode::Busy, message: message.into(), url: None });
     };
     if !hints.asking.lock().expect("hint askers lock").insert(job.conn) {
         return busy("a hint is already being computed for this connection");
@@ -161,7 +161,10 @@ pub(crate) fn hint(state: &Arc<AppState>, out: Outbox, job: HintJob) {
             }
             Err(e) => {
                 tracing::error!(error = %e, room, "a hint analysis failed");
-                out.send(id, ServerMsg::Error { code: ErrorCode::Internal, message: "the analysis failed".into() });
+                out.send(
+                    id,
+                    ServerMsg::Error { code: ErrorCode::Internal, message: "the analysis failed".into(), url: None },
+                );
             }
         }
     });

@@ -31,6 +31,7 @@ pub(crate) fn router(state: Arc<AppState>) -> Router {
     let api = Router::new()
         .route("/api/variants", get(variants))
         .route("/api/rooms", get(rooms).post(create_room))
+        .route("/api/nodes", get(nodes))
         .route("/api/games", get(games))
         .route("/api/games/{id}", get(game))
         .route("/api/games/{id}/review", get(crate::hints::review))
@@ -131,19 +132,15 @@ async fn variants() -> Json<serde_json::Value> {
     }))
 }
 
+/// `GET /api/rooms`: the lobby, every server's on a shared database.
 async fn rooms(State(state): State<Arc<AppState>>) -> Json<Vec<capicua_protocol::RoomInfo>> {
-    // Private rooms are not listed: their players come by invite.
-    let infos: Vec<_> = state
-        .rooms
-        .lock()
-        .expect("rooms lock")
-        .values()
-        .filter(|h| h.invite.is_none())
-        .map(|h| h.info.clone())
-        .collect();
-    let mut list: Vec<_> = infos.iter().map(|i| i.lock().expect("room info lock").clone()).collect();
-    list.sort_by_key(|r| r.id);
-    Json(list)
+    Json(crate::nodes::lobby(&state).await)
+}
+
+/// `GET /api/nodes`: the live servers on this database, oldest first, with
+/// their load at their last beat.
+async fn nodes(State(state): State<Arc<AppState>>) -> Result<Json<Vec<crate::db::nodes::Node>>, ApiError> {
+    Ok(Json(state.db.live_nodes().await.map_err(ApiError::internal)?))
 }
 
 /// `POST /api/rooms`: creates a room from a JSON [`RoomSpec`] (the fields of

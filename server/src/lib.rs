@@ -32,6 +32,7 @@ pub(crate) mod http;
 pub mod ladder;
 pub(crate) mod limits;
 pub(crate) mod metrics;
+pub(crate) mod nodes;
 pub(crate) mod outbox;
 pub(crate) mod room;
 pub(crate) mod table;
@@ -95,6 +96,11 @@ pub struct Config {
     pub trusted_proxies: Vec<std::net::IpAddr>,
     /// The ladder's pairing and the clock of its rooms.
     pub ladder: ladder::LadderConfig,
+    /// The base URL clients reach this server at (`http://host:port`),
+    /// recorded for the other servers on the database, which send clients
+    /// of this server's rooms here; `None`: `http://` and the listening
+    /// address.
+    pub public_url: Option<String>,
 }
 
 impl Config {
@@ -123,6 +129,7 @@ impl Default for Config {
             http_reads_per_min: 1200,
             trusted_proxies: Vec::new(),
             ladder: ladder::LadderConfig::default(),
+            public_url: None,
         }
     }
 }
@@ -279,6 +286,8 @@ pub struct AppState {
     /// returns it as an error.
     failure: Mutex<Option<String>>,
     failed: tokio::sync::Notify,
+    /// Whether this server runs the tournaments (elected, on PostgreSQL).
+    pub(crate) scheduler: AtomicBool,
 }
 
 impl AppState {
@@ -309,6 +318,7 @@ impl AppState {
             done: done_tx,
             failure: Mutex::new(None),
             failed: tokio::sync::Notify::new(),
+            scheduler: AtomicBool::new(false),
         });
         (state, shutdown_tx, done_rx)
     }
@@ -352,6 +362,22 @@ pub enum Listener {
     Unix(tokio::net::UnixListener),
 }
 
+impl Listener {
+    /// The URL the listening address is reached at, as far as this host
+    /// knows it (`http://127.0.0.1:8080`, `unix:/run/capicua.sock`).
+    fn url(&self) -> String {
+        match self {
+            Listener::Tcp(l) => l.local_addr().map(|a| format!("http://{a}")).unwrap_or_default(),
+            #[cfg(unix)]
+            Listener::Unix(l) => l
+                .local_addr()
+                .ok()
+                .and_then(|a| a.as_pathname().map(|p| format!("unix:{}", p.display())))
+                .unwrap_or_default(),
+        }
+    }
+}
+
 impl From<TcpListener> for Listener {
     fn from(l: TcpListener) -> Listener {
         Listener::Tcp(l)
@@ -374,7 +400,11 @@ pub async fn run(
     config: Config,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServerError> {
+    let listener = listener.into();
+    let url = config.public_url.clone().unwrap_or_else(|| listener.url());
     let (state, shutdown_tx, mut done_rx) = AppState::new(db.clone(), config);
+    // Recorded before any room opens: every room is stored as this node's.
+    nodes::join(&state, &url).await?;
     let shutdown_rx = state.shutdown();
     let app = http::router(state.clone());
     tournament::spawn_scheduler(state.clone());
@@ -383,7 +413,7 @@ pub async fn run(
     let stopped = async move {
         shutdown_signalled(&mut http_shutdown).await;
     };
-    let server = match listener.into() {
+    let server = match listener {
         // Prompts and moves are small frames on a round trip: Nagle's
         // algorithm would hold each one back waiting for an ACK.
         Listener::Tcp(listener) => {
@@ -426,6 +456,9 @@ pub async fn run(
     // Every task holding a guard has ended when recv() yields None.
     let _ = tokio::time::timeout(Duration::from_secs(10), done_rx.recv()).await;
     let _ = tokio::time::timeout(Duration::from_secs(5), server).await;
+    if let Err(e) = db.stop_node().await {
+        tracing::warn!(error = %e, "stamping this node stopped");
+    }
     db.close().await;
     tracing::info!("shutdown complete");
     match failure {

@@ -36,6 +36,13 @@ enum Command {
         /// one of them (elected by the database) running the tournaments.
         #[arg(long, env = "CAPICUA_DATABASE", default_value = "capicua.db")]
         database: String,
+        /// The base URL clients reach this server at (`http://10.0.0.2:8080`,
+        /// `https://play.example` behind a proxy). Recorded in the database,
+        /// where the other servers on it read it: they list this server's
+        /// rooms in their lobbies and send its rooms' players here (the
+        /// `wrong-node` error). Default: `http://` and the listening address.
+        #[arg(long, env = "CAPICUA_PUBLIC_URL", value_parser = public_url)]
+        public_url: Option<String>,
         /// Token that grants admin actions: closing rooms (`close-room`),
         /// creating tournaments (`POST /api/tournaments`) and creating rated
         /// rooms without a player's token.
@@ -346,6 +353,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Serve {
             listen,
             database,
+            public_url,
             admin_token,
             cors_origins,
             max_connections,
@@ -400,6 +408,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                 http_writes_per_min: limits.http_writes_per_min,
                 http_reads_per_min: limits.http_reads_per_min,
                 trusted_proxies: limits.trusted_proxies,
+                public_url,
                 ..Default::default()
             };
             capicua_server::run(listener, db, config, shutdown_signal()).await?;
@@ -725,6 +734,18 @@ async fn bind(listen: &str) -> anyhow::Result<(capicua_server::Listener, Option<
             tracing::info!("capicua-server listening on http://{} (WebSocket at /ws)", l.local_addr()?);
             Ok((l.into(), None))
         }
+    }
+}
+
+/// Checks `--public-url`: an `http://` or `https://` URL with a host, kept
+/// without a trailing slash.
+fn public_url(s: &str) -> Result<String, String> {
+    let rest = s.strip_prefix("http://").or_else(|| s.strip_prefix("https://"));
+    match rest {
+        Some(r) if !r.is_empty() && !r.starts_with('/') && !r.chars().any(char::is_whitespace) => {
+            Ok(s.trim_end_matches('/').to_string())
+        }
+        _ => Err(format!("{s:?} is not an http:// or https:// URL with a host")),
     }
 }
 

@@ -904,3 +904,44 @@ async fn boards_of_every_layout_stay_on_screen_without_overlapping_tiles() {
     }
     b.close().await;
 }
+
+/// Two servers on one PostgreSQL database: the lobby of one lists the
+/// other's room with a link to that server's page, where the visitor
+/// watches it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_room_on_another_server_opens_on_that_server_from_the_lobby() {
+    let Some(pg) = capicua_pgtest::require("a_room_on_another_server_opens_on_that_server_from_the_lobby") else {
+        return;
+    };
+    let _one = ONE_BROWSER.lock().await;
+    let database = pg.fresh_database();
+    let a = TestServer::start_with(std::path::PathBuf::from(&database), common::config()).await;
+    let b_server = TestServer::start_with(std::path::PathBuf::from(&database), common::config()).await;
+    let mut host = a.guest().await;
+    let room = host.create_room(json!({"preset": "block"})).await;
+    host.join(room, Some(0)).await;
+
+    let Some(b) = Browser::start(format!("http://{}", b_server.addr)).await else { return };
+    lobby(&b).await;
+    // B's lobby shows A's room (as of A's next beat), with a link to A.
+    let link = format!("open room {room} on {}", a.addr);
+    b.wait_named(&link).await;
+    b.screenshot("lobby-another-server").await;
+    let href = b.js(&format!("return document.querySelector('[aria-label={}]').href", json!(link))).await;
+    assert_eq!(href, json!(format!("http://{}/#/room/{room}", a.addr)));
+    assert!(
+        b.find_named(&format!("join room {room}")).await.is_err(),
+        "no Join button that this server would answer with wrong-node"
+    );
+    b.click_named(&link).await;
+    // Now on A's page, watching the room with its host seated.
+    b.wait_js(
+        "the room watched on the other server",
+        &format!(
+            "return location.host === {} && [...document.querySelectorAll('.tag')].some((e) => e.textContent === 'watching')",
+            json!(a.addr.to_string())
+        ),
+    )
+    .await;
+    b.close().await;
+}

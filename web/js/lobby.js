@@ -117,7 +117,13 @@ function roomsCard(app) {
   const rows = rooms.map((r) => {
     const empty = r.seats.some((s) => !s.occupant);
     const actions = [];
-    if (mine(r)) {
+    if (r.node) {
+      // Hosted by another server of this site: its page there joins or watches it.
+      const host = r.node.replace(/^https?:\/\//, '');
+      actions.push(
+        h('a', { class: 'button', href: `${r.node}/#/room/${r.id}`, 'aria-label': `open room ${r.id} on ${host}` }, `Open on ${host}`),
+      );
+    } else if (mine(r)) {
       actions.push(h('a', { class: 'button primary', href: `#/room/${r.id}`, 'aria-label': `back to room ${r.id}` }, 'Back to your seat'));
     } else {
       if (r.status === 'waiting' && empty && !(r.rated && app.me?.guest)) {

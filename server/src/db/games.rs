@@ -366,7 +366,7 @@ impl Db {
     /// The variant is a two-faced or a poly one.
     pub async fn create_room<V: RoomVariant>(&self, variant: &V, seats: u8, rated: bool) -> Result<i64, DbError> {
         Ok(sqlx::query_scalar(
-            "INSERT INTO rooms (variant, variant_json, seats, rated, created_at) VALUES ($1, $2, $3, $4, $5)
+            "INSERT INTO rooms (variant, variant_json, seats, rated, created_at, node_id) VALUES ($1, $2, $3, $4, $5, $6)
              RETURNING id",
         )
         .bind(variant.name())
@@ -374,6 +374,7 @@ impl Db {
         .bind(seats as i64)
         .bind(i64::from(rated))
         .bind(now_secs())
+        .bind(self.node_id())
         .fetch_one(&self.pool)
         .await?)
     }

@@ -8,6 +8,7 @@
 //! file per concept:
 //!
 //! - [`players`]: registered players and hosted bots' rows.
+//! - [`nodes`]: the servers serving the database, their beats and lobbies.
 //! - [`games`]: rooms, finished games as stored and read back, the compact
 //!   move log.
 //! - [`ratings`]: Weng-Lin ratings per variant and the leaderboard.
@@ -25,6 +26,7 @@
 
 mod columns;
 pub mod games;
+pub mod nodes;
 pub mod players;
 pub mod ratings;
 mod scheduler_lock;
@@ -34,6 +36,7 @@ mod writer;
 
 use std::str::FromStr;
 use std::sync::Arc;
+use std::sync::atomic::AtomicI64;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use sha2::{Digest, Sha256};
@@ -237,6 +240,9 @@ pub struct Db {
     /// A PostgreSQL database's URL, for the scheduler election's own
     /// connection ([`Db::elect_scheduler`]).
     postgres_url: Option<Arc<str>>,
+    /// This server's node id once registered ([`Db::register_node`]), 0
+    /// before: the rooms it opens are stored as its.
+    node: Arc<AtomicI64>,
 }
 
 /// Hex SHA-256 of a token: only this is stored.
@@ -306,12 +312,13 @@ impl Db {
             read_only: false,
             health: Arc::default(),
             postgres_url: None,
+            node: Arc::default(),
         };
         counting.count_missing_draws().await?;
         let health = Arc::new(StoreHealth::default());
         let (writer, writer_done) = writer::spawn(pool.clone(), backend, health.clone(), options.store_retry).await?;
         let postgres_url = (backend == Backend::Postgres).then(|| url.into());
-        Ok(Db { pool, backend, writer, writer_done, read_only: false, health, postgres_url })
+        Ok(Db { pool, backend, writer, writer_done, read_only: false, health, postgres_url, node: Arc::default() })
     }
 
     /// The read-write pool on a SQLite file, checked first.
@@ -410,7 +417,16 @@ impl Db {
         // No writer task: its queue is closed at once and it counts as done.
         let (writer, _) = mpsc::channel(1);
         let (_, writer_done) = tokio::sync::watch::channel(true);
-        Ok(Db { pool, backend, writer, writer_done, read_only: true, health: Arc::default(), postgres_url: None })
+        Ok(Db {
+            pool,
+            backend,
+            writer,
+            writer_done,
+            read_only: true,
+            health: Arc::default(),
+            postgres_url: None,
+            node: Arc::default(),
+        })
     }
 
     /// A read-only pool on an existing SQLite file whose schema is exactly

@@ -186,17 +186,18 @@ pub(crate) async fn join(state: &Arc<AppState>, client: &Client, variant: String
             ServerMsg::Error {
                 code: ErrorCode::Unauthorized,
                 message: "only registered players (hello with a token) play on the ladder".into(),
+                url: None,
             },
         );
         return;
     };
     if ladder_seats(&variant).is_none() {
-        client.out.send(id, ServerMsg::Error { code: ErrorCode::BadVariant, message: no_ladder(&variant) });
+        client.out.send(id, ServerMsg::Error { code: ErrorCode::BadVariant, message: no_ladder(&variant), url: None });
         return;
     }
     if state.is_shutting_down() {
         let message = "the server is shutting down".into();
-        client.out.send(id, ServerMsg::Error { code: ErrorCode::ShuttingDown, message });
+        client.out.send(id, ServerMsg::Error { code: ErrorCode::ShuttingDown, message, url: None });
         return;
     }
     let rating = match rating_of(state, &variant, player).await {
@@ -204,7 +205,7 @@ pub(crate) async fn join(state: &Arc<AppState>, client: &Client, variant: String
         Err(e) => {
             tracing::error!(error = %e, "reading a rating for the ladder");
             let message = "could not read the rating".into();
-            client.out.send(id, ServerMsg::Error { code: ErrorCode::Internal, message });
+            client.out.send(id, ServerMsg::Error { code: ErrorCode::Internal, message, url: None });
             return;
         }
     };
@@ -226,7 +227,7 @@ pub(crate) async fn join(state: &Arc<AppState>, client: &Client, variant: String
         if let Err(e @ PoolError::Full(_)) = pool.join(player, rating, now) {
             inner.members.remove(&player);
             drop(inner);
-            client.out.send(id, ServerMsg::Error { code: ErrorCode::Busy, message: e.to_string() });
+            client.out.send(id, ServerMsg::Error { code: ErrorCode::Busy, message: e.to_string(), url: None });
             return;
         }
     }
@@ -240,7 +241,7 @@ pub(crate) async fn join(state: &Arc<AppState>, client: &Client, variant: String
 pub(crate) fn leave(state: &AppState, client: &Client, id: Option<u64>) {
     let Some(player) = client.ident.player_id else {
         let message = "only registered players play on the ladder".into();
-        client.out.send(id, ServerMsg::Error { code: ErrorCode::Unauthorized, message });
+        client.out.send(id, ServerMsg::Error { code: ErrorCode::Unauthorized, message, url: None });
         return;
     };
     remove(&mut state.ladder.lock(), player);
@@ -347,7 +348,7 @@ async fn back_to_pool(state: &AppState, players: &[i64]) {
         if let Err(e) = pool.join(p, rating, now) {
             inner.members.remove(&p);
             drop(inner);
-            client.out.send(None, ServerMsg::Error { code: ErrorCode::Busy, message: e.to_string() });
+            client.out.send(None, ServerMsg::Error { code: ErrorCode::Busy, message: e.to_string(), url: None });
         }
     }
 }

@@ -718,7 +718,7 @@ impl RoomCore {
         message: impl Into<String>,
     ) {
         fx.push(Effect::Count(Counter::Error));
-        self.reply(fx, to, id, ServerMsg::Error { code, message: message.into() });
+        self.reply(fx, to, id, ServerMsg::Error { code, message: message.into(), url: None });
     }
 
     /// Connected seats and spectators.
@@ -793,6 +793,8 @@ impl RoomCore {
             private: self.s.private,
             // The invite is the key to the room: never in what members see.
             invite: None,
+            // Set by a lobby listing another server's rooms.
+            node: None,
         }
     }
 

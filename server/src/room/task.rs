@@ -127,6 +127,7 @@ impl RoomTask {
                                 capicua_protocol::ServerMsg::Error {
                                     code: capicua_protocol::ErrorCode::Internal,
                                     message: "could not register the hosted bot".into(),
+                                    url: None,
                                 },
                             );
                             return None;

@@ -273,6 +273,7 @@ pub(crate) fn await_assignments(state: &AppState, client: &Client, id: Option<u6
             ServerMsg::Error {
                 code: ErrorCode::Unauthorized,
                 message: "only registered players (hello with a token) receive tournament tables".into(),
+                url: None,
             },
         );
         return;
@@ -306,12 +307,19 @@ pub(crate) async fn subscribe(state: &AppState, client: &Client, tournament: Tou
         Ok(None) => {
             client.out.send(
                 id,
-                ServerMsg::Error { code: ErrorCode::NoSuchTournament, message: format!("no tournament {tournament}") },
+                ServerMsg::Error {
+                    code: ErrorCode::NoSuchTournament,
+                    message: format!("no tournament {tournament}"),
+                    url: None,
+                },
             );
         }
         Err(e) => {
             tracing::error!(error = %e, "subscribe-tournament");
-            client.out.send(id, ServerMsg::Error { code: ErrorCode::Internal, message: "could not read it".into() });
+            client.out.send(
+                id,
+                ServerMsg::Error { code: ErrorCode::Internal, message: "could not read it".into(), url: None },
+            );
         }
     }
 }
@@ -345,6 +353,7 @@ pub fn spawn_scheduler(state: Arc<AppState>) {
     tokio::spawn(async move {
         let mut shutdown = state.shutdown();
         let Some(mut lock) = elect(&state, &mut shutdown).await else { return };
+        state.scheduler.store(true, std::sync::atomic::Ordering::Relaxed);
         // Controls taken on another server reach no runner here by a
         // `poke`: with other servers possible, every look pokes them all.
         let others = lock.is_some();

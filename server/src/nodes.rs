@@ -1,0 +1,79 @@
+//! This server as one node among the servers of a database: its beat
+//! (load and listed rooms, every [`BEAT`]), the lobby of every live node,
+//! and where a room of another node lives. On SQLite one server has the
+//! file, so the lobby is its own and its beat carries no rooms.
+
+use std::sync::Arc;
+
+use capicua_protocol::RoomInfo;
+
+use crate::AppState;
+use crate::db::nodes::{BEAT, Beat};
+use crate::db::{Backend, DbError};
+
+/// This server's own listed rooms (private ones are reached by invite),
+/// by id.
+pub(crate) fn own_rooms(state: &AppState) -> Vec<RoomInfo> {
+    let infos: Vec<_> = {
+        let rooms = state.rooms.lock().expect("rooms lock");
+        rooms.values().filter(|h| h.invite.is_none()).map(|h| h.info.clone()).collect()
+    };
+    let mut list: Vec<_> = infos.iter().map(|i| i.lock().expect("room info lock").clone()).collect();
+    list.sort_by_key(|r| r.id);
+    list
+}
+
+/// The lobby: this server's listed rooms, then those of every other live
+/// node on the database as of its last beat, each with `node` set to the
+/// URL to join it at. Another node's lobby that cannot be read is left
+/// out: a lobby never fails for a peer's sake.
+pub(crate) async fn lobby(state: &AppState) -> Vec<RoomInfo> {
+    let mut list = own_rooms(state);
+    if state.db.backend() != Backend::Postgres {
+        return list;
+    }
+    match state.db.other_lobbies().await {
+        Ok(others) => {
+            for (url, json) in others {
+                match serde_json::from_str::<Vec<RoomInfo>>(&json) {
+                    Ok(rooms) => list.extend(rooms.into_iter().map(|r| RoomInfo { node: Some(url.clone()), ..r })),
+                    Err(e) => tracing::warn!(node = %url, error = %e, "another node's lobby does not parse"),
+                }
+            }
+        }
+        Err(e) => tracing::warn!(error = %e, "reading the other nodes' lobbies"),
+    }
+    list
+}
+
+/// Records this server as a node reached at `url` and beats until the
+/// server shuts down.
+pub(crate) async fn join(state: &Arc<AppState>, url: &str) -> Result<(), DbError> {
+    let id = state.db.register_node(url).await?;
+    tracing::info!(node = id, url, "serving as a node of the database");
+    let state = state.clone();
+    tokio::spawn(async move {
+        let mut shutdown = state.shutdown();
+        let mut every = tokio::time::interval(BEAT);
+        every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                _ = every.tick() => {}
+                _ = crate::shutdown_signalled(&mut shutdown) => return,
+            }
+            let rooms = state.rooms.lock().expect("rooms lock").len() as i64;
+            let connections = (state.config.max_connections - state.conn_permits.available_permits()) as i64;
+            // Only another node reads the lobby: on SQLite there is none.
+            let rooms_json = if state.db.backend() == Backend::Postgres {
+                serde_json::to_string(&own_rooms(&state)).unwrap_or_else(|_| "[]".into())
+            } else {
+                "[]".into()
+            };
+            let scheduler = state.scheduler.load(std::sync::atomic::Ordering::Relaxed);
+            if let Err(e) = state.db.beat(&Beat { rooms, connections, rooms_json: &rooms_json, scheduler }).await {
+                tracing::warn!(error = %e, "the node's beat failed");
+            }
+        }
+    });
+    Ok(())
+}
