@@ -354,3 +354,18 @@ async fn servers_share_a_postgres_database_one_runs_the_tournaments_and_the_comm
     second.wait().unwrap();
     wait_for_pg_lock(&url, (0, 0), &mut [], "the killed server's lock outlived it").await;
 }
+
+#[tokio::test]
+async fn servers_started_together_on_an_empty_postgres_database_all_open_it() {
+    let Some(pg) = capicua_pgtest::require("servers_started_together_on_an_empty_postgres_database") else {
+        return;
+    };
+    for _ in 0..3 {
+        // An empty database each round: the checks and migrations race only there.
+        let url = pg.fresh_database();
+        let opens = (0..3).map(|_| capicua_server::Db::open(&url));
+        for db in futures_util::future::join_all(opens).await {
+            db.expect("every server opens the database its neighbours are migrating").close().await;
+        }
+    }
+}

@@ -53,6 +53,14 @@ fn serve(db: &str, log: &Path) -> Server {
     )
 }
 
+/// An empty directory for a drill's logs and spec, by the drill's name.
+fn fresh_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("capicua-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
 /// Whether the server logging to `log` says it runs the tournaments.
 fn schedules(log: &Path) -> bool {
     std::fs::read_to_string(log).unwrap_or_default().contains("this server runs the tournaments")
@@ -97,9 +105,7 @@ async fn tables_in_play(pool: &AnyPool) -> i64 {
 
 #[tokio::test]
 async fn a_killed_server_resumes_its_tournament_without_losing_or_repeating_matches() {
-    let dir = std::env::temp_dir().join(format!("capicua-restart-{}-sqlite", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = fresh_dir("restart-sqlite");
     let db = dir.join("t.db");
     drill(db.to_str().unwrap(), &dir).await;
 }
@@ -109,9 +115,7 @@ async fn a_killed_server_on_postgres_resumes_its_tournament_without_losing_or_re
     let Some(pg) = capicua_pgtest::require("a_killed_server_on_postgres_resumes_its_tournament") else {
         return;
     };
-    let dir = std::env::temp_dir().join(format!("capicua-restart-{}-postgres", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = fresh_dir("restart-postgres");
     drill(&pg.fresh_database(), &dir).await;
 }
 
@@ -231,9 +235,7 @@ async fn three_servers_on_postgres_finish_a_tournament_whichever_is_killed() {
     let Some(pg) = capicua_pgtest::require("three_servers_on_postgres_finish_a_tournament") else {
         return;
     };
-    let dir = std::env::temp_dir().join(format!("capicua-failover-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = fresh_dir("failover");
     let db = pg.fresh_database();
     let n: usize = std::env::var("CAPICUA_FAILOVER_ENTRANTS").ok().and_then(|v| v.parse().ok()).unwrap_or(10);
     let (spec, expected) = create_round_robin(&db, &dir, n);
