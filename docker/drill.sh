@@ -4,7 +4,8 @@
 #   docker/drill.sh        (.ci/run runs it last; about 15 minutes cold on 2 cores)
 #
 # 1. base images: docker/local-images.sh (kept between runs), unless
-#    CAPICUA_BUILDER_IMAGE and CAPICUA_RUNTIME_IMAGE name images already
+#    CAPICUA_BUILDER_IMAGE, CAPICUA_RUNTIME_IMAGE and CAPICUA_POSTGRES_IMAGE
+#    name images already
 # 2. build: the image from source; checks its size, user, health check,
 #    stripped binaries; compose refuses to start without CAPICUA_ADMIN_TOKEN,
 #    so does the image, which also takes it from a file (a Docker secret);
@@ -20,6 +21,9 @@
 # 6. the tournament finishes with every match stored once; the standings are
 #    read from the host (HTTP) and with `exec server capicua-server standings`
 # 7. down, then up: the standings, the tournament and the bots' tokens are kept
+# 8. the cluster profile: PostgreSQL and three nodes; a tournament of hosted
+#    bots starts, the node running it is killed (-9), another node takes it
+#    over and finishes it with every table stored once
 #
 # Works with `docker compose` (v2) or `docker-compose` (v1), whichever exists
 # (CAPICUA_DRILL_COMPOSE="docker-compose" picks one). A compose project of its
@@ -90,13 +94,13 @@ cleanup() {
   local status=$?
   if [ "$status" -ne 0 ]; then
     say "logs of the failed run:"
-    compose logs --no-color --tail=40 >&2 2>&1 || true
+    compose --profile cluster logs --no-color --tail=40 >&2 2>&1 || true
   fi
   [ -z "${secret_server:-}" ] || docker rm -f "$secret_server" >/dev/null 2>&1 || true
   if [ "${CAPICUA_DRILL_KEEP:-}" = 1 ]; then
     say "kept: COMPOSE_PROJECT_NAME=$COMPOSE_PROJECT_NAME CAPICUA_IMAGE=$CAPICUA_IMAGE CAPICUA_TOURNAMENT_FILE=$CAPICUA_TOURNAMENT_FILE"
   else
-    compose down -v --remove-orphans >/dev/null 2>&1 || true
+    compose --profile cluster down -v --remove-orphans >/dev/null 2>&1 || true
     rm -rf "$work"
   fi
   exit "$status"
@@ -122,11 +126,11 @@ EOF
 matches=$((6 * legs))
 
 # ---- 1. base images
-if [ -n "${CAPICUA_BUILDER_IMAGE:-}" ] && [ -n "${CAPICUA_RUNTIME_IMAGE:-}" ]; then
-  say "base images given: $CAPICUA_BUILDER_IMAGE, $CAPICUA_RUNTIME_IMAGE"
+if [ -n "${CAPICUA_BUILDER_IMAGE:-}" ] && [ -n "${CAPICUA_RUNTIME_IMAGE:-}" ] && [ -n "${CAPICUA_POSTGRES_IMAGE:-}" ]; then
+  say "base images given: $CAPICUA_BUILDER_IMAGE, $CAPICUA_RUNTIME_IMAGE, $CAPICUA_POSTGRES_IMAGE"
 else
   eval "$(docker/local-images.sh)"
-  export CAPICUA_BUILDER_IMAGE CAPICUA_RUNTIME_IMAGE
+  export CAPICUA_BUILDER_IMAGE CAPICUA_RUNTIME_IMAGE CAPICUA_POSTGRES_IMAGE
 fi
 phase_done "base images"
 
@@ -310,6 +314,51 @@ wait_for "bot-1's container after up" bot_container bot-1
 done_tournament() { [ "$(docker inspect -f '{{.State.Status}} {{.State.ExitCode}}' "$(compose ps -a -q tournament | head -1)")" = "exited 0" ]; }
 wait_for "the tournament service to see its marker and exit" done_tournament
 phase_done "down and up: standings, tournament, tokens kept"
+
+# ---- 8. the cluster profile: three nodes on PostgreSQL, the scheduler killed
+compose down >>"$work/up.log" 2>&1 || fail "compose down before the cluster"
+export CAPICUA_POSTGRES_PASSWORD
+CAPICUA_POSTGRES_PASSWORD=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
+export CAPICUA_NODE1_PUBLISH=127.0.0.1:0 CAPICUA_NODE2_PUBLISH=127.0.0.1:0 CAPICUA_NODE3_PUBLISH=127.0.0.1:0
+cluster() { compose --profile cluster "$@"; }
+cluster up -d postgres node1 node2 node3 >>"$work/up.log" 2>&1 || {
+  cat "$work/up.log" >&2
+  fail "compose --profile cluster up"
+}
+addr=$(cluster port node1 8080 | tail -1)
+say "node1 on http://$addr"
+# "N S": live nodes, and how many say they run the tournaments.
+nodes() { api /api/nodes | json 'str(len(j)) + " " + str(sum(1 for n in j if n["scheduler"]))'; }
+three_nodes() { [ "$(nodes 2>/dev/null)" = "3 1" ]; }
+wait_for "three live nodes, one of them the scheduler" three_nodes
+cat >"$work/cluster.toml" <<EOF
+name = "cluster drill"
+table = "duel"
+variants = ["block", "draw"]
+entrants = ["bot:heuristic#1", "bot:smart#2", "bot:random#3", "bot:pimc:samples=2000:rollouts=16:ms=100#4"]
+
+[[stages]]
+format = "round-robin"
+legs = $legs
+EOF
+curl -fsS -H "Authorization: Bearer $CAPICUA_ADMIN_TOKEN" --data-binary @"$work/cluster.toml" \
+  "http://$addr/api/tournaments" >/dev/null || fail "creating the cluster's tournament"
+wait_for "the cluster's tournament to start" running
+# The node that runs it, by the URL it publishes (node N: port 808N).
+scheduler=$(api /api/nodes | json 'next("node" + n["url"][-1] for n in j if n["scheduler"])')
+if [ "$scheduler" = node1 ]; then
+  addr=$(cluster port node2 8080 | tail -1)
+  say "node1 runs the tournament: asking node2 from now on"
+fi
+wait_for "a match of the slow bot in play" playing 3
+docker kill "$(cluster ps -q "$scheduler" | head -1)" >/dev/null
+say "killed $scheduler, which ran the tournament, at $(results) results"
+wait_for "another node to finish the tournament" finished
+[ "$(results)" = "$matches" ] || fail "$(results) results stored in the cluster, $matches expected"
+replayed=$(api /api/tournaments/1 | json 'sum(1 for r in j["rounds"] for t in r["tables"] if t["attempts"] > 1)')
+say "the cluster finished the tournament; $replayed table(s) replayed after the kill"
+cluster down -v >>"$work/up.log" 2>&1 || fail "compose --profile cluster down"
+phase_done "cluster: scheduler killed, another node finished"
 
 say "passed in $(($(date +%s) - drill_start)) s with ${compose_cmd[*]}:"
 printf '  %s\n' "${phases[@]}" >&2

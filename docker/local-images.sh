@@ -8,6 +8,7 @@
 #
 # capicua-runtime:SUITE   stands in for debian:SUITE-slim: a minbase Debian
 #                         without documentation, manual pages or locales.
+# capicua-postgres:SUITE stands in for postgres:15-SUITE (the cluster profile).
 # capicua-builder:SUITE-RUST
 #                         stands in for rust:1-SUITE: the same plus gcc and
 #                         libc6-dev, and the Rust toolchain of this host
@@ -79,6 +80,26 @@ else
   say "$runtime exists (--force remakes it)"
 fi
 
+# PostgreSQL for the cluster profile (docker-compose.yml), standing in for
+# the official postgres:15-bookworm: Debian's server with docker/postgres.sh
+# as its entry point, which reads the official image's variables. Debian's
+# packaging creates a cluster at install time; the entry point makes its own.
+postgres="capicua-postgres:$suite"
+if $force || ! have_image "$postgres"; then
+  say "making $postgres from Debian $suite packages ($mirror)"
+  mmdebstrap --quiet "${slim[@]}" --include=postgresql-15 \
+    --customize-hook='rm -rf "$1/var/lib/postgresql/15/main" "$1/etc/postgresql/15/main"' \
+    --customize-hook='copy-in docker/postgres.sh /usr/local/bin' \
+    --customize-hook='chmod 755 "$1/usr/local/bin/postgres.sh"' \
+    "$suite" - "$mirror" \
+    | docker import --change 'ENV LANG=C.UTF-8' \
+      --change 'ENV PATH=/usr/lib/postgresql/15/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
+      --change 'EXPOSE 5432' --change 'CMD ["/usr/local/bin/postgres.sh"]' - "$postgres" >/dev/null
+  say "made $postgres ($(docker image inspect -f '{{.Size}}' "$postgres" | awk '{printf "%.0f MB", $1 / 1e6}'))"
+else
+  say "$postgres exists (--force remakes it)"
+fi
+
 # The host toolchain: rustc, its libraries and standard library, and the
 # cargo of the same toolchain (rustup keeps both in the sysroot; the cargo on
 # PATH may be rustup's proxy, which would not run in the image).
@@ -120,4 +141,4 @@ else
   cp Cargo.lock "$home/Cargo.lock"
 fi
 
-echo "export CAPICUA_RUNTIME_IMAGE=$runtime CAPICUA_BUILDER_IMAGE=$builder"
+echo "export CAPICUA_RUNTIME_IMAGE=$runtime CAPICUA_BUILDER_IMAGE=$builder CAPICUA_POSTGRES_IMAGE=$postgres"
