@@ -135,9 +135,6 @@ pub enum DbError {
     /// A write on a database opened read-only.
     #[error("the database was opened read-only")]
     ReadOnly,
-    /// Another `capicua-server serve` holds the database's serving lock.
-    #[error("the database is in use by another capicua-server: stop that server or give another --database")]
-    InUse,
 }
 
 /// How [`Db::open_with`] treats a file it did not make, and how long a
