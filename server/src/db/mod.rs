@@ -23,6 +23,9 @@
 //! single writer anyway, and one commit per batch is what makes thousands of
 //! games per second possible), updates ratings in the same transaction, and
 //! only then answers each room, which announces the result after the commit.
+//! Several servers on one PostgreSQL database each have their writer; their
+//! transactions take turns on one counter row, so games are numbered and
+//! rated in commit order whichever server stores them.
 
 mod columns;
 pub mod games;
