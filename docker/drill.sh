@@ -112,17 +112,16 @@ trap cleanup EXIT
 # match): remote bots play a match in a few milliseconds, and the drill must
 # find a match in play to kill something in its middle. Six matches a leg.
 slow=3
-cat >"$CAPICUA_TOURNAMENT_FILE" <<EOF
-name = "docker drill"
-seed = 11
-table = "duel"
-variants = ["block", "draw"]
-entrants = ["bot-1", "bot-2", "bot:heuristic", "bot:pimc:samples=2000:rollouts=16:ms=100"]
-
-[[stages]]
-format = "round-robin"
-legs = $legs
-EOF
+# A round robin of $legs legs between four entrants: NAME ENTRANT...
+round_robin() {
+  local name=$1
+  shift
+  local entrants
+  entrants=$(printf '"%s", ' "$@")
+  printf 'name = "%s"\nseed = 11\ntable = "duel"\nvariants = ["block", "draw"]\nentrants = [%s]\n\n[[stages]]\nformat = "round-robin"\nlegs = %s\n' \
+    "$name" "${entrants%, }" "$legs"
+}
+round_robin "docker drill" bot-1 bot-2 bot:heuristic bot:pimc:samples=2000:rollouts=16:ms=100 >"$CAPICUA_TOURNAMENT_FILE"
 matches=$((6 * legs))
 
 # ---- 1. base images
@@ -331,16 +330,8 @@ say "node1 on http://$addr"
 nodes() { api /api/nodes | json 'str(len(j)) + " " + str(sum(1 for n in j if n["scheduler"]))'; }
 three_nodes() { [ "$(nodes 2>/dev/null)" = "3 1" ]; }
 wait_for "three live nodes, one of them the scheduler" three_nodes
-cat >"$work/cluster.toml" <<EOF
-name = "cluster drill"
-table = "duel"
-variants = ["block", "draw"]
-entrants = ["bot:heuristic#1", "bot:smart#2", "bot:random#3", "bot:pimc:samples=2000:rollouts=16:ms=100#4"]
-
-[[stages]]
-format = "round-robin"
-legs = $legs
-EOF
+round_robin "cluster drill" bot:heuristic#1 bot:smart#2 bot:random#3 bot:pimc:samples=2000:rollouts=16:ms=100#4 \
+  >"$work/cluster.toml"
 curl -fsS -H "Authorization: Bearer $CAPICUA_ADMIN_TOKEN" --data-binary @"$work/cluster.toml" \
   "http://$addr/api/tournaments" >/dev/null || fail "creating the cluster's tournament"
 wait_for "the cluster's tournament to start" running
