@@ -30,6 +30,11 @@
 //! (`ALTER DATABASE bench_r5 SET synchronous_commit = off` before a run
 //! measures PostgreSQL without waiting for its WAL flush at each commit.)
 //!
+//! `CAPICUA_STORE_WRITERS=2` stores through two writers on the database, the
+//! rooms dealt between them, as two servers on one PostgreSQL database do:
+//! their transactions take turns and each reloads the ratings the other
+//! changed.
+//!
 //! With `PAD_TO` (e.g. 1000000, SQLite only) the stored games (and their
 //! seats) are then copied inside SQLite until the table holds that many, to
 //! time the leaderboard over a large database (`capicua-server standings`
@@ -116,12 +121,20 @@ async fn main() -> anyhow::Result<()> {
             rated: true,
         });
     }
+    // CAPICUA_STORE_WRITERS=K: K writers on the database (as K servers on
+    // one PostgreSQL database have), the rooms dealt among them in turn.
+    let writers: usize = std::env::var("CAPICUA_STORE_WRITERS").ok().and_then(|v| v.parse().ok()).unwrap_or(1).max(1);
+    let mut dbs = vec![db.clone()];
+    for _ in 1..writers {
+        dbs.push(Db::open(&database).await?);
+    }
     let t0 = Instant::now();
     let chunks: Vec<Vec<GameRecord>> = records.chunks(n.div_ceil(rooms).max(1)).map(|c| c.to_vec()).collect();
     let tasks: Vec<_> = chunks
         .into_iter()
-        .map(|chunk| {
-            let db = db.clone();
+        .enumerate()
+        .map(|(i, chunk)| {
+            let db = dbs[i % dbs.len()].clone();
             tokio::spawn(async move {
                 for r in chunk {
                     db.store_game(r).await.expect("stored");
