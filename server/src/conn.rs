@@ -255,8 +255,13 @@ where
 
 impl Conn {
     fn error(&self, id: Option<u64>, code: ErrorCode, message: impl Into<String>) {
+        self.error_with_url(id, code, message.into(), None);
+    }
+
+    /// An error frame that may name another server (`wrong-node`).
+    fn error_with_url(&self, id: Option<u64>, code: ErrorCode, message: String, url: Option<String>) {
         Metrics::inc(&self.state.metrics.errors);
-        self.out.send(id, ServerMsg::Error { code, message: message.into(), url: None });
+        self.out.send(id, ServerMsg::Error { code, message, url });
     }
 
     /// Why a chat line is refused, if it is: blank, too long, or too soon
@@ -526,9 +531,8 @@ impl Conn {
         };
         match elsewhere {
             Some(node) => {
-                Metrics::inc(&self.state.metrics.errors);
                 let message = format!("room {room} is hosted by another server: {}", node.url);
-                self.out.send(id, ServerMsg::Error { code: ErrorCode::WrongNode, message, url: Some(node.url) });
+                self.error_with_url(id, ErrorCode::WrongNode, message, Some(node.url));
             }
             None => self.error(id, ErrorCode::NoSuchRoom, format!("no room {room}")),
         }

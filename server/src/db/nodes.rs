@@ -42,6 +42,9 @@ pub struct Node {
     pub scheduler: bool,
 }
 
+/// The columns of a [`Node`], of the `nodes` row aliased `n`.
+const NODE_COLUMNS: &str = "n.id, n.url, n.started_at, n.heartbeat_at, n.rooms, n.connections, n.scheduler";
+
 /// A node's load and lobby, written at each beat.
 pub struct Beat<'a> {
     /// Rooms open.
@@ -98,21 +101,21 @@ impl Db {
     pub async fn stop_node(&self) -> Result<(), DbError> {
         let Some(id) = self.node_id() else { return Ok(()) };
         sqlx::query(
-            "UPDATE nodes SET stopped_at = $1, rooms = 0, connections = 0, rooms_json = '[]', scheduler = 0 WHERE id = $2",
+            "UPDATE nodes SET stopped_at = $1, rooms = 0, connections = 0, rooms_json = '[]', scheduler = 0
+             WHERE id = $2",
         )
-            .bind(now_ms() as i64)
-            .bind(id)
-            .execute(&self.pool)
-            .await?;
+        .bind(now_ms() as i64)
+        .bind(id)
+        .execute(&self.pool)
+        .await?;
         Ok(())
     }
 
     /// The live nodes, this one included, oldest first.
     pub async fn live_nodes(&self) -> Result<Vec<Node>, DbError> {
-        Ok(sqlx::query_as(
-            "SELECT id, url, started_at, heartbeat_at, rooms, connections, scheduler FROM nodes
-             WHERE stopped_at IS NULL AND heartbeat_at >= $1 ORDER BY id",
-        )
+        Ok(sqlx::query_as(&format!(
+            "SELECT {NODE_COLUMNS} FROM nodes n WHERE n.stopped_at IS NULL AND n.heartbeat_at >= $1 ORDER BY n.id"
+        ))
         .bind(live_since())
         .fetch_all(&self.pool)
         .await?)
@@ -133,11 +136,10 @@ impl Db {
 
     /// The live node other than this one that opened `room`, if any.
     pub async fn room_elsewhere(&self, room: i64) -> Result<Option<Node>, DbError> {
-        Ok(sqlx::query_as(
-            "SELECT n.id, n.url, n.started_at, n.heartbeat_at, n.rooms, n.connections, n.scheduler FROM rooms r
-             JOIN nodes n ON n.id = r.node_id
-             WHERE r.id = $1 AND n.id <> $2 AND n.stopped_at IS NULL AND n.heartbeat_at >= $3",
-        )
+        Ok(sqlx::query_as(&format!(
+            "SELECT {NODE_COLUMNS} FROM rooms r JOIN nodes n ON n.id = r.node_id
+             WHERE r.id = $1 AND n.id <> $2 AND n.stopped_at IS NULL AND n.heartbeat_at >= $3"
+        ))
         .bind(room)
         .bind(self.node_id().unwrap_or(0))
         .bind(live_since())

@@ -40,19 +40,6 @@ impl SchedulerLock {
         Ok(SchedulerLock { conn })
     }
 
-    /// Takes the scheduler lock without waiting: `None` while another
-    /// process holds it.
-    pub async fn try_take(url: &str) -> Result<Option<SchedulerLock>, DbError> {
-        let mut conn = PgConnection::connect(url).await?;
-        let taken: bool =
-            sqlx::query_scalar("SELECT pg_try_advisory_lock($1)").bind(SCHEDULER_KEY).fetch_one(&mut conn).await?;
-        if !taken {
-            let _ = conn.close().await;
-            return Ok(None);
-        }
-        Ok(Some(SchedulerLock { conn }))
-    }
-
     /// Whether the lock is still held: its connection answers. A session
     /// lock lives exactly as long as its session, so once the connection is
     /// gone another node may hold the lock, and this one must stop

@@ -402,12 +402,10 @@ async fn elect(
     shutdown: &mut tokio::sync::watch::Receiver<bool>,
 ) -> Option<Option<crate::db::SchedulerLock>> {
     let mut pause = Duration::from_millis(500);
-    let mut announced = false;
+    if state.db.backend() == crate::db::Backend::Postgres {
+        tracing::info!("standing by: another server may be running the tournaments");
+    }
     loop {
-        if !announced && state.db.backend() == crate::db::Backend::Postgres {
-            tracing::info!("standing by: another server may be running the tournaments");
-            announced = true;
-        }
         tokio::select! {
             elected = state.db.elect_scheduler() => match elected {
                 Ok(lock) => {
