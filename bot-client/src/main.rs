@@ -96,6 +96,12 @@ struct PlayArgs {
     /// With `--await-assignments` (implied): follow this tournament and stop when it ends.
     #[arg(long)]
     tournament: Option<i64>,
+    /// With `--await-assignments`: another server of the same database
+    /// (`ws://HOST:PORT/ws`; repeat for more), tried in turn after `--server`
+    /// whenever the one in use cannot be reached. Tables a server sends on
+    /// another node are played there whatever this says.
+    #[arg(long, value_name = "URL")]
+    fallback: Vec<String>,
     /// Play on the always-on ladder of `--preset` (needs `--register` or
     /// `--token`): the server pairs this bot with others of similar rating
     /// in rated rooms, until stopped.
@@ -248,6 +254,12 @@ fn remote_play(a: PlayArgs) -> Result<()> {
     if a.ladder && !registered {
         bail!("--ladder needs a registered player: give --register NAME (or --token); the ladder rates players");
     }
+    if !a.fallback.is_empty() && !awaiting {
+        bail!("--fallback is for --await-assignments: a bot finding rooms plays on the one --server");
+    }
+    for f in &a.fallback {
+        ServerAddr::parse(f)?;
+    }
     if awaiting && !registered {
         bail!(
             "--await-assignments needs --register NAME or --token (tournament tables are reserved for registered players)"
@@ -297,7 +309,13 @@ fn remote_play(a: PlayArgs) -> Result<()> {
         }
         if awaiting {
             let token = tokens.into_iter().next().or(a.token).expect("checked above: a token or a name");
-            let cfg = AwaitConfig { server: a.server, token, strategy: a.strategy, tournament: a.tournament };
+            let cfg = AwaitConfig {
+                server: a.server,
+                token,
+                strategy: a.strategy,
+                tournament: a.tournament,
+                fallbacks: a.fallback,
+            };
             return Ok(capicua_bot::remote::await_assignments(cfg, tally.clone()).await?);
         }
         let cfg = PlayConfig {

@@ -1122,6 +1122,9 @@ pub struct AwaitConfig {
     pub strategy: String,
     /// Follow this tournament and stop when it ends (default: wait forever).
     pub tournament: Option<i64>,
+    /// Other servers of the same database (`ws://HOST:PORT/ws`), tried in
+    /// turn after `server` when the one in use cannot be reached.
+    pub fallbacks: Vec<String>,
 }
 
 /// Waits for tournament assignments and plays them: joins the reserved
@@ -1130,9 +1133,13 @@ pub struct AwaitConfig {
 /// returns when that tournament is over.
 pub async fn await_assignments(cfg: AwaitConfig, tally: Arc<Tally>) -> Result<(), RemoteError> {
     spec::build(&cfg.strategy, 0)?;
+    for server in &cfg.fallbacks {
+        ServerAddr::parse(server)?;
+    }
+    let servers: Vec<String> = std::iter::once(cfg.server.clone()).chain(cfg.fallbacks.iter().cloned()).collect();
     // A tournament seat is reserved by name: an answer that is not the
     // expected one will not change, so only transient errors reconnect.
-    reconnecting(&cfg.server, 0, &tally, Session::Assignments(&cfg)).await
+    reconnecting(&servers, 0, &tally, Session::Assignments(&cfg)).await
 }
 
 /// What one connection of a seated bot does.
@@ -1156,10 +1163,19 @@ impl Session<'_> {
 
 /// Runs `session` until it ends well or fails for good, reconnecting with
 /// backoff after each transient failure (told to the tally as bot `index`'s).
-async fn reconnecting(server: &str, index: u64, tally: &Tally, session: Session<'_>) -> Result<(), RemoteError> {
-    let addr = ServerAddr::parse(server)?;
+/// With several `servers` (nodes of one database), each failure moves on to
+/// the next one, so a dead node costs one backoff.
+async fn reconnecting(
+    servers: &[String],
+    index: u64,
+    tally: &Arc<Tally>,
+    session: Session<'_>,
+) -> Result<(), RemoteError> {
+    let addrs = servers.iter().map(|s| ServerAddr::parse(s)).collect::<Result<Vec<_>, _>>()?;
+    let mut turn = 0;
     let mut backoff = Backoff::from_os();
     let result = loop {
+        let (server, addr) = (&servers[turn % servers.len()], &addrs[turn % servers.len()]);
         let mut connected = false;
         let ended = async {
             let mut conn = Connection::connect(server).await?;
@@ -1170,8 +1186,8 @@ async fn reconnecting(server: &str, index: u64, tally: &Tally, session: Session<
             backoff.reset();
             tally.recovered(index, server);
             match session {
-                Session::Assignments(cfg) => assignment_session(cfg, conn, &addr, tally).await,
-                Session::Ladder(cfg) => ladder_session(cfg, conn, &addr, tally).await,
+                Session::Assignments(cfg) => assignment_session(cfg, conn, addr, tally).await,
+                Session::Ladder(cfg) => ladder_session(cfg, conn, addr, tally).await,
             }
         }
         .await;
@@ -1180,6 +1196,7 @@ async fn reconnecting(server: &str, index: u64, tally: &Tally, session: Session<
             Err(e) if !e.is_transient() => break Err(e),
             Err(e) => {
                 tally.failed(index, server, &e, connected);
+                turn += 1;
                 tokio::time::sleep(backoff.next_delay()).await;
             }
         }
@@ -1209,7 +1226,7 @@ pub struct LadderConfig {
 /// server takes the player off the ladder when its connection ends.
 pub async fn ladder(cfg: LadderConfig, tally: Arc<Tally>) -> Result<(), RemoteError> {
     spec::build(&cfg.strategy, 0)?;
-    reconnecting(&cfg.server, cfg.index, &tally, Session::Ladder(&cfg)).await
+    reconnecting(std::slice::from_ref(&cfg.server), cfg.index, &tally, Session::Ladder(&cfg)).await
 }
 
 async fn ladder_session(
@@ -1252,7 +1269,7 @@ async fn assignment_session(
     cfg: &AwaitConfig,
     mut conn: Connection,
     addr: &ServerAddr,
-    tally: &Tally,
+    tally: &Arc<Tally>,
 ) -> Result<(), RemoteError> {
     if let Some(t) = cfg.tournament {
         match conn.request(ClientMsg::SubscribeTournament { tournament: t }, |_| {}).await? {
@@ -1269,8 +1286,19 @@ async fn assignment_session(
     let await_id = conn.send(ClientMsg::AwaitAssignments).await?;
     let seed = derive_seed(0xa55, u64::from(std::process::id()));
     let mut decider = Decider::new(spec::build(&cfg.strategy, seed)?, build_poly(SEATED_POLY_STRATEGY, seed)?);
+    // Tables played on another node by a task of their own, by room.
+    let mut elsewhere: HashMap<RoomId, tokio::task::JoinHandle<()>> = HashMap::new();
     loop {
         let frame = conn.recv().await?;
+        elsewhere.retain(|_, task| !task.is_finished());
+        if let ServerMsg::Assignment(a @ Assignment { url: Some(_), .. }) = &frame.msg {
+            // The table is open on another node of the database: play it
+            // there on a connection of its own, and keep waiting here.
+            elsewhere
+                .entry(a.room)
+                .or_insert_with(|| tokio::spawn(play_elsewhere(cfg.clone(), a.clone(), tally.clone())));
+            continue;
+        }
         match play_seated(&mut conn, &mut decider, tally, addr, frame.msg).await? {
             None => {}
             Some(ServerMsg::TournamentProgress { tournament, progress: Progress::Finished { .. } })
@@ -1289,6 +1317,73 @@ async fn assignment_session(
                 }
             }
             _ => {}
+        }
+    }
+}
+
+/// How many times a table on another node is connected to before it is
+/// given up (its no-show deadline decides the match then).
+const ELSEWHERE_TRIES: u32 = 5;
+
+/// Plays one tournament table on the node that hosts it (the assignment's
+/// `url`): connects there with the same token, joins the reserved seat,
+/// says ready and plays until the match is over or the room is closed.
+/// A dropped connection is tried again with backoff a few times; the seat
+/// stays reserved meanwhile.
+async fn play_elsewhere(cfg: AwaitConfig, a: Assignment, tally: Arc<Tally>) {
+    let url = a.url.clone().unwrap_or_default();
+    let addr = match ServerAddr::of_node(&url) {
+        Ok(addr) => addr,
+        Err(e) => {
+            eprintln!("table {} of tournament {}: {e}", a.table, a.tournament);
+            return;
+        }
+    };
+    let server = addr.as_server();
+    let mut backoff = Backoff::from_os();
+    for _ in 0..ELSEWHERE_TRIES {
+        let played = async {
+            let mut conn = Connection::connect(&server).await?;
+            conn.hello_with(Some(cfg.token.clone()), false, true).await?;
+            let seed = derive_seed(0xe15e, a.room);
+            let mut decider = Decider::new(spec::build(&cfg.strategy, seed)?, build_poly(SEATED_POLY_STRATEGY, seed)?);
+            play_seated(&mut conn, &mut decider, &tally, &addr, ServerMsg::Assignment(a.clone())).await?;
+            loop {
+                let msg = conn.recv().await?.msg;
+                let over = match &msg {
+                    ServerMsg::GameOver { room, .. } | ServerMsg::RoomClosed { room, .. } => *room == a.room,
+                    _ => false,
+                };
+                match play_seated(&mut conn, &mut decider, &tally, &addr, msg).await? {
+                    Some(ServerMsg::Error { code, message, .. }) if code != ErrorCode::AlreadySeated => {
+                        tally.errors.fetch_add(1, Ordering::Relaxed);
+                        eprintln!("{server}: server error {}: {message}", code_name(&code));
+                        // The seat is gone (the match ended meanwhile, or
+                        // the room did): nothing is left to play here.
+                        if matches!(
+                            code,
+                            ErrorCode::NoSuchRoom | ErrorCode::WrongNode | ErrorCode::SeatTaken | ErrorCode::NoSuchSeat
+                        ) {
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+                if over {
+                    break;
+                }
+            }
+            conn.close().await;
+            Ok::<(), RemoteError>(())
+        }
+        .await;
+        match played {
+            Ok(()) => return,
+            Err(e) if !e.is_transient() => {
+                eprintln!("{server}: {e}");
+                return;
+            }
+            Err(_) => tokio::time::sleep(backoff.next_delay()).await,
         }
     }
 }

@@ -89,6 +89,29 @@ impl ServerAddr {
         })
     }
 
+    /// The WebSocket address of a node named by its base URL, as the
+    /// server gives it in an `assignment`'s or a `wrong-node` error's `url`
+    /// (`http://HOST:PORT` -> `ws://HOST:PORT/ws`).
+    pub fn of_node(base: &str) -> Result<ServerAddr, AddrError> {
+        let a = || base.to_string();
+        let ws = if let Some(rest) = base.strip_prefix("http://") {
+            format!("ws://{}/ws", rest.trim_end_matches('/'))
+        } else if base.starts_with("https://") {
+            return Err(AddrError::Tls { addr: a() });
+        } else {
+            return Err(AddrError::Scheme { addr: a() });
+        };
+        ServerAddr::parse(&ws)
+    }
+
+    /// The address as a `--server` value (`ws://...` or `unix:PATH`).
+    pub fn as_server(&self) -> String {
+        match self {
+            ServerAddr::Ws { url, .. } => url.clone(),
+            ServerAddr::Unix { path } => format!("unix:{path}"),
+        }
+    }
+
     /// Where a person reads stored game `id` (`GET /api/games/{id}` on the
     /// same host and port); `None` for a Unix socket, which has no URL.
     pub fn game_url(&self, id: i64) -> Option<String> {
@@ -152,6 +175,16 @@ impl AsyncWrite for Transport {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_node_url_names_its_websocket() {
+        let addr = ServerAddr::of_node("http://10.0.0.2:8080").unwrap();
+        assert_eq!(addr.as_server(), "ws://10.0.0.2:8080/ws");
+        assert!(matches!(addr, ServerAddr::Ws { port: 8080, .. }));
+        assert_eq!(ServerAddr::of_node("http://h/").unwrap().as_server(), "ws://h/ws");
+        assert!(matches!(ServerAddr::of_node("https://h"), Err(AddrError::Tls { .. })));
+        assert!(matches!(ServerAddr::of_node("ftp://h"), Err(AddrError::Scheme { .. })));
+    }
 
     #[test]
     fn unix_addresses_are_told_from_urls() {

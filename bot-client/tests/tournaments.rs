@@ -106,6 +106,7 @@ async fn remote_and_hosted_bots_play_a_tournament_over_websocket() {
                 token: t.clone(),
                 strategy: "heuristic".into(),
                 tournament: Some(id),
+                fallbacks: Vec::new(),
             };
             tokio::spawn(await_assignments(cfg, tally.clone()))
         })

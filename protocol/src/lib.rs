@@ -347,6 +347,11 @@ pub struct Assignment {
     pub seat: u8,
     /// The variant played.
     pub variant: String,
+    /// The base URL of the server that hosts the room, when that is not
+    /// the server sending the assignment (several servers on one
+    /// database): connect there, say `hello` with the same token, and join.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
 }
 
 /// What the referee does for a seat whose time ran out.

@@ -507,6 +507,7 @@ fn server_samples() -> Vec<ServerMsg> {
             room: 4,
             seat: 1,
             variant: "block".into(),
+            url: Some("http://10.0.0.2:8080".into()),
         }),
         ServerMsg::Ladder { variant: Some("block".into()), waiting: 3 },
         ServerMsg::Ladder { variant: None, waiting: 0 },

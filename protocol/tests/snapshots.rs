@@ -206,8 +206,21 @@ fn server_messages() {
                 room: 7,
                 seat: 3,
                 variant: "latin".into(),
+                url: None,
             }),
             r#"{"id":1,"type":"assignment","tournament":2,"round":0,"table":1,"room":7,"seat":3,"variant":"latin"}"#,
+        ),
+        (
+            ServerMsg::Assignment(Assignment {
+                tournament: 2,
+                round: 0,
+                table: 1,
+                room: 7,
+                seat: 3,
+                variant: "latin".into(),
+                url: Some("http://10.0.0.2:8080".into()),
+            }),
+            r#"{"id":1,"type":"assignment","tournament":2,"round":0,"table":1,"room":7,"seat":3,"variant":"latin","url":"http://10.0.0.2:8080"}"#,
         ),
         (
             ServerMsg::TournamentProgress {

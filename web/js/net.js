@@ -61,7 +61,7 @@ export class Connection {
       if (frame.id !== undefined && this.pending.has(frame.id)) {
         const { resolve, reject } = this.pending.get(frame.id);
         this.pending.delete(frame.id);
-        if (frame.type === 'error') reject(Object.assign(new Error(frame.message), { code: frame.code }));
+        if (frame.type === 'error') reject(Object.assign(new Error(frame.message), { code: frame.code, url: frame.url }));
         else resolve(frame);
         // A reply can also be news (a `room` reply updates the lobby).
         if (frame.type !== 'error') this.onFrame(frame, true);

@@ -683,6 +683,11 @@ export function mount(app, { room }) {
         t.spectating = true;
         t.seq = 0;
       } catch (e) {
+        // Another server of this site hosts the room: watch it there.
+        if (e.code === 'wrong-node' && /^https?:\/\//.test(e.url || '')) {
+          window.location.assign(`${e.url}/#/room/${room}`);
+          return;
+        }
         if (e.code === 'no-such-room') t.closed = 'there is no such room';
         app.update();
       }

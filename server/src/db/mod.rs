@@ -9,6 +9,7 @@
 //!
 //! - [`players`]: registered players and hosted bots' rows.
 //! - [`nodes`]: the servers serving the database, their beats and lobbies.
+//! - [`placements`]: where the scheduler placed each tournament table.
 //! - [`games`]: rooms, finished games as stored and read back, the compact
 //!   move log.
 //! - [`ratings`]: Weng-Lin ratings per variant and the leaderboard.
@@ -30,6 +31,7 @@
 mod columns;
 pub mod games;
 pub mod nodes;
+pub mod placements;
 pub mod players;
 pub mod ratings;
 mod scheduler_lock;

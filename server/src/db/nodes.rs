@@ -149,6 +149,6 @@ impl Db {
 }
 
 /// The oldest beat (unix ms) of a live node.
-fn live_since() -> i64 {
+pub(super) fn live_since() -> i64 {
     now_ms() as i64 - DEAD_AFTER.as_millis() as i64
 }

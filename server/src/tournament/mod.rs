@@ -33,6 +33,8 @@
 //! kept).
 
 pub(crate) mod http;
+pub(crate) mod placement;
+mod relay;
 pub(crate) mod replays;
 pub(crate) mod runner;
 pub mod store;
@@ -204,6 +206,8 @@ struct Inner {
 pub struct Registry {
     inner: Mutex<Inner>,
     wake: Arc<Notify>,
+    /// Wakes this node's host task: a table was placed here.
+    host: Notify,
     /// Replayed tournaments for the detail endpoint.
     pub replays: replays::ReplayCache,
 }
@@ -235,6 +239,34 @@ impl Registry {
             list.retain(|a| !(a.tournament == tournament && a.round == round && a.table == table));
         }
         inner.assignments.retain(|_, l| !l.is_empty());
+    }
+
+    /// Forgets the assignments to a room (its table ended).
+    fn unassign_room(&self, room: u64) {
+        let mut inner = self.lock();
+        for list in inner.assignments.values_mut() {
+            list.retain(|a| a.room != room);
+        }
+        inner.assignments.retain(|_, l| !l.is_empty());
+    }
+
+    /// The tournaments someone follows here that run on another node.
+    fn followed_elsewhere(&self) -> Vec<TournamentId> {
+        let mut inner = self.lock();
+        let inner = &mut *inner;
+        inner.subscribers.retain(|_, subs| {
+            subs.retain(|c| c.out.is_open());
+            !subs.is_empty()
+        });
+        inner.subscribers.keys().filter(|id| !inner.runners.contains_key(id)).copied().collect()
+    }
+
+    /// Tells the tournament's runner, if one runs here, to look at its
+    /// table placements now.
+    fn nudge(&self, tournament: TournamentId) {
+        if let Some(tx) = self.lock().runners.get(&tournament) {
+            let _ = tx.send(runner::Wake::Placements);
+        }
     }
 
     fn unassign_tournament(&self, tournament: TournamentId) {

@@ -26,14 +26,14 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use capicua_protocol::{Progress, RoomSpec, TimeControl, TimeoutPolicy, TournamentId, TournamentStatus};
-use capicua_tournament::{ClockSpec, Config, Round, RoundVariant, Table, TimeoutRule, Tournament};
-use tokio::sync::{mpsc, oneshot};
+use capicua_protocol::{Progress, TournamentId, TournamentStatus};
+use capicua_tournament::{ClockSpec, Config, Round, RoundVariant, Table, Tournament};
+use tokio::sync::mpsc;
 
-use super::{Assignment, Member, TournamentError, store, table_link};
+use super::{TournamentError, placement, store};
 use crate::AppState;
+use crate::db::Backend;
 use crate::db::tournaments::{self, Logged};
-use crate::room::{HostedSeat, TableOptions};
 
 /// Rooms opened for one table before the tournament is marked failed
 /// (the organiser may resume it once the cause is fixed: the count starts again).
@@ -53,6 +53,19 @@ pub(crate) enum Wake {
     },
     /// The organiser took a control: read the status and the log again.
     Control,
+    /// A table placed on this node ended: look at the placements now.
+    Placements,
+}
+
+/// Where a table of the round in progress plays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Placed {
+    /// A room this server opened itself (SQLite, where one server holds the file).
+    Room(u64),
+    /// A placement on a node by load (PostgreSQL).
+    Placement(i64),
+    /// Its placement is done: its result is in the log.
+    Settled,
 }
 
 /// Runs a tournament until it finishes, fails, is paused with no table in
@@ -83,7 +96,7 @@ pub(crate) async fn run(state: Arc<AppState>, id: TournamentId) {
 }
 
 /// Closes a table's room as the organiser (a cancelled tournament).
-fn close_room(state: &AppState, room: u64) {
+pub(super) fn close_room(state: &AppState, room: u64) {
     if let Some(handle) = state.room(room) {
         let client = crate::Client {
             conn: state.next_conn_id(),
@@ -118,9 +131,14 @@ async fn drive(
     tracing::info!(tournament = id, entries = entries.len(), "running tournament");
     tournaments::save_standings(db, id, &t.standings()).await?;
     let mut shutdown = state.shutdown();
-    // Tables of the current round with a room open (by table: its room),
-    // and rooms opened per table.
-    let mut open: HashMap<u32, u64> = HashMap::new();
+    // On PostgreSQL the tables are spread over the nodes by load and
+    // watched through their placements.
+    let spread = db.backend() == Backend::Postgres;
+    let mut look = tokio::time::interval(placement::LOOK);
+    look.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    // Tables of the current round in play (by table: where), and rooms
+    // opened per table.
+    let mut open: HashMap<u32, Placed> = HashMap::new();
     let mut attempts: HashMap<(u32, u32), u32> = HashMap::new();
     let mut current: Option<u32> = None;
     let mut paused = false;
@@ -137,6 +155,12 @@ async fn drive(
                 open.clear();
                 tournaments::save_round(db, id, &round).await?;
                 state.tournaments.publish(id, round_started(&round));
+                // The tables a previous scheduler placed on live nodes play
+                // on there: adopt them rather than open them twice.
+                if spread && watch(state, id, round.number, &t, &mut open).await? {
+                    catch_up(state, id, &mut t, &mut cursor, |_| {}).await?;
+                    continue;
+                }
             }
             for table_no in t.pending_tables() {
                 if open.contains_key(&table_no) {
@@ -152,13 +176,19 @@ async fn drive(
                 }
                 let clock = t.config().spec().clock.clone();
                 let v = variant(t.config(), &round.variant)?;
-                let room =
-                    open_table(state, id, &round, &round.tables[table_no as usize], v, clock, tx.clone()).await?;
-                open.insert(table_no, room);
+                let table = &round.tables[table_no as usize];
+                let placed = if spread {
+                    let plan = placement::plan_table(state, &round, table, v, clock).await?;
+                    Placed::Placement(placement::place(state, id, round.number, table_no, &plan).await?)
+                } else {
+                    Placed::Room(open_table(state, id, &round, table, v, clock, tx.clone()).await?)
+                };
+                open.insert(table_no, placed);
             }
         }
         let event = tokio::select! {
             e = rx.recv() => e,
+            _ = look.tick(), if spread => Some(Wake::Placements),
             _ = crate::shutdown_signalled(&mut shutdown) => return Ok(()),
         };
         let Some(event) = event else { return Ok(()) };
@@ -168,10 +198,15 @@ async fn drive(
                 match status {
                     Some(TournamentStatus::Cancelled) | None => {
                         // Its open tables close; games already stored stay.
-                        for (&table, &room) in &open {
-                            if t.pending_tables().contains(&table) {
-                                close_room(state, room);
+                        for (&table, &placed) in &open {
+                            if let Placed::Room(room) = placed {
+                                if t.pending_tables().contains(&table) {
+                                    close_room(state, room);
+                                }
                             }
+                        }
+                        if spread {
+                            db.cancel_placements(id).await?;
                         }
                         tracing::info!(tournament = id, "cancelled");
                         return Ok(());
@@ -181,6 +216,8 @@ async fn drive(
                 }
                 true
             }
+            Wake::Placements if spread => watch(state, id, round.number, &t, &mut open).await?,
+            Wake::Placements => continue,
             Wake::Table { round: round_no, table: table_no, game } => {
                 if round_no != round.number {
                     continue;
@@ -232,8 +269,9 @@ fn variant(config: &Config, name: &str) -> Result<RoundVariant, TournamentError>
         .ok_or_else(|| TournamentError::Variant { name: name.into(), message: "not stored with the tournament".into() })
 }
 
-/// Opens the room of one table: hosted seats filled, the others reserved
-/// for their players, who get an assignment.
+/// Opens the room of one table here: hosted seats filled, the others
+/// reserved for their players, who get an assignment. The runner hears of
+/// its end as a [`Wake::Table`].
 async fn open_table(
     state: &Arc<AppState>,
     id: TournamentId,
@@ -243,100 +281,61 @@ async fn open_table(
     clock: ClockSpec,
     tx: mpsc::UnboundedSender<Wake>,
 ) -> Result<u64, TournamentError> {
-    let mut hosted = Vec::with_capacity(table.seats.len());
-    let mut reserved = Vec::with_capacity(table.seats.len());
-    for seat in &table.seats {
-        match Member::of(&seat.player) {
-            Member::Hosted { strategy } => {
-                // Each hosted entrant is a player of its own (`bot:random#a`
-                // and `bot:random#b` are two): their games against each other
-                // are rated like any other, and each keeps its own rating.
-                let p = state.db.hosted_bot(seat.player.strip_prefix("bot:").unwrap_or(&seat.player)).await?;
-                hosted.push(Some(HostedSeat { name: seat.player.clone(), strategy, player_id: Some(p.id) }));
-                reserved.push(None);
-            }
-            Member::Player(name) => {
-                let p = state.db.player_id(&name).await?.ok_or_else(|| TournamentError::Entrant {
-                    field: "entrants".into(),
-                    message: format!("no registered player {name:?}"),
-                })?;
-                hosted.push(None);
-                reserved.push(Some(p));
-            }
-        }
-    }
-    let sides = table.sides.len();
-    let teams: Vec<Vec<u8>> = (0..sides as u32)
-        .map(|side| table.seats.iter().enumerate().filter(|(_, s)| s.side == side).map(|(i, _)| i as u8).collect())
-        .collect();
-    let (preset, variant, teams) = match v {
-        RoundVariant::Tiles(v) => (None, Some(v), Some(teams)),
-        // A poly room seats every seat as its own side, and its winner is a
-        // seat: the tables that play poly presets (duel, free-for-all) have
-        // side `i` at seat `i`, so the seat is the table's side.
-        RoundVariant::Poly(v) => {
-            if table.seats.iter().enumerate().any(|(i, s)| s.side != i as u32) {
-                return Err(TournamentError::Room(format!(
-                    "round {} table {}: {} is played every seat for itself, this table has partners",
-                    round.number, table.id, v.name
-                )));
-            }
-            (Some(v.name), None, None)
-        }
-    };
-    let spec = RoomSpec {
-        preset,
-        variant,
-        variant_file: None,
-        seats: Some(table.seats.len() as u8),
-        teams,
-        // Tournament games update ratings like any rated game.
-        rated: true,
-        time: Some(TimeControl { move_ms: clock.move_ms, bank_ms: clock.bank_ms }),
-        on_timeout: Some(match &clock.on_timeout {
-            TimeoutRule::Strategy { name } => TimeoutPolicy::Strategy { name: name.clone() },
-            TimeoutRule::Pass => TimeoutPolicy::Pass,
-            TimeoutRule::Forfeit => TimeoutPolicy::Forfeit,
-        }),
-        // Never seeded: the tournament's seed is public in its
-        // configuration, and a known seed would reveal every hand.
-        seed: None,
-        // Listed, so that anyone may watch a tournament table.
-        private: false,
-    };
-    let (done_tx, done_rx) = oneshot::channel();
-    let options = TableOptions {
-        reserved: reserved.clone(),
-        hosted,
-        one_match: true,
-        no_show: Some(Duration::from_secs(u64::from(clock.no_show_secs))),
-        link: Some(table_link(id, round.number, table.id)),
-    };
-    let info = crate::room::create_table(state, spec, options, done_tx)
-        .await
-        .map_err(|e| TournamentError::Room(e.to_string()))?;
-    tournaments::set_table_room(&state.db, id, round.number, table.id, info.id).await?;
-    for (seat, p) in reserved.iter().enumerate() {
-        if let Some(p) = p {
-            state.tournaments.assign(
-                *p,
-                Assignment {
-                    tournament: id,
-                    round: round.number,
-                    table: table.id,
-                    room: info.id,
-                    seat: seat as u8,
-                    variant: round.variant.clone(),
-                },
-            );
-        }
-    }
+    let plan = placement::plan_table(state, round, table, v, clock).await?;
+    let (room, done) = placement::host_table(state, id, round.number, table.id, &plan).await?;
     let (rn, tn) = (round.number, table.id);
     tokio::spawn(async move {
-        let game = done_rx.await.ok().flatten();
+        let game = done.await.ok().flatten();
         let _ = tx.send(Wake::Table { round: rn, table: tn, game });
     });
-    Ok(info.id)
+    Ok(room)
+}
+
+/// Looks at the placements of the round in progress (PostgreSQL): a done
+/// one settles (its result is in the log), an ended one or one whose node
+/// died frees its table to be placed again, and one a previous scheduler
+/// placed on a live node is adopted. Returns whether the log is to be read
+/// (a freed table is placed again only if its result is not in the log).
+async fn watch(
+    state: &Arc<AppState>,
+    id: TournamentId,
+    round: u32,
+    t: &Tournament,
+    open: &mut HashMap<u32, Placed>,
+) -> Result<bool, TournamentError> {
+    use crate::db::placements::PlacementState::{Done, Ended, Lost, Open, Placed as Waiting};
+    let pending = t.pending_tables();
+    let mut fresh = false;
+    for w in state.db.watch_placements(id, round).await? {
+        let waiting = matches!(w.state, Waiting | Open);
+        match open.get(&w.table) {
+            Some(&Placed::Placement(p)) if p == w.id => {
+                let freed = match w.state {
+                    Done => {
+                        open.insert(w.table, Placed::Settled);
+                        fresh = true;
+                        false
+                    }
+                    Ended => true,
+                    _ if !w.live => state.db.move_placement(w.id, &[Waiting, Open], Lost).await?,
+                    _ => false,
+                };
+                if freed {
+                    tracing::warn!(tournament = id, round, table = w.table, "table interrupted; replaying it");
+                    open.remove(&w.table);
+                    fresh = true;
+                }
+            }
+            None if waiting && w.live && pending.contains(&w.table) => {
+                open.insert(w.table, Placed::Placement(w.id));
+            }
+            None if waiting && !w.live => {
+                state.db.move_placement(w.id, &[Waiting, Open], Lost).await?;
+            }
+            _ => {}
+        }
+    }
+    Ok(fresh)
 }
 
 /// Applies the log entries (results and controls) committed after

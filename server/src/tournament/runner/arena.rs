@@ -177,6 +177,8 @@ async fn on_wake(
             tracing::debug!(tournament = id, table = number, game, "arena table finished");
             Ok(Some(current_pause(db, id).await?))
         }
+        // An arena's tables open on the scheduler's node: there are no placements.
+        Wake::Placements => Ok(Some(current_pause(db, id).await?)),
         Wake::Table { round: number, game: None, .. } => {
             if state.is_shutting_down() {
                 return Ok(None);

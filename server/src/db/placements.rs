@@ -1,0 +1,263 @@
+//! Where tournament tables play (`migrations/0011_table_placements.sql`):
+//! on PostgreSQL the scheduler places each table on the least loaded live
+//! node, and that node opens its room. A placement moves through
+//! [`PlacementState`]s; each move is one conditional `UPDATE`, so a node
+//! and the scheduler never both decide a placement's fate.
+
+use sqlx::Row;
+
+use super::columns::text_column;
+use super::nodes::live_since;
+use super::{Db, DbError, now_ms};
+
+/// Where a placement stands (`table_placements.state`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlacementState {
+    /// Placed: its node has yet to open the room.
+    Placed,
+    /// Its room is open on its node.
+    Open,
+    /// Its match is stored (with the tournament's result).
+    Done,
+    /// Its room ended without a stored match: the table is played again.
+    Ended,
+    /// The tournament was cancelled: its node closes the room.
+    Cancel,
+    /// Its node died or stopped before the match was stored.
+    Lost,
+}
+
+text_column!(PlacementState {
+    Placed => "placed",
+    Open => "open",
+    Done => "done",
+    Ended => "ended",
+    Cancel => "cancel",
+    Lost => "lost",
+});
+
+/// A placement as its tournament's runner watches it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Watched {
+    /// The placement.
+    pub id: i64,
+    /// The table in its round.
+    pub table: u32,
+    /// Where it stands.
+    pub state: PlacementState,
+    /// Whether its node is live.
+    pub live: bool,
+}
+
+/// A placement a node is to open.
+#[derive(Clone, Debug)]
+pub struct ToOpen {
+    /// The placement.
+    pub id: i64,
+    /// The tournament.
+    pub tournament: i64,
+    /// The round.
+    pub round: u32,
+    /// The table in its round.
+    pub table: u32,
+    /// What the room is (the server's `TablePlan`, as JSON).
+    pub table_json: String,
+}
+
+/// A table open on another node, for the players connected here.
+#[derive(Clone, Debug)]
+pub struct OpenElsewhere {
+    /// The placement.
+    pub id: i64,
+    /// The tournament.
+    pub tournament: i64,
+    /// The round.
+    pub round: u32,
+    /// The table in its round.
+    pub table: u32,
+    /// Its room.
+    pub room: i64,
+    /// The node's base URL.
+    pub url: String,
+    /// What the room is (the server's `TablePlan`, as JSON).
+    pub table_json: String,
+}
+
+impl Db {
+    /// The live node with the least load: rooms open at its last beat, plus
+    /// tables placed on it or opened there since. Ties go to the oldest node.
+    pub async fn least_loaded_node(&self) -> Result<Option<i64>, DbError> {
+        let row = sqlx::query(
+            "SELECT n.id, n.rooms + (SELECT COUNT(*) FROM table_placements p WHERE p.node_id = n.id
+                 AND (p.state = 'placed' OR (p.state = 'open' AND p.opened_at > n.heartbeat_at))) AS load
+             FROM nodes n WHERE n.stopped_at IS NULL AND n.heartbeat_at >= $1
+             ORDER BY load, n.id LIMIT 1",
+        )
+        .bind(live_since())
+        .fetch_optional(&self.pool)
+        .await?;
+        Ok(row.map(|r| r.get::<i64, _>(0)))
+    }
+
+    /// Places a tournament table on `node`; returns the placement's id.
+    pub async fn place_table(
+        &self,
+        tournament: i64,
+        round: u32,
+        table: u32,
+        node: i64,
+        table_json: &str,
+    ) -> Result<i64, DbError> {
+        Ok(sqlx::query_scalar(
+            "INSERT INTO table_placements (tournament_id, round, table_no, node_id, state, table_json, placed_at)
+             VALUES ($1, $2, $3, $4, 'placed', $5, $6) RETURNING id",
+        )
+        .bind(tournament)
+        .bind(i64::from(round))
+        .bind(i64::from(table))
+        .bind(node)
+        .bind(table_json)
+        .bind(now_ms() as i64)
+        .fetch_one(&self.pool)
+        .await?)
+    }
+
+    /// The placements this node is to open, oldest first.
+    pub async fn placed_here(&self) -> Result<Vec<ToOpen>, DbError> {
+        let Some(node) = self.node_id() else { return Ok(Vec::new()) };
+        let rows = sqlx::query(
+            "SELECT id, tournament_id, round, table_no, table_json FROM table_placements
+             WHERE node_id = $1 AND state = 'placed' ORDER BY id",
+        )
+        .bind(node)
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(rows
+            .iter()
+            .map(|r| ToOpen {
+                id: r.get(0),
+                tournament: r.get(1),
+                round: r.get::<i64, _>(2) as u32,
+                table: r.get::<i64, _>(3) as u32,
+                table_json: r.get(4),
+            })
+            .collect())
+    }
+
+    /// Moves a placement from `from` to `to` (stamping `opened_at` on
+    /// `open`, `ended_at` on any end); false when it was not in `from`
+    /// any more (another party decided first).
+    pub async fn move_placement(&self, id: i64, from: &[PlacementState], to: PlacementState) -> Result<bool, DbError> {
+        let states: Vec<String> = from.iter().map(|s| format!("'{}'", s.column_name())).collect();
+        let stamp = if to == PlacementState::Open { "opened_at" } else { "ended_at" };
+        let done = sqlx::query(&format!(
+            "UPDATE table_placements SET state = $1, {stamp} = $2 WHERE id = $3 AND state IN ({})",
+            states.join(", ")
+        ))
+        .bind(to)
+        .bind(now_ms() as i64)
+        .bind(id)
+        .execute(&self.pool)
+        .await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    /// Records the room a placement's node opened.
+    pub async fn set_placement_room(&self, id: i64, room: u64) -> Result<(), DbError> {
+        sqlx::query("UPDATE table_placements SET room_id = $1 WHERE id = $2")
+            .bind(room as i64)
+            .bind(id)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    /// The placements of a tournament's round that still matter to its
+    /// runner (placed, open, done or ended), with whether their node is live.
+    pub async fn watch_placements(&self, tournament: i64, round: u32) -> Result<Vec<Watched>, DbError> {
+        let rows = sqlx::query(
+            "SELECT p.id, p.table_no, p.state,
+                    CASE WHEN n.stopped_at IS NULL AND n.heartbeat_at >= $1 THEN 1 ELSE 0 END
+             FROM table_placements p JOIN nodes n ON n.id = p.node_id
+             WHERE p.tournament_id = $2 AND p.round = $3 AND p.state IN ('placed', 'open', 'done', 'ended')
+             ORDER BY p.id",
+        )
+        .bind(live_since())
+        .bind(tournament)
+        .bind(i64::from(round))
+        .fetch_all(&self.pool)
+        .await?;
+        let mut out = Vec::with_capacity(rows.len());
+        for r in rows {
+            out.push(Watched {
+                id: r.get(0),
+                table: r.get::<i64, _>(1) as u32,
+                state: r.try_get(2)?,
+                live: r.get::<i64, _>(3) == 1,
+            });
+        }
+        Ok(out)
+    }
+
+    /// Asks the nodes to close the rooms of a cancelled tournament's
+    /// placements still placed or open.
+    pub async fn cancel_placements(&self, tournament: i64) -> Result<(), DbError> {
+        sqlx::query(
+            "UPDATE table_placements SET state = 'cancel', ended_at = $1
+             WHERE tournament_id = $2 AND state IN ('placed', 'open')",
+        )
+        .bind(now_ms() as i64)
+        .bind(tournament)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    /// The rooms of this node's cancelled placements.
+    pub async fn cancelled_here(&self) -> Result<Vec<(i64, i64)>, DbError> {
+        let Some(node) = self.node_id() else { return Ok(Vec::new()) };
+        Ok(sqlx::query_as(
+            "SELECT id, room_id FROM table_placements WHERE node_id = $1 AND state = 'cancel' AND room_id IS NOT NULL",
+        )
+        .bind(node)
+        .fetch_all(&self.pool)
+        .await?)
+    }
+
+    /// The tables open on the other live nodes, with their rooms.
+    pub async fn open_elsewhere(&self) -> Result<Vec<OpenElsewhere>, DbError> {
+        let rows = sqlx::query(
+            "SELECT p.id, p.tournament_id, p.round, p.table_no, p.room_id, n.url, p.table_json
+             FROM table_placements p JOIN nodes n ON n.id = p.node_id
+             WHERE p.state = 'open' AND p.room_id IS NOT NULL AND p.node_id <> $1
+               AND n.stopped_at IS NULL AND n.heartbeat_at >= $2
+             ORDER BY p.id",
+        )
+        .bind(self.node_id().unwrap_or(0))
+        .bind(live_since())
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(rows
+            .iter()
+            .map(|r| OpenElsewhere {
+                id: r.get(0),
+                tournament: r.get(1),
+                round: r.get::<i64, _>(2) as u32,
+                table: r.get::<i64, _>(3) as u32,
+                room: r.get(4),
+                url: r.get(5),
+                table_json: r.get(6),
+            })
+            .collect())
+    }
+
+    /// How many tables each node opened, by node URL (for reports).
+    pub async fn tables_by_node(&self) -> Result<Vec<(String, i64)>, DbError> {
+        Ok(sqlx::query_as(
+            "SELECT n.url, COUNT(*) FROM table_placements p JOIN nodes n ON n.id = p.node_id
+             WHERE p.room_id IS NOT NULL GROUP BY n.id, n.url ORDER BY n.id",
+        )
+        .fetch_all(&self.pool)
+        .await?)
+    }
+}

@@ -1,0 +1,68 @@
+//! Tournament progress for followers on a node that does not run the
+//! tournament (PostgreSQL, several servers on one database).
+//!
+//! The scheduler's node publishes progress to its own followers as its
+//! runner records it. A `subscribe-tournament` taken on another node is
+//! served here instead: every look of the node's host task replays the
+//! tournament's new log entries ([`super::replays::ReplayCache`]) and
+//! publishes what they show: rounds started, tables finished, the end.
+
+use std::collections::HashMap;
+
+use capicua_protocol::{Progress, TournamentId, TournamentStatus};
+
+use super::TournamentError;
+use super::runner::round_started;
+use crate::AppState;
+use crate::db::tournaments;
+
+/// What was published of one tournament.
+#[derive(Default)]
+pub(crate) struct Relayed {
+    /// Results announced.
+    results: usize,
+    /// The round last announced.
+    round: Option<u32>,
+    /// Whether its end was announced.
+    finished: bool,
+}
+
+/// Publishes what is new of every tournament followed here and run
+/// elsewhere. A tournament first seen is announced from where it stands
+/// (its `subscribed` answer told the count of results).
+pub(crate) async fn look(
+    state: &AppState,
+    relayed: &mut HashMap<TournamentId, Relayed>,
+) -> Result<(), TournamentError> {
+    let followed = state.tournaments.followed_elsewhere();
+    relayed.retain(|id, _| followed.contains(id));
+    for id in followed {
+        let Some(status) = tournaments::summary_of(&state.db, id).await?.map(|s| s.status) else { continue };
+        let Some(guard) = state.tournaments.replays.current(&state.db, id).await? else { continue };
+        let Some(replayed) = guard.as_ref() else { continue };
+        let t = &replayed.tournament;
+        let first = !relayed.contains_key(&id);
+        let r = relayed.entry(id).or_default();
+        if first {
+            r.results = replayed.results.len();
+            r.round = t.next_round().map(|round| round.number);
+        }
+        for s in &replayed.results[r.results.min(replayed.results.len())..] {
+            let (round, table, winner) = (s.result.round, s.result.table, s.result.winner);
+            state.tournaments.publish(id, Progress::TableFinished { round, table, game: s.game, winner });
+        }
+        r.results = replayed.results.len();
+        if let Some(round) = t.next_round()
+            && r.round != Some(round.number)
+        {
+            r.round = Some(round.number);
+            state.tournaments.publish(id, round_started(&round));
+        }
+        if status == TournamentStatus::Finished && !r.finished {
+            r.finished = true;
+            let winners = t.winners().iter().map(|w| t.entrants()[w.index()].name.clone()).collect();
+            state.tournaments.publish(id, Progress::Finished { winners });
+        }
+    }
+    Ok(())
+}
