@@ -2,9 +2,11 @@
 //! binary: a restart resumes it, no finished match is lost, none is played
 //! twice, interrupted tables are replayed from their start, and it finishes.
 //! The same drill runs on a SQLite file and on a real PostgreSQL database.
-//! On PostgreSQL a second drill runs three servers on one database and
-//! kills a standby and then the scheduler: another server takes the
-//! tournament over and finishes it.
+//! On PostgreSQL a second drill runs three servers on one database, with
+//! the tables spread over them and remote bots (half the entrants) waiting
+//! on all three, and kills a standby and then the scheduler: the tables of
+//! the dead are played again on the living, another server takes the
+//! tournament over, and the bots fail over to the servers left.
 //!
 //! `CAPICUA_RESTART_ENTRANTS` (default 8) and `CAPICUA_FAILOVER_ENTRANTS`
 //! (default 10) scale them.
@@ -13,8 +15,10 @@ mod common;
 
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
 use std::time::Duration;
 
+use capicua_bot::remote::{AwaitConfig, Tally, await_assignments};
 use capicua_tournament::{Tournament, TournamentSpec};
 use common::wait_for;
 use sqlx::{AnyPool, Row};
@@ -64,6 +68,24 @@ fn fresh_dir(name: &str) -> std::path::PathBuf {
 /// Whether the server logging to `log` says it runs the tournaments.
 fn schedules(log: &Path) -> bool {
     std::fs::read_to_string(log).unwrap_or_default().contains("this server runs the tournaments")
+}
+
+/// The node id the server logging to `log` recorded itself under.
+fn node_of(log: &Path) -> i64 {
+    let text = std::fs::read_to_string(log).unwrap_or_default();
+    let line = text.lines().find(|l| l.contains("serving as a node of the database")).expect("the server is a node");
+    let id = line.split("node=").nth(1).and_then(|rest| rest.split_whitespace().next()).expect("node=ID");
+    id.parse().unwrap()
+}
+
+/// Tables whose room is open on `node` (by their placement).
+async fn tables_open_on(pool: &AnyPool, node: i64) -> i64 {
+    sqlx::query("SELECT COUNT(*) FROM table_placements WHERE node_id = $1 AND state = 'open' AND room_id IS NOT NULL")
+        .bind(node)
+        .fetch_one(pool)
+        .await
+        .unwrap()
+        .get(0)
 }
 
 async fn pool(db: &str) -> AnyPool {
@@ -119,11 +141,17 @@ async fn a_killed_server_on_postgres_resumes_its_tournament_without_losing_or_re
     drill(&pg.fresh_database(), &dir).await;
 }
 
-/// Creates a round robin of `n` hosted bots in `db` with the CLI; returns
-/// its spec and how many tables it plays.
-fn create_round_robin(db: &str, dir: &Path, n: usize) -> (String, usize) {
+/// `n` hosted bots' entrant names.
+fn hosted(n: usize) -> Vec<String> {
     let strategies = ["smart", "heuristic", "pimc:samples=2", "random"];
-    let entrants: Vec<String> = (0..n).map(|i| format!("\"bot:{}#{i}\"", strategies[i % strategies.len()])).collect();
+    (0..n).map(|i| format!("bot:{}#{i}", strategies[i % strategies.len()])).collect()
+}
+
+/// Creates a round robin of `entrants` in `db` with the CLI; returns its
+/// spec and how many tables it plays.
+fn create_round_robin(db: &str, dir: &Path, entrants: &[String]) -> (String, usize) {
+    let n = entrants.len();
+    let entrants: Vec<String> = entrants.iter().map(|e| format!("{e:?}")).collect();
     let spec = format!(
         "name = \"restart\"\nseed = 5\ntable = \"duel\"\nvariants = [\"draw\", \"block\"]\nentrants = [{}]\n\n[[stages]]\nformat = \"round-robin\"\n",
         entrants.join(", ")
@@ -196,7 +224,7 @@ async fn wait_finished(pool: &AnyPool) {
 /// The drill on the database `db`, with its logs and spec in `dir`.
 async fn drill(db: &str, dir: &Path) {
     let n: usize = std::env::var("CAPICUA_RESTART_ENTRANTS").ok().and_then(|v| v.parse().ok()).unwrap_or(8);
-    let (spec, expected) = create_round_robin(db, dir, n);
+    let (spec, expected) = create_round_robin(db, dir, &hosted(n));
     let pool = pool(db).await;
     // Kill once some results are stored and a table is in play. A duel of
     // bots takes milliseconds, so the table may finish between the check
@@ -238,11 +266,49 @@ async fn three_servers_on_postgres_finish_a_tournament_whichever_is_killed() {
     let dir = fresh_dir("failover");
     let db = pg.fresh_database();
     let n: usize = std::env::var("CAPICUA_FAILOVER_ENTRANTS").ok().and_then(|v| v.parse().ok()).unwrap_or(10);
-    let (spec, expected) = create_round_robin(&db, &dir, n);
     let pool = pool(&db).await;
 
     let logs: Vec<_> = (0..3).map(|i| dir.join(format!("node{i}.log"))).collect();
     let mut nodes: Vec<Option<Server>> = logs.iter().map(|log| Some(serve(&db, log))).collect();
+    // The nodes' WebSocket addresses, as they recorded themselves.
+    let urls: Vec<String> = wait_for("three live nodes", Duration::from_secs(30), async || {
+        let urls: Vec<String> = sqlx::query_scalar("SELECT url FROM nodes WHERE stopped_at IS NULL ORDER BY id")
+            .fetch_all(&pool)
+            .await
+            .unwrap_or_default();
+        if urls.len() == 3 { Ok(urls) } else { Err(urls) }
+    })
+    .await
+    .iter()
+    .map(|u| capicua_bot::transport::ServerAddr::of_node(u).unwrap().as_server())
+    .collect();
+    // Half the entrants are remote bots, each registered on a node and
+    // waiting there, with the two others to fail over to.
+    let players: Vec<String> = (0..n / 2).map(|i| format!("remote-{i}")).collect();
+    let mut tokens = Vec::new();
+    for (i, name) in players.iter().enumerate() {
+        let mut c = common::Client::connect(&urls[i % 3]).await;
+        c.hello(None).await;
+        let r = c.request(serde_json::json!({"type": "register", "name": name})).await;
+        tokens.push(r["token"].as_str().expect("registered").to_string());
+    }
+    let entrants: Vec<String> = hosted(n - players.len()).into_iter().chain(players.iter().cloned()).collect();
+    let (spec, expected) = create_round_robin(&db, &dir, &entrants);
+    let tally = Arc::new(Tally::default());
+    let bots: Vec<_> = tokens
+        .iter()
+        .enumerate()
+        .map(|(i, token)| {
+            let cfg = AwaitConfig {
+                server: urls[i % 3].clone(),
+                token: token.clone(),
+                strategy: "heuristic".into(),
+                tournament: Some(1),
+                fallbacks: vec![urls[(i + 1) % 3].clone(), urls[(i + 2) % 3].clone()],
+            };
+            tokio::spawn(await_assignments(cfg, tally.clone()))
+        })
+        .collect();
     let scheduler = async |nodes: &[Option<Server>]| {
         wait_for("one server to run the tournaments", Duration::from_secs(30), async || {
             let running: Vec<usize> = (0..3).filter(|&i| nodes[i].is_some() && schedules(&logs[i])).collect();
@@ -250,44 +316,65 @@ async fn three_servers_on_postgres_finish_a_tournament_whichever_is_killed() {
         })
         .await
     };
-    let results_and_play = async |at_least: i64| {
-        wait_for(&format!("{at_least} stored results and a table in play"), Duration::from_secs(60), async || {
-            let (st, count) = status(&pool).await;
-            assert_ne!(st, "finished", "the tournament finished before the kills: make it bigger");
-            let in_play = tables_in_play(&pool).await;
-            if count >= at_least && in_play > 0 { Ok(count) } else { Err((count, in_play)) }
-        })
+    // Waits for `at_least` stored results and a table in play on node `i`.
+    let results_and_play = async |at_least: i64, i: usize| {
+        let node = node_of(&logs[i]);
+        wait_for(
+            &format!("{at_least} stored results and a table in play on node {node}"),
+            Duration::from_secs(60),
+            async || {
+                let (st, count) = status(&pool).await;
+                assert_ne!(st, "finished", "the tournament finished before the kills: make it bigger");
+                let in_play = tables_open_on(&pool, node).await;
+                if count >= at_least && in_play > 0 { Ok(count) } else { Err((count, in_play)) }
+            },
+        )
         .await
     };
 
-    // A standby dies: nothing changes for the tournament.
+    // A standby dies with a table in play: its tables are played again on
+    // the others, and the bots waiting on it fail over.
     let first = scheduler(&nodes).await;
-    let done = results_and_play(2).await;
     let standby = (0..3).find(|&i| i != first).unwrap();
+    let done = results_and_play(2, standby).await;
     nodes[standby].take().unwrap().kill9();
-    // The scheduler dies with a table in play (a duel of bots takes
-    // milliseconds: if the table ended between the look and the kill, the
-    // next scheduler is killed the same way, while two servers are left).
-    results_and_play(done + 2).await;
+    // The scheduler dies with a table of its own in play (a duel of bots
+    // takes milliseconds: if the table ended between the look and the
+    // kill, the next scheduler is killed the same way, while two servers
+    // are left).
     let mut kills = 0;
+    let mut at_least = done + 2;
     let before = loop {
         let s = scheduler(&nodes).await;
+        results_and_play(at_least, s).await;
         nodes[s].take().unwrap().kill9();
         kills += 1;
-        if tables_in_play(&pool).await > 0 || nodes.iter().flatten().count() == 1 {
+        if tables_open_on(&pool, node_of(&logs[s])).await > 0 || nodes.iter().flatten().count() == 1 {
             break matches(&pool).await;
         }
-        results_and_play(matches(&pool).await.len() as i64 + 1).await;
+        at_least = matches(&pool).await.len() as i64 + 1;
     };
     assert!(before.len() < expected, "killed mid-run");
     // The last server standing takes over and finishes it.
     let last = scheduler(&nodes).await;
     assert!(nodes[last].is_some());
     wait_finished(&pool).await;
+    // Every remote bot hears the end from the server it waits on.
+    for b in bots {
+        tokio::time::timeout(Duration::from_secs(60), b).await.expect("the bots hear the end").unwrap().unwrap();
+    }
     for node in nodes.iter_mut().flatten() {
         node.kill9();
     }
-    eprintln!("killed a standby and {kills} scheduler(s); {} of {expected} matches were stored before", before.len());
+    let lost: i64 = sqlx::query("SELECT COUNT(*) FROM table_placements WHERE state = 'lost'")
+        .fetch_one(&pool)
+        .await
+        .unwrap()
+        .get(0);
+    eprintln!(
+        "killed a standby and {kills} scheduler(s); {} of {expected} matches were stored before; {lost} placement(s) lost with their node",
+        before.len()
+    );
     check_finished(&pool, &spec, expected, &before).await;
     pool.close().await;
     let _ = std::fs::remove_dir_all(dir);

@@ -4,11 +4,19 @@
 //! [`PlacementState`]s; each move is one conditional `UPDATE`, so a node
 //! and the scheduler never both decide a placement's fate.
 
+use std::time::Duration;
+
 use sqlx::Row;
 
 use super::columns::text_column;
 use super::nodes::live_since;
 use super::{Db, DbError, now_ms};
+
+/// How long a placement may wait for its node to open it: a live node
+/// claims its placements within a quarter of a second, so one that has not
+/// after this is not taking tables (it died since its last beat, or it is
+/// stuck), and the table goes to another node.
+pub const CLAIM_WITHIN: Duration = Duration::from_secs(3);
 
 /// Where a placement stands (`table_placements.state`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,7 +53,8 @@ pub struct Watched {
     pub table: u32,
     /// Where it stands.
     pub state: PlacementState,
-    /// Whether its node is live.
+    /// Whether its node is live and taking tables (it claims its
+    /// placements within [`CLAIM_WITHIN`]).
     pub live: bool,
 }
 
@@ -86,14 +95,18 @@ pub struct OpenElsewhere {
 impl Db {
     /// The live node with the least load: rooms open at its last beat, plus
     /// tables placed on it or opened there since. Ties go to the oldest node.
+    /// A node with a placement unclaimed for [`CLAIM_WITHIN`] is passed over.
     pub async fn least_loaded_node(&self) -> Result<Option<i64>, DbError> {
         let row = sqlx::query(
             "SELECT n.id, n.rooms + (SELECT COUNT(*) FROM table_placements p WHERE p.node_id = n.id
                  AND (p.state = 'placed' OR (p.state = 'open' AND p.opened_at > n.heartbeat_at))) AS load
              FROM nodes n WHERE n.stopped_at IS NULL AND n.heartbeat_at >= $1
+               AND NOT EXISTS (SELECT 1 FROM table_placements q
+                               WHERE q.node_id = n.id AND q.state = 'placed' AND q.placed_at < $2)
              ORDER BY load, n.id LIMIT 1",
         )
         .bind(live_since())
+        .bind(claim_since())
         .fetch_optional(&self.pool)
         .await?;
         Ok(row.map(|r| r.get::<i64, _>(0)))
@@ -177,7 +190,8 @@ impl Db {
     pub async fn watch_placements(&self, tournament: i64, round: u32) -> Result<Vec<Watched>, DbError> {
         let rows = sqlx::query(
             "SELECT p.id, p.table_no, p.state,
-                    CASE WHEN n.stopped_at IS NULL AND n.heartbeat_at >= $1 THEN 1 ELSE 0 END
+                    CASE WHEN n.stopped_at IS NULL AND n.heartbeat_at >= $1
+                              AND NOT (p.state = 'placed' AND p.placed_at < $4) THEN 1 ELSE 0 END
              FROM table_placements p JOIN nodes n ON n.id = p.node_id
              WHERE p.tournament_id = $2 AND p.round = $3 AND p.state IN ('placed', 'open', 'done', 'ended')
              ORDER BY p.id",
@@ -185,6 +199,7 @@ impl Db {
         .bind(live_since())
         .bind(tournament)
         .bind(i64::from(round))
+        .bind(claim_since())
         .fetch_all(&self.pool)
         .await?;
         let mut out = Vec::with_capacity(rows.len());
@@ -260,4 +275,9 @@ impl Db {
         .fetch_all(&self.pool)
         .await?)
     }
+}
+
+/// The oldest placement (unix ms) still waiting for its node in time.
+fn claim_since() -> i64 {
+    now_ms() as i64 - CLAIM_WITHIN.as_millis() as i64
 }
