@@ -379,3 +379,96 @@ async fn three_servers_on_postgres_finish_a_tournament_whichever_is_killed() {
     pool.close().await;
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// The standings view: (rank, entrant, points, wins, draws, losses, score).
+async fn standings_view(pool: &AnyPool) -> Vec<(i64, String, i64, i64, i64, i64, i64)> {
+    sqlx::query("SELECT rank, entrant, points, wins, draws, losses, score FROM tournament_standings ORDER BY rank")
+        .fetch_all(pool)
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3), r.get(4), r.get(5), r.get(6)))
+        .collect()
+}
+
+/// The stored results by table: (round, table) -> (winner, the seats'
+/// scores and pips).
+async fn results_by_table(pool: &AnyPool) -> std::collections::BTreeMap<(u32, u32), String> {
+    common::stored_results(pool, 1)
+        .await
+        .into_iter()
+        .map(|r| {
+            let seats: Vec<(i64, u32)> = r.seats.iter().map(|s| (s.score, s.pips)).collect();
+            ((r.round, r.table), format!("winner {:?}, seats {seats:?}", r.winner))
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_tournament_spread_over_servers_and_killed_scores_as_one_server_does() {
+    let Some(pg) = capicua_pgtest::require("a_tournament_spread_over_servers_and_killed_scores_as_one_server_does")
+    else {
+        return;
+    };
+    let dir = fresh_dir("same-seeds");
+    let n: usize = std::env::var("CAPICUA_RESTART_ENTRANTS").ok().and_then(|v| v.parse().ok()).unwrap_or(8);
+    let entrants = hosted(n);
+
+    // Three servers on PostgreSQL; the scheduler is killed with a table of
+    // its own in play, and another finishes the tournament.
+    let db = pg.fresh_database();
+    let (spec, expected) = create_round_robin(&db, &dir, &entrants);
+    let pool = pool(&db).await;
+    let secret: String =
+        sqlx::query("SELECT deal_secret FROM tournaments WHERE id = 1").fetch_one(&pool).await.unwrap().get(0);
+    let logs: Vec<_> = (0..3).map(|i| dir.join(format!("node{i}.log"))).collect();
+    let mut nodes: Vec<Option<Server>> = logs.iter().map(|log| Some(serve(&db, log))).collect();
+    let before = loop {
+        let s = wait_for("one server to run the tournaments", Duration::from_secs(30), async || {
+            let running: Vec<usize> = (0..3).filter(|&i| nodes[i].is_some() && schedules(&logs[i])).collect();
+            if running.len() == 1 { Ok(running[0]) } else { Err(running) }
+        })
+        .await;
+        let node = node_of(&logs[s]);
+        wait_for("a result stored and a table in play on the scheduler", Duration::from_secs(60), async || {
+            let (st, count) = status(&pool).await;
+            assert_ne!(st, "finished", "the tournament finished before the kill: make it bigger");
+            let in_play = tables_open_on(&pool, node).await;
+            if count >= 1 && in_play > 0 { Ok(()) } else { Err((count, in_play)) }
+        })
+        .await;
+        nodes[s].take().unwrap().kill9();
+        if tables_open_on(&pool, node).await > 0 || nodes.iter().flatten().count() == 1 {
+            break matches(&pool).await;
+        }
+    };
+    wait_finished(&pool).await;
+    for node in nodes.iter_mut().flatten() {
+        node.kill9();
+    }
+    check_finished(&pool, &spec, expected, &before).await;
+    let spread = results_by_table(&pool).await;
+    let spread_view = standings_view(&pool).await;
+    pool.close().await;
+
+    // The same tournament, with the same deal secret, on one SQLite server
+    // that nobody kills.
+    let file = dir.join("one.db");
+    let one = file.to_str().unwrap();
+    let (same_spec, _) = create_round_robin(one, &dir, &entrants);
+    assert_eq!(same_spec, spec);
+    let pool = self::pool(one).await;
+    sqlx::query("UPDATE tournaments SET deal_secret = $1 WHERE id = 1").bind(&secret).execute(&pool).await.unwrap();
+    let mut server = serve(one, &dir.join("one.log"));
+    wait_finished(&pool).await;
+    server.kill9();
+    let single = results_by_table(&pool).await;
+    assert_eq!(single.len(), expected);
+    // Table by table, the same results; so the same standings.
+    for (table, result) in &single {
+        assert_eq!(spread.get(table), Some(result), "round {} table {}", table.0, table.1);
+    }
+    assert_eq!(standings_view(&pool).await, spread_view);
+    pool.close().await;
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -117,8 +117,9 @@ pub async fn create(
 ) -> Result<i64, DbError> {
     let mut tx = db.pool.begin().await?;
     let id: i64 = sqlx::query_scalar(
-        "INSERT INTO tournaments (name, spec_format, spec, variants_json, status, created_at, starts_at, spec_defaults)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id",
+        "INSERT INTO tournaments (name, spec_format, spec, variants_json, status, created_at, starts_at, spec_defaults,
+                                  deal_secret)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id",
     )
     .bind(name)
     .bind(format)
@@ -128,6 +129,7 @@ pub async fn create(
     .bind(now_secs())
     .bind(starts_at)
     .bind(SpecDefaults::CURRENT.0)
+    .bind(new_deal_secret())
     .fetch_one(&mut *tx)
     .await?;
     for (i, e) in entrants.iter().enumerate() {
@@ -135,6 +137,32 @@ pub async fn create(
     }
     tx.commit().await?;
     Ok(id)
+}
+
+/// A new tournament's deal secret, as stored (hex); `None` if the OS has no
+/// randomness to give, and then each of its rooms draws its own.
+fn new_deal_secret() -> Option<String> {
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes).ok()?;
+    Some(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// A tournament's deal secret (`None`: created before tournaments had one,
+/// or stored unreadable), which seeds its tables' rooms.
+pub async fn deal_secret(db: &Db, id: i64) -> Result<Option<[u8; 32]>, DbError> {
+    let hex: Option<String> = sqlx::query_scalar("SELECT deal_secret FROM tournaments WHERE id = $1")
+        .bind(id)
+        .fetch_optional(&db.pool)
+        .await?
+        .flatten();
+    Ok(hex.and_then(|h| {
+        let mut out = [0u8; 32];
+        (h.len() == 64).then_some(())?;
+        for (i, b) in out.iter_mut().enumerate() {
+            *b = u8::from_str_radix(h.get(2 * i..2 * i + 2)?, 16).ok()?;
+        }
+        Some(out)
+    }))
 }
 
 /// The defaults a spec takes for the fields it leaves out, by the rules

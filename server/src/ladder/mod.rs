@@ -294,6 +294,7 @@ async fn open(state: &Arc<AppState>, variant: String, mut players: Vec<i64>) {
         one_match: true,
         no_show: Some(cfg.no_show),
         link: None,
+        entropy: None,
     };
     let (done_tx, done_rx) = oneshot::channel();
     let info = match crate::room::create_table(state, spec, options, done_tx).await {

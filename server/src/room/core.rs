@@ -298,6 +298,9 @@ pub(crate) struct TableOptions {
     /// Makes the record stored with the game in the same transaction (a
     /// tournament's result for this table) from the finished match.
     pub link: Option<LinkFn>,
+    /// Seeds the room's deals and hosted bots instead of the OS's entropy
+    /// (a tournament table's, from its deal secret: never shown).
+    pub entropy: Option<u64>,
 }
 
 /// Builds the [`TableLink`] stored with a finished match.

@@ -394,7 +394,10 @@ async fn create_with(
     settings.bots = state.config.bot_policy();
     settings.idle = state.config.room_idle;
     // Deals of an unseeded room must be unpredictable: no randomness, no room.
-    let entropy = getrandom::u64().map_err(|_| CreateError::NoEntropy)?;
+    let entropy = match table.entropy {
+        Some(e) => e,
+        None => getrandom::u64().map_err(|_| CreateError::NoEntropy)?,
+    };
     let rules = settings.rules.clone();
     // Everything is checked before the room is recorded.
     let mut core = RoomCore::new(settings, table, entropy, Instant::now())?;

@@ -188,6 +188,17 @@ pub(crate) fn table_link(tournament: TournamentId, round: u32, table: u32) -> cr
     })
 }
 
+/// The entropy of a tournament table's room: the first word of ChaCha20
+/// keyed by the tournament's deal secret, on the stream of the round and
+/// the table. Whoever knows no secret can predict no deal; a table played
+/// again (after a crash, on any server) is dealt as before.
+pub(crate) fn table_entropy(secret: &[u8; 32], round: u32, table: u32) -> u64 {
+    use rand_chacha::rand_core::{RngCore, SeedableRng};
+    let mut rng = rand_chacha::ChaCha20Rng::from_seed(*secret);
+    rng.set_stream((u64::from(round) << 32) | u64::from(table));
+    rng.next_u64()
+}
+
 #[derive(Default)]
 struct Inner {
     running: HashSet<TournamentId>,

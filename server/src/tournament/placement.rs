@@ -55,6 +55,9 @@ pub(crate) struct TablePlan {
     pub no_show_secs: u64,
     /// The round's variant, as assignments name it.
     pub variant: String,
+    /// Seeds the room (see [`super::table_entropy`]); `None`: the OS's.
+    #[serde(default)]
+    pub entropy: Option<u64>,
 }
 
 /// A hosted bot's seat.
@@ -77,6 +80,7 @@ pub(crate) async fn plan_table(
     table: &Table,
     v: RoundVariant,
     clock: ClockSpec,
+    secret: Option<&[u8; 32]>,
 ) -> Result<TablePlan, TournamentError> {
     let mut hosted = Vec::with_capacity(table.seats.len());
     let mut reserved = Vec::with_capacity(table.seats.len());
@@ -145,6 +149,7 @@ pub(crate) async fn plan_table(
         hosted,
         no_show_secs: u64::from(clock.no_show_secs),
         variant: round.variant.clone(),
+        entropy: secret.map(|s| super::table_entropy(s, round.number, table.id)),
     })
 }
 
@@ -176,6 +181,7 @@ pub(crate) async fn host_table(
         one_match: true,
         no_show: Some(Duration::from_secs(plan.no_show_secs)),
         link: Some(table_link(id, round, table)),
+        entropy: plan.entropy,
     };
     let info = crate::room::create_table(state, plan.spec.clone(), options, done_tx)
         .await

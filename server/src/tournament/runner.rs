@@ -27,7 +27,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use capicua_protocol::{Progress, TournamentId, TournamentStatus};
-use capicua_tournament::{ClockSpec, Config, Round, RoundVariant, Table, Tournament};
+use capicua_tournament::{Config, Round, RoundVariant, Tournament};
 use tokio::sync::mpsc;
 
 use super::{TournamentError, placement, store};
@@ -122,6 +122,7 @@ async fn drive(
     let entries: Vec<_> = stored.log.in_order().into_iter().map(Logged::entry).collect();
     let mut cursor = stored.log.cursor(0, 0);
     let mut t = Tournament::replay_log(stored.config, &entries)?;
+    let secret = tournaments::deal_secret(db, id).await?;
     // The organiser may have paused or cancelled it since the scheduler looked.
     if !tournaments::set_status(db, id, Running, None, &[Pending, Running]).await? {
         return Ok(());
@@ -177,11 +178,11 @@ async fn drive(
                 let clock = t.config().spec().clock.clone();
                 let v = variant(t.config(), &round.variant)?;
                 let table = &round.tables[table_no as usize];
+                let plan = placement::plan_table(state, &round, table, v, clock, secret.as_ref()).await?;
                 let placed = if spread {
-                    let plan = placement::plan_table(state, &round, table, v, clock).await?;
                     Placed::Placement(placement::place(state, id, round.number, table_no, &plan).await?)
                 } else {
-                    Placed::Room(open_table(state, id, &round, table, v, clock, tx.clone()).await?)
+                    Placed::Room(open_table(state, id, round.number, table_no, &plan, tx.clone()).await?)
                 };
                 open.insert(table_no, placed);
             }
@@ -269,21 +270,18 @@ fn variant(config: &Config, name: &str) -> Result<RoundVariant, TournamentError>
         .ok_or_else(|| TournamentError::Variant { name: name.into(), message: "not stored with the tournament".into() })
 }
 
-/// Opens the room of one table here: hosted seats filled, the others
-/// reserved for their players, who get an assignment. The runner hears of
-/// its end as a [`Wake::Table`].
+/// Opens the room of a planned table here (see [`placement::host_table`]);
+/// the runner hears of its end as a [`Wake::Table`].
 async fn open_table(
     state: &Arc<AppState>,
     id: TournamentId,
-    round: &Round,
-    table: &Table,
-    v: RoundVariant,
-    clock: ClockSpec,
+    round: u32,
+    table: u32,
+    plan: &placement::TablePlan,
     tx: mpsc::UnboundedSender<Wake>,
 ) -> Result<u64, TournamentError> {
-    let plan = placement::plan_table(state, round, table, v, clock).await?;
-    let (room, done) = placement::host_table(state, id, round.number, table.id, &plan).await?;
-    let (rn, tn) = (round.number, table.id);
+    let (room, done) = placement::host_table(state, id, round, table, plan).await?;
+    let (rn, tn) = (round, table);
     tokio::spawn(async move {
         let game = done.await.ok().flatten();
         let _ = tx.send(Wake::Table { round: rn, table: tn, game });

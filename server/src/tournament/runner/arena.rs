@@ -222,7 +222,10 @@ async fn open_round(
 ) -> Result<u64, TournamentError> {
     let v = variant(t.config(), &round.variant)?;
     let clock = t.config().spec().clock.clone();
-    open_table(state, id, round, &round.tables[0], v, clock, tx.clone()).await
+    let secret = tournaments::deal_secret(&state.db, id).await?;
+    let table = &round.tables[0];
+    let plan = super::placement::plan_table(state, round, table, v, clock, secret.as_ref()).await?;
+    open_table(state, id, round.number, table.id, &plan, tx.clone()).await
 }
 
 async fn finish(state: &Arc<AppState>, id: TournamentId, t: &Tournament) -> Result<(), TournamentError> {

@@ -1,0 +1,7 @@
+-- Each tournament's deal secret: 32 random bytes (hex) drawn when it is
+-- created and never shown. A table's deals and hosted bots' choices are
+-- seeded from it, the round and the table, so a table played again after
+-- a crash, on whichever server, is dealt as before, and the tournament
+-- scores as one uninterrupted server would. NULL (tournaments created
+-- before): each room draws its own entropy.
+ALTER TABLE tournaments ADD COLUMN deal_secret TEXT;
