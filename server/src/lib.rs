@@ -408,10 +408,7 @@ pub async fn run(
     let shutdown_rx = state.shutdown();
     let app = http::router(state.clone());
     tournament::spawn_scheduler(state.clone());
-    if state.db.backend() == db::Backend::Postgres {
-        // Any node may be given tournament tables to open.
-        tournament::placement::spawn_host(state.clone());
-    }
+    tournament::spawn_host(state.clone());
     ladder::spawn(state.clone());
     let mut http_shutdown = shutdown_rx.clone();
     let stopped = async move {

@@ -909,7 +909,7 @@ async fn boards_of_every_layout_stay_on_screen_without_overlapping_tiles() {
 /// other's room with a link to that server's page, where the visitor
 /// watches it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_room_on_another_server_opens_on_that_server_from_the_lobby() {
+async fn a_room_on_another_server_opens_on_that_server_from_the_lobby_or_a_link() {
     let Some(pg) = capicua_pgtest::require("a_room_on_another_server_opens_on_that_server_from_the_lobby") else {
         return;
     };
@@ -940,6 +940,18 @@ async fn a_room_on_another_server_opens_on_that_server_from_the_lobby() {
         &format!(
             "return location.host === {} && [...document.querySelectorAll('.tag')].some((e) => e.textContent === 'watching')",
             json!(a.addr.to_string())
+        ),
+    )
+    .await;
+    // A link to the room on B (a tournament page's, a shared one) is
+    // answered `wrong-node` there, and the page follows it to A.
+    b.open(&format!("/?pace=0#/room/{room}")).await;
+    b.wait_js(
+        "the room page on B to go to A",
+        &format!(
+            "return location.host === {} && location.hash === {} && [...document.querySelectorAll('.tag')].some((e) => e.textContent === 'watching')",
+            json!(a.addr.to_string()),
+            json!(format!("#/room/{room}"))
         ),
     )
     .await;

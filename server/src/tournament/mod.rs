@@ -7,6 +7,10 @@
 //!   the round in progress, seats the entrants, waits for the committed
 //!   results, records them and moves on; an arena is run by `runner/arena.rs`
 //!   instead, which pairs entrants as their games end until its deadline.
+//! - [`placement`]: a table from plan to room; on PostgreSQL the scheduler
+//!   places each table on the least loaded node, whose `host` task opens
+//!   it and sends every node's players their assignments, and `relay`
+//!   tells followers on the other nodes how the tournament goes.
 //! - [`http`]: `POST/GET /api/tournaments...`.
 //!
 //! A scheduler task (started by [`crate::run`]) looks for `pending` and
@@ -32,6 +36,7 @@
 //! played again from its start in a new room (the interrupted moves are not
 //! kept).
 
+mod host;
 pub(crate) mod http;
 pub(crate) mod placement;
 mod relay;
@@ -434,6 +439,15 @@ pub fn spawn_scheduler(state: Arc<AppState>) {
             }
         }
     });
+}
+
+/// Starts this node's host task on PostgreSQL, where any node may be given
+/// tournament tables to open (see [`placement`]); on SQLite the scheduler
+/// opens them itself.
+pub fn spawn_host(state: Arc<AppState>) {
+    if state.db.backend() == crate::db::Backend::Postgres {
+        host::spawn(state);
+    }
 }
 
 /// Waits until this server is the tournament scheduler: `Some(None)` at
