@@ -12,10 +12,8 @@
 mod common;
 
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use capicua_bot::remote::{AwaitConfig, Tally, await_assignments};
 use capicua_server::Config;
 use capicua_tournament::{Tournament, TournamentSpec};
 use common::TestServer;
@@ -65,21 +63,8 @@ async fn remote_bots_play_a_tournament_spread_over_three_nodes() {
     };
 
     let started = Instant::now();
-    let tally = Arc::new(Tally::default());
-    let bots: Vec<_> = tokens
-        .iter()
-        .enumerate()
-        .map(|(i, token)| {
-            let cfg = AwaitConfig {
-                server: nodes[i % 3].url(),
-                token: token.clone(),
-                strategy: "heuristic".into(),
-                tournament: Some(id),
-                fallbacks: vec![nodes[(i + 1) % 3].url(), nodes[(i + 2) % 3].url()],
-            };
-            tokio::spawn(await_assignments(cfg, tally.clone()))
-        })
-        .collect();
+    let urls: Vec<String> = nodes.iter().map(TestServer::url).collect();
+    let bots = common::await_spread(&urls, &tokens, id);
     // Each bot returns once its node tells it the tournament finished
     // (relayed on the nodes that do not run it).
     for b in bots {

@@ -15,10 +15,8 @@ mod common;
 
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::sync::Arc;
 use std::time::Duration;
 
-use capicua_bot::remote::{AwaitConfig, Tally, await_assignments};
 use capicua_tournament::{Tournament, TournamentSpec};
 use common::wait_for;
 use sqlx::{AnyPool, Row};
@@ -294,21 +292,7 @@ async fn three_servers_on_postgres_finish_a_tournament_whichever_is_killed() {
     }
     let entrants: Vec<String> = hosted(n - players.len()).into_iter().chain(players.iter().cloned()).collect();
     let (spec, expected) = create_round_robin(&db, &dir, &entrants);
-    let tally = Arc::new(Tally::default());
-    let bots: Vec<_> = tokens
-        .iter()
-        .enumerate()
-        .map(|(i, token)| {
-            let cfg = AwaitConfig {
-                server: urls[i % 3].clone(),
-                token: token.clone(),
-                strategy: "heuristic".into(),
-                tournament: Some(1),
-                fallbacks: vec![urls[(i + 1) % 3].clone(), urls[(i + 2) % 3].clone()],
-            };
-            tokio::spawn(await_assignments(cfg, tally.clone()))
-        })
-        .collect();
+    let bots = common::await_spread(&urls, &tokens, 1);
     let scheduler = async |nodes: &[Option<Server>]| {
         wait_for("one server to run the tournaments", Duration::from_secs(30), async || {
             let running: Vec<usize> = (0..3).filter(|&i| nodes[i].is_some() && schedules(&logs[i])).collect();

@@ -59,32 +59,39 @@ pub struct Watched {
 }
 
 /// A placement a node is to open.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, sqlx::FromRow)]
 pub struct ToOpen {
     /// The placement.
     pub id: i64,
     /// The tournament.
+    #[sqlx(rename = "tournament_id")]
     pub tournament: i64,
     /// The round.
+    #[sqlx(try_from = "i64")]
     pub round: u32,
     /// The table in its round.
+    #[sqlx(rename = "table_no", try_from = "i64")]
     pub table: u32,
     /// What the room is (the server's `TablePlan`, as JSON).
     pub table_json: String,
 }
 
 /// A table open on another node, for the players connected here.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, sqlx::FromRow)]
 pub struct OpenElsewhere {
     /// The placement.
     pub id: i64,
     /// The tournament.
+    #[sqlx(rename = "tournament_id")]
     pub tournament: i64,
     /// The round.
+    #[sqlx(try_from = "i64")]
     pub round: u32,
     /// The table in its round.
+    #[sqlx(rename = "table_no", try_from = "i64")]
     pub table: u32,
     /// Its room.
+    #[sqlx(rename = "room_id")]
     pub room: i64,
     /// The node's base URL.
     pub url: String,
@@ -138,23 +145,13 @@ impl Db {
     /// The placements this node is to open, oldest first.
     pub async fn placed_here(&self) -> Result<Vec<ToOpen>, DbError> {
         let Some(node) = self.node_id() else { return Ok(Vec::new()) };
-        let rows = sqlx::query(
+        Ok(sqlx::query_as(
             "SELECT id, tournament_id, round, table_no, table_json FROM table_placements
              WHERE node_id = $1 AND state = 'placed' ORDER BY id",
         )
         .bind(node)
         .fetch_all(&self.pool)
-        .await?;
-        Ok(rows
-            .iter()
-            .map(|r| ToOpen {
-                id: r.get(0),
-                tournament: r.get(1),
-                round: r.get::<i64, _>(2) as u32,
-                table: r.get::<i64, _>(3) as u32,
-                table_json: r.get(4),
-            })
-            .collect())
+        .await?)
     }
 
     /// Moves a placement from `from` to `to` (stamping `opened_at` on
@@ -241,7 +238,7 @@ impl Db {
 
     /// The tables open on the other live nodes, with their rooms.
     pub async fn open_elsewhere(&self) -> Result<Vec<OpenElsewhere>, DbError> {
-        let rows = sqlx::query(
+        Ok(sqlx::query_as(
             "SELECT p.id, p.tournament_id, p.round, p.table_no, p.room_id, n.url, p.table_json
              FROM table_placements p JOIN nodes n ON n.id = p.node_id
              WHERE p.state = 'open' AND p.room_id IS NOT NULL AND p.node_id <> $1
@@ -251,19 +248,7 @@ impl Db {
         .bind(self.node_id().unwrap_or(0))
         .bind(live_since())
         .fetch_all(&self.pool)
-        .await?;
-        Ok(rows
-            .iter()
-            .map(|r| OpenElsewhere {
-                id: r.get(0),
-                tournament: r.get(1),
-                round: r.get::<i64, _>(2) as u32,
-                table: r.get::<i64, _>(3) as u32,
-                room: r.get(4),
-                url: r.get(5),
-                table_json: r.get(6),
-            })
-            .collect())
+        .await?)
     }
 
     /// How many tables each node opened, by node URL (for reports).

@@ -525,3 +525,30 @@ macro_rules! on_both {
 }
 #[allow(unused_imports)]
 pub(crate) use on_both;
+
+/// Remote bots (in-process `capicua-bot` clients, playing `heuristic`)
+/// awaiting the tables of `tournament`, one per token: bot `i` waits on
+/// `servers[i % len]` and fails over to the others in turn. Each task ends
+/// when its server says the tournament finished.
+pub fn await_spread(
+    servers: &[String],
+    tokens: &[String],
+    tournament: i64,
+) -> Vec<tokio::task::JoinHandle<Result<(), capicua_bot::RemoteError>>> {
+    let tally = std::sync::Arc::new(capicua_bot::remote::Tally::default());
+    tokens
+        .iter()
+        .enumerate()
+        .map(|(i, token)| {
+            let n = servers.len();
+            let cfg = capicua_bot::remote::AwaitConfig {
+                server: servers[i % n].clone(),
+                token: token.clone(),
+                strategy: "heuristic".into(),
+                tournament: Some(tournament),
+                fallbacks: (1..n).map(|k| servers[(i + k) % n].clone()).collect(),
+            };
+            tokio::spawn(capicua_bot::remote::await_assignments(cfg, tally.clone()))
+        })
+        .collect()
+}
