@@ -194,19 +194,7 @@ async fn check_finished(pool: &AnyPool, spec: &str, expected: usize, before: &[(
         sqlx::query("SELECT COUNT(*) FROM tournament_tables WHERE attempts > 1").fetch_one(pool).await.unwrap().get(0);
     assert!(replayed >= 1, "the kill interrupted a table");
     // The stored standings are the replay of the stored results.
-    let results = common::stored_results(pool, 1).await;
-    let t = Tournament::replay(toml::from_str::<TournamentSpec>(spec).unwrap().validate().unwrap(), &results).unwrap();
-    assert!(t.is_finished());
-    let view: Vec<(i64, String, i64)> = sqlx::query("SELECT rank, entrant, points FROM tournament_standings")
-        .fetch_all(pool)
-        .await
-        .unwrap()
-        .iter()
-        .map(|r| (r.get(0), r.get(1), r.get(2)))
-        .collect();
-    let want: Vec<(i64, String, i64)> =
-        t.standings().iter().map(|s| (s.rank as i64, s.name.clone(), s.points)).collect();
-    assert_eq!(view, want);
+    common::check_standings_replay(pool, 1, toml::from_str::<TournamentSpec>(spec).unwrap().validate().unwrap()).await;
 }
 
 /// Waits for the tournament to finish (never failing).

@@ -58,9 +58,9 @@ pub struct Watched {
     pub live: bool,
 }
 
-/// A placement a node is to open.
+/// A placed table: which, and what its room is.
 #[derive(Clone, Debug, sqlx::FromRow)]
-pub struct ToOpen {
+pub struct PlacedTable {
     /// The placement.
     pub id: i64,
     /// The tournament.
@@ -79,24 +79,14 @@ pub struct ToOpen {
 /// A table open on another node, for the players connected here.
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub struct OpenElsewhere {
-    /// The placement.
-    pub id: i64,
-    /// The tournament.
-    #[sqlx(rename = "tournament_id")]
-    pub tournament: i64,
-    /// The round.
-    #[sqlx(try_from = "i64")]
-    pub round: u32,
-    /// The table in its round.
-    #[sqlx(rename = "table_no", try_from = "i64")]
-    pub table: u32,
+    /// The table.
+    #[sqlx(flatten)]
+    pub placed: PlacedTable,
     /// Its room.
     #[sqlx(rename = "room_id")]
     pub room: i64,
     /// The node's base URL.
     pub url: String,
-    /// What the room is (the server's `TablePlan`, as JSON).
-    pub table_json: String,
 }
 
 impl Db {
@@ -143,7 +133,7 @@ impl Db {
     }
 
     /// The placements this node is to open, oldest first.
-    pub async fn placed_here(&self) -> Result<Vec<ToOpen>, DbError> {
+    pub async fn placed_here(&self) -> Result<Vec<PlacedTable>, DbError> {
         let Some(node) = self.node_id() else { return Ok(Vec::new()) };
         Ok(sqlx::query_as(
             "SELECT id, tournament_id, round, table_no, table_json FROM table_placements

@@ -98,18 +98,20 @@ async fn look(
     let open = db.open_elsewhere().await?;
     let mut seen = HashSet::with_capacity(open.len());
     for o in open {
-        seen.insert(o.id);
-        if delivered.contains_key(&o.id) {
+        seen.insert(o.placed.id);
+        if delivered.contains_key(&o.placed.id) {
             continue;
         }
-        delivered.insert(o.id, o.room as u64);
-        match serde_json::from_str::<TablePlan>(&o.table_json) {
+        delivered.insert(o.placed.id, o.room as u64);
+        match serde_json::from_str::<TablePlan>(&o.placed.table_json) {
             Ok(plan) => {
-                for (player, a) in assignments(o.tournament, o.round, o.table, o.room as u64, &plan, Some(&o.url)) {
+                for (player, a) in
+                    assignments(o.placed.tournament, o.placed.round, o.placed.table, o.room as u64, &plan, Some(&o.url))
+                {
                     state.tournaments.assign(player, a);
                 }
             }
-            Err(e) => tracing::warn!(placement = o.id, error = %e, "a placement's table does not parse"),
+            Err(e) => tracing::warn!(placement = o.placed.id, error = %e, "a placement's table does not parse"),
         }
     }
     delivered.retain(|placement, room| {

@@ -552,3 +552,24 @@ pub fn await_spread(
         })
         .collect()
 }
+
+/// Checks that tournament `id` finished and that its standings view
+/// (rank, entrant, points) is `Tournament::replay` of its stored results.
+pub async fn check_standings_replay(pool: &sqlx::AnyPool, id: i64, config: capicua_tournament::Config) {
+    use sqlx::Row;
+    let results = stored_results(pool, id).await;
+    let t = capicua_tournament::Tournament::replay(config, &results).unwrap();
+    assert!(t.is_finished());
+    let view: Vec<(i64, String, i64)> =
+        sqlx::query("SELECT rank, entrant, points FROM tournament_standings WHERE tournament_id = $1")
+            .bind(id)
+            .fetch_all(pool)
+            .await
+            .unwrap()
+            .iter()
+            .map(|r| (r.get(0), r.get(1), r.get(2)))
+            .collect();
+    let want: Vec<(i64, String, i64)> =
+        t.standings().iter().map(|s| (s.rank as i64, s.name.clone(), s.points)).collect();
+    assert_eq!(view, want);
+}
