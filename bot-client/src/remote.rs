@@ -101,6 +101,13 @@ pub enum RemoteError {
     /// Every room tried was full or taken meanwhile.
     #[error("could not find a free seat")]
     NoSeat,
+    /// The room asked for is hosted by another server of the same database
+    /// (`wrong-node`): the bot reconnects there.
+    #[error("the room is hosted by another server: {server}")]
+    Moved {
+        /// That server's WebSocket address.
+        server: String,
+    },
     /// A bot's task panicked or was cancelled.
     #[error("bot task failed: {0}")]
     Task(tokio::task::JoinError),
@@ -755,6 +762,7 @@ pub async fn play_as(cfg: PlayConfig, opts: PlayOptions, tally: Arc<Tally>) -> R
             token,
             cfg: cfg.clone(),
             wanted: wanted.clone(),
+            server: cfg.server.clone(),
             addr: addr.clone(),
             tally: tally.clone(),
             played: 0,
@@ -782,6 +790,9 @@ struct Bot {
     token: Option<String>,
     cfg: Arc<PlayConfig>,
     wanted: Arc<Wanted>,
+    /// The server in use: `cfg.server`, or the server hosting the room
+    /// asked for.
+    server: String,
     addr: Arc<ServerAddr>,
     tally: Arc<Tally>,
     /// Matches finished.
@@ -800,14 +811,23 @@ enum SessionEnd {
 impl Bot {
     /// Sessions separated by backoff until done or failed for good.
     async fn run(mut self) -> Result<(), RemoteError> {
+        // Servers that sent the bot on, in a row: two servers that each
+        // say the other hosts the room must not bounce it forever.
+        let mut moves = 0;
         let result = loop {
             let mut connected = false;
             match self.session(&mut connected).await {
                 Ok(SessionEnd::Done) => break Ok(()),
                 Ok(SessionEnd::RoomClosed) => continue,
+                Err(RemoteError::Moved { server }) if moves < MAX_MOVES => {
+                    moves += 1;
+                    self.addr = Arc::new(ServerAddr::parse(&server)?);
+                    eprintln!("bot {}: room {:?} is hosted by {server}: connecting there", self.index, self.cfg.room);
+                    self.server = server;
+                }
                 Err(e) if !e.is_transient() => break Err(e),
                 Err(e) => {
-                    self.tally.failed(self.index, &self.cfg.server, &e, connected);
+                    self.tally.failed(self.index, &self.server, &e, connected);
                     tokio::time::sleep(self.backoff.next_delay()).await;
                 }
             }
@@ -817,12 +837,12 @@ impl Bot {
     }
 
     async fn session(&mut self, connected: &mut bool) -> Result<SessionEnd, RemoteError> {
-        let mut conn = Connection::connect(&self.cfg.server).await?;
+        let mut conn = Connection::connect(&self.server).await?;
         // Batched events: a bot decides from its prompt's view alone.
         let (_, seats) = conn.greet(self.token.clone(), false, true).await?;
         *connected = true;
         self.backoff.reset();
-        self.tally.recovered(self.index, &self.cfg.server);
+        self.tally.recovered(self.index, &self.server);
         // Frames that arrived while a request waited for its reply.
         let mut pending = VecDeque::new();
         let (mut room, mut waiting) = match seats.first() {
@@ -938,6 +958,9 @@ async fn find_seat(
     if let Some(room) = asked {
         return match conn.request(ClientMsg::join(room, None), |m| pending.push_back(m)).await? {
             ServerMsg::Seated { .. } => Ok(room),
+            ServerMsg::Error { code: ErrorCode::WrongNode, url: Some(url), .. } => {
+                Err(RemoteError::Moved { server: ServerAddr::of_node(&url)?.as_server() })
+            }
             other => Err(unexpected("join", other)),
         };
     }
@@ -964,6 +987,9 @@ async fn find_seat(
     }
     Err(RemoteError::NoSeat)
 }
+
+/// How many times in a row a bot follows `wrong-node` to another server.
+const MAX_MOVES: u32 = 3;
 
 /// A bot waiting in `room` for its match to start moves to a better room
 /// ([`rank`]) that fits, if there is one: bots of different processes that

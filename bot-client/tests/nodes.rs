@@ -119,3 +119,41 @@ async fn remote_bots_play_a_tournament_spread_over_three_nodes() {
         node.stop().await;
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bots_sent_to_a_room_on_another_node_play_it_there() {
+    let Some(pg) = capicua_pgtest::require("bots_sent_to_a_room_on_another_node_play_it_there") else {
+        return;
+    };
+    let database = pg.fresh_database();
+    let mut a = TestServer::start_with(PathBuf::from(&database), common::config()).await;
+    let mut b = TestServer::start_with(PathBuf::from(&database), common::config()).await;
+    let mut host = a.guest().await;
+    let room = host.create_room(json!({"preset": "latin"})).await;
+    // Two bots are told the room and the wrong server: B answers
+    // `wrong-node` with A's URL, and they sit and play on A.
+    let cfg = capicua_bot::remote::PlayConfig {
+        server: b.url(),
+        token: None,
+        strategy: "heuristic".into(),
+        poly_strategy: "greedy".into(),
+        room: Some(room),
+        preset: "latin".into(),
+        count: 2,
+        matches: Some(1),
+    };
+    let tally = std::sync::Arc::new(capicua_bot::remote::Tally::default());
+    let bots = tokio::spawn(capicua_bot::remote::play(cfg, tally.clone()));
+    common::wait_for("both bots to sit on A", Duration::from_secs(20), async || {
+        let info = a.room_info(room).await;
+        let seated = info["seats"].as_array().unwrap().iter().filter(|s| s.get("occupant").is_some()).count();
+        if seated == 2 { Ok(()) } else { Err(info) }
+    })
+    .await;
+    let r = host.request(json!({"type": "fill-bots", "room": room, "strategy": "random"})).await;
+    assert_eq!(r["type"], "ok", "{r}");
+    tokio::time::timeout(Duration::from_secs(60), bots).await.expect("bots finish").unwrap().unwrap();
+    assert_eq!(tally.games.load(std::sync::atomic::Ordering::Relaxed), 2, "each bot played its match");
+    a.stop().await;
+    b.stop().await;
+}
