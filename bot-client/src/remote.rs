@@ -1159,9 +1159,6 @@ pub struct AwaitConfig {
 /// returns when that tournament is over.
 pub async fn await_assignments(cfg: AwaitConfig, tally: Arc<Tally>) -> Result<(), RemoteError> {
     spec::build(&cfg.strategy, 0)?;
-    for server in &cfg.fallbacks {
-        ServerAddr::parse(server)?;
-    }
     let servers: Vec<String> = std::iter::once(cfg.server.clone()).chain(cfg.fallbacks.iter().cloned()).collect();
     // A tournament seat is reserved by name: an answer that is not the
     // expected one will not change, so only transient errors reconnect.

@@ -144,12 +144,8 @@ async fn bots_sent_to_a_room_on_another_node_play_it_there() {
     };
     let tally = std::sync::Arc::new(capicua_bot::remote::Tally::default());
     let bots = tokio::spawn(capicua_bot::remote::play(cfg, tally.clone()));
-    common::wait_for("both bots to sit on A", Duration::from_secs(20), async || {
-        let info = a.room_info(room).await;
-        let seated = info["seats"].as_array().unwrap().iter().filter(|s| s.get("occupant").is_some()).count();
-        if seated == 2 { Ok(()) } else { Err(info) }
-    })
-    .await;
+    // Both bots sit on A.
+    a.wait_seated(room, 2).await;
     let r = host.request(json!({"type": "fill-bots", "room": room, "strategy": "random"})).await;
     assert_eq!(r["type"], "ok", "{r}");
     tokio::time::timeout(Duration::from_secs(60), bots).await.expect("bots finish").unwrap().unwrap();

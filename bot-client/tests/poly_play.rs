@@ -67,12 +67,8 @@ async fn the_remote_bot_plays_every_poly_preset_to_the_end_and_the_games_are_sto
     for (k, preset) in POLY_PRESETS.iter().enumerate() {
         let room = host.create_room(json!({"preset": preset, "seats": 2, "seed": 900 + k})).await;
         let bots = tokio::spawn(play_one_match(server.url(), Some(room), preset.to_string(), 1, "greedy"));
-        wait_for("the remote bot to sit", WAIT, async || {
-            let info = server.room_info(room).await;
-            let seated = info["seats"].as_array().unwrap().iter().filter(|s| s.get("occupant").is_some()).count();
-            if seated == 1 { Ok(()) } else { Err(info) }
-        })
-        .await;
+        // The remote bot sits.
+        server.wait_seated(room, 1).await;
         let r = host.request(json!({"type": "fill-bots", "room": room, "strategy": "greedy"})).await;
         assert_eq!(r["type"], "ok", "{preset}: {r}");
         let ids = bots.await.unwrap();

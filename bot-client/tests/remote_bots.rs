@@ -33,12 +33,7 @@ async fn remote_bots_fill_a_room_with_hosted_bots_and_finish_matches() {
     let tally = Arc::new(Tally::default());
     let bots = tokio::spawn(play(cfg, tally.clone()));
     // Wait until both remote bots sit, then fill the rest with hosted bots.
-    wait_for("both remote bots to sit", WAIT, async || {
-        let info = server.room_info(room).await;
-        let seated = info["seats"].as_array().unwrap().iter().filter(|s| s.get("occupant").is_some()).count();
-        if seated == 2 { Ok(()) } else { Err(info) }
-    })
-    .await;
+    server.wait_seated(room, 2).await;
     let r = host.request(json!({"type": "fill-bots", "room": room, "strategy": "random"})).await;
     assert_eq!(r["type"], "ok", "{r}");
     tokio::time::timeout(Duration::from_secs(60), bots).await.expect("bots finish").unwrap().unwrap();

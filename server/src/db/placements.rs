@@ -45,16 +45,18 @@ text_column!(PlacementState {
 });
 
 /// A placement as its tournament's runner watches it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow)]
 pub struct Watched {
     /// The placement.
     pub id: i64,
     /// The table in its round.
+    #[sqlx(rename = "table_no", try_from = "i64")]
     pub table: u32,
     /// Where it stands.
     pub state: PlacementState,
     /// Whether its node is live and taking tables (it claims its
     /// placements within [`CLAIM_WITHIN`]).
+    #[sqlx(try_from = "super::columns::Flag")]
     pub live: bool,
 }
 
@@ -175,10 +177,10 @@ impl Db {
     /// The placements of a tournament's round that still matter to its
     /// runner (placed, open, done or ended), with whether their node is live.
     pub async fn watch_placements(&self, tournament: i64, round: u32) -> Result<Vec<Watched>, DbError> {
-        let rows = sqlx::query(
+        Ok(sqlx::query_as(
             "SELECT p.id, p.table_no, p.state,
                     CASE WHEN n.stopped_at IS NULL AND n.heartbeat_at >= $1
-                              AND NOT (p.state = 'placed' AND p.placed_at < $4) THEN 1 ELSE 0 END
+                              AND NOT (p.state = 'placed' AND p.placed_at < $4) THEN 1 ELSE 0 END AS live
              FROM table_placements p JOIN nodes n ON n.id = p.node_id
              WHERE p.tournament_id = $2 AND p.round = $3 AND p.state IN ('placed', 'open', 'done', 'ended')
              ORDER BY p.id",
@@ -188,17 +190,7 @@ impl Db {
         .bind(i64::from(round))
         .bind(claim_since())
         .fetch_all(&self.pool)
-        .await?;
-        let mut out = Vec::with_capacity(rows.len());
-        for r in rows {
-            out.push(Watched {
-                id: r.get(0),
-                table: r.get::<i64, _>(1) as u32,
-                state: r.try_get(2)?,
-                live: r.get::<i64, _>(3) == 1,
-            });
-        }
-        Ok(out)
+        .await?)
     }
 
     /// Asks the nodes to close the rooms of a cancelled tournament's
@@ -237,16 +229,6 @@ impl Db {
         )
         .bind(self.node_id().unwrap_or(0))
         .bind(live_since())
-        .fetch_all(&self.pool)
-        .await?)
-    }
-
-    /// How many tables each node opened, by node URL (for reports).
-    pub async fn tables_by_node(&self) -> Result<Vec<(String, i64)>, DbError> {
-        Ok(sqlx::query_as(
-            "SELECT n.url, COUNT(*) FROM table_placements p JOIN nodes n ON n.id = p.node_id
-             WHERE p.room_id IS NOT NULL GROUP BY n.id, n.url ORDER BY n.id",
-        )
         .fetch_all(&self.pool)
         .await?)
     }

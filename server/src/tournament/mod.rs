@@ -249,21 +249,22 @@ impl Registry {
         inner.assignments.entry(player).or_default().push(a);
     }
 
-    fn unassign(&self, tournament: TournamentId, round: u32, table: u32) {
+    /// Forgets the assignments `gone` picks, of every player.
+    fn forget(&self, gone: impl Fn(&Assignment) -> bool) {
         let mut inner = self.lock();
         for list in inner.assignments.values_mut() {
-            list.retain(|a| !(a.tournament == tournament && a.round == round && a.table == table));
+            list.retain(|a| !gone(a));
         }
         inner.assignments.retain(|_, l| !l.is_empty());
     }
 
+    fn unassign(&self, tournament: TournamentId, round: u32, table: u32) {
+        self.forget(|a| a.tournament == tournament && a.round == round && a.table == table);
+    }
+
     /// Forgets the assignments to a room (its table ended).
     fn unassign_room(&self, room: u64) {
-        let mut inner = self.lock();
-        for list in inner.assignments.values_mut() {
-            list.retain(|a| a.room != room);
-        }
-        inner.assignments.retain(|_, l| !l.is_empty());
+        self.forget(|a| a.room == room);
     }
 
     /// The tournaments someone follows here that run on another node.
@@ -286,11 +287,7 @@ impl Registry {
     }
 
     fn unassign_tournament(&self, tournament: TournamentId) {
-        let mut inner = self.lock();
-        for list in inner.assignments.values_mut() {
-            list.retain(|a| a.tournament != tournament);
-        }
-        inner.assignments.retain(|_, l| !l.is_empty());
+        self.forget(|a| a.tournament == tournament);
     }
 
     /// Tells the tournament's runner, if one runs here, that the organiser

@@ -130,6 +130,17 @@ impl TestServer {
         let room = rooms.as_array().unwrap().iter().find(|r| r["id"] == json!(id));
         room.unwrap_or_else(|| panic!("room {id} is not listed: {rooms}")).clone()
     }
+
+    /// Waits until exactly `n` seats of room `id` are taken, as the lobby
+    /// lists it.
+    pub async fn wait_seated(&self, id: u64, n: usize) {
+        wait_for(&format!("{n} seat(s) of room {id} taken"), WAIT, async || {
+            let info = self.room_info(id).await;
+            let seated = info["seats"].as_array().unwrap().iter().filter(|s| s.get("occupant").is_some()).count();
+            if seated == n { Ok(()) } else { Err(info) }
+        })
+        .await;
+    }
 }
 
 impl Drop for TestServer {

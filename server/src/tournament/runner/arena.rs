@@ -68,6 +68,7 @@ pub(super) async fn drive(
         let ends_at = tournaments::set_ends_at(db, id, now_ms().saturating_add(duration)).await?;
         t.start_arena(ends_at);
     }
+    let secret = tournaments::deal_secret(db, id).await?;
     let mut shutdown = state.shutdown();
     // Tables with a room open (by table: its room), and rooms opened per table.
     let mut open: HashMap<u32, u64> = HashMap::new();
@@ -105,7 +106,7 @@ pub(super) async fn drive(
                     round.number
                 )));
             }
-            let room = open_round(state, id, &t, &round, &tx).await?;
+            let room = open_round(state, id, &t, &round, secret.as_ref(), &tx).await?;
             open.insert(round.number, room);
         }
         let pairing = t.arena_pair(now_ms());
@@ -117,7 +118,7 @@ pub(super) async fn drive(
         }
         for round in &pairing.tables {
             attempts.insert(round.number, 1);
-            let room = open_round(state, id, &t, round, &tx).await?;
+            let room = open_round(state, id, &t, round, secret.as_ref(), &tx).await?;
             open.insert(round.number, room);
         }
         if t.is_finished() {
@@ -218,13 +219,13 @@ async fn open_round(
     id: TournamentId,
     t: &Tournament,
     round: &Round,
+    secret: Option<&[u8; 32]>,
     tx: &mpsc::UnboundedSender<Wake>,
 ) -> Result<u64, TournamentError> {
     let v = variant(t.config(), &round.variant)?;
     let clock = t.config().spec().clock.clone();
-    let secret = tournaments::deal_secret(&state.db, id).await?;
     let table = &round.tables[0];
-    let plan = super::placement::plan_table(state, round, table, v, clock, secret.as_ref()).await?;
+    let plan = super::placement::plan_table(state, round, table, v, clock, secret).await?;
     open_table(state, id, round.number, table.id, &plan, tx.clone()).await
 }
 
