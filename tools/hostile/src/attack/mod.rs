@@ -1,0 +1,94 @@
+//! The attacks, one module each. Each sets up what it needs, calls
+//! [`Ctx::begin`] (the baseline, then the attack phase), attacks, and
+//! returns once its time is up, dropping every connection it opened: the
+//! recovery check starts when it returns.
+
+pub mod bot_rooms;
+pub mod chat;
+pub mod fill_bots;
+pub mod idle;
+pub mod ladder_flood;
+pub mod long_game;
+pub mod replay;
+pub mod review;
+pub mod slow_spectators;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crate::http::Server;
+use crate::monitor::Monitor;
+
+/// What every attack is given.
+pub struct Ctx {
+    /// The server.
+    pub server: Server,
+    /// The monitor (phases, notes, the probe).
+    pub monitor: Arc<Monitor>,
+    /// How long the baseline lasts.
+    pub baseline: Duration,
+    /// This process's descriptor limit (after raising it).
+    pub fd_limit: u64,
+}
+
+impl Ctx {
+    /// The baseline, then the attack phase.
+    pub async fn begin(&self) {
+        self.monitor.baseline_then_attack(self.baseline).await;
+    }
+
+    /// Says something the attack found.
+    pub fn note(&self, line: impl Into<String>) {
+        self.monitor.note(line);
+    }
+}
+
+/// Sleeps until `deadline`, or until the server process is gone.
+pub async fn hold_until(ctx: &Ctx, deadline: Instant) {
+    while Instant::now() < deadline && !ctx.monitor.server_gone() {
+        tokio::time::sleep(Duration::from_millis(250).min(deadline.saturating_duration_since(Instant::now()))).await;
+    }
+}
+
+/// Counts of outcomes by name, printed in a stable order.
+#[derive(Clone, Debug, Default)]
+pub struct Tally(std::collections::BTreeMap<String, u64>);
+
+impl Tally {
+    /// Counts one `what`.
+    pub fn add(&mut self, what: impl Into<String>) {
+        *self.0.entry(what.into()).or_default() += 1;
+    }
+
+    /// How many `what`.
+    pub fn get(&self, what: &str) -> u64 {
+        self.0.get(what).copied().unwrap_or(0)
+    }
+}
+
+impl std::fmt::Display for Tally {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.0.is_empty() {
+            return write!(f, "none");
+        }
+        let parts: Vec<String> = self.0.iter().map(|(k, v)| format!("{k} {v}")).collect();
+        write!(f, "{}", parts.join(", "))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tally_counts_and_prints_in_order() {
+        let mut t = Tally::default();
+        assert_eq!(t.to_string(), "none");
+        t.add("ok");
+        t.add("error:busy");
+        t.add("ok");
+        assert_eq!(t.get("ok"), 2);
+        assert_eq!(t.get("room"), 0);
+        assert_eq!(t.to_string(), "error:busy 1, ok 2");
+    }
+}
