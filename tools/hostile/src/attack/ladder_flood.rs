@@ -106,13 +106,8 @@ pub async fn run(ctx: &Ctx, args: &Args) -> anyhow::Result<()> {
         t0.elapsed().as_secs_f64(),
         waiting
     ));
-    match play_first_match(&mut real, t0, deadline).await {
-        Ok(lines) => {
-            for line in lines {
-                ctx.note(line);
-            }
-        }
-        Err(e) => ctx.note(format!("the real player failed: {e:#}")),
+    if let Err(e) = play_first_match(ctx, &mut real, t0, deadline).await {
+        ctx.note(format!("the real player failed: {e:#}"));
     }
     ctx.note(format!("ladder-match frames the flood names received: {}", matched.load(Ordering::Relaxed)));
     Ok(())
@@ -128,19 +123,17 @@ async fn sit_idle(mut conn: Connection, matched: Arc<AtomicU64>) {
 }
 
 /// The real player's first ladder match: waits for `ladder-match`, joins,
-/// says ready, plays at random to `game-over`; returns what happened, for
-/// the notes.
-async fn play_first_match(real: &mut Connection, t0: Instant, deadline: Instant) -> anyhow::Result<Vec<String>> {
-    let mut lines = Vec::new();
+/// says ready, plays at random to `game-over`, noting each step.
+async fn play_first_match(ctx: &Ctx, real: &mut Connection, t0: Instant, deadline: Instant) -> anyhow::Result<()> {
     let mut rng = Rng::new(0x1add);
     let mut room = None;
     loop {
         let Ok(text) = tokio::time::timeout_at(deadline.into(), real.recv_text()).await else {
-            lines.push(match room {
+            ctx.note(match room {
                 None => format!("the real player got no ladder match in {:.0} s", t0.elapsed().as_secs_f64()),
                 Some(r) => format!("the real player's match in room {r} was not over at the deadline"),
             });
-            return Ok(lines);
+            return Ok(());
         };
         let text = text?;
         if text.starts_with(EVENTS_PREFIX) {
@@ -151,14 +144,13 @@ async fn play_first_match(real: &mut Connection, t0: Instant, deadline: Instant)
             "ladder-match" if room.is_none() => {
                 let r = v["room"].as_u64().context("ladder-match without room")?;
                 let seat = v["seat"].as_u64().context("ladder-match without seat")?;
-                lines
-                    .push(format!("the real player's first match: room {r} after {:.1} s", t0.elapsed().as_secs_f64()));
+                ctx.note(format!("the real player's first match: room {r} after {:.1} s", t0.elapsed().as_secs_f64()));
                 room = Some(r);
                 client::join(real, r, seat as u8).await?;
                 real.send(ClientMsg::Ready { room: r }).await?;
             }
             "game-started" if v["room"].as_u64() == room => {
-                lines.push(format!("its match started after {:.1} s", t0.elapsed().as_secs_f64()));
+                ctx.note(format!("its match started after {:.1} s", t0.elapsed().as_secs_f64()));
             }
             "prompt" if v["room"].as_u64() == room => {
                 let prompt = v["prompt"].as_u64().context("prompt without id")?;
@@ -169,8 +161,8 @@ async fn play_first_match(real: &mut Connection, t0: Instant, deadline: Instant)
                 }
             }
             "game-over" if v["room"].as_u64() == room => {
-                lines.push(format!("its match was over after {:.1} s: {}", t0.elapsed().as_secs_f64(), v["result"]));
-                return Ok(lines);
+                ctx.note(format!("its match was over after {:.1} s: {}", t0.elapsed().as_secs_f64(), v["result"]));
+                return Ok(());
             }
             _ => {}
         }
