@@ -75,11 +75,14 @@ for attack in "${attacks[@]}"; do
         kill "$pid" 2>/dev/null
         continue
     fi
-    echo "== $attack: server pid $pid on port $port ==" | tee -a "$out"
+    echo "== $attack: server pid $pid on port $port; load average $(cut -d' ' -f1-3 /proc/loadavg) ==" | tee -a "$out"
     # shellcheck disable=SC2086 # the sizes are separate words
     if ! "$hostile" "$attack" --server "http://127.0.0.1:$port" --pid "$pid" \
         --baseline "${BASELINE:-10}" --recovery "${RECOVERY:-30}" --row "$rows" $flags 2>&1 | tee -a "$out"; then
         printf '%s\tcapicua-hostile failed (see %s)\n' "$attack" "$out" >>"$rows"
+    fi
+    if ! kill -0 "$pid" 2>/dev/null; then
+        { echo "the server died; the end of its log:"; tail -20 "$work/$attack.server.log"; } | tee -a "$out"
     fi
     kill -TERM "$pid" 2>/dev/null
     for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
