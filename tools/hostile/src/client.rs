@@ -17,8 +17,14 @@ pub const REPLY_TIMEOUT: Duration = Duration::from_secs(15);
 /// A connection that said `hello` (lean prompts, batched events: as bots
 /// connect), as a guest or with a token.
 pub async fn connect(ws: &str, token: Option<String>) -> anyhow::Result<Connection> {
+    connect_with(ws, token, true).await
+}
+
+/// A connection that said `hello`, with batched events or (as a browser
+/// does) without.
+pub async fn connect_with(ws: &str, token: Option<String>, batch_events: bool) -> anyhow::Result<Connection> {
     let mut conn = Connection::connect(ws).await?;
-    let hello = ClientMsg::Hello { version: PROTOCOL_VERSION, token, lean_prompts: true, batch_events: true };
+    let hello = ClientMsg::Hello { version: PROTOCOL_VERSION, token, lean_prompts: true, batch_events };
     expect(request(&mut conn, hello).await?, "welcome")?;
     Ok(conn)
 }

@@ -91,6 +91,51 @@ impl Thresholds {
     }
 }
 
+/// Whether the server is back to its baseline: CPU and the probe's p99
+/// under the [`Thresholds`] for [`RecoveryCheck::IN_A_ROW`] seconds in a
+/// row, with moves answered in the window and none waiting longer.
+#[derive(Clone, Debug)]
+pub struct RecoveryCheck {
+    limits: Thresholds,
+    /// Seconds looked at.
+    looks: u32,
+    /// The first good second of the current run of good seconds.
+    since: Option<u32>,
+}
+
+impl RecoveryCheck {
+    /// Good seconds in a row that make a recovery.
+    pub const IN_A_ROW: u32 = 3;
+
+    /// A check against `limits`.
+    pub fn new(limits: Thresholds) -> RecoveryCheck {
+        RecoveryCheck { limits, looks: 0, since: None }
+    }
+
+    /// Whether one second is good: CPU (percent of one core) and the
+    /// probe's latencies over its window under the limits, and no move
+    /// waiting (milliseconds) longer than the p99 limit.
+    pub fn is_good(&self, cpu: f64, probe: &Summary, oldest_waiting_ms: Option<f64>) -> bool {
+        cpu < self.limits.cpu
+            && probe.n > 0
+            && probe.p99.is_some_and(|p| p < self.limits.p99_ms)
+            && oldest_waiting_ms.is_none_or(|w| w <= self.limits.p99_ms)
+    }
+
+    /// Takes the next second's figures; once enough good seconds in a row
+    /// are seen, the seconds from the check's start to the first of them.
+    pub fn observe(&mut self, cpu: f64, probe: &Summary, oldest_waiting_ms: Option<f64>) -> Option<u32> {
+        self.looks += 1;
+        if !self.is_good(cpu, probe, oldest_waiting_ms) {
+            self.since = None;
+            return None;
+        }
+        // Look k covers the second from k - 1 to k.
+        let since = *self.since.get_or_insert(self.looks - 1);
+        (self.looks - since >= Self::IN_A_ROW).then_some(since)
+    }
+}
+
 /// The figures of a run, for the summary table.
 #[derive(Clone, Debug, Default)]
 pub struct Figures {
@@ -255,21 +300,21 @@ impl Monitor {
         )
     }
 
-    /// The recovery check: enters the recovery phase and waits up to
-    /// `within` for CPU and the probe's p99 over the last 3 s to be back
-    /// under the baseline's thresholds for 3 seconds in a row. Returns the
-    /// seconds it took from the attack's end (the first of the 3 seconds).
+    /// The recovery check: enters the recovery phase and looks once a
+    /// second, up to `within`, at the last second's CPU and the probe's
+    /// p99 over the last 3 s ([`RecoveryCheck`]). Returns the seconds from
+    /// the attack's end to the first of the good seconds in a row.
     pub async fn recovery(&self, within: Duration) -> Option<f64> {
         self.set_phase(Phase::Recovery);
         let limits = self.thresholds();
         self.note(format!(
-            "recovery means: cpu under {:.1}% and probe p99 under {} ms, 3 s in a row",
+            "recovery means: cpu under {:.1}% and probe p99 under {} ms, {} s in a row",
             limits.cpu,
-            ms(Some(limits.p99_ms))
+            ms(Some(limits.p99_ms)),
+            RecoveryCheck::IN_A_ROW
         ));
-        let t0 = Instant::now();
-        let mut good_since: Option<Instant> = None;
-        while t0.elapsed() < within {
+        let mut check = RecoveryCheck::new(limits);
+        for _ in 0..within.as_secs() {
             tokio::time::sleep(Duration::from_secs(1)).await;
             if self.server_gone() {
                 return None;
@@ -277,15 +322,9 @@ impl Monitor {
             let now = Instant::now();
             let cpu = self.points.lock().expect("points lock").last().map_or(f64::MAX, |p| p.cpu);
             let window = Summary::of(self.probe.latencies(now - Duration::from_secs(3), now));
-            let stalled = self.probe.oldest_pending().is_some_and(|d| d.as_secs_f64() * 1000.0 > limits.p99_ms);
-            let good = cpu < limits.cpu && window.n > 0 && window.p99.is_some_and(|p| p < limits.p99_ms) && !stalled;
-            match (good, good_since) {
-                (true, None) => good_since = Some(now - Duration::from_secs(1)),
-                (true, Some(since)) if now - since >= Duration::from_secs(3) => {
-                    return Some(since.saturating_duration_since(t0).as_secs_f64());
-                }
-                (false, _) => good_since = None,
-                _ => {}
+            let waiting = self.probe.oldest_pending().map(|d| d.as_secs_f64() * 1000.0);
+            if let Some(secs) = check.observe(cpu, &window, waiting) {
+                return Some(f64::from(secs));
             }
         }
         None
@@ -425,6 +464,33 @@ mod tests {
         assert_eq!(quiet, Thresholds { cpu: 12.0, p99_ms: 6.0 });
         // No probe figures: 20 ms taken as the baseline.
         assert_eq!(Thresholds::from_baseline(0.0, None).p99_ms, 30.0);
+    }
+
+    #[test]
+    fn recovery_takes_good_seconds_in_a_row() {
+        let limits = Thresholds { cpu: 20.0, p99_ms: 10.0 };
+        let fast = Summary { n: 40, p50: Some(1.0), p99: Some(3.0), max: Some(4.0) };
+        let slow = Summary { p99: Some(50.0), ..fast };
+        let none = Summary::default();
+        let mut check = RecoveryCheck::new(limits);
+        // Busy, then a good second broken by a slow one, then three good.
+        assert_eq!(check.observe(90.0, &fast, None), None);
+        assert_eq!(check.observe(5.0, &fast, None), None);
+        assert_eq!(check.observe(5.0, &slow, None), None);
+        assert_eq!(check.observe(5.0, &fast, None), None);
+        assert_eq!(check.observe(5.0, &fast, None), None);
+        // The run began with the fourth look: 3 s after the check started.
+        assert_eq!(check.observe(5.0, &fast, None), Some(3));
+        // A probe with no answered move, or a move waiting too long, is
+        // not recovered whatever the CPU.
+        let check = RecoveryCheck::new(limits);
+        assert!(!check.is_good(1.0, &none, None));
+        assert!(!check.is_good(1.0, &fast, Some(11.0)));
+        assert!(check.is_good(1.0, &fast, Some(9.0)));
+        // Good from the first look: recovered at once.
+        let mut check = RecoveryCheck::new(limits);
+        let looks: Vec<_> = (0..3).map(|_| check.observe(1.0, &fast, None)).collect();
+        assert_eq!(looks, [None, None, Some(0)]);
     }
 
     #[test]

@@ -58,7 +58,8 @@ pub async fn run(ctx: &Ctx, args: &Args) -> anyhow::Result<()> {
         .map(|_| {
             let ws = ctx.server.ws.clone();
             async move {
-                let mut conn = client::connect(&ws, None).await?;
+                // People watching a table take every frame as it comes.
+                let mut conn = client::connect_with(&ws, None, false).await?;
                 let reply = client::request(&mut conn, ClientMsg::Spectate { room: Some(room), invite: None }).await?;
                 client::expect(reply, "spectating")?;
                 Ok(conn)

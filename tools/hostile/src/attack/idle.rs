@@ -117,7 +117,11 @@ pub async fn run(ctx: &Ctx, args: &Args) -> anyhow::Result<()> {
         t0.elapsed().as_secs_f64(),
         counts(&idle, |_| true)
     ));
-    ctx.note(format!("a new normal client now: {}", normal_client(&ctx.server).await));
+    ctx.note(format!(
+        "a new normal client now: {}; /healthz: {}",
+        normal_client(&ctx.server).await,
+        healthz(&ctx.server).await
+    ));
     let deadline = Instant::now() + Duration::from_secs(args.seconds);
     let drip = Duration::from_secs(args.drip_secs);
     loop {
@@ -138,7 +142,11 @@ pub async fn run(ctx: &Ctx, args: &Args) -> anyhow::Result<()> {
     }
     let lifetimes = Summary::of(idle.iter().filter_map(|c| c.closed));
     ctx.note(format!("connections the server closed lived {lifetimes}"));
-    ctx.note(format!("a new normal client at the end: {}", normal_client(&ctx.server).await));
+    ctx.note(format!(
+        "a new normal client at the end: {}; /healthz: {}",
+        normal_client(&ctx.server).await,
+        healthz(&ctx.server).await
+    ));
     Ok(())
 }
 
@@ -223,5 +231,13 @@ async fn normal_client(server: &Server) -> String {
         }
         Ok(Err(e)) => format!("REFUSED ({e:#})"),
         Err(_) => "no welcome within 10 s".into(),
+    }
+}
+
+/// How `/healthz` answers now, within 10 s.
+async fn healthz(server: &Server) -> String {
+    match http::get(server, "/healthz", Duration::from_secs(10)).await {
+        Ok(r) => format!("HTTP {} in {:.0} ms", r.status, r.elapsed.as_secs_f64() * 1000.0),
+        Err(e) => format!("FAILED ({e:#})"),
     }
 }

@@ -144,7 +144,10 @@ async fn play_first_match(ctx: &Ctx, real: &mut Connection, t0: Instant, deadlin
             "ladder-match" if room.is_none() => {
                 let r = v["room"].as_u64().context("ladder-match without room")?;
                 let seat = v["seat"].as_u64().context("ladder-match without seat")?;
-                ctx.note(format!("the real player's first match: room {r} after {:.1} s", t0.elapsed().as_secs_f64()));
+                ctx.note(format!(
+                    "the real player's first match: room {r}, seat {seat}, after {:.1} s",
+                    t0.elapsed().as_secs_f64()
+                ));
                 room = Some(r);
                 client::join(real, r, seat as u8).await?;
                 real.send(ClientMsg::Ready { room: r }).await?;

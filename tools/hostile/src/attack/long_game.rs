@@ -74,6 +74,7 @@ async fn build(ctx: &Ctx, args: &LongGameArgs) -> anyhow::Result<(i64, u64)> {
     conn.send(ClientMsg::Ready { room }).await?;
     let mut rng = Rng::new(room);
     let mut moves = 0;
+    let mut last: Option<String> = None;
     let play = async {
         loop {
             let text = conn.recv_text().await?;
@@ -88,13 +89,23 @@ async fn build(ctx: &Ctx, args: &LongGameArgs) -> anyhow::Result<(i64, u64)> {
                     if legal.is_empty() {
                         bail!("prompt {prompt} offers no move");
                     }
-                    conn.send_text(client::move_frame(room, prompt, &legal[rng.below(legal.len())])).await?;
+                    let frame = client::move_frame(room, prompt, &legal[rng.below(legal.len())]);
+                    last = Some(frame.clone());
+                    conn.send_text(frame).await?;
                     moves += 1;
                 }
                 "game-over" => match v["game"].as_i64() {
                     Some(id) => return Ok(id),
                     None => bail!("the match was not stored"),
                 },
+                // Our seat answers faster than the frame rate allows: the
+                // move was dropped unread, so it is sent again a little later.
+                "error" if v["code"].as_str() == Some("rate-limited") => {
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    if let Some(frame) = last.clone() {
+                        conn.send_text(frame).await?;
+                    }
+                }
                 "error" => bail!("{}: {}", client::outcome(&v), v["message"].as_str().unwrap_or("")),
                 _ => {}
             }
