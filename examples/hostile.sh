@@ -3,9 +3,10 @@
 # binary, one at a time, each on a fresh server (default flags, a new
 # temporary SQLite database), and prints a table: attack, the server's
 # peak CPU (percent of one core), RSS, threads and descriptors, the probe
-# table's move p99 before/during the attack, /healthz failures+timeouts,
-# and whether the server recovered (and how many seconds after the attack
-# stopped). An attack the server refuses is a result, not an error.
+# table's move p99 before/during the attack and its slowest move during it,
+# /healthz failures+timeouts, and whether the server recovered (and how many
+# seconds after the attack stopped). An attack the server refuses is a
+# result, not an error.
 #
 #   examples/hostile.sh SERVER_BINARY [ATTACK...]
 #   examples/hostile.sh target/release/capicua-server
@@ -93,7 +94,7 @@ done
 
 echo
 {
-    printf 'attack\tcpu peak\trss peak\tthreads peak\tfds peak\tprobe p99 base/attack\thealthz fail+timeout\trecovered\n'
+    printf 'attack\tcpu peak\trss peak\tthreads peak\tfds peak\tprobe p99 base/attack\tprobe max attack\thealthz fail+timeout\trecovered\n'
     cat "$rows"
 } | column -t -s $'\t' | tee -a "$out"
 echo "full output: $out"

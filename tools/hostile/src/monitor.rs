@@ -430,8 +430,9 @@ impl Monitor {
 }
 
 /// One line of the summary table (tab-separated): attack, cpu peak, RSS
-/// peak, threads peak, fds peak, probe p99 baseline/attack, healthz
-/// failures, recovered.
+/// peak, threads peak, fds peak, probe p99 baseline/attack and the
+/// attack's slowest move (a stall that a p99 over many quick moves hides),
+/// healthz failures+timeouts, recovered.
 pub fn table_row(attack: &str, f: &Figures) -> String {
     let recovered = match (f.recovered, f.server_gone) {
         (_, true) => "server gone".into(),
@@ -439,13 +440,14 @@ pub fn table_row(attack: &str, f: &Figures) -> String {
         (None, _) => "no".into(),
     };
     format!(
-        "{attack}\t{:.0}%\t{:.0} MiB\t{}\t{}\t{}/{} ms\t{}+{}\t{recovered}",
+        "{attack}\t{:.0}%\t{:.0} MiB\t{}\t{}\t{}/{} ms\t{} ms\t{}+{}\t{recovered}",
         f.cpu.1,
         f.rss.1,
         f.threads.1,
         f.fds.1,
         ms(f.probe_baseline.p99),
         ms(f.probe_attack.p99),
+        ms(f.probe_attack.max),
         f.health_failures.0,
         f.health_failures.1,
     )
@@ -507,7 +509,7 @@ mod tests {
             ..Figures::default()
         };
         let row = table_row("idle", &f);
-        assert_eq!(row, "idle\t190%\t813 MiB\t9\t20012\t1.25/250.0 ms\t2+3\tyes 4s");
+        assert_eq!(row, "idle\t190%\t813 MiB\t9\t20012\t1.25/250.0 ms\t900.0 ms\t2+3\tyes 4s");
         assert!(table_row("x", &Figures::default()).ends_with("\tno"));
     }
 }
