@@ -40,6 +40,16 @@ pub async fn register(ws: &str, prefix: &str) -> anyhow::Result<(Connection, Str
     Ok((conn, token))
 }
 
+/// A connection acting for a newly registered player (see [`register`]),
+/// or for a guest when the server refuses the registration (a limit on
+/// names per address, say): what needs an owner, not a name.
+pub async fn register_or_guest(ws: &str, prefix: &str) -> anyhow::Result<Connection> {
+    match register(ws, prefix).await {
+        Ok((conn, _)) => Ok(conn),
+        Err(_) => connect(ws, None).await,
+    }
+}
+
 /// Sends `msg` and waits for the frame that answers it (the same `id`),
 /// skipping the others; within [`REPLY_TIMEOUT`].
 pub async fn request(conn: &mut Connection, msg: ClientMsg) -> anyhow::Result<Value> {

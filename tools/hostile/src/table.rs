@@ -68,7 +68,8 @@ pub struct TableConfig {
     /// `ws://HOST:PORT/ws`.
     pub ws: String,
     /// The prefix of the name its creator registers (so its room counts
-    /// against that player's room limit, not the attacking address's).
+    /// against that player's room limit, not the attacking address's; a
+    /// guest creates it if the server registers no more names).
     pub name: String,
     /// Think time before each move.
     pub think: Duration,
@@ -94,7 +95,7 @@ pub async fn run(cfg: TableConfig, stats: std::sync::Arc<TableStats>) {
 
 /// One room: set up, play until a seat fails.
 async fn play(cfg: &TableConfig, stats: &std::sync::Arc<TableStats>) -> anyhow::Result<()> {
-    let (mut creator, _) = client::register(&cfg.ws, &cfg.name).await.context("table: register")?;
+    let mut creator = client::register_or_guest(&cfg.ws, &cfg.name).await.context("table: connect")?;
     let room = client::create_room(&mut creator, client::four_seats("latin")).await.context("table: create")?;
     let room = room["id"].as_u64().context("table: room without id")?;
     let mut conns = vec![creator];

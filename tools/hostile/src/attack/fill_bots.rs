@@ -28,9 +28,9 @@ pub struct Args {
 
 /// Runs the attack.
 pub async fn run(ctx: &Ctx, args: &Args) -> anyhow::Result<()> {
-    // The victim: a registered player with a public and a private room,
-    // seated in both, waiting for friends.
-    let (mut victim, _) = client::register(&ctx.server.ws, "victim").await?;
+    // The victim: a registered player (or a guest) with a public and a
+    // private room, seated in both, waiting for friends.
+    let mut victim = client::register_or_guest(&ctx.server.ws, "victim").await?;
     let public = client::create_room(&mut victim, client::four_seats("latin")).await?;
     let public = public["id"].as_u64().context("room without id")?;
     client::join(&mut victim, public, 0).await?;

@@ -59,7 +59,7 @@ pub async fn game(ctx: &Ctx, args: &LongGameArgs) -> anyhow::Result<i64> {
 }
 
 async fn build(ctx: &Ctx, args: &LongGameArgs) -> anyhow::Result<(i64, u64)> {
-    let (mut conn, _) = client::register(&ctx.server.ws, "longgame").await?;
+    let mut conn = client::register_or_guest(&ctx.server.ws, "longgame").await?;
     let spec = RoomSpec {
         variant_file: Some(args.variant_file()),
         seats: Some(4),

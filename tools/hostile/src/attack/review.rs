@@ -41,7 +41,7 @@ pub struct Args {
 pub async fn run(ctx: &Ctx, args: &Args) -> anyhow::Result<()> {
     let id = long_game::game(ctx, &args.game).await?;
     // The player who asks for hints, seated against hosted bots.
-    let (mut conn, _) = client::register(&ctx.server.ws, "hinter").await?;
+    let mut conn = client::register_or_guest(&ctx.server.ws, "hinter").await?;
     let room = client::create_room(&mut conn, client::four_seats("latin")).await?;
     let room = room["id"].as_u64().context("room without id")?;
     client::join(&mut conn, room, 0).await?;
