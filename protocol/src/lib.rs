@@ -53,6 +53,12 @@ pub const CHAT_PER_SEC: u32 = 1;
 
 /// ...and in a burst after a quiet spell.
 pub const CHAT_BURST: u32 = 5;
+/// Chat lines a second in one room, all its members together: each line
+/// goes to every member, so a crowd of talkers would cost the server the
+/// square of its size.
+pub const ROOM_CHAT_PER_SEC: u32 = 5;
+/// A room's burst of chat lines.
+pub const ROOM_CHAT_BURST: u32 = 10;
 
 /// The longest player name, in characters.
 pub const MAX_NAME_CHARS: usize = 32;
@@ -1083,6 +1089,8 @@ pub enum ErrorCode {
 pub mod close {
     /// Server shutting down or restarting: reconnect later.
     pub const GOING_AWAY: u16 = 1001;
+    /// A text frame that is not UTF-8: do not resend it.
+    pub const INVALID_DATA: u16 = 1007;
     /// Protocol violation (a binary frame): do not reconnect as is.
     pub const POLICY: u16 = 1008;
     /// A frame above the size limit: do not resend it.
@@ -1100,10 +1108,13 @@ pub mod close {
     /// A newer connection with the same token took over this player (another
     /// tab, another bot process): do not reconnect, or the two fight for it.
     pub const REPLACED: u16 = 4005;
+    /// No `hello` in time after connecting, or silent too long (no frame
+    /// and no pong to the server's pings): reconnect, and say `hello` at once.
+    pub const TIMED_OUT: u16 = 4006;
 
     /// Whether a client closed with `code` may reconnect (with backoff).
     pub fn may_reconnect(code: u16) -> bool {
-        matches!(code, GOING_AWAY | TRY_AGAIN_LATER | FLOOD | SLOW_CONSUMER | 1006 | 1011)
+        matches!(code, GOING_AWAY | TRY_AGAIN_LATER | FLOOD | SLOW_CONSUMER | TIMED_OUT | 1006 | 1011)
     }
 }
 

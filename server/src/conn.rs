@@ -121,7 +121,11 @@ where
 {
     let _guard = state.task_guard();
     let out = Outbox::new(state.config.outbound_buffer, &state.flusher);
-    let sender = tokio::spawn(send_loop(sink, out.clone()));
+    // Pings a third of the idle timeout apart: a live client's pongs keep
+    // it from being closed as silent.
+    let sender = tokio::spawn(send_loop(sink, out.clone(), state.config.idle_timeout / 3));
+    let hello_by = tokio::time::Instant::now() + state.config.hello_timeout;
+    let idle = state.config.idle_timeout;
     state.metrics.connections.fetch_add(1, Ordering::Relaxed);
     Metrics::inc(&state.metrics.connections_total);
     tracing::debug!("connected");
@@ -138,7 +142,11 @@ where
         replaced: Arc::new(tokio::sync::Notify::new()),
     };
     let mut shutdown = conn.state.shutdown();
+    let mut heard = tokio::time::Instant::now();
     let end = loop {
+        // A connection that never says `hello`, or goes silent (no frame,
+        // no pong), holds a descriptor and memory for nothing.
+        let deadline = if conn.ident.is_none() { hello_by.min(heard + idle) } else { heard + idle };
         tokio::select! {
             // First: once replaced, no later frame of this connection acts
             // for the player.
@@ -158,12 +166,29 @@ where
                     conn.error(None, ErrorCode::FrameTooLarge, format!("frames are limited to {MAX_FRAME_BYTES} bytes"));
                     break End::Close(close::TOO_BIG, "frame too large");
                 }
+                Some(Err(e)) if bad_utf8(&e) => {
+                    Metrics::inc(&conn.state.metrics.frames_in);
+                    conn.error(None, ErrorCode::BadJson, "a text frame that is not UTF-8");
+                    break End::Close(close::INVALID_DATA, "text frame not UTF-8");
+                }
                 None | Some(Err(_)) => break End::Gone,
-                Some(Ok(msg)) => match conn.on_message(msg).await {
-                    Some(end) => break end,
-                    None => continue,
-                },
+                Some(Ok(msg)) => {
+                    heard = tokio::time::Instant::now();
+                    match conn.on_message(msg).await {
+                        Some(end) => break end,
+                        None => continue,
+                    }
+                }
             },
+            () = tokio::time::sleep_until(deadline) => {
+                let (code, reason) = if conn.ident.is_none() {
+                    (ErrorCode::HelloRequired, "no hello in time")
+                } else {
+                    (ErrorCode::BadRequest, "silent for too long")
+                };
+                conn.error(None, code, format!("{reason}: closing the connection"));
+                break End::Close(close::TIMED_OUT, reason);
+            }
             _ = crate::shutdown_signalled(&mut shutdown) => {
                 out.send(None, ServerMsg::Closing { reason: "the server is shutting down".into(), reconnect: true });
                 break End::Close(close::GOING_AWAY, "server shutting down");
@@ -218,19 +243,46 @@ fn too_long(e: &(dyn std::error::Error + 'static)) -> bool {
     false
 }
 
+/// Whether a receive error is the WebSocket layer's refusal of a text
+/// frame that is not UTF-8.
+fn bad_utf8(e: &(dyn std::error::Error + 'static)) -> bool {
+    let mut cause = Some(e);
+    while let Some(e) = cause {
+        if let Some(tungstenite::Error::Utf8(_)) = e.downcast_ref::<tungstenite::Error>() {
+            return true;
+        }
+        cause = e.source();
+    }
+    false
+}
+
 /// How long a closing connection waits for the client's close frame.
 const CLOSE_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// The send task: writes what is queued, one flush (one `write`) for every
 /// batch; once the outbox closes, the last frames, then the close frame if
 /// one was asked for.
-async fn send_loop<S>(mut sink: S, out: Outbox)
+async fn send_loop<S>(mut sink: S, out: Outbox, ping_every: std::time::Duration)
 where
     S: Sink<Message> + Unpin,
 {
     let mut spare = Vec::new();
+    let ping_every = ping_every.max(std::time::Duration::from_millis(100));
+    let mut ping = tokio::time::interval_at(tokio::time::Instant::now() + ping_every, ping_every);
+    ping.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
-        let batch = out.next_batch(spare).await;
+        let next = out.next_batch(spare);
+        let mut next = std::pin::pin!(next);
+        let batch = loop {
+            tokio::select! {
+                batch = &mut next => break batch,
+                _ = ping.tick() => {
+                    if sink.send(Message::Ping(Default::default())).await.is_err() {
+                        return;
+                    }
+                }
+            }
+        };
         let mut frames = batch.frames;
         for text in frames.drain(..) {
             if sink.feed(Message::Text(text)).await.is_err() {
@@ -442,7 +494,12 @@ impl Conn {
                     return None;
                 }
                 let owner = RoomOwner::of(client.ident.player_id, client.ident.admin, self.peer);
-                match room::create(&self.state, *spec, owner).await {
+                let creator = match (client.ident.admin, client.ident.player_id) {
+                    (true, _) => room::Creator::Admin,
+                    (false, Some(p)) => room::Creator::Owner(room::Owner::Player(p)),
+                    (false, None) => room::Creator::Owner(room::Owner::Guest(self.id)),
+                };
+                match room::create(&self.state, *spec, owner, creator).await {
                     Ok(info) => {
                         self.out.send(id, ServerMsg::Room { room: info });
                     }
@@ -635,6 +692,12 @@ impl Conn {
         }
         if self.ident.as_ref().is_some_and(|i| i.player_id.is_some()) {
             return self.error(id, ErrorCode::BadRequest, "this connection already acts for a registered player");
+        }
+        // Each name is a database row and a fresh owner for the room quota:
+        // an address may only mint so many a minute.
+        if let Some(wait) = self.peer.and_then(|a| self.state.http_limits.check_registration(a).err()) {
+            let secs = wait.as_secs().max(1);
+            return self.error(id, ErrorCode::RateLimited, format!("too many new names from this address; retry in {secs} s"));
         }
         match self.state.db.register(&name).await {
             Ok((player, token)) => {

@@ -30,7 +30,7 @@ use crate::limits::RoomOwner;
 pub(crate) fn router(state: Arc<AppState>) -> Router {
     let api = Router::new()
         .route("/api/variants", get(variants))
-        .route("/api/rooms", get(rooms).post(create_room))
+        .route("/api/rooms", get(rooms).post(create_room).layer(axum::extract::DefaultBodyLimit::max(MAX_ROOM_SPEC_BYTES)))
         .route("/api/nodes", get(nodes))
         .route("/api/games", get(games))
         .route("/api/games/{id}", get(game))
@@ -52,6 +52,9 @@ pub(crate) fn router(state: Arc<AppState>) -> Router {
         .route("/healthz", get(healthz))
         .route("/metrics", get(metrics))
         .merge(api)
+        // After every route: each of their method routers answers a method
+        // it lacks with the API's error shape, not axum's empty 405.
+        .method_not_allowed_fallback(method_not_allowed)
         .merge(crate::web::router())
         // Outermost: the limits inside read the address it records.
         .layer(axum::middleware::from_fn_with_state(state.clone(), crate::limits::client_addr))
@@ -82,6 +85,26 @@ fn cors_layer(origins: &crate::CorsOrigins) -> Option<CorsLayer> {
 
 async fn ws(State(state): State<Arc<AppState>>, extensions: Extensions, upgrade: WebSocketUpgrade) -> Response {
     let peer = crate::limits::peer_of(&extensions);
+    // Behind a trusted proxy the accept loop counts no address: the
+    // proxy's clients are counted here, by the address it forwards.
+    let tcp_peer = extensions.get::<axum::extract::ConnectInfo<std::net::SocketAddr>>().map(|c| c.0.ip());
+    let proxied = match (tcp_peer, peer) {
+        (Some(t), Some(p)) if state.config.trusted_proxies.contains(&t) && t != p => {
+            match state.proxied_counts.admit(Some(p)) {
+                crate::accept::Admit::Full(held) => Some(held),
+                _ => {
+                    crate::metrics::Metrics::inc(&state.metrics.connections_refused);
+                    return crate::api::ApiError::new(
+                        StatusCode::SERVICE_UNAVAILABLE,
+                        ErrorCode::TooManyConnections,
+                        "too many connections from this address; retry shortly",
+                    )
+                    .into_response();
+                }
+            }
+        }
+        _ => None,
+    };
     // Above our own protocol limit, so an oversize frame gets a clear error
     // code from us before the connection closes.
     // A small read buffer: the transport zero-fills the whole buffer on
@@ -89,6 +112,7 @@ async fn ws(State(state): State<Arc<AppState>>, extensions: Extensions, upgrade:
     // profile of small-frame traffic.
     upgrade.max_message_size(1 << 20).max_frame_size(1 << 20).read_buffer_size(4096).on_upgrade(
         move |socket| async move {
+            let _proxied = proxied;
             let (sink, stream) = socket.split();
             match state.conn_permits.clone().try_acquire_owned() {
                 Ok(permit) => {
@@ -143,6 +167,16 @@ async fn nodes(State(state): State<Arc<AppState>>) -> Result<Json<Vec<crate::db:
     Ok(Json(state.db.live_nodes().await.map_err(ApiError::internal)?))
 }
 
+/// A method the path does not take: `405` with the API's error shape.
+async fn method_not_allowed(method: Method, uri: axum::http::Uri) -> ApiError {
+    let message = format!("{} does not take {method}", uri.path());
+    ApiError::new(StatusCode::METHOD_NOT_ALLOWED, ErrorCode::BadRequest, message)
+}
+
+/// Bodies `POST /api/rooms` reads: a spec with a variant file (64 KiB at
+/// most) and room for its JSON escaping.
+const MAX_ROOM_SPEC_BYTES: usize = 256 * 1024;
+
 /// `POST /api/rooms`: creates a room from a JSON [`RoomSpec`] (the fields of
 /// the `create-room` message), with the WebSocket path's validation and
 /// error codes. `Authorization: Bearer TOKEN` (a player's token or the
@@ -151,9 +185,10 @@ async fn create_room(
     State(state): State<Arc<AppState>>,
     extensions: Extensions,
     headers: HeaderMap,
-    body: Bytes,
+    body: Result<Bytes, axum::extract::rejection::BytesRejection>,
 ) -> Result<(StatusCode, Json<RoomInfo>), ApiError> {
     let caller = Caller::of(&state, &headers).await?;
+    let body = body.map_err(|e| ApiError::body(&e, ErrorCode::BadRequest, MAX_ROOM_SPEC_BYTES))?;
     let spec: RoomSpec = match capicua_protocol::decode_strict(&body) {
         Ok(s) => s,
         Err(e @ capicua_protocol::DecodeError::Json(_)) => {
@@ -177,7 +212,14 @@ async fn create_room(
         Caller::Player(id) => Some(RoomOwner::Player(id)),
         Caller::Guest => RoomOwner::of(None, false, crate::limits::peer_of(&extensions)),
     };
-    match crate::room::create(&state, spec, owner).await {
+    // A guest over HTTP is no one a later WebSocket request can be
+    // recognized as: only the players it seats may fill its room.
+    let creator = match caller {
+        Caller::Admin => crate::room::Creator::Admin,
+        Caller::Player(id) => crate::room::Creator::Owner(crate::room::Owner::Player(id)),
+        Caller::Guest => crate::room::Creator::Unknown,
+    };
+    match crate::room::create(&state, spec, owner, creator).await {
         Ok(info) => Ok((StatusCode::CREATED, Json(info))),
         Err(e) => Err(ApiError::of(e.code(), e.to_string()).with_field(e.field())),
     }

@@ -23,6 +23,7 @@
 // tools use: `run` with its `Config` and `Listener`, the persistence layer
 // (`db`), and tournament specs (`tournament::store`). Everything else is
 // the server's own.
+pub(crate) mod accept;
 pub(crate) mod api;
 pub(crate) mod bots;
 pub(crate) mod conn;
@@ -101,6 +102,28 @@ pub struct Config {
     /// of this server's rooms here; `None`: `http://` and the listening
     /// address.
     pub public_url: Option<String>,
+    /// How long a room of hosted bots alone stays open with no one
+    /// watching (its match stands still meanwhile); `None` lets such rooms
+    /// play on unwatched. Tables and the admin's rooms are exempt.
+    pub unwatched_room: Option<Duration>,
+    /// Registrations (new names) per minute per address, in bursts of up
+    /// to that many; 0 is no limit.
+    pub registrations_per_min: u32,
+    /// Time a new TCP connection has to send a request's headers (and an
+    /// idle HTTP connection to start its next request) before it is
+    /// closed.
+    pub header_timeout: Duration,
+    /// Time a WebSocket has to say `hello` before it is closed.
+    pub hello_timeout: Duration,
+    /// Time a WebSocket may stay silent (no frame, no pong to the server's
+    /// pings) before it is closed.
+    pub idle_timeout: Duration,
+    /// Most open TCP connections from one address (not a trusted proxy's:
+    /// its clients are counted by their forwarded address on the
+    /// WebSocket); 0 is no limit.
+    pub max_connections_per_addr: usize,
+    /// Most spectators in one room; 0 is no limit.
+    pub max_spectators: usize,
 }
 
 impl Config {
@@ -130,6 +153,13 @@ impl Default for Config {
             trusted_proxies: Vec::new(),
             ladder: ladder::LadderConfig::default(),
             public_url: None,
+            unwatched_room: Some(Duration::from_secs(60)),
+            registrations_per_min: 10,
+            header_timeout: Duration::from_secs(10),
+            hello_timeout: Duration::from_secs(10),
+            idle_timeout: Duration::from_secs(90),
+            max_connections_per_addr: 64,
+            max_spectators: 200,
         }
     }
 }
@@ -268,6 +298,12 @@ pub struct AppState {
     pub ladder: ladder::Ladder,
     /// Sends the deferred frames of connections that batch events.
     pub flusher: Arc<Flusher>,
+    /// Open TCP connections per address and in all (the accept loop's
+    /// caps).
+    pub(crate) conn_counts: Arc<accept::ConnCounts>,
+    /// Open WebSockets per client address behind a trusted proxy (its
+    /// TCP connections are not counted by address).
+    pub(crate) proxied_counts: Arc<accept::ConnCounts>,
     /// Open rooms per owner.
     pub(crate) room_quota: Arc<limits::RoomQuota>,
     /// HTTP API requests per address.
@@ -300,8 +336,17 @@ impl AppState {
         tokio::spawn(Flusher::run(Arc::downgrade(&flusher), Flusher::tick_for(config.batch_every)));
         let state = Arc::new(AppState {
             conn_permits: Arc::new(Semaphore::new(config.max_connections)),
+            conn_counts: accept::ConnCounts::new(
+                config.max_connections_per_addr,
+                accept::fd_budget().unwrap_or(usize::MAX),
+            ),
+            proxied_counts: accept::ConnCounts::new(config.max_connections_per_addr, usize::MAX),
             room_quota: limits::RoomQuota::new(config.max_rooms_per_owner),
-            http_limits: limits::HttpLimits::new(config.http_writes_per_min, config.http_reads_per_min),
+            http_limits: limits::HttpLimits::new(
+                config.http_writes_per_min,
+                config.http_reads_per_min,
+                config.registrations_per_min,
+            ),
             config,
             db,
             rooms: Mutex::new(HashMap::new()),
@@ -417,16 +462,9 @@ pub async fn run(
     let server = match listener {
         // Prompts and moves are small frames on a round trip: Nagle's
         // algorithm would hold each one back waiting for an ACK.
-        Listener::Tcp(listener) => {
-            let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
-                let _ = tcp.set_nodelay(true);
-            });
-            // Each request carries its peer's address: the per-address
-            // limits read it.
-            let app = app.into_make_service_with_connect_info::<std::net::SocketAddr>();
-            let server = axum::serve(listener, app).with_graceful_shutdown(stopped);
-            tokio::spawn(async move { server.await })
-        }
+        // Each request carries its peer's address (the per-address limits
+        // read it); connections are timed out and capped (`accept`).
+        Listener::Tcp(listener) => tokio::spawn(accept::serve(listener, app, state.clone(), stopped)),
         #[cfg(unix)]
         Listener::Unix(listener) => spawn_http(listener, app, stopped),
     };

@@ -180,25 +180,42 @@ const SWEEP_EVERY: u64 = 4096;
 pub(crate) struct HttpLimits {
     writes: Option<Limiter>,
     reads: Option<Limiter>,
+    /// New names (`register` on the WebSocket): each costs a database row
+    /// and is a fresh owner for the per-player room quota.
+    registrations: Option<Limiter>,
     checks: AtomicU64,
 }
 
 impl HttpLimits {
-    /// Writes and reads per minute per address, each in bursts of up to
-    /// that many; 0 is no limit.
-    pub(crate) fn new(writes_per_min: u32, reads_per_min: u32) -> HttpLimits {
+    /// Writes, reads and registrations per minute per address, each in
+    /// bursts of up to that many; 0 is no limit.
+    pub(crate) fn new(writes_per_min: u32, reads_per_min: u32, registrations_per_min: u32) -> HttpLimits {
         let limiter = |n: u32| NonZeroU32::new(n).map(|n| RateLimiter::hashmap(Quota::per_minute(n)));
-        HttpLimits { writes: limiter(writes_per_min), reads: limiter(reads_per_min), checks: AtomicU64::new(0) }
+        HttpLimits {
+            writes: limiter(writes_per_min),
+            reads: limiter(reads_per_min),
+            registrations: limiter(registrations_per_min),
+            checks: AtomicU64::new(0),
+        }
     }
 
     /// `Ok` if `addr` may make one more request of this kind now, else how
     /// long until it may.
     pub(crate) fn check(&self, addr: IpAddr, write: bool) -> Result<(), Duration> {
-        let limiter = if write { &self.writes } else { &self.reads };
+        self.check_in(if write { &self.writes } else { &self.reads }, addr)
+    }
+
+    /// `Ok` if `addr` may register one more name now, else how long until
+    /// it may.
+    pub(crate) fn check_registration(&self, addr: IpAddr) -> Result<(), Duration> {
+        self.check_in(&self.registrations, addr)
+    }
+
+    fn check_in(&self, limiter: &Option<Limiter>, addr: IpAddr) -> Result<(), Duration> {
         let Some(limiter) = limiter else { return Ok(()) };
         if self.checks.fetch_add(1, Ordering::Relaxed) % SWEEP_EVERY == SWEEP_EVERY - 1 {
             // Addresses seen once must not stay in memory forever.
-            for l in [&self.writes, &self.reads].into_iter().flatten() {
+            for l in [&self.writes, &self.reads, &self.registrations].into_iter().flatten() {
                 l.retain_recent();
                 l.shrink_to_fit();
             }
@@ -286,7 +303,7 @@ mod tests {
 
     #[test]
     fn writes_and_reads_have_buckets_of_their_own_per_address() {
-        let limits = HttpLimits::new(2, 3);
+        let limits = HttpLimits::new(2, 3, 0);
         let (a, b) = (IpAddr::from([10, 0, 0, 1]), IpAddr::from([10, 0, 0, 2]));
         assert!(limits.check(a, true).is_ok());
         assert!(limits.check(a, true).is_ok());
@@ -297,7 +314,7 @@ mod tests {
             assert!(limits.check(a, false).is_ok(), "reads are counted apart");
         }
         assert!(limits.check(a, false).is_err());
-        let open = HttpLimits::new(0, 0);
+        let open = HttpLimits::new(0, 0, 0);
         assert!((0..1000).all(|_| open.check(a, true).is_ok()));
     }
 }

@@ -206,6 +206,38 @@ struct ClientLimits {
     /// anyone else could name any address.
     #[arg(long = "trusted-proxy", env = "CAPICUA_TRUSTED_PROXIES", value_delimiter = ',')]
     trusted_proxies: Vec<std::net::IpAddr>,
+    /// Seconds a room whose seats are all hosted bots stays open with no
+    /// one watching it (its match stands still meanwhile); 0 lets such
+    /// rooms play on unwatched. Tournament tables and the admin's rooms
+    /// are exempt.
+    #[arg(long, env = "CAPICUA_UNWATCHED_ROOM_SECS", default_value_t = 60)]
+    unwatched_room_secs: u64,
+    /// New names registered (`register`) per minute per address, in
+    /// bursts of up to that many (`rate-limited` after that); 0 is no limit.
+    #[arg(long, env = "CAPICUA_REGISTRATIONS_PER_MIN", default_value_t = 10)]
+    registrations_per_min: u32,
+    /// Seconds a new connection has to send its request's headers, and an
+    /// idle HTTP connection to start its next request, before it is closed.
+    #[arg(long, env = "CAPICUA_HEADER_TIMEOUT_SECS", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
+    header_timeout_secs: u64,
+    /// Seconds a WebSocket has to send `hello` before it is closed (code
+    /// 4006).
+    #[arg(long, env = "CAPICUA_HELLO_TIMEOUT_SECS", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
+    hello_timeout_secs: u64,
+    /// Seconds a WebSocket may stay silent before it is closed (code 4006).
+    /// The server pings every third of this; clients answer pings on their
+    /// own, so only a dead or stuck client is closed.
+    #[arg(long, env = "CAPICUA_IDLE_TIMEOUT_SECS", default_value_t = 90, value_parser = clap::value_parser!(u64).range(3..))]
+    idle_timeout_secs: u64,
+    /// Most open connections (HTTP or WebSocket) from one address; 0 is no
+    /// limit. A trusted proxy's connections are not counted: its clients
+    /// are, by their forwarded address, on the WebSocket.
+    #[arg(long, env = "CAPICUA_MAX_CONNECTIONS_PER_ADDR", default_value_t = 64)]
+    max_connections_per_addr: usize,
+    /// Most spectators one room takes at once (`seat-taken` after that); 0
+    /// is no limit.
+    #[arg(long, env = "CAPICUA_MAX_SPECTATORS", default_value_t = 200)]
+    max_spectators: usize,
 }
 
 #[derive(Subcommand)]
@@ -409,6 +441,14 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                 http_reads_per_min: limits.http_reads_per_min,
                 trusted_proxies: limits.trusted_proxies,
                 public_url,
+                unwatched_room: (limits.unwatched_room_secs > 0)
+                    .then(|| std::time::Duration::from_secs(limits.unwatched_room_secs)),
+                registrations_per_min: limits.registrations_per_min,
+                header_timeout: std::time::Duration::from_secs(limits.header_timeout_secs),
+                hello_timeout: std::time::Duration::from_secs(limits.hello_timeout_secs),
+                idle_timeout: std::time::Duration::from_secs(limits.idle_timeout_secs),
+                max_connections_per_addr: limits.max_connections_per_addr,
+                max_spectators: limits.max_spectators,
                 ..Default::default()
             };
             capicua_server::run(listener, db, config, shutdown_signal()).await?;

@@ -270,6 +270,12 @@ pub(crate) struct Settings {
     /// no match in play (hosted bots and spectators do not count); `None`
     /// keeps it open. Tables are exempt: their event closes them.
     pub idle: Option<Duration>,
+    /// How long a room whose seats are all hosted bots stays open with no
+    /// one watching it; its match stands still meanwhile. `None` keeps it
+    /// open (and playing). Tables and the admin's rooms are exempt.
+    pub unwatched: Option<Duration>,
+    /// Most spectators at once; 0 is no limit.
+    pub max_spectators: usize,
 }
 
 /// A hosted seat set when the room is created.
@@ -309,13 +315,27 @@ pub(crate) type LinkFn = Box<dyn Fn(&GameRecord) -> TableLink + Send>;
 /// Who owns a seat: a registered player (across reconnects) or a guest's
 /// connection.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Owner {
+pub(crate) enum Owner {
     Player(i64),
     Guest(ConnId),
 }
 
+/// Who opened a room: the creator may fill its empty seats with hosted
+/// bots without sitting in it, and the admin's rooms of bots play on with
+/// no one watching.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Creator {
+    /// The admin.
+    Admin,
+    /// A registered player, or a guest's connection (WebSocket).
+    Owner(Owner),
+    /// Nobody a later request can be recognized as: a guest over HTTP, or a
+    /// tournament for its tables.
+    Unknown,
+}
+
 impl Owner {
-    fn of(m: &Member) -> Owner {
+    pub(crate) fn of(m: &Member) -> Owner {
         match m.ident.player_id {
             Some(p) => Owner::Player(p),
             None => Owner::Guest(m.conn),
@@ -397,6 +417,13 @@ pub(crate) struct RoomCore {
     idle_since: Option<Instant>,
     /// Raised when the room closes: its bots' searches stop.
     stop: StopFlag,
+    /// Who opened the room.
+    creator: Creator,
+    /// The room's chat bucket: tokens, and when they were counted.
+    chat_tokens: Option<(f64, Instant)>,
+    /// Since when the room's seats are all hosted bots and no one watches
+    /// (see [`Settings::unwatched`]).
+    unwatched_since: Option<Instant>,
 }
 
 /// Why a room cannot be built from its settings.
@@ -460,7 +487,15 @@ impl RoomCore {
             games_played: 0,
             closed: false,
             stop,
+            creator: Creator::Unknown,
+            chat_tokens: None,
+            unwatched_since: None,
         })
+    }
+
+    /// Records who opened the room.
+    pub(crate) fn set_creator(&mut self, creator: Creator) {
+        self.creator = creator;
     }
 
     /// Sets the room's id, once it is recorded.
@@ -522,7 +557,7 @@ impl RoomCore {
             _ => None,
         });
         let no_show = self.no_show_at.filter(|_| self.game.is_none() && self.games_played == 0);
-        self.pending.as_ref().map(|p| p.deadline).into_iter().chain(graces).chain(no_show).chain(self.idle_end()).min()
+        self.pending.as_ref().map(|p| p.deadline).into_iter().chain(graces).chain(no_show).chain(self.idle_end()).chain(self.unwatched_end()).min()
     }
 
     /// When the room closes for idleness, if its idle clock runs.
@@ -534,10 +569,34 @@ impl RoomCore {
         self.idle_since?.checked_add(self.s.idle?)
     }
 
+    /// When a room of bots nobody watches closes, if that clock runs.
+    fn unwatched_end(&self) -> Option<Instant> {
+        self.unwatched_since?.checked_add(self.s.unwatched?)
+    }
+
+    /// Whether the room is one of hosted bots alone that no one watches:
+    /// such a room does not play (its searches would burn the CPU for
+    /// nobody), and closes once [`Settings::unwatched`] has passed. Tables
+    /// (their event needs the result) and the admin's rooms play on.
+    fn unattended(&self) -> bool {
+        self.s.unwatched.is_some()
+            && !self.is_table()
+            && self.creator != Creator::Admin
+            && self.spectators.is_empty()
+            && self.seats.iter().any(|s| matches!(s, SeatState::Bot { .. }))
+            && !self.seats.iter().any(|s| matches!(s, SeatState::Human { .. }))
+    }
+
     /// Starts or stops the idle clock: it runs while no seat holds a
     /// connected player and no match is in play (a match ends on its own,
-    /// by its clock and timeout policy).
+    /// by its clock and timeout policy). Starts or stops the unwatched
+    /// clock of a room of bots.
     fn track_idle(&mut self, now: Instant) {
+        if !self.unattended() {
+            self.unwatched_since = None;
+        } else if self.unwatched_since.is_none() {
+            self.unwatched_since = Some(now);
+        }
         let busy = self.game.is_some()
             || self.storing.is_some()
             || self.seats.iter().any(|s| matches!(s, SeatState::Human { member: Some(_), .. }));
@@ -587,12 +646,27 @@ impl RoomCore {
             Input::Join { who, seat, id } => self.join(fx, who, seat, id),
             Input::Leave { who, id } => self.leave(now, fx, who, id),
             Input::Spectate { who, id } => {
-                if !self.spectators.iter().any(|s| s.conn == who.conn) {
+                let stood_still = self.unattended();
+                let watching = self.spectators.iter().any(|s| s.conn == who.conn);
+                if !watching && self.s.max_spectators > 0 && self.spectators.len() >= self.s.max_spectators {
+                    let message = format!("the room has its most spectators ({})", self.s.max_spectators);
+                    return self.reply_err(fx, &who, id, ErrorCode::SeatTaken, message);
+                }
+                if !watching {
                     self.spectators.push(who.clone());
                 }
                 self.reply(fx, &who, id, ServerMsg::Spectating { room: self.s.id });
                 fx.push(Effect::Info);
                 self.send_sync(now, fx, &who, None);
+                // A room of bots that stood still for want of a watcher
+                // plays on.
+                if stood_still {
+                    if self.game.is_some() {
+                        self.advance(now, fx);
+                    } else {
+                        self.maybe_start(now, fx);
+                    }
+                }
             }
             Input::FillBots { who, strategy, player_id, id } => self.fill_bots(now, fx, who, strategy, player_id, id),
             Input::Ready { who, id } => {
@@ -606,7 +680,7 @@ impl RoomCore {
                 self.changed(fx);
                 self.maybe_start(now, fx);
             }
-            Input::Chat { who, text, id } => self.chat(fx, who, text, id),
+            Input::Chat { who, text, id } => self.chat(now, fx, who, text, id),
             Input::Move { who, prompt, mv, id } => self.on_move(now, fx, who, prompt, mv, id),
             Input::Resync { who, id } => self.send_sync(now, fx, &who, id),
             Input::Hint { who, id } => self.hint(fx, who, id),
@@ -652,11 +726,26 @@ impl RoomCore {
 
     /// Passes a member's words to every member, the sender too (its copy
     /// is the confirmation that everyone got them, in the room's order).
-    fn chat(&mut self, fx: &mut Vec<Effect>, who: Member, text: String, id: Option<u64>) {
+    fn chat(&mut self, now: Instant, fx: &mut Vec<Effect>, who: Member, text: String, id: Option<u64>) {
         let seat = self.seat_of(&who);
         if seat.is_none() && !self.spectators.iter().any(|s| s.conn == who.conn) {
             return self.reply_err(fx, &who, id, ErrorCode::NotSeated, "take a seat or watch the room first");
         }
+        // A line costs a frame to every member: the room's own bucket
+        // bounds that cost, however many members talk.
+        let per_sec = f64::from(capicua_protocol::ROOM_CHAT_PER_SEC);
+        let burst = f64::from(capicua_protocol::ROOM_CHAT_BURST);
+        let (tokens, last) = self.chat_tokens.unwrap_or((burst, now));
+        let tokens = (tokens + now.saturating_duration_since(last).as_secs_f64() * per_sec).min(burst);
+        if tokens < 1.0 {
+            self.chat_tokens = Some((tokens, now));
+            let message = format!(
+                "this room's chat is busy: at most {} lines a second from everyone together; wait a moment",
+                capicua_protocol::ROOM_CHAT_PER_SEC
+            );
+            return self.reply_err(fx, &who, id, ErrorCode::RateLimited, message);
+        }
+        self.chat_tokens = Some((tokens - 1.0, now));
         self.reply(fx, &who, id, ServerMsg::Ok { room: self.s.id });
         let msg = ServerMsg::Chat { room: self.s.id, seat: seat.map(|s| s.0), name: who.ident.name.clone(), text };
         let frame = encode(None, msg);
@@ -934,6 +1023,15 @@ impl RoomCore {
         if self.is_table() {
             return self.reply_err(fx, &who, id, ErrorCode::BadRequest, "this table's seats are set by its event");
         }
+        // Filling seats decides who the seated players meet (and, in a rated
+        // room, starts a match that counts): only a player seated here, the
+        // room's creator or the admin may. A private room's seats are taken
+        // by its invite, so a stranger cannot reach this by its number.
+        let creator = self.creator == Creator::Owner(Owner::of(&who));
+        if !(who.ident.admin || creator || self.seat_of(&who).is_some()) {
+            let message = "only the room's creator or a player seated in it may fill its seats";
+            return self.reply_err(fx, &who, id, ErrorCode::NotSeated, message);
+        }
         let poly = self.s.rules.is_poly();
         if let Err(error) = bots::strategy(&strategy, 0, &self.s.bots, &self.stop, poly) {
             let message = CoreError::Strategy { spec: strategy, error }.to_string();
@@ -960,6 +1058,9 @@ impl RoomCore {
     fn promote(&mut self, fx: &mut Vec<Effect>, who: Member) {
         let Some(pid) = who.ident.player_id else { return };
         let guest = Owner::Guest(who.conn);
+        if self.creator == Creator::Owner(guest) {
+            self.creator = Creator::Owner(Owner::Player(pid));
+        }
         let mut moved = false;
         for s in &mut self.seats {
             if let SeatState::Human { owner, name, member, .. } = s {
@@ -1019,7 +1120,7 @@ impl RoomCore {
     }
 
     fn maybe_start(&mut self, now: Instant, fx: &mut Vec<Effect>) {
-        if self.game.is_some() || self.storing.is_some() || self.closed {
+        if self.game.is_some() || self.storing.is_some() || self.closed || self.unattended() {
             return;
         }
         if self.first_missing().is_some() || !self.deal_match(fx) {
@@ -1050,7 +1151,7 @@ impl RoomCore {
     fn advance(&mut self, now: Instant, fx: &mut Vec<Effect>) {
         let mut hosted_moves = 0u32;
         loop {
-            if self.thinking.is_some() || self.closed {
+            if self.thinking.is_some() || self.closed || self.unattended() {
                 return;
             }
             let Some(game) = self.game.as_ref() else { return };
@@ -1252,6 +1353,10 @@ impl RoomCore {
         if self.idle_end().is_some_and(|t| t <= now) {
             let secs = self.s.idle.map_or(0, |d| d.as_secs());
             return self.close(fx, &format!("nobody was seated for {secs} s"));
+        }
+        if self.unwatched_end().is_some_and(|t| t <= now) {
+            let secs = self.s.unwatched.map_or(0, |d| d.as_secs());
+            return self.close(fx, &format!("nobody watched this room of bots for {secs} s"));
         }
         let grace = self.s.grace;
         let mut expired_any = false;

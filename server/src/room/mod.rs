@@ -25,7 +25,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 
 use self::core::{CoreError, RoomCore, Settings};
-pub(crate) use self::core::{HostedSeat, LinkFn, TableOptions};
+pub(crate) use self::core::{Creator, HostedSeat, LinkFn, Owner, TableOptions};
 use self::task::RoomTask;
 use crate::limits::{RoomOwner, RoomSlot, TooManyRooms};
 use crate::table::{AnyMove, RoomRules};
@@ -275,6 +275,8 @@ pub(crate) fn settings(spec: &RoomSpec, grace: std::time::Duration) -> Result<Se
         private: spec.private,
         bots: capicua_strategy::Policy::network(capicua_strategy::SearchCaps::default()),
         idle: None,
+        unwatched: None,
+        max_spectators: 0,
     })
 }
 
@@ -358,6 +360,7 @@ pub(crate) async fn create(
     state: &Arc<AppState>,
     spec: RoomSpec,
     owner: Option<RoomOwner>,
+    creator: Creator,
 ) -> Result<RoomInfo, CreateError> {
     // The slot is taken before anything is checked or recorded: a creator
     // at its limit costs the server no row.
@@ -365,7 +368,7 @@ pub(crate) async fn create(
         Some(o) => Some(state.room_quota.take(o).map_err(|TooManyRooms(n)| CreateError::TooManyRooms(n))?),
         None => None,
     };
-    create_with(state, spec, TableOptions::default(), None, slot).await
+    create_with(state, spec, TableOptions::default(), None, slot, creator).await
 }
 
 /// Opens a room with table options (reserved and hosted seats, one match, a
@@ -377,7 +380,7 @@ pub(crate) async fn create_table(
     table: TableOptions,
     on_stored: oneshot::Sender<Option<i64>>,
 ) -> Result<RoomInfo, CreateError> {
-    create_with(state, spec, table, Some(on_stored), None).await
+    create_with(state, spec, table, Some(on_stored), None, Creator::Unknown).await
 }
 
 async fn create_with(
@@ -386,6 +389,7 @@ async fn create_with(
     table: TableOptions,
     on_stored: Option<oneshot::Sender<Option<i64>>>,
     slot: Option<RoomSlot>,
+    creator: Creator,
 ) -> Result<RoomInfo, CreateError> {
     if state.is_shutting_down() {
         return Err(CreateError::ShuttingDown);
@@ -393,6 +397,8 @@ async fn create_with(
     let mut settings = settings(&spec, state.config.reconnect_grace)?;
     settings.bots = state.config.bot_policy();
     settings.idle = state.config.room_idle;
+    settings.unwatched = state.config.unwatched_room;
+    settings.max_spectators = state.config.max_spectators;
     // Deals of an unseeded room must be unpredictable: no randomness, no room.
     let entropy = match table.entropy {
         Some(e) => e,
@@ -410,6 +416,7 @@ async fn create_with(
         CreateError::Db(e)
     })? as capicua_protocol::RoomId;
     core.set_id(id);
+    core.set_creator(creator);
     let mut snapshot = core.info();
     let info = Arc::new(Mutex::new(snapshot.clone()));
     let (tx, rx) = mpsc::unbounded_channel();

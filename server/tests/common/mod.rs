@@ -15,12 +15,12 @@ use tokio::sync::oneshot;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
-/// The server's defaults but for the limit of open rooms per creator: every
-/// test client is a guest from 127.0.0.1, one address, and many tests open
-/// more rooms than a guest address may hold (`tests/limits.rs` tests that
-/// limit).
+/// The server's defaults but for the limits per address: every test client
+/// is a guest from 127.0.0.1, one address, and many tests open more rooms,
+/// register more names and hold more connections than one address may
+/// (`tests/limits.rs` and `tests/hostile.rs` test those limits).
 pub fn config() -> Config {
-    Config { max_rooms_per_owner: 0, ..Config::default() }
+    Config { max_rooms_per_owner: 0, registrations_per_min: 0, max_connections_per_addr: 0, ..Config::default() }
 }
 
 /// A running server.
