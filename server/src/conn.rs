@@ -120,7 +120,7 @@ where
     E: std::error::Error + 'static,
 {
     let _guard = state.task_guard();
-    let out = Outbox::new(state.config.outbound_buffer, &state.flusher);
+    let out = Outbox::new(state.config.outbound_buffer, state.config.outbound_bytes, &state.flusher);
     let sender = tokio::spawn(send_loop(sink, out.clone()));
     state.metrics.connections.fetch_add(1, Ordering::Relaxed);
     Metrics::inc(&state.metrics.connections_total);

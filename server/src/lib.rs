@@ -34,6 +34,7 @@ pub(crate) mod limits;
 pub(crate) mod metrics;
 pub(crate) mod nodes;
 pub(crate) mod outbox;
+pub(crate) mod replays;
 pub(crate) mod room;
 pub(crate) mod table;
 pub mod tournament;
@@ -101,6 +102,15 @@ pub struct Config {
     /// of this server's rooms here; `None`: `http://` and the listening
     /// address.
     pub public_url: Option<String>,
+    /// Bytes of frames queued for a connection before it counts as a slow
+    /// consumer (one frame alone may be larger).
+    pub outbound_bytes: usize,
+    /// Most bytes of steps in one page of a replay (`GET /api/games/{id}`);
+    /// a page always holds at least one step.
+    pub replay_page_bytes: usize,
+    /// Replay requests of one address being answered at once (their
+    /// answers still being sent count); 0 is no limit.
+    pub replays_per_addr: usize,
 }
 
 impl Config {
@@ -130,6 +140,9 @@ impl Default for Config {
             trusted_proxies: Vec::new(),
             ladder: ladder::LadderConfig::default(),
             public_url: None,
+            outbound_bytes: 4 << 20,
+            replay_page_bytes: 1 << 20,
+            replays_per_addr: 4,
         }
     }
 }
@@ -288,6 +301,8 @@ pub struct AppState {
     failed: tokio::sync::Notify,
     /// Whether this server runs the tournaments (elected, on PostgreSQL).
     pub(crate) scheduler: AtomicBool,
+    /// Replay requests being answered, per address.
+    pub(crate) replays: Arc<replays::ReplayGate>,
 }
 
 impl AppState {
@@ -302,6 +317,7 @@ impl AppState {
             conn_permits: Arc::new(Semaphore::new(config.max_connections)),
             room_quota: limits::RoomQuota::new(config.max_rooms_per_owner),
             http_limits: limits::HttpLimits::new(config.http_writes_per_min, config.http_reads_per_min),
+            replays: replays::ReplayGate::new(config.replays_per_addr),
             config,
             db,
             rooms: Mutex::new(HashMap::new()),
