@@ -36,7 +36,9 @@ fn a_poly_match_of_many_hands_ends_soon_after_the_move_bound() {
     let mut variant = PolyRules::preset("triominoes").unwrap().variant().clone();
     variant.target = PolyMatchTarget::Hands(500);
     let rules = variant.validate().unwrap();
-    let mut game = PolyGame::new(rules, 2, 5).unwrap();
+    // The most seats: the most moves a hand.
+    let seats = *rules.seat_range().end();
+    let mut game = PolyGame::new(rules, seats, 5).unwrap();
     let (mut moves, mut legal) = (0, PolyMoveList::with_capacity(64));
     while game.to_move().is_some() {
         game.legal_moves(&mut legal);
