@@ -47,6 +47,17 @@ use ext::Ext;
 /// ends and the highest score wins (a shared top score is a draw).
 pub const MAX_HANDS_PER_MATCH: u32 = 500;
 
+/// The other safety net, on a match's length in moves: the hand being
+/// played when a match reaches this many moves is its last, the highest
+/// score winning (a shared top score is a draw). Every preset's matches end
+/// far sooner (a 13-hand Mexican Train at ten seats plays a few thousand
+/// moves); a custom variant of a big set and many hands (double-eighteen,
+/// all tiles dealt, 500 hands: hundreds of thousands of moves) would
+/// otherwise hold a room, and every replay or review of it, for that long.
+/// A hand itself is bounded (each tile is drawn once and played once, and a
+/// round of passes blocks it), so a match is too.
+pub const MAX_MOVES_PER_MATCH: usize = 10_000;
+
 /// What the leader must lead.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]

@@ -65,7 +65,7 @@ pub use file::{FileFormat, VariantFileError};
 pub use game::deal::Setup;
 pub use game::events::{Event, Events, HandEnd, HandResult, Outcome};
 pub use game::referee::Ruling;
-pub use game::{Game, LeadRequirement, MAX_HANDS_PER_MATCH, ReplayError};
+pub use game::{Game, LeadRequirement, MAX_HANDS_PER_MATCH, MAX_MOVES_PER_MATCH, ReplayError};
 pub use history::{Action, Record};
 pub use moves::{EndId, MAX_MOVES, Move, MoveList};
 pub use presets::{PRESETS, preset};

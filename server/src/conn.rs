@@ -120,7 +120,7 @@ where
     E: std::error::Error + 'static,
 {
     let _guard = state.task_guard();
-    let out = Outbox::new(state.config.outbound_buffer, &state.flusher);
+    let out = Outbox::new(state.config.outbound_buffer, state.config.outbound_bytes, &state.flusher);
     // Pings a third of the idle timeout apart: a live client's pongs keep
     // it from being closed as silent.
     let sender = tokio::spawn(send_loop(sink, out.clone(), state.config.idle_timeout / 3));

@@ -14,16 +14,14 @@ use axum::extract::ws::WebSocketUpgrade;
 use axum::http::{Extensions, HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use capicua_engine::poly::{PolyEvent, PolyGame, PolyVariant, PolyViewSnapshot};
-use capicua_engine::{Event, Game, Rules, Seat, ViewSnapshot};
 use capicua_protocol::{ErrorCode, RoomInfo, RoomSpec};
 use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
 use tower_http::cors::{AllowOrigin, CorsLayer};
 
 use crate::AppState;
-use crate::api::{ApiError, ApiPath, ApiQuery, Caller};
-use crate::db::{GameSummary, Play, SeatRecord, Standing};
+use crate::api::{ApiError, ApiQuery, Caller};
+use crate::db::{GameSummary, Standing};
 use crate::limits::RoomOwner;
 
 /// The routes.
@@ -33,7 +31,7 @@ pub(crate) fn router(state: Arc<AppState>) -> Router {
         .route("/api/rooms", get(rooms).post(create_room).layer(axum::extract::DefaultBodyLimit::max(MAX_ROOM_SPEC_BYTES)))
         .route("/api/nodes", get(nodes))
         .route("/api/games", get(games))
-        .route("/api/games/{id}", get(game))
+        .route("/api/games/{id}", get(crate::replays::game))
         .route("/api/games/{id}/review", get(crate::hints::review))
         .route("/api/leaderboard", get(leaderboard))
         .route("/api/leaderboards", get(leaderboards))
@@ -223,151 +221,6 @@ async fn create_room(
         Ok(info) => Ok((StatusCode::CREATED, Json(info))),
         Err(e) => Err(ApiError::of(e.code(), e.to_string()).with_field(e.field())),
     }
-}
-
-#[derive(Deserialize)]
-struct ViewQuery {
-    seat: Option<u8>,
-}
-
-/// One step of a replay: what the viewer saw after a move.
-#[derive(Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub(crate) struct ReplayStep<View, Ev> {
-    /// The events of the move, as the viewer saw them (a poly `drew` names
-    /// its tile to the drawer's viewpoint only).
-    pub events: Vec<Ev>,
-    /// The viewer's view afterwards.
-    pub view: View,
-}
-
-/// A finished game from one viewpoint: never more than that viewer saw
-/// during play (no seed, no raw deal). Of either family: its variant,
-/// views and events are two-faced or poly.
-#[derive(Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub(crate) struct Replay<V, View, Ev> {
-    /// The game id.
-    pub id: i64,
-    /// The room it was played in.
-    pub room: Option<i64>,
-    /// A poly game (absent for a two-faced one).
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub poly: bool,
-    /// The variant.
-    pub variant: V,
-    /// The viewpoint, `None` for the spectator's.
-    pub seat: Option<u8>,
-    /// Who sat where.
-    pub seats: Vec<SeatRecord>,
-    /// Final scores by side.
-    pub scores: Vec<i32>,
-    /// The winning side.
-    pub winner: Option<u8>,
-    /// The seat whose side forfeited.
-    pub forfeit: Option<u8>,
-    /// The view at the start.
-    pub start: View,
-    /// One step per move.
-    pub steps: Vec<ReplayStep<View, Ev>>,
-}
-
-/// What a replay tells of a stored game besides its moves.
-pub(crate) struct StoredAbout {
-    id: i64,
-    room: Option<i64>,
-    seats: Vec<SeatRecord>,
-    scores: Vec<i32>,
-    winner: Option<u8>,
-    forfeit: Option<u8>,
-}
-
-impl<V, View, Ev> Replay<V, View, Ev> {
-    /// The replay of a stored game `about` from `seat`'s viewpoint.
-    fn of(
-        about: StoredAbout,
-        seat: Option<u8>,
-        poly: bool,
-        variant: V,
-        start: View,
-        steps: Vec<ReplayStep<View, Ev>>,
-    ) -> Self {
-        let StoredAbout { id, room, seats, scores, winner, forfeit } = about;
-        Replay { id, room, poly, variant, seat, seats, scores, winner, forfeit, start, steps }
-    }
-}
-
-/// A replay of either family.
-#[derive(Serialize)]
-#[serde(untagged)]
-pub(crate) enum AnyReplay {
-    /// Dominoes.
-    Tiles(Box<Replay<capicua_engine::Variant, ViewSnapshot, Event>>),
-    /// Tiles with 3, 4 or 6 faces.
-    Poly(Box<Replay<PolyVariant, PolyViewSnapshot, PolyEvent>>),
-}
-
-async fn game(
-    State(state): State<Arc<AppState>>,
-    ApiPath(id): ApiPath<i64>,
-    ApiQuery(q): ApiQuery<ViewQuery>,
-) -> Result<Json<AnyReplay>, ApiError> {
-    let g = state
-        .db
-        .game(id)
-        .await
-        .map_err(ApiError::internal)?
-        .ok_or_else(|| ApiError::of(ErrorCode::NoSuchGame, format!("no game {id}")))?;
-    if let Some(s) = q.seat {
-        if s >= g.play.seats() {
-            return Err(ApiError::new(
-                StatusCode::BAD_REQUEST,
-                ErrorCode::NoSuchSeat,
-                format!("seats are 0..{}", g.play.seats()),
-            ));
-        }
-    }
-    let about = StoredAbout {
-        id: g.id,
-        room: g.room_id,
-        seats: g.seats,
-        scores: g.scores,
-        winner: g.winner,
-        forfeit: g.forfeit,
-    };
-    let (variant, seating, moves) = match g.play {
-        Play::Tiles { variant, seating, moves } => (variant, seating, moves),
-        Play::Poly { variant, seats, moves } => {
-            let rules = variant.validate().map_err(ApiError::internal)?;
-            let mut game = PolyGame::new(rules, seats, g.seed).map_err(ApiError::internal)?;
-            let snap = |game: &PolyGame| match q.seat {
-                Some(s) => game.view(s).snapshot(),
-                None => game.spectator_snapshot(),
-            };
-            let start = snap(&game);
-            let mut steps = Vec::with_capacity(moves.len());
-            for m in moves {
-                let events = game.play(m).map_err(ApiError::internal)?;
-                let events = events.iter().map(|e| e.seen_by(q.seat)).collect();
-                steps.push(ReplayStep { events, view: snap(&game) });
-            }
-            return Ok(Json(AnyReplay::Poly(Box::new(Replay::of(about, q.seat, true, variant, start, steps)))));
-        }
-    };
-    let rules = Rules::new(variant.clone()).map_err(ApiError::internal)?;
-    let mut game = Game::new(rules.into(), seating, g.seed).map_err(ApiError::internal)?;
-    let snap = |game: &Game| match q.seat {
-        Some(s) => game.view(Seat(s)).snapshot(),
-        None => game.spectator_view().snapshot(),
-    };
-    let start = snap(&game);
-    let mut steps = Vec::with_capacity(moves.len());
-    for m in &moves {
-        // `referee_play` also replays the plays a lenient referee let stand.
-        let ruling = game.referee_play(*m).map_err(ApiError::internal)?;
-        steps.push(ReplayStep { events: ruling.events().to_vec(), view: snap(&game) });
-    }
-    Ok(Json(AnyReplay::Tiles(Box::new(Replay::of(about, q.seat, false, variant, start, steps)))))
 }
 
 /// The longest page of `GET /api/games`.

@@ -35,6 +35,7 @@ pub(crate) mod limits;
 pub(crate) mod metrics;
 pub(crate) mod nodes;
 pub(crate) mod outbox;
+pub(crate) mod replays;
 pub(crate) mod room;
 pub(crate) mod table;
 pub mod tournament;
@@ -124,6 +125,15 @@ pub struct Config {
     pub max_connections_per_addr: usize,
     /// Most spectators in one room; 0 is no limit.
     pub max_spectators: usize,
+    /// Bytes of frames queued for a connection before it counts as a slow
+    /// consumer (one frame alone may be larger).
+    pub outbound_bytes: usize,
+    /// Most bytes of steps in one page of a replay (`GET /api/games/{id}`);
+    /// a page always holds at least one step.
+    pub replay_page_bytes: usize,
+    /// Replay requests of one address being answered at once (their
+    /// answers still being sent count); 0 is no limit.
+    pub replays_per_addr: usize,
 }
 
 impl Config {
@@ -160,6 +170,9 @@ impl Default for Config {
             idle_timeout: Duration::from_secs(90),
             max_connections_per_addr: 64,
             max_spectators: 200,
+            outbound_bytes: 4 << 20,
+            replay_page_bytes: 1 << 20,
+            replays_per_addr: 4,
         }
     }
 }
@@ -324,6 +337,8 @@ pub struct AppState {
     failed: tokio::sync::Notify,
     /// Whether this server runs the tournaments (elected, on PostgreSQL).
     pub(crate) scheduler: AtomicBool,
+    /// Replay requests being answered, per address.
+    pub(crate) replays: Arc<replays::ReplayGate>,
 }
 
 impl AppState {
@@ -347,6 +362,7 @@ impl AppState {
                 config.http_reads_per_min,
                 config.registrations_per_min,
             ),
+            replays: replays::ReplayGate::new(config.replays_per_addr),
             config,
             db,
             rooms: Mutex::new(HashMap::new()),

@@ -82,6 +82,8 @@ enum Command {
         bots: BotLimits,
         #[command(flatten)]
         limits: ClientLimits,
+        #[command(flatten)]
+        memory: MemoryLimits,
     },
     /// Prints the JSON Schema of every protocol message.
     Schema,
@@ -240,6 +242,24 @@ struct ClientLimits {
     max_spectators: usize,
 }
 
+/// What one client may make the server hold in memory.
+#[derive(clap::Args)]
+struct MemoryLimits {
+    /// Bytes of frames queued for one connection before it is closed as a
+    /// slow consumer (close 4004); one frame alone may be larger.
+    #[arg(long, env = "CAPICUA_OUTBOUND_BYTES", default_value_t = 4 << 20, value_parser = clap::value_parser!(u64).range(65_536..=1 << 30))]
+    outbound_bytes: u64,
+    /// Most bytes of steps in one page of a replay (`GET /api/games/{id}`);
+    /// a page holds at least one step.
+    #[arg(long, env = "CAPICUA_REPLAY_PAGE_BYTES", default_value_t = 1 << 20, value_parser = clap::value_parser!(u64).range(65_536..=1 << 28))]
+    replay_page_bytes: u64,
+    /// Replay requests (`GET /api/games/{id}`) of one address answered at
+    /// once, an answer counting until it is sent; over it, `429`
+    /// `rate-limited`. 0 is no limit.
+    #[arg(long, env = "CAPICUA_REPLAYS_PER_ADDR", default_value_t = 4)]
+    replays_per_addr: usize,
+}
+
 #[derive(Subcommand)]
 enum TournamentCommand {
     /// Validates a tournament file (TOML, or JSON by extension) and stores it
@@ -396,6 +416,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             store_retry_ms,
             bots,
             limits,
+            memory,
         } => {
             let cors = capicua_server::CorsOrigins::parse(&cors_origins).context("--cors-origin")?;
             // The listener first: a server that cannot take connections
@@ -449,6 +470,9 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                 idle_timeout: std::time::Duration::from_secs(limits.idle_timeout_secs),
                 max_connections_per_addr: limits.max_connections_per_addr,
                 max_spectators: limits.max_spectators,
+                outbound_bytes: memory.outbound_bytes as usize,
+                replay_page_bytes: memory.replay_page_bytes as usize,
+                replays_per_addr: memory.replays_per_addr,
                 ..Default::default()
             };
             capicua_server::run(listener, db, config, shutdown_signal()).await?;

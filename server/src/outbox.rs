@@ -13,9 +13,17 @@
 //! the server's [`Flusher`] tick, whichever comes first; to any other
 //! connection it is urgent. Frames always leave in the order they were queued.
 //!
-//! Rooms never wait on a client: a queue past its capacity marks the
-//! connection as a slow consumer and it is closed, so one stuck client cannot
-//! stall a table.
+//! Rooms never wait on a client: a queue past its capacity, in frames or in
+//! bytes, marks the connection as a slow consumer and it is closed, so one
+//! stuck client cannot stall a table nor hold the server's memory. The bound
+//! in bytes is the one that matters for memory: a frame's size ranges from a
+//! few bytes to a view of tens of kilobytes, so a bound in frames alone lets
+//! a client that never reads hold a thousand full views.
+//!
+//! A `sync` (the answer to `resync`) replaces any earlier `sync` of the same
+//! room still queued: it holds the whole state, so the older one is of no
+//! use to the client, and a client that asks again and again without reading
+//! holds one view per room, not one per request.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
@@ -52,12 +60,18 @@ struct Inner {
     lean: AtomicBool,
     batch: AtomicBool,
     capacity: usize,
+    /// Most bytes of frames queued at once.
+    max_bytes: usize,
     flusher: Weak<Flusher>,
 }
 
 #[derive(Default)]
 struct Queue {
     frames: Vec<Utf8Bytes>,
+    /// The bytes of `frames`.
+    bytes: usize,
+    /// The queued `sync` frames: (room, index in `frames`).
+    syncs: Vec<(u64, usize)>,
     /// The close frame to send after the last queued frame.
     close: Option<Option<CloseReason>>,
     /// The flusher generation in which the oldest deferred frame still
@@ -79,10 +93,10 @@ pub struct Batch {
 }
 
 impl Outbox {
-    /// A new outbox holding at most `capacity` unsent frames, whose
-    /// deferrable frames (once batching is asked for) `flusher` sends on its
-    /// tick.
-    pub fn new(capacity: usize, flusher: &Arc<Flusher>) -> Outbox {
+    /// A new outbox holding at most `capacity` unsent frames of at most
+    /// `max_bytes` in all (one frame alone may be larger), whose deferrable
+    /// frames (once batching is asked for) `flusher` sends on its tick.
+    pub fn new(capacity: usize, max_bytes: usize, flusher: &Arc<Flusher>) -> Outbox {
         Outbox(Arc::new(Inner {
             queue: Mutex::new(Queue::default()),
             ready: Notify::new(),
@@ -92,6 +106,7 @@ impl Outbox {
             lean: AtomicBool::new(false),
             batch: AtomicBool::new(false),
             capacity,
+            max_bytes,
             flusher: Arc::downgrade(flusher),
         }))
     }
@@ -127,6 +142,19 @@ impl Outbox {
         self.push(text, Push::Quiet)
     }
 
+    /// Queues room `room`'s `sync` frame and wakes the send task; a `sync`
+    /// of that room still queued is dropped, the new one going last (after
+    /// the events the old one would have preceded, which it includes).
+    pub fn send_sync(&self, room: u64, text: Utf8Bytes) -> bool {
+        self.push(text, Push::Sync(room))
+    }
+
+    /// Bytes queued and not yet taken by the send task.
+    #[cfg(test)]
+    fn queued_bytes(&self) -> usize {
+        self.0.queue.lock().expect("outbox lock").bytes
+    }
+
     /// Wakes the send task if anything is queued.
     pub fn wake(&self) {
         self.0.ready.notify_one();
@@ -138,18 +166,39 @@ impl Outbox {
         }
         let wake_anyway = {
             let mut q = self.0.queue.lock().expect("outbox lock");
-            if q.frames.len() >= self.0.capacity {
+            if let Push::Sync(room) = how
+                && let Some(at) = q.syncs.iter().position(|&(r, _)| r == room)
+            {
+                let (_, i) = q.syncs.remove(at);
+                let old = q.frames.remove(i);
+                q.bytes -= old.len();
+                for (_, j) in &mut q.syncs {
+                    if *j > i {
+                        *j -= 1;
+                    }
+                }
+            }
+            // One frame alone is never refused for its size: a client that
+            // reads takes it, and the bound is on what piles up behind it.
+            let over_bytes = !q.frames.is_empty() && q.bytes + text.len() > self.0.max_bytes;
+            if q.frames.len() >= self.0.capacity || over_bytes {
                 drop(q);
                 self.0.killed.store(true, Ordering::Relaxed);
                 self.0.kill.notify_one();
                 return false;
             }
+            if let Push::Sync(room) = how {
+                let at = q.frames.len();
+                q.syncs.push((room, at));
+            }
+            q.bytes += text.len();
             q.frames.push(text);
             // A batching connection still gets its frames once half its
-            // queue is deferred ones: a burst of events between two ticks (a
-            // fast match watched by a spectator) must not close a client that
-            // reads well.
-            if matches!(how, Push::Defer) && q.frames.len() * 2 >= self.0.capacity {
+            // queue (in frames or bytes) is deferred ones: a burst of events
+            // between two ticks (a fast match watched by a spectator) must
+            // not close a client that reads well.
+            if matches!(how, Push::Defer) && (q.frames.len() * 2 >= self.0.capacity || q.bytes * 2 >= self.0.max_bytes)
+            {
                 true
             } else if matches!(how, Push::Defer) {
                 match self.0.flusher.upgrade() {
@@ -172,7 +221,7 @@ impl Outbox {
                 false
             }
         };
-        if wake_anyway || matches!(how, Push::Wake) {
+        if wake_anyway || matches!(how, Push::Wake | Push::Sync(_)) {
             self.0.ready.notify_one();
         }
         true
@@ -228,6 +277,8 @@ impl Outbox {
             let mut q = self.0.queue.lock().expect("outbox lock");
             if !q.frames.is_empty() || q.close.is_some() {
                 q.deferred_since = None;
+                q.bytes = 0;
+                q.syncs.clear();
                 std::mem::swap(&mut q.frames, &mut spare);
                 return Batch { frames: spare, close: q.close.take() };
             }
@@ -245,6 +296,9 @@ enum Push {
     Defer,
     /// Do not wake it: the caller will, or the next frame will.
     Quiet,
+    /// A room's `sync`: wake the send task now, and drop that room's
+    /// `sync` still queued.
+    Sync(u64),
 }
 
 /// Sends the deferred frames of batching connections on a fixed tick: one
@@ -335,7 +389,7 @@ mod tests {
     /// A flusher and an outbox of `capacity` frames, batching or not.
     fn outbox(capacity: usize, batch: bool) -> (Arc<Flusher>, Outbox) {
         let flusher = Arc::new(Flusher::default());
-        let out = Outbox::new(capacity, &flusher);
+        let out = Outbox::new(capacity, usize::MAX, &flusher);
         out.set_batch_events(batch);
         (flusher, out)
     }
@@ -472,6 +526,66 @@ mod tests {
         let b = ready_now(&out).await.expect("closing wakes it");
         assert_eq!(b.frames, vec![frame("a"), frame("b")]);
         assert_eq!(b.close, Some(Some((1008, "slow"))));
+    }
+
+    #[tokio::test]
+    async fn a_queue_over_its_bytes_kills_the_connection_though_few_frames_wait() {
+        let flusher = Arc::new(Flusher::default());
+        let out = Outbox::new(1024, 100, &flusher);
+        let big = "x".repeat(40);
+        assert!(out.send_text(frame(&big)));
+        assert!(out.send_text(frame(&big)));
+        assert_eq!(out.queued_bytes(), 80);
+        assert!(!out.send_text(frame(&big)), "120 bytes would be over 100");
+        ready_killed(&out).await;
+        // Taken by the send task, the queue holds nothing again.
+        let out = Outbox::new(1024, 100, &flusher);
+        assert!(out.send_text(frame(&big)));
+        assert_eq!(ready_now(&out).await.expect("woken").frames.len(), 1);
+        assert_eq!(out.queued_bytes(), 0);
+        assert!(out.send_text(frame(&big)) && out.send_text(frame(&big)), "room again once sent");
+        // One frame larger than the bound alone is sent, not refused.
+        let out = Outbox::new(1024, 100, &flusher);
+        assert!(out.send_text(frame(&"y".repeat(500))));
+        assert!(!out.send_text(frame("z")), "nothing queues behind it");
+    }
+
+    #[tokio::test]
+    async fn deferred_frames_leave_once_they_fill_half_the_bytes() {
+        let flusher = Arc::new(Flusher::default());
+        let out = Outbox::new(1024, 100, &flusher);
+        out.set_batch_events(true);
+        assert!(out.send_deferrable(frame(&"e".repeat(30))));
+        assert!(ready_now(&out).await.is_none(), "30 of 100 bytes wait for the tick");
+        assert!(out.send_deferrable(frame(&"e".repeat(30))));
+        assert_eq!(ready_now(&out).await.expect("half the bytes wake it").frames.len(), 2);
+    }
+
+    #[tokio::test]
+    async fn a_sync_replaces_the_same_rooms_sync_still_queued() {
+        let flusher = Arc::new(Flusher::default());
+        // Room for two syncs of 40 bytes and a little more, no more.
+        let out = Outbox::new(1024, 100, &flusher);
+        let sync = |room: u64, n: u32| frame(&format!("{{\"type\":\"sync\",\"room\":{room},\"n\":{n:>10}}}"));
+        assert!(out.send_sync(1, sync(1, 0)));
+        assert!(out.send_text(frame("ev")));
+        for n in 1..1000 {
+            assert!(out.send_sync(1, sync(1, n)), "resync {n} refused: the queue grew");
+        }
+        assert!(out.send_sync(2, sync(2, 0)), "another room's sync is kept apart");
+        assert!(out.send_sync(1, sync(1, 1000)));
+        assert_eq!(out.queued_bytes(), 2 + sync(2, 0).len() + sync(1, 1000).len());
+        let b = ready_now(&out).await.expect("a sync wakes the send task");
+        assert_eq!(b.frames, vec![frame("ev"), sync(2, 0), sync(1, 1000)], "the latest last, after the event");
+        // Taken: the next sync is queued anew, not matched to one sent.
+        assert!(out.send_sync(1, sync(1, 1001)));
+        assert!(out.send_text(frame("ev2")));
+        assert_eq!(ready_now(&out).await.expect("woken").frames, vec![sync(1, 1001), frame("ev2")]);
+        // Other frames still count: a client that never reads is closed.
+        let big = "x".repeat(70);
+        assert!(out.send_sync(1, sync(1, 0)));
+        assert!(!out.send_text(frame(&big)), "over the bytes");
+        ready_killed(&out).await;
     }
 
     async fn ready_killed(out: &Outbox) {

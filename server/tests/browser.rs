@@ -274,15 +274,21 @@ async fn a_registered_player_reloads_mid_match_and_plays_on_in_the_same_seat() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_replay_steps_to_the_end_and_back_as_the_stored_game_says() {
     let _one = ONE_BROWSER.lock().await;
-    let server = TestServer::start().await;
+    // Pages of a few steps: the page loads the steps it shows as it goes,
+    // forward, back and from a link.
+    let server = TestServer::start_with(temp_db(), Config { replay_page_bytes: 4096, ..common::config() }).await;
     let mut clients = vec![];
     for _ in 0..4 {
         clients.push(server.guest().await);
     }
     let room = seat_all(&mut clients, json!({"preset": "latin"})).await;
     let (_clients, id) = play_out(clients, room).await;
-    let g = server.get_json(&format!("/api/games/{id}?seat=1")).await;
+    let g = server.replay(id, "seat=1").await;
     let n = g["steps"].as_array().unwrap().len();
+    assert!(
+        server.get_json(&format!("/api/games/{id}?seat=1")).await["next"].is_u64(),
+        "the game takes more than one page"
+    );
     let Some(b) = Browser::start(format!("http://{}", server.addr)).await else { return };
     b.open(&format!("/?pace=0#/replay/{id}?seat=1")).await;
 
@@ -331,6 +337,11 @@ async fn a_replay_steps_to_the_end_and_back_as_the_stored_game_says() {
     // The shared link opens the same viewpoint at the step it names.
     b.open(&format!("/#/replay/{id}?seat=1&step={n}")).await;
     check(n).await;
+    // Opened at the end, it loads the steps before it stepping back.
+    for k in (n.saturating_sub(3)..n).rev() {
+        b.keys(&Key::Left.to_string()).await;
+        check(k).await;
+    }
 
     // The Replays page lists it (variant, players, result) and links to it.
     b.open("/#/replays").await;

@@ -512,10 +512,18 @@ function predictMover(t, events, fresh) {
 /** The finished match's last hand, read from the stored game. */
 async function finalSummary(t, game) {
   try {
-    const q = t.seat === null ? '' : `?seat=${t.seat}`;
-    const r = await fetch(`/api/games/${game}${q}`);
+    const q = t.seat === null ? '' : `&seat=${t.seat}`;
+    // Replays come a page at a time: the head (with the step count) and
+    // then the last step alone.
+    const r = await fetch(`/api/games/${game}?limit=1${q}`);
     if (!r.ok) return;
-    const g = await r.json();
+    let g = await r.json();
+    const total = g['total-steps'];
+    if (total > 1) {
+      const end = await fetch(`/api/games/${game}?from=${total - 1}&limit=1${q}`);
+      if (!end.ok) return;
+      g = await end.json();
+    }
     const last = g.steps.length ? g.steps[g.steps.length - 1].view : g.start;
     const results = last.results || [];
     if (results.length) {

@@ -1,6 +1,7 @@
-// Replays: a stored game (`GET /api/games/{id}?seat=N`) stepped move by
-// move from one seat's viewpoint or a spectator's, never showing more than
-// that viewer saw. The address (#/replay/ID?seat=N&step=K) is the link to share.
+// Replays: a stored game (`GET /api/games/{id}?seat=N`, a page of steps at
+// a time) stepped move by move from one seat's viewpoint or a spectator's,
+// never showing more than that viewer saw. The address
+// (#/replay/ID?seat=N&step=K) is the link to share.
 
 import { h, replace, tileName, joinWords } from './dom.js';
 import { renderBoard, endName } from './board.js';
@@ -187,6 +188,9 @@ function replayControls(k, n, go) {
   );
 }
 
+/** Steps fetched when the viewer steps back into steps not loaded yet. */
+const BACK_PAGE = 50;
+
 export function mount(app, { game, seat, step }) {
   if (game === null) return { el: indexPage(app) };
   const el = h('div', { class: 'replay' }, h('h1', {}, `Game ${game}`), h('p', {}, 'Loading…'));
@@ -194,9 +198,14 @@ export function mount(app, { game, seat, step }) {
   let k = 0;
   // The review of the viewpoint seat's decisions (a seat's replay only).
   let review = seat === null ? null : { loading: true };
-  const viewAt = (i) => (i === 0 ? data.start : data.steps[i - 1].view);
-  const eventsAt = (i) => (i === 0 ? [] : data.steps[i - 1].events);
-  const n = () => data.steps.length;
+  // The server answers a replay a page at a time (`from`, `limit`): the
+  // steps are kept by index as pages arrive, and a step not yet here is
+  // fetched with its page when the viewer moves to it. A long match is
+  // never loaded whole, only the parts looked at.
+  const viewAt = (i) => (i === 0 ? data.start : data.steps[i - 1]?.view);
+  const eventsAt = (i) => (i === 0 ? [] : data.steps[i - 1]?.events || []);
+  const n = () => data['total-steps'];
+  const have = (i) => i === 0 || data.steps[i - 1] !== undefined;
   const who = (s, cap = false) => {
     if (s === seat) return cap ? `Seat ${s + 1} (this view)` : `seat ${s + 1} (this view)`;
     const name = data.seats[s]?.name;
@@ -224,11 +233,22 @@ export function mount(app, { game, seat, step }) {
       data.seats.map((x) => h('option', { value: x.seat, selected: x.seat === seat }, `seat ${x.seat + 1} (${x.name || 'nobody'})`)),
     );
   const go = (i, focus) => {
+    const back = i < k;
     k = Math.max(0, Math.min(n(), i));
     const hash = `#/replay/${game}${seat === null ? '' : `?seat=${seat}`}${k ? `${seat === null ? '?' : '&'}step=${k}` : ''}`;
     // The address follows the step without a new page (no hashchange).
     history.replaceState(null, '', hash);
-    render(focus);
+    if (have(k)) return render(focus);
+    // Stepping back loads the steps before it, forward the page that
+    // starts there; a page also ends at its bytes, so a page started
+    // before the step may stop short of it: then the step's own.
+    const wanted = k;
+    const load = back
+      ? loadPage(Math.max(0, k - BACK_PAGE), BACK_PAGE).then(() => have(wanted) || loadPage(wanted - 1, null))
+      : loadPage(k - 1, null);
+    load
+      .then(() => wanted === k && el.isConnected && render(focus))
+      .catch((e) => replace(el, h('h1', {}, `Game ${game}`), h('p', { role: 'alert' }, `This replay cannot be shown: ${e.message}.`)));
   };
   const onKey = (e) => {
     if (!data || e.target.closest?.('input, select, textarea')) return;
@@ -355,16 +375,33 @@ export function mount(app, { game, seat, step }) {
     }
   };
 
-  fetch(`/api/games/${game}${seat === null ? '' : `?seat=${seat}`}`)
-    .then(async (r) => {
-      const body = await r.json().catch(() => ({}));
-      if (!r.ok) throw new Error(body.message || `the server answered ${r.status}`);
-      return body;
+  // A page of steps from step index `from`, at most `limit` (the server's
+  // default when null); the first page read also gives the game's head.
+  const loadPage = async (from, limit) => {
+    const q = new URLSearchParams();
+    if (seat !== null) q.set('seat', seat);
+    if (from > 0) q.set('from', from);
+    if (limit) q.set('limit', limit);
+    const query = q.toString();
+    const r = await fetch(`/api/games/${game}${query ? `?${query}` : ''}`);
+    const body = await r.json().catch(() => ({}));
+    if (!r.ok) throw new Error(body.message || `the server answered ${r.status}`);
+    const steps = data ? data.steps : [];
+    body.steps.forEach((s, j) => {
+      steps[body.from + j] = s;
+    });
+    if (!data) data = { ...body, steps };
+    return body;
+  };
+
+  loadPage(0, null)
+    .then((g) => {
+      const wanted = Number(step);
+      k = Number.isInteger(wanted) && wanted > 0 ? Math.min(wanted, g['total-steps']) : 0;
+      // A link to a step past the first page loads that step's page too.
+      return have(k) ? g : loadPage(k - 1, null).then(() => g);
     })
     .then((g) => {
-      data = g;
-      const wanted = Number(step);
-      k = Number.isInteger(wanted) && wanted > 0 ? Math.min(wanted, g.steps.length) : 0;
       render();
       if (seat !== null && !g.poly) loadReview();
     })

@@ -4,7 +4,7 @@
 use arrayvec::ArrayVec;
 
 use super::events::{Event, Events, HandEnd, HandResult, Outcome};
-use super::{Game, MAX_HANDS_PER_MATCH};
+use super::{Game, MAX_HANDS_PER_MATCH, MAX_MOVES_PER_MATCH};
 use crate::seating::{MAX_SEATS, Seat, Side};
 use crate::variant::{BlockedCompare, BlockedTie, Capicua, HandPoints, MatchTarget, PlayScoring};
 
@@ -271,10 +271,12 @@ impl Game {
                 (self.hand_no + 1 >= h).then(|| (leaders.len() == 1).then(|| Side(leaders[0] as u8)))
             }
         };
-        // The safety net: a match that never settles ends here, the leader
-        // winning (a shared lead is a draw).
+        // The safety nets: a match that never settles, or that has gone on
+        // for too many moves, ends here, the leader winning (a shared lead is
+        // a draw).
         let over = over.or_else(|| {
-            (self.hand_no + 1 >= MAX_HANDS_PER_MATCH).then(|| (leaders.len() == 1).then(|| Side(leaders[0] as u8)))
+            (self.hand_no + 1 >= MAX_HANDS_PER_MATCH || self.log.len() >= MAX_MOVES_PER_MATCH)
+                .then(|| (leaders.len() == 1).then(|| Side(leaders[0] as u8)))
         });
         match over {
             Some(winner) => self.finish(winner, ev),

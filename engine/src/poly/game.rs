@@ -239,6 +239,8 @@ pub struct PolyGame {
     idle: u8,
     scores: Vec<i32>,
     outcome: Option<PolyOutcome>,
+    /// Moves played in the match.
+    plies: usize,
 }
 
 impl PolyGame {
@@ -255,6 +257,7 @@ impl PolyGame {
             seats,
             seed,
             hand_no: 0,
+            plies: 0,
             hands: vec![Vec::new(); seats as usize],
             stock: Vec::new(),
             board,
@@ -482,6 +485,7 @@ impl PolyGame {
         }
         let mut events = PolyEvents::new();
         let s = seat as usize;
+        self.plies += 1;
         match m {
             PolyMove::Play { tile, at, rotation } => {
                 let hand = &mut self.hands[s];
@@ -565,7 +569,7 @@ impl PolyGame {
                 played >= MAX_POLY_HANDS || self.scores.iter().any(|&s| s >= points.min(i32::MAX as u32) as i32)
             }
             PolyMatchTarget::Hands(n) => played >= n,
-        };
+        } || self.plies >= crate::MAX_MOVES_PER_MATCH;
         if over {
             let best = match self.rules.variant().scoring {
                 PolyScoring::Opponents => self.scores.iter().copied().max(),

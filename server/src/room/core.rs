@@ -58,6 +58,9 @@ pub(crate) enum Push {
     /// Queued without waking the sender: a [`Effect::Wake`] follows, so a
     /// reply leaves in one write with the frames queued after it.
     Quiet,
+    /// Sent at once, replacing this room's `sync` still queued for the
+    /// connection (a `sync` holds the whole state: an older one is moot).
+    Sync(RoomId),
 }
 
 /// Counters the room task adds to the server's metrics.
@@ -1513,20 +1516,16 @@ impl RoomCore {
         }
         let (view, poly_view) = self.game.as_ref().map(|g| g.sync_views(seat)).unwrap_or_default();
         let (variant, poly_variant) = self.s.rules.sync_variants();
-        self.reply(
-            fx,
-            who,
-            id,
-            ServerMsg::Sync {
-                room: self.s.id,
-                seq: self.seq,
-                info: self.info(),
-                view,
-                variant,
-                poly_view,
-                poly_variant,
-            },
-        );
+        let sync = ServerMsg::Sync {
+            room: self.s.id,
+            seq: self.seq,
+            info: self.info(),
+            view,
+            variant,
+            poly_view,
+            poly_variant,
+        };
+        Self::send(fx, who, encode(id, sync), Push::Sync(self.s.id));
         if let Some(seat) = seat {
             self.send_prompt(now, fx, seat);
         }

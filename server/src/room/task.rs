@@ -178,6 +178,7 @@ impl RoomTask {
                                 Push::Now => out.send_text(frame),
                                 Push::Defer => out.send_deferrable(frame),
                                 Push::Quiet => out.queue_text(frame),
+                                Push::Sync(room) => out.send_sync(room, frame),
                             };
                         }
                     }

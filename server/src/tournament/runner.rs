@@ -101,7 +101,7 @@ pub(super) fn close_room(state: &AppState, room: u64) {
         let client = crate::Client {
             conn: state.next_conn_id(),
             ident: Arc::new(crate::Identity { player_id: None, name: "organiser".into(), admin: true }),
-            out: crate::outbox::Outbox::new(8, &state.flusher),
+            out: crate::outbox::Outbox::new(8, state.config.outbound_bytes, &state.flusher),
         };
         let _ = handle.tx.send(crate::room::RoomCmd::Close { client, id: None });
     }

@@ -123,6 +123,23 @@ impl TestServer {
         serde_json::from_str(&body).unwrap()
     }
 
+    /// A stored game's whole replay from `query`'s viewpoint (`seat=N`, or
+    /// empty for a spectator's): its pages followed from `next`, their steps
+    /// joined into the first page's.
+    pub async fn replay(&self, id: i64, query: &str) -> Value {
+        let sep = if query.is_empty() { "" } else { "&" };
+        let mut whole = self.get_json(&format!("/api/games/{id}?{query}")).await;
+        while let Some(from) = whole["next"].as_u64() {
+            let page = self.get_json(&format!("/api/games/{id}?{query}{sep}from={from}")).await;
+            assert_eq!(page["from"], json!(from), "{page}");
+            let steps = page["steps"].as_array().unwrap().clone();
+            whole["steps"].as_array_mut().unwrap().extend(steps);
+            whole["next"] = page["next"].clone();
+        }
+        assert_eq!(whole["steps"].as_array().unwrap().len() as u64, whole["total-steps"].as_u64().unwrap());
+        whole
+    }
+
     /// Room `id` as `GET /api/rooms` lists it; panics when it is not listed,
     /// so a check on its seats cannot pass for a room that is gone.
     pub async fn room_info(&self, id: u64) -> Value {
@@ -266,6 +283,21 @@ impl Client {
     pub async fn connect(url: &str) -> Client {
         let (ws, _) = tokio_tungstenite::connect_async_with_config(url, None, true).await.expect("connect");
         Client { ws, next_id: 0, frames: vec![], queue: Default::default(), closed: None }
+    }
+
+    /// A client over a WebSocket the test opened itself (on a socket with
+    /// options of its own).
+    pub fn from_ws(ws: WebSocketStream<MaybeTlsStream<TcpStream>>) -> Client {
+        Client { ws, next_id: 0, frames: vec![], queue: Default::default(), closed: None }
+    }
+
+    /// The next frame, or `None` once the connection ended (`closed` says
+    /// how); panics when none comes within [`WAIT`].
+    pub async fn next_frame(&mut self) -> Option<Value> {
+        if self.queue.is_empty() && !self.pull(Some(WAIT)).await {
+            return None;
+        }
+        self.queue.pop_front()
     }
 
     pub async fn send(&mut self, v: Value) {

@@ -1,0 +1,414 @@
+//! Replays of stored games (`GET /api/games/{id}`), a page of steps at a
+//! time.
+//!
+//! A step carries the viewer's whole view, and a view grows with the hand's
+//! history: a long match with a big set (thousands of moves of
+//! double-eighteen) is hundreds of megabytes of steps. So a replay is
+//! answered in pages. The moves before the page are replayed without taking
+//! views, and the page ends at `limit` steps or before the step that would
+//! take its steps past `--replay-page-bytes`, whichever comes first (one
+//! step alone is never cut): a request holds one game and one page, whatever
+//! the match's length.
+//!
+//! The requests of one address being answered at once are capped
+//! (`--replays-per-addr`): a page counts until the last of its bytes is
+//! handed to the socket, so a client that never reads its answers holds at
+//! most that many pages, and the rest of its requests get `429`.
+
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::sync::{Arc, Mutex};
+
+use axum::body::{Body, Bytes};
+use axum::extract::State;
+use axum::http::{Extensions, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use capicua_engine::poly::PolyGame;
+use capicua_engine::{Game, Rules, Seat};
+use capicua_protocol::ErrorCode;
+use futures_util::StreamExt;
+use serde::{Deserialize, Serialize};
+
+use crate::AppState;
+use crate::api::{ApiError, ApiPath, ApiQuery};
+use crate::db::{Play, SeatRecord, StoredGame};
+
+/// The most steps in one page, and the default `limit`: the byte bound
+/// usually ends a page first.
+pub(crate) const MAX_PAGE_STEPS: usize = 1000;
+
+/// The pieces a page's body is handed to the socket in: the permit is let
+/// go once the last one is taken, so the bytes a slow reader still holds
+/// past it are at most the transport's buffer.
+const CHUNK: usize = 64 * 1024;
+
+/// Replay requests being answered, per address.
+pub(crate) struct ReplayGate {
+    max: usize,
+    held: Mutex<HashMap<IpAddr, usize>>,
+}
+
+/// One replay request being answered: dropping it (its answer was sent, or
+/// refused, or the client left) frees the slot.
+pub(crate) struct ReplayPermit {
+    gate: Arc<ReplayGate>,
+    addr: IpAddr,
+}
+
+impl ReplayGate {
+    /// At most `max` requests of one address at once; 0 is no limit.
+    pub(crate) fn new(max: usize) -> Arc<ReplayGate> {
+        Arc::new(ReplayGate { max, held: Mutex::new(HashMap::new()) })
+    }
+
+    /// A slot for `addr`, or `None` when it holds `max` already.
+    pub(crate) fn take(self: &Arc<Self>, addr: IpAddr) -> Option<ReplayPermit> {
+        if self.max > 0 {
+            let mut held = self.held.lock().expect("replay gate lock");
+            let n = held.entry(addr).or_insert(0);
+            if *n >= self.max {
+                return None;
+            }
+            *n += 1;
+        }
+        Some(ReplayPermit { gate: self.clone(), addr })
+    }
+
+    /// Requests of `addr` being answered.
+    #[cfg(test)]
+    pub(crate) fn held(&self, addr: IpAddr) -> usize {
+        self.held.lock().expect("replay gate lock").get(&addr).copied().unwrap_or(0)
+    }
+}
+
+impl Drop for ReplayPermit {
+    fn drop(&mut self) {
+        if self.gate.max == 0 {
+            return;
+        }
+        let mut held = self.gate.held.lock().expect("replay gate lock");
+        if let Some(n) = held.get_mut(&self.addr) {
+            *n -= 1;
+            if *n == 0 {
+                held.remove(&self.addr);
+            }
+        }
+    }
+}
+
+#[derive(Deserialize)]
+pub(crate) struct ReplayQuery {
+    seat: Option<u8>,
+    from: Option<usize>,
+    limit: Option<usize>,
+}
+
+/// One step of a replay: what the viewer saw after a move.
+#[derive(Serialize)]
+#[serde(rename_all = "kebab-case")]
+struct ReplayStep<View, Ev> {
+    /// The events of the move, as the viewer saw them (a poly `drew` names
+    /// its tile to the drawer's viewpoint only).
+    events: Vec<Ev>,
+    /// The viewer's view afterwards.
+    view: View,
+}
+
+/// A page of a finished game from one viewpoint, but its steps (written
+/// after it): never more than that viewer saw during play (no seed, no raw
+/// deal). Of either family: its variant, views and events are two-faced or
+/// poly.
+#[derive(Serialize)]
+#[serde(rename_all = "kebab-case")]
+struct ReplayHead<'a, V, View> {
+    /// The game id.
+    id: i64,
+    /// The room it was played in.
+    room: Option<i64>,
+    /// A poly game (absent for a two-faced one).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    poly: bool,
+    /// The variant.
+    variant: &'a V,
+    /// The viewpoint, `None` for the spectator's.
+    seat: Option<u8>,
+    /// Who sat where.
+    seats: &'a [SeatRecord],
+    /// Final scores by side.
+    scores: &'a [i32],
+    /// The winning side.
+    winner: Option<u8>,
+    /// The seat whose side forfeited.
+    forfeit: Option<u8>,
+    /// The view at the start.
+    start: View,
+    /// Moves in the game: steps in all its pages.
+    total_steps: usize,
+    /// The index of this page's first step.
+    from: usize,
+}
+
+/// A page's JSON body, written as its steps come.
+struct PageWriter {
+    buf: Vec<u8>,
+    /// Where the steps start in `buf`.
+    steps_at: usize,
+    steps: usize,
+    limit: usize,
+    budget: usize,
+}
+
+impl PageWriter {
+    /// A page of at most `limit` steps and `budget` bytes of steps after `head`.
+    fn new<H: Serialize>(head: &H, limit: usize, budget: usize) -> Result<PageWriter, ApiError> {
+        let mut buf = serde_json::to_vec(head).map_err(ApiError::internal)?;
+        // The head is an object: its closing brace gives way to the steps.
+        buf.pop();
+        buf.extend_from_slice(br#","steps":["#);
+        Ok(PageWriter { steps_at: buf.len(), buf, steps: 0, limit, budget })
+    }
+
+    /// Whether the page takes no more steps.
+    fn full(&self) -> bool {
+        self.steps >= self.limit
+    }
+
+    /// Adds a step; false (the step left out) when it would take the page's
+    /// steps past the budget and it is not the page's first.
+    fn push<S: Serialize>(&mut self, step: &S) -> Result<bool, ApiError> {
+        let mark = self.buf.len();
+        if self.steps > 0 {
+            self.buf.push(b',');
+        }
+        serde_json::to_writer(&mut self.buf, step).map_err(ApiError::internal)?;
+        if self.steps > 0 && self.buf.len() - self.steps_at > self.budget {
+            self.buf.truncate(mark);
+            return Ok(false);
+        }
+        self.steps += 1;
+        Ok(true)
+    }
+
+    /// The body, naming the next page's first step (`None`: this is the last).
+    fn finish(mut self, next: Option<usize>) -> Vec<u8> {
+        self.buf.extend_from_slice(br#"],"next":"#);
+        match next {
+            Some(n) => self.buf.extend_from_slice(n.to_string().as_bytes()),
+            None => self.buf.extend_from_slice(b"null"),
+        }
+        self.buf.push(b'}');
+        self.buf
+    }
+}
+
+/// What a page asks for, checked.
+#[derive(Clone, Copy)]
+struct Window {
+    seat: Option<u8>,
+    from: usize,
+    limit: usize,
+    budget: usize,
+}
+
+/// `GET /api/games/{id}?seat=N&from=K&limit=M`: a page of a stored game's
+/// replay from seat N's viewpoint (or a spectator's), from step K (0 by
+/// default), of at most M steps ([`MAX_PAGE_STEPS`] by default and at most)
+/// and `--replay-page-bytes` of steps.
+pub(crate) async fn game(
+    State(state): State<Arc<AppState>>,
+    extensions: Extensions,
+    ApiPath(id): ApiPath<i64>,
+    ApiQuery(q): ApiQuery<ReplayQuery>,
+) -> Result<Response, ApiError> {
+    let permit = match crate::limits::peer_of(&extensions) {
+        Some(addr) => match state.replays.take(addr) {
+            Some(p) => Some(p),
+            None => {
+                let max = state.config.replays_per_addr;
+                let mut response = ApiError::new(
+                    StatusCode::TOO_MANY_REQUESTS,
+                    ErrorCode::RateLimited,
+                    format!(
+                        "at most {max} replay requests of one address are answered at once; ask again once one is read"
+                    ),
+                )
+                .into_response();
+                response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+                return Ok(response);
+            }
+        },
+        None => None,
+    };
+    let bad = |m: String, field: &str| {
+        ApiError::new(StatusCode::BAD_REQUEST, ErrorCode::BadRequest, m).with_field(Some(field))
+    };
+    let limit = q.limit.unwrap_or(MAX_PAGE_STEPS);
+    if !(1..=MAX_PAGE_STEPS).contains(&limit) {
+        return Err(bad(format!("limit must be 1 to {MAX_PAGE_STEPS}, not {limit}"), "limit"));
+    }
+    let g = state
+        .db
+        .game(id)
+        .await
+        .map_err(ApiError::internal)?
+        .ok_or_else(|| ApiError::of(ErrorCode::NoSuchGame, format!("no game {id}")))?;
+    if let Some(s) = q.seat
+        && s >= g.play.seats()
+    {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            ErrorCode::NoSuchSeat,
+            format!("seats are 0..{}", g.play.seats()),
+        ));
+    }
+    let total = g.play.plies();
+    let from = q.from.unwrap_or(0);
+    if from > total {
+        return Err(bad(format!("from must be 0 to {total} (the game's steps), not {from}"), "from"));
+    }
+    let window = Window { seat: q.seat, from, limit, budget: state.config.replay_page_bytes };
+    // Replaying thousands of moves is CPU work: off the workers that move
+    // every connection's bytes.
+    let body = tokio::task::spawn_blocking(move || page(g, window)).await.map_err(ApiError::internal)??;
+    let body = Bytes::from(body);
+    let chunks: Vec<Bytes> =
+        (0..body.len()).step_by(CHUNK).map(|at| body.slice(at..(at + CHUNK).min(body.len()))).collect();
+    // The stream owns the permit: it is dropped with the stream, once the
+    // transport has taken the last chunk (or the client is gone).
+    let stream = futures_util::stream::iter(chunks).map(move |chunk| {
+        let _held = &permit;
+        Ok::<_, std::convert::Infallible>(chunk)
+    });
+    let mut response = Body::from_stream(stream).into_response();
+    response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    Ok(response)
+}
+
+/// The page's JSON body.
+fn page(g: StoredGame, w: Window) -> Result<Vec<u8>, ApiError> {
+    let StoredGame { id, room_id: room, play, seed, scores, winner, forfeit, seats, .. } = g;
+    let total = play.plies();
+    match play {
+        Play::Tiles { variant, seating, moves } => {
+            let rules = Rules::new(variant.clone()).map_err(ApiError::internal)?;
+            let mut game = Game::new(rules.into(), seating, seed).map_err(ApiError::internal)?;
+            let snap = |game: &Game| match w.seat {
+                Some(s) => game.view(Seat(s)).snapshot(),
+                None => game.spectator_view().snapshot(),
+            };
+            let head = ReplayHead {
+                id,
+                room,
+                poly: false,
+                variant: &variant,
+                seat: w.seat,
+                seats: &seats,
+                scores: &scores,
+                winner,
+                forfeit,
+                start: snap(&game),
+                total_steps: total,
+                from: w.from,
+            };
+            let mut out = PageWriter::new(&head, w.limit, w.budget)?;
+            let mut next = None;
+            for (i, m) in moves.iter().enumerate() {
+                if i >= w.from && out.full() {
+                    next = Some(i);
+                    break;
+                }
+                // `referee_play` also replays the plays a lenient referee let stand.
+                let ruling = game.referee_play(*m).map_err(ApiError::internal)?;
+                if i >= w.from && !out.push(&ReplayStep { events: ruling.events().to_vec(), view: snap(&game) })? {
+                    next = Some(i);
+                    break;
+                }
+            }
+            Ok(out.finish(next))
+        }
+        Play::Poly { variant, seats: n, moves } => {
+            let rules = variant.validate().map_err(ApiError::internal)?;
+            let mut game = PolyGame::new(rules, n, seed).map_err(ApiError::internal)?;
+            let snap = |game: &PolyGame| match w.seat {
+                Some(s) => game.view(s).snapshot(),
+                None => game.spectator_snapshot(),
+            };
+            let head = ReplayHead {
+                id,
+                room,
+                poly: true,
+                variant: &variant,
+                seat: w.seat,
+                seats: &seats,
+                scores: &scores,
+                winner,
+                forfeit,
+                start: snap(&game),
+                total_steps: total,
+                from: w.from,
+            };
+            let mut out = PageWriter::new(&head, w.limit, w.budget)?;
+            let mut next = None;
+            for (i, m) in moves.into_iter().enumerate() {
+                if i >= w.from && out.full() {
+                    next = Some(i);
+                    break;
+                }
+                let events = game.play(m).map_err(ApiError::internal)?;
+                if i < w.from {
+                    continue;
+                }
+                let events: Vec<_> = events.iter().map(|e| e.seen_by(w.seat)).collect();
+                if !out.push(&ReplayStep { events, view: snap(&game) })? {
+                    next = Some(i);
+                    break;
+                }
+            }
+            Ok(out.finish(next))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_address_holds_at_most_its_replays_and_a_finished_one_frees_its_slot() {
+        let gate = ReplayGate::new(2);
+        let (a, b) = (IpAddr::from([10, 0, 0, 1]), IpAddr::from([10, 0, 0, 2]));
+        let first = gate.take(a).expect("first");
+        let _second = gate.take(a).expect("second");
+        assert!(gate.take(a).is_none(), "a third at once");
+        let _other = gate.take(b).expect("another address is counted apart");
+        drop(first);
+        assert_eq!(gate.held(a), 1);
+        assert!(gate.take(a).is_some(), "a slot was freed");
+        let open = ReplayGate::new(0);
+        let all: Vec<_> = (0..100).map(|_| open.take(a).expect("no limit")).collect();
+        drop(all);
+    }
+
+    #[test]
+    fn a_page_stops_before_the_step_that_would_pass_its_bytes_but_keeps_one() {
+        #[derive(Serialize)]
+        struct Head {
+            id: i64,
+        }
+        let step = "x".repeat(40);
+        let mut w = PageWriter::new(&Head { id: 7 }, 10, 100).unwrap();
+        assert!(w.push(&step).unwrap());
+        assert!(w.push(&step).unwrap(), "two steps of 42 bytes and a comma: 85");
+        assert!(!w.push(&step).unwrap(), "a third would be 128");
+        let body: serde_json::Value = serde_json::from_slice(&w.finish(Some(2))).unwrap();
+        assert_eq!(body, serde_json::json!({"id": 7, "steps": [step, step], "next": 2}));
+        let mut w = PageWriter::new(&Head { id: 7 }, 10, 10).unwrap();
+        assert!(w.push(&step).unwrap(), "the first step alone is never cut");
+        assert!(!w.push(&"y").unwrap());
+        let mut w = PageWriter::new(&Head { id: 7 }, 1, 1000).unwrap();
+        assert!(w.push(&step).unwrap());
+        assert!(w.full(), "limit reached");
+        let body: serde_json::Value = serde_json::from_slice(&w.finish(None)).unwrap();
+        assert_eq!(body["next"], serde_json::Value::Null);
+    }
+}
