@@ -293,6 +293,23 @@ impl Drop for StopOnDrop {
     }
 }
 
+/// Counts a review in the `reviews_running` gauge while its computation
+/// lives (it ends with the request, or when finished).
+struct Running<'a>(&'a std::sync::atomic::AtomicI64);
+
+impl<'a> Running<'a> {
+    fn start(gauge: &'a std::sync::atomic::AtomicI64) -> Running<'a> {
+        gauge.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Running(gauge)
+    }
+}
+
+impl Drop for Running<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
 /// Holds a client address's one review in progress.
 struct Reviewing<'a> {
     hints: &'a Hints,
@@ -341,6 +358,7 @@ async fn compute_review(
     stop: &StopFlag,
     deadline: Instant,
 ) -> Result<Review, Unfinished> {
+    let _running = Running::start(&state.metrics.reviews_running);
     let stopped = || stop.is_stopped() || state.hints.stop.is_stopped();
     let (game, list) = (start.clone(), moves.clone());
     let steps =

@@ -39,6 +39,8 @@ pub struct Metrics {
     pub searches: AtomicI64,
     /// Reviews computed (not served from memory or the database).
     pub reviews_computed: AtomicU64,
+    /// Reviews being computed.
+    pub reviews_running: AtomicI64,
 }
 
 impl Metrics {
@@ -65,6 +67,7 @@ impl Metrics {
         line("rooms", "gauge", "Open rooms.", self.rooms.load(Ordering::Relaxed));
         line("timeouts_total", "counter", "Moves decided by a timeout policy.", g(&self.timeouts));
         line("searches", "gauge", "Hosted-bot searches running.", self.searches.load(Ordering::Relaxed));
+        line("reviews_running", "gauge", "Reviews being computed.", self.reviews_running.load(Ordering::Relaxed));
         line(
             "reviews_computed_total",
             "counter",

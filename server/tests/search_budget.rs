@@ -23,12 +23,14 @@ async fn metric(addr: SocketAddr, name: &str) -> i64 {
     text.lines().find_map(|l| l.strip_prefix(&prefix)).map_or(0, |v| v.trim().parse().unwrap())
 }
 
-/// A stored latin match of many hands, seat 0 played by a guest at random
-/// against three hosted `random` bots: its review has over a hundred
-/// decisions per seat, far longer than the waits of these tests.
+/// A stored match of ten hands of 47 tiles each from a double-18 set, seat
+/// 0 played by a guest at random against three hosted `random` bots: its
+/// review has hundreds of decisions per seat, each a long analysis (big
+/// hands), far longer than the waits of these tests.
 async fn long_game(server: &TestServer) -> i64 {
     let mut c = server.guest().await;
-    let variant = "base = \"latin\"\ntarget = { hands = 30 }\n";
+    let variant = "base = \"latin\"\ntiles = { max-pip = 18 }\n\
+                   deal = { hand-size = 47, rest = \"out-of-play\" }\ntarget = { hands = 10 }\n";
     let room = c.create_room(json!({"variant-file": variant, "seats": 4})).await;
     assert_eq!(c.join(room, Some(0)).await, 0);
     let r = c.request(json!({"type": "fill-bots", "room": room, "strategy": "random"})).await;
@@ -91,15 +93,17 @@ async fn reviews_whose_clients_hang_up_stop_and_hints_are_answered() {
         metric(server.addr, "cpu_slots_busy").await == 2
     })
     .await;
-    // Their clients hang up: the reviews stop, within a decision's time.
+    assert_eq!(metric(server.addr, "reviews_running").await, 2);
+    // Their clients hang up: the reviews stop at once (finished, they would
+    // take the whole `--review-secs`).
     drop(reviews);
-    wait_for("the slots are free", Duration::from_secs(5), async || {
-        match metric(server.addr, "cpu_slots_busy").await {
-            0 => Ok(()),
-            busy => Err(busy),
-        }
+    wait_for("the reviews stop", Duration::from_secs(5), async || match metric(server.addr, "reviews_running").await {
+        0 => Ok(()),
+        running => Err(running),
     })
     .await;
+    wait_until("the slots are free", Duration::from_secs(5), async || metric(server.addr, "cpu_slots_busy").await == 0)
+        .await;
     // A player's hint is answered, not `busy`.
     let (mut c, room, _) = hinter(&server).await;
     let h = tokio::time::timeout(Duration::from_secs(10), c.request(json!({"type": "hint", "room": room})))
