@@ -21,12 +21,14 @@ pub(crate) struct ApiError {
     code: ErrorCode,
     message: String,
     field: Option<String>,
+    /// Seconds after which the request may succeed if sent again.
+    retry_after: Option<u64>,
 }
 
 impl ApiError {
     /// An error with a status.
     pub(crate) fn new(status: StatusCode, code: ErrorCode, message: impl Into<String>) -> ApiError {
-        ApiError { status, code, message: message.into(), field: None }
+        ApiError { status, code, message: message.into(), field: None, retry_after: None }
     }
 
     /// An error whose status follows from its code (see [`status_of`]).
@@ -37,6 +39,13 @@ impl ApiError {
     /// Names the request field at fault.
     pub(crate) fn with_field(mut self, field: Option<&str>) -> ApiError {
         self.field = field.map(str::to_string);
+        self
+    }
+
+    /// Tells the client to send the request again after `secs` seconds (at
+    /// least 1): a `Retry-After` header and a `retry-after` member.
+    pub(crate) fn with_retry_after(mut self, secs: u64) -> ApiError {
+        self.retry_after = Some(secs.max(1));
         self
     }
 
@@ -65,6 +74,12 @@ impl IntoResponse for ApiError {
         let mut body = serde_json::json!({"code": self.code, "message": self.message});
         if let Some(f) = self.field {
             body["field"] = serde_json::Value::String(f);
+        }
+        if let Some(secs) = self.retry_after {
+            body["retry-after"] = secs.into();
+            let mut response = (self.status, Json(body)).into_response();
+            response.headers_mut().insert(header::RETRY_AFTER, secs.into());
+            return response;
         }
         (self.status, Json(body)).into_response()
     }

@@ -4,36 +4,45 @@
 //!
 //! Every analysis reads one seat's view only (the strategy crate's
 //! analysis samples the hidden tiles, it never looks at them), runs on the
-//! blocking pool under a global limit of one analysis per core
-//! ([`Hints::slots`]), has a fixed sample budget and a wall-time cap, and
-//! is cached: asking twice costs nothing.
+//! blocking pool holding one of the server's search slots ([`crate::cpu`],
+//! shared with hosted bots), has a fixed sample budget and a wall-time cap,
+//! and is cached: asking twice costs nothing.
 //!
 //! - A hint (`hint` on the WebSocket) answers a seat's pending prompt in
 //!   an unrated room that is not a tournament's table (the room's core
 //!   checks that, and the seat and turn, before a job comes here); one hint
-//!   at a time per connection, refused with `busy` when every slot is
-//!   taken rather than queued behind other players' analyses.
+//!   at a time per connection. Hints queue for a slot ahead of searches and
+//!   reviews, for [`HINT_WAIT`] at most: then `busy`, to be asked again.
 //! - A review (`GET /api/games/{id}/review?seat=N`) replays a stored game
 //!   and analyses each decision of seat N (a turn with two legal moves or
-//!   more) with a smaller budget; refused for a game of a tournament still
-//!   being played.
+//!   more), one decision per slot in the searches' queue, so a review takes
+//!   turns with hosted bots instead of holding slots; refused for a game of
+//!   a tournament still being played. One review at a time per client
+//!   address (another is `busy`); a review is bounded in all by
+//!   `--review-secs`, waits included (beyond it, `busy`); a client that
+//!   hangs up stops its review at once. A finished review is stored in the
+//!   database and served from there by every server afterwards.
 
 use std::collections::{HashMap, HashSet};
+use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use axum::Json;
 use axum::extract::State;
+use axum::http::{Extensions, header};
+use axum::response::{IntoResponse, Response};
 use capicua_engine::{Game, Move, Rules, Seat};
 use capicua_protocol::{ErrorCode, HintMove, PromptId, RoomId, ServerMsg};
 use capicua_strategy::StopFlag;
 use capicua_strategy::TableSeat;
 use capicua_strategy::strategy::{Analysis, Budget, Pimc, PimcConfig};
 use serde::{Deserialize, Serialize};
-use tokio::sync::Semaphore;
+use tokio::time::Instant;
 
 use crate::api::{ApiError, ApiPath, ApiQuery};
+use crate::cpu::Class;
 use crate::db::Play;
+use crate::metrics::Metrics;
 use crate::{AppState, ConnId, Outbox};
 
 /// Deals sampled for a hint: the hosted `pimc`'s own budget, so the hint
@@ -41,43 +50,38 @@ use crate::{AppState, ConnId, Outbox};
 pub(crate) const HINT_SAMPLES: u32 = 200;
 /// The wall-time cap of one hint (a slow variant samples fewer deals).
 pub(crate) const HINT_TIME: Duration = Duration::from_secs(2);
+/// The longest a hint waits for a search slot before it is answered
+/// `busy`: a player waits at a prompt, on the clock.
+pub(crate) const HINT_WAIT: Duration = Duration::from_secs(3);
 /// Deals sampled per decision of a review: a match has dozens of them.
 pub(crate) const REVIEW_SAMPLES: u32 = 60;
-/// The wall-time cap of one decision of a review.
+/// The wall-time cap of one decision of a review (less when the review's
+/// time in all runs short).
 pub(crate) const REVIEW_TIME: Duration = Duration::from_millis(400);
+/// The least time a decision of a review is given: below it the review
+/// would answer from a handful of deals, so it is refused `busy` instead.
+const REVIEW_TIME_MIN: Duration = Duration::from_millis(10);
 /// Hints kept (by room, sequence number and seat); the cache starts over
 /// beyond this.
 const HINTS_CACHED: usize = 1024;
-/// Reviews kept (by game and seat); the cache starts over beyond this.
+/// Reviews kept in memory (by game and seat); the cache starts over beyond
+/// this (the database keeps them all).
 const REVIEWS_CACHED: usize = 64;
 
 /// The shared state of hints and reviews.
+#[derive(Default)]
 pub(crate) struct Hints {
-    /// One permit per analysis running: as many as the machine has cores,
-    /// so analyses never take every worker of the blocking pool.
-    slots: Arc<Semaphore>,
     /// Connections with a hint being computed.
     asking: Mutex<HashSet<ConnId>>,
     /// Answered hints by (room, sequence number, seat).
     cached: Mutex<HashMap<(RoomId, u64, u8), ServerMsg>>,
-    /// Computed reviews by (game, seat).
-    reviews: Mutex<HashMap<(i64, u8), Arc<Review>>>,
+    /// Served reviews by (game, seat): their JSON.
+    reviews: Mutex<HashMap<(i64, u8), Arc<str>>>,
+    /// Client addresses with a review being computed.
+    reviewing: Mutex<HashSet<IpAddr>>,
     /// Raised when the server shuts down: a review (many analyses in a
     /// row) ends at once instead of holding the process up.
     pub(crate) stop: StopFlag,
-}
-
-impl Default for Hints {
-    fn default() -> Hints {
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        Hints {
-            slots: Arc::new(Semaphore::new(cores)),
-            asking: Mutex::new(HashSet::new()),
-            cached: Mutex::new(HashMap::new()),
-            reviews: Mutex::new(HashMap::new()),
-            stop: StopFlag::new(),
-        }
-    }
 }
 
 /// A hint to compute: a copy of the game at a seat's pending prompt.
@@ -116,8 +120,8 @@ fn hint_moves(a: &Analysis) -> Vec<HintMove> {
 }
 
 /// Answers a hint job on `out`: from the cache at once, else computed on
-/// the blocking pool; `busy` when the connection already awaits one or
-/// every analysis slot is taken.
+/// the blocking pool once a search slot is free; `busy` when the connection
+/// already awaits one or no slot is free within [`HINT_WAIT`].
 pub(crate) fn hint(state: &Arc<AppState>, out: Outbox, job: HintJob) {
     let hints = &state.hints;
     let key = (job.room, job.seq, job.seat.0);
@@ -125,21 +129,21 @@ pub(crate) fn hint(state: &Arc<AppState>, out: Outbox, job: HintJob) {
         out.send(job.id, msg);
         return;
     }
-    let busy = |message: &str| {
-        out.send(job.id, ServerMsg::Error { code: ErrorCode::Busy, message: message.into(), url: None });
+    let busy = |out: &Outbox, id, message: &str| {
+        out.send(id, ServerMsg::Error { code: ErrorCode::Busy, message: message.into(), url: None });
     };
     if !hints.asking.lock().expect("hint askers lock").insert(job.conn) {
-        return busy("a hint is already being computed for this connection");
+        return busy(&out, job.id, "a hint is already being computed for this connection");
     }
-    let Ok(permit) = hints.slots.clone().try_acquire_owned() else {
-        hints.asking.lock().expect("hint askers lock").remove(&job.conn);
-        return busy("every analysis slot is busy: ask again shortly");
-    };
     let state = state.clone();
     tokio::spawn(async move {
         let HintJob { conn, id, room, seq, prompt, seat, game, stop } = job;
+        let Ok(slot) = tokio::time::timeout(HINT_WAIT, state.cpu.acquire(Class::Hint)).await else {
+            state.hints.asking.lock().expect("hint askers lock").remove(&conn);
+            return busy(&out, id, "every search slot is busy: ask again in a second or two");
+        };
         let analysed = tokio::task::spawn_blocking(move || {
-            let _permit = permit;
+            let _slot = slot;
             let mut pimc = Pimc::new(config(HINT_SAMPLES, HINT_TIME), seed_of(room, seq, seat.0));
             capicua_strategy::Strategy::watch(&mut pimc, &stop);
             pimc.analyse(&TableSeat::new(&game, seat))
@@ -209,40 +213,182 @@ pub(crate) struct Decision {
     pub best_win: f64,
     /// Every legal move with its chance.
     pub moves: Vec<HintMove>,
+    /// Deals sampled (fewer than the review's `samples` when the server
+    /// was busy or the variant is slow).
+    pub samples: u32,
 }
 
-/// Reviews `seat`'s decisions in the game `id`, replayed from `game` (its
-/// start) by `moves`: `None` if `stop` was raised meanwhile (a search
-/// stopped midway answered from fewer samples, so that is not a review).
-fn review_of(id: i64, mut game: Game, moves: &[Move], seat: Seat, stop: &StopFlag) -> Result<Option<Review>, String> {
-    let mut decisions = Vec::new();
+/// The steps of `moves`, played from `game`, at which `seat` had a
+/// decision: its turn, with two legal moves or more.
+fn decision_steps(mut game: Game, moves: &[Move], seat: Seat) -> Result<Vec<usize>, String> {
+    let mut steps = Vec::new();
     let mut legal = capicua_engine::MoveList::new();
     for (step, &m) in moves.iter().enumerate() {
         if game.to_move() == Some(seat) {
             game.fill_legal_moves(&mut legal);
             if legal.len() > 1 {
-                if stop.is_stopped() {
-                    return Ok(None);
-                }
-                let seed = seed_of(id as u64, step as u64, seat.0);
-                let mut pimc = Pimc::new(config(REVIEW_SAMPLES, REVIEW_TIME), seed);
-                capicua_strategy::Strategy::watch(&mut pimc, stop);
-                let a = pimc.analyse(&TableSeat::new(&game, seat));
-                let best_win = a.of(a.best).map_or(0.0, |e| round3(e.win));
-                decisions.push(Decision {
-                    step,
-                    hand: game.hand_results().len(),
-                    played: m,
-                    played_win: a.of(m).map(|e| round3(e.win)),
-                    best: a.best,
-                    best_win,
-                    moves: hint_moves(&a),
-                });
+                steps.push(step);
             }
         }
         game.referee_play(m).map_err(|e| e.to_string())?;
     }
-    Ok((!stop.is_stopped()).then_some(Review { game: id, seat: seat.0, samples: REVIEW_SAMPLES, decisions }))
+    Ok(steps)
+}
+
+/// One decision of a review to analyse: the game `id`, its moves, the seat,
+/// the step of the decision, the analysis' time cap and stop flag.
+struct DecisionJob {
+    id: i64,
+    moves: Arc<[Move]>,
+    seat: Seat,
+    step: usize,
+    time: Duration,
+    stop: StopFlag,
+}
+
+impl DecisionJob {
+    /// Plays the moves from `*at` to the decision's step on `game` (standing
+    /// at step `*at`), then analyses the decision.
+    fn run(&self, game: &mut Game, at: &mut usize) -> Result<Decision, String> {
+        for &m in &self.moves[*at..self.step] {
+            game.referee_play(m).map_err(|e| e.to_string())?;
+        }
+        *at = self.step;
+        let seed = seed_of(self.id as u64, self.step as u64, self.seat.0);
+        let mut pimc = Pimc::new(config(REVIEW_SAMPLES, self.time), seed);
+        capicua_strategy::Strategy::watch(&mut pimc, &self.stop);
+        let a = pimc.analyse(&TableSeat::new(game, self.seat));
+        let m = self.moves[self.step];
+        Ok(Decision {
+            step: self.step,
+            hand: game.hand_results().len(),
+            played: m,
+            played_win: a.of(m).map(|e| round3(e.win)),
+            best: a.best,
+            best_win: a.of(a.best).map_or(0.0, |e| round3(e.win)),
+            moves: hint_moves(&a),
+            samples: a.samples,
+        })
+    }
+}
+
+/// Why a review was not finished.
+#[derive(Debug)]
+enum Unfinished {
+    /// Its time in all ran out, waiting for slots or analysing.
+    TooLong,
+    /// Its client hung up or the server is shutting down.
+    Stopped,
+    /// The stored game does not replay (a bug or a damaged row).
+    Broken(String),
+}
+
+/// Raises a review's stop flag when the request is dropped (its client hung
+/// up: the server drops the handler's future) or answered.
+struct StopOnDrop(StopFlag);
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        self.0.stop();
+    }
+}
+
+/// Counts a review in the `reviews_running` gauge while its computation
+/// lives (it ends with the request, or when finished).
+struct Running<'a>(&'a std::sync::atomic::AtomicI64);
+
+impl<'a> Running<'a> {
+    fn start(gauge: &'a std::sync::atomic::AtomicI64) -> Running<'a> {
+        gauge.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Running(gauge)
+    }
+}
+
+impl Drop for Running<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+/// Holds a client address's one review in progress.
+struct Reviewing<'a> {
+    hints: &'a Hints,
+    addr: Option<IpAddr>,
+}
+
+impl Drop for Reviewing<'_> {
+    fn drop(&mut self) {
+        if let Some(addr) = self.addr {
+            self.hints.reviewing.lock().expect("reviewers lock").remove(&addr);
+        }
+    }
+}
+
+/// Runs `job` on the blocking pool once a search slot is free, if one is
+/// before `deadline` and before the server shuts down.
+async fn on_slot<T: Send + 'static>(
+    state: &Arc<AppState>,
+    deadline: Instant,
+    job: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, Unfinished> {
+    let mut shutdown = state.shutdown();
+    let slot = tokio::select! {
+        slot = tokio::time::timeout_at(deadline, state.cpu.acquire(Class::Search)) => {
+            slot.map_err(|_| Unfinished::TooLong)?
+        }
+        _ = crate::shutdown_signalled(&mut shutdown) => return Err(Unfinished::Stopped),
+    };
+    tokio::task::spawn_blocking(move || {
+        let _slot = slot;
+        job()
+    })
+    .await
+    .map_err(|e| Unfinished::Broken(e.to_string()))
+}
+
+/// Reviews `seat`'s decisions in game `id` (started as `start`, played by
+/// `moves`) before `deadline`: each decision waits its turn for a search
+/// slot, then is analysed on the blocking pool, watching `stop`.
+async fn compute_review(
+    state: &Arc<AppState>,
+    id: i64,
+    start: Game,
+    moves: Arc<[Move]>,
+    seat: Seat,
+    stop: &StopFlag,
+    deadline: Instant,
+) -> Result<Review, Unfinished> {
+    let _running = Running::start(&state.metrics.reviews_running);
+    let stopped = || stop.is_stopped() || state.hints.stop.is_stopped();
+    let (game, list) = (start.clone(), moves.clone());
+    let steps =
+        on_slot(state, deadline, move || decision_steps(game, &list, seat)).await?.map_err(Unfinished::Broken)?;
+    let (mut game, mut at) = (start, 0);
+    let mut decisions = Vec::with_capacity(steps.len());
+    for (k, &step) in steps.iter().enumerate() {
+        if stopped() {
+            return Err(Unfinished::Stopped);
+        }
+        // The time left, shared among the decisions left.
+        let share = deadline.saturating_duration_since(Instant::now()) / (steps.len() - k) as u32;
+        let time = share.min(REVIEW_TIME);
+        if time < REVIEW_TIME_MIN {
+            return Err(Unfinished::TooLong);
+        }
+        let job = DecisionJob { id, moves: moves.clone(), seat, step, time, stop: stop.clone() };
+        let (back, decision) = on_slot(state, deadline, move || {
+            let d = job.run(&mut game, &mut at);
+            ((game, at), d)
+        })
+        .await?;
+        (game, at) = back;
+        decisions.push(decision.map_err(Unfinished::Broken)?);
+    }
+    // A search stopped midway answered from fewer samples: not a review.
+    if stopped() {
+        return Err(Unfinished::Stopped);
+    }
+    Ok(Review { game: id, seat: seat.0, samples: REVIEW_SAMPLES, decisions })
 }
 
 /// The review's query.
@@ -251,14 +397,35 @@ pub(crate) struct ReviewQuery {
     seat: u8,
 }
 
-/// The review of one seat's decisions in a stored game.
+/// A review's JSON as the answer.
+fn review_response(body: Arc<str>) -> Response {
+    ([(header::CONTENT_TYPE, "application/json")], body.to_string()).into_response()
+}
+
+/// The review of one seat's decisions in a stored game: from memory, from
+/// the database, or computed (then stored).
 pub(crate) async fn review(
     State(state): State<Arc<AppState>>,
+    extensions: Extensions,
     ApiPath(id): ApiPath<i64>,
     ApiQuery(q): ApiQuery<ReviewQuery>,
-) -> Result<Json<Arc<Review>>, ApiError> {
-    if let Some(r) = state.hints.reviews.lock().expect("review cache lock").get(&(id, q.seat)).cloned() {
-        return Ok(Json(r));
+) -> Result<Response, ApiError> {
+    let remember = |body: Arc<str>| {
+        let mut reviews = state.hints.reviews.lock().expect("review cache lock");
+        if reviews.len() >= REVIEWS_CACHED {
+            reviews.clear();
+        }
+        reviews.insert((id, q.seat), body);
+    };
+    if let Some(body) = state.hints.reviews.lock().expect("review cache lock").get(&(id, q.seat)).cloned() {
+        return Ok(review_response(body));
+    }
+    // Stored only once finished, which a game of a tournament still being
+    // played never is (below): a stored review is always served.
+    if let Some(body) = state.db.review(id, q.seat).await? {
+        let body: Arc<str> = body.into();
+        remember(body.clone());
+        return Ok(review_response(body));
     }
     let g = state.db.game(id).await?.ok_or_else(|| ApiError::of(ErrorCode::NoSuchGame, format!("no game {id}")))?;
     if q.seat >= g.play.seats() {
@@ -281,26 +448,37 @@ pub(crate) async fn review(
         return Err(ApiError::of(ErrorCode::HintUnavailable, message));
     }
     let rules = Rules::new(variant).map_err(ApiError::internal)?;
-    let permit = state.hints.slots.clone().acquire_owned().await.map_err(ApiError::internal)?;
-    let seat = Seat(q.seat);
-    let stop = state.hints.stop.clone();
-    let shutting_down = || ApiError::of(ErrorCode::ShuttingDown, "the server is shutting down");
-    let review = tokio::task::spawn_blocking(move || {
-        let _permit = permit;
-        let game = Game::new(rules.into(), seating, g.seed).map_err(|e| e.to_string())?;
-        review_of(g.id, game, &moves, seat, &stop)
-    })
-    .await
-    .map_err(ApiError::internal)?
-    .map_err(ApiError::internal)?
-    .ok_or_else(shutting_down)?;
-    let review = Arc::new(review);
-    let mut reviews = state.hints.reviews.lock().expect("review cache lock");
-    if reviews.len() >= REVIEWS_CACHED {
-        reviews.clear();
+    let start = Game::new(rules.into(), seating, g.seed).map_err(ApiError::internal)?;
+    let secs = state.config.review_time.as_secs().max(1);
+    let addr = crate::limits::peer_of(&extensions);
+    if let Some(addr) = addr {
+        if !state.hints.reviewing.lock().expect("reviewers lock").insert(addr) {
+            let message = format!("a review for this address is being computed: one at a time (retry in {secs} s)");
+            return Err(ApiError::of(ErrorCode::Busy, message).with_retry_after(secs));
+        }
     }
-    reviews.insert((id, q.seat), review.clone());
-    Ok(Json(review))
+    let _reviewing = Reviewing { hints: &state.hints, addr };
+    let stop = StopFlag::new();
+    let _stop_on_drop = StopOnDrop(stop.clone());
+    let deadline = Instant::now() + state.config.review_time;
+    let review = match compute_review(&state, id, start, moves.into(), Seat(q.seat), &stop, deadline).await {
+        Ok(review) => review,
+        Err(Unfinished::TooLong) => {
+            let message = format!("the server is too busy to finish this review within {secs} s (retry in {secs} s)");
+            return Err(ApiError::of(ErrorCode::Busy, message).with_retry_after(secs));
+        }
+        Err(Unfinished::Stopped) => return Err(ApiError::of(ErrorCode::ShuttingDown, "the server is shutting down")),
+        Err(Unfinished::Broken(e)) => return Err(ApiError::internal(e)),
+    };
+    Metrics::inc(&state.metrics.reviews_computed);
+    let body: Arc<str> = serde_json::to_string(&review).map_err(ApiError::internal)?.into();
+    // Served even if it could not be stored: the next request computes it
+    // again.
+    if let Err(e) = state.db.store_review(id, q.seat, &body).await {
+        tracing::warn!(error = %e, game = id, seat = q.seat, "storing a review");
+    }
+    remember(body.clone());
+    Ok(review_response(body))
 }
 
 #[cfg(test)]
@@ -324,12 +502,39 @@ mod tests {
     }
 
     #[test]
-    fn a_raised_stop_flag_ends_a_review_without_an_answer() {
+    fn decisions_are_turns_with_a_choice_analysed_in_order() {
         let (start, moves) = played();
-        let review = review_of(1, start.clone(), &moves, Seat(0), &StopFlag::new()).unwrap().expect("a review");
-        assert!(!review.decisions.is_empty());
+        let steps = decision_steps(start.clone(), &moves, Seat(0)).unwrap();
+        assert!(!steps.is_empty() && steps.windows(2).all(|w| w[0] < w[1]), "{steps:?}");
+        let moves: Arc<[Move]> = moves.into();
+        let (mut game, mut at) = (start, 0);
+        for &step in &steps[..2] {
+            let job = DecisionJob {
+                id: 1,
+                moves: moves.clone(),
+                seat: Seat(0),
+                step,
+                time: REVIEW_TIME,
+                stop: StopFlag::new(),
+            };
+            let d = job.run(&mut game, &mut at).unwrap();
+            assert_eq!((d.step, d.played, at), (step, moves[step], step));
+            assert!(d.moves.len() > 1 && d.samples > 0, "{d:?}");
+            assert_eq!(game.to_move(), Some(Seat(0)));
+        }
+    }
+
+    #[test]
+    fn a_raised_stop_flag_ends_a_decision_at_once() {
+        let (start, moves) = played();
+        let step = decision_steps(start.clone(), &moves, Seat(0)).unwrap()[0];
         let stop = StopFlag::new();
         stop.stop();
-        assert!(review_of(1, start, &moves, Seat(0), &stop).unwrap().is_none(), "stopped: no partial review");
+        let job =
+            DecisionJob { id: 1, moves: moves.into(), seat: Seat(0), step, time: Duration::from_secs(3600), stop };
+        let t0 = std::time::Instant::now();
+        let d = job.run(&mut start.clone(), &mut 0).unwrap();
+        assert!(d.samples < REVIEW_SAMPLES, "{d:?}");
+        assert!(t0.elapsed() < Duration::from_secs(60));
     }
 }

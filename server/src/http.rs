@@ -301,5 +301,7 @@ async fn healthz(State(state): State<Arc<AppState>>) -> Response {
 }
 
 async fn metrics(State(state): State<Arc<AppState>>) -> impl IntoResponse {
-    ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], state.metrics.render())
+    let mut text = state.metrics.render();
+    state.cpu.render(&mut text);
+    ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], text)
 }

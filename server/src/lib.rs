@@ -27,6 +27,7 @@ pub(crate) mod accept;
 pub(crate) mod api;
 pub(crate) mod bots;
 pub(crate) mod conn;
+pub(crate) mod cpu;
 pub mod db;
 pub(crate) mod hints;
 pub(crate) mod http;
@@ -134,6 +135,14 @@ pub struct Config {
     /// Replay requests of one address being answered at once (their
     /// answers still being sent count); 0 is no limit.
     pub replays_per_addr: usize,
+
+    // CPU-bound work: hosted searches, hints, reviews.
+    /// Hosted-bot searches, hints and review decisions running at once,
+    /// server-wide (at least 1); more wait their turn in a queue.
+    pub max_searches: usize,
+    /// The longest a review may take in all, waiting for slots included;
+    /// a review that needs longer is refused `busy` and not stored.
+    pub review_time: Duration,
 }
 
 impl Config {
@@ -173,6 +182,8 @@ impl Default for Config {
             outbound_bytes: 4 << 20,
             replay_page_bytes: 1 << 20,
             replays_per_addr: 4,
+            max_searches: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            review_time: Duration::from_secs(30),
         }
     }
 }
@@ -323,6 +334,9 @@ pub struct AppState {
     pub(crate) http_limits: limits::HttpLimits,
     /// Hints and reviews: the analysis slots, who awaits one, the caches.
     pub(crate) hints: hints::Hints,
+    /// The slots of CPU-bound work, shared by hosted searches, hints and
+    /// reviews.
+    pub(crate) cpu: Arc<cpu::Cpu>,
     next_conn: AtomicU64,
     /// Set when shutdown starts: no new rooms.
     closing: AtomicBool,
@@ -349,6 +363,7 @@ impl AppState {
         let (done_tx, done_rx) = mpsc::channel::<()>(1);
         let flusher = Arc::new(Flusher::default());
         tokio::spawn(Flusher::run(Arc::downgrade(&flusher), Flusher::tick_for(config.batch_every)));
+        let cpu = cpu::Cpu::new(config.max_searches);
         let state = Arc::new(AppState {
             conn_permits: Arc::new(Semaphore::new(config.max_connections)),
             conn_counts: accept::ConnCounts::new(
@@ -373,6 +388,7 @@ impl AppState {
             ladder: ladder::Ladder::default(),
             flusher,
             hints: hints::Hints::default(),
+            cpu,
             next_conn: AtomicU64::new(0),
             closing: AtomicBool::new(false),
             shutdown: shutdown_rx,

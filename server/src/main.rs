@@ -84,6 +84,7 @@ enum Command {
         limits: ClientLimits,
         #[command(flatten)]
         memory: MemoryLimits,
+        cpu: CpuLimits,
     },
     /// Prints the JSON Schema of every protocol message.
     Schema,
@@ -177,6 +178,22 @@ impl BotLimits {
             ..Default::default()
         }
     }
+}
+
+/// The server's CPU-bound work: hosted-bot searches, hints and reviews.
+#[derive(clap::Args)]
+struct CpuLimits {
+    /// Hosted-bot searches, hints and review decisions running at once,
+    /// server-wide; more wait in a queue (hints first, then searches and
+    /// review decisions in turn), so the threads searching stay this many
+    /// however many rooms ask. Default: the number of cores.
+    #[arg(long, env = "CAPICUA_MAX_SEARCHES", value_parser = clap::value_parser!(u64).range(1..=4096))]
+    max_searches: Option<u64>,
+    /// Seconds a review (`GET /api/games/{id}/review`) may take in all,
+    /// waiting for search slots included; a longer one is refused `busy`
+    /// and its requester told to retry later.
+    #[arg(long, env = "CAPICUA_REVIEW_SECS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    review_secs: u64,
 }
 
 /// What one client may take from the server: rooms, and HTTP API requests
@@ -417,6 +434,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             bots,
             limits,
             memory,
+            cpu,
         } => {
             let cors = capicua_server::CorsOrigins::parse(&cors_origins).context("--cors-origin")?;
             // The listener first: a server that cannot take connections
@@ -473,7 +491,12 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                 outbound_bytes: memory.outbound_bytes as usize,
                 replay_page_bytes: memory.replay_page_bytes as usize,
                 replays_per_addr: memory.replays_per_addr,
+                review_time: std::time::Duration::from_secs(cpu.review_secs),
                 ..Default::default()
+            };
+            let config = match cpu.max_searches {
+                Some(n) => capicua_server::Config { max_searches: n as usize, ..config },
+                None => config,
             };
             capicua_server::run(listener, db, config, shutdown_signal()).await?;
         }

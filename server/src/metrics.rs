@@ -37,6 +37,10 @@ pub struct Metrics {
     pub timeouts: AtomicU64,
     /// Hosted-bot searches running on the blocking pool.
     pub searches: AtomicI64,
+    /// Reviews computed (not served from memory or the database).
+    pub reviews_computed: AtomicU64,
+    /// Reviews being computed.
+    pub reviews_running: AtomicI64,
 }
 
 impl Metrics {
@@ -63,6 +67,13 @@ impl Metrics {
         line("rooms", "gauge", "Open rooms.", self.rooms.load(Ordering::Relaxed));
         line("timeouts_total", "counter", "Moves decided by a timeout policy.", g(&self.timeouts));
         line("searches", "gauge", "Hosted-bot searches running.", self.searches.load(Ordering::Relaxed));
+        line("reviews_running", "gauge", "Reviews being computed.", self.reviews_running.load(Ordering::Relaxed));
+        line(
+            "reviews_computed_total",
+            "counter",
+            "Reviews computed rather than served stored.",
+            g(&self.reviews_computed),
+        );
         #[cfg(feature = "heap-stats")]
         {
             let s = HEAP.stats();

@@ -13,6 +13,7 @@
 //! - [`games`]: rooms, finished games as stored and read back, the compact
 //!   move log.
 //! - [`ratings`]: Weng-Lin ratings per variant and the leaderboard.
+//! - [`reviews`]: finished reviews, computed once per game and seat.
 //! - [`writer`]: the single writer task that stores finished games.
 //! - [`tournaments`]: the tables of `migrations/0002_tournaments.sql`.
 //! - `schema`: the guards run before a file is used (is it there, is it
@@ -34,6 +35,7 @@ pub mod nodes;
 pub mod placements;
 pub mod players;
 pub mod ratings;
+pub mod reviews;
 mod scheduler_lock;
 mod schema;
 pub mod tournaments;

@@ -15,10 +15,13 @@ use tokio::time::Instant;
 use super::RoomCmd;
 use super::core::{Counter, Effect, Input, Member, Push, RoomCore, Think};
 use crate::bots::HostedStrategy;
+use crate::cpu::Class;
 use crate::metrics::Metrics;
 use crate::{AppState, Client, ConnId, Outbox};
 
 type Thought = (Box<dyn HostedStrategy>, crate::table::AnyMove);
+/// A search waiting for its slot, then running on the blocking pool.
+type Thinking = JoinHandle<Result<Thought, tokio::task::JoinError>>;
 
 /// Runs a room until it closes.
 pub(crate) struct RoomTask {
@@ -28,8 +31,8 @@ pub(crate) struct RoomTask {
     info: Arc<Mutex<RoomInfo>>,
     /// The outbox of every connection the core knows.
     outboxes: HashMap<ConnId, Outbox>,
-    /// A strategy thinking on the blocking pool.
-    thinking: Option<JoinHandle<Thought>>,
+    /// A strategy waiting for a search slot or thinking on the blocking pool.
+    thinking: Option<Thinking>,
     /// Told the stored game's id once the room's match is over (a table).
     on_stored: Option<oneshot::Sender<Option<i64>>>,
     /// Reused effect buffer.
@@ -96,7 +99,8 @@ impl RoomTask {
             }
         }
         // A search on the blocking pool cannot be aborted: tell it to stop,
-        // so its thread is free at once (shutdown waits for those threads).
+        // so its thread and slot are free at once (shutdown waits for those
+        // threads). A search still queued for a slot leaves the queue.
         self.core.stop_flag().stop();
         if let Some(t) = self.thinking.take() {
             t.abort();
@@ -189,11 +193,21 @@ impl RoomTask {
                     }
                     Effect::Think(think) => {
                         let Think { seat, mut strategy, game } = *think;
-                        let running = Searching::start(self.state.clone());
-                        self.thinking = Some(tokio::task::spawn_blocking(move || {
-                            let _running = running;
-                            let mv = strategy.choose(&game, seat);
-                            (strategy, mv)
+                        // The search waits its turn for one of the server's
+                        // search slots (the room keeps serving commands
+                        // meanwhile), then holds it on the blocking pool.
+                        let state = self.state.clone();
+                        self.thinking = Some(tokio::spawn(async move {
+                            let slot = state.cpu.acquire(Class::Search).await;
+                            let running = Searching::start(state);
+                            tokio::task::spawn_blocking(move || {
+                                // The gauge goes down before the slot is
+                                // free for the next search (in this order).
+                                let _held = (running, slot);
+                                let mv = strategy.choose(&game, seat);
+                                (strategy, mv)
+                            })
+                            .await
                         }));
                     }
                     Effect::Hint(job) => {
@@ -296,11 +310,11 @@ fn input_conn(input: &Input) -> Option<ConnId> {
 }
 
 /// Resolves when the thinking strategy (if any) is done, taking it out.
-async fn joined(thinking: &mut Option<JoinHandle<Thought>>) -> Result<Thought, tokio::task::JoinError> {
+async fn joined(thinking: &mut Option<Thinking>) -> Result<Thought, tokio::task::JoinError> {
     let Some(t) = thinking.as_mut() else { return std::future::pending().await };
     let result = t.await;
     *thinking = None;
-    result
+    result.and_then(|searched| searched)
 }
 
 async fn sleep_until(deadline: Option<Instant>) {
