@@ -697,7 +697,11 @@ impl Conn {
         // an address may only mint so many a minute.
         if let Some(wait) = self.peer.and_then(|a| self.state.http_limits.check_registration(a).err()) {
             let secs = wait.as_secs().max(1);
-            return self.error(id, ErrorCode::RateLimited, format!("too many new names from this address; retry in {secs} s"));
+            return self.error(
+                id,
+                ErrorCode::RateLimited,
+                format!("too many new names from this address; retry in {secs} s"),
+            );
         }
         match self.state.db.register(&name).await {
             Ok((player, token)) => {

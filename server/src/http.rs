@@ -28,7 +28,10 @@ use crate::limits::RoomOwner;
 pub(crate) fn router(state: Arc<AppState>) -> Router {
     let api = Router::new()
         .route("/api/variants", get(variants))
-        .route("/api/rooms", get(rooms).post(create_room).layer(axum::extract::DefaultBodyLimit::max(MAX_ROOM_SPEC_BYTES)))
+        .route(
+            "/api/rooms",
+            get(rooms).post(create_room).layer(axum::extract::DefaultBodyLimit::max(MAX_ROOM_SPEC_BYTES)),
+        )
         .route("/api/nodes", get(nodes))
         .route("/api/games", get(games))
         .route("/api/games/{id}", get(crate::replays::game))

@@ -150,6 +150,8 @@ async fn sigterm_ends_the_server_during_an_endless_search() {
     let room = c.create_room(json!({"preset": "latin"})).await;
     let endless = "pimc:samples=4000000000:ms=60000";
     assert_eq!(c.request(json!({"type": "fill-bots", "room": room, "strategy": endless})).await["type"], "ok");
+    // A room of bots alone plays while someone watches it.
+    assert_eq!(c.request(json!({"type": "spectate", "room": room})).await["type"], "spectating");
     wait_until("a hosted search runs", Duration::from_secs(60), async || searches(addr).await >= 1).await;
 
     let killed = Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();

@@ -237,12 +237,8 @@ async fn one_request(addr: std::net::SocketAddr, path: &str, token: Option<&str>
 
 #[tokio::test]
 async fn an_address_holds_a_bounded_number_of_connections_and_the_probes_still_answer() {
-    let s = server(Config {
-        max_connections_per_addr: 5,
-        header_timeout: Duration::from_secs(60),
-        ..common::config()
-    })
-    .await;
+    let s = server(Config { max_connections_per_addr: 5, header_timeout: Duration::from_secs(60), ..common::config() })
+        .await;
     let (status, _) = one_request(s.addr, "/api/rooms", None).await;
     assert_eq!(status, 200);
     // Five silent connections hold the address's share.
@@ -251,10 +247,8 @@ async fn an_address_holds_a_bounded_number_of_connections_and_the_probes_still_a
         held.push(TcpStream::connect(s.addr).await.unwrap());
     }
     // Wait until the server has taken all five (the accept loop runs apart).
-    wait_until("the next request to be refused", WAIT, async || {
-        one_request(s.addr, "/api/rooms", None).await.0 == 503
-    })
-    .await;
+    wait_until("the next request to be refused", WAIT, async || one_request(s.addr, "/api/rooms", None).await.0 == 503)
+        .await;
     let (status, body) = one_request(s.addr, "/api/rooms", None).await;
     assert_eq!(status, 503, "{body}");
     let body: Value = serde_json::from_str(&body).unwrap();
@@ -268,10 +262,8 @@ async fn an_address_holds_a_bounded_number_of_connections_and_the_probes_still_a
     assert!(tokio_tungstenite::connect_async(format!("ws://{}/ws", s.addr)).await.is_err());
 
     drop(held);
-    wait_until("the address to be served again", WAIT, async || {
-        one_request(s.addr, "/api/rooms", None).await.0 == 200
-    })
-    .await;
+    wait_until("the address to be served again", WAIT, async || one_request(s.addr, "/api/rooms", None).await.0 == 200)
+        .await;
 }
 
 #[tokio::test]

@@ -560,7 +560,15 @@ impl RoomCore {
             _ => None,
         });
         let no_show = self.no_show_at.filter(|_| self.game.is_none() && self.games_played == 0);
-        self.pending.as_ref().map(|p| p.deadline).into_iter().chain(graces).chain(no_show).chain(self.idle_end()).chain(self.unwatched_end()).min()
+        self.pending
+            .as_ref()
+            .map(|p| p.deadline)
+            .into_iter()
+            .chain(graces)
+            .chain(no_show)
+            .chain(self.idle_end())
+            .chain(self.unwatched_end())
+            .min()
     }
 
     /// When the room closes for idleness, if its idle clock runs.
