@@ -16,10 +16,10 @@
 #    CAPICUA_DRILL_BINARIES), unless CAPICUA_RUNTIME_IMAGE,
 #    CAPICUA_POSTGRES_IMAGE and CAPICUA_BUILDER_IMAGE (not needed with
 #    CAPICUA_DRILL_BINARIES) name images already
-# 2. build: the image, from source or around the binaries; checks its size, user, health check,
-#    stripped binaries; compose refuses to start without CAPICUA_ADMIN_TOKEN,
-#    so does the image, which also takes it from a file (a Docker secret);
-#    the server publishes on 127.0.0.1 by default
+# 2. build: the image, from source or around the binaries; checks its size,
+#    user, health check, stripped binaries; compose refuses to start without
+#    CAPICUA_ADMIN_TOKEN, so does the image, which also takes it from a file
+#    (a Docker secret); the server publishes on 127.0.0.1 by default
 # 3. up --scale bot=2: the bots register, the tournament is created and runs
 # 4. the container playing bot-1 is killed and removed in the middle of a
 #    match; its replacement (a new container, a new hostname) takes slot 1
@@ -143,6 +143,11 @@ round_robin() {
 }
 round_robin "docker drill" "$legs" bot-1 bot-2 bot:heuristic bot:pimc:samples=2000:rollouts=16:ms=100 >"$CAPICUA_TOURNAMENT_FILE"
 matches=$((6 * legs))
+
+# A build from source with binaries in docker/prebuilt would take them.
+if [ -z "$binaries" ] && [ -e docker/prebuilt ]; then
+  fail "docker/prebuilt exists (left by a drill that was killed?): the build would take its binaries, not the sources; remove it"
+fi
 
 # ---- 1. base images
 local_images=()
