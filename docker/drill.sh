@@ -317,20 +317,31 @@ phase_done "bot container replaced, its seat resumed"
 kills=0
 while :; do
   running || fail "the tournament ended before the server restart: raise CAPICUA_DRILL_LEGS"
-  # Everything the kill needs is read before the wait: from the sight of a
-  # match in play to the kill, only `docker exec` (compose's `ps` takes
-  # seconds, about a match of the slow bot).
+  # Everything the kill needs is ready before the wait: a match of the slow
+  # bot lasts a few seconds, about what compose's `ps` or the start of a
+  # `docker exec` takes on a loaded machine. The shell that kills is already
+  # running in the container (it said so), waiting for a line on its
+  # standard input.
   server=$(container server)
   restarts=$(docker inspect -f '{{.RestartCount}}' "$server")
+  rm -f "$work/kill"
+  mkfifo "$work/kill"
+  # -1: every process the container's user may signal but its init and the
+  # shell itself; the init then exits as the server did: a crash, not a stop,
+  # to Docker.
+  docker exec -i "$server" sh -c 'echo ready && read -r _ && kill -9 -1' <"$work/kill" >"$work/killer" &
+  killer=$!
+  exec 3>"$work/kill"
+  killer_ready() { grep -qs ready "$work/killer"; }
+  wait_for "a shell in the server's container" killer_ready
   slow_table() {
     server_table=$(in_play "$slow" | cut -d' ' -f1)
     [ -n "$server_table" ]
   }
   wait_for "a match of the slow bot in play" slow_table
-  # -1: every process the container's user may signal but its init and the
-  # shell itself; the init then exits as the server did: a crash, not a stop,
-  # to Docker.
-  docker exec "$server" sh -c 'kill -9 -1' || true
+  echo kill >&3
+  exec 3>&-
+  wait "$killer" || true
   kills=$((kills + 1))
   say "killed the server in the match of table $server_table"
   restarted() { [ "$(docker inspect -f '{{.RestartCount}}' "$server")" -gt "$restarts" ]; }
