@@ -9,6 +9,11 @@
 # images by default; where no registry can be reached, docker/local-images.sh
 # makes stand-ins from Debian packages. Keep both on the same Debian release:
 # the binaries link against the builder's glibc.
+#
+# With both binaries in docker/prebuilt (docker/drill.sh puts them there for
+# CAPICUA_DRILL_BINARIES: built on the host, stripped), the build stage
+# copies them instead of compiling, and any image with sh and cp can be
+# BUILDER_IMAGE (docker/cargo-build.sh).
 ARG BUILDER_IMAGE=rust:1-bookworm
 ARG RUNTIME_IMAGE=debian:bookworm-slim
 

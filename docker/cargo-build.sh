@@ -8,7 +8,30 @@
 #
 # Both steps must build with the same settings, or the second would rebuild
 # the dependencies.
+#
+# With capicua-server and capicua-bot in docker/prebuilt (binaries built on
+# the host and stripped: docker/drill.sh with CAPICUA_DRILL_BINARIES puts them
+# there for the run and removes them after), no cargo runs at all: the first
+# step does nothing and the second copies them. They must run on the runtime
+# image's glibc (build them on the same Debian release or an older one).
 set -eu
+
+prebuilt=docker/prebuilt
+if [ -f "$prebuilt/capicua-server" ] && [ -f "$prebuilt/capicua-bot" ]; then
+  case "${1:-}" in
+    dependencies)
+      echo "cargo-build.sh: using the binaries of $prebuilt, built on the host" >&2
+      exit 0
+      ;;
+    binaries)
+      out=${2:?usage: cargo-build.sh binaries OUT}
+      mkdir -p "$out"
+      cp "$prebuilt/capicua-server" "$prebuilt/capicua-bot" "$out/"
+      chmod 755 "$out/capicua-server" "$out/capicua-bot"
+      exit 0
+      ;;
+  esac
+fi
 
 # Crates fetched on the host by docker/local-images.sh: build offline on them.
 if [ -d docker/cargo-home/registry ]; then

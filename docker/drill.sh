@@ -1,15 +1,25 @@
 #!/usr/bin/env bash
 # The Docker drill: docker-compose.yml as a user runs it, on the real engine.
 #
-#   docker/drill.sh        (.ci/run runs it last; about 15 minutes cold on 2 cores)
+#   docker/drill.sh                                   the image from source
+#   CAPICUA_DRILL_BINARIES=target/debug docker/drill.sh   from binaries built
+#                                                         on the host (.ci/run)
 #
-# 1. base images: docker/local-images.sh (kept between runs), unless
-#    CAPICUA_BUILDER_IMAGE, CAPICUA_RUNTIME_IMAGE and CAPICUA_POSTGRES_IMAGE
-#    name images already
-# 2. build: the image from source; checks its size, user, health check,
-#    stripped binaries; compose refuses to start without CAPICUA_ADMIN_TOKEN,
-#    so does the image, which also takes it from a file (a Docker secret);
-#    the server publishes on 127.0.0.1 by default
+# CAPICUA_DRILL_BINARIES=DIR takes capicua-server and capicua-bot from DIR
+# (built by cargo on this host, any profile), strips them into docker/prebuilt
+# (removed on exit) and builds the image around them (docker/cargo-build.sh):
+# no compile inside Docker and no builder image, which .ci/run, having built
+# them for its tests, would otherwise pay for a second time in release mode.
+# They must run on the runtime image's Debian release (bookworm's glibc).
+#
+# 1. base images: docker/local-images.sh (kept between runs; --no-builder with
+#    CAPICUA_DRILL_BINARIES), unless CAPICUA_RUNTIME_IMAGE,
+#    CAPICUA_POSTGRES_IMAGE and CAPICUA_BUILDER_IMAGE (not needed with
+#    CAPICUA_DRILL_BINARIES) name images already
+# 2. build: the image, from source or around the binaries; checks its size,
+#    user, health check, stripped binaries; compose refuses to start without
+#    CAPICUA_ADMIN_TOKEN, so does the image, which also takes it from a file
+#    (a Docker secret); the server publishes on 127.0.0.1 by default
 # 3. up --scale bot=2: the bots register, the tournament is created and runs
 # 4. the container playing bot-1 is killed and removed in the middle of a
 #    match; its replacement (a new container, a new hostname) takes slot 1
@@ -31,9 +41,20 @@
 # at). The image is kept as capicua:drill, so the next run reuses its layers.
 # Needs docker, curl and python3 (to read JSON).
 set -euo pipefail
+# Relative to where the drill was started, not to the repository.
+binaries="${CAPICUA_DRILL_BINARIES:-}"
+if [ -n "$binaries" ]; then
+  binaries=$(cd "$binaries" && pwd) || {
+    echo "drill: CAPICUA_DRILL_BINARIES: no directory $CAPICUA_DRILL_BINARIES" >&2
+    exit 1
+  }
+fi
 cd "$(dirname "$0")/.."
 
-legs="${CAPICUA_DRILL_LEGS:-2}"
+# Three legs: the bot's and the server's kills each need a match of the slow
+# bot still to come, after steps that take seconds each when the machine is
+# loaded (compose's ps, docker exec); two legs ran out before the server's.
+legs="${CAPICUA_DRILL_LEGS:-3}"
 step_timeout="${CAPICUA_DRILL_TIMEOUT:-180}"
 
 drill_start=$(date +%s)
@@ -97,6 +118,8 @@ cleanup() {
     compose --profile cluster logs --no-color --tail=40 >&2 2>&1 || true
   fi
   [ -z "${secret_server:-}" ] || docker rm -f "$secret_server" >/dev/null 2>&1 || true
+  # Left behind, the binaries would go into the next `docker-compose up --build`.
+  [ -z "$binaries" ] || rm -rf docker/prebuilt
   if [ "${CAPICUA_DRILL_KEEP:-}" = 1 ]; then
     say "kept: COMPOSE_PROJECT_NAME=$COMPOSE_PROJECT_NAME CAPICUA_IMAGE=$CAPICUA_IMAGE CAPICUA_TOURNAMENT_FILE=$CAPICUA_TOURNAMENT_FILE"
   else
@@ -112,35 +135,72 @@ trap cleanup EXIT
 # match): remote bots play a match in a few milliseconds, and the drill must
 # find a match in play to kill something in its middle. Six matches a leg.
 slow=3
-# A round robin of $legs legs between four entrants: NAME ENTRANT...
+# A round robin between four entrants: NAME LEGS ENTRANT...
 round_robin() {
-  local name=$1
-  shift
+  local name=$1 legs=$2
+  shift 2
   local entrants
   entrants=$(printf '"%s", ' "$@")
   printf 'name = "%s"\nseed = 11\ntable = "duel"\nvariants = ["block", "draw"]\nentrants = [%s]\n\n[[stages]]\nformat = "round-robin"\nlegs = %s\n' \
     "$name" "${entrants%, }" "$legs"
 }
-round_robin "docker drill" bot-1 bot-2 bot:heuristic bot:pimc:samples=2000:rollouts=16:ms=100 >"$CAPICUA_TOURNAMENT_FILE"
+round_robin "docker drill" "$legs" bot-1 bot-2 bot:heuristic bot:pimc:samples=2000:rollouts=16:ms=100 >"$CAPICUA_TOURNAMENT_FILE"
 matches=$((6 * legs))
 
+# A build from source with binaries in docker/prebuilt would take them.
+if [ -z "$binaries" ] && [ -e docker/prebuilt ]; then
+  fail "docker/prebuilt exists (left by a drill that was killed?): the build would take its binaries, not the sources; remove it"
+fi
+
 # ---- 1. base images
+local_images=()
+if [ -n "$binaries" ]; then
+  # The build stage only copies the binaries: the runtime image can run it.
+  [ -z "${CAPICUA_RUNTIME_IMAGE:-}" ] || CAPICUA_BUILDER_IMAGE="${CAPICUA_BUILDER_IMAGE:-$CAPICUA_RUNTIME_IMAGE}"
+  local_images=(--no-builder)
+fi
 if [ -n "${CAPICUA_BUILDER_IMAGE:-}" ] && [ -n "${CAPICUA_RUNTIME_IMAGE:-}" ] && [ -n "${CAPICUA_POSTGRES_IMAGE:-}" ]; then
   say "base images given: $CAPICUA_BUILDER_IMAGE, $CAPICUA_RUNTIME_IMAGE, $CAPICUA_POSTGRES_IMAGE"
 else
-  eval "$(docker/local-images.sh)"
-  export CAPICUA_BUILDER_IMAGE CAPICUA_RUNTIME_IMAGE CAPICUA_POSTGRES_IMAGE
+  eval "$(docker/local-images.sh ${local_images[@]+"${local_images[@]}"})"
 fi
+export CAPICUA_BUILDER_IMAGE CAPICUA_RUNTIME_IMAGE CAPICUA_POSTGRES_IMAGE
 phase_done "base images"
 
 # ---- 2. build and static checks
+if [ -n "$binaries" ]; then
+  rm -rf docker/prebuilt
+  mkdir docker/prebuilt
+  for bin in capicua-server capicua-bot; do
+    [ -x "$binaries/$bin" ] || fail "no $bin in $binaries (CAPICUA_DRILL_BINARIES): build it first"
+    # A dev build's debug info is most of its size.
+    if command -v strip >/dev/null; then
+      strip --strip-all -o "docker/prebuilt/$bin" "$binaries/$bin"
+    elif command -v objcopy >/dev/null; then
+      objcopy --strip-all "$binaries/$bin" "docker/prebuilt/$bin"
+    else
+      fail "strip or objcopy (binutils) is needed to strip the binaries of $binaries"
+    fi
+  done
+  say "binaries from $binaries, stripped: $(du -ch docker/prebuilt/* | tail -1 | cut -f1)"
+fi
 compose build >"$work/build.log" 2>&1 || {
   tail -40 "$work/build.log" >&2
   fail "the image does not build"
 }
 size=$(docker image inspect -f '{{.Size}}' "$CAPICUA_IMAGE")
 say "image $CAPICUA_IMAGE: $((size / 1000000)) MB"
-[ "$size" -lt 100000000 ] || fail "the image is $((size / 1000000)) MB, over 100 MB"
+# The limit is for the image users build: release binaries, 14 MB stripped.
+# Binaries of another profile (CAPICUA_DRILL_BINARIES: a dev build is half as
+# large again) are not what users get: there the image less its binaries
+# must leave the release binaries 20 MB of the 100.
+if [ -n "$binaries" ]; then
+  rest=$((size - $(cat docker/prebuilt/capicua-server docker/prebuilt/capicua-bot | wc -c)))
+  say "image less its binaries: $((rest / 1000000)) MB"
+  [ "$rest" -lt 80000000 ] || fail "the image less its binaries is $((rest / 1000000)) MB, over 80 MB"
+else
+  [ "$size" -lt 100000000 ] || fail "the image is $((size / 1000000)) MB, over 100 MB"
+fi
 [ "$(docker image inspect -f '{{.Config.User}}' "$CAPICUA_IMAGE")" = capicua ] || fail "the image does not run as capicua"
 [[ "$(docker image inspect -f '{{json .Config.Healthcheck.Test}}' "$CAPICUA_IMAGE")" == *capicua-server* ]] \
   || fail "the image has no health check"
@@ -148,7 +208,10 @@ if command -v readelf >/dev/null; then
   c=$(docker create "$CAPICUA_IMAGE")
   docker cp "$c:/usr/local/bin/capicua-server" "$work/capicua-server" >/dev/null
   docker rm "$c" >/dev/null
-  sections=$(readelf -S "$work/capicua-server")
+  # (Wide, for whole names. .debug_gdb_scripts, which a build with line
+  # tables keeps through strip, is a loaded section of a few bytes naming
+  # gdb's pretty printers, not debug info.)
+  sections=$(readelf -SW "$work/capicua-server" | grep -v '\.debug_gdb_scripts')
   ! grep -q '\.debug_\|\.symtab' <<<"$sections" || fail "capicua-server carries debug info or symbols"
 fi
 # No token, no server: compose says so before starting anything, and so does
@@ -177,7 +240,7 @@ secret_server=""
 # (Captured first: `grep -q` leaving early would fail the pipe.)
 config=$(env -u CAPICUA_PUBLISH "${compose_cmd[@]}" config)
 grep -q '127\.0\.0\.1' <<<"$config" || fail "the server is not published on 127.0.0.1 by default"
-phase_done "build and checks (image $((size / 1000000)) MB)"
+phase_done "build and checks (image $((size / 1000000)) MB${binaries:+, prebuilt})"
 
 # ---- 3. up: registration, creation, play
 container() { compose ps -q "$1" | head -1; }
@@ -231,8 +294,13 @@ playing() { [ -n "$(in_play "$@")" ]; }
 wait_for "bot-1's container" bot_container bot-1
 old=$(bot_container bot-1)
 token=$(docker exec "$old" cat /state/bot-1.token)
-wait_for "bot-1 in a match against the slow bot" playing 0 "$slow"
-bot_table=$(in_play 0 "$slow" | cut -d' ' -f1)
+# (The table is read in the same look as the match in play: a second look
+# may come after the match.)
+bot_slow_table() {
+  bot_table=$(in_play 0 "$slow" | cut -d' ' -f1)
+  [ -n "$bot_table" ]
+}
+wait_for "bot-1 in a match against the slow bot" bot_slow_table
 docker rm -f "$old" >/dev/null
 say "removed bot-1's container ${old:0:12} in the match of table $bot_table"
 compose up -d --scale bot=2 --no-recreate >>"$work/up.log" 2>&1 || fail "compose up after removing a bot"
@@ -257,14 +325,31 @@ phase_done "bot container replaced, its seat resumed"
 kills=0
 while :; do
   running || fail "the tournament ended before the server restart: raise CAPICUA_DRILL_LEGS"
-  wait_for "a match of the slow bot in play" playing "$slow"
-  server_table=$(in_play "$slow" | cut -d' ' -f1)
+  # Everything the kill needs is ready before the wait: a match of the slow
+  # bot lasts a few seconds, about what compose's `ps` or the start of a
+  # `docker exec` takes on a loaded machine. The shell that kills is already
+  # running in the container (it said so), waiting for a line on its
+  # standard input.
   server=$(container server)
   restarts=$(docker inspect -f '{{.RestartCount}}' "$server")
+  rm -f "$work/kill"
+  mkfifo "$work/kill"
   # -1: every process the container's user may signal but its init and the
   # shell itself; the init then exits as the server did: a crash, not a stop,
   # to Docker.
-  docker exec "$server" sh -c 'kill -9 -1' || true
+  docker exec -i "$server" sh -c 'echo ready && read -r _ && kill -9 -1' <"$work/kill" >"$work/killer" &
+  killer=$!
+  exec 3>"$work/kill"
+  killer_ready() { grep -qs ready "$work/killer"; }
+  wait_for "a shell in the server's container" killer_ready
+  slow_table() {
+    server_table=$(in_play "$slow" | cut -d' ' -f1)
+    [ -n "$server_table" ]
+  }
+  wait_for "a match of the slow bot in play" slow_table
+  echo kill >&3
+  exec 3>&-
+  wait "$killer" || true
   kills=$((kills + 1))
   say "killed the server in the match of table $server_table"
   restarted() { [ "$(docker inspect -f '{{.RestartCount}}' "$server")" -gt "$restarts" ]; }
@@ -296,8 +381,15 @@ if ! grep -q 'docker drill (tournament 1, finished' "$work/standings.txt" || ! g
   fail "exec standings: $(cat "$work/standings.txt")"
 fi
 cat "$work/standings.txt" >&2
-# The image's server embeds the browser client: the page answers at /.
-api / | grep -q '<title>capicua' || fail "the browser client is not served at /"
+# The image's server embeds the browser client: the page answers at /. A
+# debug build (CAPICUA_DRILL_BINARIES=target/debug) embeds nothing: it reads
+# web/ from its source tree at each request (server/src/web.rs), a tree the
+# image does not have. Only a server that holds the page is asked for it.
+if [ -z "$binaries" ] || grep -q '<title>capicua' docker/prebuilt/capicua-server; then
+  api / | grep -q '<title>capicua' || fail "the browser client is not served at /"
+else
+  say "the browser client at /: not checked, $binaries/capicua-server is a debug build (it reads web/ from its sources)"
+fi
 phase_done "finished, standings from host and exec"
 
 # ---- 7. down and up: everything kept
@@ -330,7 +422,9 @@ say "node1 on http://$addr"
 nodes() { api /api/nodes | json 'str(len(j)) + " " + str(sum(1 for n in j if n["scheduler"]))'; }
 three_nodes() { [ "$(nodes 2>/dev/null)" = "3 1" ]; }
 wait_for "three live nodes, one of them the scheduler" three_nodes
-round_robin "cluster drill" bot:heuristic#1 bot:smart#2 bot:random#3 bot:pimc:samples=2000:rollouts=16:ms=100#4 \
+# One leg: the scheduler is killed in the first match of the slow bot in
+# play, and a second leg would only be more matches to wait for.
+round_robin "cluster drill" 1 bot:heuristic#1 bot:smart#2 bot:random#3 bot:pimc:samples=2000:rollouts=16:ms=100#4 \
   >"$work/cluster.toml"
 curl -fsS -H "Authorization: Bearer $CAPICUA_ADMIN_TOKEN" --data-binary @"$work/cluster.toml" \
   "http://$addr/api/tournaments" >/dev/null || fail "creating the cluster's tournament"
@@ -341,11 +435,13 @@ if [ "$scheduler" = node1 ]; then
   addr=$(cluster port node2 8080 | tail -1)
   say "node1 runs the tournament: asking node2 from now on"
 fi
+# (Its container is read before the wait: compose's `ps` takes seconds.)
+scheduler_container=$(cluster ps -q "$scheduler" | head -1)
 wait_for "a match of the slow bot in play" playing 3
-docker kill "$(cluster ps -q "$scheduler" | head -1)" >/dev/null
+docker kill "$scheduler_container" >/dev/null
 say "killed $scheduler, which ran the tournament, at $(results) results"
 wait_for "another node to finish the tournament" finished
-[ "$(results)" = "$matches" ] || fail "$(results) results stored in the cluster, $matches expected"
+[ "$(results)" = 6 ] || fail "$(results) results stored in the cluster, 6 expected"
 replayed=$(api /api/tournaments/1 | json 'sum(1 for r in j["rounds"] for t in r["tables"] if t["attempts"] > 1)')
 say "the cluster finished the tournament; $replayed table(s) replayed after the kill"
 cluster down -v >>"$work/up.log" 2>&1 || fail "compose --profile cluster down"

@@ -19,6 +19,11 @@
 # docker/cargo-home/      the crates of Cargo.lock (`cargo fetch` here); the
 #                         build then runs `cargo build --offline` on them.
 #
+# --no-builder makes neither the builder nor docker/cargo-home, and points
+# CAPICUA_BUILDER_IMAGE at the runtime image: for a build from binaries made
+# on the host (docker/prebuilt; docker/drill.sh with CAPICUA_DRILL_BINARIES),
+# whose build stage runs nothing but sh and cp.
+#
 # Images that exist are kept (--force remakes them); the crates are fetched
 # again only when Cargo.lock changed. Runs as root or, through mmdebstrap's
 # user namespaces, as any user who may run docker: no sudo.
@@ -28,11 +33,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 force=false
-case "${1:-}" in
-  --force) force=true ;;
-  "") ;;
-  *) echo "usage: $0 [--force]" >&2; exit 64 ;;
-esac
+builder=true
+for arg in "$@"; do
+  case "$arg" in
+    --force) force=true ;;
+    --no-builder) builder=false ;;
+    *) echo "usage: $0 [--force] [--no-builder]" >&2; exit 64 ;;
+  esac
+done
 suite="${SUITE:-bookworm}"
 mirror="${DEBIAN_MIRROR:-http://deb.debian.org/debian}"
 
@@ -42,7 +50,9 @@ die() { say "error: $*"; exit 1; }
 command -v docker >/dev/null || die "docker is not installed"
 command -v mmdebstrap >/dev/null \
   || die "mmdebstrap is not installed (Debian/Ubuntu package mmdebstrap; as a non-root user it also needs uidmap)"
-command -v rustc >/dev/null || die "no Rust toolchain on this host (rustc and cargo): the builder image takes the host's"
+if $builder; then
+  command -v rustc >/dev/null || die "no Rust toolchain on this host (rustc and cargo): the builder image takes the host's"
+fi
 
 # What a slim image leaves out, as the official -slim images do.
 slim=(
@@ -98,6 +108,13 @@ if $force || ! have_image "$postgres"; then
   say "made $postgres ($(docker image inspect -f '{{.Size}}' "$postgres" | awk '{printf "%.0f MB", $1 / 1e6}'))"
 else
   say "$postgres exists (--force remakes it)"
+fi
+
+if ! $builder; then
+  # Binaries built on the host (docker/prebuilt, see docker/cargo-build.sh):
+  # the build stage only copies them, which the runtime image can do.
+  echo "export CAPICUA_RUNTIME_IMAGE=$runtime CAPICUA_BUILDER_IMAGE=$runtime CAPICUA_POSTGRES_IMAGE=$postgres"
+  exit 0
 fi
 
 # The host toolchain: rustc, its libraries and standard library, and the

@@ -11,6 +11,10 @@
 #   PLAN/src   the crates' real sources and what they embed at compile time
 #              (migrations/, for sqlx::migrate!; web/, for rust-embed).
 #
+# With docker/prebuilt holding both binaries (built on the host; see
+# docker/cargo-build.sh), PLAN/deps holds only them and cargo-build.sh, and
+# PLAN/src is empty: nothing gets compiled.
+#
 # Usage: plan-build.sh CONTEXT PLAN
 set -eu
 context=$1
@@ -18,8 +22,13 @@ plan=$2
 mkdir -p "$plan/deps/docker" "$plan/src"
 cd "$context"
 
-cp Cargo.toml Cargo.lock "$plan/deps/"
 cp docker/cargo-build.sh "$plan/deps/docker/"
+if [ -f docker/prebuilt/capicua-server ] && [ -f docker/prebuilt/capicua-bot ]; then
+  mkdir -p "$plan/deps/docker/prebuilt"
+  cp docker/prebuilt/capicua-server docker/prebuilt/capicua-bot "$plan/deps/docker/prebuilt/"
+  exit 0
+fi
+cp Cargo.toml Cargo.lock "$plan/deps/"
 if [ -d docker/cargo-home/registry ]; then
   cp -a docker/cargo-home "$plan/deps/docker/cargo-home"
 fi
