@@ -84,6 +84,7 @@ enum Command {
         limits: ClientLimits,
         #[command(flatten)]
         memory: MemoryLimits,
+        #[command(flatten)]
         cpu: CpuLimits,
     },
     /// Prints the JSON Schema of every protocol message.
