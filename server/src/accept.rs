@@ -179,11 +179,10 @@ impl Drop for Held {
 }
 
 /// Whether the reserve may serve this request: the probes, and the admin.
-fn reserve_serves(state: &AppState, req: &Request<Incoming>) -> bool {
+fn reserve_serves(admin: Option<&str>, req: &Request<Incoming>) -> bool {
     if matches!(req.uri().path(), "/healthz" | "/metrics") {
         return true;
     }
-    let admin = state.config.admin_token.as_deref();
     let bearer = req.headers().get(header::AUTHORIZATION).and_then(|v| v.to_str().ok());
     matches!((admin, bearer.and_then(|b| b.strip_prefix("Bearer "))), (Some(a), Some(b)) if a == b)
 }
@@ -243,10 +242,12 @@ pub(crate) async fn serve(
         // algorithm would hold each one back waiting for an ACK.
         let _ = tcp.set_nodelay(true);
         let app = app.clone();
-        let state2 = state.clone();
+        // The reserve's check needs the admin token only: a connection
+        // holds no reference to the server's state of its own.
+        let admin = if reserve { state.config.admin_token.clone() } else { None };
         let service = hyper::service::service_fn(move |mut req: Request<Incoming>| {
             let app = app.clone();
-            let refuse = reserve && !reserve_serves(&state2, &req);
+            let refuse = reserve && !reserve_serves(admin.as_deref(), &req);
             req.extensions_mut().insert(ConnectInfo(peer));
             async move {
                 if refuse {
@@ -275,7 +276,9 @@ pub(crate) async fn serve(
             let _ = conn.await;
         });
     }
-    drop(listener);
+    // What holds the server's state goes first: shutdown waits for every
+    // holder of it to let go.
+    drop((listener, app, state, close_rx));
     let _ = close_tx.send(());
     // Each connection task holds a receiver: all gone, all done.
     close_tx.closed().await;

@@ -230,30 +230,28 @@ where
     }
 }
 
-/// Whether a receive error is the WebSocket layer's refusal of a frame or
-/// message above its size cap.
-fn too_long(e: &(dyn std::error::Error + 'static)) -> bool {
+/// The WebSocket layer's own error behind a receive error, if it is one.
+fn ws_error<'a>(e: &'a (dyn std::error::Error + 'static)) -> Option<&'a tungstenite::Error> {
     let mut cause = Some(e);
     while let Some(e) = cause {
-        if let Some(tungstenite::Error::Capacity(_)) = e.downcast_ref::<tungstenite::Error>() {
-            return true;
+        if let Some(ws) = e.downcast_ref::<tungstenite::Error>() {
+            return Some(ws);
         }
         cause = e.source();
     }
-    false
+    None
+}
+
+/// Whether a receive error is the WebSocket layer's refusal of a frame or
+/// message above its size cap.
+fn too_long(e: &(dyn std::error::Error + 'static)) -> bool {
+    matches!(ws_error(e), Some(tungstenite::Error::Capacity(_)))
 }
 
 /// Whether a receive error is the WebSocket layer's refusal of a text
 /// frame that is not UTF-8.
 fn bad_utf8(e: &(dyn std::error::Error + 'static)) -> bool {
-    let mut cause = Some(e);
-    while let Some(e) = cause {
-        if let Some(tungstenite::Error::Utf8(_)) = e.downcast_ref::<tungstenite::Error>() {
-            return true;
-        }
-        cause = e.source();
-    }
-    false
+    matches!(ws_error(e), Some(tungstenite::Error::Utf8(_)))
 }
 
 /// How long a closing connection waits for the client's close frame.

@@ -40,6 +40,7 @@ pub(crate) fn router(state: Arc<AppState>) -> Router {
         .route("/api/leaderboards", get(leaderboards))
         .route("/api/ladder", get(crate::ladder::board))
         .merge(crate::tournament::http::routes())
+        .method_not_allowed_fallback(method_not_allowed)
         // Inside CORS: a browser can read a 429 only with its CORS headers.
         .route_layer(axum::middleware::from_fn_with_state(state.clone(), crate::limits::limit_api));
     // CORS on the API only: the WebSocket checks no origin header and
@@ -52,10 +53,11 @@ pub(crate) fn router(state: Arc<AppState>) -> Router {
         .route("/ws", get(ws))
         .route("/healthz", get(healthz))
         .route("/metrics", get(metrics))
-        .merge(api)
-        // After every route: each of their method routers answers a method
-        // it lacks with the API's error shape, not axum's empty 405.
+        // Each route answers a method it lacks with the API's error shape,
+        // not axum's empty 405 (the API's routes below, inside CORS, so a
+        // preflight still gets its headers).
         .method_not_allowed_fallback(method_not_allowed)
+        .merge(api)
         .merge(crate::web::router())
         // Outermost: the limits inside read the address it records.
         .layer(axum::middleware::from_fn_with_state(state.clone(), crate::limits::client_addr))

@@ -864,9 +864,15 @@ async fn boards_of_every_layout_stay_on_screen_without_overlapping_tiles() {
     let mut games = vec![];
     for (layout, variant, duel) in layouts {
         let id = bots_game(&server, variant, duel).await;
-        let g = server.get_json(&format!("/api/games/{id}?seat=0")).await;
+        // Every page of the replay.
+        let mut steps = vec![];
+        let mut from = Some(0);
+        while let Some(f) = from {
+            let g = server.get_json(&format!("/api/games/{id}?seat=0&from={f}")).await;
+            steps.extend(g["steps"].as_array().unwrap().iter().cloned());
+            from = g["next"].as_u64();
+        }
         // The fullest board of the match: the latest moment worth checking.
-        let steps = g["steps"].as_array().unwrap();
         let (k, _) = steps
             .iter()
             .enumerate()

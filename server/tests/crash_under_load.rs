@@ -38,6 +38,9 @@ impl Server {
         let mut child = Command::new(BIN)
             .args(["serve", "--listen", "127.0.0.1:0", "--database"])
             .arg(db)
+            // The load generator's players all come from 127.0.0.1.
+            .env("CAPICUA_REGISTRATIONS_PER_MIN", "0")
+            .env("CAPICUA_MAX_CONNECTIONS_PER_ADDR", "0")
             .env("RUST_LOG", "info")
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
