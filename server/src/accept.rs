@@ -66,7 +66,7 @@ pub(crate) fn fd_budget() -> Option<usize> {
         if let (Some(cur), Some(max)) = (lim.current, lim.maximum) {
             if cur < max {
                 let raised = rustix::process::Rlimit { current: Some(max), maximum: Some(max) };
-                if setrlimit(Resource::Nofile, raised.clone()).is_ok() {
+                if setrlimit(Resource::Nofile, raised).is_ok() {
                     lim = raised;
                 }
             }
