@@ -48,8 +48,10 @@ use crate::metrics::Metrics;
 
 /// Connections the reserve takes past the caps, server-wide.
 pub(crate) const RESERVE: usize = 16;
-/// The reserve's header timeout: it serves quick probes, not slow clients.
-const RESERVE_HEADER_TIMEOUT: Duration = Duration::from_secs(2);
+/// The reserve's header timeout: it serves probes and the admin, whose
+/// requests arrive whole at once; an attacker's connections that fill it
+/// are let go this soon.
+const RESERVE_HEADER_TIMEOUT: Duration = Duration::from_millis(500);
 /// Descriptors kept out of the connection budget: the database (and its
 /// journal), log files, the listener, the blocking pool's files, the
 /// reserve.
