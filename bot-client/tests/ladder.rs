@@ -264,3 +264,36 @@ async fn a_poly_preset_has_a_ladder_of_rated_poly_matches() {
     .await;
     assert_eq!(board["variant"], "triominoes", "{board}");
 }
+
+/// A name that is given a ladder seat and never takes it leaves the ladder
+/// and sits out before it may join again; the player who came stays on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_player_who_never_takes_its_ladder_seat_sits_out() {
+    let server = ladder_server().await;
+    let (mut ana, _) = server.player("ana").await;
+    let (mut ghost, _) = server.player("ghost").await;
+    for c in [&mut ana, &mut ghost] {
+        let r = c.request(json!({"type": "join-ladder", "variant": "block"})).await;
+        assert_eq!(r["type"], "ladder", "{r}");
+    }
+    let m = ana.recv_type("ladder-match").await;
+    let room = m["room"].as_u64().unwrap();
+    ana.join(room, Some(m["seat"].as_u64().unwrap() as u8)).await;
+    ana.ready(room).await;
+    // The ghost hears its match and ignores it; at the no-show time the
+    // match is forfeit and the ghost is told it is off the ladder.
+    ghost.recv_type("ladder-match").await;
+    let benched = ghost.recv_type("error").await;
+    assert_eq!(benched["code"], "rate-limited", "{benched}");
+    let off = ghost.recv_type("ladder").await;
+    assert_eq!(off["variant"], Value::Null, "{off}");
+    let r = ghost.request(json!({"type": "join-ladder", "variant": "block"})).await;
+    assert_eq!(r["code"], "rate-limited", "{r}");
+    assert!(r["message"].as_str().unwrap().contains("join again in"), "{r}");
+    // Ana is back in the pool once the forfeit is stored; the ghost is not.
+    wait_until("ana to wait on the ladder again", Duration::from_secs(20), async || {
+        let board = server.get_json("/api/ladder?variant=block").await;
+        board["waiting"] == 1 && rows(&board).get("ghost").is_none_or(|r| !r.6)
+    })
+    .await;
+}

@@ -48,6 +48,9 @@ pub struct LadderConfig {
     /// A reserved seat not taken and ready this long after its room opened
     /// forfeits the match.
     pub no_show: Duration,
+    /// A player who never took its seat leaves the ladder and may join it
+    /// again only this long after its match ended.
+    pub no_show_cooldown: Duration,
 }
 
 impl Default for LadderConfig {
@@ -58,6 +61,7 @@ impl Default for LadderConfig {
             pool_cap: 1000,
             move_ms: 10_000,
             no_show: Duration::from_secs(30),
+            no_show_cooldown: Duration::from_secs(300),
         }
     }
 }
@@ -77,6 +81,8 @@ struct Member {
 struct Inner {
     members: HashMap<i64, Member>,
     pools: HashMap<String, Pool>,
+    /// Players who missed a ladder match, with when they may join again.
+    benched: HashMap<i64, u64>,
 }
 
 /// Who is on which ladder, and the pools of those waiting.
@@ -107,6 +113,22 @@ impl Ladder {
         let mut inner = self.lock();
         if inner.members.get(&player).is_some_and(|m| m.client.conn == conn) {
             remove(&mut inner, player);
+        }
+    }
+
+    /// Takes players who never took their ladder seat off the ladder for
+    /// `cooldown`, and tells them.
+    fn bench(&self, players: &[i64], cooldown: Duration) {
+        let until = self.now_ms() + cooldown.as_millis() as u64;
+        let mut inner = self.lock();
+        for &p in players {
+            if let Some(m) = inner.members.get(&p) {
+                let message = format!("you did not take your ladder seat: off the ladder for {} s", cooldown.as_secs());
+                m.client.out.send(None, ServerMsg::Error { code: ErrorCode::RateLimited, message, url: None });
+                m.client.out.send(None, ServerMsg::Ladder { variant: None, waiting: 0 });
+            }
+            remove(&mut inner, p);
+            inner.benched.insert(p, until);
         }
     }
 
@@ -212,6 +234,16 @@ pub(crate) async fn join(state: &Arc<AppState>, client: &Client, variant: String
     let now = state.ladder.now_ms();
     let cap = state.config.ladder.pool_cap;
     let mut inner = state.ladder.lock();
+    // A player given a seat it never took cost its opponents a match: it
+    // sits out a while, or names that never show would fill the pools.
+    inner.benched.retain(|_, until| *until > now);
+    if let Some(&until) = inner.benched.get(&player) {
+        drop(inner);
+        let secs = (until - now).div_ceil(1000);
+        let message = format!("you missed your last ladder match; join again in {secs} s");
+        client.out.send(id, ServerMsg::Error { code: ErrorCode::RateLimited, message, url: None });
+        return;
+    }
     let playing = match inner.members.get(&player) {
         Some(m) if m.variant != variant => {
             let playing = m.playing;
@@ -316,9 +348,17 @@ async fn open(state: &Arc<AppState>, variant: String, mut players: Vec<i64>) {
             }
         }
     }
+    // The room's lobby entry as it ends tells who never took a seat.
+    let entry = state.room(info.id).map(|h| h.info);
     let state = state.clone();
     tokio::spawn(async move {
         let _ = done_rx.await;
+        if let Some(entry) = entry {
+            let last = entry.lock().expect("room info lock").clone();
+            let absent: Vec<i64> =
+                players.iter().zip(&last.seats).filter(|(_, s)| s.occupant.is_none()).map(|(&p, _)| p).collect();
+            state.ladder.bench(&absent, state.config.ladder.no_show_cooldown);
+        }
         back_to_pool(&state, &players).await;
     });
 }
