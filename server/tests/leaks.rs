@@ -269,10 +269,9 @@ fn the_checker_catches_a_wrong_hand_end() {
         }
     };
     let ends = hand_ends(rules, seating, 5, &moves);
-    let hand_end = |view: ViewSnapshot| {
-        json!({"hand": 0, "result": end.hand_results().last().unwrap(), "view": view})
-    };
-    let honest = json!({"type": "events", "events": events, "hand-end": hand_end(end.revealed_snapshot(Some(Seat(1))))});
+    let hand_end = |view: ViewSnapshot| json!({"hand": 0, "result": end.hand_results().last().unwrap(), "view": view});
+    let honest =
+        json!({"type": "events", "events": events, "hand-end": hand_end(end.revealed_snapshot(Some(Seat(1))))});
     assert!(hand_end_faults(std::slice::from_ref(&honest), Some(1), &ends).is_empty());
     // The ending frame without its hand-end, and a hand-end in another frame.
     let bare = json!({"type": "events", "events": events});
