@@ -355,4 +355,12 @@ async fn a_missing_seat_is_told_in_players_words_with_its_code() {
     assert_eq!(r["code"], "no-such-seat", "{r}");
     let message = r["message"].as_str().unwrap();
     assert!(message.contains("4 seats, numbered 0 to 3") && !message.contains(".."), "{message}");
+    // A table of the wrong size, and teams that leave a seat out.
+    let r = c.request(json!({"type": "create-room", "preset": "latin", "seats": 2})).await;
+    assert_eq!(r["code"], "bad-variant", "{r}");
+    assert!(r["message"].as_str().unwrap().contains("seats 4 players, not 2"), "{r}");
+    let r = c.request(json!({"type": "create-room", "preset": "block", "seats": 3, "teams": [[0], [1]]})).await;
+    assert_eq!(r["code"], "bad-variant", "{r}");
+    let message = r["message"].as_str().unwrap();
+    assert!(message.contains("seats 0 to 2") && !message.contains(".."), "{message}");
 }
