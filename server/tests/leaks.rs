@@ -52,13 +52,13 @@ fn hand_ends(
     seating: capicua_engine::Seating,
     seed: u64,
     moves: &[capicua_engine::Move],
-) -> Vec<Box<Game>> {
+) -> Vec<Game> {
     let mut game = Game::new(rules, seating, seed).unwrap();
     game.keep_hand_ends(true);
     let mut ends = vec![];
     for m in moves {
         game.play(*m).unwrap();
-        ends.extend(game.take_hand_end());
+        ends.extend(game.take_hand_end().map(|end| *end));
     }
     ends
 }
@@ -68,7 +68,7 @@ fn hand_ends(
 /// no other frame does, and it shows the referee's final position (the
 /// hand's last play on the board, every seat's remaining tiles) to this
 /// viewer, with the hand's result.
-fn hand_end_faults(frames: &[Value], viewer: Option<u8>, ends: &[Box<Game>]) -> Vec<String> {
+fn hand_end_faults(frames: &[Value], viewer: Option<u8>, ends: &[Game]) -> Vec<String> {
     let mut faults = vec![];
     let mut seen = 0;
     for f in frames {

@@ -39,13 +39,13 @@ fn held_by_hand(rules: Arc<PolyRules>, seats: u8, seed: u64, moves: &[PolyMove])
 }
 
 /// The final position of every hand, by the referee.
-fn hand_ends(rules: Arc<PolyRules>, seats: u8, seed: u64, moves: &[PolyMove]) -> Vec<Box<PolyGame>> {
+fn hand_ends(rules: Arc<PolyRules>, seats: u8, seed: u64, moves: &[PolyMove]) -> Vec<PolyGame> {
     let mut game = PolyGame::new(rules, seats, seed).unwrap();
     game.keep_hand_ends(true);
     let mut ends = vec![];
     for &m in moves {
         game.play(m).unwrap();
-        ends.extend(game.take_hand_end());
+        ends.extend(game.take_hand_end().map(|end| *end));
     }
     ends
 }
@@ -54,7 +54,7 @@ fn hand_ends(rules: Arc<PolyRules>, seats: u8, seed: u64, moves: &[PolyMove]) ->
 /// replay's steps): every frame whose events end a hand carries `hand-end`,
 /// no other does, and it shows the referee's final position to this viewer
 /// (the board with the hand's last tile, every seat's remaining tiles).
-fn hand_end_faults(frames: &[Value], viewer: Option<u8>, ends: &[Box<PolyGame>]) -> Vec<String> {
+fn hand_end_faults(frames: &[Value], viewer: Option<u8>, ends: &[PolyGame]) -> Vec<String> {
     let mut faults = vec![];
     let mut seen = 0;
     for f in frames {
