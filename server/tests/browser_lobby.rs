@@ -1,0 +1,154 @@
+//! The lobby and the pages around it in a real headless Chromium: rooms
+//! opened from the form keep their preset's name, a phone's width holds
+//! every page without sideways scrolling and its controls answer a finger,
+//! the page speaks Spanish, presets come with their words and rules, and
+//! the review's links land on their move.
+//!
+//! The page is read through roles and accessible names. Each test skips
+//! (passing, with a message) where Chromium or chromedriver is missing,
+//! unless `CAPICUA_REQUIRE_BROWSER=1`.
+
+mod browser_support;
+mod common;
+
+use browser_support::Browser;
+use common::{TestServer, play_out, seat_all};
+use serde_json::{Value, json};
+
+/// One Chromium at a time: the machine has two cores.
+static ONE_BROWSER: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+/// Opens the lobby as a fresh visitor with moves shown as they come.
+async fn lobby(b: &Browser) {
+    b.open("/?pace=0#/").await;
+    b.wait_js("the welcome", "return document.getElementById('who').textContent").await;
+}
+
+fn names(list: &Value) -> Vec<String> {
+    list.as_array().unwrap().iter().map(|p| p["name"].as_str().unwrap().to_string()).collect()
+}
+
+/// Every preset opened from the form with its rules untouched is that
+/// preset: the room is listed, and its match stored, under the preset's
+/// name (so a rated room feeds the preset's leaderboard).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_preset_opened_from_the_lobby_with_its_rules_is_that_preset() {
+    let _one = ONE_BROWSER.lock().await;
+    let server = TestServer::start().await;
+    let cat = server.get_json("/api/variants").await;
+    let mut presets = names(&cat["presets"]);
+    presets.extend(names(&cat["poly-presets"]));
+    assert!(presets.len() > 5, "{presets:?}");
+    let Some(b) = Browser::start(format!("http://{}", server.addr)).await else { return };
+    let mut wrong = vec![];
+    for preset in &presets {
+        lobby(&b).await;
+        b.choose("Variant", preset).await;
+        b.choose("Fill the other seats with bots", "").await;
+        b.click_named("Create and sit down").await;
+        let hash = b
+            .wait_js(&format!("the room of {preset}"), "return location.hash.startsWith('#/room/') && location.hash")
+            .await;
+        let room: u64 = hash.as_str().unwrap().trim_start_matches("#/room/").parse().unwrap();
+        let info = server.room_info(room).await;
+        if info["variant"] != json!(preset) {
+            wrong.push(format!("{preset} opened as {}", info["variant"]));
+        }
+    }
+    b.close().await;
+    assert!(wrong.is_empty(), "{wrong:#?}");
+}
+
+/// Every element of the page whose right edge passes the viewport's (or
+/// that spills out of its card), and the page's own sideways scroll.
+const OVERFLOW: &str = r#"
+  const w = document.documentElement.clientWidth;
+  const say = (e) => `${e.tagName.toLowerCase()}${e.id ? '#' + e.id : ''}${e.className && typeof e.className === 'string' ? '.' + e.className.trim().replace(/\s+/g, '.') : ''} "${(e.getAttribute('aria-label') || e.textContent || '').trim().slice(0, 40)}"`;
+  const bad = [];
+  for (const e of document.querySelectorAll('body *')) {
+    if (e.closest('.visually-hidden, .skip, [hidden]')) continue;
+    const r = e.getBoundingClientRect();
+    if (r.width === 0 && r.height === 0) continue;
+    if (r.right > w + 1) bad.push(`${say(e)} ends at ${Math.round(r.right)} of ${w}`);
+    const card = e.parentElement?.closest('.card');
+    if (card) {
+      const c = card.getBoundingClientRect();
+      if (r.right > c.right + 1) bad.push(`${say(e)} spills out of its card (${Math.round(r.right)} > ${Math.round(c.right)})`);
+    }
+  }
+  if (document.documentElement.scrollWidth > w) bad.push(`the page scrolls sideways: ${document.documentElement.scrollWidth} > ${w}`);
+  return bad;
+"#;
+
+async fn no_overflow(b: &Browser, page: &str) {
+    let bad = b.js(OVERFLOW).await;
+    assert_eq!(bad, json!([]), "{page} at a phone's width");
+}
+
+/// At 390x844 (a phone, touch events on) no page is wider than the
+/// screen: the lobby with rooms and their Join and Watch, the bots menu,
+/// the replays, the standings and a room; and a finger's tap on "Create
+/// and sit down" opens a room.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_a_phone_nothing_overflows_and_a_tap_opens_a_room() {
+    let _one = ONE_BROWSER.lock().await;
+    let server = TestServer::start().await;
+    // A stored game (for the replays list) and rooms in the lobby: one
+    // waiting for players with a long name in it, one in play.
+    let mut clients = vec![];
+    for _ in 0..2 {
+        clients.push(server.guest().await);
+    }
+    let room = seat_all(&mut clients, json!({"preset": "block", "seats": 2})).await;
+    let (_clients, _game) = play_out(clients, room).await;
+    let (mut host, _) = server.player("a-rather-long-player-name").await;
+    let waiting = host.create_room(json!({"preset": "all-fives", "seats": 4})).await;
+    host.join(waiting, Some(0)).await;
+    let mut busy = server.guest().await;
+    let playing = busy.create_room(json!({"preset": "mexican-train", "seats": 4})).await;
+    busy.join(playing, Some(0)).await;
+    let r = busy.request(json!({"type": "fill-bots", "room": playing, "strategy": "random"})).await;
+    assert_eq!(r["type"], "ok", "{r}");
+
+    let Some(b) = Browser::start_phone(format!("http://{}", server.addr), &[]).await else { return };
+    lobby(&b).await;
+    b.wait_named(&format!("watch room {playing}")).await;
+    b.wait_named(&format!("join room {waiting}")).await;
+    let width = b.js("return document.documentElement.clientWidth").await;
+    assert_eq!(width, json!(390), "the phone's viewport");
+    // The bots menu lists its strengths before the page is measured.
+    b.choose("Fill the other seats with bots", "random").await;
+    no_overflow(&b, "the lobby").await;
+    b.click_named("Change the rules").await;
+    no_overflow(&b, "the lobby with its rule menus").await;
+    // Join and Watch are on screen, each reachable by a finger.
+    for name in [format!("join room {waiting}"), format!("watch room {playing}")] {
+        let inside = b
+            .js(&format!(
+                "const e = [...document.querySelectorAll('[aria-label]')].find((e) => e.getAttribute('aria-label') === {});
+                 const r = e.getBoundingClientRect();
+                 return r.left >= 0 && r.right <= document.documentElement.clientWidth && r.width >= 24 && r.height >= 24",
+                json!(name)
+            ))
+            .await;
+        assert_eq!(inside, json!(true), "{name} is on screen and big enough for a finger");
+    }
+    for (path, ready) in [
+        ("#/replays", "return document.querySelector('table caption') && document.querySelector('tbody tr')"),
+        ("#/standings", "return [...document.querySelectorAll('h2')].length >= 2 && !document.body.innerText.includes('Loading')"),
+    ] {
+        b.open(&format!("/?pace=0{path}")).await;
+        b.wait_js(path, ready).await;
+        no_overflow(&b, path).await;
+    }
+    // A finger opens a room: the tap reaches the button, the room opens.
+    lobby(&b).await;
+    b.choose("Variant", "latin").await;
+    b.choose("Fill the other seats with bots", "random").await;
+    b.tap_named("Create and sit down").await;
+    b.wait_named("I'm ready").await;
+    let hash = b.wait_js("the room's page", "return location.hash.startsWith('#/room/') && location.hash").await;
+    no_overflow(&b, hash.as_str().unwrap()).await;
+    b.close().await;
+    drop((host, busy));
+}
