@@ -152,3 +152,56 @@ async fn on_a_phone_nothing_overflows_and_a_tap_opens_a_room() {
     b.close().await;
     drop((host, busy));
 }
+
+/// The lobby's heading and the form's first label, as shown.
+const WORDS: &str = "return { lang: document.documentElement.lang, h1: document.querySelector('main h1')?.textContent, \
+     create: document.querySelector('[data-key=\"c-create\"]')?.textContent, \
+     nav: [...document.querySelectorAll('.top nav a')].map((a) => a.textContent).join('|') }";
+
+/// A browser whose language is Spanish gets the page in Spanish; the
+/// EN/ES switch changes it at once and is remembered after a reload; an
+/// error of the server is worded in Spanish from its code, beside the rule
+/// at fault.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_spanish_browser_gets_the_lobby_in_spanish_and_the_switch_is_remembered() {
+    let _one = ONE_BROWSER.lock().await;
+    let server = TestServer::start().await;
+    let Some(b) = Browser::start_with(format!("http://{}", server.addr), &["--lang=es-ES", "--accept-lang=es-ES,es"]).await
+    else {
+        return;
+    };
+    lobby(&b).await;
+    let spanish = json!({ "lang": "es", "h1": "Dominó para personas y bots", "create": "Crear y sentarse",
+                          "nav": "Salón|Repeticiones|Clasificación|Reglas" });
+    let english = json!({ "lang": "en", "h1": "Dominoes for people and bots", "create": "Create and sit down",
+                          "nav": "Lobby|Replays|Standings|Rules" });
+    b.wait_js("the lobby in Spanish", &format!("const w = (() => {{ {WORDS} }})(); return w.create && w")).await;
+    assert_eq!(b.js(WORDS).await, spanish, "the browser's language chooses the page's");
+    b.wait_js("the welcome in Spanish", "return document.getElementById('who').textContent.startsWith('Juegas como')").await;
+    b.screenshot("lobby-es").await;
+    b.click_named("English").await;
+    b.wait_js("the lobby in English", &format!("const w = (() => {{ {WORDS} }})(); return w.lang === 'en' && w")).await;
+    assert_eq!(b.js(WORDS).await, english, "the switch changes every word at once");
+    lobby(&b).await;
+    b.wait_js("the form", "return document.querySelector('[data-key=\"c-create\"]')").await;
+    assert_eq!(b.js(WORDS).await, english, "the choice is remembered after a reload");
+    b.click_named("Español").await;
+    b.wait_js("the lobby in Spanish again", &format!("const w = (() => {{ {WORDS} }})(); return w.lang === 'es' && w")).await;
+    assert_eq!(b.js(WORDS).await, spanish);
+    // A refused rule: worded from the error's code, in Spanish, beside its menu.
+    b.choose("Modalidad", "block").await;
+    b.choose("Mesa", "2").await;
+    b.choose("Completar los demás asientos con bots", "").await;
+    b.click_named("Cambiar las reglas").await;
+    b.choose("stuck.when-unable", "draw-until-playable").await;
+    b.click_named("Crear y sentarse").await;
+    let alert = b
+        .wait_js(
+            "the refusal beside stuck.when-unable",
+            "const e = document.getElementById('rule-stuck-when-unable-err'); return e && !e.hidden ? e.textContent : null",
+        )
+        .await;
+    let alert = alert.as_str().unwrap();
+    assert!(alert.starts_with("Estas reglas no van juntas: ") && alert.contains("stuck.when-unable"), "{alert}");
+    b.close().await;
+}

@@ -148,6 +148,11 @@ export default {
   'error.hint-unavailable': 'No hints here: rated rooms and tournament tables are played alone.',
   'error.busy': 'The bots are busy thinking: ask again in a moment.',
   'error.tournament-state': 'The tournament is not at a stage where that can be done.',
+  'error.binary-frame': 'The page sent a binary frame; the server reads text only.',
+  'error.frame-too-large': 'That message is too large for the server.',
+  'error.hello-required': 'The page must greet the server first: reload it.',
+  'error.already-greeted': 'The page greeted the server twice: reload it.',
+  'error.slow-consumer': 'The connection is too slow to keep up.',
   'error.disconnected': 'The connection was lost.',
 
   'hint.draw': 'draw a tile',

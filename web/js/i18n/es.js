@@ -149,6 +149,11 @@ export default {
   'error.hint-unavailable': 'Aquí no hay pistas: las salas puntuables y las mesas de torneo se juegan solo.',
   'error.busy': 'Los bots están pensando: pregunta otra vez en un momento.',
   'error.tournament-state': 'El torneo no está en un punto en que eso se pueda hacer.',
+  'error.binary-frame': 'La página envió un mensaje binario; el servidor solo lee texto.',
+  'error.frame-too-large': 'Ese mensaje es demasiado grande para el servidor.',
+  'error.hello-required': 'La página debe saludar primero al servidor: recárgala.',
+  'error.already-greeted': 'La página saludó dos veces al servidor: recárgala.',
+  'error.slow-consumer': 'La conexión es demasiado lenta para seguir el juego.',
   'error.disconnected': 'Se perdió la conexión.',
 
   'hint.draw': 'robar una ficha',
