@@ -12,7 +12,7 @@ mod browser_support;
 mod common;
 
 use browser_support::Browser;
-use common::{TestServer, play_out, seat_all};
+use common::{TestServer, play_out, play_until_over, seat_all};
 use serde_json::{Value, json};
 
 /// One Chromium at a time: the machine has two cores.
@@ -203,5 +203,135 @@ async fn a_spanish_browser_gets_the_lobby_in_spanish_and_the_switch_is_remembere
         .await;
     let alert = alert.as_str().unwrap();
     assert!(alert.starts_with("Estas reglas no van juntas: ") && alert.contains("stuck.when-unable"), "{alert}");
+    b.close().await;
+}
+
+/// A latin match of one guest (seat 1) and three random bots, played out
+/// by the guest's client; the stored game's id.
+async fn guest_and_bots(server: &TestServer) -> i64 {
+    let mut c = server.guest().await;
+    let room = c.create_room(json!({"preset": "latin", "seats": 4})).await;
+    assert_eq!(c.join(room, Some(0)).await, 0);
+    let r = c.request(json!({"type": "fill-bots", "room": room, "strategy": "random"})).await;
+    assert_eq!(r["type"], "ok", "{r}");
+    c.ready(room).await;
+    let (_c, over) = play_until_over(c, room, 11).await;
+    over["game"].as_i64().expect("the game is stored")
+}
+
+/// The lobby names its games with their one line and links to the rules
+/// (no pointer to a README or an API): the rules page lists every preset,
+/// each with its page of rules and the words of the table. The Replays
+/// list names the winning seats, not "bot:random and bot:random".
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn presets_have_their_words_and_rules_and_replays_name_the_winning_seats() {
+    let _one = ONE_BROWSER.lock().await;
+    let server = TestServer::start().await;
+    let game = guest_and_bots(&server).await;
+    let cat = server.get_json("/api/variants").await;
+    let Some(b) = Browser::start(format!("http://{}", server.addr)).await else { return };
+    lobby(&b).await;
+    b.choose("Variant", "all-fives").await;
+    let about = b
+        .wait_js("the preset's line", "return document.querySelector('[data-key=\"c-about\"]')?.textContent")
+        .await;
+    let about = about.as_str().unwrap().to_string();
+    assert!(about.contains("Rules of all-fives"), "{about}");
+    let all_fives = cat["presets"].as_array().unwrap().iter().find(|p| p["name"] == "all-fives").unwrap();
+    if let Some(d) = all_fives["description"].as_str() {
+        assert!(about.contains(d), "the lobby shows the server's description {d:?}: {about}");
+    }
+    let text = b.js("return document.body.innerText").await;
+    let text = text.as_str().unwrap();
+    assert!(!text.contains("README") && !text.contains("/api/"), "the lobby speaks to players, not to programmers: {text}");
+
+    // The rules of every game: each preset with its page.
+    b.click_named("The rules of every game, and the words of the table").await;
+    b.wait_js("the rules page", "return location.hash === '#/rules' && document.querySelector('main h1')?.textContent === 'Rules'").await;
+    let listed = b.wait_js("the presets listed", "return [...document.querySelectorAll('main ul a')].map((a) => a.textContent)").await;
+    let mut want = names(&cat["presets"]);
+    want.extend(names(&cat["poly-presets"]));
+    assert_eq!(listed, json!(want), "every preset has its rules page");
+    let words = b.js("return [...document.querySelectorAll('dt')].map((d) => d.textContent)").await;
+    assert_eq!(words, json!(["capicúa", "tranque", "pase", "data", "la mano"]));
+    b.click_named("latin").await;
+    let rules = b
+        .wait_js(
+            "latin's rules",
+            "return document.querySelector('main h1')?.textContent === 'Rules of latin' && [...document.querySelectorAll('.rule-lines li')].map((l) => l.textContent)",
+        )
+        .await;
+    assert!(rules.as_array().unwrap().len() >= 4, "latin's rules in words: {rules}");
+    // A poly preset's page, opened by its address (the table links there).
+    let poly = want.last().unwrap().clone();
+    b.open(&format!("/#/rules/{poly}")).await;
+    b.wait_js("a poly preset's page", &format!("return document.querySelector('main h1')?.textContent === 'Rules of {poly}'")).await;
+
+    // The Replays list: the winners by their seats.
+    let g = server.get_json(&format!("/api/games/{game}")).await;
+    let winner = g["winner"].as_u64().expect("latin matches are won");
+    let seats: Vec<String> = g["seats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["side"] == json!(winner))
+        .map(|s| (s["seat"].as_u64().unwrap() + 1).to_string())
+        .collect();
+    b.open("/#/replays").await;
+    let row = b
+        .wait_js(
+            "the stored game listed",
+            &format!(
+                "const a = [...document.querySelectorAll('table a')].find((a) => a.textContent === 'Game {game}'); \
+                 return a ? a.closest('tr').innerText : null"
+            ),
+        )
+        .await;
+    let row = row.as_str().unwrap();
+    let won = format!("Seats {} and {} won", seats[0], seats[1]);
+    assert!(row.contains(&won), "{row} says {won:?}");
+    assert!(!row.contains("bot:random and bot:random"), "{row}");
+    b.close().await;
+}
+
+/// The review's "Move N" link opens move N: the replay says "Move N of …",
+/// the move is in this step's words, and the review of it is shown.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_review_link_opens_the_move_it_names() {
+    let _one = ONE_BROWSER.lock().await;
+    let server = TestServer::start().await;
+    let game = guest_and_bots(&server).await;
+    let review = server.get_json(&format!("/api/games/{game}/review?seat=0")).await;
+    let decisions = review["decisions"].as_array().unwrap();
+    assert!(decisions.len() >= 2, "{review}");
+    let g = server.replay(game, "seat=0").await;
+    let total = g["steps"].as_array().unwrap().len();
+    let Some(b) = Browser::start(format!("http://{}", server.addr)).await else { return };
+    b.open(&format!("/?pace=0#/replay/{game}?seat=0")).await;
+    for d in [&decisions[1], decisions.last().unwrap()] {
+        let step = d["step"].as_u64().unwrap() as usize;
+        let n = step + 1;
+        b.click_named(&format!("Move {n}")).await;
+        let status = format!("Move {n} of {total}");
+        b.wait_js(
+            &status,
+            &format!(
+                "return [...document.querySelectorAll('[aria-label=\"replay controls\"] [role=\"status\"]')][0]?.textContent === {}",
+                json!(status)
+            ),
+        )
+        .await;
+        assert!(
+            b.js("return location.hash").await.as_str().unwrap().ends_with(&format!("step={n}")),
+            "the address names step {n}"
+        );
+        // The step shows the move the link names: its first event is seat 1's.
+        let first = &g["steps"][step]["events"][0];
+        assert_eq!(first["seat"], json!(0), "move {n} is seat 1's: {first}");
+        let shown = b.js("return document.querySelector('[aria-label=\"this move\"]').textContent").await;
+        assert!(shown.as_str().unwrap().starts_with("Seat 1 (this view)"), "{shown}");
+        let hint = b.wait_js("the review of that move", "return document.querySelector('[data-key=\"replay-hint\"]')?.textContent").await;
+        assert!(hint.as_str().unwrap().starts_with(&format!("Move {n}: ")), "{hint}");
+    }
     b.close().await;
 }
