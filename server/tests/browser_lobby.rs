@@ -119,6 +119,8 @@ async fn on_a_phone_nothing_overflows_and_a_tap_opens_a_room() {
     // The bots menu lists its strengths before the page is measured.
     b.choose("Fill the other seats with bots", "random").await;
     no_overflow(&b, "the lobby").await;
+    b.js("window.scrollTo(0, 0)").await;
+    b.screenshot("lobby-phone").await;
     b.click_named("Change the rules").await;
     no_overflow(&b, "the lobby with its rule menus").await;
     // Join and Watch are on screen, each reachable by a finger.
@@ -149,6 +151,15 @@ async fn on_a_phone_nothing_overflows_and_a_tap_opens_a_room() {
     b.wait_named("I'm ready").await;
     let hash = b.wait_js("the room's page", "return location.hash.startsWith('#/room/') && location.hash").await;
     no_overflow(&b, hash.as_str().unwrap()).await;
+    // In Spanish, whose words are longer, the lobby holds as well.
+    lobby(&b).await;
+    b.tap_named("Español").await;
+    b.wait_js("the lobby in Spanish", "return document.documentElement.lang === 'es' && document.querySelector('[data-key=\"c-create\"]')?.textContent === 'Crear y sentarse'").await;
+    b.wait_named(&format!("mirar la sala {playing}")).await;
+    b.choose("Completar los demás asientos con bots", "random").await;
+    no_overflow(&b, "the lobby in Spanish").await;
+    b.js("window.scrollTo(0, 0)").await;
+    b.screenshot("lobby-phone-es").await;
     b.close().await;
     drop((host, busy));
 }
