@@ -161,7 +161,7 @@ function roomsCard(app) {
     rooms.length
       ? h(
           'table',
-          { class: 'list cards', 'aria-labelledby': 'rooms-h' },
+          { class: 'list cards compact', 'aria-labelledby': 'rooms-h' },
           h(
             'thead',
             {},
