@@ -1563,7 +1563,13 @@ mod tests {
         assert_eq!(answer(&mut d, prompt(None, &legal)), Some(greedy));
         let mut d = decider();
         let events =
-            wire(ServerMsg::PolyEvents { room: 7, seq: 4, events: vec![], view: Some(Box::new(view.clone())) });
+            wire(ServerMsg::PolyEvents {
+            room: 7,
+            seq: 4,
+            events: vec![],
+            view: Some(Box::new(view.clone())),
+            hand_end: None,
+        });
         assert!(d.note_poly(&events));
         assert_eq!(answer(&mut d, prompt(None, &legal)), Some(greedy));
         // A custom variant's rules come from sync (a reconnect).
