@@ -319,6 +319,16 @@ async fn a_review_link_opens_the_move_it_names() {
     let total = g["steps"].as_array().unwrap().len();
     let Some(b) = Browser::start(format!("http://{}", server.addr)).await else { return };
     b.open(&format!("/?pace=0#/replay/{game}?seat=0")).await;
+    // A decision is marked a mistake (✗) only where the server found one:
+    // a loss beyond the estimates' error, not any other choice.
+    let marks = b
+        .wait_js(
+            "the review",
+            "const l = [...document.querySelectorAll('[aria-label=\"decisions\"] li')]; return l.length && l.map((li) => li.dataset.mistake === 'true')",
+        )
+        .await;
+    let want: Vec<bool> = decisions.iter().map(|d| d["mistake"].as_bool().unwrap_or(d["played"] != d["best"])).collect();
+    assert_eq!(marks, json!(want), "the mistakes marked");
     for d in [&decisions[1], decisions.last().unwrap()] {
         let step = d["step"].as_u64().unwrap() as usize;
         let n = step + 1;

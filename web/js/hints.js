@@ -150,16 +150,19 @@ export function reviewPanel(review, { seat, step, label, go }) {
     return h('section', { class: 'card review', 'aria-labelledby': 'review-h' }, h('h2', { id: 'review-h' }, t('review.title')), h('p', { class: 'muted' }, t('review.loading')));
   }
   const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+  // A mistake is a loss beyond the estimates' own error (the server's
+  // `mistake`); another move a few sampled points better is no mistake.
+  const mistake = (d) => (d.mistake === undefined ? !same(d.played, d.best) : d.mistake);
   const items = review.decisions.map((d) => {
     const played = pastWords(d.played, (m, past) => label(m, d.step, past));
     const best = moveWords(d.best, (m) => label(m, d.step));
     const playedWin = d['played-win'] === null || d['played-win'] === undefined ? '?' : percent(d['played-win']);
     const text = same(d.played, d.best)
       ? t('review.agree', { played, win: playedWin })
-      : t('review.differ', { played, win: playedWin, best, bestWin: percent(d['best-win']) });
+      : t(mistake(d) ? 'review.differ' : 'review.close', { played, win: playedWin, best, bestWin: percent(d['best-win']) });
     return h(
       'li',
-      { class: `${same(d.played, d.best) ? 'agree' : 'differ'} ${d.step + 1 === step ? 'current' : ''}` },
+      { class: `${mistake(d) ? 'differ' : 'agree'} ${d.step + 1 === step ? 'current' : ''}`, 'data-mistake': String(mistake(d)) },
       h(
         'a',
         {
@@ -178,12 +181,13 @@ export function reviewPanel(review, { seat, step, label, go }) {
     );
   });
   const agreed = review.decisions.filter((d) => same(d.played, d.best)).length;
+  const mistakes = review.decisions.filter(mistake).length;
   return h(
     'section',
     { class: 'card review', 'aria-labelledby': 'review-h' },
     h('h2', { id: 'review-h' }, t('review.of-seat', { seat: seat + 1 })),
     review.decisions.length
-      ? h('p', { class: 'small muted' }, t('review.summary', { agreed, n: review.decisions.length, samples: review.samples }))
+      ? h('p', { class: 'small muted' }, t('review.summary', { agreed, n: review.decisions.length, samples: review.samples }), ' ', t('review.mistakes', { n: mistakes }))
       : h('p', { class: 'muted' }, t('review.no-choice')),
     h('ol', { class: 'review-list', 'aria-label': t('review.decisions') }, items),
   );

@@ -168,6 +168,8 @@ export default {
   'review.loading': 'The strongest bot is reviewing the decisions…',
   'review.agree': '{played} ({win}), as the strongest bot would',
   'review.differ': '{played} ({win}); the strongest bot would {best} ({bestWin})',
+  'review.close': '{played} ({win}); the strongest bot would {best} ({bestWin}), no better beyond the estimate’s error',
+  'review.mistakes': (p) => (p.n === 0 ? 'No clear mistake.' : p.n === 1 ? 'One clear mistake (marked ✗): a move that lost more than the estimate’s error.' : '{n} clear mistakes (marked ✗): moves that lost more than the estimate’s error.'),
   'review.move': 'Move {n}',
   'review.at-move': 'Move {n}:',
   'review.of-seat': "Review of seat {seat}'s decisions",

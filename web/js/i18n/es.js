@@ -169,6 +169,8 @@ export default {
   'review.loading': 'El bot más fuerte está analizando las decisiones…',
   'review.agree': '{played} ({win}), como lo haría el bot más fuerte',
   'review.differ': '{played} ({win}); el bot más fuerte elegiría {best} ({bestWin})',
+  'review.close': '{played} ({win}); el bot más fuerte elegiría {best} ({bestWin}), sin diferencia más allá del margen de error',
+  'review.mistakes': (p) => (p.n === 0 ? 'Ningún error claro.' : p.n === 1 ? 'Un error claro (marcado ✗): una jugada que perdió más que el margen de error.' : '{n} errores claros (marcados ✗): jugadas que perdieron más que el margen de error.'),
   'review.move': 'Jugada {n}',
   'review.at-move': 'Jugada {n}:',
   'review.of-seat': 'Análisis de las decisiones del asiento {seat}',
