@@ -137,7 +137,10 @@ async fn on_a_phone_nothing_overflows_and_a_tap_opens_a_room() {
     }
     for (path, ready) in [
         ("#/replays", "return document.querySelector('table caption') && document.querySelector('tbody tr')"),
-        ("#/standings", "return [...document.querySelectorAll('h2')].length >= 2 && !document.body.innerText.includes('Loading')"),
+        (
+            "#/standings",
+            "return [...document.querySelectorAll('h2')].length >= 2 && !document.body.innerText.includes('Loading')",
+        ),
     ] {
         b.open(&format!("/?pace=0{path}")).await;
         b.wait_js(path, ready).await;
@@ -177,7 +180,8 @@ const WORDS: &str = "return { lang: document.documentElement.lang, h1: document.
 async fn a_spanish_browser_gets_the_lobby_in_spanish_and_the_switch_is_remembered() {
     let _one = ONE_BROWSER.lock().await;
     let server = TestServer::start().await;
-    let Some(b) = Browser::start_with(format!("http://{}", server.addr), &["--lang=es-ES", "--accept-lang=es-ES,es"]).await
+    let Some(b) =
+        Browser::start_with(format!("http://{}", server.addr), &["--lang=es-ES", "--accept-lang=es-ES,es"]).await
     else {
         return;
     };
@@ -188,7 +192,8 @@ async fn a_spanish_browser_gets_the_lobby_in_spanish_and_the_switch_is_remembere
                           "nav": "Lobby|Replays|Standings|Rules" });
     b.wait_js("the lobby in Spanish", &format!("const w = (() => {{ {WORDS} }})(); return w.create && w")).await;
     assert_eq!(b.js(WORDS).await, spanish, "the browser's language chooses the page's");
-    b.wait_js("the welcome in Spanish", "return document.getElementById('who').textContent.startsWith('Juegas como')").await;
+    b.wait_js("the welcome in Spanish", "return document.getElementById('who').textContent.startsWith('Juegas como')")
+        .await;
     b.screenshot("lobby-es").await;
     b.click_named("English").await;
     b.wait_js("the lobby in English", &format!("const w = (() => {{ {WORDS} }})(); return w.lang === 'en' && w")).await;
@@ -197,7 +202,8 @@ async fn a_spanish_browser_gets_the_lobby_in_spanish_and_the_switch_is_remembere
     b.wait_js("the form", "return document.querySelector('[data-key=\"c-create\"]')").await;
     assert_eq!(b.js(WORDS).await, english, "the choice is remembered after a reload");
     b.click_named("Español").await;
-    b.wait_js("the lobby in Spanish again", &format!("const w = (() => {{ {WORDS} }})(); return w.lang === 'es' && w")).await;
+    b.wait_js("the lobby in Spanish again", &format!("const w = (() => {{ {WORDS} }})(); return w.lang === 'es' && w"))
+        .await;
     assert_eq!(b.js(WORDS).await, spanish);
     // A refused rule: worded from the error's code, in Spanish, beside its menu.
     b.choose("Modalidad", "block").await;
@@ -243,9 +249,8 @@ async fn presets_have_their_words_and_rules_and_replays_name_the_winning_seats()
     let Some(b) = Browser::start(format!("http://{}", server.addr)).await else { return };
     lobby(&b).await;
     b.choose("Variant", "all-fives").await;
-    let about = b
-        .wait_js("the preset's line", "return document.querySelector('[data-key=\"c-about\"]')?.textContent")
-        .await;
+    let about =
+        b.wait_js("the preset's line", "return document.querySelector('[data-key=\"c-about\"]')?.textContent").await;
     let about = about.as_str().unwrap().to_string();
     assert!(about.contains("Rules of all-fives"), "{about}");
     let all_fives = cat["presets"].as_array().unwrap().iter().find(|p| p["name"] == "all-fives").unwrap();
@@ -254,12 +259,21 @@ async fn presets_have_their_words_and_rules_and_replays_name_the_winning_seats()
     }
     let text = b.js("return document.body.innerText").await;
     let text = text.as_str().unwrap();
-    assert!(!text.contains("README") && !text.contains("/api/"), "the lobby speaks to players, not to programmers: {text}");
+    assert!(
+        !text.contains("README") && !text.contains("/api/"),
+        "the lobby speaks to players, not to programmers: {text}"
+    );
 
     // The rules of every game: each preset with its page.
     b.click_named("The rules of every game, and the words of the table").await;
-    b.wait_js("the rules page", "return location.hash === '#/rules' && document.querySelector('main h1')?.textContent === 'Rules'").await;
-    let listed = b.wait_js("the presets listed", "return [...document.querySelectorAll('main ul a')].map((a) => a.textContent)").await;
+    b.wait_js(
+        "the rules page",
+        "return location.hash === '#/rules' && document.querySelector('main h1')?.textContent === 'Rules'",
+    )
+    .await;
+    let listed = b
+        .wait_js("the presets listed", "return [...document.querySelectorAll('main ul a')].map((a) => a.textContent)")
+        .await;
     let mut want = names(&cat["presets"]);
     want.extend(names(&cat["poly-presets"]));
     assert_eq!(listed, json!(want), "every preset has its rules page");
@@ -276,7 +290,11 @@ async fn presets_have_their_words_and_rules_and_replays_name_the_winning_seats()
     // A poly preset's page, opened by its address (the table links there).
     let poly = want.last().unwrap().clone();
     b.open(&format!("/#/rules/{poly}")).await;
-    b.wait_js("a poly preset's page", &format!("return document.querySelector('main h1')?.textContent === 'Rules of {poly}'")).await;
+    b.wait_js(
+        "a poly preset's page",
+        &format!("return document.querySelector('main h1')?.textContent === 'Rules of {poly}'"),
+    )
+    .await;
 
     // The Replays list: the winners by their seats.
     let g = server.get_json(&format!("/api/games/{game}")).await;
@@ -327,7 +345,8 @@ async fn a_review_link_opens_the_move_it_names() {
             "const l = [...document.querySelectorAll('[aria-label=\"decisions\"] li')]; return l.length && l.map((li) => li.dataset.mistake === 'true')",
         )
         .await;
-    let want: Vec<bool> = decisions.iter().map(|d| d["mistake"].as_bool().unwrap_or(d["played"] != d["best"])).collect();
+    let want: Vec<bool> =
+        decisions.iter().map(|d| d["mistake"].as_bool().unwrap_or(d["played"] != d["best"])).collect();
     assert_eq!(marks, json!(want), "the mistakes marked");
     for d in [&decisions[1], decisions.last().unwrap()] {
         let step = d["step"].as_u64().unwrap() as usize;
@@ -351,7 +370,12 @@ async fn a_review_link_opens_the_move_it_names() {
         assert_eq!(first["seat"], json!(0), "move {n} is seat 1's: {first}");
         let shown = b.js("return document.querySelector('[aria-label=\"this move\"]').textContent").await;
         assert!(shown.as_str().unwrap().starts_with("Seat 1 (this view)"), "{shown}");
-        let hint = b.wait_js("the review of that move", "return document.querySelector('[data-key=\"replay-hint\"]')?.textContent").await;
+        let hint = b
+            .wait_js(
+                "the review of that move",
+                "return document.querySelector('[data-key=\"replay-hint\"]')?.textContent",
+            )
+            .await;
         assert!(hint.as_str().unwrap().starts_with(&format!("Move {n}: ")), "{hint}");
     }
     b.close().await;
