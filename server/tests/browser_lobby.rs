@@ -380,3 +380,47 @@ async fn a_review_link_opens_the_move_it_names() {
     }
     b.close().await;
 }
+
+/// A replay shows the end of each hand: at the step that ends it, the
+/// board with its last tile and every seat's remaining tiles face up, with
+/// the hand's result; the step after it is the next deal.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_replay_shows_each_hands_end_with_the_hands_turned_up() {
+    let _one = ONE_BROWSER.lock().await;
+    let server = TestServer::start().await;
+    let game = guest_and_bots(&server).await;
+    let g = server.replay(game, "seat=0").await;
+    let steps = g["steps"].as_array().unwrap();
+    let k = 1 + steps.iter().position(|s| s["hand-end"].is_object()).expect("a step ends a hand");
+    let end = &steps[k - 1]["hand-end"];
+    let Some(b) = Browser::start(format!("http://{}", server.addr)).await else { return };
+    b.open(&format!("/?pace=0#/replay/{game}?seat=0&step={k}")).await;
+    let shown = b
+        .wait_js(
+            "the hands turned up",
+            "const r = document.querySelector('[aria-label=\"the hands turned up\"]'); \
+             return r && { hands: [...r.querySelectorAll('[role=\"group\"]')].map((g) => g.getAttribute('aria-label')), \
+               board: document.querySelectorAll('[aria-label=\"the board\"] [role=\"img\"]').length, \
+               result: [...document.querySelectorAll('h2')].some((h) => h.textContent === 'Hand 1 result') }",
+        )
+        .await;
+    let hands = end["view"]["hands"].as_array().unwrap();
+    assert_eq!(shown["hands"].as_array().unwrap().len(), hands.len(), "every seat's tiles: {shown}");
+    for (label, tiles) in shown["hands"].as_array().unwrap().iter().zip(hands) {
+        let named = browser_support::tiles_in(label.as_str().unwrap());
+        assert_eq!(named.len(), tiles.as_array().unwrap().len(), "{label} shows {tiles}");
+    }
+    let (_, on_board) = browser_support::view_tiles(&end["view"]);
+    assert_eq!(shown["board"], json!(on_board.len()), "the final board, its last tile laid");
+    let (_, before) = browser_support::view_tiles(&steps[k - 2]["view"]);
+    let laid = usize::from(steps[k - 1]["events"][0]["event"] == "played");
+    assert_eq!(on_board.len(), before.len() + laid, "the board of the step before, and the hand's last tile");
+    assert_eq!(shown["result"], json!(true), "the hand's result is shown");
+    b.client.set_window_size(1280, 1400).await.unwrap();
+    b.screenshot("replay-hand-end").await;
+    // The next step is the next deal: no hands turned up.
+    b.click_named("next move").await;
+    b.wait_js(&format!("Move {} of", k + 1), "return !document.querySelector('[aria-label=\"the hands turned up\"]')")
+        .await;
+    b.close().await;
+}

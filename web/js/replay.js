@@ -272,9 +272,25 @@ export function mount(app, { game, seat, step }) {
   };
   window.addEventListener('keydown', onKey);
 
+  // The step that ends a hand shows the hand's final position (its last
+  // tile laid, every hand face up) instead of the next deal, which the
+  // step after it shows.
+  const handEndAt = (i) => (i === 0 ? null : data.steps[i - 1]?.['hand-end'] || null);
+  const handsUp = (view, pictures) =>
+    h(
+      'section',
+      { class: 'card hands-up', 'aria-label': t('replay.hands-up') },
+      h('h2', {}, t('replay.hands-up-h')),
+      h(
+        'ul',
+        { class: 'hands-up-list' },
+        (view.hands || []).map((tiles, s) => h('li', {}, h('span', { class: 'name' }, who(s, true)), pictures(tiles || [], s))),
+      ),
+    );
   const render = (focus) => (data.poly ? renderPoly(focus) : renderTiles(focus));
   const renderTiles = (focus) => {
-    const view = viewAt(k);
+    const ended = handEndAt(k);
+    const view = ended ? ended.view : viewAt(k);
     // A move in words; `past` for what was played (the review's "played 6-4").
     const label = (m, i, past = false) =>
       m.end === 255
@@ -288,7 +304,17 @@ export function mount(app, { game, seat, step }) {
     const happened = events.map((ev) => eventText(ev, { who, view, variant, seat, sideName })).filter(Boolean);
     const over = events.find((ev) => ev.event === 'hand-over');
     const results = view.results || [];
-    const summary = over && results.length ? handSummary(results[results.length - 1], { who, sideName }) : null;
+    const result = ended ? ended.result : over && results.length ? results[results.length - 1] : null;
+    const summary = result ? handSummary(result, { who, sideName }) : null;
+    const faceUp = ended
+      ? handsUp(ended.view, (tiles, s) =>
+          h(
+            'div',
+            { class: 'hand idle', role: 'group', 'aria-label': t('replay.tiles-of', { who: who(s), tiles: tiles.length ? tiles.map(tileName).join(', ') : t('replay.empty') }) },
+            tiles.map((tile) => h('span', { class: 'tile', role: 'img', 'aria-label': tileName(tile) }, tileSvg(tile, { numerals }))),
+          ),
+        )
+      : null;
     const link = `${location.origin}/#/replay/${game}${seat === null ? '' : `?seat=${seat}`}`;
     const hand = view.hand;
     const parts = [
@@ -309,8 +335,8 @@ export function mount(app, { game, seat, step }) {
       seatPanels({ view, seats: data.seats.length, mySeat: seat, sideOf, names: (s) => data.seats[s]?.name || t('replay.nobody') }),
       summary,
     ];
-    const felt = h('section', { class: 'felt', 'aria-label': 'the board' });
-    parts.push(felt);
+    const felt = h('section', { class: 'felt', 'aria-label': t('replay.board') });
+    parts.push(felt, faceUp);
     if (hand) {
       parts.push(
         h(
@@ -357,13 +383,14 @@ export function mount(app, { game, seat, step }) {
 
   // A game of tiles with 3, 4 or 6 faces: every step carries its view.
   const renderPoly = (focus) => {
-    const view = viewAt(k);
+    const ended = handEndAt(k);
+    const view = ended ? ended.view : viewAt(k);
     const tiles = data.tiles || (data.tiles = tileSet(data.variant));
     const viewpoint = viewpointPicker();
     const happened = eventsAt(k)
       .map((ev) => polyEventText(ev, { who, view, tiles }))
       .filter(Boolean);
-    const felt = h('section', { class: 'felt poly', 'aria-label': 'the board' }, renderPolyBoard({ view, variant: data.variant }));
+    const felt = h('section', { class: 'felt poly', 'aria-label': t('replay.board') }, renderPolyBoard({ view, variant: data.variant }));
     const parts = [
       h('h1', {}, t('replay.heading', { id: game, variant: data.variant.name })),
       h(
@@ -380,6 +407,7 @@ export function mount(app, { game, seat, step }) {
       polyScores({ view, variant: data.variant, seat, name: (x) => who(x, true) }),
       seatPanels({ view, seats: data.seats.length, mySeat: seat, sideOf: (x) => x, names: (x) => data.seats[x]?.name || t('replay.nobody') }),
       felt,
+      ended ? handsUp(ended.view, (tiles, s) => polyHandPictures(tiles, t('replay.tiles-of-poly', { who: who(s) }))) : null,
     ];
     if (seat !== null && view.hand) {
       parts.push(

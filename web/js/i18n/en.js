@@ -279,6 +279,11 @@ export default {
   'replay.empty': 'empty',
   'replay.the-hint': ', the hint',
   'replay.no-tiles': 'No tiles left.',
+  'replay.hands-up': 'the hands turned up',
+  'replay.hands-up-h': 'The hands, turned up',
+  'replay.tiles-of': "{who}'s tiles: {tiles}",
+  'replay.tiles-of-poly': "{who}'s tiles",
+  'replay.board': 'the board',
   'replay.link': 'Link to this replay',
 
   'st.leaderboard-of': 'leaderboard of {variant}',

@@ -279,6 +279,11 @@ export default {
   'replay.empty': 'ninguna',
   'replay.the-hint': ', la pista',
   'replay.no-tiles': 'No le quedan fichas.',
+  'replay.hands-up': 'las fichas viradas',
+  'replay.hands-up-h': 'Las fichas, viradas',
+  'replay.tiles-of': 'fichas de {who}: {tiles}',
+  'replay.tiles-of-poly': 'fichas de {who}',
+  'replay.board': 'la mesa',
   'replay.link': 'Enlace a esta repetición',
 
   'st.leaderboard-of': 'clasificación de {variant}',
