@@ -220,6 +220,15 @@ async fn a_spanish_browser_gets_the_lobby_in_spanish_and_the_switch_is_remembere
         .await;
     let alert = alert.as_str().unwrap();
     assert!(alert.starts_with("Estas reglas no van juntas: ") && alert.contains("stuck.when-unable"), "{alert}");
+    // At a table the switch redraws the page in place: the seat is kept.
+    b.choose("stuck.when-unable", "pass").await;
+    b.click_named("Crear y sentarse").await;
+    let hash = b.wait_js("the room", "return location.hash.startsWith('#/room/') && location.hash").await;
+    b.wait_named("I'm ready").await;
+    b.click_named("English").await;
+    b.wait_js("the shell in English", "return document.documentElement.lang === 'en'").await;
+    b.wait_named("I'm ready").await;
+    assert_eq!(b.js("return location.hash").await, hash, "still at the table");
     b.close().await;
 }
 

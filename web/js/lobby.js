@@ -233,7 +233,7 @@ function createCard(app) {
     presets = c.presets;
     polyPresets = c['poly-presets'] || [];
     catalog = c.catalog || [];
-    const option = (p) => h('option', { value: p.name, selected: p.name === 'latin' }, p.name);
+    const option = (p) => h('option', { value: p.name, selected: p.name === 'latin', title: presetDescription(p) || null }, p.name);
     const groups = [h('optgroup', { label: t('lobby.group-dominoes') }, presets.map(option))];
     if (polyPresets.length) groups.push(h('optgroup', { label: t('lobby.group-poly') }, polyPresets.map(option)));
     preset.replaceChildren(...groups);
