@@ -1562,8 +1562,7 @@ mod tests {
         assert!(d.note_poly(&started));
         assert_eq!(answer(&mut d, prompt(None, &legal)), Some(greedy));
         let mut d = decider();
-        let events =
-            wire(ServerMsg::PolyEvents {
+        let events = wire(ServerMsg::PolyEvents {
             room: 7,
             seq: 4,
             events: vec![],

@@ -32,7 +32,7 @@ impl VariantError {
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 pub enum SeatingError {
     /// The variant does not allow this many seats.
-    #[error("{seats} seats, but the variant allows {min} to {max}")]
+    #[error("{}", seat_count(*seats, *min, *max))]
     SeatCount {
         /// Seats asked for.
         seats: u8,
@@ -42,7 +42,7 @@ pub enum SeatingError {
         max: u8,
     },
     /// The teams are not a partition of the seats.
-    #[error("teams must partition seats 0..{seats} into non-empty teams: {reason}")]
+    #[error("{}: {reason}", teams_rule(*seats))]
     NotAPartition {
         /// Seats at the table.
         seats: u8,
@@ -60,6 +60,20 @@ pub enum SeatingError {
         /// Seats asked for.
         seats: u8,
     },
+}
+
+/// The seat count's error, as players say it.
+fn seat_count(seats: u8, min: u8, max: u8) -> String {
+    let players = if min == max { format!("{min} players") } else { format!("{min} to {max} players") };
+    format!("this game seats {players}, not {seats}")
+}
+
+/// What teams must be, as players say it.
+fn teams_rule(seats: u8) -> String {
+    match seats {
+        0 => "a table needs seats before it has teams".into(),
+        n => format!("the teams must share out seats 0 to {}, each seat in exactly one team", n - 1),
+    }
 }
 
 /// A move the engine refused; the game is unchanged.

@@ -388,7 +388,11 @@ pub(crate) fn tiles_hand_end(end: &Game, viewer: Option<Seat>) -> Option<Box<Han
 /// the move's `hand-ended` event.
 pub(crate) fn poly_hand_end(end: &PolyGame, events: &[PolyEvent], viewer: Option<Seat>) -> Option<Box<PolyHandEnd>> {
     let result = poly_hand_result(end, events)?;
-    Some(Box::new(PolyHandEnd { hand: result.hand, result, view: Box::new(end.revealed_snapshot(viewer.map(|s| s.0))) }))
+    Some(Box::new(PolyHandEnd {
+        hand: result.hand,
+        result,
+        view: Box::new(end.revealed_snapshot(viewer.map(|s| s.0))),
+    }))
 }
 
 /// A poly hand's result: its `hand-ended` event and the pips left in each
