@@ -309,7 +309,14 @@ async fn a_replay_steps_to_the_end_and_back_as_the_stored_game_says() {
                 &format!("const r = (() => {{ {read} }})(); return r.status === {} ? r : null", json!(want)),
             )
             .await;
-        let view = if k == 0 { &g["start"] } else { &g["steps"][k - 1]["view"] };
+        // A step that ends a hand shows that hand's final position.
+        let view = if k == 0 {
+            &g["start"]
+        } else if g["steps"][k - 1]["hand-end"].is_object() {
+            &g["steps"][k - 1]["hand-end"]["view"]
+        } else {
+            &g["steps"][k - 1]["view"]
+        };
         let (hand, on_board) = view_tiles(view);
         let mut shown: Vec<[u8; 2]> = strings(&got["board"]).iter().flat_map(|l| tiles_in(l)).collect();
         let mut expected = on_board;

@@ -114,3 +114,93 @@ async fn a_resync_mid_match_carries_the_rooms_rules() {
     assert_eq!(sync["variant"]["tiles"]["max-pip"], 12);
     assert!(sync["view"].is_object());
 }
+
+/// The keys of a catalog file (`web/js/i18n/xx.js`): one `'key': ...` a line.
+fn catalog_keys(lang: &str) -> std::collections::BTreeSet<String> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../web/js/i18n/{lang}.js"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    text.lines()
+        .filter_map(|l| l.trim_start().strip_prefix('\''))
+        .filter_map(|l| l.split_once("':").map(|(k, _)| k.to_string()))
+        .collect()
+}
+
+/// The keys a text asks for: `t('key'` calls (not `x.t(` or `sort(`) and
+/// the shell's `data-i18n="key"` / `data-i18n-label="key"`.
+fn used_keys(text: &str) -> Vec<String> {
+    let mut keys = vec![];
+    for (i, _) in text.match_indices("t('") {
+        let before = text[..i].chars().next_back();
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '.' || c == '$') {
+            continue;
+        }
+        let rest = &text[i + 3..];
+        if let Some(end) = rest.find('\'') {
+            keys.push(rest[..end].to_string());
+        }
+    }
+    for attr in ["data-i18n=\"", "data-i18n-label=\""] {
+        for (i, _) in text.match_indices(attr) {
+            let rest = &text[i + attr.len()..];
+            if let Some(end) = rest.find('"') {
+                keys.push(rest[..end].to_string());
+            }
+        }
+    }
+    keys
+}
+
+/// Every word the page says comes from its catalogs: each key a script or
+/// the shell uses is in the English and the Spanish catalog, the two hold
+/// the same keys, and every error code of the protocol is worded in both.
+#[test]
+fn every_key_the_page_uses_is_in_every_catalog() {
+    let en = catalog_keys("en");
+    let es = catalog_keys("es");
+    assert!(en.len() > 100, "{} keys read from en.js", en.len());
+    let only_en: Vec<_> = en.difference(&es).collect();
+    let only_es: Vec<_> = es.difference(&en).collect();
+    assert!(only_en.is_empty() && only_es.is_empty(), "only in en: {only_en:?}; only in es: {only_es:?}");
+    let web = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../web");
+    let mut files: Vec<_> = std::fs::read_dir(web.join("js")).unwrap().map(|e| e.unwrap().path()).collect();
+    files.push(web.join("index.html"));
+    let mut missing = vec![];
+    let mut used = 0;
+    for f in files.iter().filter(|f| f.extension().is_some_and(|x| x == "js" || x == "html")) {
+        let text = std::fs::read_to_string(f).unwrap();
+        for key in used_keys(&text) {
+            used += 1;
+            if !en.contains(&key) {
+                missing.push(format!("{}: {key}", f.file_name().unwrap().to_string_lossy()));
+            }
+        }
+    }
+    assert!(used > 100, "{used} keys used");
+    assert!(missing.is_empty(), "keys used but in no catalog: {missing:#?}");
+    // Keys built from the server's codes: every error code of the protocol
+    // (its enum, read from the source, kebab-cased as on the wire).
+    let src = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../protocol/src/lib.rs"))
+        .unwrap();
+    let body = src.split("pub enum ErrorCode {").nth(1).expect("the ErrorCode enum").split('}').next().unwrap();
+    let codes: Vec<String> = body
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.starts_with("//") && !l.starts_with('#') && l.ends_with(','))
+        .map(|l| {
+            let name = l.trim_end_matches(',');
+            let mut kebab = String::new();
+            for (i, c) in name.chars().enumerate() {
+                if c.is_ascii_uppercase() && i > 0 {
+                    kebab.push('-');
+                }
+                kebab.push(c.to_ascii_lowercase());
+            }
+            kebab
+        })
+        .collect();
+    for code in ["bad-variant", "no-such-room", "seat-taken", "not-your-turn"] {
+        assert!(codes.iter().any(|c| c == code), "the enum lists {code}: {codes:?}");
+    }
+    let unworded: Vec<_> = codes.iter().filter(|c| !en.contains(&format!("error.{c}"))).collect();
+    assert!(unworded.is_empty(), "error codes without words: {unworded:?}");
+}

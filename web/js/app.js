@@ -13,6 +13,8 @@ import * as lobby from './lobby.js';
 import * as table from './table.js';
 import * as replay from './replay.js';
 import * as standings from './standings.js';
+import * as rules from './rules.js';
+import { t as say, errorText } from './i18n.js';
 import { applyPolyFrame, tileSet } from './poly.js';
 
 const TOKEN_KEY = 'capicua.token';
@@ -182,7 +184,7 @@ function renderWho() {
     el.textContent = '';
     return;
   }
-  el.textContent = app.me.guest ? `Playing as ${app.me.name} (guest)` : `Signed in as ${app.me.name}`;
+  el.textContent = say(app.me.guest ? 'shell.who-guest' : 'shell.who', { name: app.me.name });
 }
 
 // --- frames ------------------------------------------------------------------
@@ -239,7 +241,7 @@ function onFrame(f) {
     setStatus(`The server is going away (${f.reason}).`);
     return;
   }
-  if (f.type === 'error') app.toast(f.message);
+  if (f.type === 'error') app.toast(errorText(f));
 }
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -621,12 +623,16 @@ function route() {
     mod = replay;
     params = { game: null };
     nav = '#/replays';
+  } else if (parts[0] === 'rules') {
+    mod = { mount: rules.mountRules };
+    params = { preset: parts[1] ? decodeURIComponent(parts[1]) : null };
+    nav = '#/rules';
   } else if (parts[0] === 'standings') {
     mod = standings;
     params = { tournament: parts[1] === 'tournament' && /^\d+$/.test(parts[2] || '') ? Number(parts[2]) : null };
     nav = '#/standings';
   }
-  const name = mod === lobby ? 'lobby' : mod === table ? 'table' : mod === replay ? 'replay' : mod === standings ? 'standings' : 'invite';
+  const name = mod === lobby ? 'lobby' : mod === table ? 'table' : mod === replay ? 'replay' : mod === standings ? 'standings' : nav === '#/rules' ? 'rules' : 'invite';
   const key = JSON.stringify([name, params]);
   if (app.route === key) return;
   app.route = key;
@@ -679,5 +685,11 @@ app.conn = new Connection({
 window.capicuaConnection = app.conn;
 
 window.addEventListener('hashchange', route);
+// Another language: the page mounts again in it (the tables keep their state).
+window.addEventListener('capicua:lang', () => {
+  app.route = null;
+  route();
+  renderWho();
+});
 app.conn.open();
 route();

@@ -1,6 +1,8 @@
 // Small DOM helpers: elements from tag, attributes and children, without a
 // framework (the page has no build step).
 
+import { joinList } from './i18n.js';
+
 const SVG_NS = 'http://www.w3.org/2000/svg';
 
 function fill(el, attrs, kids, isSvg) {
@@ -52,10 +54,9 @@ export function replace(el, ...kids) {
   fill(el, {}, kids, false);
 }
 
-/** A list joined for reading aloud: `a, b and c`. */
+/** A list joined for reading aloud: `a, b and c` (in the page's language). */
 export function joinWords(items) {
-  if (items.length <= 1) return items.join('');
-  return `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
+  return joinList(items);
 }
 
 /**

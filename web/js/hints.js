@@ -5,6 +5,7 @@
 // seat's decisions (`GET /api/games/{id}/review?seat=N`) lists each one.
 
 import { h } from './dom.js';
+import { t } from './i18n.js';
 
 /** A chance as people read it: `63%`. */
 export function percent(win) {
@@ -13,16 +14,18 @@ export function percent(win) {
 
 /** What a move does, in words, with `label` naming a play's end. */
 export function moveWords(m, label) {
-  if (m.kind === 'draw') return 'draw a tile';
-  if (m.kind === 'pass') return 'pass';
+  if (m.kind === 'draw') return t('hint.draw');
+  if (m.kind === 'pass') return t('hint.pass');
   return label(m);
 }
 
 /** The same words in the past tense: `played 6-4 on the left end`. */
 function pastWords(m, label) {
-  if (m.kind === 'draw') return 'drew a tile';
-  if (m.kind === 'pass') return 'passed';
-  return label(m).replace(/^play /, 'played ').replace(/^lead /, 'led ');
+  if (m.kind === 'draw') return t('hint.drew');
+  if (m.kind === 'pass') return t('hint.passed');
+  // `label(m, true)` names a move in the past where the caller can;
+  // otherwise its English present is turned.
+  return label(m, true).replace(/^play /, 'played ').replace(/^lead /, 'led ');
 }
 
 /** Whether `m` plays `tile` (either way round). */
@@ -33,49 +36,49 @@ function plays(m, tile) {
 }
 
 /** The tile the table's current hint would play, if any. */
-export function hintedTile(t) {
-  const hint = t.hint;
-  if (!hint || !t.prompt || hint.prompt !== t.prompt.id || hint.best.kind !== 'play') return null;
+export function hintedTile(tb) {
+  const hint = tb.hint;
+  if (!hint || !tb.prompt || hint.prompt !== tb.prompt.id || hint.best.kind !== 'play') return null;
   return hint.best.tile;
 }
 
 /** Whether `tile` is the one the current hint would play. */
-export function isHinted(t, tile) {
-  const hinted = hintedTile(t);
+export function isHinted(tb, tile) {
+  const hinted = hintedTile(tb);
   return hinted !== null && plays({ kind: 'play', tile: hinted }, tile);
 }
 
 /** The sentence of a hint: `The strongest bot would play 6-4 on the left end: 63% to win the hand.` */
 export function hintSentence(best, win, label) {
   const what = moveWords(best, label);
-  return `The strongest bot would ${what}: ${percent(win)} to win the hand.`;
+  return t('hint.sentence', { what, win: percent(win) });
 }
 
 /**
  * The table's hint box: a "Hint" button while it is our turn in an unrated
  * room, and the answer for the pending prompt. `label(m)` names a move.
  */
-export function hintBox(app, t, label) {
-  if (!t.prompt || t.info?.rated || t.hintUnavailable) return null;
-  const current = t.hint && t.hint.prompt === t.prompt.id ? t.hint : null;
+export function hintBox(app, tb, label) {
+  if (!tb.prompt || tb.info?.rated || tb.hintUnavailable) return null;
+  const current = tb.hint && tb.hint.prompt === tb.prompt.id ? tb.hint : null;
   const ask = async () => {
-    const prompt = t.prompt?.id;
-    t.hintAsking = prompt;
+    const prompt = tb.prompt?.id;
+    tb.hintAsking = prompt;
     app.update();
     try {
-      const r = await app.conn.request({ type: 'hint', room: t.room });
-      t.hint = r;
+      const r = await app.conn.request({ type: 'hint', room: tb.room });
+      tb.hint = r;
       const best = r.moves.find((m) => JSON.stringify(m.move) === JSON.stringify(r.best));
       app.announce(hintSentence(r.best, best ? best.win : 0, label));
     } catch (e) {
-      if (e.code === 'hint-unavailable') t.hintUnavailable = true;
+      if (e.code === 'hint-unavailable') tb.hintUnavailable = true;
       app.toast(e.message);
     } finally {
-      if (t.hintAsking === prompt) t.hintAsking = null;
+      if (tb.hintAsking === prompt) tb.hintAsking = null;
       app.update();
     }
   };
-  const asking = t.hintAsking === t.prompt.id;
+  const asking = tb.hintAsking === tb.prompt.id;
   let answer = null;
   if (current) {
     const best = current.moves.find((m) => JSON.stringify(m.move) === JSON.stringify(current.best));
@@ -92,32 +95,43 @@ export function hintBox(app, t, label) {
       'button',
       {
         'data-key': 'hint',
-        'aria-label': 'Hint: what the strongest bot would play',
+        'aria-label': t('hint.button-label'),
         disabled: asking || Boolean(current),
         onclick: ask,
       },
-      asking ? 'Thinking…' : 'Hint',
+      asking ? t('hint.thinking') : t('hint.button'),
     ),
     answer,
   );
 }
 
-/** Whether `tile` is what the review's analysis would play at `step`. */
-export function reviewHints(review, step, tile) {
-  const now = review?.decisions?.find((d) => d.step === step);
+/**
+ * The decision behind the move that led to a replay's step `k` (move k is
+ * the one made from step k - 1), when the viewpoint seat made it.
+ */
+function decisionOf(review, k) {
+  return review?.decisions?.find((d) => d.step + 1 === k) || null;
+}
+
+/** Whether `tile` is what the review's analysis would have played for move `k`. */
+export function reviewHints(review, k, tile) {
+  const now = decisionOf(review, k);
   return Boolean(now) && plays(now.best, tile);
 }
 
 /**
- * The hint at a replay's step, when the viewpoint seat is to decide there:
- * the review's analysis of that decision. `label(m, step)` names a move.
+ * The review's analysis of move `k` (the move just shown at step k), when
+ * the viewpoint seat made it: what the strongest bot would have played.
+ * `label(m, step)` names a move.
  */
 export function replayHint(review, { step, label }) {
-  const now = review?.decisions?.find((d) => d.step === step);
+  const now = decisionOf(review, step);
   if (!now) return null;
   return h(
     'p',
     { class: 'banner hint-text', role: 'status', 'data-key': 'replay-hint' },
+    t('review.at-move', { n: step }),
+    ' ',
     hintSentence(now.best, now['best-win'], (m) => label(m, now.step)),
   );
 }
@@ -130,46 +144,51 @@ export function replayHint(review, { step, label }) {
 export function reviewPanel(review, { seat, step, label, go }) {
   if (!review) return null;
   if (review.error) {
-    return h('section', { class: 'card review', 'aria-labelledby': 'review-h' }, h('h2', { id: 'review-h' }, 'Review'), h('p', { class: 'muted' }, review.error));
+    return h('section', { class: 'card review', 'aria-labelledby': 'review-h' }, h('h2', { id: 'review-h' }, t('review.title')), h('p', { class: 'muted' }, review.error));
   }
   if (review.loading) {
-    return h('section', { class: 'card review', 'aria-labelledby': 'review-h' }, h('h2', { id: 'review-h' }, 'Review'), h('p', { class: 'muted' }, 'The strongest bot is reviewing the decisions…'));
+    return h('section', { class: 'card review', 'aria-labelledby': 'review-h' }, h('h2', { id: 'review-h' }, t('review.title')), h('p', { class: 'muted' }, t('review.loading')));
   }
   const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+  // A mistake is a loss beyond the estimates' own error (the server's
+  // `mistake`); another move a few sampled points better is no mistake.
+  const mistake = (d) => (d.mistake === undefined ? !same(d.played, d.best) : d.mistake);
   const items = review.decisions.map((d) => {
-    const played = pastWords(d.played, (m) => label(m, d.step));
+    const played = pastWords(d.played, (m, past) => label(m, d.step, past));
     const best = moveWords(d.best, (m) => label(m, d.step));
     const playedWin = d['played-win'] === null || d['played-win'] === undefined ? '?' : percent(d['played-win']);
     const text = same(d.played, d.best)
-      ? `${played} (${playedWin}), as the strongest bot would`
-      : `${played} (${playedWin}); the strongest bot would ${best} (${percent(d['best-win'])})`;
+      ? t('review.agree', { played, win: playedWin })
+      : t(mistake(d) ? 'review.differ' : 'review.close', { played, win: playedWin, best, bestWin: percent(d['best-win']) });
     return h(
       'li',
-      { class: `${same(d.played, d.best) ? 'agree' : 'differ'} ${d.step === step ? 'current' : ''}` },
+      { class: `${mistake(d) ? 'differ' : 'agree'} ${d.step + 1 === step ? 'current' : ''}`, 'data-mistake': String(mistake(d)) },
       h(
         'a',
         {
           href: '#',
-          'data-key': `review-${d.step}`,
-          'aria-current': d.step === step ? 'step' : null,
+          'data-key': `review-${d.step + 1}`,
+          'aria-current': d.step + 1 === step ? 'step' : null,
           onclick: (e) => {
             e.preventDefault();
-            go(d.step);
+            // "Move 3" opens move 3: the step after it, the move on the board.
+            go(d.step + 1);
           },
         },
-        `Move ${d.step + 1}`,
+        t('review.move', { n: d.step + 1 }),
       ),
       `: ${text}.`,
     );
   });
   const agreed = review.decisions.filter((d) => same(d.played, d.best)).length;
+  const mistakes = review.decisions.filter(mistake).length;
   return h(
     'section',
     { class: 'card review', 'aria-labelledby': 'review-h' },
-    h('h2', { id: 'review-h' }, `Review of seat ${seat + 1}'s decisions`),
+    h('h2', { id: 'review-h' }, t('review.of-seat', { seat: seat + 1 })),
     review.decisions.length
-      ? h('p', { class: 'small muted' }, `${agreed} of ${review.decisions.length} decisions as the strongest bot would play them (${review.samples} sampled deals each, from this seat's view only).`)
-      : h('p', { class: 'muted' }, 'This seat never had a choice to make.'),
-    h('ol', { class: 'review-list', 'aria-label': 'decisions' }, items),
+      ? h('p', { class: 'small muted' }, t('review.summary', { agreed, n: review.decisions.length, samples: review.samples }), ' ', t('review.mistakes', { n: mistakes }))
+      : h('p', { class: 'muted' }, t('review.no-choice')),
+    h('ol', { class: 'review-list', 'aria-label': t('review.decisions') }, items),
   );
 }

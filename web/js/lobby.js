@@ -2,54 +2,47 @@
 // the page is open, and with every `room` frame), and a form to open a room.
 
 import { h, replace } from './dom.js';
-import { builder, erroredField } from './rules.js';
+import { builder, erroredField, presetDescription } from './rules.js';
+import { t, errorText } from './i18n.js';
 
 /** Hosted bot strengths offered, weakest first (`GET /api/variants` says which exist). */
-export const STRENGTHS = [
-  ['random', 'Beginner: plays any legal tile'],
-  ['bota-gorda', 'Casual: sheds its heaviest tile'],
-  ['heuristic', 'Club player: keeps its suits'],
-  ['smart', 'Strong: counts tiles'],
-  ['pimc', 'Expert: searches possible deals'],
-];
+export const STRENGTHS = ['random', 'bota-gorda', 'heuristic', 'smart', 'pimc'];
 
 /** Hosted bot strengths for tiles with 3, 4 or 6 faces, weakest first. */
-export const POLY_STRENGTHS = [
-  ['random', 'Beginner: plays any legal tile'],
-  ['greedy', 'Casual: scores the most it can now'],
-  ['pimc', 'Expert: searches possible deals'],
-];
+export const POLY_STRENGTHS = ['random', 'greedy', 'pimc'];
 
 /** The strength options that this server hosts (for a poly room when `poly`). */
 export function strengthOptions(catalog, selected, poly = false) {
   const list = poly ? POLY_STRENGTHS : STRENGTHS;
-  const have = new Set((poly ? catalog?.['poly-strategies'] : catalog?.strategies) || list.map(([n]) => n));
-  return list.filter(([n]) => have.has(n)).map(([n, label]) => h('option', { value: n, selected: n === selected }, label));
+  const have = new Set((poly ? catalog?.['poly-strategies'] : catalog?.strategies) || list);
+  return list
+    .filter((n) => have.has(n))
+    .map((n) => h('option', { value: n, selected: n === selected }, t(`${poly ? 'poly-bot' : 'bot'}.${n}`)));
 }
 
 function identityCard(app) {
   const card = h('section', { class: 'card', 'aria-labelledby': 'who-h' });
   const me = app.me;
   if (!me) {
-    replace(card, h('h2', { id: 'who-h' }, 'Connecting…'));
+    replace(card, h('h2', { id: 'who-h' }, t('lobby.connecting')));
     return card;
   }
   if (!me.guest) {
     replace(
       card,
-      h('h2', { id: 'who-h' }, `Signed in as ${me.name}`),
-      h('p', { class: 'muted' }, 'This browser keeps your token: after a reload or a dropped connection you get your seats back.'),
+      h('h2', { id: 'who-h' }, t('lobby.signed-in', { name: me.name })),
+      h('p', { class: 'muted' }, t('lobby.token-kept')),
       h(
         'button',
         {
           'data-key': 'signout',
           onclick: () => {
-            if (!confirm('Forget this name in this browser? Without its token you cannot sign in as it again.')) return;
+            if (!confirm(t('lobby.signout-confirm'))) return;
             app.setToken(null);
             app.conn.restart();
           },
         },
-        'Sign out (forget the token)',
+        t('lobby.signout'),
       ),
     );
     return card;
@@ -73,25 +66,21 @@ function identityCard(app) {
           const r = await app.ask({ type: 'register', name: name.value.trim() });
           app.setToken(r.token);
           app.me = { name: r.name, guest: false, admin: false };
-          app.announce(`Registered as ${r.name}.`);
+          app.announce(t('lobby.registered', { name: r.name }));
           app.update();
         } catch {
           name.focus();
         }
       },
     },
-    h('label', { for: 'reg-name' }, 'Name'),
+    h('label', { for: 'reg-name' }, t('lobby.name')),
     name,
-    h('button', { type: 'submit', 'data-key': 'register' }, 'Register this name'),
+    h('button', { type: 'submit', 'data-key': 'register' }, t('lobby.register')),
   );
   replace(
     card,
-    h('h2', { id: 'who-h' }, `You play as ${me.name}, a guest`),
-    h(
-      'p',
-      { class: 'muted' },
-      'Play at once as a guest, or register a name: its secret token stays in this browser, so a reload or a dropped connection gives you your seat back (a guest loses it).',
-    ),
+    h('h2', { id: 'who-h' }, t('lobby.guest', { name: me.name })),
+    h('p', { class: 'muted' }, t('lobby.guest-help')),
     form,
   );
   return card;
@@ -99,20 +88,20 @@ function identityCard(app) {
 
 function seatText(seat) {
   const o = seat.occupant;
-  if (!o) return `${seat.seat + 1}: empty`;
+  if (!o) return `${seat.seat + 1}: ${t('lobby.seat-empty')}`;
   const bits = [];
-  if (o.kind === 'hosted-bot') bits.push('bot');
-  if (o.kind === 'guest') bits.push('guest');
-  if (!o.connected) bits.push('away');
-  else if (o.ready) bits.push('ready');
+  if (o.kind === 'hosted-bot') bits.push(t('lobby.seat-bot'));
+  if (o.kind === 'guest') bits.push(t('lobby.seat-guest'));
+  if (!o.connected) bits.push(t('lobby.seat-away'));
+  else if (o.ready) bits.push(t('lobby.seat-ready'));
   return `${seat.seat + 1}: ${o.name}${bits.length ? ` (${bits.join(', ')})` : ''}`;
 }
 
 function roomsCard(app) {
   const rooms = app.rooms.filter((r) => r.status !== 'closed');
   const mine = (r) => {
-    const t = app.tables.get(r.id);
-    return t && t.seat !== null && !t.lost;
+    const tb = app.tables.get(r.id);
+    return tb && tb.seat !== null && !tb.lost;
   };
   const rows = rooms.map((r) => {
     const empty = r.seats.some((s) => !s.occupant);
@@ -121,10 +110,10 @@ function roomsCard(app) {
       // Hosted by another server of this site: its page there joins or watches it.
       const host = r.node.replace(/^https?:\/\//, '');
       actions.push(
-        h('a', { class: 'button', href: `${r.node}/#/room/${r.id}`, 'aria-label': `open room ${r.id} on ${host}` }, `Open on ${host}`),
+        h('a', { class: 'button', href: `${r.node}/#/room/${r.id}`, 'aria-label': t('lobby.open-on-label', { room: r.id, host }) }, t('lobby.open-on', { host })),
       );
     } else if (mine(r)) {
-      actions.push(h('a', { class: 'button primary', href: `#/room/${r.id}`, 'aria-label': `back to room ${r.id}` }, 'Back to your seat'));
+      actions.push(h('a', { class: 'button primary', href: `#/room/${r.id}`, 'aria-label': t('lobby.back-label', { room: r.id }) }, t('lobby.back')));
     } else {
       if (r.status === 'waiting' && empty && !(r.rated && app.me?.guest)) {
         actions.push(
@@ -132,49 +121,61 @@ function roomsCard(app) {
             'button',
             {
               'data-key': `join-${r.id}`,
-              'aria-label': `join room ${r.id}`,
+              'aria-label': t('lobby.join-label', { room: r.id }),
               onclick: async () => {
                 const reply = await app.ask({ type: 'join', room: r.id });
-                const t = app.table(r.id);
-                t.seat = reply.seat;
-                t.lost = false;
+                const tb = app.table(r.id);
+                tb.seat = reply.seat;
+                tb.lost = false;
                 if (app.me?.guest) app.rememberGuestSeat(r.id, reply.seat);
                 app.go(`#/room/${r.id}`);
               },
             },
-            'Join',
+            t('lobby.join'),
           ),
         );
       }
-      actions.push(h('a', { class: 'button', href: `#/room/${r.id}`, 'aria-label': `watch room ${r.id}` }, 'Watch'));
+      actions.push(h('a', { class: 'button', href: `#/room/${r.id}`, 'aria-label': t('lobby.watch-label', { room: r.id }) }, t('lobby.watch')));
     }
+    // Each cell names its column: on a phone the rows are cards, without the head.
+    const cell = (head, ...kids) => h('td', { 'data-label': head }, ...kids);
     return h(
       'tr',
-      { 'aria-label': `room ${r.id}` },
-      h('td', {}, String(r.id)),
-      h('td', {}, r.variant, r.rated ? h('span', { class: 'tag' }, 'rated') : null),
-      h('td', {}, h('ul', { class: 'small seatlist' }, r.seats.map((s) => h('li', {}, seatText(s))))),
-      h('td', {}, r.status, r.spectators ? h('div', { class: 'small muted' }, `${r.spectators} watching`) : null),
-      h('td', {}, `${Math.round(r.time['move-ms'] / 1000)} s a move`),
-      h('td', {}, h('div', { class: 'row' }, actions)),
+      { 'aria-label': t('lobby.room-label', { room: r.id }) },
+      cell(t('lobby.col-room'), String(r.id)),
+      cell(t('lobby.col-variant'), r.variant, r.rated ? h('span', { class: 'tag' }, t('lobby.rated')) : null),
+      cell(t('lobby.col-seats'), h('ul', { class: 'small seatlist' }, r.seats.map((s) => h('li', {}, seatText(s))))),
+      cell(
+        t('lobby.col-status'),
+        t(`room-status.${r.status}`),
+        r.spectators ? h('div', { class: 'small muted' }, t('lobby.watching', { n: r.spectators })) : null,
+      ),
+      cell(t('lobby.col-clock'), t('lobby.secs-a-move', { n: Math.round(r.time['move-ms'] / 1000) })),
+      h('td', { class: 'actions' }, h('div', { class: 'row' }, actions)),
     );
   });
   return h(
     'section',
     { class: 'card', 'aria-labelledby': 'rooms-h' },
-    h('h2', { id: 'rooms-h' }, 'Rooms'),
+    h('h2', { id: 'rooms-h' }, t('lobby.rooms')),
     rooms.length
       ? h(
           'table',
-          { class: 'list', 'aria-labelledby': 'rooms-h' },
+          { class: 'list cards compact', 'aria-labelledby': 'rooms-h' },
           h(
             'thead',
             {},
-            h('tr', {}, ['Room', 'Variant', 'Seats', 'Status', 'Clock', ''].map((c) => h('th', { scope: 'col' }, c))),
+            h(
+              'tr',
+              {},
+              [t('lobby.col-room'), t('lobby.col-variant'), t('lobby.col-seats'), t('lobby.col-status'), t('lobby.col-clock'), ''].map((c) =>
+                h('th', { scope: 'col' }, c),
+              ),
+            ),
           ),
           h('tbody', {}, rows),
         )
-      : h('p', { class: 'muted' }, 'No room is open. Create one below.'),
+      : h('p', { class: 'muted' }, t('lobby.no-rooms')),
   );
 }
 
@@ -183,7 +184,7 @@ function createCard(app) {
   const seats = h('select', { id: 'c-seats', name: 'seats', 'data-key': 'c-seats' });
   const secs = h('input', { id: 'c-secs', name: 'seconds', type: 'number', min: '1', max: '3600', value: '30', 'data-key': 'c-secs' });
   const fill = h('select', { id: 'c-fill', name: 'bots', 'data-key': 'c-fill' });
-  const button = h('button', { type: 'submit', class: 'primary', 'data-key': 'c-create' }, 'Create and sit down');
+  const button = h('button', { type: 'submit', class: 'primary', 'data-key': 'c-create' }, t('lobby.create'));
   const priv = h('input', { id: 'c-private', type: 'checkbox', 'data-key': 'c-private' });
   let presets = [];
   let catalog = [];
@@ -198,8 +199,19 @@ function createCard(app) {
   // Tiles with 3, 4 or 6 faces have their own bots, and no rule menus.
   const fillBots = () => {
     const old = fill.value || 'random';
-    fill.replaceChildren(h('option', { value: '' }, 'No: I wait for people'), ...strengthOptions(cat, old, isPoly()));
+    fill.replaceChildren(h('option', { value: '' }, t('lobby.no-bots')), ...strengthOptions(cat, old, isPoly()));
     if (![...fill.options].some((o) => o.value === old)) fill.value = 'random';
+  };
+  // The chosen preset in a line, and the way to its whole rules.
+  const about = h('p', { class: 'small preset-about', 'data-key': 'c-about' });
+  const describe = () => {
+    const p = chosen();
+    if (!p) return about.replaceChildren();
+    const text = presetDescription(p);
+    about.replaceChildren(
+      text ? h('span', { class: 'muted' }, text, ' ') : '',
+      h('a', { href: `#/rules/${encodeURIComponent(p.name)}` }, t('lobby.rules-of', { name: p.name })),
+    );
   };
   const buildRules = () => {
     const p = presets.find((x) => x.name === preset.value);
@@ -212,7 +224,7 @@ function createCard(app) {
     const old = Number(seats.value) || max;
     seats.replaceChildren(
       ...Array.from({ length: max - min + 1 }, (_, i) => min + i).map((n) =>
-        h('option', { value: n, selected: n === Math.min(max, Math.max(min, old)) }, `${n} players`),
+        h('option', { value: n, selected: n === Math.min(max, Math.max(min, old)) }, t('lobby.players', { n })),
       ),
     );
   };
@@ -221,18 +233,20 @@ function createCard(app) {
     presets = c.presets;
     polyPresets = c['poly-presets'] || [];
     catalog = c.catalog || [];
-    const option = (p) => h('option', { value: p.name, selected: p.name === 'latin' }, p.name);
-    const groups = [h('optgroup', { label: 'Dominoes (two faces)' }, presets.map(option))];
-    if (polyPresets.length) groups.push(h('optgroup', { label: 'Tiles with 3, 4 or 6 faces' }, polyPresets.map(option)));
+    const option = (p) => h('option', { value: p.name, selected: p.name === 'latin', title: presetDescription(p) || null }, p.name);
+    const groups = [h('optgroup', { label: t('lobby.group-dominoes') }, presets.map(option))];
+    if (polyPresets.length) groups.push(h('optgroup', { label: t('lobby.group-poly') }, polyPresets.map(option)));
     preset.replaceChildren(...groups);
     fillBots();
     fillSeats();
     buildRules();
+    describe();
   });
   preset.addEventListener('change', () => {
     fillBots();
     fillSeats();
     buildRules();
+    describe();
   });
   const form = h(
     'form',
@@ -258,7 +272,7 @@ function createCard(app) {
             created = await app.conn.request(spec);
           } catch (err) {
             // A refused rule is shown beside its menu; anything else above the button.
-            const field = erroredField(err.message);
+            const field = erroredField(err.serverMessage ?? err.message);
             if (!(field && rules?.showError(field, err.message))) {
               formError.textContent = err.message;
               formError.hidden = false;
@@ -269,13 +283,13 @@ function createCard(app) {
           const invite = created.room.invite;
           // A private room is joined by its invite, even by its creator.
           const joined = await app.ask(invite ? { type: 'join', invite } : { type: 'join', room });
-          const t = app.table(room);
-          t.seat = joined.seat;
-          t.info = created.room;
-          t.invite = invite || null;
+          const tb = app.table(room);
+          tb.seat = joined.seat;
+          tb.info = created.room;
+          tb.invite = invite || null;
           if (app.me?.guest) app.rememberGuestSeat(room, joined.seat);
           if (fill.value) {
-            t.strength = fill.value;
+            tb.strength = fill.value;
             await app.ask({ type: 'fill-bots', room, strategy: fill.value });
           }
           app.go(`#/room/${room}`);
@@ -287,18 +301,19 @@ function createCard(app) {
     h(
       'div',
       { class: 'row' },
-      h('label', { class: 'inline' }, 'Variant', preset),
-      h('label', { class: 'inline' }, 'Table', seats),
-      h('label', { class: 'inline' }, 'Seconds a move', secs),
-      h('label', { class: 'inline' }, 'Fill the other seats with bots', fill),
-      h('label', { class: 'inline' }, priv, 'Private room (invite only)'),
+      h('label', { class: 'inline' }, t('lobby.variant'), preset),
+      h('label', { class: 'inline' }, t('lobby.table'), seats),
+      h('label', { class: 'inline' }, t('lobby.seconds'), secs),
+      h('label', { class: 'inline' }, t('lobby.fill'), fill),
+      h('label', { class: 'inline' }, priv, t('lobby.private')),
       button,
     ),
+    about,
     h(
       'details',
       {},
-      h('summary', { 'aria-label': 'Change the rules' }, 'Change the rules'),
-      h('p', { class: 'small muted' }, 'Each menu starts at the preset’s rule; the server checks the combination.'),
+      h('summary', { 'aria-label': t('lobby.change-rules') }, t('lobby.change-rules')),
+      h('p', { class: 'small muted' }, t('lobby.rules-help')),
       rulesBox,
     ),
     formError,
@@ -306,9 +321,9 @@ function createCard(app) {
   return h(
     'section',
     { class: 'card', 'aria-labelledby': 'create-h' },
-    h('h2', { id: 'create-h' }, 'Open a room'),
+    h('h2', { id: 'create-h' }, t('lobby.open-room')),
     form,
-    h('p', { class: 'small muted' }, 'Rules of every preset: the README and GET /api/variants.'),
+    h('p', { class: 'small' }, h('a', { href: '#/rules' }, t('lobby.all-rules'))),
   );
 }
 
@@ -316,7 +331,7 @@ function createCard(app) {
 export function mount(app) {
   const who = h('div');
   const rooms = h('div');
-  const el = h('div', {}, h('h1', {}, 'Dominoes for people and bots'), who, rooms, createCard(app));
+  const el = h('div', { class: 'lobby' }, h('h1', {}, t('lobby.title')), who, rooms, createCard(app));
   let lastMe = null;
   const update = () => {
     const meKey = JSON.stringify(app.me);
@@ -338,8 +353,8 @@ export function mount(app) {
  * when no seat is free (its match in play), then shows it.
  */
 export function mountInvite(app, { invite }) {
-  const status = h('p', { role: 'status' }, 'Joining the room of this invite…');
-  const el = h('div', {}, h('h1', {}, 'An invitation to a private room'), status);
+  const status = h('p', { role: 'status' }, t('invite.joining'));
+  const el = h('div', {}, h('h1', {}, t('invite.title')), status);
   let started = false;
   const update = async () => {
     if (started || !app.conn.ready) return;
@@ -352,23 +367,20 @@ export function mountInvite(app, { invite }) {
         if (e.code !== 'seat-taken' && e.code !== 'game-in-progress') throw e;
         r = await app.conn.request({ type: 'spectate', invite });
       }
-      const t = app.table(r.room);
-      t.invite = invite;
+      const tb = app.table(r.room);
+      tb.invite = invite;
       if (r.type === 'spectating') {
-        t.spectating = true;
-        t.seq = 0;
+        tb.spectating = true;
+        tb.seq = 0;
       } else {
-        t.seat = r.seat;
-        t.lost = false;
-        t.spectating = false;
+        tb.seat = r.seat;
+        tb.lost = false;
+        tb.spectating = false;
         if (app.me?.guest) app.rememberGuestSeat(r.room, r.seat);
       }
       app.go(`#/room/${r.room}`);
     } catch (e) {
-      status.textContent =
-        e.code === 'no-such-room'
-          ? 'This invite opens no room: the room has closed, or the link is mistyped.'
-          : `Cannot join: ${e.message}`;
+      status.textContent = e.code === 'no-such-room' ? t('invite.no-room') : t('invite.cannot', { reason: errorText(e) });
     }
   };
   return { el, update };

@@ -5,6 +5,8 @@
 // registered player gets its seats back); close codes that say "do not come
 // back" (bad token, version mismatch, the player opened elsewhere) stop it.
 
+import { t, errorText } from './i18n.js';
+
 const NO_RECONNECT = new Set([1008, 1009, 4001, 4002, 4005]);
 
 export class Connection {
@@ -37,8 +39,8 @@ export class Connection {
     this.ws = ws;
     ws.onopen = () => {
       const hello = { type: 'hello', version: 1 };
-      const t = this.token();
-      if (t) hello.token = t;
+      const token = this.token();
+      if (token) hello.token = token;
       this.request(hello, { early: true })
         .then((welcome) => {
           this.ready = true;
@@ -61,7 +63,11 @@ export class Connection {
       if (frame.id !== undefined && this.pending.has(frame.id)) {
         const { resolve, reject } = this.pending.get(frame.id);
         this.pending.delete(frame.id);
-        if (frame.type === 'error') reject(Object.assign(new Error(frame.message), { code: frame.code, url: frame.url }));
+        // The error in the player's words (from its code); the server's own
+        // message stays for what only it says (which rule is at fault).
+        if (frame.type === 'error') {
+          reject(Object.assign(new Error(errorText(frame)), { code: frame.code, url: frame.url, serverMessage: frame.message }));
+        }
         else resolve(frame);
         // A reply can also be news (a `room` reply updates the lobby).
         if (frame.type !== 'error') this.onFrame(frame, true);
@@ -71,7 +77,7 @@ export class Connection {
     };
     ws.onclose = (e) => {
       this.ready = false;
-      for (const { reject } of this.pending.values()) reject(Object.assign(new Error('connection lost'), { code: 'disconnected' }));
+      for (const { reject } of this.pending.values()) reject(Object.assign(new Error(t('net.lost')), { code: 'disconnected' }));
       this.pending.clear();
       if (this.ws !== ws || this.stopped) return;
       if (NO_RECONNECT.has(e.code)) {
@@ -80,7 +86,7 @@ export class Connection {
       }
       this.attempt += 1;
       const delay = Math.min(8000, 400 * 2 ** Math.min(this.attempt, 5)) * (0.5 + Math.random() / 2);
-      this.onStatus(`Connection lost: reconnecting in ${Math.ceil(delay / 1000)} s…`);
+      this.onStatus(t('net.reconnecting', { n: Math.ceil(delay / 1000) }));
       setTimeout(() => this.open(), delay);
     };
   }

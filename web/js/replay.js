@@ -8,15 +8,25 @@ import { renderBoard, endName } from './board.js';
 import { tileSvg, needsNumerals } from './tiles.js';
 import { scoreboard, seatPanels, handSummary, boardWidth } from './table.js';
 import { reviewPanel, replayHint, reviewHints } from './hints.js';
+import { t, lang, errorText } from './i18n.js';
 import { renderPolyBoard, polyEventText, polyHandPictures, polyScores, tileSet } from './poly.js';
 
-/** What a stored game's listing says of its result: who won, and the scores by side. */
-function resultText(g) {
-  if (g.winner === null || g.winner === undefined) return `drawn, ${g.scores.join('–')}`;
-  const names = g.seats.filter((s) => s.side === g.winner).map((s) => s.name);
+/**
+ * What a stored game's listing says of its result: the winning seats (by
+ * number: several bots share a name), and the scores by side.
+ */
+export function resultText(g) {
+  if (g.winner === null || g.winner === undefined) return t('replays.drawn', { scores: g.scores.join('–') });
+  const seats = g.seats.filter((s) => s.side === g.winner);
+  const who =
+    seats.length > 1
+      ? t('seats.many', { seats: joinWords(seats.map((s) => String(s.seat + 1))) })
+      : t('seats.one', { seat: (seats[0]?.seat ?? g.winner) + 1 });
+  const names = seats.map((s) => s.name).filter(Boolean);
   // The winner's score first, then the others' in side order.
   const scores = [g.scores[g.winner], ...g.scores.filter((_, side) => side !== g.winner)].join('–');
-  return `${joinWords(names)} won, ${scores}${g.forfeit !== null && g.forfeit !== undefined ? ' (on time)' : ''}`;
+  const forfeit = g.forfeit !== null && g.forfeit !== undefined;
+  return t(forfeit ? 'replays.won-on-time' : 'replays.won', { who, names: names.join(', '), scores });
 }
 
 /**
@@ -25,19 +35,16 @@ function resultText(g) {
  */
 function storedGames() {
   const body = h('tbody', {});
-  const status = h('p', { role: 'status', class: 'muted' }, 'Loading the stored games…');
+  const status = h('p', { role: 'status', class: 'muted' }, t('replays.loading'));
   // Shown only while a page came back full (buttons are styled with a
   // display that would override `hidden`).
-  const more = h('button', { type: 'button', 'data-key': 'more-games', style: 'display: none' }, 'Older games');
+  const more = h('button', { type: 'button', 'data-key': 'more-games', style: 'display: none' }, t('replays.older'));
+  const heads = [t('replays.col-game'), t('replays.col-variant'), t('replays.col-players'), t('replays.col-result'), t('replays.col-finished')];
   const table = h(
     'table',
-    { class: 'list', hidden: true },
-    h('caption', {}, 'Stored games, newest first'),
-    h(
-      'thead',
-      {},
-      h('tr', {}, ['Game', 'Variant', 'Players', 'Result', 'Finished'].map((c) => h('th', { scope: 'col' }, c))),
-    ),
+    { class: 'list cards', hidden: true },
+    h('caption', {}, t('replays.caption')),
+    h('thead', {}, h('tr', {}, heads.map((c) => h('th', { scope: 'col' }, c)))),
     body,
   );
   const PAGE = 20;
@@ -46,7 +53,7 @@ function storedGames() {
     more.disabled = true;
     try {
       const r = await fetch(`/api/games?limit=${PAGE}${last === null ? '' : `&before=${last}`}`);
-      if (!r.ok) throw new Error(`the server answered ${r.status}`);
+      if (!r.ok) throw new Error(t('http.status', { status: r.status }));
       const games = await r.json();
       for (const g of games) {
         const when = new Date(g['finished-at'] * 1000);
@@ -54,20 +61,20 @@ function storedGames() {
           h(
             'tr',
             {},
-            h('td', {}, h('a', { href: `#/replay/${g.id}` }, `Game ${g.id}`)),
-            h('td', {}, g.variant),
-            h('td', {}, g.seats.map((s) => s.name).join(', ')),
-            h('td', {}, resultText(g)),
-            h('td', {}, h('time', { datetime: when.toISOString() }, when.toLocaleString())),
+            h('td', { 'data-label': heads[0] }, h('a', { href: `#/replay/${g.id}` }, t('replays.game', { id: g.id }))),
+            h('td', { 'data-label': heads[1] }, g.variant),
+            h('td', { 'data-label': heads[2] }, g.seats.map((s) => s.name).join(', ')),
+            h('td', { 'data-label': heads[3] }, resultText(g)),
+            h('td', { 'data-label': heads[4] }, h('time', { datetime: when.toISOString() }, when.toLocaleString(lang()))),
           ),
         );
         last = g.id;
       }
       table.hidden = body.children.length === 0;
-      status.textContent = body.children.length ? '' : 'No game is stored yet.';
+      status.textContent = body.children.length ? '' : t('replays.none');
       more.style.display = games.length < PAGE ? 'none' : '';
     } catch (e) {
-      status.textContent = `The stored games cannot be listed: ${e.message}`;
+      status.textContent = t('replays.cannot-list', { reason: e.message });
     }
     more.disabled = false;
   };
@@ -76,7 +83,7 @@ function storedGames() {
   return h(
     'section',
     { class: 'card', 'aria-labelledby': 'stored-h' },
-    h('h2', { id: 'stored-h' }, 'Recent games on this server'),
+    h('h2', { id: 'stored-h' }, t('replays.recent-server')),
     status,
     h('div', { class: 'scroll' }, table),
     more,
@@ -88,18 +95,18 @@ function indexPage(app) {
   const seat = h(
     'select',
     { id: 'r-seat', 'data-key': 'r-seat' },
-    h('option', { value: '' }, 'a spectator (no hand shown)'),
-    Array.from({ length: 10 }, (_, i) => h('option', { value: i }, `seat ${i + 1}`)),
+    h('option', { value: '' }, t('replays.spectator-no-hand')),
+    Array.from({ length: 10 }, (_, i) => h('option', { value: i }, t('replays.seat', { n: i + 1 }))),
   );
   const recent = app.recentGames();
   return h(
     'div',
     {},
-    h('h1', {}, 'Replays'),
+    h('h1', {}, t('replays.title')),
     h(
       'section',
       { class: 'card', 'aria-labelledby': 'open-h' },
-      h('h2', { id: 'open-h' }, 'Open a stored game'),
+      h('h2', { id: 'open-h' }, t('replays.open')),
       h(
         'form',
         {
@@ -109,15 +116,15 @@ function indexPage(app) {
             app.go(`#/replay/${game.value}${seat.value === '' ? '' : `?seat=${seat.value}`}`);
           },
         },
-        h('label', { class: 'inline' }, 'Game number', game),
-        h('label', { class: 'inline' }, 'Seen by', seat),
-        h('button', { type: 'submit', class: 'primary' }, 'Open the replay'),
+        h('label', { class: 'inline' }, t('replays.game-number'), game),
+        h('label', { class: 'inline' }, t('replays.seen-by'), seat),
+        h('button', { type: 'submit', class: 'primary' }, t('replays.open-button')),
       ),
     ),
     h(
       'section',
       { class: 'card', 'aria-labelledby': 'recent-h' },
-      h('h2', { id: 'recent-h' }, 'Your recent games in this browser'),
+      h('h2', { id: 'recent-h' }, t('replays.yours')),
       recent.length
         ? h(
             'ul',
@@ -129,35 +136,39 @@ function indexPage(app) {
                 h(
                   'a',
                   { href: `#/replay/${g.id}${g.seat === null || g.seat === undefined ? '' : `?seat=${g.seat}`}` },
-                  `Game ${g.id}: ${g.variant || 'match'} in room ${g.room}${g.seat === null || g.seat === undefined ? ', watched' : `, seat ${g.seat + 1}, ${g.won ? 'won' : 'not won'}`}`,
+                  g.seat === null || g.seat === undefined
+                    ? t('replays.mine-watched', { id: g.id, variant: g.variant || t('replays.match'), room: g.room })
+                    : t(g.won ? 'replays.mine-won' : 'replays.mine-lost', { id: g.id, variant: g.variant || t('replays.match'), room: g.room, seat: g.seat + 1 }),
                 ),
               ),
             ),
           )
-        : h('p', { class: 'muted' }, 'Games you finish here are listed for replay.'),
+        : h('p', { class: 'muted' }, t('replays.yours-none')),
     ),
     storedGames(),
   );
 }
 
-function eventText(ev, { who, view, variant, seat }) {
+function eventText(ev, { who, view, variant, seat, sideName }) {
   switch (ev.event) {
     case 'played':
-      return `${who(ev.seat, true)} played ${tileName(ev.tile)} ${ev.end === 255 ? 'to lead' : `on ${endName(ev.end, { view, variant, seat })}`}.`;
+      return ev.end === 255
+        ? t('ev.led', { who: who(ev.seat, true), tile: tileName(ev.tile) })
+        : t('ev.played', { who: who(ev.seat, true), tile: tileName(ev.tile), end: endName(ev.end, { view, variant, seat }) });
     case 'drew':
-      return `${who(ev.seat, true)} drew a tile.`;
+      return t('ev.drew', { who: who(ev.seat, true) });
     case 'passed':
-      return `${who(ev.seat, true)} passed.`;
+      return t('ev.passed', { who: who(ev.seat, true) });
     case 'scored':
-      return `Side ${ev.side + 1} scores ${ev.points}.`;
+      return t('ev.scored', { side: sideName(ev.side), points: ev.points });
     case 'hand-over':
-      return `Hand ${ev.hand + 1} is over.`;
+      return t('ev.hand-over', { n: ev.hand + 1 });
     case 'hand-started':
-      return `Hand ${ev.hand + 1} is dealt; ${who(ev.leader)} leads.`;
+      return t('ev.hand-started', { n: ev.hand + 1, who: who(ev.leader) });
     case 'match-over':
-      return ev.winner === null || ev.winner === undefined ? 'The match is drawn.' : `Side ${ev.winner + 1} wins the match.`;
+      return ev.winner === null || ev.winner === undefined ? t('ev.match-drawn') : t('ev.match-won', { side: sideName(ev.winner) });
     case 'overruled':
-      return `The referee let ${who(ev.seat)}'s play stand (penalty ${ev.penalty}).`;
+      return t('ev.overruled', { who: who(ev.seat), penalty: ev.penalty });
     default:
       return '';
   }
@@ -170,21 +181,21 @@ function replayControls(k, n, go) {
     h('button', { 'aria-label': label, 'data-key': key, disabled, onclick: () => go(to, key) }, text);
   return h(
     'div',
-    { class: 'replay-controls', role: 'group', 'aria-label': 'replay controls' },
-    button('to the start', '« Start', 0, 'first', k === 0),
-    button('previous move', '◀ Back', k - 1, 'prev', k === 0),
-    button('next move', 'Forward ▶', k + 1, 'next', k === n),
-    button('to the end', 'End »', n, 'last', k === n),
+    { class: 'replay-controls', role: 'group', 'aria-label': t('replay.controls') },
+    button(t('replay.first-label'), t('replay.first'), 0, 'first', k === 0),
+    button(t('replay.prev-label'), t('replay.prev'), k - 1, 'prev', k === 0),
+    button(t('replay.next-label'), t('replay.next'), k + 1, 'next', k === n),
+    button(t('replay.last-label'), t('replay.last'), n, 'last', k === n),
     h('input', {
       type: 'range',
       min: '0',
       max: String(n),
       value: String(k),
-      'aria-label': 'move number',
+      'aria-label': t('replay.slider'),
       'data-key': 'slider',
       oninput: (e) => go(Number(e.target.value), 'slider'),
     }),
-    h('span', { role: 'status', 'aria-live': 'polite' }, `Move ${k} of ${n}`),
+    h('span', { role: 'status', 'aria-live': 'polite' }, t('replay.move-of', { k, n })),
   );
 }
 
@@ -193,7 +204,7 @@ const BACK_PAGE = 50;
 
 export function mount(app, { game, seat, step }) {
   if (game === null) return { el: indexPage(app) };
-  const el = h('div', { class: 'replay' }, h('h1', {}, `Game ${game}`), h('p', {}, 'Loading…'));
+  const el = h('div', { class: 'replay' }, h('h1', {}, t('replays.game', { id: game })), h('p', {}, t('shell.loading')));
   let data = null;
   let k = 0;
   // The review of the viewpoint seat's decisions (a seat's replay only).
@@ -207,18 +218,18 @@ export function mount(app, { game, seat, step }) {
   const n = () => data['total-steps'];
   const have = (i) => i === 0 || data.steps[i - 1] !== undefined;
   const who = (s, cap = false) => {
-    if (s === seat) return cap ? `Seat ${s + 1} (this view)` : `seat ${s + 1} (this view)`;
+    if (s === seat) return t(cap ? 'replay.Seat-view' : 'replay.seat-view', { n: s + 1 });
     const name = data.seats[s]?.name;
-    return `${cap ? 'Seat' : 'seat'} ${s + 1}${name ? ` (${name})` : ''}`;
+    return name ? t(cap ? 'replay.Seat-named' : 'replay.seat-named', { n: s + 1, name }) : t(cap ? 'replay.Seat' : 'replay.seat', { n: s + 1 });
   };
   const sideOf = (s) => {
     const teams = viewAt(k).teams;
-    if (teams) return teams.findIndex((t) => t.includes(s));
+    if (teams) return teams.findIndex((team) => team.includes(s));
     return data.seats[s]?.side ?? s;
   };
   const sideName = (side) => {
     const seats = data.seats.filter((x) => sideOf(x.seat) === side).map((x) => x.seat + 1);
-    return seats.length > 1 ? `Seats ${joinWords(seats.map(String))}` : `Seat ${seats[0] ?? side + 1}`;
+    return seats.length > 1 ? t('seats.many', { seats: joinWords(seats.map(String)) }) : t('seats.one', { seat: seats[0] ?? side + 1 });
   };
   // The seat whose view is replayed (or a spectator's), kept at this step.
   const viewpointPicker = () =>
@@ -229,8 +240,8 @@ export function mount(app, { game, seat, step }) {
         'data-key': 'rp-seat',
         onchange: (e) => app.go(`#/replay/${game}${e.target.value === '' ? '' : `?seat=${e.target.value}`}${k ? `${e.target.value === '' ? '?' : '&'}step=${k}` : ''}`),
       },
-      h('option', { value: '', selected: seat === null }, 'a spectator'),
-      data.seats.map((x) => h('option', { value: x.seat, selected: x.seat === seat }, `seat ${x.seat + 1} (${x.name || 'nobody'})`)),
+      h('option', { value: '', selected: seat === null }, t('replay.spectator')),
+      data.seats.map((x) => h('option', { value: x.seat, selected: x.seat === seat }, t('replay.seat-named', { n: x.seat + 1, name: x.name || t('replay.nobody') }))),
     );
   const go = (i, focus) => {
     const back = i < k;
@@ -248,7 +259,7 @@ export function mount(app, { game, seat, step }) {
       : loadPage(k - 1, null);
     load
       .then(() => wanted === k && el.isConnected && render(focus))
-      .catch((e) => replace(el, h('h1', {}, `Game ${game}`), h('p', { role: 'alert' }, `This replay cannot be shown: ${e.message}.`)));
+      .catch((e) => replace(el, h('h1', {}, t('replays.game', { id: game })), h('p', { role: 'alert' }, t('replay.cannot', { reason: e.message }))));
   };
   const onKey = (e) => {
     if (!data || e.target.closest?.('input, select, textarea')) return;
@@ -261,59 +272,91 @@ export function mount(app, { game, seat, step }) {
   };
   window.addEventListener('keydown', onKey);
 
+  // The step that ends a hand shows the hand's final position (its last
+  // tile laid, every hand face up) instead of the next deal, which the
+  // step after it shows.
+  const handEndAt = (i) => (i === 0 ? null : data.steps[i - 1]?.['hand-end'] || null);
+  const handsUp = (view, pictures) =>
+    h(
+      'section',
+      { class: 'card hands-up', 'aria-label': t('replay.hands-up') },
+      h('h2', {}, t('replay.hands-up-h')),
+      h(
+        'ul',
+        { class: 'hands-up-list' },
+        (view.hands || []).map((tiles, s) => h('li', {}, h('span', { class: 'name' }, who(s, true)), pictures(tiles || [], s))),
+      ),
+    );
   const render = (focus) => (data.poly ? renderPoly(focus) : renderTiles(focus));
   const renderTiles = (focus) => {
-    const view = viewAt(k);
-    const label = (m, i) =>
+    const ended = handEndAt(k);
+    const view = ended ? ended.view : viewAt(k);
+    // A move in words; `past` for what was played (the review's "played 6-4").
+    const label = (m, i, past = false) =>
       m.end === 255
-        ? `lead ${tileName(m.tile)}`
-        : `play ${tileName(m.tile)} on ${endName(m.end, { view: viewAt(i), variant: data.variant, seat })}`;
+        ? t(past ? 'move.led' : 'move.lead', { tile: tileName(m.tile) })
+        : t(past ? 'move.played' : 'move.play', { tile: tileName(m.tile), end: endName(m.end, { view: viewAt(i), variant: data.variant, seat }) });
     const events = eventsAt(k);
     const variant = data.variant;
     const numerals = needsNumerals(variant);
     const viewpoint = viewpointPicker();
     const controls = replayControls(k, n(), go);
-    const happened = events.map((ev) => eventText(ev, { who, view, variant, seat })).filter(Boolean);
+    const happened = events.map((ev) => eventText(ev, { who, view, variant, seat, sideName })).filter(Boolean);
     const over = events.find((ev) => ev.event === 'hand-over');
     const results = view.results || [];
-    const summary = over && results.length ? handSummary(results[results.length - 1], { who, sideName }) : null;
+    const result = ended ? ended.result : over && results.length ? results[results.length - 1] : null;
+    const summary = result ? handSummary(result, { who, sideName }) : null;
+    const faceUp = ended
+      ? handsUp(ended.view, (tiles, s) =>
+          h(
+            'div',
+            { class: 'hand idle', role: 'group', 'aria-label': t('replay.tiles-of', { who: who(s), tiles: tiles.length ? tiles.map(tileName).join(', ') : t('replay.empty') }) },
+            tiles.map((tile) => h('span', { class: 'tile', role: 'img', 'aria-label': tileName(tile) }, tileSvg(tile, { numerals }))),
+          ),
+        )
+      : null;
     const link = `${location.origin}/#/replay/${game}${seat === null ? '' : `?seat=${seat}`}`;
     const hand = view.hand;
     const parts = [
-      h('h1', {}, `Game ${game}: ${variant.name}`),
+      h('h1', {}, t('replay.heading', { id: game, variant: variant.name })),
       h(
         'p',
         {},
-        'Seen by ',
+        t('replay.seen-by'),
+        ' ',
         viewpoint,
-        data.room !== null && data.room !== undefined ? ` · played in room ${data.room}` : '',
-        ` · ${data.winner === null || data.winner === undefined ? 'drawn' : `won by ${sideName(data.winner)}`}; final score: ${data.scores.map((p, side) => `${sideName(side)}: ${p}`).join(', ')}`,
+        data.room !== null && data.room !== undefined ? ` · ${t('replay.in-room', { room: data.room })}` : '',
+        ` · ${data.winner === null || data.winner === undefined ? t('replay.drawn') : t('replay.won-by', { who: sideName(data.winner) })}; ${t('replay.final', { scores: data.scores.map((p, side) => `${sideName(side)}: ${p}`).join(', ') })}`,
       ),
       controls,
-      h('p', { class: 'banner turn', role: 'region', 'aria-label': 'this move' }, happened.length ? happened.join(' ') : 'The deal, before the first move.'),
+      h('p', { class: 'banner turn', role: 'region', 'aria-label': t('replay.this-move') }, happened.length ? happened.join(' ') : t('replay.the-deal')),
       replayHint(review, { step: k, label }),
       scoreboard({ view, variant, seat, sideOf, sideName }),
-      seatPanels({ view, seats: data.seats.length, mySeat: seat, sideOf, names: (s) => data.seats[s]?.name || 'nobody' }),
+      seatPanels({ view, seats: data.seats.length, mySeat: seat, sideOf, names: (s) => data.seats[s]?.name || t('replay.nobody') }),
       summary,
     ];
-    const felt = h('section', { class: 'felt', 'aria-label': 'the board' });
-    parts.push(felt);
+    const felt = h('section', { class: 'felt', 'aria-label': t('replay.board') });
+    parts.push(felt, faceUp);
     if (hand) {
       parts.push(
         h(
           'section',
-          { class: 'hand-area', 'aria-label': `seat ${seat + 1}'s hand` },
-          h('h2', {}, `Seat ${seat + 1}'s hand`),
+          { class: 'hand-area', 'aria-label': t('replay.hand-of', { n: seat + 1 }) },
+          h('h2', {}, t('replay.Hand-of', { n: seat + 1 })),
           h(
             'div',
-            { class: 'hand idle', role: 'group', 'aria-label': `seat ${seat + 1}'s hand: ${hand.length ? hand.map(tileName).join(', ') : 'empty'}` },
+            {
+              class: 'hand idle',
+              role: 'group',
+              'aria-label': `${t('replay.hand-of', { n: seat + 1 })}: ${hand.length ? hand.map(tileName).join(', ') : t('replay.empty')}`,
+            },
             hand.length
               ? hand.map((tile) => {
                   const hinted = reviewHints(review, k, tile);
-                  const name = `${tileName(tile)}${hinted ? ', the hint' : ''}`;
+                  const name = `${tileName(tile)}${hinted ? t('replay.the-hint') : ''}`;
                   return h('span', { class: `tile ${hinted ? 'hinted' : ''}`, role: 'img', 'aria-label': name }, tileSvg(tile, { numerals }));
                 })
-              : h('p', {}, 'No tiles left.'),
+              : h('p', {}, t('replay.no-tiles')),
           ),
         ),
       );
@@ -323,7 +366,7 @@ export function mount(app, { game, seat, step }) {
       h(
         'section',
         { class: 'card' },
-        h('label', { for: 'rp-link' }, 'Link to this replay'),
+        h('label', { for: 'rp-link' }, t('replay.link')),
         h('input', { id: 'rp-link', class: 'share', readonly: true, value: link, onfocus: (e) => e.target.select() }),
       ),
     );
@@ -340,32 +383,40 @@ export function mount(app, { game, seat, step }) {
 
   // A game of tiles with 3, 4 or 6 faces: every step carries its view.
   const renderPoly = (focus) => {
-    const view = viewAt(k);
+    const ended = handEndAt(k);
+    const view = ended ? ended.view : viewAt(k);
     const tiles = data.tiles || (data.tiles = tileSet(data.variant));
     const viewpoint = viewpointPicker();
     const happened = eventsAt(k)
       .map((ev) => polyEventText(ev, { who, view, tiles }))
       .filter(Boolean);
-    const felt = h('section', { class: 'felt poly', 'aria-label': 'the board' }, renderPolyBoard({ view, variant: data.variant }));
+    const felt = h('section', { class: 'felt poly', 'aria-label': t('replay.board') }, renderPolyBoard({ view, variant: data.variant }));
     const parts = [
-      h('h1', {}, `Game ${game}: ${data.variant.name}`),
+      h('h1', {}, t('replay.heading', { id: game, variant: data.variant.name })),
       h(
         'p',
         {},
-        'Seen by ',
+        t('replay.seen-by'),
+        ' ',
         viewpoint,
-        data.room !== null && data.room !== undefined ? ` · played in room ${data.room}` : '',
-        ` · ${data.winner === null || data.winner === undefined ? 'drawn' : `won by ${who(data.winner)}`}; final score: ${data.scores.map((p, x) => `${who(x)}: ${p}`).join(', ')}`,
+        data.room !== null && data.room !== undefined ? ` · ${t('replay.in-room', { room: data.room })}` : '',
+        ` · ${data.winner === null || data.winner === undefined ? t('replay.drawn') : t('replay.won-by', { who: who(data.winner) })}; ${t('replay.final', { scores: data.scores.map((p, x) => `${who(x)}: ${p}`).join(', ') })}`,
       ),
       replayControls(k, n(), go),
-      h('p', { class: 'banner turn', role: 'region', 'aria-label': 'this move' }, happened.length ? happened.join(' ') : 'The deal, before the first move.'),
+      h('p', { class: 'banner turn', role: 'region', 'aria-label': t('replay.this-move') }, happened.length ? happened.join(' ') : t('replay.the-deal')),
       polyScores({ view, variant: data.variant, seat, name: (x) => who(x, true) }),
-      seatPanels({ view, seats: data.seats.length, mySeat: seat, sideOf: (x) => x, names: (x) => data.seats[x]?.name || 'nobody' }),
+      seatPanels({ view, seats: data.seats.length, mySeat: seat, sideOf: (x) => x, names: (x) => data.seats[x]?.name || t('replay.nobody') }),
       felt,
+      ended ? handsUp(ended.view, (tiles, s) => polyHandPictures(tiles, t('replay.tiles-of-poly', { who: who(s) }))) : null,
     ];
     if (seat !== null && view.hand) {
       parts.push(
-        h('section', { class: 'hand-area', 'aria-label': `seat ${seat + 1}'s hand` }, h('h2', {}, `Seat ${seat + 1}'s hand`), polyHandPictures(view.hand, `seat ${seat + 1}'s hand`)),
+        h(
+          'section',
+          { class: 'hand-area', 'aria-label': t('replay.hand-of', { n: seat + 1 }) },
+          h('h2', {}, t('replay.Hand-of', { n: seat + 1 })),
+          polyHandPictures(view.hand, t('replay.hand-of', { n: seat + 1 })),
+        ),
       );
     }
     replace(el, parts);
@@ -385,7 +436,7 @@ export function mount(app, { game, seat, step }) {
     const query = q.toString();
     const r = await fetch(`/api/games/${game}${query ? `?${query}` : ''}`);
     const body = await r.json().catch(() => ({}));
-    if (!r.ok) throw new Error(body.message || `the server answered ${r.status}`);
+    if (!r.ok) throw new Error(body.code ? errorText(body) : t('http.status', { status: r.status }));
     const steps = data ? data.steps : [];
     body.steps.forEach((s, j) => {
       steps[body.from + j] = s;
@@ -405,17 +456,17 @@ export function mount(app, { game, seat, step }) {
       render();
       if (seat !== null && !g.poly) loadReview();
     })
-    .catch((e) => replace(el, h('h1', {}, `Game ${game}`), h('p', { role: 'alert' }, `This replay cannot be shown: ${e.message}.`)));
+    .catch((e) => replace(el, h('h1', {}, t('replays.game', { id: game })), h('p', { role: 'alert' }, t('replay.cannot', { reason: e.message }))));
 
   const loadReview = () =>
     fetch(`/api/games/${game}/review?seat=${seat}`)
       .then(async (r) => {
         const body = await r.json().catch(() => ({}));
-        if (!r.ok) throw new Error(body.message || `the server answered ${r.status}`);
+        if (!r.ok) throw new Error(body.code ? errorText(body) : t('http.status', { status: r.status }));
         review = body;
       })
       .catch((e) => {
-        review = { error: `No review: ${e.message}.` };
+        review = { error: t('review.none', { reason: e.message }) };
       })
       .then(() => data && el.isConnected && render());
 

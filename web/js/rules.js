@@ -5,6 +5,7 @@
 // message is shown beside that field's menu.
 
 import { h } from './dom.js';
+import { t, has, lang } from './i18n.js';
 
 /** The value at a dotted path of a variant (`undefined` when absent). */
 function getPath(obj, path) {
@@ -16,6 +17,17 @@ function setPath(obj, path, value) {
   const last = keys.pop();
   const parent = keys.reduce((o, k) => o[k], obj);
   parent[last] = value;
+}
+
+/** Whether two JSON values are equal, whatever the order of their keys. */
+export function sameValue(a, b) {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) return a.length === b.length && a.every((x, i) => sameValue(x, b[i]));
+  const ka = Object.keys(a).filter((k) => a[k] !== undefined);
+  const kb = Object.keys(b).filter((k) => b[k] !== undefined);
+  return ka.length === kb.length && ka.every((k) => Object.hasOwn(b, k) && sameValue(a[k], b[k]));
 }
 
 /** A catalog default (written as in a variant file) as a JSON value. */
@@ -149,7 +161,9 @@ export function builder(catalog, preset) {
   return {
     el: h('div', { class: 'rules' }, rows),
     variant,
-    changed: () => JSON.stringify(variant()) !== JSON.stringify(base),
+    // By value: the menus rebuild objects whose keys come out in another
+    // order than the preset's, which is still the same rule.
+    changed: () => !sameValue(variant(), base),
     showError(field, message) {
       const err = errors.get(field);
       if (!err) return false;
@@ -170,4 +184,125 @@ export function builder(catalog, preset) {
 export function erroredField(message) {
   const m = /^variant ([a-z][a-z0-9.-]*): /.exec(message || '');
   return m ? m[1] : null;
+}
+
+/**
+ * A preset's one line: the page's own words for it in this language where
+ * it has them, else the server's (`description` in `GET /api/variants`).
+ */
+export function presetDescription(p) {
+  const key = `preset-desc.${p.name}`;
+  if (has(key) && lang() !== 'en') return t(key);
+  return p.description || (has(key) ? t(key) : '');
+}
+
+/** The domino words players use, explained on the rules page. */
+const WORDS = ['capicua', 'tranque', 'pase', 'data', 'mano'];
+
+/** A preset's rules in words: one line per rule field it sets. */
+function ruleLines(catalog, preset) {
+  const lines = [];
+  const seen = new Set();
+  for (const o of catalog) {
+    if (seen.has(o.field)) continue;
+    const value = getPath(preset.variant, o.field);
+    if (value === undefined || value === null) continue;
+    const options = catalog.filter((x) => x.field === o.field);
+    const { option, params } = decode(value, options);
+    const opt = options.find((x) => x.option === option);
+    if (!opt) continue;
+    seen.add(o.field);
+    const args = Object.entries(params)
+      .map(([k, v]) => `${k} ${typeof v === 'object' ? JSON.stringify(v) : v}`)
+      .join(', ');
+    lines.push(
+      h(
+        'li',
+        {},
+        h('strong', {}, opt.name),
+        args ? ` (${args})` : '',
+        opt.description ? `: ${opt.description}` : '',
+      ),
+    );
+  }
+  return lines;
+}
+
+/**
+ * The rules pages: `#/rules` lists every preset with its one line and the
+ * words of the table; `#/rules/<preset>` is one preset's rules, which the
+ * lobby and the table link to.
+ */
+export function mountRules(app, { preset: name }) {
+  const el = h('div', { class: 'rules-page' }, h('h1', {}, t('rules.title')), h('p', { class: 'muted' }, t('shell.loading')));
+  app.variants().then((cat) => {
+    const all = [...(cat.presets || []), ...(cat['poly-presets'] || [])];
+    const words = h(
+      'section',
+      { class: 'card', 'aria-labelledby': 'words-h' },
+      h('h2', { id: 'words-h' }, t('rules.words')),
+      h(
+        'dl',
+        { class: 'words' },
+        WORDS.map((w) => [h('dt', { lang: 'es' }, t(`word.${w}`)), h('dd', {}, t(`word.${w}.means`))]),
+      ),
+    );
+    if (name === null) {
+      el.replaceChildren(
+        h('h1', {}, t('rules.title')),
+        h('p', {}, t('rules.intro')),
+        h(
+          'section',
+          { class: 'card', 'aria-labelledby': 'presets-h' },
+          h('h2', { id: 'presets-h' }, t('rules.presets')),
+          h(
+            'ul',
+            { class: 'presets' },
+            all.map((p) =>
+              h(
+                'li',
+                {},
+                h('a', { href: `#/rules/${encodeURIComponent(p.name)}` }, p.name),
+                presetDescription(p) ? `: ${presetDescription(p)}` : '',
+              ),
+            ),
+          ),
+        ),
+        words,
+      );
+      return;
+    }
+    const p = all.find((x) => x.name === name);
+    if (!p) {
+      el.replaceChildren(
+        h('h1', {}, t('rules.title')),
+        h('p', { role: 'alert' }, t('rules.unknown', { name })),
+        h('p', {}, h('a', { href: '#/rules' }, t('rules.all'))),
+      );
+      return;
+    }
+    const v = p.variant || {};
+    const seats = v.players || v.seats;
+    const facts = [];
+    if (seats) facts.push(seats.min === seats.max ? t('rules.players-n', { n: seats.min }) : t('rules.players-range', { min: seats.min, max: seats.max }));
+    if (v.tiles?.['max-pip'] !== undefined) facts.push(t('rules.double', { n: v.tiles['max-pip'] }));
+    const lines = ruleLines(cat.catalog || [], p);
+    el.replaceChildren(
+      h('h1', {}, t('rules.of', { name: p.name })),
+      presetDescription(p) ? h('p', { class: 'lead', 'data-key': 'rules-description' }, presetDescription(p)) : null,
+      facts.length ? h('p', {}, facts.join(' · ')) : null,
+      lines.length
+        ? h(
+            'section',
+            { class: 'card', 'aria-labelledby': 'rule-list-h' },
+            h('h2', { id: 'rule-list-h' }, t('rules.how')),
+            h('p', { class: 'small muted' }, t('rules.how-help')),
+            h('ul', { class: 'rule-lines' }, lines),
+          )
+        : null,
+      words,
+      h('p', {}, h('a', { href: '#/rules' }, t('rules.all')), ' · ', h('a', { href: '#/' }, t('rules.play'))),
+    );
+  });
+  return { el };
 }

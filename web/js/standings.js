@@ -1,12 +1,13 @@
 // Standings: the rating leaderboard of each variant (`/api/leaderboard`)
 // and tournaments with their standings (`/api/tournaments...`).
 
-import { h, replace } from './dom.js';
+import { h, replace, joinWords } from './dom.js';
+import { t, errorText } from './i18n.js';
 
 async function getJson(url) {
   const r = await fetch(url);
   const body = await r.json().catch(() => ({}));
-  if (!r.ok) throw new Error(body.message || `the server answered ${r.status}`);
+  if (!r.ok) throw new Error(body.code ? errorText(body) : t('http.status', { status: r.status }));
   return body;
 }
 
@@ -25,15 +26,15 @@ function leaderboard(app) {
   const body = h('div', { 'aria-live': 'polite' });
   const load = async () => {
     const variant = select.value;
-    replace(body, h('p', { class: 'muted' }, 'Loading…'));
+    replace(body, h('p', { class: 'muted' }, t('shell.loading')));
     try {
       const rows = await getJson(`/api/leaderboard?variant=${encodeURIComponent(variant)}&limit=100`);
       replace(
         body,
         rows.length
           ? table(
-              `leaderboard of ${variant}`,
-              ['Rank', 'Player', 'Rating', 'Games', 'Wins', 'Draws', 'Losses'],
+              t('st.leaderboard-of', { variant }),
+              [t('st.rank'), t('st.player'), t('st.rating'), t('st.games'), t('st.wins'), t('st.draws'), t('st.losses')],
               rows.map((r) => [
                 String(r.rank),
                 r.name,
@@ -44,10 +45,10 @@ function leaderboard(app) {
                 String(r.losses),
               ]),
             )
-          : h('p', { class: 'muted' }, `No rated ${variant} games yet. Rated rooms (registered players) count.`),
+          : h('p', { class: 'muted' }, t('st.no-rated', { variant })),
       );
     } catch (e) {
-      replace(body, h('p', { role: 'alert' }, `The leaderboard cannot be shown: ${e.message}.`));
+      replace(body, h('p', { role: 'alert' }, t('st.leaderboard-cannot', { reason: e.message })));
     }
   };
   // The presets, then every other board with rated games: a custom
@@ -58,7 +59,7 @@ function leaderboard(app) {
     select.replaceChildren(
       ...boards.map((b) => {
         const [name, print] = b.split('#');
-        const label = print ? `${name} (custom rules ${print})` : name;
+        const label = print ? t('st.custom', { name, print }) : name;
         return h('option', { value: b, selected: b === 'latin' }, label);
       }),
     );
@@ -68,62 +69,60 @@ function leaderboard(app) {
   return h(
     'section',
     { class: 'card', 'aria-labelledby': 'lb-h' },
-    h('h2', { id: 'lb-h' }, 'Ratings'),
-    h('p', { class: 'small muted' }, 'Weng-Lin ratings of rated games, ordered by the conservative rating (mean minus three deviations).'),
-    h('label', { class: 'inline' }, 'Variant', select),
+    h('h2', { id: 'lb-h' }, t('st.ratings')),
+    h('p', { class: 'small muted' }, t('st.ratings-help')),
+    h('label', { class: 'inline' }, t('lobby.variant'), select),
     body,
   );
 }
 
 function tournaments() {
-  const body = h('div', {}, h('p', { class: 'muted' }, 'Loading…'));
+  const body = h('div', {}, h('p', { class: 'muted' }, t('shell.loading')));
   getJson('/api/tournaments')
     .then((list) =>
       replace(
         body,
         list.length
           ? table(
-              'tournaments',
-              ['Number', 'Tournament', 'Status', 'Entrants', 'Results'],
-              list.map((t) => [
-                String(t.id),
-                h('a', { href: `#/standings/tournament/${t.id}` }, t.name),
-                t.status,
-                String(Array.isArray(t.entrants) ? t.entrants.length : t.entrants ?? ''),
-                String(t.results ?? ''),
+              t('st.tournaments-caption'),
+              [t('st.number'), t('st.tournament'), t('st.status'), t('st.entrants'), t('st.results')],
+              list.map((x) => [
+                String(x.id),
+                h('a', { href: `#/standings/tournament/${x.id}` }, x.name),
+                t(`tn-status.${x.status}`),
+                String(Array.isArray(x.entrants) ? x.entrants.length : x.entrants ?? ''),
+                String(x.results ?? ''),
               ]),
             )
-          : h('p', { class: 'muted' }, 'No tournament yet (see the README: capicua-server tournament create).'),
+          : h('p', { class: 'muted' }, t('st.no-tournament')),
       ),
     )
-    .catch((e) => replace(body, h('p', { role: 'alert' }, `Tournaments cannot be shown: ${e.message}.`)));
-  return h('section', { class: 'card', 'aria-labelledby': 'tn-h' }, h('h2', { id: 'tn-h' }, 'Tournaments'), body);
+    .catch((e) => replace(body, h('p', { role: 'alert' }, t('st.tournaments-cannot', { reason: e.message }))));
+  return h('section', { class: 'card', 'aria-labelledby': 'tn-h' }, h('h2', { id: 'tn-h' }, t('st.tournaments')), body);
 }
 
 /** An entrant's name from the detail's `entrants` (names, or objects with one). */
-function entrantName(t, i) {
-  const e = (t.entrants || [])[i];
-  if (e === undefined || e === null) return `entrant ${i + 1}`;
-  return typeof e === 'string' ? e : e.name ?? e.player ?? `entrant ${i + 1}`;
+function entrantName(tn, i) {
+  const e = (tn.entrants || [])[i];
+  if (e === undefined || e === null) return t('st.entrant', { n: i + 1 });
+  return typeof e === 'string' ? e : e.name ?? e.player ?? t('st.entrant', { n: i + 1 });
 }
 
 /** A side's name: its entrants, joined. */
-function sideName(t, side) {
-  return joinNames((side || []).map((i) => entrantName(t, i)));
+function sideName(tn, side) {
+  return joinNames((side || []).map((i) => entrantName(tn, i)));
 }
 
-function joinNames(names) {
-  return names.length <= 1 ? names.join('') : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
-}
+const joinNames = joinWords;
 
 /** What a knockout table says: "ana beat ben", "ana against ben, in play". */
-function matchText(t, tb) {
+function matchText(tn, tb) {
   const sides = tb.sides || [];
   const w = tb.result ? tb.result.winner : undefined;
-  if (w === undefined) return `${sides.map((s) => sideName(t, s)).join(' against ')}${tb.room ? ', in play' : ', to play'}`;
-  if (w === null) return `${joinNames(sides.map((s) => sideName(t, s)))} drew`;
-  const losers = sides.filter((_, i) => i !== w).map((s) => sideName(t, s));
-  return `${sideName(t, sides[w])} beat ${joinNames(losers)}`;
+  if (w === undefined) return t(tb.room ? 'st.match-playing' : 'st.match-to-play', { sides: sides.map((s) => sideName(tn, s)).join(t('st.against')) });
+  if (w === null) return t('st.match-drew', { sides: joinNames(sides.map((s) => sideName(tn, s))) });
+  const losers = sides.filter((_, i) => i !== w).map((s) => sideName(tn, s));
+  return t('st.match-beat', { winner: sideName(tn, sides[w]), losers: joinNames(losers) });
 }
 
 /**
@@ -131,24 +130,24 @@ function matchText(t, tb) {
  * its entrants and, once played, its winner marked (in words too, as its
  * accessible name: "round 2, table 1: ana beat ben").
  */
-function bracket(t) {
-  const stages = t.spec?.stages || [];
-  const rounds = (t.rounds || []).filter((r) => stages[r.stage]?.format === 'knockout');
+function bracket(tn) {
+  const stages = tn.spec?.stages || [];
+  const rounds = (tn.rounds || []).filter((r) => stages[r.stage]?.format === 'knockout');
   if (!rounds.length) return null;
   const columns = rounds.map((r) =>
     h(
       'div',
-      { class: 'bracket-round', role: 'list', 'aria-label': `round ${r.number + 1}` },
-      h('h3', { 'aria-hidden': 'true' }, `Round ${r.number + 1}`),
+      { class: 'bracket-round', role: 'list', 'aria-label': t('st.round', { n: r.number + 1 }) },
+      h('h3', { 'aria-hidden': 'true' }, t('st.Round', { n: r.number + 1 })),
       (r.tables || []).map((tb) => {
         const w = tb.result ? tb.result.winner : undefined;
         return h(
           'div',
-          { class: 'bracket-match', role: 'listitem', 'aria-label': `round ${r.number + 1}, table ${tb.id + 1}: ${matchText(t, tb)}` },
+          { class: 'bracket-match', role: 'listitem', 'aria-label': t('st.match-label', { round: r.number + 1, table: tb.id + 1, text: matchText(tn, tb) }) },
           (tb.sides || []).map((side, i) =>
-            h('div', { class: `bracket-side${w === i ? ' winner' : ''}`, 'aria-hidden': 'true' }, sideName(t, side), w === i ? ' ✓' : ''),
+            h('div', { class: `bracket-side${w === i ? ' winner' : ''}`, 'aria-hidden': 'true' }, sideName(tn, side), w === i ? ' ✓' : ''),
           ),
-          tb.game !== null && tb.game !== undefined ? h('a', { href: `#/replay/${tb.game}`, class: 'small' }, 'replay') : null,
+          tb.game !== null && tb.game !== undefined ? h('a', { href: `#/replay/${tb.game}`, class: 'small' }, t('st.replay')) : null,
         );
       }),
     ),
@@ -156,12 +155,12 @@ function bracket(t) {
   return h(
     'section',
     { class: 'card', 'aria-labelledby': 'br-h' },
-    h('h2', { id: 'br-h' }, 'Bracket'),
-    h('div', { class: 'bracket', role: 'group', 'aria-label': 'bracket' }, columns),
+    h('h2', { id: 'br-h' }, t('st.bracket')),
+    h('div', { class: 'bracket', role: 'group', 'aria-label': t('st.bracket-label') }, columns),
   );
 }
 
-function tournamentBody(id, t, standings) {
+function tournamentBody(id, tn, standings) {
   const rows = standings.map((s) => [
     String(s.rank),
     s.name,
@@ -170,37 +169,45 @@ function tournamentBody(id, t, standings) {
     String(s.draws),
     String(s.losses),
     String(s.games),
-    s.disqualified ? 'disqualified' : s.eliminated ? 'out' : '',
+    s.disqualified ? t('st.disqualified') : s.eliminated ? t('st.out') : '',
   ]);
-  const rounds = (t.rounds || []).map((r) =>
+  const rounds = (tn.rounds || []).map((r) =>
     h(
       'li',
       {},
-      `Round ${r.number + 1} (${r.variant}${r['in-progress'] ? ', in play' : ''}): `,
+      t(r['in-progress'] ? 'st.round-line-playing' : 'st.round-line', { n: r.number + 1, variant: r.variant }),
+      ' ',
       (r.tables || []).map((tb, i) => [
         i ? ', ' : '',
         tb.game !== null && tb.game !== undefined
-          ? h('a', { href: `#/replay/${tb.game}` }, `table ${tb.id + 1}`)
-          : `table ${tb.id + 1}${tb.room ? ` (room ${tb.room})` : ''}`,
+          ? h('a', { href: `#/replay/${tb.game}` }, t('st.table', { n: tb.id + 1 }))
+          : tb.room
+            ? t('st.table-room', { n: tb.id + 1, room: tb.room })
+            : t('st.table', { n: tb.id + 1 }),
       ]),
     ),
   );
+  const status = t(`tn-status.${tn.status}`);
   return [
-    h('h1', {}, t.name || `Tournament ${id}`),
-    h('p', { role: 'status', 'aria-label': 'tournament status' }, `Status: ${t.status}${t.winners?.length ? `; winners: ${t.winners.join(', ')}` : ''}.`),
+    h('h1', {}, tn.name || t('st.tournament-n', { id })),
+    h(
+      'p',
+      { role: 'status', 'aria-label': t('st.status-label') },
+      tn.winners?.length ? t('st.status-winners', { status, winners: tn.winners.join(', ') }) : t('st.status-line', { status }),
+    ),
     h(
       'section',
       { class: 'card', 'aria-labelledby': 'st-h' },
-      h('h2', { id: 'st-h' }, 'Standings'),
+      h('h2', { id: 'st-h' }, t('st.standings')),
       rows.length
-        ? table(`standings of ${t.name}`, ['Rank', 'Entrant', 'Points', 'Won', 'Drawn', 'Lost', 'Games', ''], rows)
-        : h('p', { class: 'muted' }, 'No result yet.'),
+        ? table(t('st.standings-of', { name: tn.name }), [t('st.rank'), t('st.entrant-col'), t('st.points'), t('st.won'), t('st.drawn'), t('st.lost'), t('st.games'), ''], rows)
+        : h('p', { class: 'muted' }, t('st.no-result')),
     ),
-    bracket(t),
+    bracket(tn),
     rounds.length
-      ? h('section', { class: 'card', 'aria-labelledby': 'rd-h' }, h('h2', { id: 'rd-h' }, 'Rounds (finished tables link to their replay)'), h('ul', {}, rounds))
+      ? h('section', { class: 'card', 'aria-labelledby': 'rd-h' }, h('h2', { id: 'rd-h' }, t('st.rounds')), h('ul', {}, rounds))
       : null,
-    h('p', {}, h('a', { href: '#/standings' }, 'All standings')),
+    h('p', {}, h('a', { href: '#/standings' }, t('st.all'))),
   ];
 }
 
@@ -210,7 +217,7 @@ function tournamentBody(id, t, standings) {
  * finishes (one load at a time; progress during a load asks for another).
  */
 function tournament(app, id) {
-  const el = h('div', {}, h('h1', {}, `Tournament ${id}`), h('p', { class: 'muted' }, 'Loading…'));
+  const el = h('div', {}, h('h1', {}, t('st.tournament-n', { id })), h('p', { class: 'muted' }, t('shell.loading')));
   let loading = false;
   let again = false;
   let gone = false;
@@ -227,7 +234,7 @@ function tournament(app, id) {
         if (!gone) replace(el, ...tournamentBody(id, t, standings));
       } while (again && !gone);
     } catch (e) {
-      if (!gone) replace(el, h('h1', {}, `Tournament ${id}`), h('p', { role: 'alert' }, `It cannot be shown: ${e.message}.`));
+      if (!gone) replace(el, h('h1', {}, t('st.tournament-n', { id })), h('p', { role: 'alert' }, t('st.tournament-cannot', { reason: e.message })));
     } finally {
       loading = false;
     }
@@ -262,5 +269,5 @@ function tournament(app, id) {
 /** The standings page, or one tournament's. */
 export function mount(app, { tournament: id }) {
   if (id !== null) return tournament(app, id);
-  return { el: h('div', {}, h('h1', {}, 'Standings'), leaderboard(app), tournaments()) };
+  return { el: h('div', {}, h('h1', {}, t('st.standings')), leaderboard(app), tournaments()) };
 }

@@ -57,6 +57,20 @@ impl Browser {
     /// [`Browser::start`] with more Chromium flags (such as
     /// `--blink-settings=preferredColorScheme=0`, a dark system theme).
     pub async fn start_with(base: String, flags: &[&str]) -> Option<Browser> {
+        Self::start_opts(base, flags, json!({})).await
+    }
+
+    /// A phone: Chromium's mobile emulation at 390x844 with touch events
+    /// (a tap is a touch, not a mouse click).
+    pub async fn start_phone(base: String, flags: &[&str]) -> Option<Browser> {
+        let phone = json!({ "mobileEmulation": { "deviceMetrics": {
+            "width": 390, "height": 844, "pixelRatio": 1.0, "touch": true, "mobile": true
+        } } });
+        Self::start_opts(base, flags, phone).await
+    }
+
+    /// [`Browser::start_with`] with more `goog:chromeOptions` (merged in).
+    pub async fn start_opts(base: String, flags: &[&str], chrome: Value) -> Option<Browser> {
         let chromium = find_program("CAPICUA_CHROMIUM", &["chromium", "chromium-browser", "google-chrome"]);
         let driver = find_program("CAPICUA_CHROMEDRIVER", &["chromedriver"]);
         let (Some(chromium), Some(driver)) = (chromium, driver) else {
@@ -90,10 +104,11 @@ impl Browser {
             "--force-device-scale-factor=1",
         ];
         args.extend_from_slice(flags);
-        let caps = json!({
-            "browserName": "chrome",
-            "goog:chromeOptions": { "binary": chromium, "args": args },
-        });
+        let mut options = json!({ "binary": chromium, "args": args });
+        if let (Some(o), Some(more)) = (options.as_object_mut(), chrome.as_object()) {
+            o.extend(more.clone());
+        }
+        let caps = json!({ "browserName": "chrome", "goog:chromeOptions": options });
         let caps = caps.as_object().unwrap().clone();
         // chromedriver listens a moment after it starts: retry until it answers.
         let mut last = String::new();
@@ -211,6 +226,30 @@ impl Browser {
                 Err(err) => panic!("cannot click {name:?}: {err}"),
             }
         }
+    }
+
+    /// Taps the element named `name` with a finger (WebDriver touch
+    /// actions): scrolled into view, its centre must be on screen and not
+    /// covered by another element, as a person's finger would find it.
+    pub async fn tap_named(&self, name: &str) {
+        let e = self.wait_named(name).await;
+        let covered = self
+            .client
+            .execute(
+                "const e = arguments[0]; e.scrollIntoView({block: 'center', inline: 'center'});                  const r = e.getBoundingClientRect(); const x = r.left + r.width / 2, y = r.top + r.height / 2;                  if (x < 0 || y < 0 || x > innerWidth || y > innerHeight) return `off screen at ${x},${y}`;                  const top = document.elementFromPoint(x, y);                  return top && (top === e || e.contains(top)) ? null : `covered by ${top ? top.outerHTML.slice(0, 120) : 'nothing'}`;",
+                vec![serde_json::to_value(&e).unwrap()],
+            )
+            .await
+            .expect("script");
+        assert!(covered.is_null(), "{name:?} cannot be tapped: {covered}");
+        use fantoccini::actions::{InputSource, PointerAction, TouchActions};
+        let tap = TouchActions::new("finger".into())
+            .then(PointerAction::MoveToElement { element: e, duration: None, x: 0.0, y: 0.0 })
+            .then(PointerAction::Down { button: 0 })
+            .then(PointerAction::Pause { duration: Duration::from_millis(60) })
+            .then(PointerAction::Up { button: 0 });
+        self.client.perform_actions(tap).await.unwrap_or_else(|e| panic!("cannot tap {name:?}: {e}"));
+        let _ = self.client.release_actions().await;
     }
 
     /// Clicks what `locator` finds, if it is there now: false when it is

@@ -1,0 +1,435 @@
+//! The lobby and the pages around it in a real headless Chromium: rooms
+//! opened from the form keep their preset's name, a phone's width holds
+//! every page without sideways scrolling and its controls answer a finger,
+//! the page speaks Spanish, presets come with their words and rules, and
+//! the review's links land on their move.
+//!
+//! The page is read through roles and accessible names. Each test skips
+//! (passing, with a message) where Chromium or chromedriver is missing,
+//! unless `CAPICUA_REQUIRE_BROWSER=1`.
+
+mod browser_support;
+mod common;
+
+use browser_support::Browser;
+use common::{TestServer, play_out, play_until_over, seat_all};
+use serde_json::{Value, json};
+
+/// One Chromium at a time: the machine has two cores.
+static ONE_BROWSER: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+/// Opens the lobby as a fresh visitor with moves shown as they come.
+async fn lobby(b: &Browser) {
+    b.open("/?pace=0#/").await;
+    b.wait_js("the welcome", "return document.getElementById('who').textContent").await;
+}
+
+fn names(list: &Value) -> Vec<String> {
+    list.as_array().unwrap().iter().map(|p| p["name"].as_str().unwrap().to_string()).collect()
+}
+
+/// Every preset opened from the form with its rules untouched is that
+/// preset: the room is listed, and its match stored, under the preset's
+/// name (so a rated room feeds the preset's leaderboard).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_preset_opened_from_the_lobby_with_its_rules_is_that_preset() {
+    let _one = ONE_BROWSER.lock().await;
+    let server = TestServer::start().await;
+    let cat = server.get_json("/api/variants").await;
+    let mut presets = names(&cat["presets"]);
+    presets.extend(names(&cat["poly-presets"]));
+    assert!(presets.len() > 5, "{presets:?}");
+    let Some(b) = Browser::start(format!("http://{}", server.addr)).await else { return };
+    let mut wrong = vec![];
+    for preset in &presets {
+        lobby(&b).await;
+        b.choose("Variant", preset).await;
+        b.choose("Fill the other seats with bots", "").await;
+        b.click_named("Create and sit down").await;
+        let hash = b
+            .wait_js(&format!("the room of {preset}"), "return location.hash.startsWith('#/room/') && location.hash")
+            .await;
+        let room: u64 = hash.as_str().unwrap().trim_start_matches("#/room/").parse().unwrap();
+        let info = server.room_info(room).await;
+        if info["variant"] != json!(preset) {
+            wrong.push(format!("{preset} opened as {}", info["variant"]));
+        }
+    }
+    b.close().await;
+    assert!(wrong.is_empty(), "{wrong:#?}");
+}
+
+/// Every element of the page whose right edge passes the viewport's (or
+/// that spills out of its card), and the page's own sideways scroll.
+const OVERFLOW: &str = r#"
+  const w = document.documentElement.clientWidth;
+  const say = (e) => `${e.tagName.toLowerCase()}${e.id ? '#' + e.id : ''}${e.className && typeof e.className === 'string' ? '.' + e.className.trim().replace(/\s+/g, '.') : ''} "${(e.getAttribute('aria-label') || e.textContent || '').trim().slice(0, 40)}"`;
+  const bad = [];
+  for (const e of document.querySelectorAll('body *')) {
+    if (e.closest('.visually-hidden, .skip, [hidden]')) continue;
+    const r = e.getBoundingClientRect();
+    if (r.width === 0 && r.height === 0) continue;
+    if (r.right > w + 1) bad.push(`${say(e)} ends at ${Math.round(r.right)} of ${w}`);
+    const card = e.parentElement?.closest('.card');
+    if (card) {
+      const c = card.getBoundingClientRect();
+      if (r.right > c.right + 1) bad.push(`${say(e)} spills out of its card (${Math.round(r.right)} > ${Math.round(c.right)})`);
+    }
+  }
+  if (document.documentElement.scrollWidth > w) bad.push(`the page scrolls sideways: ${document.documentElement.scrollWidth} > ${w}`);
+  return bad;
+"#;
+
+async fn no_overflow(b: &Browser, page: &str) {
+    let bad = b.js(OVERFLOW).await;
+    assert_eq!(bad, json!([]), "{page} at a phone's width");
+}
+
+/// At 390x844 (a phone, touch events on) no page is wider than the
+/// screen: the lobby with rooms and their Join and Watch, the bots menu,
+/// the replays, the standings and a room; and a finger's tap on "Create
+/// and sit down" opens a room.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_a_phone_nothing_overflows_and_a_tap_opens_a_room() {
+    let _one = ONE_BROWSER.lock().await;
+    let server = TestServer::start().await;
+    // A stored game (for the replays list) and rooms in the lobby: one
+    // waiting for players with a long name in it, one in play.
+    let mut clients = vec![];
+    for _ in 0..2 {
+        clients.push(server.guest().await);
+    }
+    let room = seat_all(&mut clients, json!({"preset": "block", "seats": 2})).await;
+    let (_clients, _game) = play_out(clients, room).await;
+    let (mut host, _) = server.player("a-rather-long-player-name").await;
+    let waiting = host.create_room(json!({"preset": "all-fives", "seats": 4})).await;
+    host.join(waiting, Some(0)).await;
+    let mut busy = server.guest().await;
+    let playing = busy.create_room(json!({"preset": "mexican-train", "seats": 4})).await;
+    busy.join(playing, Some(0)).await;
+    let r = busy.request(json!({"type": "fill-bots", "room": playing, "strategy": "random"})).await;
+    assert_eq!(r["type"], "ok", "{r}");
+
+    let Some(b) = Browser::start_phone(format!("http://{}", server.addr), &[]).await else { return };
+    lobby(&b).await;
+    b.wait_named(&format!("watch room {playing}")).await;
+    b.wait_named(&format!("join room {waiting}")).await;
+    let width = b.js("return document.documentElement.clientWidth").await;
+    assert_eq!(width, json!(390), "the phone's viewport");
+    // The bots menu lists its strengths before the page is measured.
+    b.choose("Fill the other seats with bots", "random").await;
+    no_overflow(&b, "the lobby").await;
+    b.js("window.scrollTo(0, 0)").await;
+    b.screenshot("lobby-phone").await;
+    b.click_named("Change the rules").await;
+    no_overflow(&b, "the lobby with its rule menus").await;
+    // Join and Watch are on screen, each reachable by a finger.
+    for name in [format!("join room {waiting}"), format!("watch room {playing}")] {
+        let inside = b
+            .js(&format!(
+                "const e = [...document.querySelectorAll('[aria-label]')].find((e) => e.getAttribute('aria-label') === {});
+                 const r = e.getBoundingClientRect();
+                 return r.left >= 0 && r.right <= document.documentElement.clientWidth && r.width >= 24 && r.height >= 24",
+                json!(name)
+            ))
+            .await;
+        assert_eq!(inside, json!(true), "{name} is on screen and big enough for a finger");
+    }
+    for (path, ready) in [
+        ("#/replays", "return document.querySelector('table caption') && document.querySelector('tbody tr')"),
+        (
+            "#/standings",
+            "return [...document.querySelectorAll('h2')].length >= 2 && !document.body.innerText.includes('Loading')",
+        ),
+    ] {
+        b.open(&format!("/?pace=0{path}")).await;
+        b.wait_js(path, ready).await;
+        no_overflow(&b, path).await;
+    }
+    // A finger opens a room: the tap reaches the button, the room opens.
+    lobby(&b).await;
+    b.choose("Variant", "latin").await;
+    b.choose("Fill the other seats with bots", "random").await;
+    b.tap_named("Create and sit down").await;
+    b.wait_named("I'm ready").await;
+    let hash = b.wait_js("the room's page", "return location.hash.startsWith('#/room/') && location.hash").await;
+    no_overflow(&b, hash.as_str().unwrap()).await;
+    // In Spanish, whose words are longer, the lobby holds as well.
+    lobby(&b).await;
+    b.tap_named("Español").await;
+    b.wait_js("the lobby in Spanish", "return document.documentElement.lang === 'es' && document.querySelector('[data-key=\"c-create\"]')?.textContent === 'Crear y sentarse'").await;
+    b.wait_named(&format!("mirar la sala {playing}")).await;
+    b.choose("Completar los demás asientos con bots", "random").await;
+    no_overflow(&b, "the lobby in Spanish").await;
+    b.js("window.scrollTo(0, 0)").await;
+    b.screenshot("lobby-phone-es").await;
+    b.close().await;
+    drop((host, busy));
+}
+
+/// The lobby's heading and the form's first label, as shown.
+const WORDS: &str = "return { lang: document.documentElement.lang, h1: document.querySelector('main h1')?.textContent, \
+     create: document.querySelector('[data-key=\"c-create\"]')?.textContent, \
+     nav: [...document.querySelectorAll('.top nav a')].map((a) => a.textContent).join('|') }";
+
+/// A browser whose language is Spanish gets the page in Spanish; the
+/// EN/ES switch changes it at once and is remembered after a reload; an
+/// error of the server is worded in Spanish from its code, beside the rule
+/// at fault.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_spanish_browser_gets_the_lobby_in_spanish_and_the_switch_is_remembered() {
+    let _one = ONE_BROWSER.lock().await;
+    let server = TestServer::start().await;
+    let Some(b) =
+        Browser::start_with(format!("http://{}", server.addr), &["--lang=es-ES", "--accept-lang=es-ES,es"]).await
+    else {
+        return;
+    };
+    lobby(&b).await;
+    let spanish = json!({ "lang": "es", "h1": "Dominó para personas y bots", "create": "Crear y sentarse",
+                          "nav": "Salón|Repeticiones|Clasificación|Reglas" });
+    let english = json!({ "lang": "en", "h1": "Dominoes for people and bots", "create": "Create and sit down",
+                          "nav": "Lobby|Replays|Standings|Rules" });
+    b.wait_js("the lobby in Spanish", &format!("const w = (() => {{ {WORDS} }})(); return w.create && w")).await;
+    assert_eq!(b.js(WORDS).await, spanish, "the browser's language chooses the page's");
+    b.wait_js("the welcome in Spanish", "return document.getElementById('who').textContent.startsWith('Juegas como')")
+        .await;
+    b.screenshot("lobby-es").await;
+    b.click_named("English").await;
+    b.wait_js("the lobby in English", &format!("const w = (() => {{ {WORDS} }})(); return w.lang === 'en' && w")).await;
+    assert_eq!(b.js(WORDS).await, english, "the switch changes every word at once");
+    lobby(&b).await;
+    b.wait_js("the form", "return document.querySelector('[data-key=\"c-create\"]')").await;
+    assert_eq!(b.js(WORDS).await, english, "the choice is remembered after a reload");
+    b.click_named("Español").await;
+    b.wait_js("the lobby in Spanish again", &format!("const w = (() => {{ {WORDS} }})(); return w.lang === 'es' && w"))
+        .await;
+    assert_eq!(b.js(WORDS).await, spanish);
+    // A refused rule: worded from the error's code, in Spanish, beside its menu.
+    b.choose("Modalidad", "block").await;
+    b.choose("Mesa", "2").await;
+    b.choose("Completar los demás asientos con bots", "").await;
+    b.click_named("Cambiar las reglas").await;
+    b.choose("stuck.when-unable", "draw-until-playable").await;
+    b.click_named("Crear y sentarse").await;
+    let alert = b
+        .wait_js(
+            "the refusal beside stuck.when-unable",
+            "const e = document.getElementById('rule-stuck-when-unable-err'); return e && !e.hidden ? e.textContent : null",
+        )
+        .await;
+    let alert = alert.as_str().unwrap();
+    assert!(alert.starts_with("Estas reglas no van juntas: ") && alert.contains("stuck.when-unable"), "{alert}");
+    // At a table the switch redraws the page in place: the seat is kept.
+    b.choose("stuck.when-unable", "pass").await;
+    b.click_named("Crear y sentarse").await;
+    let hash = b.wait_js("the room", "return location.hash.startsWith('#/room/') && location.hash").await;
+    b.wait_named("I'm ready").await;
+    b.click_named("English").await;
+    b.wait_js("the shell in English", "return document.documentElement.lang === 'en'").await;
+    b.wait_named("I'm ready").await;
+    assert_eq!(b.js("return location.hash").await, hash, "still at the table");
+    b.close().await;
+}
+
+/// A latin match of one guest (seat 1) and three random bots, played out
+/// by the guest's client; the stored game's id.
+async fn guest_and_bots(server: &TestServer) -> i64 {
+    let mut c = server.guest().await;
+    let room = c.create_room(json!({"preset": "latin", "seats": 4})).await;
+    assert_eq!(c.join(room, Some(0)).await, 0);
+    let r = c.request(json!({"type": "fill-bots", "room": room, "strategy": "random"})).await;
+    assert_eq!(r["type"], "ok", "{r}");
+    c.ready(room).await;
+    let (_c, over) = play_until_over(c, room, 11).await;
+    over["game"].as_i64().expect("the game is stored")
+}
+
+/// The lobby names its games with their one line and links to the rules
+/// (no pointer to a README or an API): the rules page lists every preset,
+/// each with its page of rules and the words of the table. The Replays
+/// list names the winning seats, not "bot:random and bot:random".
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn presets_have_their_words_and_rules_and_replays_name_the_winning_seats() {
+    let _one = ONE_BROWSER.lock().await;
+    let server = TestServer::start().await;
+    let game = guest_and_bots(&server).await;
+    let cat = server.get_json("/api/variants").await;
+    let Some(b) = Browser::start(format!("http://{}", server.addr)).await else { return };
+    lobby(&b).await;
+    b.choose("Variant", "all-fives").await;
+    let about =
+        b.wait_js("the preset's line", "return document.querySelector('[data-key=\"c-about\"]')?.textContent").await;
+    let about = about.as_str().unwrap().to_string();
+    assert!(about.contains("Rules of all-fives"), "{about}");
+    let all_fives = cat["presets"].as_array().unwrap().iter().find(|p| p["name"] == "all-fives").unwrap();
+    if let Some(d) = all_fives["description"].as_str() {
+        assert!(about.contains(d), "the lobby shows the server's description {d:?}: {about}");
+    }
+    let text = b.js("return document.body.innerText").await;
+    let text = text.as_str().unwrap();
+    assert!(
+        !text.contains("README") && !text.contains("/api/"),
+        "the lobby speaks to players, not to programmers: {text}"
+    );
+
+    // The rules of every game: each preset with its page.
+    b.click_named("The rules of every game, and the words of the table").await;
+    b.wait_js(
+        "the rules page",
+        "return location.hash === '#/rules' && document.querySelector('main h1')?.textContent === 'Rules'",
+    )
+    .await;
+    let listed = b
+        .wait_js("the presets listed", "return [...document.querySelectorAll('main ul a')].map((a) => a.textContent)")
+        .await;
+    let mut want = names(&cat["presets"]);
+    want.extend(names(&cat["poly-presets"]));
+    assert_eq!(listed, json!(want), "every preset has its rules page");
+    let words = b.js("return [...document.querySelectorAll('dt')].map((d) => d.textContent)").await;
+    assert_eq!(words, json!(["capicúa", "tranque", "pase", "data", "la mano"]));
+    b.click_named("latin").await;
+    let rules = b
+        .wait_js(
+            "latin's rules",
+            "return document.querySelector('main h1')?.textContent === 'Rules of latin' && [...document.querySelectorAll('.rule-lines li')].map((l) => l.textContent)",
+        )
+        .await;
+    assert!(rules.as_array().unwrap().len() >= 4, "latin's rules in words: {rules}");
+    // A poly preset's page, opened by its address (the table links there).
+    let poly = want.last().unwrap().clone();
+    b.open(&format!("/#/rules/{poly}")).await;
+    b.wait_js(
+        "a poly preset's page",
+        &format!("return document.querySelector('main h1')?.textContent === 'Rules of {poly}'"),
+    )
+    .await;
+
+    // The Replays list: the winners by their seats.
+    let g = server.get_json(&format!("/api/games/{game}")).await;
+    let winner = g["winner"].as_u64().expect("latin matches are won");
+    let seats: Vec<String> = g["seats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["side"] == json!(winner))
+        .map(|s| (s["seat"].as_u64().unwrap() + 1).to_string())
+        .collect();
+    b.open("/#/replays").await;
+    let row = b
+        .wait_js(
+            "the stored game listed",
+            &format!(
+                "const a = [...document.querySelectorAll('table a')].find((a) => a.textContent === 'Game {game}'); \
+                 return a ? a.closest('tr').innerText : null"
+            ),
+        )
+        .await;
+    let row = row.as_str().unwrap();
+    let won = format!("Seats {} and {} won", seats[0], seats[1]);
+    assert!(row.contains(&won), "{row} says {won:?}");
+    assert!(!row.contains("bot:random and bot:random"), "{row}");
+    b.close().await;
+}
+
+/// The review's "Move N" link opens move N: the replay says "Move N of …",
+/// the move is in this step's words, and the review of it is shown.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_review_link_opens_the_move_it_names() {
+    let _one = ONE_BROWSER.lock().await;
+    let server = TestServer::start().await;
+    let game = guest_and_bots(&server).await;
+    let review = server.get_json(&format!("/api/games/{game}/review?seat=0")).await;
+    let decisions = review["decisions"].as_array().unwrap();
+    assert!(decisions.len() >= 2, "{review}");
+    let g = server.replay(game, "seat=0").await;
+    let total = g["steps"].as_array().unwrap().len();
+    let Some(b) = Browser::start(format!("http://{}", server.addr)).await else { return };
+    b.open(&format!("/?pace=0#/replay/{game}?seat=0")).await;
+    // A decision is marked a mistake (✗) only where the server found one:
+    // a loss beyond the estimates' error, not any other choice.
+    let marks = b
+        .wait_js(
+            "the review",
+            "const l = [...document.querySelectorAll('[aria-label=\"decisions\"] li')]; return l.length && l.map((li) => li.dataset.mistake === 'true')",
+        )
+        .await;
+    let want: Vec<bool> =
+        decisions.iter().map(|d| d["mistake"].as_bool().unwrap_or(d["played"] != d["best"])).collect();
+    assert_eq!(marks, json!(want), "the mistakes marked");
+    for d in [&decisions[1], decisions.last().unwrap()] {
+        let step = d["step"].as_u64().unwrap() as usize;
+        let n = step + 1;
+        b.click_named(&format!("Move {n}")).await;
+        let status = format!("Move {n} of {total}");
+        b.wait_js(
+            &status,
+            &format!(
+                "return [...document.querySelectorAll('[aria-label=\"replay controls\"] [role=\"status\"]')][0]?.textContent === {}",
+                json!(status)
+            ),
+        )
+        .await;
+        assert!(
+            b.js("return location.hash").await.as_str().unwrap().ends_with(&format!("step={n}")),
+            "the address names step {n}"
+        );
+        // The step shows the move the link names: its first event is seat 1's.
+        let first = &g["steps"][step]["events"][0];
+        assert_eq!(first["seat"], json!(0), "move {n} is seat 1's: {first}");
+        let shown = b.js("return document.querySelector('[aria-label=\"this move\"]').textContent").await;
+        assert!(shown.as_str().unwrap().starts_with("Seat 1 (this view)"), "{shown}");
+        let hint = b
+            .wait_js(
+                "the review of that move",
+                "return document.querySelector('[data-key=\"replay-hint\"]')?.textContent",
+            )
+            .await;
+        assert!(hint.as_str().unwrap().starts_with(&format!("Move {n}: ")), "{hint}");
+    }
+    b.close().await;
+}
+
+/// A replay shows the end of each hand: at the step that ends it, the
+/// board with its last tile and every seat's remaining tiles face up, with
+/// the hand's result; the step after it is the next deal.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_replay_shows_each_hands_end_with_the_hands_turned_up() {
+    let _one = ONE_BROWSER.lock().await;
+    let server = TestServer::start().await;
+    let game = guest_and_bots(&server).await;
+    let g = server.replay(game, "seat=0").await;
+    let steps = g["steps"].as_array().unwrap();
+    let k = 1 + steps.iter().position(|s| s["hand-end"].is_object()).expect("a step ends a hand");
+    let end = &steps[k - 1]["hand-end"];
+    let Some(b) = Browser::start(format!("http://{}", server.addr)).await else { return };
+    b.open(&format!("/?pace=0#/replay/{game}?seat=0&step={k}")).await;
+    let shown = b
+        .wait_js(
+            "the hands turned up",
+            "const r = document.querySelector('[aria-label=\"the hands turned up\"]'); \
+             return r && { hands: [...r.querySelectorAll('[role=\"group\"]')].map((g) => g.getAttribute('aria-label')), \
+               board: document.querySelectorAll('[aria-label=\"the board\"] [role=\"img\"]').length, \
+               result: [...document.querySelectorAll('h2')].some((h) => h.textContent === 'Hand 1 result') }",
+        )
+        .await;
+    let hands = end["view"]["hands"].as_array().unwrap();
+    assert_eq!(shown["hands"].as_array().unwrap().len(), hands.len(), "every seat's tiles: {shown}");
+    for (label, tiles) in shown["hands"].as_array().unwrap().iter().zip(hands) {
+        let named = browser_support::tiles_in(label.as_str().unwrap());
+        assert_eq!(named.len(), tiles.as_array().unwrap().len(), "{label} shows {tiles}");
+    }
+    let (_, on_board) = browser_support::view_tiles(&end["view"]);
+    assert_eq!(shown["board"], json!(on_board.len()), "the final board, its last tile laid");
+    let (_, before) = browser_support::view_tiles(&steps[k - 2]["view"]);
+    let laid = usize::from(steps[k - 1]["events"][0]["event"] == "played");
+    assert_eq!(on_board.len(), before.len() + laid, "the board of the step before, and the hand's last tile");
+    assert_eq!(shown["result"], json!(true), "the hand's result is shown");
+    b.client.set_window_size(1280, 1400).await.unwrap();
+    b.screenshot("replay-hand-end").await;
+    // The next step is the next deal: no hands turned up.
+    b.click_named("next move").await;
+    b.wait_js(&format!("Move {} of", k + 1), "return !document.querySelector('[aria-label=\"the hands turned up\"]')")
+        .await;
+    b.close().await;
+}
