@@ -36,7 +36,12 @@ static ONE_BROWSER: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 fn drawn_and_placed(room: u64) -> String {
     format!(
         r#"
-const drawn = [...document.querySelectorAll('[aria-label="the board"] svg [data-placed]')].map((e) => e.getAttribute('aria-label'));
+// A lattice tile is named by the tiles beside it; its cell and turn are data.
+const drawn = [...document.querySelectorAll('[aria-label="the board"] svg [data-placed]')].map((e) => {{
+  const label = e.getAttribute('aria-label');
+  const c = e.dataset.cell;
+  return c ? `tile ${{label.split(',')[0]}} at cell ${{c.replace(',', ', ')}}, turned ${{e.dataset.turn}} | ${{label}}` : label;
+}});
 const svg = document.querySelector('[aria-label="the board"] svg');
 const r = await window.capicuaConnection.request({{ type: 'resync', room: {room} }});
 const board = r['poly-view'] ? r['poly-view'].board : null;

@@ -7,8 +7,9 @@
 // sides go up and down from it. A longana board is a star of arms from the
 // central double (right, left, up, down). Trains and chicken feet draw each
 // arm as its own row from the tile it starts at, labelled by its owner.
-// Cross and star boards fit their SVG's viewBox to the drawing, so they
-// shrink rather than leave the screen.
+// Cross and star boards fit their SVG's viewBox to the drawing; then every
+// board is scaled to the height left between its top and the bottom of the
+// player's hand (`fitFelt`), so board and hand are seen together.
 //
 // Everything is rebuilt from `history` (plays carry their end and face), so
 // the drawing never depends on a view's `ends` being current.
@@ -81,11 +82,11 @@ export function endName(end, { view, variant, seat }) {
  * the free square where the open end's next tile would go (where a player
  * points to choose that end).
  */
-function snake(pieces, { x, axis, dir, dy, min, max }) {
+function snake(pieces, { x, axis, dir, dy, min, max, flat = false }) {
   const out = [];
   let prevCross = false;
   let rowStart = true;
-  let crossOK = true;
+  let crossOK = !flat;
   for (const p of pieces) {
     const along = p.double && crossOK ? 1 : 2;
     const fits = dir > 0 ? x + along <= max : x - along >= min;
@@ -120,7 +121,7 @@ function snake(pieces, { x, axis, dir, dy, min, max }) {
     }
     x += dir * along;
     rowStart = false;
-    crossOK = true;
+    crossOK = !flat;
   }
   const fits = dir > 0 ? x + 2 <= max : x - 2 >= min;
   let next;
@@ -181,8 +182,12 @@ function drawItems(items, { numerals, last }) {
       cy: it.cy,
       upright: it.upright,
       numerals,
-      cls: `${it.index === last ? 't-last' : ''} ${it.hub ? 't-hub' : ''}`,
-      label: it.hub ? `${tileName(it.tile)}, where this arm starts` : tileName(it.tile),
+      cls: `${it.index === last ? 't-last' : ''} ${it.hub ? 't-hub' : ''} ${it.uncovered ? 't-uncovered' : ''}`,
+      label: it.hub
+        ? `${tileName(it.tile)}, where this arm starts`
+        : it.uncovered
+          ? `${tileName(it.tile)}, the double to cover`
+          : tileName(it.tile),
     }),
   );
 }
@@ -395,6 +400,8 @@ export function renderBoard(opts) {
   if (extra.length) {
     const list = h('ul', { class: 'arms' });
     const rows = [];
+    const mustCover = kind === 'trains' && variant?.board?.trains?.['satisfy-doubles'] !== false;
+    const waiting = [];
     for (const e of extra) {
       const pieces = piecesOf(e);
       const fromLead = kind === 'longana' || kind === 'trains' || (kind === 'chicken-foot' && e < centreOf(variant));
@@ -403,34 +410,62 @@ export function renderBoard(opts) {
       if (!origin && view?.ends?.[e]) origin = view.ends[e].tile;
       if (!origin) continue;
       const [olo, ohi] = origin;
-      const hub = { tile: origin, hub: true, cx: 0, cy: 0, upright: true, first: ohi, second: olo, index: -1 };
-      const long = straight(pieces, { x: 0.5, y: 0, dx: 1, dy: 0 });
+      // Rows lie flat (the hub and doubles too) so that many trains take
+      // little height: the board has only the room above the hand.
+      const hub = { tile: origin, hub: true, cx: -0.5, cy: 0, upright: false, first: ohi, second: olo, index: -1 };
+      const long = snake(pieces, { x: 0.5, axis: 0, dir: 1, dy: 1, min: -1.5, max: Infinity, flat: true });
       rows.push({ e, pieces, olo, hub, right: long.next[0] + long.next[2] });
     }
-    // Shrinking to at most half the usual tile size; a row longer than
-    // that turns back under itself (snakes) instead.
-    const right = Math.max(width - 0.5, Math.min(2 * width, Math.max(...rows.map((r) => r.right))));
-    const pad = 0.35;
+    // Shrinking to at most three quarters of the usual tile size, so
+    // numerals stay readable; a row longer than that turns back under
+    // itself (snakes) instead.
+    const right = Math.max(width - 1.5, Math.min(1.3 * width, Math.max(...rows.map((r) => r.right))));
+    const pad = 0.3;
     for (const { e, pieces, olo, hub } of rows) {
-      const line = snake(pieces, { x: 0.5, axis: 0, dir: 1, dy: 1, min: -0.5, max: right });
+      const line = snake(pieces, { x: 0.5, axis: 0, dir: 1, dy: 1, min: -1.5, max: right, flat: true });
+      const info = view?.ends?.[e];
+      const lastPiece = pieces[pieces.length - 1];
+      // A double at a train's end stays there, to be covered before any
+      // other play, until someone covers it.
+      const uncovered = mustCover && lastPiece?.double ? lastPiece : null;
+      if (uncovered) {
+        const it = line.items.find((i) => i.index === uncovered.index);
+        if (it) it.uncovered = true;
+      }
+      // A private train open to everyone carries its owner's marker; the
+      // public train is everyone's anyway.
+      const isPublic = kind === 'trains' && (info ? info.owner === null || info.owner === undefined : e === (view?.['hand-sizes']?.length ?? -1));
+      const marked = !!info?.opened && !isPublic;
       const [y0, y1] = bounds([...[hub, ...line.items].map(rectOf), line.next]);
       const rects = new Map([[e, line.next]]);
       const items = [hub, ...line.items];
       const name = endName(e, opts);
-      const shows = pieces.length ? pieces[pieces.length - 1].outer : view?.ends?.[e]?.pip ?? olo;
+      const Name = `${name[0].toUpperCase()}${name.slice(1)}`;
+      const shows = lastPiece ? lastPiece.outer : info?.pip ?? olo;
       const names = line.items.map((i) => tileName(i.tile));
-      const title = `${name[0].toUpperCase()}${name.slice(1)}, open at ${shows}`;
+      const state = [
+        `ends in ${shows}`,
+        marked ? 'marker: open to everyone' : null,
+        uncovered ? `the double ${tileName(uncovered.tile)} waits to be covered` : null,
+      ].filter(Boolean);
+      if (uncovered) waiting.push(`${tileName(uncovered.tile)} on ${name}`);
+      const marker = marked
+        ? h('span', { class: 'train-marker', role: 'img', 'aria-label': 'marker: open to everyone' }, markerSvg(), 'open to everyone')
+        : null;
+      const cover = uncovered
+        ? h('span', { class: 'train-cover' }, `${tileName(uncovered.tile)} to cover`)
+        : null;
       list.append(
         h(
           'li',
-          {},
-          h('h3', {}, title),
+          { class: `${marked ? 'marked' : ''} ${uncovered ? 'to-cover' : ''}`.trim() || null },
+          h('h3', {}, h('span', {}, Name), h('span', { class: 'train-end' }, `ends in ${shows}`), marker, cover),
           s(
             'svg',
             {
-              viewBox: `${-0.5 - pad} ${y0 - pad} ${right + 0.5 + 2 * pad} ${y1 - y0 + 2 * pad}`,
+              viewBox: `${-1.5 - pad} ${y0 - pad} ${right + 1.5 + 2 * pad} ${y1 - y0 + 2 * pad}`,
               role: 'group',
-              'aria-label': `${name}: ${names.length ? names.join(', ') : 'no tiles yet'}`,
+              'aria-label': `${name}: ${names.length ? names.join(', ') : 'no tiles yet'}; ${state.join('; ')}`,
               preserveAspectRatio: 'xMinYMid meet',
             },
             drawItems(items, ctx),
@@ -439,10 +474,79 @@ export function renderBoard(opts) {
         ),
       );
     }
+    if (waiting.length) {
+      parts.push(
+        h(
+          'p',
+          { class: 'board-note', role: 'status' },
+          `The double ${waiting.join(' and ')} must be covered before any other play.`,
+        ),
+      );
+    }
     parts.push(list);
   }
-  return h('div', { class: 'board' }, parts);
+  const board = h('div', { class: 'board' }, parts);
+  queueMicrotask(() => fitFelt(board.closest('.felt') || board.parentElement));
+  return board;
 }
+
+/** A train's marker (a little engine), drawn beside an open train's name. */
+function markerSvg() {
+  return s(
+    'svg',
+    { viewBox: '0 0 24 16', 'aria-hidden': 'true', focusable: 'false', class: 'marker-icon' },
+    s('path', { d: 'M2 3h9v3h4V2h5v9h2v2H2z', class: 'marker-body' }),
+    s('circle', { cx: 6, cy: 13.5, r: 2.2, class: 'marker-wheel' }),
+    s('circle', { cx: 17, cy: 13.5, r: 2.2, class: 'marker-wheel' }),
+  );
+}
+
+// --- fitting the board to the screen -----------------------------------------
+
+/** Below this many pixels the board is fitted to the screen once scrolled to instead. */
+const LEAST_ROOM = 140;
+
+/**
+ * Scales the drawings of a board (`felt`: its section) so that the board
+ * and the hand under it are seen together: its height is what the window
+ * leaves between the board's top and the bottom of the player's hand (the
+ * first `.hand-area` after it). Where what lies above the board leaves
+ * less than LEAST_ROOM, the board and hand fill the window once the board
+ * is scrolled to the top instead. The drawings keep their shape (viewBox,
+ * meet): they shrink, they never stretch or get cut.
+ */
+export function fitFelt(felt) {
+  if (!felt || !felt.isConnected) return;
+  const svgs = [...felt.querySelectorAll('svg')].filter((x) => !x.parentElement.closest('svg') && !x.classList.contains('marker-icon'));
+  if (!svgs.length) return;
+  for (const x of svgs) x.style.height = '';
+  const natural = svgs.map((x) => x.getBoundingClientRect().height);
+  const total = natural.reduce((a, b) => a + b, 0);
+  if (!total) return;
+  const box = felt.getBoundingClientRect();
+  const chrome = box.height - total;
+  const hand = handAfter(felt);
+  const below = hand ? Math.max(0, hand.getBoundingClientRect().bottom - box.bottom) : 0;
+  const screen = document.documentElement.clientHeight || window.innerHeight;
+  const top = box.top + window.scrollY;
+  const slack = 6;
+  let room = screen - top - below - chrome - slack;
+  if (room < LEAST_ROOM) room = screen - below - chrome - slack;
+  const scale = Math.min(1, Math.max(0.05, room / total));
+  if (scale < 1) svgs.forEach((x, i) => (x.style.height = `${(natural[i] * scale).toFixed(1)}px`));
+}
+
+function handAfter(felt) {
+  let el = felt.nextElementSibling;
+  while (el) {
+    if (el.matches('.hand-area')) return el;
+    const inner = el.querySelector?.('.hand-area');
+    if (inner) return inner;
+    el = el.nextElementSibling;
+  }
+  return null;
+}
+
 
 function centreOf(variant) {
   return variant?.board?.['chicken-foot']?.centre ?? 4;

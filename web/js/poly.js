@@ -10,6 +10,7 @@
 
 import { h, s, rovingTiles } from './dom.js';
 import { sendMove } from './prompt.js';
+import { fitFelt } from './board.js';
 
 const R3 = Math.sqrt(3);
 
@@ -166,15 +167,90 @@ export function spotKey(at) {
   return `c${at.x},${at.y}`;
 }
 
-/** A spot as people say it. */
+/** The cell across side `side` of cell (x, y), and its side that touches it (as `Lattice::neighbour`). */
+export function neighbour(lattice, x, y, side) {
+  if (lattice === 'square') {
+    const [dx, dy] = [[0, -1], [1, 0], [0, 1], [-1, 0]][side % 4];
+    return [x + dx, y + dy, (side + 2) % 4];
+  }
+  if (lattice === 'hex') {
+    const [dx, dy] = [[1, -1], [1, 0], [0, 1], [-1, 1], [-1, 0], [0, -1]][side % 6];
+    return [x + dx, y + dy, (side + 3) % 6];
+  }
+  if (pointsUp(x, y)) return [[x + 1, y, 2], [x, y + 1, 0], [x - 1, y, 1]][side % 3];
+  return [[x, y - 1, 1], [x + 1, y, 2], [x - 1, y, 0]][side % 3];
+}
+
+// Where a side of a cell lies, as people say it: `HERE` for what lies
+// across it from the cell itself ("on its left"), `BY` for a cell across
+// it ("to the left of").
+const HERE = {
+  square: ['above', 'on its right', 'below', 'on its left'],
+  hex: ['up on its right', 'on its right', 'down on its right', 'down on its left', 'on its left', 'up on its left'],
+  up: ['on its right', 'below', 'on its left'],
+  down: ['above', 'on its right', 'on its left'],
+};
+const BY = {
+  square: ['above', 'to the right of', 'below', 'to the left of'],
+  hex: ['up and to the right of', 'to the right of', 'down and to the right of', 'down and to the left of', 'to the left of', 'up and to the left of'],
+  up: ['to the right of', 'below', 'to the left of'],
+  down: ['above', 'to the right of', 'to the left of'],
+};
+function words(table, lattice, x, y, side) {
+  const key = lattice === 'triangle' ? (pointsUp(x, y) ? 'up' : 'down') : lattice;
+  return table[key][side];
+}
+
+/** The placed tiles a cell touches: [{ side, tile, theirs }] (their side that touches). */
+function touching(lattice, view, x, y) {
+  const at = new Map();
+  for (const p of view?.board || []) if (p.at.kind === 'cell') at.set(`${p.at.x},${p.at.y}`, p);
+  const out = [];
+  const n = lattice === 'square' ? 4 : lattice === 'hex' ? 6 : 3;
+  for (let side = 0; side < n; side++) {
+    const [nx, ny, theirs] = neighbour(lattice, x, y, side);
+    const tile = at.get(`${nx},${ny}`);
+    if (tile) out.push({ side, tile, theirs });
+  }
+  return out;
+}
+
+/** A spot as people say it, after a verb: "to the right of the 1-2-3". */
 export function spotName(at, view) {
-  if (at.kind === 'root') return 'the first tile';
+  if (at.kind === 'root') return 'as the first tile';
   if (at.kind === 'face') {
     const parent = view?.board?.[at.node];
     const pips = parent ? parent.pips[at.face] : '?';
-    return `face ${at.face + 1} of tile ${at.node + 1} (${pips})`;
+    return `at face ${at.face + 1} of tile ${at.node + 1} (${pips})`;
   }
-  return `cell ${at.x}, ${at.y}`;
+  const lattice = latticeOf(view?.['board-kind']) || 'triangle';
+  const near = touching(lattice, view, at.x, at.y).filter((n) => !(n.tile.at.x === at.x && n.tile.at.y === at.y));
+  if (!near.length) return 'in the middle of the table';
+  return near.map((n) => `${words(BY, lattice, n.tile.at.x, n.tile.at.y, n.theirs)} the ${polyName(n.tile.pips)}`).join(' and ');
+}
+
+/**
+ * How a tile at cell (x, y) turned by `rotation` meets the tiles around it,
+ * as players say it: "5 meets 5" for each side against a tile.
+ */
+function meetings(lattice, view, x, y, pips, rotation) {
+  return touching(lattice, view, x, y).map((n) => ({
+    ...n,
+    mine: sidePips(pips, rotation, n.side),
+    their: sidePips(n.tile.pips, n.tile.rotation, n.theirs),
+  }));
+}
+
+/** A placed tile's words: "2-3-5, beside the 1-2-3 on its left (3 meets 3)". */
+function placedName(lattice, view, p) {
+  const around = meetings(lattice, view, p.at.x, p.at.y, p.pips, p.rotation);
+  return `${polyName(p.pips)}${p.node === 0 ? ', the first tile' : ''}${around.length ? `, ${beside(lattice, p, around)}` : ''}`;
+}
+
+function beside(lattice, p, around) {
+  return `beside ${around
+    .map((n) => `the ${polyName(n.tile.pips)} ${words(HERE, lattice, p.at.x, p.at.y, n.side)} (${n.mine} meets ${n.their})`)
+    .join(' and ')}`;
 }
 
 // --- the graph board as a tree --------------------------------------------------
@@ -239,7 +315,9 @@ export function renderPolyBoard({ view, variant, targets = [] }) {
           class: `p-tile ${p.node === last ? 'p-last' : ''}`,
           role: 'img',
           'data-placed': p.node,
-          'aria-label': `tile ${polyName(p.pips)} at cell ${x}, ${y}, turned ${p.rotation}${p.node === last ? ', the last played' : ''}`,
+          'data-cell': `${x},${y}`,
+          'data-turn': p.rotation,
+          'aria-label': `${placedName(lattice, view, p)}${p.node === last ? ', the last played' : ''}`,
         }),
       );
     }
@@ -335,8 +413,10 @@ export function renderPolyBoard({ view, variant, targets = [] }) {
     items,
   );
   svg.style.maxWidth = `${Math.round(w * unit)}px`;
-  svg.style.maxHeight = `min(60vh, ${Math.round(hh * unit)}px)`;
+  svg.style.maxHeight = `${Math.round(hh * unit)}px`;
   svg.style.margin = '0 auto';
+  // Then scaled to the room left above the hand, once in the page.
+  queueMicrotask(() => fitFelt(svg.closest('.felt') || svg.parentElement));
   return svg;
 }
 
@@ -441,7 +521,7 @@ function applyPolyEvents(app, t, events, log) {
         v['to-move'] = (ev.seat + 1) % n;
         t.passed.delete(ev.seat);
         t.banner = null;
-        log(t, `${who(ev.seat)} played ${polyName(pips)} at ${spotName(ev.at, v)}${ev.points ? `, scoring ${ev.points}` : ''}.`);
+        log(t, `${who(ev.seat)} played ${polyName(pips)} ${spotName(ev.at, v)}${ev.points ? `, scoring ${ev.points}` : ''}.`);
         watched = ev.seat !== t.seat;
         break;
       }
@@ -541,9 +621,18 @@ function pickSpot(app, t, key) {
 function rotationText(t, m) {
   const pips = pipsOf(t, m.tile);
   if (m.at.kind === 'cell') {
-    const lattice = latticeOf(t.view['board-kind']);
-    const sides = pips.map((_, side) => sidePips(pips, m.rotation, side));
-    return `${polyName(pips)} turned ${m.rotation}: ${sides.map((p, i) => `side ${i + 1} shows ${p}`).join(', ')}${lattice ? '' : ''}`;
+    const lattice = latticeOf(t.view['board-kind']) || 'triangle';
+    const { x, y } = m.at;
+    const around = meetings(lattice, t.view, x, y, pips, m.rotation);
+    const met = new Set(around.map((n) => n.side));
+    const n = pips.length;
+    // The sides against no tile tell apart turns that meet alike.
+    const free = [];
+    for (let side = 0; side < n; side++) {
+      if (!met.has(side)) free.push(`${sidePips(pips, m.rotation, side)} ${words(HERE, lattice, x, y, side)}`);
+    }
+    const meet = around.map((a) => `${a.mine} meets ${a.their}`);
+    return `${polyName(pips)} turned so ${meet.length ? meet.join(' and ') : `${free.shift()}`}${free.length ? `, ${free.join(' and ')}` : ''}`;
   }
   return `${polyName(pips)} joined by its face ${m.rotation + 1} (${pips[m.rotation]})`;
 }
@@ -557,8 +646,8 @@ export function polyTargets(app, t) {
     const pips = pipsOf(t, t.choosing);
     const where = spotName(moves[0].at, t.view);
     const label = pending
-      ? `${where}: ${rotationText(t, pending)}; pick again to turn it`
-      : `play ${polyName(pips)} at ${where}${moves.length > 1 ? `, ${moves.length} ways` : ''}`;
+      ? `${where[0].toUpperCase()}${where.slice(1)}: ${rotationText(t, pending)}; pick again to turn it`
+      : `play ${polyName(pips)} ${where}${moves.length > 1 ? `, ${moves.length} ways` : ''}`;
     out.push({
       at: moves[0].at,
       label,
@@ -716,7 +805,7 @@ export function polyEventText(ev, { who, view, tiles }) {
     case 'played': {
       const placed = (view?.board || []).find((p) => p.tile === ev.tile);
       const pips = placed ? placed.pips : tiles[ev.tile] || [];
-      return `${who(ev.seat, true)} played ${polyName(pips)} at ${spotName(ev.at, view)}${ev.points ? `, scoring ${ev.points}` : ''}.`;
+      return `${who(ev.seat, true)} played ${polyName(pips)} ${spotName(ev.at, view)}${ev.points ? `, scoring ${ev.points}` : ''}.`;
     }
     case 'drew':
       return `${who(ev.seat, true)} drew a tile${ev.tile !== undefined && tiles[ev.tile] ? ` (${polyName(tiles[ev.tile])})` : ''}.`;
