@@ -420,9 +420,12 @@ export function renderBoard(opts) {
     // numerals stay readable; a row longer than that turns back under
     // itself (snakes) instead.
     const right = Math.max(width - 1.5, Math.min(1.3 * width, Math.max(...rows.map((r) => r.right))));
+    // Every train starts from the engine: said once, not drawn on each row.
+    const noHub = kind === 'trains';
+    const left = noHub ? 0.5 : -1.5;
     const pad = 0.3;
     for (const { e, pieces, olo, hub } of rows) {
-      const line = snake(pieces, { x: 0.5, axis: 0, dir: 1, dy: 1, min: -1.5, max: right, flat: true });
+      const line = snake(pieces, { x: 0.5, axis: 0, dir: 1, dy: 1, min: left, max: right, flat: true });
       const info = view?.ends?.[e];
       const lastPiece = pieces[pieces.length - 1];
       // A double at a train's end stays there, to be covered before any
@@ -436,9 +439,9 @@ export function renderBoard(opts) {
       // public train is everyone's anyway.
       const isPublic = kind === 'trains' && (info ? info.owner === null || info.owner === undefined : e === (view?.['hand-sizes']?.length ?? -1));
       const marked = !!info?.opened && !isPublic;
-      const [y0, y1] = bounds([...[hub, ...line.items].map(rectOf), line.next]);
+      const [y0, y1] = bounds([...[...(noHub ? [] : [hub]), ...line.items].map(rectOf), line.next]);
       const rects = new Map([[e, line.next]]);
-      const items = [hub, ...line.items];
+      const items = noHub ? line.items : [hub, ...line.items];
       const name = endName(e, opts);
       const Name = `${name[0].toUpperCase()}${name.slice(1)}`;
       const shows = lastPiece ? lastPiece.outer : info?.pip ?? olo;
@@ -463,7 +466,7 @@ export function renderBoard(opts) {
           s(
             'svg',
             {
-              viewBox: `${-1.5 - pad} ${y0 - pad} ${right + 1.5 + 2 * pad} ${y1 - y0 + 2 * pad}`,
+              viewBox: `${left - pad} ${y0 - pad} ${right - left + 2 * pad} ${y1 - y0 + 2 * pad}`,
               role: 'group',
               'aria-label': `${name}: ${names.length ? names.join(', ') : 'no tiles yet'}; ${state.join('; ')}`,
               preserveAspectRatio: 'xMinYMid meet',
@@ -474,6 +477,7 @@ export function renderBoard(opts) {
         ),
       );
     }
+    if (noHub) parts.push(h('p', { class: 'board-note small' }, `Every train starts from the engine, ${tileName(lead.tile)}.`));
     if (waiting.length) {
       parts.push(
         h(
@@ -486,7 +490,8 @@ export function renderBoard(opts) {
     parts.push(list);
   }
   const board = h('div', { class: 'board' }, parts);
-  queueMicrotask(() => fitFelt(board.closest('.felt') || board.parentElement));
+  // Numerals need a larger tile than pips to be read.
+  queueMicrotask(() => fitFelt(board.closest('.felt') || board.parentElement, numerals ? MIN_UNIT_NUMERALS : MIN_UNIT_PIPS));
   return board;
 }
 
@@ -503,6 +508,10 @@ function markerSvg() {
 
 // --- fitting the board to the screen -----------------------------------------
 
+/** The least pixels a tile's short side keeps where scrolling can give it more. */
+const MIN_UNIT_PIPS = 14;
+const MIN_UNIT_NUMERALS = 20;
+
 /** Below this many pixels the board is fitted to the screen once scrolled to instead. */
 const LEAST_ROOM = 140;
 
@@ -511,18 +520,29 @@ const LEAST_ROOM = 140;
  * and the hand under it are seen together: its height is what the window
  * leaves between the board's top and the bottom of the player's hand (the
  * first `.hand-area` after it). Where what lies above the board leaves
- * less than LEAST_ROOM, the board and hand fill the window once the board
- * is scrolled to the top instead. The drawings keep their shape (viewBox,
- * meet): they shrink, they never stretch or get cut.
+ * less than LEAST_ROOM, or so little that a tile's unit (its short side)
+ * would fall under `minUnit` pixels, the board and hand fill the window
+ * once the board is scrolled to the top instead. The drawings keep their
+ * shape (viewBox, meet): they shrink, they never stretch or get cut.
  */
-export function fitFelt(felt) {
+export function fitFelt(felt, minUnit = 0) {
   if (!felt || !felt.isConnected) return;
   const svgs = [...felt.querySelectorAll('svg')].filter((x) => !x.parentElement.closest('svg') && !x.classList.contains('marker-icon'));
   if (!svgs.length) return;
   for (const x of svgs) x.style.height = '';
-  const natural = svgs.map((x) => x.getBoundingClientRect().height);
+  const rects = svgs.map((x) => x.getBoundingClientRect());
+  const natural = rects.map((r) => r.height);
   const total = natural.reduce((a, b) => a + b, 0);
   if (!total) return;
+  // Pixels per board unit of the drawings once their height is scaled by `f`.
+  const unitAt = (f) =>
+    Math.min(
+      ...svgs.map((x, i) => {
+        const vb = x.viewBox?.baseVal;
+        if (!vb || !vb.width || !vb.height) return Infinity;
+        return Math.min(rects[i].width / vb.width, (f * rects[i].height) / vb.height);
+      }),
+    );
   const box = felt.getBoundingClientRect();
   const chrome = box.height - total;
   const hand = handAfter(felt);
@@ -530,9 +550,11 @@ export function fitFelt(felt) {
   const screen = document.documentElement.clientHeight || window.innerHeight;
   const top = box.top + window.scrollY;
   const slack = 6;
-  let room = screen - top - below - chrome - slack;
-  if (room < LEAST_ROOM) room = screen - below - chrome - slack;
-  const scale = Math.min(1, Math.max(0.05, room / total));
+  const scaleFor = (room) => Math.min(1, Math.max(0.05, room / total));
+  let scale = scaleFor(screen - top - below - chrome - slack);
+  if (screen - top - below - chrome - slack < LEAST_ROOM || unitAt(scale) < minUnit) {
+    scale = Math.max(scale, scaleFor(screen - below - chrome - slack));
+  }
   if (scale < 1) svgs.forEach((x, i) => (x.style.height = `${(natural[i] * scale).toFixed(1)}px`));
 }
 

@@ -416,11 +416,13 @@ export function renderPolyBoard({ view, variant, targets = [] }) {
   svg.style.maxHeight = `${Math.round(hh * unit)}px`;
   svg.style.margin = '0 auto';
   // Then scaled to the room left above the hand, once in the page.
-  queueMicrotask(() => fitFelt(svg.closest('.felt') || svg.parentElement));
+  // Pips are written beside the sides: a cell needs room to read them.
+  queueMicrotask(() => fitFelt(svg.closest('.felt') || svg.parentElement, MIN_UNIT[lattice || 'graph']));
   return svg;
 }
 
 const UNIT = { triangle: 104, square: 72, hex: 46, graph: 80 };
+const MIN_UNIT = { triangle: 48, square: 36, hex: 30, graph: 30 };
 
 function target(t, kids) {
   const g = s('g', { class: `p-target ${t.preview ? 'p-pending' : ''}`, role: 'button', tabindex: '0', 'aria-label': t.label, 'data-key': `spot-${spotKey(t.at)}` }, kids);
