@@ -145,13 +145,14 @@ async fn open_replay(b: &Browser, id: i64, step: usize, n: usize) {
 /// The board (the drawings in it), the hand and the window, as screen rects.
 const FIT: &str = r#"
   const felt = document.querySelector('section[aria-label="the board"]');
-  const hand = document.querySelector('section[aria-label$="hand"]');
+  const hand = document.querySelector('section[aria-label="your hand and moves"], section[aria-label$="hand"]');
   const rect = (e) => { const r = e.getBoundingClientRect(); return { x0: r.left, y0: r.top, x1: r.right, y1: r.bottom }; };
   const drawings = [...felt.querySelectorAll('svg[role="group"]')].map(rect);
   const tiles = [...felt.querySelectorAll('[role="img"]')].map(rect);
   return {
     felt: rect(felt), hand: hand ? rect(hand) : null, drawings, tiles,
     width: document.documentElement.clientWidth, height: document.documentElement.clientHeight,
+    scrolled: window.scrollY, page: document.documentElement.scrollHeight,
   };
 "#;
 
@@ -169,7 +170,7 @@ fn check_fit(what: &str, got: &Value) {
         assert!(inside(r), "{what}: part of the board is off the {w}x{h} window: {r}");
     }
     let hand = &got["hand"];
-    assert!(!hand.is_null(), "{what}: the replay shows seat 1's hand");
+    assert!(!hand.is_null(), "{what}: the page shows a hand");
     assert!(inside(hand), "{what}: the hand is not in the {w}x{h} window with the board: {hand}, board {felt}");
 }
 
@@ -207,6 +208,68 @@ async fn every_board_at_its_fullest_fits_the_window_with_the_hand() {
                 b.screenshot(&format!("all-fives-cross{phone}")).await;
             }
         }
+    }
+    b.close().await;
+}
+
+/// At a real table the player neither scrolls nor zooms: on every turn of
+/// an all-fives match against a bot (played by clicking), once the spinner
+/// cross has grown, the whole board and the hand are in the window as the
+/// page leaves it, at 1280x800 and then at 390x844.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn at_the_table_the_spinner_cross_and_the_hand_are_seen_together_without_scrolling() {
+    let _one = ONE_BROWSER.lock().await;
+    let server = admin_server().await;
+    let Some(b) = Browser::start(format!("http://{}", server.addr)).await else { return };
+    viewport(&b, SCREENS[0].0, SCREENS[0].1).await;
+    b.open("/?pace=0#/").await;
+    b.wait_js("the welcome", "return document.getElementById('who').textContent").await;
+    b.open_room("all-fives", Some("2"), "random").await;
+    b.click_named("I'm ready").await;
+    let strings = |v: &Value| -> Vec<String> { v.as_array().unwrap().iter().map(|t| t.as_str().unwrap().to_string()).collect() };
+    let deadline = std::time::Instant::now() + Duration::from_secs(240);
+    let mut checked = [0, 0];
+    let mut screen = 0;
+    while checked[1] < 3 {
+        assert!(std::time::Instant::now() < deadline, "no spinner cross grew on our turns in time ({checked:?} checked)");
+        let look = b.js(&format!("return (() => {{ {LOOK} }})()")).await;
+        if !look["over"].is_null() {
+            // Another match at the same table, until the checks are done.
+            b.click_named("I'm ready").await;
+            continue;
+        }
+        if look["turn"] != true {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+            continue;
+        }
+        let cross = b
+            .js("const s = document.querySelector('section[aria-label=\"the board\"] svg[role=group]'); \
+                 return !!s && s.getAttribute('aria-label').includes('spinner side') && s.querySelectorAll('[role=img]').length")
+            .await;
+        if cross.as_u64().unwrap_or(0) >= 8 {
+            let (w, h) = SCREENS[screen];
+            let got = b.js(FIT).await;
+            check_fit(&format!("the cross of {cross} tiles at the table at {w}x{h}"), &got);
+            checked[screen] += 1;
+            if screen == 0 && checked[0] >= 3 {
+                b.screenshot("all-fives-table").await;
+                screen = 1;
+                viewport(&b, SCREENS[1].0, SCREENS[1].1).await;
+                continue;
+            }
+        }
+        let choices = strings(&look["choices"]);
+        let playable = strings(&look["playable"]);
+        let moves = strings(&look["moves"]);
+        let Some(name) = choices.first().or(playable.first()).or(moves.first()) else { continue };
+        // Clicked from the page as a tap would: a WebDriver click scrolls
+        // the button into view first, which a player's tap does not.
+        b.js(&format!(
+            "const e = [...document.querySelectorAll('button')].find((e) => e.getAttribute('aria-label') === {}); if (e) e.click(); return true",
+            json!(name)
+        ))
+        .await;
+        tokio::time::sleep(Duration::from_millis(20)).await;
     }
     b.close().await;
 }
