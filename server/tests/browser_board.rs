@@ -161,9 +161,8 @@ fn check_fit(what: &str, got: &Value) {
     let tol = 1.0;
     let num = |v: &Value, k: &str| v[k].as_f64().unwrap();
     let (w, h) = (got["width"].as_f64().unwrap(), got["height"].as_f64().unwrap());
-    let inside = |r: &Value| {
-        num(r, "x0") >= -tol && num(r, "y0") >= -tol && num(r, "x1") <= w + tol && num(r, "y1") <= h + tol
-    };
+    let inside =
+        |r: &Value| num(r, "x0") >= -tol && num(r, "y0") >= -tol && num(r, "x1") <= w + tol && num(r, "y1") <= h + tol;
     let felt = &got["felt"];
     assert!(inside(felt), "{what}: the board is not wholly in the {w}x{h} window: {felt}");
     for r in got["drawings"].as_array().unwrap().iter().chain(got["tiles"].as_array().unwrap()) {
@@ -226,12 +225,16 @@ async fn at_the_table_the_spinner_cross_and_the_hand_are_seen_together_without_s
     b.wait_js("the welcome", "return document.getElementById('who').textContent").await;
     b.open_room("all-fives", Some("2"), "random").await;
     b.click_named("I'm ready").await;
-    let strings = |v: &Value| -> Vec<String> { v.as_array().unwrap().iter().map(|t| t.as_str().unwrap().to_string()).collect() };
+    let strings =
+        |v: &Value| -> Vec<String> { v.as_array().unwrap().iter().map(|t| t.as_str().unwrap().to_string()).collect() };
     let deadline = std::time::Instant::now() + Duration::from_secs(240);
     let mut checked = [0, 0];
     let mut screen = 0;
     while checked[1] < 3 {
-        assert!(std::time::Instant::now() < deadline, "no spinner cross grew on our turns in time ({checked:?} checked)");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no spinner cross grew on our turns in time ({checked:?} checked)"
+        );
         let look = b.js(&format!("return (() => {{ {LOOK} }})()")).await;
         if !look["over"].is_null() {
             // Another match at the same table, until the checks are done.
@@ -280,11 +283,16 @@ const TRAINS: &str = r#"
     .map((e) => e.getAttribute('aria-label'));
 "#;
 
-/// A step whose view has a private train open to everyone, and one where a
-/// double lies at the end of a train, uncovered: `(step, train owners)`.
-fn train_moments(steps: &[Value]) -> (Option<(usize, Vec<u64>)>, Option<(usize, [u64; 2])>) {
+/// A replay step (from 1) and the seats whose trains are open to everyone then.
+type OpenTrains = (usize, Vec<u64>);
+
+/// The fullest step whose view has a private train open to everyone (with
+/// its owners), and the first where a double lies at the end of a train,
+/// uncovered (with that double).
+fn train_moments(steps: &[Value]) -> (Option<OpenTrains>, Option<(usize, [u64; 2])>) {
     let mut opened = None;
     let mut double = None;
+    let mut best: Option<(bool, usize)> = None;
     for (k, s) in steps.iter().enumerate() {
         let view = &s["view"];
         let owners: Vec<u64> = view["ends"]
@@ -294,15 +302,25 @@ fn train_moments(steps: &[Value]) -> (Option<(usize, Vec<u64>)>, Option<(usize, 
             .filter(|e| e["opened"] == true && e["owner"].is_u64())
             .map(|e| e["owner"].as_u64().unwrap())
             .collect();
-        if opened.is_none() && !owners.is_empty() {
-            opened = Some((k + 1, owners));
-        }
         let last = view["history"].as_array().and_then(|h| h.last());
+        let mut waits = false;
         if let Some(last) = last {
             let a = &last["action"];
-            if double.is_none() && a["kind"] == "play" && a["end"] != 255 && a["tile"][0] == a["tile"][1] {
+            if a["kind"] == "play" && a["end"] != 255 && a["tile"][0] == a["tile"][1] {
+                waits = true;
                 let p = a["tile"][0].as_u64().unwrap();
-                double = Some((k + 1, [p, p]));
+                if double.is_none() {
+                    double = Some((k + 1, [p, p]));
+                }
+            }
+        }
+        // The fullest board with an open train (and a double to cover, if
+        // any such moment came): the one worth a picture.
+        if !owners.is_empty() {
+            let score = (waits, fullness(s).1);
+            if best.is_none_or(|b| score > b) {
+                best = Some(score);
+                opened = Some((k + 1, owners));
             }
         }
     }
@@ -328,7 +346,10 @@ async fn mexican_trains_show_their_markers_their_ends_and_the_double_to_cover() 
         eprintln!("at move {open_step}: {trains:#?}");
         for owner in &owners {
             let name = if *owner == 0 { "your train".to_string() } else { format!("seat {}'s train", owner + 1) };
-            let row = trains.iter().find(|t| t.starts_with(&format!("{name}:"))).unwrap_or_else(|| panic!("no row named {name}: {trains:?}"));
+            let row = trains
+                .iter()
+                .find(|t| t.starts_with(&format!("{name}:")))
+                .unwrap_or_else(|| panic!("no row named {name}: {trains:?}"));
             assert!(row.contains("marker: open to everyone"), "{name} is open to everyone and says so: {row}");
         }
         // The marker is drawn where people see it, named for screen readers.
@@ -354,7 +375,8 @@ async fn mexican_trains_show_their_markers_their_ends_and_the_double_to_cover() 
         b.wait_named(&name).await;
         let trains = b.js(TRAINS).await;
         let waiting = format!("the double {}-{} waits to be covered", tile[0], tile[1]);
-        let rows: Vec<&Value> = trains.as_array().unwrap().iter().filter(|t| t.as_str().unwrap().contains(&waiting)).collect();
+        let rows: Vec<&Value> =
+            trains.as_array().unwrap().iter().filter(|t| t.as_str().unwrap().contains(&waiting)).collect();
         assert_eq!(rows.len(), 1, "one train says its double waits: {trains}");
         let note = b
             .js("return [...document.querySelectorAll('section[aria-label=\"the board\"] [role=status]')].map((e) => e.textContent).join(' ')")
@@ -403,13 +425,19 @@ async fn double_twelve_numerals_stay_clear_of_the_bar_and_readable_on_a_phone() 
         open_replay(&b, id, k, steps.len()).await;
         let nums = b.js(NUMERALS).await;
         let nums = nums.as_array().unwrap();
-        assert!(nums.iter().any(|n| n["text"].as_str().unwrap().len() == 2), "a double-twelve board shows two-digit numerals");
+        assert!(
+            nums.iter().any(|n| n["text"].as_str().unwrap().len() == 2),
+            "a double-twelve board shows two-digit numerals"
+        );
         // Five trains of twenty tiles and more fill a phone: the numerals
         // there keep 9 px at least, 12 px on a laptop.
         let least = if w < 500 { 9.0 } else { 12.0 };
         let smallest = nums.iter().map(|n| n["px"].as_f64().unwrap()).fold(f64::INFINITY, f64::min);
         let closest = nums.iter().map(|n| n["gap"].as_f64().unwrap()).fold(f64::INFINITY, f64::min);
-        eprintln!("{w}x{h}: {} numerals, the smallest {smallest:.1}px, the closest {closest:.1}px from its bar", nums.len());
+        eprintln!(
+            "{w}x{h}: {} numerals, the smallest {smallest:.1}px, the closest {closest:.1}px from its bar",
+            nums.len()
+        );
         for n in nums {
             let px = n["px"].as_f64().unwrap();
             assert!(px >= least, "at {w}px a numeral is {px:.1}px, under {least}px: {n}");
@@ -432,7 +460,8 @@ async fn triominoes_speak_of_tiles_beside_tiles_and_of_pips_that_meet() {
     b.wait_js("the welcome", "return document.getElementById('who').textContent").await;
     b.open_room("triominoes", Some("2"), "greedy").await;
     b.click_named("I'm ready").await;
-    let words = |v: &Value| -> Vec<String> { v.as_array().unwrap().iter().map(|t| t.as_str().unwrap().to_string()).collect() };
+    let words =
+        |v: &Value| -> Vec<String> { v.as_array().unwrap().iter().map(|t| t.as_str().unwrap().to_string()).collect() };
     let mut seen_turned = false;
     let mut seen_beside = false;
     for _ in 0..30 {
@@ -467,7 +496,7 @@ async fn triominoes_speak_of_tiles_beside_tiles_and_of_pips_that_meet() {
         for t in &targets {
             assert!(t.starts_with("play ") && !t.contains("cell"), "a spot is named by the tiles beside it: {t}");
         }
-        if placed.len() >= 1 {
+        if !placed.is_empty() {
             let by = ["to the right of the ", "to the left of the ", "above the ", "below the "];
             assert!(targets.iter().all(|t| by.iter().any(|w| t.contains(w))), "{targets:?}");
         }
