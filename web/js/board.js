@@ -4,9 +4,11 @@
 // and turn upwards at the edge, the right end's run right and turn
 // downwards, doubles lie across the line. A spinner board is a cross, as
 // on a table: the line runs straight through the spinner and its two other
-// sides go up and down from it. A longana board is a star of arms from the
-// central double (right, left, up, down). Trains and chicken feet draw each
-// arm as its own row from the tile it starts at, labelled by its owner.
+// sides go up and down from it, folding to the right when they grow long.
+// A longana board is a star of arms from the central double (right, left,
+// up, down). Trains and chicken feet draw each arm as its own flat row,
+// labelled by its owner; a train open to everyone carries a marker, and a
+// double waiting to be covered is outlined and named.
 // Cross and star boards fit their SVG's viewBox to the drawing; then every
 // board is scaled to the height left between its top and the bottom of the
 // player's hand (`fitFelt`), so board and hand are seen together.
@@ -285,11 +287,48 @@ function crossLayout(lead, arms, extraEnds, openPip) {
       used.add(hub);
     }
     hub.spinnerOf = e;
-    const arm = straight(pieces, { x: hub.cx, y: hub.cy + (up ? -1 : 1), dx: 0, dy: up ? -1 : 1 });
+    // With one spinner its long sides turn (to the right, away from the
+    // line) rather than run off the top and bottom of the screen; two
+    // spinners' sides could meet, so they run straight.
+    const arm =
+      extraEnds.length <= 2
+        ? column(pieces, { x: hub.cx, y: hub.cy + (up ? -1 : 1), up, max: COLUMN })
+        : straight(pieces, { x: hub.cx, y: hub.cy + (up ? -1 : 1), dx: 0, dy: up ? -1 : 1 });
     items.push(...arm.items);
     ends.set(e, arm.next);
   }
   return { items, ends, line };
+}
+
+/** How far (in tile halves) a spinner's side runs before it turns. */
+const COLUMN = 8;
+
+/**
+ * A spinner's side going up or down from (x, y): a snake laid sideways
+ * (its rows become columns), turning right each `max` halves, so a long
+ * side folds beside itself instead of growing the cross's height.
+ */
+function column(pieces, { x, y, up, max }) {
+  const row = snake(pieces, { x: 0, axis: 0, dir: 1, dy: 1, min: 0.5, max });
+  // Snake coordinates (along, across) to the screen: along runs up or down
+  // from (x, y), across runs right.
+  const sign = up ? -1 : 1;
+  const items = row.items.map((it) => {
+    // A tile along the snake (sideways there) stands upright here, and the
+    // other way round; the half nearer the spinner keeps touching it.
+    const flip = up && !it.upright;
+    return {
+      ...it,
+      cx: x + it.cy,
+      cy: y + sign * it.cx,
+      upright: !it.upright,
+      first: flip ? it.second : it.first,
+      second: flip ? it.first : it.second,
+    };
+  });
+  const [nx, ny, nw, nh] = row.next;
+  const next = up ? [x + ny, y - nx - nw, nh, nw] : [x + ny, y + nx, nh, nw];
+  return { items, next };
 }
 
 /** The longana star: arms right, left, up and down from the central double. */
@@ -556,6 +595,14 @@ export function fitFelt(felt, minUnit = 0) {
     scale = Math.max(scale, scaleFor(screen - below - chrome - slack));
   }
   if (scale < 1) svgs.forEach((x, i) => (x.style.height = `${(natural[i] * scale).toFixed(1)}px`));
+  // The page may have scrolled to the hand (its focus moves there on a
+  // turn) while the board still had its natural height: once board and
+  // hand fit the window together, bring the board's top back into view.
+  const active = document.activeElement;
+  const ours = active && active !== document.body && (felt.contains(active) || hand?.contains(active));
+  const now = felt.getBoundingClientRect();
+  const bottom = hand ? hand.getBoundingClientRect().bottom : now.bottom;
+  if (ours && now.top < 0 && bottom - now.top <= screen) window.scrollBy(0, now.top);
 }
 
 function handAfter(felt) {
