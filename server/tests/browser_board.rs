@@ -532,3 +532,28 @@ async fn triominoes_speak_of_tiles_beside_tiles_and_of_pips_that_meet() {
     assert!(seen_turned, "a spot where several turns fit was met in 30 turns");
     b.close().await;
 }
+
+/// The graph board (triominoes joined face to face in a tree) names each
+/// join by the pips that meet, not by face numbers.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn graph_triominoes_name_the_pips_that_meet() {
+    let _one = ONE_BROWSER.lock().await;
+    let server = admin_server().await;
+    let id = bots_game(&server, "graph-triominoes", true, true).await;
+    let steps = steps_of(&server, id).await;
+    let k = fullest(&steps);
+    let Some(b) = Browser::start(format!("http://{}", server.addr)).await else { return };
+    open_replay(&b, id, k, steps.len()).await;
+    let placed = b
+        .js("return [...document.querySelectorAll('section[aria-label=\"the board\"] [data-placed]')].map((e) => e.getAttribute('aria-label'))")
+        .await;
+    let placed: Vec<&str> = placed.as_array().unwrap().iter().map(|t| t.as_str().unwrap()).collect();
+    eprintln!("{placed:#?}");
+    assert!(placed.len() >= 3, "{placed:?}");
+    assert!(placed[0].ends_with(", the first tile"), "{}", placed[0]);
+    for p in &placed[1..] {
+        assert!(p.contains(", its ") && p.contains(" against the "), "a join names the pips that meet: {p}");
+        assert!(!p.contains("face"), "{p}");
+    }
+    b.close().await;
+}

@@ -221,7 +221,7 @@ export function spotName(at, view) {
   if (at.kind === 'face') {
     const parent = view?.board?.[at.node];
     const pips = parent ? parent.pips[at.face] : '?';
-    return `at face ${at.face + 1} of tile ${at.node + 1} (${pips})`;
+    return `against the ${ordinalPip(parent?.pips || [], at.face)} of tile ${at.node + 1}${parent ? ` (${polyName(parent.pips)})` : ''}`;
   }
   const lattice = latticeOf(view?.['board-kind']) || 'triangle';
   const near = touching(lattice, view, at.x, at.y).filter((n) => !(n.tile.at.x === at.x && n.tile.at.y === at.y));
@@ -251,6 +251,24 @@ function beside(lattice, p, around) {
   return `beside ${around
     .map((n) => `the ${polyName(n.tile.pips)} ${words(HERE, lattice, p.at.x, p.at.y, n.side)} (${n.mine} meets ${n.their})`)
     .join(' and ')}`;
+}
+
+/**
+ * A face named by its pips, told apart from faces with the same pips by
+ * its place among them: "4", or "first 2" and "second 2" on a 2-2-5.
+ */
+function ordinalPip(pips, face) {
+  const pip = pips[face];
+  const same = pips.map((p, i) => [p, i]).filter(([p]) => p === pip);
+  if (same.length < 2) return String(pip);
+  const k = same.findIndex(([, i]) => i === face);
+  return `${['first', 'second', 'third', 'fourth', 'fifth', 'sixth'][k]} ${pip}`;
+}
+
+/** How a tile of the graph board is joined: "its 4 against the 4 of tile 2 (1-4-5)". */
+function joined(p, parent) {
+  const theirs = parent ? ordinalPip(parent.pips, p.at.face) : '?';
+  return `its ${ordinalPip(p.pips, p.rotation)} against the ${theirs} of tile ${p.at.node + 1}${parent ? ` (${polyName(parent.pips)})` : ''}`;
 }
 
 // --- the graph board as a tree --------------------------------------------------
@@ -357,7 +375,10 @@ export function renderPolyBoard({ view, variant, targets = [] }) {
             class: `p-tile p-node ${p.node === last ? 'p-last' : ''}`,
             role: 'img',
             'data-placed': p.node,
-            'aria-label': `tile ${p.node + 1}: ${polyName(p.pips)}${p.at.kind === 'face' ? `, joined to face ${p.at.face + 1} of tile ${p.at.node + 1} by its face ${p.rotation + 1}` : ', the first tile'}`,
+            'data-face': p.at.kind === 'face' ? p.at.face : null,
+            'data-joined': p.at.kind === 'face' ? p.at.node : null,
+            'data-turn': p.rotation,
+            'aria-label': `tile ${p.node + 1}: ${polyName(p.pips)}${p.at.kind === 'face' ? `, ${joined(p, board[p.at.node])}` : ', the first tile'}`,
           },
           p.pips.map((pip, f) => {
             const [x, y] = faceBox(at, p, f);
@@ -636,7 +657,9 @@ function rotationText(t, m) {
     const meet = around.map((a) => `${a.mine} meets ${a.their}`);
     return `${polyName(pips)} turned so ${meet.length ? meet.join(' and ') : `${free.shift()}`}${free.length ? `, ${free.join(' and ')}` : ''}`;
   }
-  return `${polyName(pips)} joined by its face ${m.rotation + 1} (${pips[m.rotation]})`;
+  const parent = t.view?.board?.[m.at.node];
+  const theirs = parent ? parent.pips[m.at.face] : pips[m.rotation];
+  return `${polyName(pips)} turned so its ${ordinalPip(pips, m.rotation)} meets the ${theirs}`;
 }
 
 /** The board's targets for the chosen tile. */
