@@ -430,8 +430,8 @@ async fn double_twelve_numerals_stay_clear_of_the_bar_and_readable_on_a_phone() 
             "a double-twelve board shows two-digit numerals"
         );
         // Five trains of twenty tiles and more fill a phone: the numerals
-        // there keep 9 px at least, 12 px on a laptop.
-        let least = if w < 500 { 9.0 } else { 12.0 };
+        // there keep 10 px at least, 12 px on a laptop.
+        let least = if w < 500 { 10.0 } else { 12.0 };
         let smallest = nums.iter().map(|n| n["px"].as_f64().unwrap()).fold(f64::INFINITY, f64::min);
         let closest = nums.iter().map(|n| n["gap"].as_f64().unwrap()).fold(f64::INFINITY, f64::min);
         eprintln!(

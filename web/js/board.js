@@ -436,11 +436,10 @@ export function renderBoard(opts) {
   // one scale, set by the longest, so the rows line up like trains laid
   // side by side and none runs off the screen.
   const extra = allEnds.filter((e) => !drawn.has(e) && !((kind === 'line' || kind === 'spinner') && e < 2));
+  let relayout = null;
   if (extra.length) {
-    const list = h('ul', { class: 'arms' });
     const rows = [];
     const mustCover = kind === 'trains' && variant?.board?.trains?.['satisfy-doubles'] !== false;
-    const waiting = [];
     for (const e of extra) {
       const pieces = piecesOf(e);
       const fromLead = kind === 'longana' || kind === 'trains' || (kind === 'chicken-foot' && e < centreOf(variant));
@@ -463,59 +462,75 @@ export function renderBoard(opts) {
     const noHub = kind === 'trains';
     const left = noHub ? 0.5 : -1.5;
     const pad = 0.3;
-    for (const { e, pieces, olo, hub } of rows) {
-      const line = snake(pieces, { x: 0.5, axis: 0, dir: 1, dy: 1, min: left, max: right, flat: true });
-      const info = view?.ends?.[e];
-      const lastPiece = pieces[pieces.length - 1];
-      // A double at a train's end stays there, to be covered before any
-      // other play, until someone covers it.
-      const uncovered = mustCover && lastPiece?.double ? lastPiece : null;
-      if (uncovered) {
-        const it = line.items.find((i) => i.index === uncovered.index);
-        if (it) it.uncovered = true;
-      }
-      // A private train open to everyone carries its owner's marker; the
-      // public train is everyone's anyway.
-      const isPublic = kind === 'trains' && (info ? info.owner === null || info.owner === undefined : e === (view?.['hand-sizes']?.length ?? -1));
-      const marked = !!info?.opened && !isPublic;
-      const [y0, y1] = bounds([...[...(noHub ? [] : [hub]), ...line.items].map(rectOf), line.next]);
-      const rects = new Map([[e, line.next]]);
-      const items = noHub ? line.items : [hub, ...line.items];
-      const name = endName(e, opts);
-      const Name = `${name[0].toUpperCase()}${name.slice(1)}`;
-      const shows = lastPiece ? lastPiece.outer : info?.pip ?? olo;
-      const names = line.items.map((i) => tileName(i.tile));
-      const state = [
-        `ends in ${shows}`,
-        marked ? 'marker: open to everyone' : null,
-        uncovered ? `the double ${tileName(uncovered.tile)} waits to be covered` : null,
-      ].filter(Boolean);
-      if (uncovered) waiting.push(`${tileName(uncovered.tile)} on ${name}`);
-      const marker = marked
-        ? h('span', { class: 'train-marker', role: 'img', 'aria-label': 'marker: open to everyone' }, markerSvg(), 'open to everyone')
-        : null;
-      const cover = uncovered
-        ? h('span', { class: 'train-cover' }, `${tileName(uncovered.tile)} to cover`)
-        : null;
-      list.append(
-        h(
-          'li',
-          { class: `${marked ? 'marked' : ''} ${uncovered ? 'to-cover' : ''}`.trim() || null },
-          h('h3', {}, h('span', {}, Name), h('span', { class: 'train-end' }, `ends in ${shows}`), marker, cover),
-          s(
-            'svg',
-            {
-              viewBox: `${left - pad} ${y0 - pad} ${right - left + 2 * pad} ${y1 - y0 + 2 * pad}`,
-              role: 'group',
-              'aria-label': `${name}: ${names.length ? names.join(', ') : 'no tiles yet'}; ${state.join('; ')}`,
-              preserveAspectRatio: 'xMinYMid meet',
-            },
-            drawItems(items, ctx),
-            drawTargets(targets, rects),
+    const longest = Math.max(...rows.map((r) => r.right));
+    // The rows for a given width: fitFelt may ask for wider rows (fewer
+    // turns) when the board's height, not its width, limits the tiles.
+    const layRows = (right) => {
+      const list = h('ul', { class: 'arms' });
+      const waiting = [];
+      for (const { e, pieces, olo, hub } of rows) {
+        const line = snake(pieces, { x: 0.5, axis: 0, dir: 1, dy: 1, min: left, max: right, flat: true });
+        const info = view?.ends?.[e];
+        const lastPiece = pieces[pieces.length - 1];
+        // A double at a train's end stays there, to be covered before any
+        // other play, until someone covers it.
+        const uncovered = mustCover && lastPiece?.double ? lastPiece : null;
+        if (uncovered) {
+          const it = line.items.find((i) => i.index === uncovered.index);
+          if (it) it.uncovered = true;
+        }
+        // A private train open to everyone carries its owner's marker; the
+        // public train is everyone's anyway.
+        const isPublic = kind === 'trains' && (info ? info.owner === null || info.owner === undefined : e === (view?.['hand-sizes']?.length ?? -1));
+        const marked = !!info?.opened && !isPublic;
+        const [y0, y1] = bounds([...[...(noHub ? [] : [hub]), ...line.items].map(rectOf), line.next]);
+        const rects = new Map([[e, line.next]]);
+        const items = noHub ? line.items : [hub, ...line.items];
+        const name = endName(e, opts);
+        const Name = `${name[0].toUpperCase()}${name.slice(1)}`;
+        const shows = lastPiece ? lastPiece.outer : info?.pip ?? olo;
+        const names = line.items.map((i) => tileName(i.tile));
+        const state = [
+          `ends in ${shows}`,
+          marked ? 'marker: open to everyone' : null,
+          uncovered ? `the double ${tileName(uncovered.tile)} waits to be covered` : null,
+        ].filter(Boolean);
+        if (uncovered) waiting.push(`${tileName(uncovered.tile)} on ${name}`);
+        const marker = marked
+          ? h('span', { class: 'train-marker', role: 'img', 'aria-label': 'marker: open to everyone' }, markerSvg(), 'open to everyone')
+          : null;
+        const cover = uncovered
+          ? h('span', { class: 'train-cover' }, `${tileName(uncovered.tile)} to cover`)
+          : null;
+        list.append(
+          h(
+            'li',
+            { class: `${marked ? 'marked' : ''} ${uncovered ? 'to-cover' : ''}`.trim() || null },
+            h('h3', {}, h('span', {}, Name), h('span', { class: 'train-end' }, `ends in ${shows}`), marker, cover),
+            s(
+              'svg',
+              {
+                viewBox: `${left - pad} ${y0 - pad} ${right - left + 2 * pad} ${y1 - y0 + 2 * pad}`,
+                role: 'group',
+                'aria-label': `${name}: ${names.length ? names.join(', ') : 'no tiles yet'}; ${state.join('; ')}`,
+                preserveAspectRatio: 'xMinYMid meet',
+              },
+              drawItems(items, ctx),
+              drawTargets(targets, rects),
+            ),
           ),
-        ),
-      );
-    }
+        );
+      }
+      return { list, waiting };
+    };
+    const laid = layRows(right);
+    let list = laid.list;
+    const waiting = laid.waiting;
+    relayout = (k) => {
+      const next = layRows(Math.max(right, Math.min(longest, right * k))).list;
+      list.replaceWith(next);
+      list = next;
+    };
     if (noHub) parts.push(h('p', { class: 'board-note small' }, `Every train starts from the engine, ${tileName(lead.tile)}.`));
     if (waiting.length) {
       parts.push(
@@ -529,6 +544,7 @@ export function renderBoard(opts) {
     parts.push(list);
   }
   const board = h('div', { class: 'board' }, parts);
+  board.relayout = relayout;
   // Numerals need a larger tile than pips to be read.
   queueMicrotask(() => fitFelt(board.closest('.felt') || board.parentElement, numerals ? MIN_UNIT_NUMERALS : MIN_UNIT_PIPS));
   return board;
@@ -566,13 +582,49 @@ const LEAST_ROOM = 140;
  */
 export function fitFelt(felt, minUnit = 0) {
   if (!felt || !felt.isConnected) return;
+  let best = measure(felt, minUnit);
+  if (!best) return;
+  // Rows drawn narrower than the board are widened (fewer turns) while
+  // that gives bigger tiles; not while the focus is on one of them.
+  const board = felt.querySelector('.board');
+  const active = document.activeElement;
+  if (board?.relayout && best.scale < 0.95 && !(active && board.contains(active))) {
+    let bestK = 1;
+    for (const k of [1.3, 1.7, 2.2, 3]) {
+      board.relayout(k);
+      const m = measure(felt, minUnit);
+      if (m && m.unit > best.unit * 1.05) {
+        best = m;
+        bestK = k;
+      }
+    }
+    board.relayout(bestK);
+    best = measure(felt, minUnit);
+  }
+  best.apply();
+  // The page may have scrolled to the hand (its focus moves there on a
+  // turn) while the board still had its natural height: once board and
+  // hand fit the window together, bring the board's top back into view.
+  const hand = handAfter(felt);
+  const ours = active && active !== document.body && (felt.contains(active) || hand?.contains(active));
+  const now = felt.getBoundingClientRect();
+  const bottom = hand ? hand.getBoundingClientRect().bottom : now.bottom;
+  if (ours && now.top < 0 && bottom - now.top <= best.screen) window.scrollBy(0, now.top);
+}
+
+/**
+ * How much a board's drawings must shrink (see fitFelt): the scale, the
+ * pixels a tile's short side gets then, and `apply` to set it. Null when
+ * there is nothing to scale.
+ */
+function measure(felt, minUnit) {
   const svgs = [...felt.querySelectorAll('svg')].filter((x) => !x.parentElement.closest('svg') && !x.classList.contains('marker-icon'));
-  if (!svgs.length) return;
+  if (!svgs.length) return null;
   for (const x of svgs) x.style.height = '';
   const rects = svgs.map((x) => x.getBoundingClientRect());
   const natural = rects.map((r) => r.height);
   const total = natural.reduce((a, b) => a + b, 0);
-  if (!total) return;
+  if (!total) return null;
   // Pixels per board unit of the drawings once their height is scaled by `f`.
   const unitAt = (f) =>
     Math.min(
@@ -594,15 +646,14 @@ export function fitFelt(felt, minUnit = 0) {
   if (screen - top - below - chrome - slack < LEAST_ROOM || unitAt(scale) < minUnit) {
     scale = Math.max(scale, scaleFor(screen - below - chrome - slack));
   }
-  if (scale < 1) svgs.forEach((x, i) => (x.style.height = `${(natural[i] * scale).toFixed(1)}px`));
-  // The page may have scrolled to the hand (its focus moves there on a
-  // turn) while the board still had its natural height: once board and
-  // hand fit the window together, bring the board's top back into view.
-  const active = document.activeElement;
-  const ours = active && active !== document.body && (felt.contains(active) || hand?.contains(active));
-  const now = felt.getBoundingClientRect();
-  const bottom = hand ? hand.getBoundingClientRect().bottom : now.bottom;
-  if (ours && now.top < 0 && bottom - now.top <= screen) window.scrollBy(0, now.top);
+  return {
+    scale,
+    unit: unitAt(scale),
+    screen,
+    apply: () => {
+      if (scale < 1) svgs.forEach((x, i) => (x.style.height = `${(natural[i] * scale).toFixed(1)}px`));
+    },
+  };
 }
 
 function handAfter(felt) {
