@@ -1,0 +1,361 @@
+//! The table as a domino player meets it, in a real headless Chromium
+//! against a real server: the other seats' moves land one at a time at the
+//! chosen pace with the tile just played marked, the seats sit around the
+//! board, a hand ends with every hand face up, the match's result comes
+//! where the player looks, a choice of ends that changes nothing is not
+//! asked, and the log names sides as the scoreboard does.
+//!
+//! The page is read through roles and accessible names only. Each test
+//! skips (passing, with a message) where Chromium or chromedriver is
+//! missing, unless `CAPICUA_REQUIRE_BROWSER=1`.
+
+mod browser_support;
+mod common;
+
+use std::time::{Duration, Instant};
+
+use browser_support::{Browser, LOOK, tiles_in, xpath_literal};
+use common::TestServer;
+use fantoccini::Locator;
+use serde_json::Value;
+
+/// One Chromium at a time: the machine has two cores, and a browser that
+/// waits for the CPU makes every step slow.
+static ONE_BROWSER: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+/// How long a whole match may take in the browser.
+const MATCH: Duration = Duration::from_secs(180);
+
+/// Records, in the page, every change of the number of tiles on the board:
+/// when it happened (`performance.now()`), the count, the newest line of
+/// the log and the name of the tile marked as just played.
+const RECORD: &str = r#"
+if (!window.__moves) {
+  window.__moves = [];
+  let last = -1;
+  const look = () => {
+    const felt = document.querySelector('[aria-label="the board"]');
+    const n = felt ? felt.querySelectorAll('g[role="img"]').length : 0;
+    if (n === last) return;
+    last = n;
+    const log = document.querySelector('[aria-labelledby="log-h"] li');
+    const mark = felt && felt.querySelector('[aria-label*="just played by"]');
+    window.__moves.push({ t: performance.now(), n, log: log ? log.textContent : '', mark: mark ? mark.getAttribute('aria-label') : null });
+  };
+  new MutationObserver(look).observe(document.body, { childList: true, subtree: true });
+}
+return true;
+"#;
+
+/// The page's view of the table (see [`LOOK`]).
+async fn look(b: &Browser) -> Value {
+    b.js(LOOK).await
+}
+
+fn list(v: &Value) -> Vec<String> {
+    v.as_array().unwrap().iter().map(|s| s.as_str().unwrap().to_string()).collect()
+}
+
+/// Clicks what is named `name` if it is there now.
+async fn click(b: &Browser, role_xpath: &str, name: &str) -> bool {
+    let xp = format!("{role_xpath}[@aria-label={}]", xpath_literal(name));
+    b.click_now(Locator::XPath(&xp)).await
+}
+
+/// Makes one move of ours if it is our turn (the first playable tile, the
+/// first end offered, else draw or pass); true when a move was sent.
+async fn move_once(b: &Browser) -> bool {
+    let l = look(b).await;
+    if l["turn"] != true {
+        return false;
+    }
+    if let Some(c) = list(&l["choices"]).first() {
+        return click(b, "//button", c).await;
+    }
+    if let Some(t) = list(&l["playable"]).first() {
+        let sent = click(b, "//button", t).await;
+        return sent && !t.contains("choose");
+    }
+    if let Some(m) = list(&l["moves"]).first() {
+        return click(b, "//button", m).await;
+    }
+    false
+}
+
+/// Presses Continue when a hand's end is on screen; true if it did.
+async fn continue_hand(b: &Browser) -> bool {
+    b.click_now(Locator::XPath("//button[not(@aria-label)][normalize-space()='Continue']")).await
+}
+
+/// Opens the lobby as a fresh visitor at `path` (such as `/#/` or `/?pace=0#/`).
+async fn lobby(b: &Browser, path: &str) {
+    b.open(path).await;
+    b.wait_js("the welcome", "return document.getElementById('who').textContent").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn other_seats_moves_land_one_at_a_time_at_the_default_pace_and_the_last_tile_is_marked() {
+    let _one = ONE_BROWSER.lock().await;
+    let server = TestServer::start().await;
+    let Some(b) = Browser::start(format!("http://{}", server.addr)).await else { return };
+    // No `?pace=`: the page's own default, 450 ms a move.
+    lobby(&b, "/#/").await;
+    let pace = 450.0;
+    b.open_room("latin", None, "random").await;
+    b.js(RECORD).await;
+    b.click_named("I'm ready").await;
+
+    // Play until three other seats' moves in a row have been seen twice over.
+    let deadline = Instant::now() + MATCH;
+    let mut ours = 0;
+    let mut clicked_at: Vec<f64> = vec![];
+    loop {
+        assert!(Instant::now() < deadline, "not enough moves were seen");
+        let moves = b.js("return window.__moves").await;
+        let moves = moves.as_array().unwrap().clone();
+        let others = moves.windows(2).filter(|w| w[1]["log"].as_str().unwrap_or("").starts_with("Seat ")).count();
+        if ours >= 3 && others >= 6 {
+            break;
+        }
+        continue_hand(&b).await;
+        let t = b.js("return performance.now()").await.as_f64().unwrap();
+        if move_once(&b).await {
+            ours += 1;
+            clicked_at.push(t);
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let moves = b.js("return window.__moves").await;
+    let moves = moves.as_array().unwrap();
+    let mut pairs = 0;
+    for w in moves.windows(2) {
+        let (a, z) = (&w[0], &w[1]);
+        let (la, lz) = (a["log"].as_str().unwrap(), z["log"].as_str().unwrap());
+        // Two moves of other seats in a row: the second waits the pace.
+        if z["n"].as_u64() == a["n"].as_u64().map(|n| n + 1) && la.starts_with("Seat ") && lz.starts_with("Seat ") {
+            let gap = z["t"].as_f64().unwrap() - a["t"].as_f64().unwrap();
+            assert!(gap >= pace, "{lz:?} came {gap:.1} ms after {la:?}, less than the pace of {pace} ms: {moves:#?}");
+            pairs += 1;
+        }
+    }
+    for w in moves.windows(2) {
+        let (a, z) = (&w[0], &w[1]);
+        let lz = z["log"].as_str().unwrap();
+        // Each tile laid by another seat is marked on the board, named with its player.
+        if z["n"].as_u64() > a["n"].as_u64() && lz.starts_with("Seat ") {
+            let mark = z["mark"].as_str().unwrap_or_else(|| panic!("no tile marked as just played after {lz:?}"));
+            assert_eq!(tiles_in(mark), tiles_in(lz), "the marked tile {mark:?} is the one the log names: {lz:?}");
+            let seat = lz.split(' ').nth(1).unwrap();
+            assert!(mark.contains(&format!("just played by seat {seat}")), "{mark:?} names seat {seat}");
+        }
+    }
+    assert!(pairs >= 2, "at least two pairs of other seats' moves were measured: {moves:#?}");
+    // Our own moves show at once: well within the pace of the click.
+    for m in moves.iter().filter(|m| m["log"].as_str().unwrap().starts_with("You played")) {
+        let at = m["t"].as_f64().unwrap();
+        let click = clicked_at.iter().rev().find(|&&c| c <= at).copied().unwrap_or(0.0);
+        assert!(at - click < pace, "our own move took {:.0} ms to show", at - click);
+    }
+    b.close().await;
+}
+
+/// Every log line the page writes, recorded as it appears.
+const RECORD_LOG: &str = r#"
+if (!window.__log) {
+  window.__log = [];
+  const seen = new Set();
+  new MutationObserver(() => {
+    for (const li of document.querySelectorAll('[aria-labelledby="log-h"] li')) {
+      if (!seen.has(li.textContent)) {
+        seen.add(li.textContent);
+        window.__log.push(li.textContent);
+      }
+    }
+  }).observe(document.body, { childList: true, subtree: true });
+}
+return true;
+"#;
+
+/// The top of the board and the rect of each seat's panel, by seat number.
+const PLACES: &str = r#"
+const r = (el) => { const b = el.getBoundingClientRect(); return { left: b.left, right: b.right, top: b.top, bottom: b.bottom }; };
+const felt = document.querySelector('[aria-label="the board"]');
+const seats = {};
+for (const g of document.querySelectorAll('[aria-label="the other seats"] [role="group"][aria-label^="seat "]')) {
+  seats[g.getAttribute('aria-label').split(/[ :]/)[1]] = r(g);
+}
+const hand = document.querySelector('[role="toolbar"][aria-label^="your hand"]');
+return { felt: felt ? r(felt) : null, feltTop: felt ? felt.getBoundingClientRect().top + scrollY : null, seats, hand: hand ? r(hand) : null, width: document.documentElement.clientWidth, height: innerHeight };
+"#;
+
+/// Elements whose right edge leaves the viewport (a page that scrolls sideways).
+const OVERFLOW: &str = r#"
+const w = document.documentElement.clientWidth;
+return [...document.querySelectorAll('body *')]
+  .filter((e) => { const b = e.getBoundingClientRect(); return b.width > 0 && b.right > w + 1; })
+  .map((e) => `${e.tagName.toLowerCase()}.${e.className?.baseVal ?? e.className} ${e.getAttribute('aria-label') || e.textContent.slice(0, 40)}`);
+"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn four_seats_sit_around_the_board_on_a_laptop_and_on_a_phone() {
+    let _one = ONE_BROWSER.lock().await;
+    let server = TestServer::start().await;
+    let Some(b) = Browser::start(format!("http://{}", server.addr)).await else { return };
+    b.client.set_window_size(1280, 800).await.unwrap();
+    lobby(&b, "/?pace=0#/").await;
+    b.open_room("latin", None, "random").await;
+    b.click_named("I'm ready").await;
+    let deadline = Instant::now() + MATCH;
+    // A few moves in, at our turn.
+    let mut ours = 0;
+    while ours < 2 {
+        assert!(Instant::now() < deadline, "our moves never came");
+        continue_hand(&b).await;
+        if move_once(&b).await {
+            ours += 1;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    b.wait_js("our turn", &format!("return (() => {{ {LOOK} }})().turn")).await;
+    let p = b.js(PLACES).await;
+    let (felt, seats) = (&p["felt"], &p["seats"]);
+    let f = |v: &Value, k: &str| v[k].as_f64().unwrap();
+    // We are seat 1 at the bottom: seat 2 on the left, 3 opposite, 4 on the right.
+    assert!(f(&seats["2"], "right") <= f(felt, "left") + 1.0, "seat 2 sits left of the board: {p}");
+    assert!(f(&seats["4"], "left") >= f(felt, "right") - 1.0, "seat 4 sits right of the board: {p}");
+    assert!(f(&seats["3"], "bottom") <= f(felt, "top") + 1.0, "seat 3 sits above the board: {p}");
+    assert!(f(&p["hand"], "top") >= f(felt, "bottom"), "our hand is below the board: {p}");
+    for s in ["2", "3", "4"] {
+        let label = b
+            .js(&format!("return document.querySelector('[aria-label^=\"seat {s}:\"]').getAttribute('aria-label')"))
+            .await;
+        let label = label.as_str().unwrap();
+        assert!(label.contains(" tiles") || label.contains(" tile,"), "seat {s} shows its tile count: {label}");
+        assert!(label.contains("last played") || label.contains("passed"), "seat {s} shows its last action: {label}");
+    }
+    b.screenshot("table-4-seats").await;
+
+    // A phone: the seats above the board, nothing wider than the screen.
+    b.client.set_window_size(390, 844).await.unwrap();
+    b.wait_js("the narrow layout", "return document.documentElement.clientWidth <= 390").await;
+    let p = b.js(PLACES).await;
+    let over = b.js(OVERFLOW).await;
+    assert_eq!(over, serde_json::json!([]), "nothing leaves a 390 px screen: {p}");
+    let (felt, seats) = (&p["felt"], &p["seats"]);
+    for s in ["2", "3", "4"] {
+        assert!(f(&seats[s], "bottom") <= f(felt, "top") + 1.0, "seat {s} sits above the board on a phone: {p}");
+    }
+    assert!(f(&seats["2"], "right") <= f(&seats["3"], "left") + 1.0, "left, opposite, right: {p}");
+    assert!(f(&seats["3"], "right") <= f(&seats["4"], "left") + 1.0, "left, opposite, right: {p}");
+    b.screenshot("table-4-seats-phone").await;
+    b.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_match_result_comes_over_the_table_and_a_new_hand_does_not_push_the_board_down() {
+    let _one = ONE_BROWSER.lock().await;
+    let server = TestServer::start().await;
+    let Some(b) = Browser::start(format!("http://{}", server.addr)).await else { return };
+    b.client.set_window_size(1280, 800).await.unwrap();
+    lobby(&b, "/?pace=0#/").await;
+    b.open_room("latin", None, "random").await;
+    b.js(RECORD_LOG).await;
+    b.click_named("I'm ready").await;
+    let deadline = Instant::now() + MATCH;
+    let mut tops: Vec<f64> = vec![];
+    loop {
+        assert!(Instant::now() < deadline, "the match did not end within {MATCH:?}");
+        let l = look(&b).await;
+        if !l["over"].is_null() {
+            break;
+        }
+        continue_hand(&b).await;
+        if l["turn"] == true && l["choices"].as_array().unwrap().is_empty() {
+            let p = b.js(PLACES).await;
+            if let Some(top) = p["feltTop"].as_f64() {
+                tops.push(top);
+            }
+        }
+        move_once(&b).await;
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    // Whatever came before (a hand's result, a pass), the board stays where it was at our turns.
+    eprintln!("the board's top at our turns: {tops:?}");
+    let first = tops[0];
+    let worst = tops.iter().cloned().fold(f64::MIN, f64::max);
+    assert!(worst <= first + 4.0, "the board moved down at our turns: {tops:?}");
+
+    // The result is over the table, in view, and has the focus.
+    let dialog = b
+        .wait_js(
+            "the result in view with the focus",
+            r#"const d = document.querySelector('[role="dialog"][aria-labelledby="over-h"]');
+               if (!d) return null;
+               const r = d.getBoundingClientRect();
+               return { top: r.top, bottom: r.bottom, focused: document.activeElement === d || d.contains(document.activeElement), height: innerHeight };"#,
+        )
+        .await;
+    assert!(dialog["top"].as_f64().unwrap() >= 0.0, "{dialog}");
+    assert!(dialog["bottom"].as_f64().unwrap() <= dialog["height"].as_f64().unwrap(), "{dialog}");
+    assert_eq!(dialog["focused"], true, "the result takes the focus: {dialog}");
+    b.screenshot("match-result").await;
+    // Then out of the way.
+    b.click_named("Close").await;
+    b.wait_named("Show the match result").await;
+    assert!(b.js("return !document.querySelector('[role=\"dialog\"]')").await == true);
+
+    // The log names sides as the scoreboard does.
+    let log = b.js("return window.__log").await;
+    let log = list(&log);
+    assert!(!log.iter().any(|l| l.contains("Side ")), "the log says 'Side': {log:#?}");
+    assert!(
+        log.iter().any(|l| l.starts_with("Seats 2 and 4 score") || l.starts_with("Your side (you and seat 3) scores")),
+        "a score is told by the team's seats: {log:#?}"
+    );
+    b.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tile_that_fits_a_lone_double_on_either_side_is_played_without_asking() {
+    let _one = ONE_BROWSER.lock().await;
+    let server = TestServer::start().await;
+    let Some(b) = Browser::start(format!("http://{}", server.addr)).await else { return };
+    // The first hand leads the double six; when the seat before us holds it,
+    // we play second beside a lone double. Deal again until that happens.
+    for attempt in 0..40 {
+        lobby(&b, "/?pace=0#/").await;
+        b.open_room("latin", None, "random").await;
+        b.click_named("I'm ready").await;
+        b.wait_js("our turn", &format!("return (() => {{ {LOOK} }})().turn")).await;
+        let board = b
+            .js(r#"return [...document.querySelectorAll('[aria-label="the board"] g[role="img"]')].map((g) => g.getAttribute('aria-label'))"#)
+            .await;
+        let board = list(&board);
+        let l = look(&b).await;
+        let playable = list(&l["playable"]);
+        let lone = (board.len() == 1).then(|| tiles_in(&board[0])[0]).filter(|t| t[0] == t[1]);
+        let fits = lone.and_then(|d| playable.iter().find(|p| tiles_in(p)[0].contains(&d[0])).cloned());
+        let (Some(double), Some(tile)) = (lone, fits) else {
+            eprintln!("attempt {attempt}: the board is {board:?}");
+            continue;
+        };
+        let name = tiles_in(&tile)[0];
+        b.click_now(Locator::XPath(&format!("//button[@aria-label={}]", xpath_literal(&tile)))).await;
+        let after = b
+            .wait_js(
+                "the tile played or a choice offered",
+                r#"const n = document.querySelectorAll('[aria-label="the board"] g[role="img"]').length;
+                   const ask = document.querySelector('[role="group"][aria-label^="where to play"]');
+                   return n > 1 || ask ? { n, ask: ask ? ask.getAttribute('aria-label') : null } : null;"#,
+            )
+            .await;
+        assert!(after["ask"].is_null(), "asked where to play {name:?} beside a lone {double:?}: {after}");
+        let board = b
+            .js(r#"return [...document.querySelectorAll('[aria-label="the board"] g[role="img"]')].map((g) => g.getAttribute('aria-label'))"#)
+            .await;
+        assert!(list(&board).iter().any(|t| tiles_in(t).first() == Some(&name)), "{name:?} is on the board: {board}");
+        b.close().await;
+        return;
+    }
+    panic!("no deal in 40 put us second beside a lone double");
+}
