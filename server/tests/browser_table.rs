@@ -84,7 +84,7 @@ async fn move_once(b: &Browser) -> bool {
 
 /// Presses Continue when a hand's end is on screen; true if it did.
 async fn continue_hand(b: &Browser) -> bool {
-    b.click_now(Locator::XPath("//button[not(@aria-label)][normalize-space()='Continue']")).await
+    b.continue_hand().await
 }
 
 /// Opens the lobby as a fresh visitor at `path` (such as `/#/` or `/?pace=0#/`).
@@ -358,4 +358,159 @@ async fn a_tile_that_fits_a_lone_double_on_either_side_is_played_without_asking(
         return;
     }
     panic!("no deal in 40 put us second beside a lone double");
+}
+
+/// Records, in the page, each tile another seat lays (with how many
+/// animations run on the board then) and each pass or draw told over the
+/// board and in the live region.
+const RECORD_MOTION: &str = r#"
+if (!window.__seen) {
+  window.__seen = { tiles: [], told: [] };
+  let last = -1;
+  new MutationObserver(() => {
+    const felt = document.querySelector('[aria-label="the board"]');
+    const n = felt ? felt.querySelectorAll('g[role="img"]').length : 0;
+    const log = document.querySelector('[aria-labelledby="log-h"] li')?.textContent || '';
+    if (n !== last) {
+      last = n;
+      if (log.startsWith('Seat ') && log.includes(' played ')) {
+        const anims = document.getAnimations().filter((a) => felt.contains(a.effect?.target)).length;
+        window.__seen.tiles.push({ log, anims });
+      }
+    }
+    const status = felt?.querySelector('[role="status"]')?.textContent || '';
+    const said = [...document.querySelectorAll('#announce p')].map((p) => p.textContent);
+    if (/ (drew a tile|passed)\.$/.test(status) && said.includes(status) && !window.__seen.told.includes(status)) {
+      window.__seen.told.push(status);
+    }
+  }).observe(document.body, { childList: true, subtree: true, characterData: true });
+}
+return true;
+"#;
+
+/// Plays a two-seat draw game at `path` until another seat has laid
+/// `tiles` tiles and drawn or passed once (or the match ended); returns
+/// what the page recorded.
+async fn watch_motion(b: &Browser, path: &str, tiles: usize) -> Value {
+    lobby(b, path).await;
+    b.choose("Variant", "draw").await;
+    b.choose("Table", "2").await;
+    b.choose("Fill the other seats with bots", "random").await;
+    b.click_named("Create and sit down").await;
+    b.wait_named("I'm ready").await;
+    b.js(RECORD_MOTION).await;
+    b.click_named("I'm ready").await;
+    let deadline = Instant::now() + MATCH;
+    loop {
+        assert!(
+            Instant::now() < deadline,
+            "no draw or pass of the other seat was told: {}",
+            b.js("return window.__seen").await
+        );
+        let seen = b.js("return window.__seen").await;
+        let over = b.js(&format!("return (() => {{ {LOOK} }})().over")).await.is_string();
+        if seen["tiles"].as_array().unwrap().len() >= tiles && (over || !seen["told"].as_array().unwrap().is_empty()) {
+            return seen;
+        }
+        continue_hand(b).await;
+        move_once(b).await;
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_played_tile_slides_in_unless_motion_is_reduced_and_draws_are_told() {
+    let _one = ONE_BROWSER.lock().await;
+    let server = TestServer::start().await;
+    let Some(b) = Browser::start(format!("http://{}", server.addr)).await else { return };
+    let seen = watch_motion(&b, "/?pace=300#/", 2).await;
+    for t in seen["tiles"].as_array().unwrap() {
+        assert!(t["anims"].as_u64().unwrap() >= 1, "the tile slides to its place: {seen}");
+    }
+    assert!(
+        !seen["told"].as_array().unwrap().is_empty(),
+        "the other seat's draw or pass is told on the board and aloud: {seen}"
+    );
+    b.close().await;
+
+    let Some(b) = Browser::start_with(format!("http://{}", server.addr), &["--force-prefers-reduced-motion"]).await
+    else {
+        return;
+    };
+    let seen = watch_motion(&b, "/?pace=300#/", 2).await;
+    for t in seen["tiles"].as_array().unwrap() {
+        assert_eq!(t["anims"], 0, "no motion when the person asked for less: {seen}");
+    }
+    b.close().await;
+}
+
+/// The end of a hand on screen: the seats' rows of tiles face up (their
+/// labels), the tiles on the board, and the name of the focused element.
+const HAND_END: &str = r#"
+const list = document.querySelector('[aria-label="the hands, face up"]');
+if (!list) return null;
+const board = [...document.querySelectorAll('[aria-label="the board"] g[role="img"]')].map((g) => g.getAttribute('aria-label'));
+const a = document.activeElement;
+return {
+  hands: [...list.querySelectorAll('li')].map((li) => li.getAttribute('aria-label')),
+  board,
+  heading: document.getElementById('sum-h')?.textContent,
+  focused: a ? (a.getAttribute('aria-label') || a.textContent.trim()) : '',
+};
+"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "the server sends hand-end with the srv part"]
+async fn a_hand_ends_with_its_last_tile_laid_and_every_hand_face_up_until_the_player_continues() {
+    let _one = ONE_BROWSER.lock().await;
+    let server = TestServer::start().await;
+    let Some(b) = Browser::start(format!("http://{}", server.addr)).await else { return };
+    b.client.set_window_size(1280, 800).await.unwrap();
+    lobby(&b, "/?pace=0#/").await;
+    b.open_room("latin", None, "random").await;
+    b.click_named("I'm ready").await;
+    let deadline = Instant::now() + MATCH;
+    let end = loop {
+        assert!(Instant::now() < deadline, "no hand's end was shown");
+        let end = b.js(HAND_END).await;
+        if !end.is_null() {
+            break end;
+        }
+        let l = look(&b).await;
+        assert!(l["over"].is_null(), "the match ended without showing a hand's end");
+        move_once(&b).await;
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    };
+    assert_eq!(end["heading"], "Hand 1 result", "{end}");
+    assert_eq!(end["focused"], "Continue", "the focus is on Continue: {end}");
+    // Four seats' rows; each names its tiles and their pips, which add up.
+    let hands = list(&end["hands"]);
+    assert_eq!(hands.len(), 4, "{end}");
+    let mut held = 0;
+    for row in &hands {
+        let (tiles_part, pips_part) = row.rsplit_once("; ").unwrap_or_else(|| panic!("{row}"));
+        let tiles = tiles_in(tiles_part);
+        let pips: u32 = pips_part.split(' ').next().unwrap().parse().unwrap_or_else(|e| panic!("{row}: {e}"));
+        assert_eq!(tiles.iter().map(|[a, z]| u32::from(*a + *z)).sum::<u32>(), pips, "{row}");
+        held += tiles.len();
+    }
+    // Latin deals all 28 tiles: those on the board (the last one with them)
+    // and those in the hands make the whole set.
+    let board = list(&end["board"]);
+    assert_eq!(board.len() + held, 28, "board {board:?} and hands {hands:?} hold every tile");
+    assert!(board.iter().any(|t| t.contains("just played")), "the last tile is marked: {board:?}");
+    b.screenshot("hand-end").await;
+
+    // It stays while the player looks (the bots play on behind it)...
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert_eq!(b.js(HAND_END).await["board"], end["board"], "the hand's end stayed on screen");
+    b.client.set_window_size(390, 844).await.unwrap();
+    b.wait_js("the narrow layout", "return document.documentElement.clientWidth <= 390").await;
+    assert_eq!(b.js(OVERFLOW).await, serde_json::json!([]), "the hand's end fits a phone");
+    b.screenshot("hand-end-phone").await;
+    b.client.set_window_size(1280, 800).await.unwrap();
+    // ...until Continue: then the next hand.
+    b.click_named("Continue").await;
+    b.wait_js("the next hand", "return !document.querySelector('[aria-label=\"the hands, face up\"]')").await;
+    b.close().await;
 }

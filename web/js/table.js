@@ -300,8 +300,10 @@ function pickTile(app, t, tile) {
 function handArea(app, t) {
   const hand = t.view?.hand || [];
   const legal = t.prompt?.legal || [];
-  const ends = (tile) => legal.filter((m) => m.kind === 'play' && sameTile(m.tile, tile)).length;
-  const playable = (tile) => ends(tile) > 0;
+  const movesOf = (tile) => legal.filter((m) => m.kind === 'play' && sameTile(m.tile, tile));
+  const playable = (tile) => movesOf(tile).length > 0;
+  // A choice to make only where the ends give different boards.
+  const choose = (tile) => movesOf(tile).length > 1 && !sameBoard(t, movesOf(tile));
   const numerals = needsNumerals(t.variant);
   const names = hand.map(tileName);
   const buttons = hand.map((tile, i) => {
@@ -312,7 +314,7 @@ function handArea(app, t) {
       'button',
       {
         class: `tile ${ok ? 'legal' : ''} ${chosen ? 'chosen' : ''} ${hinted ? 'hinted' : ''}`,
-        'aria-label': `${tileName(tile)}${t.prompt ? (ok ? (ends(tile) > 1 ? ', playable: choose the end' : ', playable') : ', cannot be played now') : ''}${hinted ? ', the hint' : ''}`,
+        'aria-label': `${tileName(tile)}${t.prompt ? (ok ? (choose(tile) ? ', playable: choose the end' : ', playable') : ', cannot be played now') : ''}${hinted ? ', the hint' : ''}`,
         'aria-disabled': t.prompt && !ok ? 'true' : null,
         'aria-pressed': chosen ? 'true' : null,
         tabindex: '-1',
@@ -608,10 +610,12 @@ function playing(app, t) {
   parts.push(scoreboard({ view: v, variant: t.variant, seat: t.seat, sideOf, sideName: sn }));
   const felt = h('section', { class: 'felt', 'aria-label': 'the board' });
   if (t.banner && !t.handEnd) felt.append(h('p', { class: 'banner', role: 'status' }, t.banner.text));
+  // Up to four seats sit around the board; more sit in a row above it.
+  const around = n <= 4;
   parts.push(
     h(
       'div',
-      { class: `table-grid n${n}` },
+      { class: around ? `table-grid n${n}` : 'table-rows' },
       seatPanels({
         view: shown,
         seats: t.info?.seats?.length,
@@ -620,7 +624,7 @@ function playing(app, t) {
         names: (s) => names(t, s),
         passed: t.handEnd ? null : t.passed,
         last: t.handEnd ? null : t.lastAction,
-        around: true,
+        around,
         numerals: needsNumerals(t.variant),
         clockFor: () =>
           h('span', { class: 'clock small', role: 'timer', 'aria-label': 'time left for this move', 'data-ends-at': t.turnSince + moveMs }, secondsLeft(t.turnSince + moveMs)),
