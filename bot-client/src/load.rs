@@ -563,7 +563,10 @@ mod tests {
 
     #[test]
     fn events_frames_start_with_the_skipped_prefix_and_prompts_do_not() {
-        let events = ServerFrame { id: None, msg: ServerMsg::Events { room: 3, seq: 9, events: vec![], view: None } };
+        let events = ServerFrame {
+            id: None,
+            msg: ServerMsg::Events { room: 3, seq: 9, events: vec![], view: None, hand_end: None },
+        };
         assert!(serde_json::to_string(&events).unwrap().starts_with(EVENTS_PREFIX));
         let prompt = ServerFrame {
             id: None,

@@ -1562,8 +1562,13 @@ mod tests {
         assert!(d.note_poly(&started));
         assert_eq!(answer(&mut d, prompt(None, &legal)), Some(greedy));
         let mut d = decider();
-        let events =
-            wire(ServerMsg::PolyEvents { room: 7, seq: 4, events: vec![], view: Some(Box::new(view.clone())) });
+        let events = wire(ServerMsg::PolyEvents {
+            room: 7,
+            seq: 4,
+            events: vec![],
+            view: Some(Box::new(view.clone())),
+            hand_end: None,
+        });
         assert!(d.note_poly(&events));
         assert_eq!(answer(&mut d, prompt(None, &legal)), Some(greedy));
         // A custom variant's rules come from sync (a reconnect).

@@ -141,6 +141,10 @@ pub struct Game {
     reversed: bool,
     /// Turns taken this hand (moves other than draws).
     turns: u32,
+    /// Keep each hand's final position ([`Game::keep_hand_ends`]).
+    keep_hand_end: bool,
+    /// The final position of the hand the last move ended, until taken.
+    hand_end: Option<Box<Game>>,
 }
 
 /// Rule choices read on every move, copied out of the rules once so the hot
@@ -262,6 +266,8 @@ impl Game {
             in_hands: TileSet::EMPTY,
             reversed: false,
             turns: 0,
+            keep_hand_end: false,
+            hand_end: None,
             rules,
         })
     }
@@ -288,11 +294,57 @@ impl Game {
         self.results.clear();
         self.log.clear();
         self.outcome = None;
+        self.hand_end = None;
         self.leader = Seat(0);
         if let Some(ext) = &mut self.ext {
             ext.lenient.clear();
         }
         self.start_hand();
+    }
+
+    /// Keeps the final position of every hand (the board with its last
+    /// tile, every seat's remaining tiles, the hand's result) for
+    /// [`Game::take_hand_end`]: the next hand is dealt in the same move that
+    /// ends one, so this is the only way to see how a hand ended. Off by
+    /// default: it clones the game at each hand's end.
+    pub fn keep_hand_ends(&mut self, keep: bool) {
+        self.keep_hand_end = keep;
+        if !keep {
+            self.hand_end = None;
+        }
+    }
+
+    /// The final position of the hand the last move ended (its result
+    /// recorded, the next hand not dealt), once; `None` if the last move
+    /// ended no hand or [`Game::keep_hand_ends`] is off. Its
+    /// [`Game::revealed_snapshot`]s are what the table sees.
+    ///
+    /// ```
+    /// use capicua_engine::{Game, Rules, Seating};
+    /// let mut g = Game::new(Rules::preset("latin").unwrap().into(), Seating::new(4), 42).unwrap();
+    /// g.keep_hand_ends(true);
+    /// let end = loop {
+    ///     g.play(g.legal_moves()[0]).unwrap();
+    ///     if let Some(end) = g.take_hand_end() { break end; }
+    /// };
+    /// assert_eq!(end.hand_number(), 0);
+    /// assert_eq!(end.hand_results().len(), 1);
+    /// assert_eq!(end.revealed_snapshot(None).to_move, None);
+    /// assert_eq!(g.hand_number(), 1);
+    /// assert!(g.history().is_empty() || g.history().len() < end.history().len());
+    /// ```
+    pub fn take_hand_end(&mut self) -> Option<Box<Game>> {
+        self.hand_end.take()
+    }
+
+    /// Records the final position of the hand just ended, when asked to.
+    pub(crate) fn keep_final_position(&mut self) {
+        if self.keep_hand_end {
+            self.hand_end = None;
+            let mut end = Box::new(self.clone());
+            end.keep_hand_end = false;
+            self.hand_end = Some(end);
+        }
     }
 
     /// Replays a match from its seed and move log.

@@ -268,6 +268,24 @@ impl<'a> View<'a> {
     }
 }
 
+impl Game {
+    /// What `seat` (`None`: a spectator) sees of a hand's final position
+    /// (from [`Game::take_hand_end`]): its view with every seat's hand face
+    /// up (they are public once the hand is over), nobody to move and no
+    /// legal moves.
+    pub fn revealed_snapshot(&self, seat: Option<Seat>) -> ViewSnapshot {
+        let view = match seat {
+            Some(s) => self.view(s),
+            None => self.spectator_view(),
+        };
+        let mut snap = view.snapshot();
+        snap.hands = (0..self.table().seats()).map(|s| Some(self.hand(Seat(s)))).collect();
+        snap.to_move = None;
+        snap.legal_moves.clear();
+        snap
+    }
+}
+
 /// Everything one viewer may know, owned and serializable: what the server
 /// sends to a seat.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

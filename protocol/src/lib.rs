@@ -35,7 +35,7 @@
 //! ```
 
 use capicua_engine::poly::{PolyEvent, PolyMove, PolyVariant, PolyViewSnapshot};
-use capicua_engine::{Event, Move, Variant, ViewSnapshot};
+use capicua_engine::{Event, HandResult, Move, Variant, ViewSnapshot};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -531,6 +531,10 @@ pub enum ServerMsg {
         /// The receiver's new view, when its tiles changed.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         view: Option<Box<PolyViewSnapshot>>,
+        /// When the events end a hand (`hand-ended`): the table as the
+        /// hand ended, every hand turned face up.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        hand_end: Option<Box<PolyHandEnd>>,
     },
     /// A move was accepted (answer to `move` and `poly-move`).
     Accepted {
@@ -552,6 +556,10 @@ pub enum ServerMsg {
         /// The receiver's new view, when its tiles changed.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         view: Option<Box<ViewSnapshot>>,
+        /// When the events end a hand (`hand-over`): the table as the hand
+        /// ended, every hand turned face up.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        hand_end: Option<Box<HandEndView>>,
     },
     /// The match is over and stored.
     GameOver {
@@ -686,6 +694,58 @@ pub enum ServerMsg {
         /// The preset played.
         variant: String,
     },
+}
+
+/// The end of a hand of dominoes, as the table saw it when the last tile
+/// was laid (the `hand-end` of an `events` frame). The engine deals the
+/// next hand in the same move, so the frame's `view` (if any) is already
+/// the next deal: this is the only place the final position is sent.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub struct HandEndView {
+    /// The hand's number, from 0.
+    pub hand: u32,
+    /// How the hand ended: the winner, the points, each seat's pips and
+    /// the points scored during play.
+    pub result: HandResult,
+    /// The receiver's view of the final position (the board with the
+    /// hand's last tile on it), except that every seat's remaining tiles
+    /// are public now: `hands` holds every seat's hand, to spectators
+    /// too. Nobody is to move in it (`to-move` is `null`, no legal moves).
+    pub view: Box<ViewSnapshot>,
+}
+
+/// The end of a hand of tiles with 3, 4 or 6 faces (the `hand-end` of a
+/// `poly-events` frame): the final position, every hand turned face up.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub struct PolyHandEnd {
+    /// The hand's number, from 0.
+    pub hand: u32,
+    /// How the hand ended.
+    pub result: PolyHandResult,
+    /// The receiver's view of the final position (the board with the
+    /// hand's last tile on it), with `hands` holding every seat's
+    /// remaining tiles. Nobody is to move in it (`to-move` is `null`).
+    pub view: Box<PolyViewSnapshot>,
+}
+
+/// How a hand of tiles with 3, 4 or 6 faces ended.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub struct PolyHandResult {
+    /// The hand's number, from 0.
+    pub hand: u32,
+    /// The seat that went out, or the lightest hand when blocked; `None`
+    /// for a blocked tie.
+    pub winner: Option<u8>,
+    /// Whether nobody could move.
+    pub blocked: bool,
+    /// Points scored as the hand ended, by seat (play points came with
+    /// each `played`).
+    pub points: Vec<i32>,
+    /// Pips left in each seat's hand, by seat.
+    pub pips: Vec<i32>,
 }
 
 /// One legal move in a `hint`.

@@ -192,22 +192,34 @@ fn variants() -> Vec<Variant> {
 struct Played {
     views: Vec<ViewSnapshot>,
     events: Vec<Vec<Event>>,
+    /// Hands' ends (their final positions, hands face up), a few a variant.
+    ends: Vec<HandEndView>,
 }
 
 fn play_every_variant() -> Played {
-    let mut played = Played { views: vec![], events: vec![] };
+    let mut played = Played { views: vec![], events: vec![], ends: vec![] };
     // One list of events per sequence of kinds and variant is enough.
     let mut sequences = BTreeSet::new();
     for variant in variants() {
         let rules: Arc<Rules> = variant.validate().unwrap().into();
         let seats = *rules.seat_range().end();
         let mut game = Game::new(rules, Seating::new(seats), 7).unwrap();
+        game.keep_hand_ends(true);
         played.views.push(game.view(Seat(0)).snapshot());
         played.views.push(game.spectator_view().snapshot());
         let (mut ply, mut kept) = (0, 0);
         while let Some(seat) = game.to_move() {
             let legal = game.legal_moves();
             let events = game.play(legal[(ply * 5 + 1) % legal.len()]).unwrap().to_vec();
+            if let Some(end) = game.take_hand_end() {
+                let result = end.hand_results().last().unwrap().clone();
+                let hand = result.hand;
+                if hand < 2 {
+                    let viewer = if hand == 0 { Some(seat) } else { None };
+                    let view = Box::new(end.revealed_snapshot(viewer));
+                    played.ends.push(HandEndView { hand, result, view });
+                }
+            }
             // A hand's end and every 17th move, a dozen times a match.
             let telling = events.len() > 1 || ply % 17 == 0;
             if telling && kept < 12 {
@@ -376,10 +388,13 @@ struct PolyPlayed {
     moves: Vec<PolyMove>,
     /// (legal moves, view) of seats to move.
     prompts: Vec<(Vec<PolyMove>, PolyViewSnapshot)>,
+    /// Hands' ends (their final positions, hands face up), a few a preset.
+    ends: Vec<PolyHandEnd>,
 }
 
 fn poly_played() -> PolyPlayed {
-    let mut played = PolyPlayed { variants: vec![], views: vec![], events: vec![], moves: vec![], prompts: vec![] };
+    let mut played =
+        PolyPlayed { variants: vec![], views: vec![], events: vec![], moves: vec![], prompts: vec![], ends: vec![] };
     let mut sequences = BTreeSet::new();
     let mut legal = PolyMoveList::default();
     for &name in POLY_PRESETS {
@@ -387,6 +402,7 @@ fn poly_played() -> PolyPlayed {
         played.variants.push(rules.variant().clone());
         let seats = *rules.seat_range().end();
         let mut game = PolyGame::new(rules, seats, 3).unwrap();
+        game.keep_hand_ends(true);
         played.views.push(game.spectator_snapshot());
         let mut ply = 0usize;
         while let Some(seat) = game.to_move() {
@@ -397,6 +413,25 @@ fn poly_played() -> PolyPlayed {
             let m = legal[(ply * 7 + 1) % legal.len()];
             let events = game.play(m).unwrap();
             played.moves.push(m);
+            if let Some(end) = game.take_hand_end() {
+                let Some(PolyEvent::HandEnded { hand, winner, blocked, points }) =
+                    events.iter().find(|e| matches!(e, PolyEvent::HandEnded { .. })).copied()
+                else {
+                    panic!("a hand's end comes with its event")
+                };
+                if hand < 2 {
+                    let n = end.seats() as usize;
+                    let result = PolyHandResult {
+                        hand,
+                        winner,
+                        blocked,
+                        points: points[..n].to_vec(),
+                        pips: (0..end.seats()).map(|s| end.pips_in_hand(s)).collect(),
+                    };
+                    let viewer = if hand == 0 { Some(seat) } else { None };
+                    played.ends.push(PolyHandEnd { hand, result, view: Box::new(end.revealed_snapshot(viewer)) });
+                }
+            }
             let tags: Vec<String> =
                 events.iter().map(|e| serde_json::to_value(e).unwrap()["event"].to_string()).collect();
             if sequences.insert((name, tags)) {
@@ -583,7 +618,7 @@ fn server_samples() -> Vec<ServerMsg> {
                     deadline_ms: 29_998,
                 });
             }
-            _ => samples.push(ServerMsg::Events { room: 3, seq: 6, events: vec![], view: Some(boxed) }),
+            _ => samples.push(ServerMsg::Events { room: 3, seq: 6, events: vec![], view: Some(boxed), hand_end: None }),
         }
     }
     // Every variant's rules, in the message that carries them, to a seat
@@ -601,7 +636,12 @@ fn server_samples() -> Vec<ServerMsg> {
         });
     }
     for events in played.events {
-        samples.push(ServerMsg::Events { room: 3, seq: 6, events, view: None });
+        samples.push(ServerMsg::Events { room: 3, seq: 6, events, view: None, hand_end: None });
+    }
+    assert!(played.ends.len() > 10, "hands' ends of many variants");
+    for end in played.ends {
+        let events = vec![Event::HandOver { hand: end.hand, winner: end.result.winner }];
+        samples.push(ServerMsg::Events { room: 3, seq: 6, events, view: None, hand_end: Some(Box::new(end)) });
     }
     let poly = poly_played();
     let poly_info = RoomInfo {
@@ -631,7 +671,17 @@ fn server_samples() -> Vec<ServerMsg> {
     }
     for (i, events) in poly.events.into_iter().enumerate() {
         let view = (i % 3 == 0).then(|| Box::new(poly.views[i % poly.views.len()].clone()));
-        samples.push(ServerMsg::PolyEvents { room: 3, seq: 6, events, view });
+        samples.push(ServerMsg::PolyEvents { room: 3, seq: 6, events, view, hand_end: None });
+    }
+    assert!(poly.ends.len() >= POLY_PRESETS.len(), "a hand's end of every poly preset");
+    for end in poly.ends {
+        let events = vec![PolyEvent::HandEnded {
+            hand: end.hand,
+            winner: end.result.winner,
+            blocked: end.result.blocked,
+            points: [0; 6],
+        }];
+        samples.push(ServerMsg::PolyEvents { room: 3, seq: 6, events, view: None, hand_end: Some(Box::new(end)) });
     }
     for (legal_moves, view) in poly.prompts {
         let seat = view.seat.unwrap();

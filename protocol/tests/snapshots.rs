@@ -159,6 +159,7 @@ fn server_messages() {
                     Event::Scored { side: Side(1), points: 10 },
                 ],
                 view: None,
+                hand_end: None,
             },
             r#"{"id":1,"type":"events","room":3,"seq":9,"events":[{"event":"played","seat":1,"tile":[3,5],"end":0,"face":1},{"event":"drew","seat":0},{"event":"scored","side":1,"points":10}]}"#,
         ),
@@ -319,6 +320,7 @@ fn server_messages() {
                 seq: 8,
                 events: vec![PolyEvent::Drew { seat: 1, tile: None }, PolyEvent::Passed { seat: 1 }],
                 view: None,
+                hand_end: None,
             },
             r#"{"id":1,"type":"poly-events","room":3,"seq":8,"events":[{"event":"drew","seat":1},{"event":"passed","seat":1}]}"#,
         ),
@@ -337,6 +339,7 @@ fn server_messages() {
                     },
                 ],
                 view: None,
+                hand_end: None,
             },
             r#"{"id":1,"type":"poly-events","room":3,"seq":9,"events":[{"event":"drew","seat":1,"tile":30},{"event":"played","seat":1,"tile":30,"at":{"kind":"cell","x":1,"y":0},"rotation":2,"points":9}]}"#,
         ),
@@ -478,4 +481,105 @@ fn poly_messages_carry_the_poly_view_rules_and_moves() {
     assert_eq!(v["variant"]["name"], "triominoes");
     let back: ServerFrame = serde_json::from_value(v).unwrap();
     assert_eq!(back.msg, started);
+}
+
+fn sorted_keys(v: &serde_json::Value) -> Vec<&str> {
+    let mut keys: Vec<&str> = v.as_object().unwrap().keys().map(|k| k.as_str()).collect();
+    keys.sort();
+    keys
+}
+
+/// The end of a hand: the frame that ends it carries the final position
+/// (the hand's last play on the board, every hand face up) and the result.
+#[test]
+fn hand_end_carries_the_final_position_with_hands_face_up() {
+    let mut game = Game::new(Rules::preset("block").unwrap().into(), Seating::new(2), 11).unwrap();
+    game.keep_hand_ends(true);
+    let (events, end) = loop {
+        let events = game.play(game.legal_moves()[0]).unwrap();
+        if let Some(end) = game.take_hand_end() {
+            break (events, end);
+        }
+    };
+    let result = end.hand_results().last().unwrap().clone();
+    let msg = ServerMsg::Events {
+        room: 3,
+        seq: 30,
+        events: events.to_vec(),
+        view: Some(Box::new(game.view(Seat(1)).snapshot())),
+        hand_end: Some(Box::new(HandEndView {
+            hand: 0,
+            result: result.clone(),
+            view: Box::new(end.revealed_snapshot(Some(Seat(1)))),
+        })),
+    };
+    let v = serde_json::to_value(ServerFrame { id: None, msg: msg.clone() }).unwrap();
+    assert_eq!(sorted_keys(&v), ["events", "hand-end", "room", "seq", "type", "view"]);
+    let end_json = &v["hand-end"];
+    assert_eq!(sorted_keys(end_json), ["hand", "result", "view"]);
+    assert_eq!(end_json["hand"], 0);
+    assert_eq!(
+        sorted_keys(&end_json["result"]),
+        ["end", "hand", "leader", "pips", "play-points", "points", "ranking", "winner", "winner-seat"]
+    );
+    assert_eq!(end_json["result"]["pips"].as_array().unwrap().len(), 2);
+    let final_view = &end_json["view"];
+    assert_eq!(final_view["seat"], 1);
+    assert_eq!(final_view["to-move"], json!(null));
+    assert_eq!(final_view["legal-moves"], json!([]));
+    // Every seat's hand is there, as its tiles, matching the counts.
+    let hands = final_view["hands"].as_array().unwrap();
+    let sizes = final_view["hand-sizes"].as_array().unwrap();
+    assert_eq!(hands.len(), 2);
+    for (h, n) in hands.iter().zip(sizes) {
+        assert_eq!(h.as_array().unwrap().len() as u64, n.as_u64().unwrap());
+    }
+    // The hand's last play is on the board of the final view, not on the
+    // next deal's.
+    let Event::Played { tile, .. } = events.iter().rev().find(|e| matches!(e, Event::Played { .. })).unwrap() else {
+        unreachable!()
+    };
+    let last = final_view["history"].as_array().unwrap().last().unwrap();
+    assert_eq!(last["action"]["tile"], serde_json::to_value(tile).unwrap());
+    assert_eq!(v["view"]["hand-number"], 1);
+    assert_eq!(v["view"]["history"], json!([]));
+    let back: ServerFrame = serde_json::from_value(v).unwrap();
+    assert_eq!(back.msg, msg);
+
+    // The poly form, with its result in full.
+    let result = PolyHandResult { hand: 2, winner: Some(1), blocked: false, points: vec![0, 37], pips: vec![12, 0] };
+    assert_eq!(
+        serde_json::to_string(&result).unwrap(),
+        r#"{"hand":2,"winner":1,"blocked":false,"points":[0,37],"pips":[12,0]}"#
+    );
+    let mut game = PolyGame::new(PolyRules::preset("triominoes").unwrap(), 2, 11).unwrap();
+    game.keep_hand_ends(true);
+    let mut legal = capicua_engine::poly::PolyMoveList::default();
+    let end = loop {
+        game.legal_moves(&mut legal);
+        game.play(legal[0]).unwrap();
+        if let Some(end) = game.take_hand_end() {
+            break end;
+        }
+    };
+    let msg = ServerMsg::PolyEvents {
+        room: 3,
+        seq: 40,
+        events: vec![],
+        view: None,
+        hand_end: Some(Box::new(PolyHandEnd { hand: 0, result, view: Box::new(end.revealed_snapshot(None)) })),
+    };
+    let v = serde_json::to_value(ServerFrame { id: None, msg: msg.clone() }).unwrap();
+    assert_eq!(sorted_keys(&v["hand-end"]), ["hand", "result", "view"]);
+    let final_view = &v["hand-end"]["view"];
+    assert!(final_view.get("seat").is_none(), "a spectator's");
+    assert_eq!(final_view["to-move"], json!(null));
+    let hands = final_view["hands"].as_array().unwrap();
+    assert_eq!(hands.len(), 2);
+    for (h, n) in hands.iter().zip(final_view["hand-sizes"].as_array().unwrap()) {
+        assert_eq!(h.as_array().unwrap().len() as u64, n.as_u64().unwrap());
+    }
+    assert!(!final_view["board"].as_array().unwrap().is_empty());
+    let back: ServerFrame = serde_json::from_value(v).unwrap();
+    assert_eq!(back.msg, msg);
 }

@@ -85,6 +85,17 @@ impl IntoResponse for ApiError {
     }
 }
 
+/// The `no-such-seat` message, in the words players use: the seat asked
+/// for and the seat numbers the table has (from 0, as on the wire).
+pub(crate) fn no_such_seat(seat: impl std::fmt::Display, seats: impl Into<u64>) -> String {
+    let seats: u64 = seats.into();
+    match seats {
+        0 => format!("there is no seat {seat}: this table has no seats"),
+        1 => format!("there is no seat {seat}: this table has one seat, seat 0"),
+        n => format!("there is no seat {seat}: this table has {n} seats, numbered 0 to {}", n - 1),
+    }
+}
+
 /// The HTTP status of an error code. Credentials follow one rule on every
 /// route: 401 when the request carries no valid credential (`bad-token` for
 /// a malformed header or an unknown token, `unauthorized` for no header,

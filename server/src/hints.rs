@@ -216,6 +216,26 @@ pub(crate) struct Decision {
     /// Deals sampled (fewer than the review's `samples` when the server
     /// was busy or the variant is slow).
     pub samples: u32,
+    /// The move played was a mistake: the best move's chance beats it by
+    /// more than the estimates' own error ([`is_mistake`]).
+    pub mistake: bool,
+}
+
+/// Whether a move whose estimated chance is `played` is a mistake beside
+/// one of chance `best`, both shares of `samples` sampled deals: only when
+/// `best` is higher by more than two standard errors of the difference.
+/// Sampling a few dozen deals makes two good moves differ by a few points
+/// by chance alone, and two moves that both win every deal are never a
+/// mistake, whichever is played. The estimates are taken as independent
+/// (they share the deals, so this errs towards not flagging).
+pub(crate) fn is_mistake(played: f64, best: f64, samples: u32) -> bool {
+    if samples == 0 {
+        return false;
+    }
+    let n = f64::from(samples);
+    let variance = |p: f64| p.clamp(0.0, 1.0) * (1.0 - p.clamp(0.0, 1.0)) / n;
+    let error = (variance(played) + variance(best)).sqrt();
+    best - played > 2.0 * error && best > played
 }
 
 /// The steps of `moves`, played from `game`, at which `seat` had a
@@ -259,15 +279,20 @@ impl DecisionJob {
         capicua_strategy::Strategy::watch(&mut pimc, &self.stop);
         let a = pimc.analyse(&TableSeat::new(game, self.seat));
         let m = self.moves[self.step];
+        let played_win = a.of(m).map(|e| round3(e.win));
+        let best_win = a.of(a.best).map_or(0.0, |e| round3(e.win));
         Ok(Decision {
             step: self.step,
             hand: game.hand_results().len(),
             played: m,
-            played_win: a.of(m).map(|e| round3(e.win)),
+            played_win,
             best: a.best,
-            best_win: a.of(a.best).map_or(0.0, |e| round3(e.win)),
+            best_win,
             moves: hint_moves(&a),
             samples: a.samples,
+            // A play only a lenient referee let stand has no estimate: its
+            // penalty is its own verdict.
+            mistake: m != a.best && played_win.is_some_and(|p| is_mistake(p, best_win, a.samples)),
         })
     }
 }
@@ -429,7 +454,7 @@ pub(crate) async fn review(
     }
     let g = state.db.game(id).await?.ok_or_else(|| ApiError::of(ErrorCode::NoSuchGame, format!("no game {id}")))?;
     if q.seat >= g.play.seats() {
-        let message = format!("seats are 0..{}", g.play.seats());
+        let message = crate::api::no_such_seat(q.seat, g.play.seats());
         return Err(ApiError::of(ErrorCode::NoSuchSeat, message).with_field(Some("seat")));
     }
     let Play::Tiles { variant, seating, moves } = g.play else {
@@ -522,6 +547,28 @@ mod tests {
             assert!(d.moves.len() > 1 && d.samples > 0, "{d:?}");
             assert_eq!(game.to_move(), Some(Seat(0)));
         }
+    }
+
+    /// A decision is a mistake only when the chances differ by more than
+    /// the sampling error of the estimates.
+    #[test]
+    fn a_mistake_is_a_loss_beyond_the_estimates_error() {
+        // Both moves win every sampled deal: never a mistake.
+        assert!(!is_mistake(1.0, 1.0, 60));
+        assert!(!is_mistake(0.0, 0.0, 60));
+        // A few points apart on 60 deals is noise (two standard errors of
+        // 0.55 vs 0.5 on 60 deals are about 0.18).
+        assert!(!is_mistake(0.5, 0.55, 60));
+        assert!(!is_mistake(0.97, 1.0, 60));
+        // A clear loss is one.
+        assert!(is_mistake(0.2, 0.8, 60));
+        assert!(is_mistake(0.5, 1.0, 60));
+        // The same gap is a mistake with enough deals, not with few.
+        assert!(is_mistake(0.5, 0.6, 2000));
+        assert!(!is_mistake(0.5, 0.6, 20));
+        // A better played move, or no deals at all, is no mistake.
+        assert!(!is_mistake(0.9, 0.1, 60));
+        assert!(!is_mistake(0.0, 1.0, 0));
     }
 
     #[test]

@@ -134,17 +134,26 @@ async fn ws(State(state): State<Arc<AppState>>, extensions: Extensions, upgrade:
 #[derive(Serialize)]
 struct PresetEntry<V> {
     name: &'static str,
+    /// The variant's one-line description, beside its name: what a lobby
+    /// shows under the name (the bots read the same catalog).
+    description: String,
     variant: V,
 }
 
 async fn variants() -> Json<serde_json::Value> {
     let presets: Vec<PresetEntry<_>> = capicua_engine::PRESETS
         .iter()
-        .filter_map(|&name| Some(PresetEntry { name, variant: capicua_engine::preset(name)? }))
+        .filter_map(|&name| {
+            let variant = capicua_engine::preset(name)?;
+            Some(PresetEntry { name, description: variant.description.clone(), variant })
+        })
         .collect();
     let poly_presets: Vec<PresetEntry<_>> = capicua_engine::poly::POLY_PRESETS
         .iter()
-        .filter_map(|&name| Some(PresetEntry { name, variant: capicua_engine::poly::poly_preset(name)? }))
+        .filter_map(|&name| {
+            let variant = capicua_engine::poly::poly_preset(name)?;
+            Some(PresetEntry { name, description: variant.description.clone(), variant })
+        })
         .collect();
     // The rule catalog lets a client build its variant menus: every option
     // of every field with its parameters.

@@ -106,12 +106,16 @@ pub(crate) struct ReplayQuery {
 /// One step of a replay: what the viewer saw after a move.
 #[derive(Serialize)]
 #[serde(rename_all = "kebab-case")]
-struct ReplayStep<View, Ev> {
+struct ReplayStep<View, Ev, End> {
     /// The events of the move, as the viewer saw them (a poly `drew` names
     /// its tile to the drawer's viewpoint only).
     events: Vec<Ev>,
     /// The viewer's view afterwards.
     view: View,
+    /// When the move ended a hand: its final position, hands face up, as
+    /// the live frame's `hand-end`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    hand_end: Option<End>,
 }
 
 /// A page of a finished game from one viewpoint, but its steps (written
@@ -258,7 +262,7 @@ pub(crate) async fn game(
         return Err(ApiError::new(
             StatusCode::BAD_REQUEST,
             ErrorCode::NoSuchSeat,
-            format!("seats are 0..{}", g.play.seats()),
+            crate::api::no_such_seat(s, g.play.seats()),
         ));
     }
     let total = g.play.plies();
@@ -292,6 +296,7 @@ fn page(g: StoredGame, w: Window) -> Result<Vec<u8>, ApiError> {
         Play::Tiles { variant, seating, moves } => {
             let rules = Rules::new(variant.clone()).map_err(ApiError::internal)?;
             let mut game = Game::new(rules.into(), seating, seed).map_err(ApiError::internal)?;
+            game.keep_hand_ends(true);
             let snap = |game: &Game| match w.seat {
                 Some(s) => game.view(Seat(s)).snapshot(),
                 None => game.spectator_view().snapshot(),
@@ -319,7 +324,12 @@ fn page(g: StoredGame, w: Window) -> Result<Vec<u8>, ApiError> {
                 }
                 // `referee_play` also replays the plays a lenient referee let stand.
                 let ruling = game.referee_play(*m).map_err(ApiError::internal)?;
-                if i >= w.from && !out.push(&ReplayStep { events: ruling.events().to_vec(), view: snap(&game) })? {
+                let end = game.take_hand_end();
+                if i < w.from {
+                    continue;
+                }
+                let hand_end = end.as_deref().and_then(|end| crate::table::tiles_hand_end(end, w.seat.map(Seat)));
+                if !out.push(&ReplayStep { events: ruling.events().to_vec(), view: snap(&game), hand_end })? {
                     next = Some(i);
                     break;
                 }
@@ -329,6 +339,7 @@ fn page(g: StoredGame, w: Window) -> Result<Vec<u8>, ApiError> {
         Play::Poly { variant, seats: n, moves } => {
             let rules = variant.validate().map_err(ApiError::internal)?;
             let mut game = PolyGame::new(rules, n, seed).map_err(ApiError::internal)?;
+            game.keep_hand_ends(true);
             let snap = |game: &PolyGame| match w.seat {
                 Some(s) => game.view(s).snapshot(),
                 None => game.spectator_snapshot(),
@@ -355,11 +366,14 @@ fn page(g: StoredGame, w: Window) -> Result<Vec<u8>, ApiError> {
                     break;
                 }
                 let events = game.play(m).map_err(ApiError::internal)?;
+                let end = game.take_hand_end();
                 if i < w.from {
                     continue;
                 }
+                let hand_end =
+                    end.as_deref().and_then(|end| crate::table::poly_hand_end(end, &events, w.seat.map(Seat)));
                 let events: Vec<_> = events.iter().map(|e| e.seen_by(w.seat)).collect();
-                if !out.push(&ReplayStep { events, view: snap(&game) })? {
+                if !out.push(&ReplayStep { events, view: snap(&game), hand_end })? {
                     next = Some(i);
                     break;
                 }

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use capicua_engine::poly::{PolyEvent, PolyEvents, PolyGame, PolyMove, PolyMoveList, PolyRules, PolyVariant};
 use capicua_engine::{Event, Game, Move, Rules, Seat, Seating, Variant};
-use capicua_protocol::{PromptId, RoomId, ServerMsg};
+use capicua_protocol::{HandEndView, PolyHandEnd, PolyHandResult, PromptId, RoomId, ServerMsg};
 
 use crate::db::{HandResults, Play};
 
@@ -57,12 +57,19 @@ impl RoomRules {
     /// Deals a match from `seed`.
     pub(crate) fn deal(&self, seed: u64) -> Result<Table, String> {
         match self {
+            // The table keeps each hand's final position: the engine deals
+            // the next hand in the move that ends one, and the players are
+            // shown how it ended.
             RoomRules::Tiles { rules, seating } => {
-                Game::new(rules.clone(), seating.clone(), seed).map(Table::Tiles).map_err(|e| e.to_string())
+                let mut game = Game::new(rules.clone(), seating.clone(), seed).map_err(|e| e.to_string())?;
+                game.keep_hand_ends(true);
+                Ok(Table::Tiles(game))
             }
-            RoomRules::Poly { rules, seats } => PolyGame::new(rules.clone(), *seats, seed)
-                .map(|game| Table::Poly { game, log: Vec::new(), hands: Vec::new() })
-                .map_err(|e| e.to_string()),
+            RoomRules::Poly { rules, seats } => {
+                let mut game = PolyGame::new(rules.clone(), *seats, seed).map_err(|e| e.to_string())?;
+                game.keep_hand_ends(true);
+                Ok(Table::Poly { game, log: Vec::new(), hands: Vec::new() })
+            }
         }
     }
 
@@ -93,12 +100,12 @@ impl fmt::Display for AnyMove {
     }
 }
 
-/// The events of one move.
+/// The events of one move, and the final position of the hand it ended.
 pub(crate) enum TableEvents {
     /// Two-faced events: public as they are.
-    Tiles(Vec<Event>),
+    Tiles(Vec<Event>, Option<Box<Game>>),
     /// Poly events: a `drew` names its tile, to be told to the drawer only.
-    Poly(PolyEvents),
+    Poly(PolyEvents, Option<Box<PolyGame>>),
 }
 
 /// A match in play.
@@ -149,13 +156,14 @@ impl Table {
     pub(crate) fn play(&mut self, m: AnyMove) -> Result<TableEvents, String> {
         match (self, m) {
             (Table::Tiles(g), AnyMove::Tiles(m)) => {
-                g.referee_play(m).map(|r| TableEvents::Tiles(r.events().to_vec())).map_err(|e| e.to_string())
+                let events = g.referee_play(m).map(|r| r.events().to_vec()).map_err(|e| e.to_string())?;
+                Ok(TableEvents::Tiles(events, g.take_hand_end()))
             }
             (Table::Poly { game, log, hands }, AnyMove::Poly(m)) => {
                 let events = game.play(m).map_err(|e| e.to_string())?;
                 log.push(m);
                 hands.extend(events.iter().filter(|e| matches!(e, PolyEvent::HandEnded { .. })));
-                Ok(TableEvents::Poly(events))
+                Ok(TableEvents::Poly(events, game.take_hand_end()))
             }
             (Table::Tiles(_), m) => {
                 Err(format!("{m} is a move of tiles with 3, 4 or 6 faces; this room plays dominoes"))
@@ -231,12 +239,19 @@ impl Table {
     /// of its own).
     pub(crate) fn public_events(&self, room: RoomId, seq: u64, events: &TableEvents) -> ServerMsg {
         match events {
-            TableEvents::Tiles(events) => ServerMsg::Events { room, seq, events: events.clone(), view: None },
-            TableEvents::Poly(events) => ServerMsg::PolyEvents {
+            TableEvents::Tiles(events, end) => ServerMsg::Events {
+                room,
+                seq,
+                events: events.clone(),
+                view: None,
+                hand_end: end.as_deref().and_then(|end| tiles_hand_end(end, None)),
+            },
+            TableEvents::Poly(events, end) => ServerMsg::PolyEvents {
                 room,
                 seq,
                 events: events.iter().map(|e| e.seen_by(None)).collect(),
                 view: None,
+                hand_end: end.as_deref().and_then(|end| poly_hand_end(end, events, None)),
             },
         }
     }
@@ -244,8 +259,8 @@ impl Table {
     /// What `viewer` (a seat, or `None` for a spectator) is told of a move
     /// when it differs from [`Table::public_events`]: its new view when its
     /// tiles changed (a new hand was dealt, a seat whose hand it sees drew),
-    /// and, in a poly room, the tile it drew itself. `None`: the public
-    /// message.
+    /// in a poly room the tile it drew itself, and the end of a hand as
+    /// this viewer sees it. `None`: the public message.
     pub(crate) fn own_events(
         &self,
         room: RoomId,
@@ -254,7 +269,7 @@ impl Table {
         viewer: Option<Seat>,
     ) -> Option<ServerMsg> {
         match (self, events) {
-            (Table::Tiles(g), TableEvents::Tiles(events)) => {
+            (Table::Tiles(g), TableEvents::Tiles(events, end)) => {
                 let new_hand = events.iter().any(|e| matches!(e, Event::HandStarted { .. }));
                 let needs_view = match viewer {
                     Some(seat) => {
@@ -263,25 +278,27 @@ impl Table {
                     }
                     None => new_hand,
                 };
-                needs_view.then(|| ServerMsg::Events {
+                (needs_view || end.is_some()).then(|| ServerMsg::Events {
                     room,
                     seq,
                     events: events.clone(),
-                    view: Some(Box::new(tiles_snapshot(g, viewer))),
+                    view: needs_view.then(|| Box::new(tiles_snapshot(g, viewer))),
+                    hand_end: end.as_deref().and_then(|end| tiles_hand_end(end, viewer)),
                 })
             }
-            (Table::Poly { game, .. }, TableEvents::Poly(events)) => {
+            (Table::Poly { game, .. }, TableEvents::Poly(events, end)) => {
                 // A hand that ended without ending the match dealt a new one.
                 let new_hand =
                     game.to_move().is_some() && events.iter().any(|e| matches!(e, PolyEvent::HandEnded { .. }));
                 let drew = events
                     .iter()
                     .any(|e| matches!(e, PolyEvent::Drew { seat, .. } if Some(*seat) == viewer.map(|s| s.0)));
-                (new_hand || drew).then(|| ServerMsg::PolyEvents {
+                (new_hand || drew || end.is_some()).then(|| ServerMsg::PolyEvents {
                     room,
                     seq,
                     events: events.iter().map(|e| e.seen_by(viewer.map(|s| s.0))).collect(),
-                    view: Some(Box::new(poly_snapshot(game, viewer))),
+                    view: (new_hand || drew).then(|| Box::new(poly_snapshot(game, viewer))),
+                    hand_end: end.as_deref().and_then(|end| poly_hand_end(end, events, viewer)),
                 })
             }
             _ => unreachable!("events come from this table"),
@@ -359,4 +376,36 @@ fn poly_snapshot(g: &PolyGame, seat: Option<Seat>) -> capicua_engine::poly::Poly
         Some(s) => g.view(s.0).snapshot(),
         None => g.spectator_snapshot(),
     }
+}
+
+/// The end of a hand for `viewer`, from the hand's final position.
+pub(crate) fn tiles_hand_end(end: &Game, viewer: Option<Seat>) -> Option<Box<HandEndView>> {
+    let result = end.hand_results().last()?.clone();
+    Some(Box::new(HandEndView { hand: result.hand, result, view: Box::new(end.revealed_snapshot(viewer)) }))
+}
+
+/// The end of a poly hand for `viewer`, from the hand's final position and
+/// the move's `hand-ended` event.
+pub(crate) fn poly_hand_end(end: &PolyGame, events: &[PolyEvent], viewer: Option<Seat>) -> Option<Box<PolyHandEnd>> {
+    let result = poly_hand_result(end, events)?;
+    Some(Box::new(PolyHandEnd {
+        hand: result.hand,
+        result,
+        view: Box::new(end.revealed_snapshot(viewer.map(|s| s.0))),
+    }))
+}
+
+/// A poly hand's result: its `hand-ended` event and the pips left in each
+/// hand of its final position.
+pub(crate) fn poly_hand_result(end: &PolyGame, events: &[PolyEvent]) -> Option<PolyHandResult> {
+    events.iter().find_map(|e| match *e {
+        PolyEvent::HandEnded { hand, winner, blocked, points } => Some(PolyHandResult {
+            hand,
+            winner,
+            blocked,
+            points: points[..end.seats() as usize].to_vec(),
+            pips: (0..end.seats()).map(|s| end.pips_in_hand(s)).collect(),
+        }),
+        _ => None,
+    })
 }

@@ -263,3 +263,96 @@ async fn batched_events_arrive_complete_in_order_and_before_each_prompt() {
     }
     assert!(prompts > 3);
 }
+
+/// Every preset, two-faced and poly, is served with a one-line description
+/// beside its name, from the same catalog the bots read.
+#[tokio::test]
+async fn every_preset_is_served_with_a_one_line_description() {
+    let server = TestServer::start().await;
+    let variants = server.get_json("/api/variants").await;
+    for key in ["presets", "poly-presets"] {
+        let presets = variants[key].as_array().unwrap();
+        assert!(!presets.is_empty());
+        for p in presets {
+            let d = p["description"].as_str().unwrap_or_else(|| panic!("{key}: no description: {p:.200}"));
+            assert!(!d.trim().is_empty() && !d.contains('\n') && d.len() <= 160, "{key} {}: {d:?}", p["name"]);
+            assert_eq!(p["variant"]["description"], p["description"], "one catalog");
+            assert!(!d.contains("..="), "{}: speaks as a program, not a player: {d}", p["name"]);
+        }
+    }
+}
+
+/// A room whose full rules are a preset's (keys in any order, under any
+/// name) is that preset's room: titled and stored under its name, so a
+/// rated one counts on the preset's leaderboard.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rules_equal_to_a_preset_open_that_preset() {
+    let server = TestServer::start().await;
+    // Every preset's rules, renamed and with the keys of every object in
+    // reverse order, open a room of that preset.
+    for name in capicua_engine::PRESETS {
+        let mut v = serde_json::to_value(capicua_engine::preset(name).unwrap()).unwrap();
+        v["name"] = json!(format!("{name}-custom"));
+        v["description"] = json!("my table");
+        // The spec's text with the variant's keys reversed, built by hand:
+        // serde_json would sort them again.
+        let body = format!("{{\"variant\":{}}}", nested_text(&v));
+        let (status, room) = server.post_json("/api/rooms", None, &body).await;
+        assert_eq!((status, room["variant"].as_str()), (201, Some(*name)), "{room}");
+    }
+    // Changed rules keep their own name.
+    let mut v = serde_json::to_value(capicua_engine::preset("block").unwrap()).unwrap();
+    v["name"] = json!("block-custom");
+    v["target"] = json!({"points": {"points": 50}});
+    let (status, room) = server.post_json("/api/rooms", None, &json!({"variant": v}).to_string()).await;
+    assert_eq!((status, room["variant"].as_str()), (201, Some("block-custom")), "{room}");
+
+    // A rated room of block's rules under another name plays for block's
+    // leaderboard.
+    let (mut ana, _) = server.player("ana").await;
+    let (mut ben, _) = server.player("ben").await;
+    let mut v = serde_json::to_value(capicua_engine::preset("block").unwrap()).unwrap();
+    v["name"] = json!("block-custom");
+    let room = ana.create_room(json!({"variant": v, "seats": 2, "rated": true})).await;
+    assert_eq!(server.room_info(room).await["variant"], "block");
+    for (i, c) in [&mut ana, &mut ben].into_iter().enumerate() {
+        assert_eq!(c.join(room, Some(i as u8)).await, i as u8);
+    }
+    ana.ready(room).await;
+    ben.ready(room).await;
+    let (_, game) = play_out(vec![ana, ben], room).await;
+    assert_eq!(server.get_json(&format!("/api/games/{game}")).await["variant"]["name"], "block");
+    let board = server.get_json("/api/leaderboard?variant=block").await;
+    let mut names: Vec<&str> = board.as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect();
+    names.sort();
+    assert_eq!(names, ["ana", "ben"], "{board}");
+}
+
+/// JSON text of `v` with every object's keys in reverse order.
+fn nested_text(v: &Value) -> String {
+    match v {
+        Value::Object(m) => {
+            let fields: Vec<String> = m
+                .iter()
+                .rev()
+                .map(|(k, v)| format!("{}:{}", serde_json::to_string(k).unwrap(), nested_text(v)))
+                .collect();
+            format!("{{{}}}", fields.join(","))
+        }
+        Value::Array(items) => format!("[{}]", items.iter().map(nested_text).collect::<Vec<_>>().join(",")),
+        other => other.to_string(),
+    }
+}
+
+/// A seat the table does not have is named in players' words, with its
+/// machine-readable code.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_missing_seat_is_told_in_players_words_with_its_code() {
+    let server = TestServer::start().await;
+    let mut c = server.guest().await;
+    let room = c.create_room(json!({"preset": "latin"})).await;
+    let r = c.request(json!({"type": "join", "room": room, "seat": 4})).await;
+    assert_eq!(r["code"], "no-such-seat", "{r}");
+    let message = r["message"].as_str().unwrap();
+    assert!(message.contains("4 seats, numbered 0 to 3") && !message.contains(".."), "{message}");
+}

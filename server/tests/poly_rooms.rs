@@ -2,8 +2,9 @@
 //! of every poly preset play to the end (four clients at a triominoes
 //! table; one client and hosted bots at each other preset), every frame
 //! every seat and a spectator received is scanned for hidden tiles, the
-//! stored matches replay from every viewpoint, and a rated poly room
-//! counts on its preset's leaderboard.
+//! stored matches replay from every viewpoint, the frame that ends each
+//! hand (and the replay's step) shows its final position with every hand
+//! face up, and a rated poly room counts on its preset's leaderboard.
 
 mod common;
 
@@ -35,6 +36,81 @@ fn held_by_hand(rules: Arc<PolyRules>, seats: u8, seed: u64, moves: &[PolyMove])
         note(&game, &mut held);
     }
     held
+}
+
+/// The final position of every hand, by the referee.
+fn hand_ends(rules: Arc<PolyRules>, seats: u8, seed: u64, moves: &[PolyMove]) -> Vec<Box<PolyGame>> {
+    let mut game = PolyGame::new(rules, seats, seed).unwrap();
+    game.keep_hand_ends(true);
+    let mut ends = vec![];
+    for &m in moves {
+        game.play(m).unwrap();
+        ends.extend(game.take_hand_end());
+    }
+    ends
+}
+
+/// What is wrong with the ends of hands in one receiver's frames (or a
+/// replay's steps): every frame whose events end a hand carries `hand-end`,
+/// no other does, and it shows the referee's final position to this viewer
+/// (the board with the hand's last tile, every seat's remaining tiles).
+fn hand_end_faults(frames: &[Value], viewer: Option<u8>, ends: &[Box<PolyGame>]) -> Vec<String> {
+    let mut faults = vec![];
+    let mut seen = 0;
+    for f in frames {
+        let ended = f["events"].as_array().into_iter().flatten().find(|e| e["event"] == "hand-ended");
+        let end = f.get("hand-end").filter(|v| !v.is_null());
+        let (ended, end) = match (ended, end) {
+            (None, None) => continue,
+            (Some(_), None) => {
+                faults.push(format!("a hand ended without its hand-end: {f}"));
+                continue;
+            }
+            (None, Some(_)) => {
+                faults.push(format!("a hand-end in a frame that ends no hand: {f}"));
+                continue;
+            }
+            (Some(e), Some(end)) => (e, end),
+        };
+        let hand = ended["hand"].as_u64().unwrap() as usize;
+        seen += 1;
+        let Some(referee) = ends.get(hand) else {
+            faults.push(format!("hand {hand} ended, the referee has {} hands", ends.len()));
+            continue;
+        };
+        let view = &end["view"];
+        let hands: Vec<Vec<u64>> = view["hands"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| h.as_array().unwrap().iter().map(|t| t[0].as_u64().unwrap()).collect())
+            .collect();
+        let want: Vec<Vec<u64>> =
+            (0..referee.seats()).map(|s| referee.hand(s).iter().map(|t| u64::from(t.0)).collect()).collect();
+        if hands != want {
+            faults.push(format!("hand {hand}: hands {hands:?}, the referee's {want:?}"));
+        }
+        if view.get("seat").and_then(Value::as_u64).map(|s| s as u8) != viewer || view["to-move"] != Value::Null {
+            faults.push(format!("hand {hand}: not the viewer's final view: {view}"));
+        }
+        if view["board"] != serde_json::to_value(referee.board().placed()).unwrap() {
+            faults.push(format!("hand {hand}: the board is not the referee's final board"));
+        }
+        if let Some(played) = f["events"].as_array().unwrap().iter().find(|e| e["event"] == "played") {
+            let last = view["board"].as_array().unwrap().last().cloned().unwrap_or_default();
+            if last["tile"] != played["tile"] {
+                faults.push(format!("hand {hand}: the last play {played} is not the board's last {last}"));
+            }
+        }
+        let pips: Vec<i32> = (0..referee.seats()).map(|s| referee.pips_in_hand(s)).collect();
+        if end["hand"] != json!(hand) || end["result"]["hand"] != json!(hand) || end["result"]["pips"] != json!(pips) {
+            faults.push(format!("hand {hand}: result {}, pips by the referee {pips:?}", end["result"]));
+        }
+    }
+    if seen != ends.len() {
+        faults.push(format!("{seen} hands' ends shown, {} hands played", ends.len()));
+    }
+    faults
 }
 
 /// How many moves each seat made.
@@ -122,6 +198,8 @@ async fn scan(
     let rules: Arc<PolyRules> = variant.validate().unwrap().into();
     let held = held_by_hand(rules.clone(), n, stored.seed, &moves);
     let moved = moves_by_seat(rules.clone(), n, stored.seed, &moves);
+    let ends = hand_ends(rules.clone(), n, stored.seed, &moves);
+    assert!(!ends.is_empty());
     let mut shown = 0;
     let mut draws = [0; 2];
     for (i, p) in players.iter().enumerate() {
@@ -132,6 +210,8 @@ async fn scan(
         }
         let found = leaks(&p.frames, Some(i as u8), &held);
         assert!(found.is_empty(), "{preset}: seat {i} was shown hidden tiles: {found:?}");
+        let faults = hand_end_faults(&p.frames, Some(i as u8), &ends);
+        assert!(faults.is_empty(), "{preset}: seat {i}'s hands' ends: {faults:?}");
         let prompts = p.frames.iter().filter(|f| f["type"] == "poly-prompt").count();
         assert_eq!(prompts, moved[i], "{preset}: seat {i}'s prompts against its moves");
         assert!(!p.frames.iter().any(|f| f["type"] == "prompt" || f["type"] == "events"), "two-faced frames");
@@ -141,6 +221,8 @@ async fn scan(
     assert!(spectator.frames.iter().any(|f| f["type"] == "poly-events"), "{preset}: the spectator watched");
     let found = leaks(&spectator.frames, None, &held);
     assert!(found.is_empty(), "{preset}: the spectator was shown hidden tiles: {found:?}");
+    let faults = hand_end_faults(&spectator.frames, None, &ends);
+    assert!(faults.is_empty(), "{preset}: the spectator's hands' ends: {faults:?}");
 
     // The stored match replays from every viewpoint to its stored scores,
     // showing no viewpoint more than it saw.
@@ -160,6 +242,8 @@ async fn scan(
             .collect();
         let found = leaks(&frames, viewer, &held);
         assert!(found.is_empty(), "{preset}: the replay {path} shows hidden tiles: {found:?}");
+        let faults = hand_end_faults(steps, viewer, &ends);
+        assert!(faults.is_empty(), "{preset}: the replay {path}: {faults:?}");
     }
     (game_id, draws)
 }

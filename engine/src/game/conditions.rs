@@ -157,6 +157,7 @@ impl Game {
     /// beyond any real hand or a random turn order can need.
     fn passes_go_round(&self) -> bool {
         let mut copy = self.clone();
+        copy.keep_hand_ends(false);
         copy.ext_mut().passes_probed = true;
         let mut seen = HashSet::new();
         for _ in 0..PASS_PROBE_LIMIT {

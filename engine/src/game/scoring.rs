@@ -246,6 +246,7 @@ impl Game {
             ranking: self.hand_ranking(pips, seat),
         });
         ev.push(Event::HandOver { hand: self.hand_no, winner });
+        self.keep_final_position();
     }
 
     fn after_hand(&mut self, ev: &mut Events) {

@@ -241,6 +241,10 @@ pub struct PolyGame {
     outcome: Option<PolyOutcome>,
     /// Moves played in the match.
     plies: usize,
+    /// Keep each hand's final position ([`PolyGame::keep_hand_ends`]).
+    keep_hand_end: bool,
+    /// The final position of the hand the last move ended, until taken.
+    hand_end: Option<Box<PolyGame>>,
 }
 
 impl PolyGame {
@@ -266,6 +270,8 @@ impl PolyGame {
             idle: 0,
             scores: vec![0; seats as usize],
             outcome: None,
+            keep_hand_end: false,
+            hand_end: None,
         };
         g.deal();
         Ok(g)
@@ -311,6 +317,7 @@ impl PolyGame {
         self.hand_no = 0;
         self.scores.iter_mut().for_each(|s| *s = 0);
         self.outcome = None;
+        self.hand_end = None;
         self.deal();
     }
 
@@ -331,6 +338,40 @@ impl PolyGame {
         self.to_move = Some((self.hand_no % self.seats as u32) as u8);
         self.drawn = 0;
         self.idle = 0;
+    }
+
+    /// Keeps the final position of every hand (the board with its last
+    /// tile, every seat's remaining tiles) for [`PolyGame::take_hand_end`]:
+    /// the next hand is dealt in the same move that ends one, so this is
+    /// the only way to see how a hand ended. Off by default (it clones the
+    /// game at each hand's end).
+    pub fn keep_hand_ends(&mut self, keep: bool) {
+        self.keep_hand_end = keep;
+        if !keep {
+            self.hand_end = None;
+        }
+    }
+
+    /// The final position of the hand the last move ended (scores counted,
+    /// next hand not dealt), once; `None` if the last move ended no hand
+    /// or [`PolyGame::keep_hand_ends`] is off.
+    ///
+    /// ```
+    /// use capicua_engine::poly::{PolyGame, PolyMoveList, PolyRules};
+    /// let mut g = PolyGame::new(PolyRules::preset("triominoes").unwrap(), 3, 7).unwrap();
+    /// g.keep_hand_ends(true);
+    /// let mut moves = PolyMoveList::default();
+    /// let end = loop {
+    ///     g.legal_moves(&mut moves);
+    ///     g.play(moves[0]).unwrap();
+    ///     if let Some(end) = g.take_hand_end() { break end; }
+    /// };
+    /// assert_eq!(end.hand_number(), 0);
+    /// assert_eq!(g.hand_number(), 1);
+    /// assert!(end.board().placed().len() > g.board().placed().len());
+    /// ```
+    pub fn take_hand_end(&mut self) -> Option<Box<PolyGame>> {
+        self.hand_end.take()
     }
 
     /// The rules.
@@ -563,6 +604,13 @@ impl PolyGame {
             *total = total.saturating_add(p);
         }
         events.push(PolyEvent::HandEnded { hand: self.hand_no, winner, blocked, points });
+        if self.keep_hand_end {
+            self.hand_end = None;
+            let mut end = Box::new(self.clone());
+            end.keep_hand_end = false;
+            end.to_move = None;
+            self.hand_end = Some(end);
+        }
         let played = self.hand_no + 1;
         let over = match self.rules.variant().target {
             PolyMatchTarget::Points { points } => {

@@ -167,6 +167,7 @@ impl<'a> PolyView<'a> {
             }
         }
         let mut imagined = g.clone();
+        imagined.keep_hand_ends(false);
         imagined.replace_hidden(hands, stock, seed);
         Ok(imagined)
     }
@@ -193,6 +194,17 @@ impl PolyGame {
         self.snapshot_for(None)
     }
 
+    /// What `seat` (`None`: a spectator) sees of a hand's final position
+    /// (from [`PolyGame::take_hand_end`]): its view with every seat's hand
+    /// face up, and nobody to move.
+    pub fn revealed_snapshot(&self, seat: Option<u8>) -> PolyViewSnapshot {
+        let set = self.rules().set();
+        let mut snap = self.snapshot_for(seat);
+        snap.hands = (0..self.seats()).map(|s| self.hand(s).iter().map(|&id| (id, set.tile(id))).collect()).collect();
+        snap.to_move = None;
+        snap
+    }
+
     fn snapshot_for(&self, seat: Option<u8>) -> PolyViewSnapshot {
         let set = self.rules().set();
         let hand = match seat {
@@ -204,6 +216,7 @@ impl PolyGame {
             variant: self.rules().variant().name.clone(),
             board_kind: self.board().kind(),
             hand,
+            hands: Vec::new(),
             board: self.board().placed().to_vec(),
             hand_sizes: (0..self.seats()).map(|s| self.hand(s).len() as u16).collect(),
             stock: self.stock().len() as u16,
@@ -231,6 +244,10 @@ pub struct PolyViewSnapshot {
     pub board_kind: BoardKind,
     /// Its hand: ids and pips (empty for a spectator).
     pub hand: Vec<(PolyTileId, PolyTile)>,
+    /// Every seat's hand, by seat: only in the final position of a hand
+    /// (when the hands are turned face up), empty otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hands: Vec<Vec<(PolyTileId, PolyTile)>>,
     /// Placed tiles by node id, with positions.
     pub board: Vec<PlacedTile>,
     /// Tiles held by each seat.

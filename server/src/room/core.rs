@@ -797,7 +797,13 @@ impl RoomCore {
             seq: self.seq,
             prompt: p.id,
             seat,
-            game: game.clone(),
+            game: {
+                // The analysis plays hands out on copies: none of them
+                // needs the final positions the room keeps.
+                let mut game = game.clone();
+                game.keep_hand_ends(false);
+                game
+            },
             stop: self.stop.clone(),
         })));
     }
@@ -959,7 +965,7 @@ impl RoomCore {
         let n = self.seats.len();
         let i = match seat {
             Some(s) if s as usize >= n => {
-                return self.reply_err(fx, &who, id, ErrorCode::NoSuchSeat, format!("seats are 0..{n}"));
+                return self.reply_err(fx, &who, id, ErrorCode::NoSuchSeat, crate::api::no_such_seat(s, n as u64));
             }
             Some(s) if !matches!(self.seats[s as usize], SeatState::Empty) => {
                 return self.reply_err(fx, &who, id, ErrorCode::SeatTaken, format!("seat {s} is taken"));

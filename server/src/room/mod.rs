@@ -18,7 +18,7 @@ mod tests;
 
 use std::sync::{Arc, Mutex};
 
-use capicua_engine::poly::{FileRules, POLY_PRESETS, PolyRules};
+use capicua_engine::poly::{FileRules, POLY_PRESETS, PolyRules, PolyVariant};
 use capicua_engine::{Game, Seat, Seating, Variant};
 use capicua_protocol::{ErrorCode, PromptId, RoomInfo, RoomSpec};
 use tokio::sync::{mpsc, oneshot};
@@ -246,9 +246,10 @@ pub(crate) fn settings(spec: &RoomSpec, grace: std::time::Duration) -> Result<Se
             FileRules::Tiles(Box::new(variant.validate().map_err(|e| CreateError::Variant(e.to_string()))?))
         }
         (None, Some(v), None) => {
+            let v = preset_of(v).unwrap_or_else(|| v.clone());
             FileRules::Tiles(Box::new(v.validate().map_err(|e| CreateError::Variant(e.to_string()))?))
         }
-        (None, None, Some(text)) => variant_file(text)?,
+        (None, None, Some(text)) => as_preset(variant_file(text)?),
         _ => return Err(CreateError::PresetOrVariant),
     };
     let (rules, sides) = match rules {
@@ -278,6 +279,48 @@ pub(crate) fn settings(spec: &RoomSpec, grace: std::time::Duration) -> Result<Se
         unwatched: None,
         max_spectators: 0,
     })
+}
+
+/// The preset whose rules `v` plays, rule for rule, whatever `v` is called
+/// and described: rules compared as values, so a client that rebuilt a
+/// preset's rules (with its keys in another order, under another name)
+/// opens a room of that preset, listed, stored and rated under its name.
+fn preset_of(v: &Variant) -> Option<Variant> {
+    let rules_of = |v: &Variant| {
+        let mut v = v.clone();
+        v.name.clear();
+        v.description.clear();
+        v
+    };
+    let rules = rules_of(v);
+    capicua_engine::PRESETS.iter().filter_map(|name| capicua_engine::preset(name)).find(|p| rules_of(p) == rules)
+}
+
+/// The poly preset whose rules `v` plays (as [`preset_of`]).
+fn poly_preset_of(v: &PolyVariant) -> Option<PolyVariant> {
+    let rules_of = |v: &PolyVariant| {
+        let mut v = v.clone();
+        v.name.clear();
+        v.description.clear();
+        v
+    };
+    let rules = rules_of(v);
+    POLY_PRESETS.iter().filter_map(|name| capicua_engine::poly::poly_preset(name)).find(|p| rules_of(p) == rules)
+}
+
+/// Rules read from a variant file, under their preset's name when they are
+/// a preset's rules ([`preset_of`]).
+fn as_preset(rules: FileRules) -> FileRules {
+    match rules {
+        FileRules::Tiles(r) => match preset_of(r.variant()).and_then(|p| p.validate().ok()) {
+            Some(p) => FileRules::Tiles(Box::new(p)),
+            None => FileRules::Tiles(r),
+        },
+        FileRules::Poly(r) => match poly_preset_of(r.variant()).and_then(|p| p.validate().ok()) {
+            Some(p) => FileRules::Poly(p),
+            None => FileRules::Poly(r),
+        },
+    }
 }
 
 /// A two-faced room's seating, checked by the engine, and its seats' sides.
