@@ -460,7 +460,6 @@ return {
 "#;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "the server sends hand-end with the srv part"]
 async fn a_hand_ends_with_its_last_tile_laid_and_every_hand_face_up_until_the_player_continues() {
     let _one = ONE_BROWSER.lock().await;
     let server = TestServer::start().await;
@@ -499,11 +498,12 @@ async fn a_hand_ends_with_its_last_tile_laid_and_every_hand_face_up_until_the_pl
     let board = list(&end["board"]);
     assert_eq!(board.len() + held, 28, "board {board:?} and hands {hands:?} hold every tile");
     assert!(board.iter().any(|t| t.contains("just played")), "the last tile is marked: {board:?}");
-    b.screenshot("hand-end").await;
-
     // It stays while the player looks (the bots play on behind it)...
     tokio::time::sleep(Duration::from_millis(1500)).await;
     assert_eq!(b.js(HAND_END).await["board"], end["board"], "the hand's end stayed on screen");
+    // The picture: the board with its last tile above the hands face up.
+    b.js("document.querySelector('[aria-label=\"the board\"]').scrollIntoView(); return true").await;
+    b.screenshot("hand-end").await;
     b.client.set_window_size(390, 844).await.unwrap();
     b.wait_js("the narrow layout", "return document.documentElement.clientWidth <= 390").await;
     assert_eq!(b.js(OVERFLOW).await, serde_json::json!([]), "the hand's end fits a phone");

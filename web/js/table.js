@@ -114,7 +114,7 @@ function handEndPanel(app, t) {
       h(
         'li',
         { class: 'row', 'aria-label': label },
-        h('strong', { class: 'who' }, who(s, true)),
+        h('strong', { class: 'he-who' }, who(s, true)),
         h('span', { class: 'revealed', 'aria-hidden': 'true' }, tiles.map((tile) => tileSvg(tile, { numerals }))),
         h('span', { class: 'pips', 'aria-hidden': 'true' }, `${pips} ${pips === 1 ? 'pip' : 'pips'}`),
       ),
