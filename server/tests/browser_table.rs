@@ -247,6 +247,8 @@ async fn four_seats_sit_around_the_board_on_a_laptop_and_on_a_phone() {
     }
     assert!(f(&seats["2"], "right") <= f(&seats["3"], "left") + 1.0, "left, opposite, right: {p}");
     assert!(f(&seats["3"], "right") <= f(&seats["4"], "left") + 1.0, "left, opposite, right: {p}");
+    b.js("document.querySelector('[aria-label=\"the other seats\"] [role=\"group\"]').scrollIntoView(); return true")
+        .await;
     b.screenshot("table-4-seats-phone").await;
     b.close().await;
 }
