@@ -516,3 +516,43 @@ async fn a_hand_ends_with_its_last_tile_laid_and_every_hand_face_up_until_the_pl
     b.wait_js("the next hand", "return !document.querySelector('[aria-label=\"the hands, face up\"]')").await;
     b.close().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_watcher_is_shown_each_hands_end_for_a_few_seconds_and_the_match_goes_on() {
+    let _one = ONE_BROWSER.lock().await;
+    let server = TestServer::start().await;
+    let mut host = server.guest().await;
+    let room = host.create_room(serde_json::json!({"preset": "latin", "seats": 4})).await;
+    host.join(room, Some(0)).await;
+    let r = host.request(serde_json::json!({"type": "fill-bots", "room": room, "strategy": "random"})).await;
+    assert_eq!(r["type"], "ok", "{r}");
+    let Some(b) = Browser::start(format!("http://{}", server.addr)).await else { return };
+    b.open(&format!("/?pace=0#/room/{room}")).await;
+    b.wait_js("the watcher in the room", "return document.body.innerText.includes('Waiting for players')").await;
+    // When each hand's end appears and goes, measured in the page.
+    b.js(r#"window.__ends = []; let last = null;
+        new MutationObserver(() => {
+          const up = document.querySelector('[aria-label="the hands, face up"]');
+          const key = up ? document.getElementById('sum-h')?.textContent : null;
+          if (key !== last) { last = key; window.__ends.push({ t: performance.now(), key }); }
+        }).observe(document.body, { childList: true, subtree: true });
+        return true;"#)
+        .await;
+    host.ready(room).await;
+    let player = tokio::spawn(common::play_until_over(host, room, 7));
+
+    let shown = b.wait_js("a hand's end", HAND_END).await;
+    assert!(list(&shown["hands"]).len() == 4, "every hand is face up for the watcher: {shown}");
+    // Nobody presses Continue: it goes by itself after a few seconds (the
+    // next hand may then be played out and end at once: another heading).
+    let ends = b
+        .wait_js(
+            "the hand's end to go by itself",
+            "const e = window.__ends; const i = e.findIndex((x) => x.key); return i >= 0 && i + 1 < e.length ? [e[i], e[i + 1]] : null",
+        )
+        .await;
+    let held = ends[1]["t"].as_f64().unwrap() - ends[0]["t"].as_f64().unwrap();
+    assert!(held >= 3900.0, "the hand's end stayed {held} ms: {ends}");
+    b.close().await;
+    let _ = player.await;
+}
