@@ -314,8 +314,13 @@ async function pump(t) {
       if (held) t.steps -= 1;
       t.queue.shift();
       applyFrame(t, next);
-      if (move) t.shownAt = performance.now();
       app.update();
+      if (move) {
+        // The pace counts from the move on screen: after the render that
+        // `update` queued (a microtask queued now runs after it).
+        await new Promise((r) => queueMicrotask(r));
+        t.shownAt = performance.now();
+      }
     }
   } finally {
     t.busy = false;
