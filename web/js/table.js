@@ -181,11 +181,14 @@ export function seatPanels({ view, seats, mySeat, sideOf, names, clockFor, passe
     order.map((s) => {
       const count = view?.['hand-sizes']?.[s];
       const toMove = view?.['to-move'] === s;
-      const rel = mySide === null ? `side ${sideOf(s) + 1}` : sideOf(s) === mySide ? 'partner' : 'opponent';
+      // Seen from a seat: partner or opponent; from outside: whose partner.
+      const mates = [...Array(n).keys()].filter((x) => x !== s && sideOf(x) === sideOf(s));
+      const rel =
+        mySide !== null ? (sideOf(s) === mySide ? 'partner' : 'opponent') : mates.length ? `partner of seat ${mates.map((x) => x + 1).join(' and ')}` : null;
       const didPass = passed?.has(s);
       const action = last?.get?.(s);
       const shown = view?.hands?.[s];
-      const bits = [names(s), rel];
+      const bits = rel ? [names(s), rel] : [names(s)];
       if (count !== undefined) bits.push(`${count} ${count === 1 ? 'tile' : 'tiles'}`);
       if (didPass) bits.push('passed');
       else if (action) bits.push(`last ${action}`);
@@ -202,7 +205,7 @@ export function seatPanels({ view, seats, mySeat, sideOf, names, clockFor, passe
         h(
           'div',
           {},
-          h('span', { class: 'tag' }, rel),
+          rel ? h('span', { class: 'tag' }, rel) : null,
           didPass ? h('span', { class: 'tag pass' }, 'passed') : action ? h('span', { class: 'tag last' }, action) : null,
           toMove ? h('span', { class: 'tag turn' }, 'to move') : null,
           toMove && clockFor ? clockFor(s) : null,
