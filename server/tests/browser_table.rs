@@ -87,6 +87,11 @@ async fn continue_hand(b: &Browser) -> bool {
     b.continue_hand().await
 }
 
+/// Waits until no tile is sliding (for a still picture).
+async fn settle(b: &Browser) {
+    b.wait_js("the tiles at rest", "return document.getAnimations().length === 0").await;
+}
+
 /// Opens the lobby as a fresh visitor at `path` (such as `/#/` or `/?pace=0#/`).
 async fn lobby(b: &Browser, path: &str) {
     b.open(path).await;
@@ -233,6 +238,7 @@ async fn four_seats_sit_around_the_board_on_a_laptop_and_on_a_phone() {
         assert!(label.contains(" tiles") || label.contains(" tile,"), "seat {s} shows its tile count: {label}");
         assert!(label.contains("last played") || label.contains("passed"), "seat {s} shows its last action: {label}");
     }
+    settle(&b).await;
     b.screenshot("table-4-seats").await;
 
     // A phone: the seats above the board, nothing wider than the screen.
@@ -249,6 +255,7 @@ async fn four_seats_sit_around_the_board_on_a_laptop_and_on_a_phone() {
     assert!(f(&seats["3"], "right") <= f(&seats["4"], "left") + 1.0, "left, opposite, right: {p}");
     b.js("document.querySelector('[aria-label=\"the other seats\"] [role=\"group\"]').scrollIntoView(); return true")
         .await;
+    settle(&b).await;
     b.screenshot("table-4-seats-phone").await;
     b.close().await;
 }
@@ -555,4 +562,35 @@ async fn a_watcher_is_shown_each_hands_end_for_a_few_seconds_and_the_match_goes_
     assert!(held >= 3900.0, "the hand's end stayed {held} ms: {ends}");
     b.close().await;
     let _ = player.await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn three_seats_sit_left_and_right_of_the_board_and_two_face_each_other() {
+    let _one = ONE_BROWSER.lock().await;
+    let server = TestServer::start().await;
+    let Some(b) = Browser::start(format!("http://{}", server.addr)).await else { return };
+    b.client.set_window_size(1280, 800).await.unwrap();
+    let f = |v: &Value, k: &str| v[k].as_f64().unwrap();
+    for seats in ["3", "2"] {
+        lobby(&b, "/?pace=0#/").await;
+        b.choose("Variant", "draw").await;
+        b.choose("Table", seats).await;
+        b.choose("Fill the other seats with bots", "random").await;
+        b.click_named("Create and sit down").await;
+        b.click_named("I'm ready").await;
+        b.wait_js("our turn", &format!("return (() => {{ {LOOK} }})().turn")).await;
+        let p = b.js(PLACES).await;
+        let (felt, s) = (&p["felt"], &p["seats"]);
+        if seats == "3" {
+            // Seat 2 follows us clockwise: on our left; seat 3 on our right.
+            assert!(f(&s["2"], "right") <= f(felt, "left") + 1.0, "seat 2 sits left of the board: {p}");
+            assert!(f(&s["3"], "left") >= f(felt, "right") - 1.0, "seat 3 sits right of the board: {p}");
+            settle(&b).await;
+            b.screenshot("table-3-seats").await;
+        } else {
+            assert!(f(&s["2"], "bottom") <= f(felt, "top") + 1.0, "seat 2 sits opposite: {p}");
+        }
+        assert!(f(&p["hand"], "top") >= f(felt, "bottom"), "our hand is below the board: {p}");
+    }
+    b.close().await;
 }
