@@ -371,7 +371,8 @@ function log(t, text) {
 function noteSummary(t) {
   const results = t.view?.results || [];
   if (results.length > t.handsSeen) {
-    t.summary = results[results.length - 1];
+    // A hand's end on screen already tells its result.
+    t.summary = t.handEnd ? null : results[results.length - 1];
     t.handsSeen = results.length;
   }
 }
