@@ -81,6 +81,7 @@ async fn play(b: &Browser, until: Until, keyboard: bool, p: &mut Played) {
             _ => {}
         }
         if look["turn"] != true {
+            b.continue_hand().await;
             tokio::time::sleep(Duration::from_millis(10)).await;
             continue;
         }

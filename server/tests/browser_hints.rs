@@ -57,6 +57,7 @@ async fn a_guest_gets_hints_at_the_table_and_a_review_after_the_match() {
             break look["game"].as_i64().expect("the result links to the stored game");
         }
         if look["turn"] != true {
+            b.continue_hand().await;
             tokio::time::sleep(Duration::from_millis(10)).await;
             continue;
         }

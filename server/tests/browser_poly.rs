@@ -177,6 +177,7 @@ async fn a_guest_plays_triominoes_against_greedy_bots_by_clicking_and_the_board_
             break look["game"].as_i64();
         }
         if look["turn"] != true {
+            b.continue_hand().await;
             tokio::time::sleep(Duration::from_millis(10)).await;
             continue;
         }
@@ -275,6 +276,7 @@ async fn draw_a_room(preset: &str, shot: &str) {
         assert!(Instant::now() < deadline, "no turn with tiles on the board");
         let look = b.js(LOOK).await;
         if look["turn"] != true {
+            b.continue_hand().await;
             tokio::time::sleep(Duration::from_millis(10)).await;
             continue;
         }
@@ -399,6 +401,7 @@ async fn quadominoes_are_played_from_the_keyboard_alone() {
             break;
         }
         if look["turn"] != true {
+            b.continue_hand().await;
             tokio::time::sleep(Duration::from_millis(10)).await;
             continue;
         }
@@ -470,6 +473,7 @@ async fn a_registered_player_reloads_mid_match_at_a_poly_table_and_plays_on() {
         let look = b.js(LOOK).await;
         assert!(look["over"].is_null(), "the match ended before the reload");
         if look["turn"] != true {
+            b.continue_hand().await;
             tokio::time::sleep(Duration::from_millis(10)).await;
             continue;
         }

@@ -270,30 +270,99 @@ app.watching = watching;
 app.setPaused = setPaused;
 app.stepOnce = stepOnce;
 
-/** Applies a table's frames in order, pausing after other seats' moves so a person sees them. */
+/** Whether a frame carries a move (a play, a draw or a pass), and whether another seat made it. */
+function moveIn(t, f) {
+  if (f.type !== 'events' && f.type !== 'poly-events') return null;
+  const moves = (f.events || []).filter((e) => e.event === 'played' || e.event === 'drew' || e.event === 'passed');
+  if (!moves.length) return null;
+  return { others: moves.some((e) => e.seat !== t.seat) };
+}
+
+/**
+ * Applies a table's frames in order. Each WebSocket message arrives on its
+ * own, a few milliseconds after the one before, so waiting "when more is
+ * queued" would never wait: instead a move of another seat waits in the
+ * queue until the move before it has been on screen for the pace. Our own
+ * moves show at once. A hand's end stays on screen (holding what follows)
+ * until the player continues.
+ */
 async function pump(t) {
   if (t.busy) return;
   t.busy = true;
   try {
     while (t.queue.length) {
+      const next = t.queue[0];
       // A paused watcher holds moves (and what follows them, to keep the
       // order) until a step lets the next one through.
-      const held = t.paused && watching(t) && (t.queue[0].type === 'events' || t.queue[0].type === 'poly-events');
+      const held = t.paused && watching(t) && (next.type === 'events' || next.type === 'poly-events');
       if (held && t.steps === 0) {
         app.update(); // the count of held moves, and the step button
         break;
       }
-      if (held) t.steps -= 1;
-      const f = t.queue.shift();
-      const watched = applyFrame(t, f);
-      app.update();
+      // The end of a hand stays until the player continues (or its few seconds pass).
+      if (t.handEnd && !t.handEnd.last) {
+        app.update();
+        break;
+      }
+      const move = moveIn(t, next);
       const pace = watching(t) ? app.pace / t.speed : app.pace;
-      if (watched && pace > 0 && !document.hidden && t.queue.length && !t.paused) await sleep(pace);
+      if (!held && move?.others && pace > 0 && !document.hidden) {
+        const wait = (t.shownAt ?? -Infinity) + pace - performance.now();
+        if (wait > 0) {
+          await sleep(wait);
+          continue;
+        }
+      }
+      if (held) t.steps -= 1;
+      t.queue.shift();
+      applyFrame(t, next);
+      app.update();
+      if (move) {
+        // The pace counts from the move on screen: after the render that
+        // `update` queued (a microtask queued now runs after it).
+        await new Promise((r) => queueMicrotask(r));
+        t.shownAt = performance.now();
+      }
     }
   } finally {
     t.busy = false;
   }
 }
+
+/** Lets the frames held behind a hand's end through. */
+export function continueHand(t) {
+  if (!t.handEnd) return;
+  t.handEnd = null;
+  clearTimeout(t.handEndTimer);
+  t.focusHand = true;
+  app.update();
+  pump(t);
+}
+app.continueHand = continueHand;
+
+/** Until the player continues, the table shows a finished hand: its last tile laid and every hand face up. */
+function showHandEnd(t, end, last) {
+  // The match's last hand stays on screen under the match's result, holding nothing back.
+  t.handEnd = { ...end, last };
+  t.summary = null;
+  t.focusContinue = true;
+  clearTimeout(t.handEndTimer);
+  const check = () => {
+    if (t.handEnd?.hand !== end.hand || t.handEnd.last) return;
+    // A watcher is shown it a few seconds; a player continues, unless a
+    // turn of theirs is waiting behind it and its clock runs short.
+    const waiting = t.queue.find((q) => q.type === 'prompt' || q.type === 'poly-prompt');
+    const short = waiting && waiting.at + waiting['deadline-ms'] - performance.now() < 8000;
+    const seen = performance.now() - shown > HAND_END_WATCH_MS / (t.speed || 1);
+    if ((watching(t) && seen && !t.paused) || short) continueHand(t);
+    else t.handEndTimer = setTimeout(check, 250);
+  };
+  const shown = performance.now();
+  t.handEndTimer = setTimeout(check, 250);
+}
+
+/** How long a watcher is shown the end of a hand. */
+const HAND_END_WATCH_MS = 4000;
 
 function log(t, text) {
   t.log.push(text);
@@ -304,14 +373,22 @@ function log(t, text) {
 function noteSummary(t) {
   const results = t.view?.results || [];
   if (results.length > t.handsSeen) {
-    t.summary = results[results.length - 1];
+    // A hand's end on screen already tells its result.
+    t.summary = t.handEnd ? null : results[results.length - 1];
     t.handsSeen = results.length;
   }
 }
 
 /** Applies one frame; true when it showed another seat's move. */
 function applyFrame(t, f) {
-  if (f.type.startsWith('poly-')) return applyPolyFrame(app, t, f, log);
+  if (f.type.startsWith('poly-')) {
+    const seq = t.seq;
+    const watched = applyPolyFrame(app, t, f, log);
+    if (f.type === 'poly-events' && f['hand-end'] && t.seq === f.seq && seq !== f.seq) {
+      showHandEnd(t, f['hand-end'], f.events.some((e) => e.event === 'match-ended'));
+    }
+    return watched;
+  }
   switch (f.type) {
     case 'game-started': {
       t.variant = f.variant;
@@ -325,6 +402,10 @@ function applyFrame(t, f) {
       t.banner = null;
       t.choosing = null;
       t.passed = new Set();
+      t.lastAction = new Map();
+      t.handEnd = null;
+      t.overClosed = false;
+      t.focusOver = undefined;
       t.log = [];
       t.turnSince = f.at;
       log(t, `The match has started: ${f.variant.name}.`);
@@ -355,6 +436,7 @@ function applyFrame(t, f) {
       }
       t.seq = f.seq;
       const watched = applyEvents(t, f.events);
+      if (f['hand-end']) showHandEnd(t, f['hand-end'], f.events.some((e) => e.event === 'match-over'));
       if (f.view) t.view = f.view;
       noteSummary(t);
       predictMover(t, f.events, Boolean(f.view));
@@ -374,11 +456,11 @@ function applyFrame(t, f) {
           ? 'The match is drawn.'
           : mine === r.winner
             ? 'Your side won the match.'
-            : `Side ${r.winner + 1} won the match.`;
-      log(t, `${text} Final scores: ${r.scores.join(' to ')}.`);
+            : `${table.sideName(app, t, r.winner)} won the match.`;
+      log(t, `${text} Final scores: ${r.scores.map((p, side) => `${table.sideName(app, t, side)} ${p}`).join(', ')}.`);
       if (f.game !== null && f.game !== undefined) {
         app.rememberGame({ id: f.game, seat: t.seat, variant: t.variant?.name, room: t.room, won: mine === r.winner });
-        finalSummary(t, f.game);
+        if (!t.handEnd) finalSummary(t, f.game);
       }
       return false;
     }
@@ -438,6 +520,7 @@ function applyEvents(t, events) {
         v['lead-requirement'] = null;
         v['legal-moves'] = [];
         t.passed.delete(ev.seat);
+        (t.lastAction ||= new Map()).set(ev.seat, `played ${tileName(ev.tile)}`);
         t.banner = null;
         const where = ev.end === 255 ? 'to lead' : `on ${endName(ev.end, { view: v, variant: t.variant, seat: t.seat })}`;
         log(t, `${app.who(t, ev.seat, { cap: true })} played ${tileName(ev.tile)} ${where}.`);
@@ -448,12 +531,15 @@ function applyEvents(t, events) {
         v.history.push({ seat: ev.seat, action: { kind: 'draw' } });
         v.stock = Math.max(0, (v.stock || 0) - 1);
         v['hand-sizes'][ev.seat] += 1;
+        (t.lastAction ||= new Map()).set(ev.seat, 'drew');
+        if (ev.seat !== t.seat) t.banner = { text: `${app.who(t, ev.seat, { cap: true })} drew a tile.`, seat: ev.seat };
         log(t, `${app.who(t, ev.seat, { cap: true })} drew a tile.`);
         watched = ev.seat !== t.seat;
         break;
       case 'passed': {
         v.history.push({ seat: ev.seat, action: { kind: 'pass', 'open-pips': 0 } });
         t.passed.add(ev.seat);
+        (t.lastAction ||= new Map()).set(ev.seat, 'passed');
         const text = `${app.who(t, ev.seat, { cap: true })} passed.`;
         t.banner = { text, seat: ev.seat };
         log(t, text);
@@ -463,7 +549,7 @@ function applyEvents(t, events) {
       case 'scored':
         v.scores[ev.side] += ev.points;
         if (!handOver && v['play-points']) v['play-points'][ev.side] += ev.points;
-        log(t, `Side ${ev.side + 1}${sideSuffix(t, ev.side)} scores ${ev.points}.`);
+        log(t, `${table.scoresText(table.sideName(app, t, ev.side), ev.points)}.`);
         break;
       case 'overruled':
         v.scores[app.sideOf(t, ev.seat)] -= ev.penalty;
@@ -477,6 +563,7 @@ function applyEvents(t, events) {
         watched = true;
         break;
       case 'hand-started':
+        t.lastAction = new Map();
         log(t, `Hand ${ev.hand + 1} is dealt; ${app.who(t, ev.leader)} leads.`);
         break;
       case 'match-over':
@@ -485,11 +572,6 @@ function applyEvents(t, events) {
     }
   }
   return watched;
-}
-
-function sideSuffix(t, side) {
-  if (t.seat === null) return '';
-  return app.sideOf(t, t.seat) === side ? ' (your side)' : '';
 }
 
 /** Who moves next, where the variant's turn order makes it certain. */

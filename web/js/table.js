@@ -2,11 +2,11 @@
 // your hand, the other seats, scores, clock), the result after it.
 
 import { h, replace, tileName, sameTile, joinWords, rovingTiles } from './dom.js';
-import { renderBoard, endName, endPip } from './board.js';
+import { renderBoard, endName, endPip, boardKind } from './board.js';
 import { tileSvg, needsNumerals } from './tiles.js';
 import { strengthOptions } from './lobby.js';
 import { hintBox, isHinted } from './hints.js';
-import { renderPolyBoard, polyTargets, polyHandArea, polyScores, describePoly } from './poly.js';
+import { renderPolyBoard, polyTargets, polyHandArea, polyScores, describePoly, polyHandPictures } from './poly.js';
 import { sendMove } from './prompt.js';
 
 // --- shared pieces (also used by the replay page) -----------------------------
@@ -34,14 +34,19 @@ export function scoreboard({ view, variant, seat, sideOf, sideName }) {
   );
 }
 
+/** `subject` scores `points` (or wins the hand), with the verb agreeing. */
+export function scoresText(subject, points) {
+  return `${subject} ${verb(subject, points)}`;
+}
+
 function verb(subject, points) {
   const plural = subject === 'You' || subject.startsWith('Seats ');
   if (points) return `${plural ? 'score' : 'scores'} ${points}`;
   return plural ? 'win the hand' : 'wins the hand';
 }
 
-/** A hand's result: how it ended, who scored, the pips left. */
-export function handSummary(result, { who, sideName, onClose }) {
+/** A hand's result in words: how it ended and who scored. */
+export function handWords(result, { who, sideName }) {
   const end = result.end || {};
   let how = '';
   switch (end.kind) {
@@ -66,7 +71,13 @@ export function handSummary(result, { who, sideName, onClose }) {
   const scored =
     result.winner === null || result.winner === undefined
       ? 'Nobody wins the hand.'
-      : `${sideName(result.winner)} ${verb(sideName(result.winner), result.points)}.`;
+      : `${scoresText(sideName(result.winner), result.points)}.`;
+  return { how, scored };
+}
+
+/** A hand's result: how it ended, who scored, the pips left. */
+export function handSummary(result, { who, sideName, onClose }) {
+  const { how, scored } = handWords(result, { who, sideName });
   const pips = (result.pips || []).map((p, s) => `${who(s)}: ${p}`);
   return h(
     'section',
@@ -78,8 +89,85 @@ export function handSummary(result, { who, sideName, onClose }) {
   );
 }
 
+/**
+ * The end of a hand as at a table: every seat's remaining tiles face up
+ * with their pips, each team's total, how the hand ended and the points
+ * scored, and a button to go on to the next hand.
+ */
+function handEndPanel(app, t) {
+  const end = t.handEnd;
+  const r = end.result || {};
+  const v = end.view || {};
+  const who = (s, cap) => app.who(t, s, { cap });
+  const sn = (side) => sideName(app, t, side);
+  const { how, scored } = handWords(r, { who, sideName: sn });
+  const n = v['hand-sizes']?.length ?? r.pips?.length ?? 0;
+  const numerals = needsNumerals(t.variant);
+  const pipsOf = (s) => r.pips?.[s] ?? (v.hands?.[s] || []).reduce((a, [x, y]) => a + x + y, 0);
+  const rows = [];
+  for (let i = 0; i < n; i++) {
+    const s = t.seat === null ? i : (t.seat + i) % n;
+    const tiles = v.hands?.[s] || (s === t.seat ? v.hand : null) || [];
+    const pips = pipsOf(s);
+    const label = `${who(s, true)}: ${tiles.length ? tiles.map(tileName).join(', ') : 'no tiles'}; ${pips} ${pips === 1 ? 'pip' : 'pips'}`;
+    rows.push(
+      h(
+        'li',
+        { class: 'row', 'aria-label': label },
+        h('strong', { class: 'he-who' }, who(s, true)),
+        h('span', { class: 'revealed', 'aria-hidden': 'true' }, tiles.map((tile) => tileSvg(tile, { numerals }))),
+        h('span', { class: 'pips', 'aria-hidden': 'true' }, `${pips} ${pips === 1 ? 'pip' : 'pips'}`),
+      ),
+    );
+  }
+  // Teams count their pips together.
+  const sides = new Map();
+  for (let s = 0; s < n; s++) {
+    const side = app.sideOf(t, s);
+    if (!sides.has(side)) sides.set(side, []);
+    sides.get(side).push(s);
+  }
+  const teams = [...sides.entries()].filter(([, list]) => list.length > 1);
+  const teamLine = teams.length
+    ? h('p', {}, `Pips by team: ${teams.map(([side, list]) => `${sn(side)}: ${list.reduce((a, s) => a + pipsOf(s), 0)}`).join('; ')}.`)
+    : null;
+  const played = (r['play-points'] || []).map((p, side) => (p ? `${sn(side)} ${p}` : null)).filter(Boolean);
+  const watcher = app.watching(t);
+  return h(
+    'section',
+    { class: 'card summary hand-end', 'aria-labelledby': 'sum-h', tabindex: '-1' },
+    h('h2', { id: 'sum-h' }, `Hand ${(r.hand ?? end.hand) + 1} result`),
+    h('p', {}, how, ' ', h('strong', {}, scored)),
+    h('ul', { class: 'hands-up', 'aria-label': 'the hands, face up' }, rows),
+    teamLine,
+    played.length ? h('p', { class: 'small' }, `Points during play: ${played.join('; ')}.`) : null,
+    end.last
+      ? null
+      : h(
+          'div',
+          { class: 'row' },
+          h('button', { class: 'primary', 'data-key': 'hand-continue', onclick: () => app.continueHand(t) }, 'Continue'),
+          watcher ? h('span', { class: 'small muted' }, 'The next hand follows in a few seconds.') : null,
+        ),
+  );
+}
+
+/**
+ * Where a seat sits around the table, seen from `mySeat` at the bottom.
+ * Seats are numbered clockwise, so the next seat is on the left: in four,
+ * left, opposite (top) and right; in three, left and right; in two, opposite.
+ */
+export function seatPlace(seat, mySeat, n) {
+  const rel = (seat - (mySeat ?? 0) + n) % n;
+  if (rel === 0) return 'bottom';
+  if (n === 2) return 'top';
+  if (n === 3) return rel === 1 ? 'left' : 'right';
+  if (n === 4) return ['bottom', 'left', 'top', 'right'][rel];
+  return rel === 1 ? 'left' : rel === n - 1 ? 'right' : 'top';
+}
+
 /** The other seats: names, partners, tile counts, passes, the seat to move. */
-export function seatPanels({ view, seats, mySeat, sideOf, names, clockFor, passed }) {
+export function seatPanels({ view, seats, mySeat, sideOf, names, clockFor, passed, last, around = false, numerals = false }) {
   const n = view?.['hand-sizes']?.length ?? seats;
   const mySide = mySeat === null || mySeat === undefined ? null : sideOf(mySeat);
   const order = [];
@@ -89,38 +177,54 @@ export function seatPanels({ view, seats, mySeat, sideOf, names, clockFor, passe
   }
   return h(
     'section',
-    { class: 'seats', 'aria-label': 'the other seats' },
+    { class: `seats ${around ? 'around' : ''}`, 'aria-label': 'the other seats' },
     order.map((s) => {
       const count = view?.['hand-sizes']?.[s];
       const toMove = view?.['to-move'] === s;
-      const rel = mySide === null ? `side ${sideOf(s) + 1}` : sideOf(s) === mySide ? 'partner' : 'opponent';
+      // Seen from a seat: partner or opponent; from outside: whose partner.
+      const mates = [...Array(n).keys()].filter((x) => x !== s && sideOf(x) === sideOf(s));
+      const rel =
+        mySide !== null ? (sideOf(s) === mySide ? 'partner' : 'opponent') : mates.length ? `partner of seat ${mates.map((x) => x + 1).join(' and ')}` : null;
       const didPass = passed?.has(s);
-      const bits = [names(s), rel];
+      const action = last?.get?.(s);
+      const shown = view?.hands?.[s];
+      const bits = rel ? [names(s), rel] : [names(s)];
       if (count !== undefined) bits.push(`${count} ${count === 1 ? 'tile' : 'tiles'}`);
       if (didPass) bits.push('passed');
+      else if (action) bits.push(`last ${action}`);
       if (toMove) bits.push('to move');
-      const shown = view?.hands?.[s];
+      const place = around ? seatPlace(s, mySeat, n) : null;
       return h(
         'div',
-        { class: `seat ${toMove ? 'to-move' : ''}`, role: 'group', 'aria-label': `seat ${s + 1}: ${bits.join(', ')}` },
+        {
+          class: `seat ${toMove ? 'to-move' : ''} ${place ? `at-${place}` : ''}`,
+          role: 'group',
+          'aria-label': `seat ${s + 1}: ${bits.join(', ')}`,
+        },
         h('div', { class: 'name' }, `Seat ${s + 1}: ${names(s)}`),
         h(
           'div',
           {},
-          h('span', { class: 'tag' }, rel),
-          didPass ? h('span', { class: 'tag pass' }, 'passed') : null,
+          rel ? h('span', { class: 'tag' }, rel) : null,
+          didPass ? h('span', { class: 'tag pass' }, 'passed') : action ? h('span', { class: 'tag last' }, action) : null,
           toMove ? h('span', { class: 'tag turn' }, 'to move') : null,
           toMove && clockFor ? clockFor(s) : null,
         ),
-        count !== undefined
+        shown && s !== mySeat && around
           ? h(
               'div',
-              { class: 'small' },
-              `${count} ${count === 1 ? 'tile' : 'tiles'}`,
-              h('div', { class: 'backs', 'aria-hidden': 'true' }, Array.from({ length: Math.min(count, 21) }, () => h('span'))),
+              { class: 'revealed', role: 'img', 'aria-label': `seat ${s + 1}'s tiles: ${shown.length ? shown.map(tileName).join(', ') : 'none'}` },
+              shown.map((tile) => tileSvg(tile, { numerals })),
             )
-          : null,
-        shown && s !== mySeat ? h('div', { class: 'small' }, `Shown: ${shown.map(tileName).join(', ')}`) : null,
+          : count !== undefined
+            ? h(
+                'div',
+                { class: 'small' },
+                `${count} ${count === 1 ? 'tile' : 'tiles'}`,
+                h('div', { class: 'backs', 'aria-hidden': 'true' }, Array.from({ length: Math.min(count, 21) }, () => h('span'))),
+              )
+            : null,
+        shown && s !== mySeat && !around ? h('div', { class: 'small' }, `Shown: ${shown.map(tileName).join(', ')}`) : null,
       );
     }),
   );
@@ -145,7 +249,8 @@ function names(t, s) {
   return o ? o.name : 'empty';
 }
 
-function sideName(app, t, side) {
+/** A side as the scoreboard names it: "You", "Your side (you and seat 3)", "Seat 2", "Seats 2 and 4". */
+export function sideName(app, t, side) {
   const seats = (t.info?.seats || []).filter((x) => app.sideOf(t, x.seat) === side).map((x) => x.seat);
   const mine = t.seat !== null && seats.includes(t.seat);
   if (!seats.length) return `Side ${side + 1}`;
@@ -157,6 +262,22 @@ function sideName(app, t, side) {
 /** Whether another legal move puts the same tile on the same end (by its other face). */
 function twoWays(t, m) {
   return (t.prompt?.legal || []).some((o) => o !== m && o.kind === 'play' && o.end === m.end && sameTile(o.tile, m.tile));
+}
+
+/**
+ * Whether every one of these plays of a tile leaves the same board, so
+ * there is nothing to choose: beside a lone double lead on a line or a
+ * spinner, its left and right ends are the same end seen from two sides.
+ */
+function sameBoard(t, moves) {
+  const kind = boardKind(t.variant);
+  if (kind !== 'line' && kind !== 'spinner') return false;
+  const plays = (t.view?.history || []).filter((r) => r.action.kind === 'play');
+  if (plays.length !== 1) return false;
+  const [a, b] = plays[0].action.tile;
+  if (a !== b) return false;
+  const outer = (m) => m.tile[1 - m.face];
+  return moves.every((m) => (m.end === 0 || m.end === 1) && outer(m) === outer(moves[0]));
 }
 
 function moveLabel(t, m) {
@@ -172,7 +293,7 @@ function moveLabel(t, m) {
 function pickTile(app, t, tile) {
   const moves = (t.prompt?.legal || []).filter((m) => m.kind === 'play' && sameTile(m.tile, tile));
   if (!moves.length) return;
-  if (moves.length === 1) return sendMove(app, t, moves[0]);
+  if (moves.length === 1 || sameBoard(t, moves)) return sendMove(app, t, moves[0]);
   t.choosing = tile;
   t.focusChoice = true;
   app.announce(`Choose where to play ${tileName(tile)}: ${moves.map((m) => moveLabel(t, m)).join('; ')}.`);
@@ -182,8 +303,10 @@ function pickTile(app, t, tile) {
 function handArea(app, t) {
   const hand = t.view?.hand || [];
   const legal = t.prompt?.legal || [];
-  const ends = (tile) => legal.filter((m) => m.kind === 'play' && sameTile(m.tile, tile)).length;
-  const playable = (tile) => ends(tile) > 0;
+  const movesOf = (tile) => legal.filter((m) => m.kind === 'play' && sameTile(m.tile, tile));
+  const playable = (tile) => movesOf(tile).length > 0;
+  // A choice to make only where the ends give different boards.
+  const choose = (tile) => movesOf(tile).length > 1 && !sameBoard(t, movesOf(tile));
   const numerals = needsNumerals(t.variant);
   const names = hand.map(tileName);
   const buttons = hand.map((tile, i) => {
@@ -194,7 +317,7 @@ function handArea(app, t) {
       'button',
       {
         class: `tile ${ok ? 'legal' : ''} ${chosen ? 'chosen' : ''} ${hinted ? 'hinted' : ''}`,
-        'aria-label': `${tileName(tile)}${t.prompt ? (ok ? (ends(tile) > 1 ? ', playable: choose the end' : ', playable') : ', cannot be played now') : ''}${hinted ? ', the hint' : ''}`,
+        'aria-label': `${tileName(tile)}${t.prompt ? (ok ? (choose(tile) ? ', playable: choose the end' : ', playable') : ', cannot be played now') : ''}${hinted ? ', the hint' : ''}`,
         'aria-disabled': t.prompt && !ok ? 'true' : null,
         'aria-pressed': chosen ? 'true' : null,
         tabindex: '-1',
@@ -291,9 +414,10 @@ function handArea(app, t) {
         {},
         'Your turn ',
         h('span', { class: 'clock', role: 'timer', 'aria-label': 'time left for your move', 'data-ends-at': t.prompt.endsAt }, secondsLeft(t.prompt.endsAt)),
+        h('span', { class: 'turn-text' }, ` ${describe(t)}`),
       )
     : h('h2', {}, 'Your hand');
-  return h('section', { class: 'hand-area', 'aria-label': 'your hand and moves' }, title, row, extra);
+  return h('section', { class: `hand-area ${t.prompt ? 'my-turn' : ''}`, 'aria-label': 'your hand and moves' }, title, row, extra);
 }
 
 function boardTargets(app, t) {
@@ -445,9 +569,25 @@ function gameOverCard(app, t) {
           ? `${sideName(app, t, r.winner)} won the match`
           : 'You lost the match';
   const link = g.game !== null && g.game !== undefined ? `#/replay/${g.game}${t.seat === null ? '' : `?seat=${t.seat}`}` : null;
+  if (t.overClosed) {
+    return h(
+      'p',
+      { class: 'over-line row' },
+      h('strong', {}, `${headline}.`),
+      h('button', { 'data-key': 'over-open', onclick: () => ((t.overClosed = false), (t.focusOver = true), app.update()) }, 'Show the match result'),
+    );
+  }
+  // Over the table, where the player is looking; closed, it leaves the final board in view.
   return h(
     'section',
-    { class: 'card summary', 'aria-labelledby': 'over-h' },
+    { class: 'card summary over-dialog', role: 'dialog', 'aria-modal': 'false', 'aria-labelledby': 'over-h', tabindex: '-1', 'data-key': 'over-dialog',
+      onkeydown: (e) => {
+        if (e.key === 'Escape') {
+          t.overClosed = true;
+          app.update();
+        }
+      },
+    },
     h('h2', { id: 'over-h' }, headline),
     h('p', {}, `Final score: ${r.scores.map((p, side) => `${sideName(app, t, side)}: ${p}`).join(', ')}; ${r.hands} ${r.hands === 1 ? 'hand' : 'hands'}.`),
     r.forfeit !== undefined && r.forfeit !== null ? h('p', {}, `Seat ${r.forfeit + 1}'s side forfeited.`) : null,
@@ -456,32 +596,53 @@ function gameOverCard(app, t) {
       { class: 'row' },
       link ? h('a', { class: 'button', href: link }, `Replay game ${g.game}`) : null,
       h('a', { class: 'button', href: '#/' }, 'Back to the lobby'),
+      h('button', { 'data-key': 'over-close', onclick: () => ((t.overClosed = true), app.update()) }, 'Close'),
     ),
   );
 }
 
 function playing(app, t) {
   const v = t.view;
+  // At a hand's end the table shows that hand's final position, hands face up.
+  const shown = t.handEnd?.view || v;
   const sideOf = (s) => app.sideOf(t, s);
   const sn = (side) => sideName(app, t, side);
   const moveMs = t.info?.time?.['move-ms'] || 30000;
+  const n = shown?.['hand-sizes']?.length ?? t.info?.seats?.length ?? 4;
   const parts = [];
   parts.push(scoreboard({ view: v, variant: t.variant, seat: t.seat, sideOf, sideName: sn }));
+  const felt = h('section', { class: 'felt', 'aria-label': 'the board' });
+  if (t.banner && !t.handEnd) felt.append(h('p', { class: 'banner', role: 'status' }, t.banner.text));
+  // Up to four seats sit around the board; more sit in a row above it.
+  const around = n <= 4;
   parts.push(
-    seatPanels({
-      view: v,
-      seats: t.info?.seats?.length,
-      mySeat: t.seat,
-      sideOf,
-      names: (s) => names(t, s),
-      passed: t.passed,
-      clockFor: () =>
-        h('span', { class: 'clock small', role: 'timer', 'aria-label': 'time left for this move', 'data-ends-at': t.turnSince + moveMs }, secondsLeft(t.turnSince + moveMs)),
-    }),
+    h(
+      'div',
+      { class: around ? `table-grid n${n}` : 'table-rows' },
+      seatPanels({
+        view: shown,
+        seats: t.info?.seats?.length,
+        mySeat: t.seat,
+        sideOf,
+        names: (s) => names(t, s),
+        passed: t.handEnd ? null : t.passed,
+        last: t.handEnd ? null : t.lastAction,
+        around,
+        numerals: needsNumerals(t.variant),
+        clockFor: () =>
+          h('span', { class: 'clock small', role: 'timer', 'aria-label': 'time left for this move', 'data-ends-at': t.turnSince + moveMs }, secondsLeft(t.turnSince + moveMs)),
+      }),
+      felt,
+    ),
   );
-  if (t.banner) parts.push(h('p', { class: 'banner', role: 'status' }, t.banner.text));
-  if (t.prompt) parts.push(h('p', { class: 'banner turn' }, `Your turn. ${describe(t)}`));
-  if (t.summary) {
+  if (t.gameOver) parts.push(gameOverCard(app, t));
+  const stock = shown?.stock ? h('p', { class: 'small muted stock' }, `${shown.stock} ${shown.stock === 1 ? 'tile' : 'tiles'} in the stock`) : null;
+  if (stock) parts.push(stock);
+  if (t.handEnd) parts.push(handEndPanel(app, t));
+  else if (t.seat !== null && v?.hand) parts.push(handArea(app, t));
+  // Without the hand's end in the frame (an older server), its result
+  // comes under the hand, where it pushes nothing out of view.
+  if (t.summary && !t.handEnd) {
     parts.push(
       handSummary(t.summary, {
         who: (s, cap) => app.who(t, s, { cap }),
@@ -495,12 +656,6 @@ function playing(app, t) {
       }),
     );
   }
-  if (t.gameOver) parts.push(gameOverCard(app, t));
-  const felt = h('section', { class: 'felt', 'aria-label': 'the board' });
-  parts.push(felt);
-  const stock = v?.stock ? h('p', { class: 'small muted' }, `${v.stock} ${v.stock === 1 ? 'tile' : 'tiles'} in the stock`) : null;
-  if (stock) parts.push(stock);
-  if (t.seat !== null && v?.hand) parts.push(handArea(app, t));
   parts.push(
     h(
       'section',
@@ -510,6 +665,30 @@ function playing(app, t) {
     ),
   );
   return { parts, felt };
+}
+
+/** A poly hand's end: the final position stays on the board; each seat's tiles face up. */
+function polyHandEnd(app, t) {
+  const v = t.handEnd.view || {};
+  const n = v['hand-sizes']?.length ?? 0;
+  const r = t.handEnd.result || {};
+  const hand = r.hand ?? t.handEnd.hand ?? 0;
+  const seats = [];
+  for (let i = 0; i < n; i++) {
+    const s = t.seat === null ? i : (t.seat + i) % n;
+    const tiles = v.hands?.[s] || (s === t.seat ? v.hand : null) || [];
+    seats.push(h('div', {}, h('strong', {}, app.who(t, s, { cap: true })), polyHandPictures(tiles, `${app.who(t, s)}: tiles`)));
+  }
+  return h(
+    'section',
+    { class: 'card summary hand-end', 'aria-labelledby': 'sum-h', tabindex: '-1' },
+    h('h2', { id: 'sum-h' }, `Hand ${hand + 1} result`),
+    t.banner ? h('p', {}, t.banner.text) : null,
+    seats,
+    t.handEnd.last
+      ? null
+      : h('div', { class: 'row' }, h('button', { class: 'primary', 'data-key': 'hand-continue', onclick: () => app.continueHand(t) }, 'Continue')),
+  );
 }
 
 /** The table of a poly match: scores, seats, the board as SVG, the hand. */
@@ -534,9 +713,10 @@ function polyPlaying(app, t) {
   if (t.prompt) parts.push(h('p', { class: 'banner turn' }, `Your turn. ${describePoly(t)}`));
   if (t.gameOver) parts.push(gameOverCard(app, t));
   const felt = h('section', { class: 'felt poly', 'aria-label': 'the board' });
-  felt.append(renderPolyBoard({ view: v, variant: t.variant, targets: polyTargets(app, t) }));
+  felt.append(renderPolyBoard({ view: t.handEnd?.view || v, variant: t.variant, targets: t.handEnd ? [] : polyTargets(app, t) }));
   parts.push(felt);
-  if (t.seat !== null && v?.hand) {
+  if (t.handEnd) parts.push(polyHandEnd(app, t));
+  else if (t.seat !== null && v?.hand) {
     const clock = t.prompt
       ? h('span', { class: 'clock', role: 'timer', 'aria-label': 'time left for your move', 'data-ends-at': t.prompt.endsAt }, secondsLeft(t.prompt.endsAt))
       : null;
@@ -660,6 +840,41 @@ function watchControls(app, t) {
   );
 }
 
+/** How long a played tile takes to slide to its place. */
+const SLIDE_MS = 380;
+
+/**
+ * Marks the tile just played, for the eye (its class) and for screen
+ * readers (its name says who played it), and slides it in from the side
+ * of the table its player sits on, unless the person asked for less motion.
+ */
+function markLastTile(app, t, felt, view) {
+  const history = view?.history || [];
+  let i = history.length - 1;
+  while (i >= 0 && history[i].action.kind !== 'play') i--;
+  if (i < 0) return;
+  const tile = felt.querySelector('.t-last');
+  if (!tile) return;
+  const rec = history[i];
+  tile.classList.add('just-played');
+  const name = tile.getAttribute('aria-label') || tileName(rec.action.tile);
+  tile.setAttribute('aria-label', `${name}, just played by ${app.who(t, rec.seat)}`);
+  // A re-render within the slide continues it rather than starting again.
+  const key = `${view['hand-number'] ?? ''}:${i}`;
+  if (t.slid?.key !== key) t.slid = { key, at: performance.now() };
+  const elapsed = performance.now() - t.slid.at;
+  if (elapsed >= SLIDE_MS || matchMedia('(prefers-reduced-motion: reduce)').matches || !tile.animate) return;
+  const n = view['hand-sizes']?.length ?? 4;
+  const from = { bottom: '0 3px', top: '0 -3px', left: '-3px 0', right: '3px 0' }[seatPlace(rec.seat, t.seat, n)];
+  tile.animate(
+    [
+      { translate: from, opacity: 0.3 },
+      { translate: '0 0', opacity: 1 },
+    ],
+    { duration: SLIDE_MS, delay: -elapsed, easing: 'ease-out' },
+  );
+}
+
 export function mount(app, { room }) {
   const t = app.table(room);
   const el = h('div', { class: 'room' });
@@ -693,6 +908,11 @@ export function mount(app, { room }) {
       }
     }
     if (!info) app.conn.request({ type: 'list-rooms' }).catch(() => {});
+  };
+  // Keyboard play: focus follows the turn (only if focus is not elsewhere in a form).
+  const free = () => {
+    const active = document.activeElement;
+    return !active || active === document.body || active.id === 'main' || el.contains(active) || !active.isConnected;
   };
   const resize = () => app.update();
   window.addEventListener('resize', resize);
@@ -734,32 +954,42 @@ export function mount(app, { room }) {
     replace(el, kids);
     if (felt) {
       const width = boardWidth(felt.clientWidth - 20);
+      const shown = t.handEnd?.view || t.view;
       felt.append(
         renderBoard({
-          view: t.view,
+          view: shown,
           variant: t.variant,
           seat: t.seat,
           width,
           numerals: needsNumerals(t.variant),
-          targets: boardTargets(app, t),
+          targets: t.handEnd ? [] : boardTargets(app, t),
         }),
       );
+      markLastTile(app, t, felt, shown);
+    }
+    if (t.gameOver && !t.overClosed && t.focusOver !== false && free()) {
+      t.focusOver = false;
+      el.querySelector('[role="dialog"][aria-labelledby="over-h"]')?.focus();
+      return;
+    }
+    if (t.handEnd && t.focusContinue && free()) {
+      t.focusContinue = false;
+      (el.querySelector('[data-key="hand-continue"]') || el.querySelector('.hand-end'))?.focus();
+      return;
     }
     // Keyboard play: focus follows the turn (only if focus is not elsewhere in a form).
-    const active = document.activeElement;
-    const free = !active || active === document.body || active.id === 'main' || el.contains(active) || !active.isConnected;
-    if (t.focusConfirm && free) {
+    if (t.focusConfirm && free()) {
       t.focusConfirm = false;
       el.querySelector('[data-key="poly-confirm"]')?.focus();
-    } else if (t.focusSpot && free) {
+    } else if (t.focusSpot && free()) {
       const key = t.focusSpot;
       t.focusSpot = null;
       const spot = key === 'first' ? el.querySelector('.p-target') : el.querySelector(`[data-key="spot-${CSS.escape(key)}"]`);
       spot?.focus();
-    } else if (t.focusChoice && free) {
+    } else if (t.focusChoice && free()) {
       t.focusChoice = false;
       el.querySelector('.choices button')?.focus();
-    } else if (t.focusHand && t.prompt && free) {
+    } else if (t.focusHand && t.prompt && free()) {
       t.focusHand = false;
       const target =
         el.querySelector('.hand button.tile.legal') || el.querySelector('button[data-key="move-draw"], button[data-key="move-pass"]');

@@ -264,6 +264,12 @@ impl Browser {
         }
     }
 
+    /// Presses *Continue* if a hand's end is on screen (its hands face up
+    /// until the player goes on); true if it did.
+    pub async fn continue_hand(&self) -> bool {
+        self.click_now(Locator::XPath("//button[not(@aria-label)][normalize-space()='Continue']")).await
+    }
+
     /// Types into the form control labelled `label` (a `<label>` around it or `for` it).
     pub async fn fill(&self, label: &str, text: &str) {
         let q = xpath_literal(label);
