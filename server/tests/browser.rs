@@ -782,31 +782,6 @@ async fn a_chat_line_sent_by_one_player_appears_for_the_other() {
 
 // --- board shapes -------------------------------------------------------------
 
-/// One table of hosted bots playing `variant`, to its end; its stored
-/// game. Four bots each for itself, or two where the preset pairs four
-/// seats as partners (a duel is then the one table a single round needs).
-async fn bots_game(server: &TestServer, variant: &str, duel: bool) -> i64 {
-    let (table, entrants) = if duel {
-        ("duel", json!(["bot:heuristic", "bot:smart"]))
-    } else {
-        ("free-for-all", json!(["bot:random", "bot:heuristic", "bot:smart", "bot:bota-gorda"]))
-    };
-    let spec = json!({
-        "name": format!("{variant} table"), "seed": 3, "table": table, "variants": [variant],
-        "entrants": entrants,
-        "stages": [{"format": "round-robin"}],
-    });
-    let (status, created) = server.post_json("/api/tournaments", Some(ADMIN), &spec.to_string()).await;
-    assert_eq!(status, 201, "{created}");
-    let id = created["id"].as_i64().unwrap();
-    wait_for("the bots' table to finish", Duration::from_secs(180), async || {
-        let t = server.get_json(&format!("/api/tournaments/{id}")).await;
-        if t["status"] == "finished" { Ok(()) } else { Err(t["status"].clone()) }
-    })
-    .await;
-    let detail = server.get_json(&format!("/api/tournaments/{id}")).await;
-    detail["rounds"][0]["tables"][0]["game"].as_i64().unwrap()
-}
 
 /// Every tile on the board, as screen rects, with the board's own rect and
 /// the window's width: enough to tell a tile off the board or on another.
@@ -871,7 +846,7 @@ async fn boards_of_every_layout_stay_on_screen_without_overlapping_tiles() {
     ];
     let mut games = vec![];
     for (layout, variant, duel) in layouts {
-        let id = bots_game(&server, variant, duel).await;
+        let id = bots_game(&server, ADMIN, variant, duel, false).await;
         // Every page of the replay.
         let mut steps = vec![];
         let mut from = Some(0);

@@ -36,30 +36,6 @@ async fn admin_server() -> TestServer {
     TestServer::start_with(temp_db(), Config { admin_token: Some(ADMIN.into()), ..common::config() }).await
 }
 
-/// A match of `variant` played by bots at one table (two of them with
-/// `duel`, else four); its stored game.
-async fn bots_game(server: &TestServer, variant: &str, duel: bool, poly: bool) -> i64 {
-    let (table, entrants) = match (duel, poly) {
-        (true, true) => ("duel", json!(["bot:random", "bot:greedy"])),
-        (true, false) => ("duel", json!(["bot:heuristic", "bot:smart"])),
-        (false, _) => ("free-for-all", json!(["bot:random", "bot:heuristic", "bot:smart", "bot:bota-gorda"])),
-    };
-    let spec = json!({
-        "name": format!("{variant} table"), "seed": 3, "table": table, "variants": [variant],
-        "entrants": entrants,
-        "stages": [{"format": "round-robin"}],
-    });
-    let (status, created) = server.post_json("/api/tournaments", Some(ADMIN), &spec.to_string()).await;
-    assert_eq!(status, 201, "{created}");
-    let id = created["id"].as_i64().unwrap();
-    wait_for("the bots' table to finish", Duration::from_secs(240), async || {
-        let t = server.get_json(&format!("/api/tournaments/{id}")).await;
-        if t["status"] == "finished" { Ok(()) } else { Err(t["status"].clone()) }
-    })
-    .await;
-    let detail = server.get_json(&format!("/api/tournaments/{id}")).await;
-    detail["rounds"][0]["tables"][0]["game"].as_i64().unwrap()
-}
 
 /// Every step of a stored game, as seat 0 saw it (every page of it).
 async fn steps_of(server: &TestServer, id: i64) -> Vec<Value> {
@@ -186,7 +162,7 @@ async fn every_board_at_its_fullest_fits_the_window_with_the_hand() {
     ];
     let mut games = vec![];
     for (layout, variant, duel, poly) in layouts {
-        let id = bots_game(&server, variant, duel, poly).await;
+        let id = bots_game(&server, ADMIN, variant, duel, poly).await;
         let steps = steps_of(&server, id).await;
         games.push((layout, id, fullest(&steps), steps.len()));
     }
@@ -331,7 +307,7 @@ fn train_moments(steps: &[Value]) -> (Option<OpenTrains>, Option<(usize, [u64; 2
 async fn mexican_trains_show_their_markers_their_ends_and_the_double_to_cover() {
     let _one = ONE_BROWSER.lock().await;
     let server = admin_server().await;
-    let id = bots_game(&server, "mexican-train", false, false).await;
+    let id = bots_game(&server, ADMIN, "mexican-train", false, false).await;
     let steps = steps_of(&server, id).await;
     let n = steps.len();
     let (opened, double) = train_moments(&steps);
@@ -416,7 +392,7 @@ const NUMERALS: &str = r#"
 async fn double_twelve_numerals_stay_clear_of_the_bar_and_readable_on_a_phone() {
     let _one = ONE_BROWSER.lock().await;
     let server = admin_server().await;
-    let id = bots_game(&server, "mexican-train", false, false).await;
+    let id = bots_game(&server, ADMIN, "mexican-train", false, false).await;
     let steps = steps_of(&server, id).await;
     let k = fullest(&steps);
     let Some(b) = Browser::start(format!("http://{}", server.addr)).await else { return };
@@ -539,7 +515,7 @@ async fn triominoes_speak_of_tiles_beside_tiles_and_of_pips_that_meet() {
 async fn graph_triominoes_name_the_pips_that_meet() {
     let _one = ONE_BROWSER.lock().await;
     let server = admin_server().await;
-    let id = bots_game(&server, "graph-triominoes", true, true).await;
+    let id = bots_game(&server, ADMIN, "graph-triominoes", true, true).await;
     let steps = steps_of(&server, id).await;
     let k = fullest(&steps);
     let Some(b) = Browser::start(format!("http://{}", server.addr)).await else { return };

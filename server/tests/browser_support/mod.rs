@@ -18,6 +18,8 @@ use fantoccini::error::CmdError;
 use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::{Value, json};
 
+use crate::common::{TestServer, wait_for};
+
 /// How long a step may take before the test fails (a whole match is
 /// many steps; each one is a few milliseconds when all is well).
 pub const STEP: Duration = Duration::from_secs(20);
@@ -446,4 +448,31 @@ fn tile_names_are_found_in_text_and_nothing_else_is() {
     assert!(tiles_in("guest-3, bot:random, 104 to 30, room 7, v1-2a").is_empty());
     assert_eq!(xpath_literal("I'm ready"), "\"I'm ready\"");
     assert_eq!(xpath_literal("a'b\"c"), "concat('a', \"'\", 'b\"c')");
+}
+
+/// A match of `variant` played to its end by hosted bots at one tournament
+/// table (opened with the `admin` token): two bots with `duel` (for a
+/// preset that pairs four seats as partners, a duel is the one table a
+/// round needs), else four each for itself; its stored game.
+pub async fn bots_game(server: &TestServer, admin: &str, variant: &str, duel: bool, poly: bool) -> i64 {
+    let (table, entrants) = match (duel, poly) {
+        (true, true) => ("duel", json!(["bot:random", "bot:greedy"])),
+        (true, false) => ("duel", json!(["bot:heuristic", "bot:smart"])),
+        (false, _) => ("free-for-all", json!(["bot:random", "bot:heuristic", "bot:smart", "bot:bota-gorda"])),
+    };
+    let spec = json!({
+        "name": format!("{variant} table"), "seed": 3, "table": table, "variants": [variant],
+        "entrants": entrants,
+        "stages": [{"format": "round-robin"}],
+    });
+    let (status, created) = server.post_json("/api/tournaments", Some(admin), &spec.to_string()).await;
+    assert_eq!(status, 201, "{created}");
+    let id = created["id"].as_i64().unwrap();
+    wait_for("the bots' table to finish", Duration::from_secs(240), async || {
+        let t = server.get_json(&format!("/api/tournaments/{id}")).await;
+        if t["status"] == "finished" { Ok(()) } else { Err(t["status"].clone()) }
+    })
+    .await;
+    let detail = server.get_json(&format!("/api/tournaments/{id}")).await;
+    detail["rounds"][0]["tables"][0]["game"].as_i64().unwrap()
 }
