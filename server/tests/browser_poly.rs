@@ -36,7 +36,15 @@ static ONE_BROWSER: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 fn drawn_and_placed(room: u64) -> String {
     format!(
         r#"
-const drawn = [...document.querySelectorAll('[aria-label="the board"] svg [data-placed]')].map((e) => e.getAttribute('aria-label'));
+// A lattice tile is named by the tiles beside it; its cell and turn are data.
+const drawn = [...document.querySelectorAll('[aria-label="the board"] svg [data-placed]')].map((e) => {{
+  const label = e.getAttribute('aria-label');
+  const c = e.dataset.cell;
+  if (c) return `tile ${{label.split(',')[0]}} at cell ${{c.replace(',', ', ')}}, turned ${{e.dataset.turn}} | ${{label}}`;
+  // A graph tile says which pips meet; where it is joined is data.
+  const f = e.dataset.face;
+  return f === undefined ? label : `${{label.split(',')[0]}}, joined to face ${{Number(f) + 1}} of tile ${{Number(e.dataset.joined) + 1}} by its face ${{Number(e.dataset.turn) + 1}} | ${{label}}`;
+}});
 const svg = document.querySelector('[aria-label="the board"] svg');
 const r = await window.capicuaConnection.request({{ type: 'resync', room: {room} }});
 const board = r['poly-view'] ? r['poly-view'].board : null;

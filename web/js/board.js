@@ -4,11 +4,14 @@
 // and turn upwards at the edge, the right end's run right and turn
 // downwards, doubles lie across the line. A spinner board is a cross, as
 // on a table: the line runs straight through the spinner and its two other
-// sides go up and down from it. A longana board is a star of arms from the
-// central double (right, left, up, down). Trains and chicken feet draw each
-// arm as its own row from the tile it starts at, labelled by its owner.
-// Cross and star boards fit their SVG's viewBox to the drawing, so they
-// shrink rather than leave the screen.
+// sides go up and down from it, folding to the right when they grow long.
+// A longana board is a star of arms from the central double (right, left,
+// up, down). Trains and chicken feet draw each arm as its own flat row,
+// labelled by its owner; a train open to everyone carries a marker, and a
+// double waiting to be covered is outlined and named.
+// Cross and star boards fit their SVG's viewBox to the drawing; then every
+// board is scaled to the height left between its top and the bottom of the
+// player's hand (`fitFelt`), so board and hand are seen together.
 //
 // Everything is rebuilt from `history` (plays carry their end and face), so
 // the drawing never depends on a view's `ends` being current.
@@ -81,11 +84,11 @@ export function endName(end, { view, variant, seat }) {
  * the free square where the open end's next tile would go (where a player
  * points to choose that end).
  */
-function snake(pieces, { x, axis, dir, dy, min, max }) {
+function snake(pieces, { x, axis, dir, dy, min, max, flat = false }) {
   const out = [];
   let prevCross = false;
   let rowStart = true;
-  let crossOK = true;
+  let crossOK = !flat;
   for (const p of pieces) {
     const along = p.double && crossOK ? 1 : 2;
     const fits = dir > 0 ? x + along <= max : x - along >= min;
@@ -120,7 +123,7 @@ function snake(pieces, { x, axis, dir, dy, min, max }) {
     }
     x += dir * along;
     rowStart = false;
-    crossOK = true;
+    crossOK = !flat;
   }
   const fits = dir > 0 ? x + 2 <= max : x - 2 >= min;
   let next;
@@ -181,8 +184,12 @@ function drawItems(items, { numerals, last }) {
       cy: it.cy,
       upright: it.upright,
       numerals,
-      cls: `${it.index === last ? 't-last' : ''} ${it.hub ? 't-hub' : ''}`,
-      label: it.hub ? `${tileName(it.tile)}, where this arm starts` : tileName(it.tile),
+      cls: `${it.index === last ? 't-last' : ''} ${it.hub ? 't-hub' : ''} ${it.uncovered ? 't-uncovered' : ''}`,
+      label: it.hub
+        ? `${tileName(it.tile)}, where this arm starts`
+        : it.uncovered
+          ? `${tileName(it.tile)}, the double to cover`
+          : tileName(it.tile),
     }),
   );
 }
@@ -280,11 +287,48 @@ function crossLayout(lead, arms, extraEnds, openPip) {
       used.add(hub);
     }
     hub.spinnerOf = e;
-    const arm = straight(pieces, { x: hub.cx, y: hub.cy + (up ? -1 : 1), dx: 0, dy: up ? -1 : 1 });
+    // With one spinner its long sides turn (to the right, away from the
+    // line) rather than run off the top and bottom of the screen; two
+    // spinners' sides could meet, so they run straight.
+    const arm =
+      extraEnds.length <= 2
+        ? column(pieces, { x: hub.cx, y: hub.cy + (up ? -1 : 1), up, max: COLUMN })
+        : straight(pieces, { x: hub.cx, y: hub.cy + (up ? -1 : 1), dx: 0, dy: up ? -1 : 1 });
     items.push(...arm.items);
     ends.set(e, arm.next);
   }
   return { items, ends, line };
+}
+
+/** How far (in tile halves) a spinner's side runs before it turns. */
+const COLUMN = 8;
+
+/**
+ * A spinner's side going up or down from (x, y): a snake laid sideways
+ * (its rows become columns), turning right each `max` halves, so a long
+ * side folds beside itself instead of growing the cross's height.
+ */
+function column(pieces, { x, y, up, max }) {
+  const row = snake(pieces, { x: 0, axis: 0, dir: 1, dy: 1, min: 0.5, max });
+  // Snake coordinates (along, across) to the screen: along runs up or down
+  // from (x, y), across runs right.
+  const sign = up ? -1 : 1;
+  const items = row.items.map((it) => {
+    // A tile along the snake (sideways there) stands upright here, and the
+    // other way round; the half nearer the spinner keeps touching it.
+    const flip = up && !it.upright;
+    return {
+      ...it,
+      cx: x + it.cy,
+      cy: y + sign * it.cx,
+      upright: !it.upright,
+      first: flip ? it.second : it.first,
+      second: flip ? it.first : it.second,
+    };
+  });
+  const [nx, ny, nw, nh] = row.next;
+  const next = up ? [x + ny, y - nx - nw, nh, nw] : [x + ny, y + nx, nh, nw];
+  return { items, next };
 }
 
 /** The longana star: arms right, left, up and down from the central double. */
@@ -392,9 +436,10 @@ export function renderBoard(opts) {
   // one scale, set by the longest, so the rows line up like trains laid
   // side by side and none runs off the screen.
   const extra = allEnds.filter((e) => !drawn.has(e) && !((kind === 'line' || kind === 'spinner') && e < 2));
+  let relayout = null;
   if (extra.length) {
-    const list = h('ul', { class: 'arms' });
     const rows = [];
+    const mustCover = kind === 'trains' && variant?.board?.trains?.['satisfy-doubles'] !== false;
     for (const e of extra) {
       const pieces = piecesOf(e);
       const fromLead = kind === 'longana' || kind === 'trains' || (kind === 'chicken-foot' && e < centreOf(variant));
@@ -403,46 +448,225 @@ export function renderBoard(opts) {
       if (!origin && view?.ends?.[e]) origin = view.ends[e].tile;
       if (!origin) continue;
       const [olo, ohi] = origin;
-      const hub = { tile: origin, hub: true, cx: 0, cy: 0, upright: true, first: ohi, second: olo, index: -1 };
-      const long = straight(pieces, { x: 0.5, y: 0, dx: 1, dy: 0 });
+      // Rows lie flat (the hub and doubles too) so that many trains take
+      // little height: the board has only the room above the hand.
+      const hub = { tile: origin, hub: true, cx: -0.5, cy: 0, upright: false, first: ohi, second: olo, index: -1 };
+      const long = snake(pieces, { x: 0.5, axis: 0, dir: 1, dy: 1, min: -1.5, max: Infinity, flat: true });
       rows.push({ e, pieces, olo, hub, right: long.next[0] + long.next[2] });
     }
-    // Shrinking to at most half the usual tile size; a row longer than
-    // that turns back under itself (snakes) instead.
-    const right = Math.max(width - 0.5, Math.min(2 * width, Math.max(...rows.map((r) => r.right))));
-    const pad = 0.35;
-    for (const { e, pieces, olo, hub } of rows) {
-      const line = snake(pieces, { x: 0.5, axis: 0, dir: 1, dy: 1, min: -0.5, max: right });
-      const [y0, y1] = bounds([...[hub, ...line.items].map(rectOf), line.next]);
-      const rects = new Map([[e, line.next]]);
-      const items = [hub, ...line.items];
-      const name = endName(e, opts);
-      const shows = pieces.length ? pieces[pieces.length - 1].outer : view?.ends?.[e]?.pip ?? olo;
-      const names = line.items.map((i) => tileName(i.tile));
-      const title = `${name[0].toUpperCase()}${name.slice(1)}, open at ${shows}`;
-      list.append(
-        h(
-          'li',
-          {},
-          h('h3', {}, title),
-          s(
-            'svg',
-            {
-              viewBox: `${-0.5 - pad} ${y0 - pad} ${right + 0.5 + 2 * pad} ${y1 - y0 + 2 * pad}`,
-              role: 'group',
-              'aria-label': `${name}: ${names.length ? names.join(', ') : 'no tiles yet'}`,
-              preserveAspectRatio: 'xMinYMid meet',
-            },
-            drawItems(items, ctx),
-            drawTargets(targets, rects),
+    // Shrinking to at most three quarters of the usual tile size, so
+    // numerals stay readable; a row longer than that turns back under
+    // itself (snakes) instead.
+    const right = Math.max(width - 1.5, Math.min(1.3 * width, Math.max(...rows.map((r) => r.right))));
+    // Every train starts from the engine: said once, not drawn on each row.
+    const noHub = kind === 'trains';
+    const left = noHub ? 0.5 : -1.5;
+    const pad = 0.3;
+    const longest = Math.max(...rows.map((r) => r.right));
+    // The rows for a given width: fitFelt may ask for wider rows (fewer
+    // turns) when the board's height, not its width, limits the tiles.
+    const layRows = (right) => {
+      const list = h('ul', { class: 'arms' });
+      const waiting = [];
+      for (const { e, pieces, olo, hub } of rows) {
+        const line = snake(pieces, { x: 0.5, axis: 0, dir: 1, dy: 1, min: left, max: right, flat: true });
+        const info = view?.ends?.[e];
+        const lastPiece = pieces[pieces.length - 1];
+        // A double at a train's end stays there, to be covered before any
+        // other play, until someone covers it.
+        const uncovered = mustCover && lastPiece?.double ? lastPiece : null;
+        if (uncovered) {
+          const it = line.items.find((i) => i.index === uncovered.index);
+          if (it) it.uncovered = true;
+        }
+        // A private train open to everyone carries its owner's marker; the
+        // public train is everyone's anyway.
+        const isPublic = kind === 'trains' && (info ? info.owner === null || info.owner === undefined : e === (view?.['hand-sizes']?.length ?? -1));
+        const marked = !!info?.opened && !isPublic;
+        const [y0, y1] = bounds([...[...(noHub ? [] : [hub]), ...line.items].map(rectOf), line.next]);
+        const rects = new Map([[e, line.next]]);
+        const items = noHub ? line.items : [hub, ...line.items];
+        const name = endName(e, opts);
+        const Name = `${name[0].toUpperCase()}${name.slice(1)}`;
+        const shows = lastPiece ? lastPiece.outer : info?.pip ?? olo;
+        const names = line.items.map((i) => tileName(i.tile));
+        const state = [
+          `ends in ${shows}`,
+          marked ? 'marker: open to everyone' : null,
+          uncovered ? `the double ${tileName(uncovered.tile)} waits to be covered` : null,
+        ].filter(Boolean);
+        if (uncovered) waiting.push(`${tileName(uncovered.tile)} on ${name}`);
+        const marker = marked
+          ? h('span', { class: 'train-marker', role: 'img', 'aria-label': 'marker: open to everyone' }, markerSvg(), 'open to everyone')
+          : null;
+        const cover = uncovered
+          ? h('span', { class: 'train-cover' }, `${tileName(uncovered.tile)} to cover`)
+          : null;
+        list.append(
+          h(
+            'li',
+            { class: `${marked ? 'marked' : ''} ${uncovered ? 'to-cover' : ''}`.trim() || null },
+            h('h3', {}, h('span', {}, Name), h('span', { class: 'train-end' }, `ends in ${shows}`), marker, cover),
+            s(
+              'svg',
+              {
+                viewBox: `${left - pad} ${y0 - pad} ${right - left + 2 * pad} ${y1 - y0 + 2 * pad}`,
+                role: 'group',
+                'aria-label': `${name}: ${names.length ? names.join(', ') : 'no tiles yet'}; ${state.join('; ')}`,
+                preserveAspectRatio: 'xMinYMid meet',
+              },
+              drawItems(items, ctx),
+              drawTargets(targets, rects),
+            ),
           ),
+        );
+      }
+      return { list, waiting };
+    };
+    const laid = layRows(right);
+    let list = laid.list;
+    const waiting = laid.waiting;
+    relayout = (k) => {
+      const next = layRows(Math.max(right, Math.min(longest, right * k))).list;
+      list.replaceWith(next);
+      list = next;
+    };
+    if (noHub) parts.push(h('p', { class: 'board-note small' }, `Every train starts from the engine, ${tileName(lead.tile)}.`));
+    if (waiting.length) {
+      parts.push(
+        h(
+          'p',
+          { class: 'board-note', role: 'status' },
+          `The double ${waiting.join(' and ')} must be covered before any other play.`,
         ),
       );
     }
     parts.push(list);
   }
-  return h('div', { class: 'board' }, parts);
+  const board = h('div', { class: 'board' }, parts);
+  board.relayout = relayout;
+  // Numerals need a larger tile than pips to be read.
+  queueMicrotask(() => fitFelt(board.closest('.felt') || board.parentElement, numerals ? MIN_UNIT_NUMERALS : MIN_UNIT_PIPS));
+  return board;
 }
+
+/** A train's marker (a little engine), drawn beside an open train's name. */
+function markerSvg() {
+  return s(
+    'svg',
+    { viewBox: '0 0 24 16', 'aria-hidden': 'true', focusable: 'false', class: 'marker-icon' },
+    s('path', { d: 'M2 3h9v3h4V2h5v9h2v2H2z', class: 'marker-body' }),
+    s('circle', { cx: 6, cy: 13.5, r: 2.2, class: 'marker-wheel' }),
+    s('circle', { cx: 17, cy: 13.5, r: 2.2, class: 'marker-wheel' }),
+  );
+}
+
+// --- fitting the board to the screen -----------------------------------------
+
+/** The least pixels a tile's short side keeps where scrolling can give it more. */
+const MIN_UNIT_PIPS = 14;
+const MIN_UNIT_NUMERALS = 20;
+
+/** Below this many pixels the board is fitted to the screen once scrolled to instead. */
+const LEAST_ROOM = 140;
+
+/**
+ * Scales the drawings of a board (`felt`: its section) so that the board
+ * and the hand under it are seen together: its height is what the window
+ * leaves between the board's top and the bottom of the player's hand (the
+ * first `.hand-area` after it). Where what lies above the board leaves
+ * less than LEAST_ROOM, or so little that a tile's unit (its short side)
+ * would fall under `minUnit` pixels, the board and hand fill the window
+ * once the board is scrolled to the top instead. The drawings keep their
+ * shape (viewBox, meet): they shrink, they never stretch or get cut.
+ */
+export function fitFelt(felt, minUnit = 0) {
+  if (!felt || !felt.isConnected) return;
+  let best = measure(felt, minUnit);
+  if (!best) return;
+  // Rows drawn narrower than the board are widened (fewer turns) while
+  // that gives bigger tiles; not while the focus is on one of them.
+  const board = felt.querySelector('.board');
+  const active = document.activeElement;
+  if (board?.relayout && best.scale < 0.95 && !(active && board.contains(active))) {
+    let bestK = 1;
+    for (const k of [1.3, 1.7, 2.2, 3]) {
+      board.relayout(k);
+      const m = measure(felt, minUnit);
+      if (m && m.unit > best.unit * 1.05) {
+        best = m;
+        bestK = k;
+      }
+    }
+    board.relayout(bestK);
+    best = measure(felt, minUnit);
+  }
+  best.apply();
+  // The page may have scrolled to the hand (its focus moves there on a
+  // turn) while the board still had its natural height: once board and
+  // hand fit the window together, bring the board's top back into view.
+  const hand = handAfter(felt);
+  const ours = active && active !== document.body && (felt.contains(active) || hand?.contains(active));
+  const now = felt.getBoundingClientRect();
+  const bottom = hand ? hand.getBoundingClientRect().bottom : now.bottom;
+  if (ours && now.top < 0 && bottom - now.top <= best.screen) window.scrollBy(0, now.top);
+}
+
+/**
+ * How much a board's drawings must shrink (see fitFelt): the scale, the
+ * pixels a tile's short side gets then, and `apply` to set it. Null when
+ * there is nothing to scale.
+ */
+function measure(felt, minUnit) {
+  const svgs = [...felt.querySelectorAll('svg')].filter((x) => !x.parentElement.closest('svg') && !x.classList.contains('marker-icon'));
+  if (!svgs.length) return null;
+  for (const x of svgs) x.style.height = '';
+  const rects = svgs.map((x) => x.getBoundingClientRect());
+  const natural = rects.map((r) => r.height);
+  const total = natural.reduce((a, b) => a + b, 0);
+  if (!total) return null;
+  // Pixels per board unit of the drawings once their height is scaled by `f`.
+  const unitAt = (f) =>
+    Math.min(
+      ...svgs.map((x, i) => {
+        const vb = x.viewBox?.baseVal;
+        if (!vb || !vb.width || !vb.height) return Infinity;
+        return Math.min(rects[i].width / vb.width, (f * rects[i].height) / vb.height);
+      }),
+    );
+  const box = felt.getBoundingClientRect();
+  const chrome = box.height - total;
+  const hand = handAfter(felt);
+  const below = hand ? Math.max(0, hand.getBoundingClientRect().bottom - box.bottom) : 0;
+  const screen = document.documentElement.clientHeight || window.innerHeight;
+  const top = box.top + window.scrollY;
+  const slack = 6;
+  const scaleFor = (room) => Math.min(1, Math.max(0.05, room / total));
+  let scale = scaleFor(screen - top - below - chrome - slack);
+  if (screen - top - below - chrome - slack < LEAST_ROOM || unitAt(scale) < minUnit) {
+    scale = Math.max(scale, scaleFor(screen - below - chrome - slack));
+  }
+  return {
+    scale,
+    unit: unitAt(scale),
+    screen,
+    apply: () => {
+      if (scale < 1) svgs.forEach((x, i) => (x.style.height = `${(natural[i] * scale).toFixed(1)}px`));
+    },
+  };
+}
+
+function handAfter(felt) {
+  let el = felt.nextElementSibling;
+  while (el) {
+    if (el.matches('.hand-area')) return el;
+    const inner = el.querySelector?.('.hand-area');
+    if (inner) return inner;
+    el = el.nextElementSibling;
+  }
+  return null;
+}
+
 
 function centreOf(variant) {
   return variant?.board?.['chicken-foot']?.centre ?? 4;

@@ -10,6 +10,7 @@
 
 import { h, s, rovingTiles } from './dom.js';
 import { sendMove } from './prompt.js';
+import { fitFelt } from './board.js';
 
 const R3 = Math.sqrt(3);
 
@@ -166,15 +167,108 @@ export function spotKey(at) {
   return `c${at.x},${at.y}`;
 }
 
-/** A spot as people say it. */
+/** The cell across side `side` of cell (x, y), and its side that touches it (as `Lattice::neighbour`). */
+export function neighbour(lattice, x, y, side) {
+  if (lattice === 'square') {
+    const [dx, dy] = [[0, -1], [1, 0], [0, 1], [-1, 0]][side % 4];
+    return [x + dx, y + dy, (side + 2) % 4];
+  }
+  if (lattice === 'hex') {
+    const [dx, dy] = [[1, -1], [1, 0], [0, 1], [-1, 1], [-1, 0], [0, -1]][side % 6];
+    return [x + dx, y + dy, (side + 3) % 6];
+  }
+  if (pointsUp(x, y)) return [[x + 1, y, 2], [x, y + 1, 0], [x - 1, y, 1]][side % 3];
+  return [[x, y - 1, 1], [x + 1, y, 2], [x - 1, y, 0]][side % 3];
+}
+
+// Where a side of a cell lies, as people say it: `HERE` for what lies
+// across it from the cell itself ("on its left"), `BY` for a cell across
+// it ("to the left of").
+const HERE = {
+  square: ['above', 'on its right', 'below', 'on its left'],
+  hex: ['up on its right', 'on its right', 'down on its right', 'down on its left', 'on its left', 'up on its left'],
+  up: ['on its right', 'below', 'on its left'],
+  down: ['above', 'on its right', 'on its left'],
+};
+const BY = {
+  square: ['above', 'to the right of', 'below', 'to the left of'],
+  hex: ['up and to the right of', 'to the right of', 'down and to the right of', 'down and to the left of', 'to the left of', 'up and to the left of'],
+  up: ['to the right of', 'below', 'to the left of'],
+  down: ['above', 'to the right of', 'to the left of'],
+};
+function words(table, lattice, x, y, side) {
+  const key = lattice === 'triangle' ? (pointsUp(x, y) ? 'up' : 'down') : lattice;
+  return table[key][side];
+}
+
+/** The placed tiles a cell touches: [{ side, tile, theirs }] (their side that touches). */
+function touching(lattice, view, x, y) {
+  const at = new Map();
+  for (const p of view?.board || []) if (p.at.kind === 'cell') at.set(`${p.at.x},${p.at.y}`, p);
+  const out = [];
+  const n = lattice === 'square' ? 4 : lattice === 'hex' ? 6 : 3;
+  for (let side = 0; side < n; side++) {
+    const [nx, ny, theirs] = neighbour(lattice, x, y, side);
+    const tile = at.get(`${nx},${ny}`);
+    if (tile) out.push({ side, tile, theirs });
+  }
+  return out;
+}
+
+/** A spot as people say it, after a verb: "to the right of the 1-2-3". */
 export function spotName(at, view) {
-  if (at.kind === 'root') return 'the first tile';
+  if (at.kind === 'root') return 'as the first tile';
   if (at.kind === 'face') {
     const parent = view?.board?.[at.node];
     const pips = parent ? parent.pips[at.face] : '?';
-    return `face ${at.face + 1} of tile ${at.node + 1} (${pips})`;
+    return `against the ${ordinalPip(parent?.pips || [], at.face)} of tile ${at.node + 1}${parent ? ` (${polyName(parent.pips)})` : ''}`;
   }
-  return `cell ${at.x}, ${at.y}`;
+  const lattice = latticeOf(view?.['board-kind']) || 'triangle';
+  const near = touching(lattice, view, at.x, at.y).filter((n) => !(n.tile.at.x === at.x && n.tile.at.y === at.y));
+  if (!near.length) return 'in the middle of the table';
+  return near.map((n) => `${words(BY, lattice, n.tile.at.x, n.tile.at.y, n.theirs)} the ${polyName(n.tile.pips)}`).join(' and ');
+}
+
+/**
+ * How a tile at cell (x, y) turned by `rotation` meets the tiles around it,
+ * as players say it: "5 meets 5" for each side against a tile.
+ */
+function meetings(lattice, view, x, y, pips, rotation) {
+  return touching(lattice, view, x, y).map((n) => ({
+    ...n,
+    mine: sidePips(pips, rotation, n.side),
+    their: sidePips(n.tile.pips, n.tile.rotation, n.theirs),
+  }));
+}
+
+/** A placed tile's words: "2-3-5, beside the 1-2-3 on its left (3 meets 3)". */
+function placedName(lattice, view, p) {
+  const around = meetings(lattice, view, p.at.x, p.at.y, p.pips, p.rotation);
+  return `${polyName(p.pips)}${p.node === 0 ? ', the first tile' : ''}${around.length ? `, ${beside(lattice, p, around)}` : ''}`;
+}
+
+function beside(lattice, p, around) {
+  return `beside ${around
+    .map((n) => `the ${polyName(n.tile.pips)} ${words(HERE, lattice, p.at.x, p.at.y, n.side)} (${n.mine} meets ${n.their})`)
+    .join(' and ')}`;
+}
+
+/**
+ * A face named by its pips, told apart from faces with the same pips by
+ * its place among them: "4", or "first 2" and "second 2" on a 2-2-5.
+ */
+function ordinalPip(pips, face) {
+  const pip = pips[face];
+  const same = pips.map((p, i) => [p, i]).filter(([p]) => p === pip);
+  if (same.length < 2) return String(pip);
+  const k = same.findIndex(([, i]) => i === face);
+  return `${['first', 'second', 'third', 'fourth', 'fifth', 'sixth'][k]} ${pip}`;
+}
+
+/** How a tile of the graph board is joined: "its 4 against the 4 of tile 2 (1-4-5)". */
+function joined(p, parent) {
+  const theirs = parent ? ordinalPip(parent.pips, p.at.face) : '?';
+  return `its ${ordinalPip(p.pips, p.rotation)} against the ${theirs} of tile ${p.at.node + 1}${parent ? ` (${polyName(parent.pips)})` : ''}`;
 }
 
 // --- the graph board as a tree --------------------------------------------------
@@ -239,7 +333,9 @@ export function renderPolyBoard({ view, variant, targets = [] }) {
           class: `p-tile ${p.node === last ? 'p-last' : ''}`,
           role: 'img',
           'data-placed': p.node,
-          'aria-label': `tile ${polyName(p.pips)} at cell ${x}, ${y}, turned ${p.rotation}${p.node === last ? ', the last played' : ''}`,
+          'data-cell': `${x},${y}`,
+          'data-turn': p.rotation,
+          'aria-label': `${placedName(lattice, view, p)}${p.node === last ? ', the last played' : ''}`,
         }),
       );
     }
@@ -279,7 +375,10 @@ export function renderPolyBoard({ view, variant, targets = [] }) {
             class: `p-tile p-node ${p.node === last ? 'p-last' : ''}`,
             role: 'img',
             'data-placed': p.node,
-            'aria-label': `tile ${p.node + 1}: ${polyName(p.pips)}${p.at.kind === 'face' ? `, joined to face ${p.at.face + 1} of tile ${p.at.node + 1} by its face ${p.rotation + 1}` : ', the first tile'}`,
+            'data-face': p.at.kind === 'face' ? p.at.face : null,
+            'data-joined': p.at.kind === 'face' ? p.at.node : null,
+            'data-turn': p.rotation,
+            'aria-label': `tile ${p.node + 1}: ${polyName(p.pips)}${p.at.kind === 'face' ? `, ${joined(p, board[p.at.node])}` : ', the first tile'}`,
           },
           p.pips.map((pip, f) => {
             const [x, y] = faceBox(at, p, f);
@@ -335,12 +434,16 @@ export function renderPolyBoard({ view, variant, targets = [] }) {
     items,
   );
   svg.style.maxWidth = `${Math.round(w * unit)}px`;
-  svg.style.maxHeight = `min(60vh, ${Math.round(hh * unit)}px)`;
+  svg.style.maxHeight = `${Math.round(hh * unit)}px`;
   svg.style.margin = '0 auto';
+  // Then scaled to the room left above the hand, once in the page.
+  // Pips are written beside the sides: a cell needs room to read them.
+  queueMicrotask(() => fitFelt(svg.closest('.felt') || svg.parentElement, MIN_UNIT[lattice || 'graph']));
   return svg;
 }
 
 const UNIT = { triangle: 104, square: 72, hex: 46, graph: 80 };
+const MIN_UNIT = { triangle: 48, square: 36, hex: 30, graph: 30 };
 
 function target(t, kids) {
   const g = s('g', { class: `p-target ${t.preview ? 'p-pending' : ''}`, role: 'button', tabindex: '0', 'aria-label': t.label, 'data-key': `spot-${spotKey(t.at)}` }, kids);
@@ -441,7 +544,7 @@ function applyPolyEvents(app, t, events, log) {
         v['to-move'] = (ev.seat + 1) % n;
         t.passed.delete(ev.seat);
         t.banner = null;
-        log(t, `${who(ev.seat)} played ${polyName(pips)} at ${spotName(ev.at, v)}${ev.points ? `, scoring ${ev.points}` : ''}.`);
+        log(t, `${who(ev.seat)} played ${polyName(pips)} ${spotName(ev.at, v)}${ev.points ? `, scoring ${ev.points}` : ''}.`);
         watched = ev.seat !== t.seat;
         break;
       }
@@ -541,11 +644,22 @@ function pickSpot(app, t, key) {
 function rotationText(t, m) {
   const pips = pipsOf(t, m.tile);
   if (m.at.kind === 'cell') {
-    const lattice = latticeOf(t.view['board-kind']);
-    const sides = pips.map((_, side) => sidePips(pips, m.rotation, side));
-    return `${polyName(pips)} turned ${m.rotation}: ${sides.map((p, i) => `side ${i + 1} shows ${p}`).join(', ')}${lattice ? '' : ''}`;
+    const lattice = latticeOf(t.view['board-kind']) || 'triangle';
+    const { x, y } = m.at;
+    const around = meetings(lattice, t.view, x, y, pips, m.rotation);
+    const met = new Set(around.map((n) => n.side));
+    const n = pips.length;
+    // The sides against no tile tell apart turns that meet alike.
+    const free = [];
+    for (let side = 0; side < n; side++) {
+      if (!met.has(side)) free.push(`${sidePips(pips, m.rotation, side)} ${words(HERE, lattice, x, y, side)}`);
+    }
+    const meet = around.map((a) => `${a.mine} meets ${a.their}`);
+    return `${polyName(pips)} turned so ${meet.length ? meet.join(' and ') : `${free.shift()}`}${free.length ? `, ${free.join(' and ')}` : ''}`;
   }
-  return `${polyName(pips)} joined by its face ${m.rotation + 1} (${pips[m.rotation]})`;
+  const parent = t.view?.board?.[m.at.node];
+  const theirs = parent ? parent.pips[m.at.face] : pips[m.rotation];
+  return `${polyName(pips)} turned so its ${ordinalPip(pips, m.rotation)} meets the ${theirs}`;
 }
 
 /** The board's targets for the chosen tile. */
@@ -557,8 +671,8 @@ export function polyTargets(app, t) {
     const pips = pipsOf(t, t.choosing);
     const where = spotName(moves[0].at, t.view);
     const label = pending
-      ? `${where}: ${rotationText(t, pending)}; pick again to turn it`
-      : `play ${polyName(pips)} at ${where}${moves.length > 1 ? `, ${moves.length} ways` : ''}`;
+      ? `${where[0].toUpperCase()}${where.slice(1)}: ${rotationText(t, pending)}; pick again to turn it`
+      : `play ${polyName(pips)} ${where}${moves.length > 1 ? `, ${moves.length} ways` : ''}`;
     out.push({
       at: moves[0].at,
       label,
@@ -716,7 +830,7 @@ export function polyEventText(ev, { who, view, tiles }) {
     case 'played': {
       const placed = (view?.board || []).find((p) => p.tile === ev.tile);
       const pips = placed ? placed.pips : tiles[ev.tile] || [];
-      return `${who(ev.seat, true)} played ${polyName(pips)} at ${spotName(ev.at, view)}${ev.points ? `, scoring ${ev.points}` : ''}.`;
+      return `${who(ev.seat, true)} played ${polyName(pips)} ${spotName(ev.at, view)}${ev.points ? `, scoring ${ev.points}` : ''}.`;
     }
     case 'drew':
       return `${who(ev.seat, true)} drew a tile${ev.tile !== undefined && tiles[ev.tile] ? ` (${polyName(tiles[ev.tile])})` : ''}.`;

@@ -27,10 +27,16 @@ const STEP = 0.27;
 
 function half(face, cy, numerals, upright) {
   if (numerals || face > 9) {
-    const attrs = { class: 't-num', x: 0, y: cy };
+    const text = String(face);
+    // Two digits are set a little smaller and pulled together; on a
+    // sideways tile they run along its length, so they sit further out,
+    // clear of the centre bar.
+    const two = text.length > 1;
+    const y = upright || !two ? cy : cy * 1.1;
+    const attrs = { class: two ? 't-num t-num2' : 't-num', x: 0, y };
     // A sideways tile is a rotated upright one: turn the numeral back.
-    if (!upright) attrs.transform = `rotate(90 0 ${cy})`;
-    return s('text', attrs, String(face));
+    if (!upright) attrs.transform = `rotate(90 0 ${y})`;
+    return s('text', attrs, text);
   }
   return PIPS[face].map(([col, row]) => s('circle', { class: 't-pip', cx: col * STEP, cy: cy + row * STEP, r: 0.095 }));
 }
