@@ -2,7 +2,8 @@
 //! Spanish, on stored games that bots played through the server: mexican
 //! trains name their owners, the pip each ends in ("termina en 8"), their
 //! markers and the double to cover in Spanish; the all-fives cross reads as
-//! "la línea"; triominoes speak of fichas beside fichas. With
+//! "la línea"; triominoes speak of fichas beside fichas; the rules page
+//! words each rule of the server's catalog in Spanish. With
 //! `CAPICUA_SCREENSHOTS=1` it saves `docs/screenshots/mexican-train-es.png`
 //! and `all-fives-cross-es.png` at 1280x800.
 //!
@@ -215,6 +216,18 @@ async fn mexican_trains_and_the_all_fives_cross_speak_spanish() {
         no_english("the cross", d);
     }
     b.screenshot("all-fives-cross-es").await;
+
+    // The rules page words each rule from the catalog, by its code.
+    b.open("/#/rules/all-fives").await;
+    let rules = b
+        .wait_js(
+            "the rules of all-fives",
+            "const m = document.querySelector('main'); return m && m.innerText.includes('Cómo se juega') && m.innerText",
+        )
+        .await;
+    let rules = rules.as_str().unwrap();
+    assert!(rules.contains("Puntas múltiplo de") && rules.contains("Cruz"), "the rules in Spanish: {rules}");
+    assert!(!rules.contains("Ends multiple of") && !rules.contains("Spinners"), "no rule left in English: {rules}");
     b.close().await;
 }
 
