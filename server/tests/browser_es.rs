@@ -215,6 +215,8 @@ async fn mexican_trains_and_the_all_fives_cross_speak_spanish() {
     for d in &drawings {
         no_english("the cross", d);
     }
+    // The player looks at the board: it and the hand fill the window from there.
+    b.js("window.scrollTo(0, document.querySelector('section[aria-label=\"la mesa\"]').getBoundingClientRect().top + window.scrollY); return true").await;
     b.screenshot("all-fives-cross-es").await;
 
     // The rules page words each rule from the catalog, by its code.
