@@ -199,7 +199,8 @@ async fn mexican_trains_and_the_all_fives_cross_speak_spanish() {
     let text = text.as_str().unwrap();
     assert!(text.contains("Todos los trenes salen de la locomotora"), "{text}");
     no_english("the trains' words", text);
-    b.js("document.querySelector('section[aria-label=\"la mesa\"]').scrollIntoView({block: 'start'}); return true").await;
+    b.js("document.querySelector('section[aria-label=\"la mesa\"]').scrollIntoView({block: 'start'}); return true")
+        .await;
     b.screenshot("mexican-train-es").await;
 
     // All fives: the spinner cross at its fullest.
@@ -252,7 +253,10 @@ async fn triominoes_speak_spanish() {
     eprintln!("{placed:#?}");
     assert!(placed.len() >= 3, "{placed:?}");
     assert!(placed.iter().any(|p| p.contains(", la primera ficha")), "{placed:?}");
-    assert!(placed.iter().any(|p| p.contains("junto a ") && p.contains(" con ")), "pips that meet, in Spanish: {placed:?}");
+    assert!(
+        placed.iter().any(|p| p.contains("junto a ") && p.contains(" con ")),
+        "pips that meet, in Spanish: {placed:?}"
+    );
     for p in &placed {
         for w in ["the first", " meets ", "beside", " of the ", "on its"] {
             assert!(!p.contains(w), "a placed ficha says \"{w}\" in English: {p}");
