@@ -18,6 +18,7 @@
 
 import { s, h, tileName } from './dom.js';
 import { tileGroup } from './tiles.js';
+import { t, joinList } from './i18n.js';
 
 /** The board kind of a variant: `line`, `spinner`, `longana`, `trains`, `chicken-foot`. */
 export function boardKind(variant) {
@@ -54,7 +55,7 @@ export function armsOf(history) {
 
 /** What an end is called, for people and screen readers. */
 export function endName(end, { view, variant, seat }) {
-  if (end === 255) return 'the lead';
+  if (end === 255) return t('board.lead');
   const kind = boardKind(variant);
   const info = view?.ends?.[end];
   const seats = view?.['hand-sizes']?.length ?? 0;
@@ -62,17 +63,17 @@ export function endName(end, { view, variant, seat }) {
   switch (kind) {
     case 'line':
     case 'spinner':
-      if (end === 0) return 'the left end';
-      if (end === 1) return 'the right end';
-      return `spinner side ${end - 1}`;
+      if (end === 0) return t('board.left-end');
+      if (end === 1) return t('board.right-end');
+      return t('board.spinner-side', { n: end - 1 });
     case 'longana':
-      if (owner === null || owner === undefined) return `arm ${end + 1}`;
-      return owner === seat ? 'your arm' : `seat ${owner + 1}'s arm`;
+      if (owner === null || owner === undefined) return t('board.arm', { n: end + 1 });
+      return owner === seat ? t('board.your-arm') : t('board.seat-arm', { n: owner + 1 });
     case 'trains':
-      if (owner === null || owner === undefined || end === seats) return 'the public train';
-      return owner === seat ? 'your train' : `seat ${owner + 1}'s train`;
+      if (owner === null || owner === undefined || end === seats) return t('board.public-train');
+      return owner === seat ? t('board.your-train') : t('board.seat-train', { n: owner + 1 });
     default:
-      return `arm ${end + 1}`;
+      return t('board.arm', { n: end + 1 });
   }
 }
 
@@ -186,9 +187,9 @@ function drawItems(items, { numerals, last }) {
       numerals,
       cls: `${it.index === last ? 't-last' : ''} ${it.hub ? 't-hub' : ''} ${it.uncovered ? 't-uncovered' : ''}`,
       label: it.hub
-        ? `${tileName(it.tile)}, where this arm starts`
+        ? t('board.tile-hub', { tile: tileName(it.tile) })
         : it.uncovered
-          ? `${tileName(it.tile)}, the double to cover`
+          ? t('board.tile-to-cover', { tile: tileName(it.tile) })
           : tileName(it.tile),
     }),
   );
@@ -196,20 +197,20 @@ function drawItems(items, { numerals, last }) {
 
 function drawTargets(targets, rects) {
   return targets
-    .filter((t) => rects.has(t.end))
-    .map((t) => {
-      const [x, y, w, hgt] = rects.get(t.end);
+    .filter((x) => rects.has(x.end))
+    .map((tg) => {
+      const [x, y, w, hgt] = rects.get(tg.end);
       const g = s(
         'g',
-        { class: 'end-target', role: 'button', tabindex: '0', 'aria-label': t.label },
+        { class: 'end-target', role: 'button', tabindex: '0', 'aria-label': tg.label },
         s('rect', { x, y, width: w, height: hgt, rx: 0.16 }),
         s('text', { class: 'end-label', x: x + w / 2, y: y + hgt / 2 }, '+'),
       );
-      g.addEventListener('click', t.pick);
+      g.addEventListener('click', tg.pick);
       g.addEventListener('keydown', (e) => {
         if (e.key === 'Enter' || e.key === ' ') {
           e.preventDefault();
-          t.pick();
+          tg.pick();
         }
       });
       return g;
@@ -361,11 +362,11 @@ export function renderBoard(opts) {
   const lastPlay = [...history.keys()].reverse().find((i) => history[i].action.kind === 'play');
   const targets = opts.targets || [];
   if (!lead) {
-    const leadTarget = targets.find((t) => t.end === 255);
+    const leadTarget = targets.find((x) => x.end === 255);
     return h(
       'div',
       { class: 'board' },
-      h('p', { class: 'empty' }, leadTarget ? 'The table is empty: lead a tile.' : 'The table is empty.'),
+      h('p', { class: 'empty' }, leadTarget ? t('board.empty-lead') : t('board.empty')),
     );
   }
   const kind = boardKind(variant);
@@ -386,9 +387,9 @@ export function renderBoard(opts) {
         .filter((e) => e >= 2)
         .map((e) => {
           const ts = piecesOf(e).map((p) => tileName(p.tile));
-          return `${endName(e, opts)}: ${ts.length ? ts.join(', ') : 'no tiles yet'}`;
+          return `${endName(e, opts)}: ${ts.length ? ts.join(', ') : t('board.no-tiles')}`;
         });
-      const label = [`the line, left to right: ${names.join(', ')}`, ...sides].join('; ');
+      const label = [t('board.line', { tiles: names.join(', ') }), ...sides].join('; ');
       const rects = [...cross.items.map(rectOf), ...cross.ends.values()];
       parts.push(svgFit(rects, label, drawItems(cross.items, ctx), drawTargets(targets, cross.ends)));
       drawn = new Set(allEnds);
@@ -397,10 +398,10 @@ export function renderBoard(opts) {
   if (kind === 'longana' && lead.tile[0] === lead.tile[1] && allEnds.length <= 4) {
     const star = starLayout(lead, arms, allEnds);
     const label = [
-      `the lead ${tileName(lead.tile)}`,
+      t('board.lead-tile', { tile: tileName(lead.tile) }),
       ...allEnds.map((e) => {
         const ts = piecesOf(e).map((p) => tileName(p.tile));
-        return `${endName(e, opts)}: ${ts.length ? ts.join(', ') : 'no tiles yet'}`;
+        return `${endName(e, opts)}: ${ts.length ? ts.join(', ') : t('board.no-tiles')}`;
       }),
     ].join('; ');
     const rects = [...star.items.map(rectOf), ...star.ends.values()];
@@ -424,7 +425,7 @@ export function renderBoard(opts) {
       width,
       y0,
       y1,
-      `the line, left to right: ${tilesInOrder.join(', ')}`,
+      t('board.line', { tiles: tilesInOrder.join(', ') }),
       drawItems(items, ctx),
       drawTargets(targets, endRects),
     );
@@ -491,28 +492,28 @@ export function renderBoard(opts) {
         const shows = lastPiece ? lastPiece.outer : info?.pip ?? olo;
         const names = line.items.map((i) => tileName(i.tile));
         const state = [
-          `ends in ${shows}`,
-          marked ? 'marker: open to everyone' : null,
-          uncovered ? `the double ${tileName(uncovered.tile)} waits to be covered` : null,
+          t('board.ends-in', { pip: shows }),
+          marked ? t('board.marker') : null,
+          uncovered ? t('board.double-waits', { tile: tileName(uncovered.tile) }) : null,
         ].filter(Boolean);
-        if (uncovered) waiting.push(`${tileName(uncovered.tile)} on ${name}`);
+        if (uncovered) waiting.push(t('board.waiting-on', { tile: tileName(uncovered.tile), name }));
         const marker = marked
-          ? h('span', { class: 'train-marker', role: 'img', 'aria-label': 'marker: open to everyone' }, markerSvg(), 'open to everyone')
+          ? h('span', { class: 'train-marker', role: 'img', 'aria-label': t('board.marker') }, markerSvg(), t('board.open-to-all'))
           : null;
         const cover = uncovered
-          ? h('span', { class: 'train-cover' }, `${tileName(uncovered.tile)} to cover`)
+          ? h('span', { class: 'train-cover' }, t('board.to-cover', { tile: tileName(uncovered.tile) }))
           : null;
         list.append(
           h(
             'li',
             { class: `${marked ? 'marked' : ''} ${uncovered ? 'to-cover' : ''}`.trim() || null },
-            h('h3', {}, h('span', {}, Name), h('span', { class: 'train-end' }, `ends in ${shows}`), marker, cover),
+            h('h3', {}, h('span', {}, Name), h('span', { class: 'train-end' }, t('board.ends-in', { pip: shows })), marker, cover),
             s(
               'svg',
               {
                 viewBox: `${left - pad} ${y0 - pad} ${right - left + 2 * pad} ${y1 - y0 + 2 * pad}`,
                 role: 'group',
-                'aria-label': `${name}: ${names.length ? names.join(', ') : 'no tiles yet'}; ${state.join('; ')}`,
+                'aria-label': `${name}: ${names.length ? names.join(', ') : t('board.no-tiles')}; ${state.join('; ')}`,
                 preserveAspectRatio: 'xMinYMid meet',
               },
               drawItems(items, ctx),
@@ -531,13 +532,13 @@ export function renderBoard(opts) {
       list.replaceWith(next);
       list = next;
     };
-    if (noHub) parts.push(h('p', { class: 'board-note small' }, `Every train starts from the engine, ${tileName(lead.tile)}.`));
+    if (noHub) parts.push(h('p', { class: 'board-note small' }, t('board.engine', { tile: tileName(lead.tile) })));
     if (waiting.length) {
       parts.push(
         h(
           'p',
           { class: 'board-note', role: 'status' },
-          `The double ${waiting.join(' and ')} must be covered before any other play.`,
+          t('board.must-cover', { tiles: joinList(waiting) }),
         ),
       );
     }

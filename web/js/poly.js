@@ -11,6 +11,8 @@
 import { h, s, rovingTiles } from './dom.js';
 import { sendMove } from './prompt.js';
 import { fitFelt } from './board.js';
+// `tr`: the table is `t` throughout this file.
+import { t as tr } from './i18n.js';
 
 const R3 = Math.sqrt(3);
 
@@ -184,21 +186,18 @@ export function neighbour(lattice, x, y, side) {
 // Where a side of a cell lies, as people say it: `HERE` for what lies
 // across it from the cell itself ("on its left"), `BY` for a cell across
 // it ("to the left of").
-const HERE = {
-  square: ['above', 'on its right', 'below', 'on its left'],
-  hex: ['up on its right', 'on its right', 'down on its right', 'down on its left', 'on its left', 'up on its left'],
-  up: ['on its right', 'below', 'on its left'],
-  down: ['above', 'on its right', 'on its left'],
-};
-const BY = {
-  square: ['above', 'to the right of', 'below', 'to the left of'],
-  hex: ['up and to the right of', 'to the right of', 'down and to the right of', 'down and to the left of', 'to the left of', 'up and to the left of'],
-  up: ['to the right of', 'below', 'to the left of'],
-  down: ['above', 'to the right of', 'to the left of'],
+// Each side's direction, worded by the catalog (`poly.here.*`, `poly.by.*`).
+const HERE = 'here';
+const BY = 'by';
+const SIDES = {
+  square: ['above', 'right', 'below', 'left'],
+  hex: ['up-right', 'right', 'down-right', 'down-left', 'left', 'up-left'],
+  up: ['right', 'below', 'left'],
+  down: ['above', 'right', 'left'],
 };
 function words(table, lattice, x, y, side) {
   const key = lattice === 'triangle' ? (pointsUp(x, y) ? 'up' : 'down') : lattice;
-  return table[key][side];
+  return tr(`poly.${table}.${SIDES[key][side]}`);
 }
 
 /** The placed tiles a cell touches: [{ side, tile, theirs }] (their side that touches). */
@@ -217,16 +216,15 @@ function touching(lattice, view, x, y) {
 
 /** A spot as people say it, after a verb: "to the right of the 1-2-3". */
 export function spotName(at, view) {
-  if (at.kind === 'root') return 'as the first tile';
+  if (at.kind === 'root') return tr('poly.spot-root');
   if (at.kind === 'face') {
     const parent = view?.board?.[at.node];
-    const pips = parent ? parent.pips[at.face] : '?';
-    return `against the ${ordinalPip(parent?.pips || [], at.face)} of tile ${at.node + 1}${parent ? ` (${polyName(parent.pips)})` : ''}`;
+    return tr('poly.spot-face', { pip: ordinalPip(parent?.pips || [], at.face), n: at.node + 1, name: parent ? ` (${polyName(parent.pips)})` : '' });
   }
   const lattice = latticeOf(view?.['board-kind']) || 'triangle';
   const near = touching(lattice, view, at.x, at.y).filter((n) => !(n.tile.at.x === at.x && n.tile.at.y === at.y));
-  if (!near.length) return 'in the middle of the table';
-  return near.map((n) => `${words(BY, lattice, n.tile.at.x, n.tile.at.y, n.theirs)} the ${polyName(n.tile.pips)}`).join(' and ');
+  if (!near.length) return tr('poly.spot-middle');
+  return near.map((n) => tr('poly.spot-by', { where: words(BY, lattice, n.tile.at.x, n.tile.at.y, n.theirs), tile: polyName(n.tile.pips) })).join(tr('poly.and'));
 }
 
 /**
@@ -244,13 +242,20 @@ function meetings(lattice, view, x, y, pips, rotation) {
 /** A placed tile's words: "2-3-5, beside the 1-2-3 on its left (3 meets 3)". */
 function placedName(lattice, view, p) {
   const around = meetings(lattice, view, p.at.x, p.at.y, p.pips, p.rotation);
-  return `${polyName(p.pips)}${p.node === 0 ? ', the first tile' : ''}${around.length ? `, ${beside(lattice, p, around)}` : ''}`;
+  return `${polyName(p.pips)}${p.node === 0 ? tr('poly.first-tile') : ''}${around.length ? `, ${beside(lattice, p, around)}` : ''}`;
 }
 
 function beside(lattice, p, around) {
-  return `beside ${around
-    .map((n) => `the ${polyName(n.tile.pips)} ${words(HERE, lattice, p.at.x, p.at.y, n.side)} (${n.mine} meets ${n.their})`)
-    .join(' and ')}`;
+  const list = around
+    .map((n) =>
+      tr('poly.beside-one', {
+        tile: polyName(n.tile.pips),
+        where: words(HERE, lattice, p.at.x, p.at.y, n.side),
+        meet: tr('poly.meets', { mine: n.mine, their: n.their }),
+      }),
+    )
+    .join(tr('poly.and'));
+  return tr('poly.beside', { list });
 }
 
 /**
@@ -262,13 +267,13 @@ function ordinalPip(pips, face) {
   const same = pips.map((p, i) => [p, i]).filter(([p]) => p === pip);
   if (same.length < 2) return String(pip);
   const k = same.findIndex(([, i]) => i === face);
-  return `${['first', 'second', 'third', 'fourth', 'fifth', 'sixth'][k]} ${pip}`;
+  return tr(`poly.ord.${k}`, { pip });
 }
 
 /** How a tile of the graph board is joined: "its 4 against the 4 of tile 2 (1-4-5)". */
 function joined(p, parent) {
   const theirs = parent ? ordinalPip(parent.pips, p.at.face) : '?';
-  return `its ${ordinalPip(p.pips, p.rotation)} against the ${theirs} of tile ${p.at.node + 1}${parent ? ` (${polyName(parent.pips)})` : ''}`;
+  return tr('poly.joined', { mine: ordinalPip(p.pips, p.rotation), theirs, n: p.at.node + 1, name: parent ? ` (${polyName(parent.pips)})` : '' });
 }
 
 // --- the graph board as a tree --------------------------------------------------
@@ -335,7 +340,7 @@ export function renderPolyBoard({ view, variant, targets = [] }) {
           'data-placed': p.node,
           'data-cell': `${x},${y}`,
           'data-turn': p.rotation,
-          'aria-label': `${placedName(lattice, view, p)}${p.node === last ? ', the last played' : ''}`,
+          'aria-label': `${placedName(lattice, view, p)}${p.node === last ? tr('poly.last-played') : ''}`,
         }),
       );
     }
@@ -378,7 +383,7 @@ export function renderPolyBoard({ view, variant, targets = [] }) {
             'data-face': p.at.kind === 'face' ? p.at.face : null,
             'data-joined': p.at.kind === 'face' ? p.at.node : null,
             'data-turn': p.rotation,
-            'aria-label': `tile ${p.node + 1}: ${polyName(p.pips)}${p.at.kind === 'face' ? `, ${joined(p, board[p.at.node])}` : ', the first tile'}`,
+            'aria-label': `${tr('poly.node', { n: p.node + 1, name: polyName(p.pips) })}${p.at.kind === 'face' ? `, ${joined(p, board[p.at.node])}` : tr('poly.first-tile')}`,
           },
           p.pips.map((pip, f) => {
             const [x, y] = faceBox(at, p, f);
@@ -412,7 +417,7 @@ export function renderPolyBoard({ view, variant, targets = [] }) {
     }
   }
   if (!boxes.length) {
-    return h('p', { class: 'empty' }, 'The board is empty.');
+    return h('p', { class: 'empty' }, tr('poly.board-empty'));
   }
   const pad = 0.3;
   const xs = boxes.map((p) => p[0]);
@@ -428,7 +433,7 @@ export function renderPolyBoard({ view, variant, targets = [] }) {
       viewBox: `${x0} ${y0} ${w} ${hh}`,
       preserveAspectRatio: 'xMidYMid meet',
       role: 'group',
-      'aria-label': `the board: ${board.length} ${board.length === 1 ? 'tile' : 'tiles'}`,
+      'aria-label': tr('poly.board', { n: board.length }),
       'data-placed-count': board.length,
     },
     items,
@@ -481,7 +486,7 @@ export function applyPolyFrame(app, t, f, log) {
       t.passed = new Set();
       t.log = [];
       t.turnSince = f.at;
-      log(t, `The match has started: ${f.variant.name}.`);
+      log(t, tr('poly.started', { name: f.variant.name }));
       return false;
     case 'poly-prompt':
       t.poly = true;
@@ -491,7 +496,7 @@ export function applyPolyFrame(app, t, f, log) {
       t.prompt = { id: f.prompt, legal: f['legal-moves'], endsAt: f.at + f['deadline-ms'] };
       t.choosing = null;
       t.pending = null;
-      app.announce(`Your turn. ${describePoly(t)}`);
+      app.announce(tr('poly.your-turn-say', { moves: describePoly(t) }));
       t.focusHand = true;
       return false;
     case 'poly-events': {
@@ -544,7 +549,7 @@ function applyPolyEvents(app, t, events, log) {
         v['to-move'] = (ev.seat + 1) % n;
         t.passed.delete(ev.seat);
         t.banner = null;
-        log(t, `${who(ev.seat)} played ${polyName(pips)} ${spotName(ev.at, v)}${ev.points ? `, scoring ${ev.points}` : ''}.`);
+        log(t, tr('poly.played', { who: who(ev.seat), tile: polyName(pips), spot: spotName(ev.at, v), score: ev.points ? tr('poly.scoring', { n: ev.points }) : '' }));
         watched = ev.seat !== t.seat;
         break;
       }
@@ -553,7 +558,7 @@ function applyPolyEvents(app, t, events, log) {
         v['hand-sizes'][ev.seat] += 1;
         v.drawn = (v.drawn || 0) + 1;
         v['to-move'] = ev.seat;
-        log(t, `${who(ev.seat)} drew a tile${ev.tile !== undefined && t.tiles[ev.tile] ? ` (${polyName(t.tiles[ev.tile])})` : ''}.`);
+        log(t, tr('poly.drew', { who: who(ev.seat), tile: ev.tile !== undefined && t.tiles[ev.tile] ? ` (${polyName(t.tiles[ev.tile])})` : '' }));
         watched = ev.seat !== t.seat;
         break;
       case 'passed': {
@@ -561,7 +566,7 @@ function applyPolyEvents(app, t, events, log) {
         v.drawn = 0;
         v['to-move'] = (ev.seat + 1) % n;
         t.passed.add(ev.seat);
-        const text = `${who(ev.seat)} passed.`;
+        const text = tr('poly.passed', { who: who(ev.seat) });
         t.banner = { text, seat: ev.seat };
         log(t, text);
         watched = ev.seat !== t.seat;
@@ -572,11 +577,12 @@ function applyPolyEvents(app, t, events, log) {
         pts.forEach((p, seat) => (v.scores[seat] += p));
         t.passed = new Set();
         const winner = ev.winner === null || ev.winner === undefined ? null : app.who(t, ev.winner);
-        const won = winner === null ? 'nobody wins it' : `${winner} ${winner === 'you' ? 'win' : 'wins'} it`;
+        const won = winner === null ? tr('poly.nobody-wins') : ev.winner === t.seat ? tr('poly.you-win') : tr('poly.wins', { who: winner });
         const scored = pts.map((p, seat) => (p ? `${app.who(t, seat)} +${p}` : null)).filter(Boolean);
-        log(t, `Hand ${ev.hand + 1} is over${ev.blocked ? ' (blocked)' : ''}: ${won}${scored.length ? `; ${scored.join(', ')}` : ''}.`);
+        const blocked = ev.blocked ? tr('poly.blocked') : '';
+        log(t, tr('poly.hand-over', { n: ev.hand + 1, blocked, won, scored: scored.length ? `; ${scored.join(', ')}` : '' }));
         // Shown until the next tile is played.
-        t.banner = { text: `Hand ${ev.hand + 1} is over${ev.blocked ? ' (blocked)' : ''}: ${won}${scored.length ? ` (${scored.join(', ')})` : ''}.` };
+        t.banner = { text: tr('poly.hand-over', { n: ev.hand + 1, blocked, won, scored: scored.length ? ` (${scored.join(', ')})` : '' }) };
         watched = true;
         break;
       }
@@ -593,9 +599,9 @@ export function describePoly(t) {
   const legal = t.prompt?.legal || [];
   const hand = new Map((t.view?.hand || []).map(([id, pips]) => [id, pips]));
   const plays = [...new Set(legal.filter((m) => m.kind === 'play').map((m) => m.tile))];
-  if (plays.length) return `Playable: ${plays.map((id) => polyName(hand.get(id) || [])).join(', ')}.`;
-  if (legal.some((m) => m.kind === 'draw')) return 'Nothing fits: draw.';
-  return 'Nothing fits: pass.';
+  if (plays.length) return tr('poly.playable-list', { tiles: plays.map((id) => polyName(hand.get(id) || [])).join(', ') });
+  if (legal.some((m) => m.kind === 'draw')) return tr('poly.nothing-draw');
+  return tr('poly.nothing-pass');
 }
 
 // --- the table page's parts ----------------------------------------------------------
@@ -637,7 +643,7 @@ function pickSpot(app, t, key) {
     t.focusConfirm = true;
   }
   const m = moves[t.pending.index];
-  app.announce(`${rotationText(t, m)}; ${moves.length} ways fit here. Pick the spot again or press Rotate to turn it, Play here to confirm.`);
+  app.announce(tr('poly.ways-here', { how: rotationText(t, m), n: moves.length }));
   app.update();
 }
 
@@ -654,12 +660,13 @@ function rotationText(t, m) {
     for (let side = 0; side < n; side++) {
       if (!met.has(side)) free.push(`${sidePips(pips, m.rotation, side)} ${words(HERE, lattice, x, y, side)}`);
     }
-    const meet = around.map((a) => `${a.mine} meets ${a.their}`);
-    return `${polyName(pips)} turned so ${meet.length ? meet.join(' and ') : `${free.shift()}`}${free.length ? `, ${free.join(' and ')}` : ''}`;
+    const meet = around.map((a) => tr('poly.meets', { mine: a.mine, their: a.their }));
+    const and = tr('poly.and');
+    return tr('poly.turned', { tile: polyName(pips), how: `${meet.length ? meet.join(and) : `${free.shift()}`}${free.length ? `, ${free.join(and)}` : ''}` });
   }
   const parent = t.view?.board?.[m.at.node];
   const theirs = parent ? parent.pips[m.at.face] : pips[m.rotation];
-  return `${polyName(pips)} turned so its ${ordinalPip(pips, m.rotation)} meets the ${theirs}`;
+  return tr('poly.turned-graph', { tile: polyName(pips), mine: ordinalPip(pips, m.rotation), theirs });
 }
 
 /** The board's targets for the chosen tile. */
@@ -671,8 +678,8 @@ export function polyTargets(app, t) {
     const pips = pipsOf(t, t.choosing);
     const where = spotName(moves[0].at, t.view);
     const label = pending
-      ? `${where[0].toUpperCase()}${where.slice(1)}: ${rotationText(t, pending)}; pick again to turn it`
-      : `play ${polyName(pips)} ${where}${moves.length > 1 ? `, ${moves.length} ways` : ''}`;
+      ? tr('poly.target-pending', { where: `${where[0].toUpperCase()}${where.slice(1)}`, how: rotationText(t, pending) })
+      : tr('poly.target', { tile: polyName(pips), where, ways: moves.length > 1 ? tr('poly.ways', { n: moves.length }) : '' });
     out.push({
       at: moves[0].at,
       label,
@@ -700,7 +707,7 @@ export function polyHandArea(app, t, { clock }) {
       'button',
       {
         class: `tile poly ${ok ? 'legal' : ''} ${chosen ? 'chosen' : ''}`,
-        'aria-label': `${polyName(pips)}${t.prompt ? (ok ? ', playable' : ', cannot be played now') : ''}`,
+        'aria-label': `${polyName(pips)}${t.prompt ? (ok ? tr('poly.playable') : tr('poly.not-playable')) : ''}`,
         'aria-disabled': t.prompt && !ok ? 'true' : null,
         'aria-pressed': chosen ? 'true' : null,
         tabindex: '-1',
@@ -712,7 +719,7 @@ export function polyHandArea(app, t, { clock }) {
           t.pending = null;
           if (t.choosing !== null) {
             t.focusSpot = 'first';
-            app.announce(`Choose where to play ${polyName(pips)}: ${spots(t).size} ${spots(t).size === 1 ? 'spot' : 'spots'} on the board.`);
+            app.announce(tr('poly.choose-where', { tile: polyName(pips), n: spots(t).size }));
           }
           app.update();
         },
@@ -727,7 +734,7 @@ export function polyHandArea(app, t, { clock }) {
     {
       class: `hand ${t.prompt ? '' : 'idle'}`,
       role: 'toolbar',
-      'aria-label': `your hand: ${hand.length ? hand.map(([, p]) => polyName(p)).join(', ') : 'empty'}`,
+      'aria-label': tr('poly.your-hand-tiles', { tiles: hand.length ? hand.map(([, p]) => polyName(p)).join(', ') : tr('poly.empty') }),
       onkeydown: (e) => {
         if (e.key === 'Escape' && t.choosing !== null) {
           t.choosing = null;
@@ -751,7 +758,7 @@ export function polyHandArea(app, t, { clock }) {
         {
           class: 'choices row',
           role: 'group',
-          'aria-label': `where to play ${polyName(pipsOf(t, t.choosing))}`,
+          'aria-label': tr('poly.where-to-play', { tile: polyName(pipsOf(t, t.choosing)) }),
           onkeydown: (e) => {
             if (e.key === 'Escape') {
               t.choosing = null;
@@ -761,11 +768,11 @@ export function polyHandArea(app, t, { clock }) {
             }
           },
         },
-        h('span', {}, m ? `${rotationText(t, m)} (${t.pending.index + 1} of ${moves.length})` : `Pick a marked spot on the board (${bySpot.size}).`),
+        h('span', {}, m ? tr('poly.choice-of', { how: rotationText(t, m), k: t.pending.index + 1, n: moves.length }) : tr('poly.pick-spot', { n: bySpot.size })),
         m
-          ? h('button', { 'data-key': 'poly-rotate', onclick: () => pickSpot(app, t, t.pending.key) }, 'Rotate')
+          ? h('button', { 'data-key': 'poly-rotate', onclick: () => pickSpot(app, t, t.pending.key) }, tr('poly.rotate'))
           : null,
-        m ? h('button', { class: 'primary', 'data-key': 'poly-confirm', onclick: () => send(app, t, m) }, 'Play here') : null,
+        m ? h('button', { class: 'primary', 'data-key': 'poly-confirm', onclick: () => send(app, t, m) }, tr('poly.play-here')) : null,
         h(
           'button',
           {
@@ -777,7 +784,7 @@ export function polyHandArea(app, t, { clock }) {
               app.update();
             },
           },
-          'Choose another tile',
+          tr('poly.another-tile'),
         ),
       ),
     );
@@ -791,36 +798,36 @@ export function polyHandArea(app, t, { clock }) {
         others.map((m) =>
           h(
             'button',
-            { class: 'primary', 'data-key': `move-${m.kind}`, 'aria-label': m.kind === 'draw' ? 'draw a tile' : 'pass', onclick: () => send(app, t, m) },
-            m.kind === 'draw' ? 'Draw a tile' : 'Pass',
+            { class: 'primary', 'data-key': `move-${m.kind}`, 'aria-label': m.kind === 'draw' ? tr('poly.draw-label') : tr('poly.pass-label'), onclick: () => send(app, t, m) },
+            m.kind === 'draw' ? tr('poly.draw') : tr('poly.pass'),
           ),
         ),
       ),
     );
   }
-  const title = t.prompt ? h('h2', {}, 'Your turn ', clock) : h('h2', {}, 'Your hand');
-  return h('section', { class: 'hand-area', 'aria-label': 'your hand and moves' }, title, row, extra);
+  const title = t.prompt ? h('h2', {}, tr('poly.your-turn'), clock) : h('h2', {}, tr('poly.your-hand'));
+  return h('section', { class: 'hand-area', 'aria-label': tr('poly.hand-and-moves') }, title, row, extra);
 }
 
 /** The scores of a poly match (every seat its own side) with the target. */
 export function polyScores({ view, variant, seat, name }) {
   const target = variant?.target;
   let goal = '';
-  if (target?.points) goal = `Playing to ${target.points.points} points`;
-  else if (target?.hands !== undefined) goal = `Playing ${target.hands} hands`;
+  if (target?.points) goal = tr('poly.goal-points', { n: target.points.points });
+  else if (target?.hands !== undefined) goal = tr('poly.goal-hands', { n: target.hands });
   return h(
     'section',
-    { class: 'scoreboard', 'aria-label': 'match score' },
+    { class: 'scoreboard', 'aria-label': tr('poly.match-score') },
     (view?.scores || []).map((pts, s) =>
       h(
         'div',
-        { class: `score ${s === seat ? 'mine' : ''} ${view?.['to-move'] === s ? 'turn' : ''}`, role: 'group', 'aria-label': `${name(s)}: ${pts} points${view?.['to-move'] === s ? ', to move' : ''}` },
+        { class: `score ${s === seat ? 'mine' : ''} ${view?.['to-move'] === s ? 'turn' : ''}`, role: 'group', 'aria-label': tr('poly.seat-score', { name: name(s), n: pts, turn: view?.['to-move'] === s ? tr('poly.to-move') : '' }) },
         h('div', { class: 'small' }, name(s)),
         h('strong', {}, String(pts)),
       ),
     ),
-    h('div', { class: 'score small muted', 'data-hand': view?.['hand-number'] ?? 0 }, `Hand ${(view?.['hand-number'] ?? 0) + 1}`, goal ? h('br') : null, goal),
-    h('div', { class: 'score small muted', 'aria-label': `${view?.stock ?? 0} tiles in the stock` }, `Stock: ${view?.stock ?? 0}`),
+    h('div', { class: 'score small muted', 'data-hand': view?.['hand-number'] ?? 0 }, tr('poly.hand-n', { n: (view?.['hand-number'] ?? 0) + 1 }), goal ? h('br') : null, goal),
+    h('div', { class: 'score small muted', 'aria-label': tr('poly.stock-label', { n: view?.stock ?? 0 }) }, tr('poly.stock', { n: view?.stock ?? 0 })),
   );
 }
 
@@ -830,18 +837,18 @@ export function polyEventText(ev, { who, view, tiles }) {
     case 'played': {
       const placed = (view?.board || []).find((p) => p.tile === ev.tile);
       const pips = placed ? placed.pips : tiles[ev.tile] || [];
-      return `${who(ev.seat, true)} played ${polyName(pips)} ${spotName(ev.at, view)}${ev.points ? `, scoring ${ev.points}` : ''}.`;
+      return tr('poly.played', { who: who(ev.seat, true), tile: polyName(pips), spot: spotName(ev.at, view), score: ev.points ? tr('poly.scoring', { n: ev.points }) : '' });
     }
     case 'drew':
-      return `${who(ev.seat, true)} drew a tile${ev.tile !== undefined && tiles[ev.tile] ? ` (${polyName(tiles[ev.tile])})` : ''}.`;
+      return tr('poly.drew', { who: who(ev.seat, true), tile: ev.tile !== undefined && tiles[ev.tile] ? ` (${polyName(tiles[ev.tile])})` : '' });
     case 'passed':
-      return `${who(ev.seat, true)} passed.`;
+      return tr('poly.passed', { who: who(ev.seat, true) });
     case 'hand-ended': {
-      const won = ev.winner === null || ev.winner === undefined ? 'nobody wins it' : `${who(ev.winner)} wins it`;
-      return `Hand ${ev.hand + 1} is over${ev.blocked ? ' (blocked)' : ''}: ${won}.`;
+      const won = ev.winner === null || ev.winner === undefined ? tr('poly.nobody-wins') : tr('poly.wins', { who: who(ev.winner) });
+      return tr('poly.hand-over', { n: ev.hand + 1, blocked: ev.blocked ? tr('poly.blocked') : '', won, scored: '' });
     }
     case 'match-ended':
-      return ev.winner === null || ev.winner === undefined ? 'The match is drawn.' : `${who(ev.winner, true)} wins the match.`;
+      return ev.winner === null || ev.winner === undefined ? tr('poly.match-drawn') : tr('poly.match-won', { who: who(ev.winner, true) });
     default:
       return '';
   }
@@ -851,9 +858,9 @@ export function polyEventText(ev, { who, view, tiles }) {
 export function polyHandPictures(hand, label) {
   return h(
     'div',
-    { class: 'hand idle', role: 'group', 'aria-label': `${label}: ${hand.length ? hand.map(([, p]) => polyName(p)).join(', ') : 'empty'}` },
+    { class: 'hand idle', role: 'group', 'aria-label': `${label}: ${hand.length ? hand.map(([, p]) => polyName(p)).join(', ') : tr('poly.empty')}` },
     hand.length
       ? hand.map(([, pips]) => h('span', { class: 'tile poly', role: 'img', 'aria-label': polyName(pips) }, polyTileSvg(pips)))
-      : h('p', {}, 'No tiles left.'),
+      : h('p', {}, tr('poly.no-tiles-left')),
   );
 }

@@ -127,12 +127,12 @@ export function builder(catalog, preset) {
     const select = h(
       'select',
       { id, 'aria-describedby': `${id}-desc ${id}-err` },
-      options.map((o) => h('option', { value: o.option, selected: o.option === chosen.option }, o.name)),
+      options.map((o) => h('option', { value: o.option, selected: o.option === chosen.option }, ruleWords(o).name)),
     );
     const render = () => {
       const s = state.get(field);
       const opt = options.find((o) => o.option === s.option);
-      desc.textContent = opt.description;
+      desc.textContent = ruleWords(opt).description;
       params.replaceChildren(
         ...opt.params.map((p) => {
           if (!(p.name in s.params)) s.params[p.name] = parseDefault(p.default);
@@ -180,6 +180,20 @@ export function builder(catalog, preset) {
   };
 }
 
+/**
+ * A rule option's name and line in the page's language: the catalog's
+ * (`rule.<id>`) where it has them, else the server's own words (which are
+ * English, and the English page always shows them).
+ */
+function ruleWords(o) {
+  const key = `rule.${o.id ?? `${o.field}.${o.option}`}`;
+  const ours = lang() !== 'en' && has(key);
+  return {
+    name: ours ? t(key) : o.name,
+    description: ours && has(`${key}.desc`) ? t(`${key}.desc`) : o.description,
+  };
+}
+
 /** The rule field a server error names (`variant stuck.when-unable: ...`), or null. */
 export function erroredField(message) {
   const m = /^variant ([a-z][a-z0-9.-]*): /.exec(message || '');
@@ -219,9 +233,9 @@ function ruleLines(catalog, preset) {
       h(
         'li',
         {},
-        h('strong', {}, opt.name),
+        h('strong', {}, ruleWords(opt).name),
         args ? ` (${args})` : '',
-        opt.description ? `: ${opt.description}` : '',
+        ruleWords(opt).description ? `: ${ruleWords(opt).description}` : '',
       ),
     );
   }
