@@ -782,7 +782,6 @@ async fn a_chat_line_sent_by_one_player_appears_for_the_other() {
 
 // --- board shapes -------------------------------------------------------------
 
-
 /// Every tile on the board, as screen rects, with the board's own rect and
 /// the window's width: enough to tell a tile off the board or on another.
 const BOARD_RECTS: &str = r#"

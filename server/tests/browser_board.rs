@@ -36,7 +36,6 @@ async fn admin_server() -> TestServer {
     TestServer::start_with(temp_db(), Config { admin_token: Some(ADMIN.into()), ..common::config() }).await
 }
 
-
 /// Every step of a stored game, as seat 0 saw it (every page of it).
 async fn steps_of(server: &TestServer, id: i64) -> Vec<Value> {
     let mut steps = vec![];
