@@ -466,7 +466,8 @@ export function mount(app, { game, seat, step }) {
         review = body;
       })
       .catch((e) => {
-        review = { error: t('review.none', { reason: e.message }) };
+        // The catalog's sentence ends the reason: an error worded with its own full stop loses it.
+        review = { error: t('review.none', { reason: e.message.replace(/[.\s]+$/, '') }) };
       })
       .then(() => data && el.isConnected && render());
 
