@@ -13,7 +13,7 @@ mod common;
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
-use browser_support::{Browser, LOOK, tiles_in, view_tiles, xpath_literal};
+use browser_support::{Browser, LOOK, bots_game, tiles_in, view_tiles, xpath_literal};
 use capicua_server::Config;
 use common::{TestServer, play_out, seat_all, temp_db, wait_for};
 use fantoccini::Locator;

@@ -18,9 +18,9 @@ mod common;
 
 use std::time::Duration;
 
-use browser_support::{Browser, LOOK, xpath_literal};
+use browser_support::{Browser, LOOK, bots_game, xpath_literal};
 use capicua_server::Config;
-use common::{TestServer, temp_db, wait_for};
+use common::{TestServer, temp_db};
 use fantoccini::Locator;
 use serde_json::{Value, json};
 
