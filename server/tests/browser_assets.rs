@@ -125,18 +125,21 @@ fn catalog_keys(lang: &str) -> std::collections::BTreeSet<String> {
         .collect()
 }
 
-/// The keys a text asks for: `t('key'` calls (not `x.t(` or `sort(`) and
-/// the shell's `data-i18n="key"` / `data-i18n-label="key"`.
+/// The keys a text asks for: `t('key'` calls (not `x.t(` or `sort(`), or
+/// `say('key'` where a module names the table `t`, and the shell's
+/// `data-i18n="key"` / `data-i18n-label="key"`.
 fn used_keys(text: &str) -> Vec<String> {
     let mut keys = vec![];
-    for (i, _) in text.match_indices("t('") {
-        let before = text[..i].chars().next_back();
-        if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '.' || c == '$') {
-            continue;
-        }
-        let rest = &text[i + 3..];
-        if let Some(end) = rest.find('\'') {
-            keys.push(rest[..end].to_string());
+    for call in ["t('", "say('"] {
+        for (i, _) in text.match_indices(call) {
+            let before = text[..i].chars().next_back();
+            if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '.' || c == '$') {
+                continue;
+            }
+            let rest = &text[i + call.len()..];
+            if let Some(end) = rest.find('\'') {
+                keys.push(rest[..end].to_string());
+            }
         }
     }
     for attr in ["data-i18n=\"", "data-i18n-label=\""] {
