@@ -732,7 +732,8 @@ async fn a_spanish_player_reads_the_table_and_the_hands_end_in_spanish() {
     assert_eq!(hands.len(), 4, "{end}");
     assert!(hands.iter().all(|h| h.ends_with(" puntos") || h.ends_with(" punto")), "pips counted in Spanish: {hands:?}");
     no_english(&end, "the hand's end");
-    b.js("document.querySelector('[aria-label=\"la mesa\"]').scrollIntoView(); return true").await;
+    // The picture: the hands face up with their pips and "Seguir" below the board.
+    b.js("document.querySelector('.hand-end').scrollIntoView({ block: 'end' }); return true").await;
     settle(&b).await;
     b.screenshot("hand-end-es").await;
     b.click_named("Seguir").await;

@@ -524,7 +524,8 @@ function applyEvents(t, events) {
         t.banner = null;
         const who = app.who(t, ev.seat, { cap: true });
         const tile = tileName(ev.tile);
-        log(t, ev.end === 255 ? say('tb.log-led', { who, tile }) : say('tb.log-played', { who, tile, end: endName(ev.end, { view: v, variant: t.variant, seat: t.seat }) }));
+        const you = ev.seat === t.seat;
+        log(t, ev.end === 255 ? say('tb.log-led', { who, tile, you }) : say('tb.log-played', { who, tile, you, end: endName(ev.end, { view: v, variant: t.variant, seat: t.seat }) }));
         watched = ev.seat !== t.seat;
         break;
       }
@@ -533,15 +534,15 @@ function applyEvents(t, events) {
         v.stock = Math.max(0, (v.stock || 0) - 1);
         v['hand-sizes'][ev.seat] += 1;
         (t.lastAction ||= new Map()).set(ev.seat, say('tb.act-drew'));
-        if (ev.seat !== t.seat) t.banner = { text: say('tb.log-drew', { who: app.who(t, ev.seat, { cap: true }) }), seat: ev.seat };
-        log(t, say('tb.log-drew', { who: app.who(t, ev.seat, { cap: true }) }));
+        if (ev.seat !== t.seat) t.banner = { text: say('tb.log-drew', { who: app.who(t, ev.seat, { cap: true }), you: ev.seat === t.seat }), seat: ev.seat };
+        log(t, say('tb.log-drew', { who: app.who(t, ev.seat, { cap: true }), you: ev.seat === t.seat }));
         watched = ev.seat !== t.seat;
         break;
       case 'passed': {
         v.history.push({ seat: ev.seat, action: { kind: 'pass', 'open-pips': 0 } });
         t.passed.add(ev.seat);
         (t.lastAction ||= new Map()).set(ev.seat, say('tb.passed'));
-        const text = say('tb.log-passed', { who: app.who(t, ev.seat, { cap: true }) });
+        const text = say('tb.log-passed', { who: app.who(t, ev.seat, { cap: true }), you: ev.seat === t.seat });
         t.banner = { text, seat: ev.seat };
         log(t, text);
         watched = ev.seat !== t.seat;
@@ -554,7 +555,7 @@ function applyEvents(t, events) {
         break;
       case 'overruled':
         v.scores[app.sideOf(t, ev.seat)] -= ev.penalty;
-        log(t, say('tb.overruled', { who: app.who(t, ev.seat), n: ev.penalty }));
+        log(t, say('tb.overruled', { who: app.who(t, ev.seat), n: ev.penalty, you: ev.seat === t.seat }));
         break;
       case 'hand-over':
         handOver = true;
@@ -565,7 +566,7 @@ function applyEvents(t, events) {
         break;
       case 'hand-started':
         t.lastAction = new Map();
-        log(t, say('tb.log-dealt', { n: ev.hand + 1, who: app.who(t, ev.leader) }));
+        log(t, say('tb.log-dealt', { n: ev.hand + 1, who: app.who(t, ev.leader), you: ev.leader === t.seat }));
         break;
       case 'match-over':
         v['to-move'] = null;

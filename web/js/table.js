@@ -38,20 +38,23 @@ export function scoreboard({ view, variant, seat, sideOf, sideName }) {
 /** `subject` scores `points` (or wins the hand), with the verb agreeing. */
 export function scoresText(subject, points) {
   // "You" and "Seats 2 and 4" take a plural verb in English; the catalog agrees its own way.
-  const plural = subject === say('tb.you-cap') || subject.startsWith(say('tb.seats-prefix'));
-  return say(points ? 'tb.scores' : 'tb.wins-hand', { who: subject, n: points, plural });
+  const you = subject === say('tb.you-cap');
+  const plural = you || subject.startsWith(say('tb.seats-prefix'));
+  return say(points ? 'tb.scores' : 'tb.wins-hand', { who: subject, n: points, plural, you });
 }
 
 /** A hand's result in words: how it ended and who scored. */
 export function handWords(result, { who, sideName }) {
   const end = result.end || {};
+  // Spanish conjugates for "you": the catalog is told when the seat is the reader's.
+  const you = (s) => who(s, true) === say('tb.you-cap');
   let how = '';
   switch (end.kind) {
     case 'out':
-      how = say(end.capicua ? 'tb.out-capicua' : 'tb.out', { who: who(end.seat, true) });
+      how = say(end.capicua ? 'tb.out-capicua' : 'tb.out', { who: who(end.seat, true), you: you(end.seat) });
       break;
     case 'blocked':
-      how = say('tb.blocked', { who: who(end.blocker) });
+      how = say('tb.blocked', { who: who(end.blocker), you: you(end.blocker) });
       break;
     case 'target':
       how = say('tb.end-target');
@@ -60,7 +63,7 @@ export function handWords(result, { who, sideName }) {
       how = say('tb.end-passes');
       break;
     case 'hand-score':
-      how = say('tb.end-hand-score', { who: who(end.seat, true) });
+      how = say('tb.end-hand-score', { who: who(end.seat, true), you: you(end.seat) });
       break;
     default:
       how = say('tb.end-over');
