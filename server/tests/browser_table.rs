@@ -633,9 +633,30 @@ return {
 
 /// English words of the table that a Spanish page must not show.
 const ENGLISH: [&str; 24] = [
-    "Your turn", "Your hand", "your hand", "Seat ", "seat ", "partner", "opponent", " tiles", "passed", "played",
-    "to move", "Continue", "Hand ", "result", "Pips", "pips", "What happened", "Playing", "Draw a tile", "Pass",
-    "Leave the table", "match score", "the other seats", "Table chat",
+    "Your turn",
+    "Your hand",
+    "your hand",
+    "Seat ",
+    "seat ",
+    "partner",
+    "opponent",
+    " tiles",
+    "passed",
+    "played",
+    "to move",
+    "Continue",
+    "Hand ",
+    "result",
+    "Pips",
+    "pips",
+    "What happened",
+    "Playing",
+    "Draw a tile",
+    "Pass",
+    "Leave the table",
+    "match score",
+    "the other seats",
+    "Table chat",
 ];
 
 /// Makes one move of ours on the Spanish page (as [`move_once`]).
@@ -730,7 +751,10 @@ async fn a_spanish_player_reads_the_table_and_the_hands_end_in_spanish() {
     assert_eq!(e["focused"], "Seguir", "the focus is on Seguir: {end}");
     let hands = list(&e["hands"]);
     assert_eq!(hands.len(), 4, "{end}");
-    assert!(hands.iter().all(|h| h.ends_with(" puntos") || h.ends_with(" punto")), "pips counted in Spanish: {hands:?}");
+    assert!(
+        hands.iter().all(|h| h.ends_with(" puntos") || h.ends_with(" punto")),
+        "pips counted in Spanish: {hands:?}"
+    );
     no_english(&end, "the hand's end");
     // The picture: the hands face up with their pips and "Seguir" below the board.
     b.js("document.querySelector('.hand-end').scrollIntoView({ block: 'end' }); return true").await;
