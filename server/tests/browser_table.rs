@@ -3,7 +3,8 @@
 //! chosen pace with the tile just played marked, the seats sit around the
 //! board, a hand ends with every hand face up, the match's result comes
 //! where the player looks, a choice of ends that changes nothing is not
-//! asked, and the log names sides as the scoreboard does.
+//! asked, the log names sides as the scoreboard does, and a Spanish player
+//! reads the whole table in Spanish.
 //!
 //! The page is read through roles and accessible names only. Each test
 //! skips (passing, with a message) where Chromium or chromedriver is
