@@ -126,11 +126,11 @@ fn catalog_keys(lang: &str) -> std::collections::BTreeSet<String> {
 }
 
 /// The keys a text asks for: `t('key'` calls (not `x.t(` or `sort(`), or
-/// `tr('key'` where a file names the table `t`, and the shell's
-/// `data-i18n="key"` / `data-i18n-label="key"`.
+/// `tr('key'` or `say('key'` where a module names the table `t`, and the
+/// shell's `data-i18n="key"` / `data-i18n-label="key"`.
 fn used_keys(text: &str) -> Vec<String> {
     let mut keys = vec![];
-    for call in ["t('", "tr('"] {
+    for call in ["t('", "tr('", "say('"] {
         for (i, _) in text.match_indices(call) {
             let before = text[..i].chars().next_back();
             if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '.' || c == '$') {

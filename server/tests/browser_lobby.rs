@@ -224,7 +224,7 @@ async fn a_spanish_browser_gets_the_lobby_in_spanish_and_the_switch_is_remembere
     b.choose("stuck.when-unable", "pass").await;
     b.click_named("Crear y sentarse").await;
     let hash = b.wait_js("the room", "return location.hash.startsWith('#/room/') && location.hash").await;
-    b.wait_named("I'm ready").await;
+    b.wait_named("Estoy listo").await;
     b.click_named("English").await;
     b.wait_js("the shell in English", "return document.documentElement.lang === 'en'").await;
     b.wait_named("I'm ready").await;

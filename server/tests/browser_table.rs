@@ -3,7 +3,8 @@
 //! chosen pace with the tile just played marked, the seats sit around the
 //! board, a hand ends with every hand face up, the match's result comes
 //! where the player looks, a choice of ends that changes nothing is not
-//! asked, and the log names sides as the scoreboard does.
+//! asked, the log names sides as the scoreboard does, and a Spanish player
+//! reads the whole table in Spanish.
 //!
 //! The page is read through roles and accessible names only. Each test
 //! skips (passing, with a message) where Chromium or chromedriver is
@@ -592,5 +593,175 @@ async fn three_seats_sit_left_and_right_of_the_board_and_two_face_each_other() {
         }
         assert!(f(&p["hand"], "top") >= f(felt, "bottom"), "our hand is below the board: {p}");
     }
+    b.close().await;
+}
+
+/// The table's words a Spanish player reads, by accessible names: whose
+/// turn, the seats, the hand, the hand's end; and every text outside the
+/// board and the log's lines (the board speaks its own words).
+const ES_LOOK: &str = r#"
+const all = (sel, root = document) => [...root.querySelectorAll(sel)];
+const turn = !!document.querySelector('[role="timer"][aria-label="tiempo que te queda para jugar"]');
+const group = document.querySelector('[role="group"][aria-label^="dónde jugar"]');
+const choices = group ? all('button', group).map((e) => e.getAttribute('aria-label')).filter(Boolean) : [];
+const playable = all('button[aria-label*=", se puede jugar"]').map((e) => e.getAttribute('aria-label'));
+const moves = all('button[aria-label="robar una ficha"], button[aria-label="pasar"]').map((e) => e.getAttribute('aria-label'));
+const ends = document.querySelector('[aria-label="las manos, boca arriba"]');
+const a = document.activeElement;
+const main = document.querySelector('main');
+const outside = (el) => !el.closest('[aria-label="la mesa"], [aria-labelledby="log-h"] ol');
+const words = [];
+for (const el of all('[aria-label]', main)) if (outside(el)) words.push(el.getAttribute('aria-label'));
+const walk = document.createTreeWalker(main, NodeFilter.SHOW_TEXT);
+while (walk.nextNode()) {
+  const t = walk.currentNode.textContent.trim();
+  if (t && outside(walk.currentNode.parentElement)) words.push(t);
+}
+return {
+  turn,
+  heading: document.querySelector('.hand-area h2')?.textContent ?? null,
+  hand: document.querySelector('[role="toolbar"][aria-label^="tu mano"]')?.getAttribute('aria-label') ?? null,
+  seats: all('[aria-label="los otros asientos"] [aria-label^="asiento "]').map((e) => e.getAttribute('aria-label')),
+  choices, playable, moves,
+  end: ends ? {
+    heading: document.getElementById('sum-h')?.textContent,
+    hands: all('li', ends).map((li) => li.getAttribute('aria-label')),
+    focused: a ? (a.getAttribute('aria-label') || a.textContent.trim()) : '',
+  } : null,
+  words,
+};
+"#;
+
+/// English words of the table that a Spanish page must not show.
+const ENGLISH: [&str; 24] = [
+    "Your turn",
+    "Your hand",
+    "your hand",
+    "Seat ",
+    "seat ",
+    "partner",
+    "opponent",
+    " tiles",
+    "passed",
+    "played",
+    "to move",
+    "Continue",
+    "Hand ",
+    "result",
+    "Pips",
+    "pips",
+    "What happened",
+    "Playing",
+    "Draw a tile",
+    "Pass",
+    "Leave the table",
+    "match score",
+    "the other seats",
+    "Table chat",
+];
+
+/// Makes one move of ours on the Spanish page (as [`move_once`]).
+async fn move_once_es(b: &Browser) -> bool {
+    let l = b.js(ES_LOOK).await;
+    if l["turn"] != true {
+        return false;
+    }
+    if let Some(c) = list(&l["choices"]).first() {
+        return click(b, "//button", c).await;
+    }
+    if let Some(t) = list(&l["playable"]).first() {
+        let sent = click(b, "//button", t).await;
+        return sent && !t.contains("elige");
+    }
+    if let Some(m) = list(&l["moves"]).first() {
+        return click(b, "//button", m).await;
+    }
+    false
+}
+
+fn no_english(l: &Value, when: &str) {
+    let words = list(&l["words"]);
+    for w in &words {
+        for e in ENGLISH {
+            assert!(!w.contains(e), "{when}: English {e:?} left in {w:?}; all: {words:#?}");
+        }
+    }
+}
+
+/// A Spanish player plays a latin match against bots: the turn, the seats
+/// (partner, rivals), the hand and the hand's end with its "Seguir" are in
+/// Spanish, and none of the table's English words are left.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_spanish_player_reads_the_table_and_the_hands_end_in_spanish() {
+    let _one = ONE_BROWSER.lock().await;
+    let server = TestServer::start().await;
+    let Some(b) =
+        Browser::start_with(format!("http://{}", server.addr), &["--lang=es-ES", "--accept-lang=es-ES,es"]).await
+    else {
+        return;
+    };
+    b.client.set_window_size(1280, 800).await.unwrap();
+    lobby(&b, "/?pace=0#/").await;
+    b.choose("Modalidad", "latin").await;
+    b.choose("Completar los demás asientos con bots", "random").await;
+    b.click_named("Crear y sentarse").await;
+    // The waiting room names each seat as the table does: partner or rival.
+    b.wait_named("Estoy listo").await;
+    let room = b.js("return document.querySelector('main').innerText").await;
+    let room = room.as_str().unwrap();
+    assert!(room.contains("(compañero)") && room.contains("(rival)"), "the waiting room names the teams: {room}");
+    assert!(!room.contains("side "), "{room}");
+    b.click_named("Estoy listo").await;
+    let deadline = Instant::now() + MATCH;
+    // Our turn, after a move of ours: the table in Spanish.
+    let mut ours = 0;
+    let l = loop {
+        assert!(Instant::now() < deadline, "our turn never came");
+        let l = b.js(ES_LOOK).await;
+        if l["turn"] == true && ours >= 1 && l["end"].is_null() {
+            break l;
+        }
+        b.continue_hand().await;
+        if move_once_es(&b).await {
+            ours += 1;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    assert!(l["heading"].as_str().unwrap().starts_with("Tu turno"), "{l}");
+    assert!(l["hand"].as_str().unwrap().starts_with("tu mano: "), "{l}");
+    let seats = list(&l["seats"]);
+    assert_eq!(seats.len(), 3, "{l}");
+    assert!(seats[1].contains("compañero"), "seat 3 is our partner: {seats:?}");
+    assert!(seats[0].contains("rival") && seats[2].contains("rival"), "seats 2 and 4 are rivals: {seats:?}");
+    assert!(seats.iter().all(|s| s.contains(" ficha")), "each seat counts its tiles: {seats:?}");
+    no_english(&l, "our turn");
+    settle(&b).await;
+    b.screenshot("table-4-seats-es").await;
+    // Play on to the hand's end.
+    let end = loop {
+        assert!(Instant::now() < deadline, "no hand's end was shown");
+        let l = b.js(ES_LOOK).await;
+        if !l["end"].is_null() {
+            break l;
+        }
+        move_once_es(&b).await;
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    };
+    let e = &end["end"];
+    assert_eq!(e["heading"], "Resultado de la mano 1", "{end}");
+    assert_eq!(e["focused"], "Seguir", "the focus is on Seguir: {end}");
+    let hands = list(&e["hands"]);
+    assert_eq!(hands.len(), 4, "{end}");
+    assert!(
+        hands.iter().all(|h| h.ends_with(" puntos") || h.ends_with(" punto")),
+        "pips counted in Spanish: {hands:?}"
+    );
+    no_english(&end, "the hand's end");
+    // The picture: the hands face up with their pips and "Seguir" below the board.
+    b.js("document.querySelector('.hand-end').scrollIntoView({ block: 'end' }); return true").await;
+    settle(&b).await;
+    b.screenshot("hand-end-es").await;
+    b.click_named("Seguir").await;
+    b.wait_js("the next hand", "return !document.querySelector('[aria-label=\"las manos, boca arriba\"]')").await;
     b.close().await;
 }

@@ -165,9 +165,9 @@ export const app = {
 
   /** A seat as people read it (seats count from 1 on screen). */
   who(t, seat, { cap = false } = {}) {
-    if (seat === t.seat && t.seat !== null) return cap ? 'You' : 'you';
+    if (seat === t.seat && t.seat !== null) return cap ? say('tb.you-cap') : say('tb.you');
     const name = t.info?.seats?.[seat]?.occupant?.name;
-    return `${cap ? 'Seat' : 'seat'} ${seat + 1}${name ? ` (${name})` : ''}`;
+    return `${say(cap ? 'tb.seat-cap' : 'tb.seat', { n: seat + 1 })}${name ? ` (${name})` : ''}`;
   },
 
   sideOf(t, seat) {
@@ -238,7 +238,7 @@ function onFrame(f) {
     return;
   }
   if (f.type === 'closing') {
-    setStatus(`The server is going away (${f.reason}).`);
+    setStatus(say('tb.going-away', { reason: f.reason }));
     return;
   }
   if (f.type === 'error') app.toast(errorText(f));
@@ -408,7 +408,7 @@ function applyFrame(t, f) {
       t.focusOver = undefined;
       t.log = [];
       t.turnSince = f.at;
-      log(t, `The match has started: ${f.variant.name}.`);
+      log(t, say('tb.match-started', { name: f.variant.name }));
       return false;
     }
     case 'prompt': {
@@ -417,7 +417,7 @@ function applyFrame(t, f) {
       t.seat = f.seat;
       t.prompt = { id: f.prompt, legal: f['legal-moves'], endsAt: f.at + f['deadline-ms'] };
       t.choosing = null;
-      app.announce(`Your turn. ${describeLegal(t)}`);
+      app.announce(`${say('tb.your-turn')}. ${describeLegal(t)}`);
       t.focusHand = true;
       return false;
     }
@@ -453,11 +453,11 @@ function applyFrame(t, f) {
       const mine = t.seat !== null ? app.sideOf(t, t.seat) : null;
       const text =
         r.winner === null || r.winner === undefined
-          ? 'The match is drawn.'
+          ? `${say('tb.match-drawn')}.`
           : mine === r.winner
-            ? 'Your side won the match.'
-            : `${table.sideName(app, t, r.winner)} won the match.`;
-      log(t, `${text} Final scores: ${r.scores.map((p, side) => `${table.sideName(app, t, side)} ${p}`).join(', ')}.`);
+            ? say('tb.your-side-won')
+            : `${say('tb.side-won', { side: table.sideName(app, t, r.winner) })}.`;
+      log(t, `${text} ${say('tb.final-scores', { list: r.scores.map((p, side) => `${table.sideName(app, t, side)} ${p}`).join(', ') })}`);
       if (f.game !== null && f.game !== undefined) {
         app.rememberGame({ id: f.game, seat: t.seat, variant: t.variant?.name, room: t.room, won: mine === r.winner });
         if (!t.handEnd) finalSummary(t, f.game);
@@ -493,7 +493,7 @@ function applyFrame(t, f) {
     case 'room-closed': {
       t.closed = f.reason;
       t.prompt = null;
-      log(t, `The room closed: ${f.reason}.`);
+      log(t, say('tb.room-closed', { reason: f.reason }));
       return false;
     }
   }
@@ -520,10 +520,12 @@ function applyEvents(t, events) {
         v['lead-requirement'] = null;
         v['legal-moves'] = [];
         t.passed.delete(ev.seat);
-        (t.lastAction ||= new Map()).set(ev.seat, `played ${tileName(ev.tile)}`);
+        (t.lastAction ||= new Map()).set(ev.seat, say('tb.act-played', { tile: tileName(ev.tile) }));
         t.banner = null;
-        const where = ev.end === 255 ? 'to lead' : `on ${endName(ev.end, { view: v, variant: t.variant, seat: t.seat })}`;
-        log(t, `${app.who(t, ev.seat, { cap: true })} played ${tileName(ev.tile)} ${where}.`);
+        const who = app.who(t, ev.seat, { cap: true });
+        const tile = tileName(ev.tile);
+        const you = ev.seat === t.seat;
+        log(t, ev.end === 255 ? say('tb.log-led', { who, tile, you }) : say('tb.log-played', { who, tile, you, end: endName(ev.end, { view: v, variant: t.variant, seat: t.seat }) }));
         watched = ev.seat !== t.seat;
         break;
       }
@@ -531,16 +533,16 @@ function applyEvents(t, events) {
         v.history.push({ seat: ev.seat, action: { kind: 'draw' } });
         v.stock = Math.max(0, (v.stock || 0) - 1);
         v['hand-sizes'][ev.seat] += 1;
-        (t.lastAction ||= new Map()).set(ev.seat, 'drew');
-        if (ev.seat !== t.seat) t.banner = { text: `${app.who(t, ev.seat, { cap: true })} drew a tile.`, seat: ev.seat };
-        log(t, `${app.who(t, ev.seat, { cap: true })} drew a tile.`);
+        (t.lastAction ||= new Map()).set(ev.seat, say('tb.act-drew'));
+        if (ev.seat !== t.seat) t.banner = { text: say('tb.log-drew', { who: app.who(t, ev.seat, { cap: true }), you: ev.seat === t.seat }), seat: ev.seat };
+        log(t, say('tb.log-drew', { who: app.who(t, ev.seat, { cap: true }), you: ev.seat === t.seat }));
         watched = ev.seat !== t.seat;
         break;
       case 'passed': {
         v.history.push({ seat: ev.seat, action: { kind: 'pass', 'open-pips': 0 } });
         t.passed.add(ev.seat);
-        (t.lastAction ||= new Map()).set(ev.seat, 'passed');
-        const text = `${app.who(t, ev.seat, { cap: true })} passed.`;
+        (t.lastAction ||= new Map()).set(ev.seat, say('tb.passed'));
+        const text = say('tb.log-passed', { who: app.who(t, ev.seat, { cap: true }), you: ev.seat === t.seat });
         t.banner = { text, seat: ev.seat };
         log(t, text);
         watched = ev.seat !== t.seat;
@@ -553,18 +555,18 @@ function applyEvents(t, events) {
         break;
       case 'overruled':
         v.scores[app.sideOf(t, ev.seat)] -= ev.penalty;
-        log(t, `The referee let ${app.who(t, ev.seat)}'s play stand, for a penalty of ${ev.penalty}.`);
+        log(t, say('tb.overruled', { who: app.who(t, ev.seat), n: ev.penalty, you: ev.seat === t.seat }));
         break;
       case 'hand-over':
         handOver = true;
         t.passed = new Set();
         t.banner = null;
-        log(t, `Hand ${ev.hand + 1} is over.`);
+        log(t, say('tb.log-hand-over', { n: ev.hand + 1 }));
         watched = true;
         break;
       case 'hand-started':
         t.lastAction = new Map();
-        log(t, `Hand ${ev.hand + 1} is dealt; ${app.who(t, ev.leader)} leads.`);
+        log(t, say('tb.log-dealt', { n: ev.hand + 1, who: app.who(t, ev.leader), you: ev.leader === t.seat }));
         break;
       case 'match-over':
         v['to-move'] = null;
@@ -624,9 +626,9 @@ export function describeLegal(t) {
   const legal = t.prompt?.legal || [];
   const plays = [...new Set(legal.filter((m) => m.kind === 'play').map((m) => tileName(m.tile)))];
   const parts = [];
-  if (plays.length) parts.push(`Playable: ${plays.join(', ')}.`);
-  if (legal.some((m) => m.kind === 'draw')) parts.push('You may draw.');
-  if (legal.some((m) => m.kind === 'pass')) parts.push('You may pass.');
+  if (plays.length) parts.push(say('tb.playable-list', { list: plays.join(', ') }));
+  if (legal.some((m) => m.kind === 'draw')) parts.push(say('tb.may-draw'));
+  if (legal.some((m) => m.kind === 'pass')) parts.push(say('tb.may-pass'));
   return parts.join(' ');
 }
 
@@ -749,14 +751,14 @@ app.conn = new Connection({
     if (code === 4001) {
       // The stored token is unknown here (a new database): start as a guest.
       app.setToken(null);
-      app.toast('Your saved name is not known to this server; you play as a guest now.');
+      app.toast(say('tb.unknown-name'));
       app.conn.restart();
     } else if (code === 4005) {
       // A newer connection with our token took over: reconnecting would
       // take it back, and the two tabs would fight for the seats.
-      setStatus('This game was opened in another tab or window. Reload this page to play here instead.');
+      setStatus(say('tb.other-tab'));
     } else {
-      setStatus(`Disconnected (code ${code}). Reload the page to try again.`);
+      setStatus(say('tb.disconnected', { code }));
     }
   },
 });

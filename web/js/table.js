@@ -8,6 +8,7 @@ import { strengthOptions } from './lobby.js';
 import { hintBox, isHinted } from './hints.js';
 import { renderPolyBoard, polyTargets, polyHandArea, polyScores, describePoly, polyHandPictures } from './poly.js';
 import { sendMove } from './prompt.js';
+import { t as say } from './i18n.js';
 
 // --- shared pieces (also used by the replay page) -----------------------------
 
@@ -16,16 +17,16 @@ export function scoreboard({ view, variant, seat, sideOf, sideName }) {
   const scores = view?.scores || [];
   const target = variant?.target;
   let goal = '';
-  if (target?.points) goal = `Playing to ${target.points.points} points`;
-  else if (target?.hands !== undefined) goal = `Playing ${target.hands} hands`;
+  if (target?.points) goal = say('tb.to-points', { n: target.points.points });
+  else if (target?.hands !== undefined) goal = say('tb.to-hands', { n: target.hands });
   const mine = seat === null || seat === undefined ? null : sideOf(seat);
   return h(
     'section',
-    { class: 'scoreboard', 'aria-label': 'match score' },
+    { class: 'scoreboard', 'aria-label': say('tb.match-score') },
     scores.map((pts, side) =>
       h(
         'div',
-        { class: `score ${side === mine ? 'mine' : ''}`, role: 'group', 'aria-label': `${sideName(side)}: ${pts} points` },
+        { class: `score ${side === mine ? 'mine' : ''}`, role: 'group', 'aria-label': say('tb.side-points', { side: sideName(side), n: pts }) },
         h('div', { class: 'small' }, sideName(side)),
         h('strong', {}, String(pts)),
       ),
@@ -36,41 +37,40 @@ export function scoreboard({ view, variant, seat, sideOf, sideName }) {
 
 /** `subject` scores `points` (or wins the hand), with the verb agreeing. */
 export function scoresText(subject, points) {
-  return `${subject} ${verb(subject, points)}`;
-}
-
-function verb(subject, points) {
-  const plural = subject === 'You' || subject.startsWith('Seats ');
-  if (points) return `${plural ? 'score' : 'scores'} ${points}`;
-  return plural ? 'win the hand' : 'wins the hand';
+  // "You" and "Seats 2 and 4" take a plural verb in English; the catalog agrees its own way.
+  const you = subject === say('tb.you-cap');
+  const plural = you || subject.startsWith(say('tb.seats-prefix'));
+  return say(points ? 'tb.scores' : 'tb.wins-hand', { who: subject, n: points, plural, you });
 }
 
 /** A hand's result in words: how it ended and who scored. */
 export function handWords(result, { who, sideName }) {
   const end = result.end || {};
+  // Spanish conjugates for "you": the catalog is told when the seat is the reader's.
+  const you = (s) => who(s, true) === say('tb.you-cap');
   let how = '';
   switch (end.kind) {
     case 'out':
-      how = `${who(end.seat, true)} went out${end.capicua ? ' with a capicúa' : ''}.`;
+      how = say(end.capicua ? 'tb.out-capicua' : 'tb.out', { who: who(end.seat, true), you: you(end.seat) });
       break;
     case 'blocked':
-      how = `The game was blocked (${who(end.blocker)} made the last play).`;
+      how = say('tb.blocked', { who: who(end.blocker), you: you(end.blocker) });
       break;
     case 'target':
-      how = 'A side reached the target during play.';
+      how = say('tb.end-target');
       break;
     case 'passes':
-      how = 'The hand ended on passes.';
+      how = say('tb.end-passes');
       break;
     case 'hand-score':
-      how = `${who(end.seat, true)} reached the hand's score.`;
+      how = say('tb.end-hand-score', { who: who(end.seat, true), you: you(end.seat) });
       break;
     default:
-      how = 'The hand is over.';
+      how = say('tb.end-over');
   }
   const scored =
     result.winner === null || result.winner === undefined
-      ? 'Nobody wins the hand.'
+      ? say('tb.nobody-wins')
       : `${scoresText(sideName(result.winner), result.points)}.`;
   return { how, scored };
 }
@@ -82,10 +82,10 @@ export function handSummary(result, { who, sideName, onClose }) {
   return h(
     'section',
     { class: 'card summary', 'aria-labelledby': 'sum-h' },
-    h('h2', { id: 'sum-h' }, `Hand ${result.hand + 1} result`),
+    h('h2', { id: 'sum-h' }, say('tb.hand-result', { n: result.hand + 1 })),
     h('p', {}, how, ' ', h('strong', {}, scored)),
-    pips.length ? h('p', { class: 'small' }, `Pips left: ${pips.join('; ')}.`) : null,
-    onClose ? h('button', { onclick: onClose, 'data-key': 'sum-ok' }, 'OK') : null,
+    pips.length ? h('p', { class: 'small' }, say('tb.pips-left', { list: pips.join('; ') })) : null,
+    onClose ? h('button', { onclick: onClose, 'data-key': 'sum-ok' }, say('tb.ok')) : null,
   );
 }
 
@@ -109,14 +109,14 @@ function handEndPanel(app, t) {
     const s = t.seat === null ? i : (t.seat + i) % n;
     const tiles = v.hands?.[s] || (s === t.seat ? v.hand : null) || [];
     const pips = pipsOf(s);
-    const label = `${who(s, true)}: ${tiles.length ? tiles.map(tileName).join(', ') : 'no tiles'}; ${pips} ${pips === 1 ? 'pip' : 'pips'}`;
+    const label = `${who(s, true)}: ${tiles.length ? tiles.map(tileName).join(', ') : say('tb.no-tiles')}; ${say('tb.pips', { n: pips })}`;
     rows.push(
       h(
         'li',
         { class: 'row', 'aria-label': label },
         h('strong', { class: 'he-who' }, who(s, true)),
         h('span', { class: 'revealed', 'aria-hidden': 'true' }, tiles.map((tile) => tileSvg(tile, { numerals }))),
-        h('span', { class: 'pips', 'aria-hidden': 'true' }, `${pips} ${pips === 1 ? 'pip' : 'pips'}`),
+        h('span', { class: 'pips', 'aria-hidden': 'true' }, say('tb.pips', { n: pips })),
       ),
     );
   }
@@ -129,25 +129,25 @@ function handEndPanel(app, t) {
   }
   const teams = [...sides.entries()].filter(([, list]) => list.length > 1);
   const teamLine = teams.length
-    ? h('p', {}, `Pips by team: ${teams.map(([side, list]) => `${sn(side)}: ${list.reduce((a, s) => a + pipsOf(s), 0)}`).join('; ')}.`)
+    ? h('p', {}, say('tb.pips-team', { list: teams.map(([side, list]) => `${sn(side)}: ${list.reduce((a, s) => a + pipsOf(s), 0)}`).join('; ') }))
     : null;
   const played = (r['play-points'] || []).map((p, side) => (p ? `${sn(side)} ${p}` : null)).filter(Boolean);
   const watcher = app.watching(t);
   return h(
     'section',
     { class: 'card summary hand-end', 'aria-labelledby': 'sum-h', tabindex: '-1' },
-    h('h2', { id: 'sum-h' }, `Hand ${(r.hand ?? end.hand) + 1} result`),
+    h('h2', { id: 'sum-h' }, say('tb.hand-result', { n: (r.hand ?? end.hand) + 1 })),
     h('p', {}, how, ' ', h('strong', {}, scored)),
-    h('ul', { class: 'hands-up', 'aria-label': 'the hands, face up' }, rows),
+    h('ul', { class: 'hands-up', 'aria-label': say('tb.hands-up') }, rows),
     teamLine,
-    played.length ? h('p', { class: 'small' }, `Points during play: ${played.join('; ')}.`) : null,
+    played.length ? h('p', { class: 'small' }, say('tb.play-points', { list: played.join('; ') })) : null,
     end.last
       ? null
       : h(
           'div',
           { class: 'row' },
-          h('button', { class: 'primary', 'data-key': 'hand-continue', onclick: () => app.continueHand(t) }, 'Continue'),
-          watcher ? h('span', { class: 'small muted' }, 'The next hand follows in a few seconds.') : null,
+          h('button', { class: 'primary', 'data-key': 'hand-continue', onclick: () => app.continueHand(t) }, say('tb.continue')),
+          watcher ? h('span', { class: 'small muted' }, say('tb.next-soon')) : null,
         ),
   );
 }
@@ -177,54 +177,54 @@ export function seatPanels({ view, seats, mySeat, sideOf, names, clockFor, passe
   }
   return h(
     'section',
-    { class: `seats ${around ? 'around' : ''}`, 'aria-label': 'the other seats' },
+    { class: `seats ${around ? 'around' : ''}`, 'aria-label': say('tb.other-seats') },
     order.map((s) => {
       const count = view?.['hand-sizes']?.[s];
       const toMove = view?.['to-move'] === s;
       // Seen from a seat: partner or opponent; from outside: whose partner.
       const mates = [...Array(n).keys()].filter((x) => x !== s && sideOf(x) === sideOf(s));
       const rel =
-        mySide !== null ? (sideOf(s) === mySide ? 'partner' : 'opponent') : mates.length ? `partner of seat ${mates.map((x) => x + 1).join(' and ')}` : null;
+        mySide !== null ? (sideOf(s) === mySide ? say('tb.partner') : say('tb.opponent')) : mates.length ? say('tb.partner-of', { seats: joinWords(mates.map((x) => String(x + 1))) }) : null;
       const didPass = passed?.has(s);
       const action = last?.get?.(s);
       const shown = view?.hands?.[s];
       const bits = rel ? [names(s), rel] : [names(s)];
-      if (count !== undefined) bits.push(`${count} ${count === 1 ? 'tile' : 'tiles'}`);
-      if (didPass) bits.push('passed');
-      else if (action) bits.push(`last ${action}`);
-      if (toMove) bits.push('to move');
+      if (count !== undefined) bits.push(say('tb.tiles', { n: count }));
+      if (didPass) bits.push(say('tb.passed'));
+      else if (action) bits.push(say('tb.last', { action }));
+      if (toMove) bits.push(say('tb.to-move'));
       const place = around ? seatPlace(s, mySeat, n) : null;
       return h(
         'div',
         {
           class: `seat ${toMove ? 'to-move' : ''} ${place ? `at-${place}` : ''}`,
           role: 'group',
-          'aria-label': `seat ${s + 1}: ${bits.join(', ')}`,
+          'aria-label': say('tb.seat-label', { n: s + 1, bits: bits.join(', ') }),
         },
-        h('div', { class: 'name' }, `Seat ${s + 1}: ${names(s)}`),
+        h('div', { class: 'name' }, say('tb.seat-name', { n: s + 1, name: names(s) })),
         h(
           'div',
           {},
           rel ? h('span', { class: 'tag' }, rel) : null,
-          didPass ? h('span', { class: 'tag pass' }, 'passed') : action ? h('span', { class: 'tag last' }, action) : null,
-          toMove ? h('span', { class: 'tag turn' }, 'to move') : null,
+          didPass ? h('span', { class: 'tag pass' }, say('tb.passed')) : action ? h('span', { class: 'tag last' }, action) : null,
+          toMove ? h('span', { class: 'tag turn' }, say('tb.to-move')) : null,
           toMove && clockFor ? clockFor(s) : null,
         ),
         shown && s !== mySeat && around
           ? h(
               'div',
-              { class: 'revealed', role: 'img', 'aria-label': `seat ${s + 1}'s tiles: ${shown.length ? shown.map(tileName).join(', ') : 'none'}` },
+              { class: 'revealed', role: 'img', 'aria-label': say('tb.seat-tiles', { n: s + 1, list: shown.length ? shown.map(tileName).join(', ') : say('tb.none') }) },
               shown.map((tile) => tileSvg(tile, { numerals })),
             )
           : count !== undefined
             ? h(
                 'div',
                 { class: 'small' },
-                `${count} ${count === 1 ? 'tile' : 'tiles'}`,
+                say('tb.tiles', { n: count }),
                 h('div', { class: 'backs', 'aria-hidden': 'true' }, Array.from({ length: Math.min(count, 21) }, () => h('span'))),
               )
             : null,
-        shown && s !== mySeat && !around ? h('div', { class: 'small' }, `Shown: ${shown.map(tileName).join(', ')}`) : null,
+        shown && s !== mySeat && !around ? h('div', { class: 'small' }, say('tb.shown', { list: shown.map(tileName).join(', ') })) : null,
       );
     }),
   );
@@ -245,18 +245,21 @@ export function boardWidth(px) {
 
 function names(t, s) {
   const o = t.info?.seats?.[s]?.occupant;
-  if (s === t.seat) return `you${o ? ` (${o.name})` : ''}`;
-  return o ? o.name : 'empty';
+  if (s === t.seat) return o ? say('tb.you-named', { name: o.name }) : say('tb.you');
+  return o ? o.name : say('tb.empty');
 }
 
 /** A side as the scoreboard names it: "You", "Your side (you and seat 3)", "Seat 2", "Seats 2 and 4". */
 export function sideName(app, t, side) {
   const seats = (t.info?.seats || []).filter((x) => app.sideOf(t, x.seat) === side).map((x) => x.seat);
   const mine = t.seat !== null && seats.includes(t.seat);
-  if (!seats.length) return `Side ${side + 1}`;
-  const list = joinWords(seats.map((s) => (s === t.seat ? 'you' : `seat ${s + 1}`)));
-  if (mine) return seats.length === 1 ? 'You' : `Your side (${list})`;
-  return seats.length === 1 ? `Seat ${seats[0] + 1}` : `Seats ${list.replace(/seat /g, '')}`;
+  if (!seats.length) return say('tb.side', { n: side + 1 });
+  if (mine) {
+    if (seats.length === 1) return say('tb.you-cap');
+    return say('tb.your-side', { list: joinWords(seats.map((s) => (s === t.seat ? say('tb.you') : say('tb.seat', { n: s + 1 })))) });
+  }
+  if (seats.length === 1) return say('tb.seat-cap', { n: seats[0] + 1 });
+  return `${say('tb.seats-prefix')}${joinWords(seats.map((s) => String(s + 1)))}`;
 }
 
 /** Whether another legal move puts the same tile on the same end (by its other face). */
@@ -281,13 +284,13 @@ function sameBoard(t, moves) {
 }
 
 function moveLabel(t, m) {
-  if (m.kind === 'draw') return 'draw a tile';
-  if (m.kind === 'pass') return 'pass';
+  if (m.kind === 'draw') return say('tb.draw-lc');
+  if (m.kind === 'pass') return say('tb.pass-lc');
   const name = tileName(m.tile);
-  if (m.end === 255) return `lead ${name}`;
-  const where = `play ${name} on ${endName(m.end, { view: t.view, variant: t.variant, seat: t.seat })}`;
+  if (m.end === 255) return say('tb.lead', { tile: name });
+  const where = say('tb.play-on', { tile: name, end: endName(m.end, { view: t.view, variant: t.variant, seat: t.seat }) });
   // Rules where any face may join (wild tiles, sums): say which one touches.
-  return twoWays(t, m) ? `${where}, its ${m.tile[m.face]} touching` : where;
+  return twoWays(t, m) ? say('tb.touching', { where, pip: m.tile[m.face] }) : where;
 }
 
 function pickTile(app, t, tile) {
@@ -296,7 +299,7 @@ function pickTile(app, t, tile) {
   if (moves.length === 1 || sameBoard(t, moves)) return sendMove(app, t, moves[0]);
   t.choosing = tile;
   t.focusChoice = true;
-  app.announce(`Choose where to play ${tileName(tile)}: ${moves.map((m) => moveLabel(t, m)).join('; ')}.`);
+  app.announce(say('tb.choose-where', { tile: tileName(tile), list: moves.map((m) => moveLabel(t, m)).join('; ') }));
   app.update();
 }
 
@@ -317,7 +320,7 @@ function handArea(app, t) {
       'button',
       {
         class: `tile ${ok ? 'legal' : ''} ${chosen ? 'chosen' : ''} ${hinted ? 'hinted' : ''}`,
-        'aria-label': `${tileName(tile)}${t.prompt ? (ok ? (choose(tile) ? ', playable: choose the end' : ', playable') : ', cannot be played now') : ''}${hinted ? ', the hint' : ''}`,
+        'aria-label': `${tileName(tile)}${t.prompt ? (ok ? (choose(tile) ? say('tb.playable-choose') : say('tb.playable')) : say('tb.not-playable')) : ''}${hinted ? say('tb.the-hint') : ''}`,
         'aria-disabled': t.prompt && !ok ? 'true' : null,
         'aria-pressed': chosen ? 'true' : null,
         tabindex: '-1',
@@ -336,7 +339,7 @@ function handArea(app, t) {
     {
       class: `hand ${t.prompt ? '' : 'idle'}`,
       role: 'toolbar',
-      'aria-label': `your hand: ${names.length ? names.join(', ') : 'empty'}`,
+      'aria-label': say('tb.your-hand-label', { list: names.length ? names.join(', ') : say('tb.hand-empty') }),
       onkeydown: (e) => rovingTiles(e, row),
     },
     buttons,
@@ -350,7 +353,7 @@ function handArea(app, t) {
         {
           class: 'choices row',
           role: 'group',
-          'aria-label': `where to play ${tileName(t.choosing)}`,
+          'aria-label': say('tb.where-to-play', { tile: tileName(t.choosing) }),
           onkeydown: (e) => {
             if (e.key === 'Escape') {
               t.choosing = null;
@@ -359,7 +362,7 @@ function handArea(app, t) {
             }
           },
         },
-        h('span', {}, `Play ${tileName(t.choosing)}:`),
+        h('span', {}, say('tb.play-tile', { tile: tileName(t.choosing) })),
         moves.map((m, i) => {
           const pip = m.end === 255 ? null : endPip(m.end, t.view);
           return h(
@@ -370,7 +373,7 @@ function handArea(app, t) {
               'data-key': `choice-${i}`,
               onclick: () => sendMove(app, t, m),
             },
-            `${moveLabel(t, m).replace(/^play \S+ /, '')}${pip === null ? '' : ` (open at ${pip})`}`,
+            `${moveLabel(t, m).replace(say('tb.play-prefix', { tile: tileName(m.tile) }), '')}${pip === null ? '' : say('tb.open-at', { pip })}`,
           );
         }),
         h(
@@ -383,7 +386,7 @@ function handArea(app, t) {
               app.update();
             },
           },
-          'Choose another tile',
+          say('tb.choose-another'),
         ),
       ),
     );
@@ -402,7 +405,7 @@ function handArea(app, t) {
           h(
             'button',
             { class: 'primary', 'data-key': `move-${m.kind}`, 'aria-label': moveLabel(t, m), onclick: () => sendMove(app, t, m) },
-            m.kind === 'draw' ? 'Draw a tile' : 'Pass',
+            m.kind === 'draw' ? say('tb.draw') : say('tb.pass'),
           ),
         ),
       ),
@@ -412,12 +415,12 @@ function handArea(app, t) {
     ? h(
         'h2',
         {},
-        'Your turn ',
-        h('span', { class: 'clock', role: 'timer', 'aria-label': 'time left for your move', 'data-ends-at': t.prompt.endsAt }, secondsLeft(t.prompt.endsAt)),
+        `${say('tb.your-turn')} `,
+        h('span', { class: 'clock', role: 'timer', 'aria-label': say('tb.time-yours'), 'data-ends-at': t.prompt.endsAt }, secondsLeft(t.prompt.endsAt)),
         h('span', { class: 'turn-text' }, ` ${describe(t)}`),
       )
-    : h('h2', {}, 'Your hand');
-  return h('section', { class: `hand-area ${t.prompt ? 'my-turn' : ''}`, 'aria-label': 'your hand and moves' }, title, row, extra);
+    : h('h2', {}, say('tb.your-hand'));
+  return h('section', { class: `hand-area ${t.prompt ? 'my-turn' : ''}`, 'aria-label': say('tb.hand-and-moves') }, title, row, extra);
 }
 
 function boardTargets(app, t) {
@@ -428,28 +431,41 @@ function boardTargets(app, t) {
     .map((m) => ({ end: m.end, label: moveLabel(t, m), pick: () => sendMove(app, t, m) }));
 }
 
+/**
+ * A seat's team in the waiting room, named as the table names it: your
+ * partner or a rival when you sit, whose partner it is when you watch;
+ * nothing when every seat plays for itself.
+ */
+function waitSide(info, t, s) {
+  const mates = info.seats.filter((x) => x.seat !== s.seat && x.side === s.side).map((x) => x.seat);
+  const mine = t.seat === null ? null : info.seats.find((x) => x.seat === t.seat)?.side;
+  if (s.seat === t.seat) return '';
+  if (mine !== null && mine !== undefined) return ` (${s.side === mine ? say('tb.partner') : say('tb.opponent')})`;
+  return mates.length ? ` (${say('tb.partner-of', { seats: joinWords(mates.map((x) => String(x + 1))) })})` : '';
+}
+
 function waitingRoom(app, t) {
   const info = t.info;
-  if (!info) return h('p', {}, 'Loading the room…');
+  if (!info) return h('p', {}, say('tb.loading-room'));
   const seated = t.seat !== null && !t.lost;
   const me = seated ? info.seats[t.seat]?.occupant : null;
   const empty = info.seats.filter((s) => !s.occupant).length;
   const rows = info.seats.map((s) => {
     const o = s.occupant;
     let status = 'empty';
-    if (o) status = o.kind === 'hosted-bot' ? 'hosted bot, ready' : `${o.ready ? 'ready' : 'not ready'}${o.connected ? '' : ', away'}`;
+    if (o) status = o.kind === 'hosted-bot' ? say('tb.bot-ready') : `${o.ready ? say('tb.ready') : say('tb.not-ready')}${o.connected ? '' : say('tb.away')}`;
     return h(
       'li',
-      { 'aria-label': `seat ${s.seat + 1}: ${o ? o.name : 'empty'}, ${status}` },
-      h('strong', {}, `Seat ${s.seat + 1}`),
-      ` (side ${s.side + 1}): `,
-      o ? `${s.seat === t.seat ? 'you, ' : ''}${o.name} — ${status}` : 'empty ',
+      { 'aria-label': say('tb.wait-seat-label', { n: s.seat + 1, name: o ? o.name : say('tb.empty'), status }) },
+      h('strong', {}, say('tb.seat-cap', { n: s.seat + 1 })),
+      `${waitSide(info, t, s)}: `,
+      o ? `${s.seat === t.seat ? say('tb.you-comma') : ''}${o.name} — ${status}` : `${say('tb.empty')} `,
       !o && !seated && info.status === 'waiting'
         ? h(
             'button',
             {
               'data-key': `take-${s.seat}`,
-              'aria-label': `take seat ${s.seat + 1}`,
+              'aria-label': say('tb.take-seat', { n: s.seat + 1 }),
               onclick: async () => {
                 // A private room takes its invite, not its number.
                 const r = await app.ask(t.invite ? { type: 'join', invite: t.invite, seat: s.seat } : { type: 'join', room: t.room, seat: s.seat });
@@ -460,7 +476,7 @@ function waitingRoom(app, t) {
                 app.update();
               },
             },
-            'Take this seat',
+            say('tb.take-this'),
           )
         : null,
     );
@@ -477,7 +493,7 @@ function waitingRoom(app, t) {
       h(
         'div',
         { class: 'row' },
-        h('label', { for: 'fill-strength' }, 'Bots'),
+        h('label', { for: 'fill-strength' }, say('tb.bots')),
         select,
         h(
           'button',
@@ -485,7 +501,7 @@ function waitingRoom(app, t) {
             'data-key': 'fill',
             onclick: () => app.ask({ type: 'fill-bots', room: t.room, strategy: t.strength }).catch(() => {}),
           },
-          `Fill ${empty} empty ${empty === 1 ? 'seat' : 'seats'} with bots`,
+          say('tb.fill', { n: empty }),
         ),
       ),
     );
@@ -496,7 +512,7 @@ function waitingRoom(app, t) {
         'div',
         { class: 'row' },
         me?.ready
-          ? h('p', {}, empty ? 'You are ready; the match starts when every seat is filled and ready.' : 'You are ready; waiting for the others.')
+          ? h('p', {}, empty ? say('tb.ready-wait-seats') : say('tb.ready-wait'))
           : h(
               'button',
               {
@@ -504,18 +520,18 @@ function waitingRoom(app, t) {
                 'data-key': 'ready',
                 onclick: () => app.ask({ type: 'ready', room: t.room }).catch(() => {}),
               },
-              t.gameOver ? 'Play another match' : "I'm ready",
+              t.gameOver ? say('tb.play-another') : say('tb.im-ready'),
             ),
-        h('button', { 'data-key': 'leave', onclick: () => leave(app, t) }, 'Leave the room'),
+        h('button', { 'data-key': 'leave', onclick: () => leave(app, t) }, say('tb.leave-room')),
       ),
     );
   }
   return h(
     'section',
     { class: 'card', 'aria-labelledby': 'wait-h' },
-    h('h2', { id: 'wait-h' }, info.status === 'playing' ? 'A match is in play' : 'Waiting for players'),
+    h('h2', { id: 'wait-h' }, info.status === 'playing' ? say('tb.in-play') : say('tb.waiting')),
     t.invite ? inviteBox(app, t, empty > 0) : null,
-    h('ul', { 'aria-label': 'seats' }, rows),
+    h('ul', { 'aria-label': say('tb.seats') }, rows),
     controls,
   );
 }
@@ -523,7 +539,7 @@ function waitingRoom(app, t) {
 /** A private room's invite link, for its members to pass on: it seats a friend while a seat is `free`, else lets them watch. */
 function inviteBox(app, t, free) {
   const link = `${location.origin}${location.pathname}#/invite/${t.invite}`;
-  const field = h('input', { id: 'invite-link', type: 'text', readonly: true, value: link, 'aria-label': 'invite link', size: '60' });
+  const field = h('input', { id: 'invite-link', type: 'text', readonly: true, value: link, 'aria-label': say('tb.invite-link'), size: '60' });
   const copy = async () => {
     try {
       await navigator.clipboard.writeText(link);
@@ -531,17 +547,17 @@ function inviteBox(app, t, free) {
       // No clipboard access (an insecure origin, a refused permission):
       // select the link so that the person copies it.
       field.select();
-      app.announce('Select the link and copy it.');
+      app.announce(say('tb.select-copy'));
       return;
     }
-    app.announce('The invite link is copied.');
+    app.announce(say('tb.copied'));
   };
   return h(
     'div',
     { class: 'row' },
-    h('label', { for: 'invite-link' }, free ? 'Private room: friends join or watch with this link' : 'Private room: friends watch with this link'),
+    h('label', { for: 'invite-link' }, free ? say('tb.private-join') : say('tb.private-watch')),
     field,
-    h('button', { type: 'button', 'data-key': 'copy-invite', onclick: copy }, 'Copy the invite link'),
+    h('button', { type: 'button', 'data-key': 'copy-invite', onclick: copy }, say('tb.copy-invite')),
   );
 }
 
@@ -562,19 +578,19 @@ function gameOverCard(app, t) {
   const mine = t.seat === null ? null : app.sideOf(t, t.seat);
   const headline =
     r.winner === null || r.winner === undefined
-      ? 'The match is drawn'
+      ? say('tb.match-drawn')
       : r.winner === mine
-        ? 'You won the match!'
+        ? say('tb.you-won')
         : mine === null
-          ? `${sideName(app, t, r.winner)} won the match`
-          : 'You lost the match';
+          ? say('tb.side-won', { side: sideName(app, t, r.winner) })
+          : say('tb.you-lost');
   const link = g.game !== null && g.game !== undefined ? `#/replay/${g.game}${t.seat === null ? '' : `?seat=${t.seat}`}` : null;
   if (t.overClosed) {
     return h(
       'p',
       { class: 'over-line row' },
       h('strong', {}, `${headline}.`),
-      h('button', { 'data-key': 'over-open', onclick: () => ((t.overClosed = false), (t.focusOver = true), app.update()) }, 'Show the match result'),
+      h('button', { 'data-key': 'over-open', onclick: () => ((t.overClosed = false), (t.focusOver = true), app.update()) }, say('tb.show-result')),
     );
   }
   // Over the table, where the player is looking; closed, it leaves the final board in view.
@@ -589,14 +605,14 @@ function gameOverCard(app, t) {
       },
     },
     h('h2', { id: 'over-h' }, headline),
-    h('p', {}, `Final score: ${r.scores.map((p, side) => `${sideName(app, t, side)}: ${p}`).join(', ')}; ${r.hands} ${r.hands === 1 ? 'hand' : 'hands'}.`),
-    r.forfeit !== undefined && r.forfeit !== null ? h('p', {}, `Seat ${r.forfeit + 1}'s side forfeited.`) : null,
+    h('p', {}, say('tb.final-score', { list: r.scores.map((p, side) => `${sideName(app, t, side)}: ${p}`).join(', '), n: r.hands })),
+    r.forfeit !== undefined && r.forfeit !== null ? h('p', {}, say('tb.forfeit', { n: r.forfeit + 1 })) : null,
     h(
       'div',
       { class: 'row' },
-      link ? h('a', { class: 'button', href: link }, `Replay game ${g.game}`) : null,
-      h('a', { class: 'button', href: '#/' }, 'Back to the lobby'),
-      h('button', { 'data-key': 'over-close', onclick: () => ((t.overClosed = true), app.update()) }, 'Close'),
+      link ? h('a', { class: 'button', href: link }, say('tb.replay-game', { n: g.game })) : null,
+      h('a', { class: 'button', href: '#/' }, say('tb.back-lobby')),
+      h('button', { 'data-key': 'over-close', onclick: () => ((t.overClosed = true), app.update()) }, say('tb.close')),
     ),
   );
 }
@@ -611,7 +627,7 @@ function playing(app, t) {
   const n = shown?.['hand-sizes']?.length ?? t.info?.seats?.length ?? 4;
   const parts = [];
   parts.push(scoreboard({ view: v, variant: t.variant, seat: t.seat, sideOf, sideName: sn }));
-  const felt = h('section', { class: 'felt', 'aria-label': 'the board' });
+  const felt = h('section', { class: 'felt', 'aria-label': say('tb.the-board') });
   if (t.banner && !t.handEnd) felt.append(h('p', { class: 'banner', role: 'status' }, t.banner.text));
   // Up to four seats sit around the board; more sit in a row above it.
   const around = n <= 4;
@@ -630,13 +646,13 @@ function playing(app, t) {
         around,
         numerals: needsNumerals(t.variant),
         clockFor: () =>
-          h('span', { class: 'clock small', role: 'timer', 'aria-label': 'time left for this move', 'data-ends-at': t.turnSince + moveMs }, secondsLeft(t.turnSince + moveMs)),
+          h('span', { class: 'clock small', role: 'timer', 'aria-label': say('tb.time-this'), 'data-ends-at': t.turnSince + moveMs }, secondsLeft(t.turnSince + moveMs)),
       }),
       felt,
     ),
   );
   if (t.gameOver) parts.push(gameOverCard(app, t));
-  const stock = shown?.stock ? h('p', { class: 'small muted stock' }, `${shown.stock} ${shown.stock === 1 ? 'tile' : 'tiles'} in the stock`) : null;
+  const stock = shown?.stock ? h('p', { class: 'small muted stock' }, say('tb.stock', { n: shown.stock })) : null;
   if (stock) parts.push(stock);
   if (t.handEnd) parts.push(handEndPanel(app, t));
   else if (t.seat !== null && v?.hand) parts.push(handArea(app, t));
@@ -660,7 +676,7 @@ function playing(app, t) {
     h(
       'section',
       { 'aria-labelledby': 'log-h' },
-      h('h2', { id: 'log-h' }, 'What happened'),
+      h('h2', { id: 'log-h' }, say('tb.log')),
       h('ol', { class: 'log' }, t.log.slice(-12).reverse().map((l) => h('li', {}, l))),
     ),
   );
@@ -677,17 +693,17 @@ function polyHandEnd(app, t) {
   for (let i = 0; i < n; i++) {
     const s = t.seat === null ? i : (t.seat + i) % n;
     const tiles = v.hands?.[s] || (s === t.seat ? v.hand : null) || [];
-    seats.push(h('div', {}, h('strong', {}, app.who(t, s, { cap: true })), polyHandPictures(tiles, `${app.who(t, s)}: tiles`)));
+    seats.push(h('div', {}, h('strong', {}, app.who(t, s, { cap: true })), polyHandPictures(tiles, say('tb.who-tiles', { who: app.who(t, s) }))));
   }
   return h(
     'section',
     { class: 'card summary hand-end', 'aria-labelledby': 'sum-h', tabindex: '-1' },
-    h('h2', { id: 'sum-h' }, `Hand ${hand + 1} result`),
+    h('h2', { id: 'sum-h' }, say('tb.hand-result', { n: hand + 1 })),
     t.banner ? h('p', {}, t.banner.text) : null,
     seats,
     t.handEnd.last
       ? null
-      : h('div', { class: 'row' }, h('button', { class: 'primary', 'data-key': 'hand-continue', onclick: () => app.continueHand(t) }, 'Continue')),
+      : h('div', { class: 'row' }, h('button', { class: 'primary', 'data-key': 'hand-continue', onclick: () => app.continueHand(t) }, say('tb.continue'))),
   );
 }
 
@@ -696,7 +712,7 @@ function polyPlaying(app, t) {
   const v = t.view;
   const moveMs = t.info?.time?.['move-ms'] || 30000;
   const parts = [];
-  parts.push(polyScores({ view: v, variant: t.variant, seat: t.seat, name: (s) => (s === t.seat ? 'You' : `Seat ${s + 1}`) }));
+  parts.push(polyScores({ view: v, variant: t.variant, seat: t.seat, name: (s) => (s === t.seat ? say('tb.you-cap') : say('tb.seat-cap', { n: s + 1 })) }));
   parts.push(
     seatPanels({
       view: v,
@@ -706,19 +722,19 @@ function polyPlaying(app, t) {
       names: (s) => names(t, s),
       passed: t.passed,
       clockFor: () =>
-        h('span', { class: 'clock small', role: 'timer', 'aria-label': 'time left for this move', 'data-ends-at': t.turnSince + moveMs }, secondsLeft(t.turnSince + moveMs)),
+        h('span', { class: 'clock small', role: 'timer', 'aria-label': say('tb.time-this'), 'data-ends-at': t.turnSince + moveMs }, secondsLeft(t.turnSince + moveMs)),
     }),
   );
   if (t.banner) parts.push(h('p', { class: 'banner', role: 'status' }, t.banner.text));
-  if (t.prompt) parts.push(h('p', { class: 'banner turn' }, `Your turn. ${describePoly(t)}`));
+  if (t.prompt) parts.push(h('p', { class: 'banner turn' }, `${say('tb.your-turn')}. ${describePoly(t)}`));
   if (t.gameOver) parts.push(gameOverCard(app, t));
-  const felt = h('section', { class: 'felt poly', 'aria-label': 'the board' });
+  const felt = h('section', { class: 'felt poly', 'aria-label': say('tb.the-board') });
   felt.append(renderPolyBoard({ view: t.handEnd?.view || v, variant: t.variant, targets: t.handEnd ? [] : polyTargets(app, t) }));
   parts.push(felt);
   if (t.handEnd) parts.push(polyHandEnd(app, t));
   else if (t.seat !== null && v?.hand) {
     const clock = t.prompt
-      ? h('span', { class: 'clock', role: 'timer', 'aria-label': 'time left for your move', 'data-ends-at': t.prompt.endsAt }, secondsLeft(t.prompt.endsAt))
+      ? h('span', { class: 'clock', role: 'timer', 'aria-label': say('tb.time-yours'), 'data-ends-at': t.prompt.endsAt }, secondsLeft(t.prompt.endsAt))
       : null;
     parts.push(polyHandArea(app, t, { clock }));
   }
@@ -726,7 +742,7 @@ function polyPlaying(app, t) {
     h(
       'section',
       { 'aria-labelledby': 'log-h' },
-      h('h2', { id: 'log-h' }, 'What happened'),
+      h('h2', { id: 'log-h' }, say('tb.log')),
       h('ol', { class: 'log' }, t.log.slice(-12).reverse().map((l) => h('li', {}, l))),
     ),
   );
@@ -736,17 +752,17 @@ function polyPlaying(app, t) {
 function describe(t) {
   const legal = t.prompt?.legal || [];
   const plays = [...new Set(legal.filter((m) => m.kind === 'play').map((m) => tileName(m.tile)))];
-  if (plays.length) return `Playable: ${plays.join(', ')}.`;
-  if (legal.some((m) => m.kind === 'draw')) return 'Nothing fits: draw.';
-  return 'Nothing fits: pass.';
+  if (plays.length) return say('tb.playable-list', { list: plays.join(', ') });
+  if (legal.some((m) => m.kind === 'draw')) return say('tb.nothing-draw');
+  return say('tb.nothing-pass');
 }
 
 /** The room page. */
 /** The table chat: a log and a line to type, kept across re-renders of the
  * table (so typing is never interrupted by a move). */
 function chatBox(app, t) {
-  const log = h('ul', { class: 'chat-log small', role: 'log', 'aria-label': 'table chat' });
-  const input = h('input', { id: 'chat-text', type: 'text', maxlength: '200', autocomplete: 'off', 'aria-label': 'chat message' });
+  const log = h('ul', { class: 'chat-log small', role: 'log', 'aria-label': say('tb.chat-log') });
+  const input = h('input', { id: 'chat-text', type: 'text', maxlength: '200', autocomplete: 'off', 'aria-label': say('tb.chat-message') });
   const err = h('p', { id: 'chat-err', class: 'small error', role: 'alert', hidden: true });
   input.setAttribute('aria-describedby', 'chat-err');
   const form = h(
@@ -762,15 +778,15 @@ function chatBox(app, t) {
           await app.conn.request({ type: 'chat', room: t.room, text });
           input.value = '';
         } catch (x) {
-          err.textContent = x.code === 'rate-limited' ? 'Too many lines at once: wait a moment.' : x.message;
+          err.textContent = x.code === 'rate-limited' ? say('tb.rate-limited') : x.message;
           err.hidden = false;
         }
       },
     },
     input,
-    h('button', { type: 'submit', 'data-key': 'chat-send' }, 'Send'),
+    h('button', { type: 'submit', 'data-key': 'chat-send' }, say('tb.send')),
   );
-  const section = h('section', { class: 'card chat', 'aria-labelledby': 'chat-h' }, h('h2', { id: 'chat-h' }, 'Table chat'), log, form, err);
+  const section = h('section', { class: 'card chat', 'aria-labelledby': 'chat-h' }, h('h2', { id: 'chat-h' }, say('tb.chat')), log, form, err);
   let last = null;
   const render = () => {
     section.hidden = !(t.seat !== null && !t.lost) && !t.spectating;
@@ -779,7 +795,7 @@ function chatBox(app, t) {
     if (last && from === 0) log.replaceChildren();
     if (t.chat.length) last = t.chat[t.chat.length - 1];
     for (const m of t.chat.slice(from)) {
-      const who = m.seat !== undefined && m.seat !== null ? `Seat ${m.seat + 1} (${m.seat === t.seat ? 'you' : m.name})` : `${m.name} (watching)`;
+      const who = m.seat !== undefined && m.seat !== null ? say('tb.chat-seat', { n: m.seat + 1, name: m.seat === t.seat ? say('tb.you') : m.name }) : say('tb.chat-watcher', { name: m.name });
       log.append(h('li', {}, h('strong', {}, `${who}: `), m.text));
     }
     while (log.children.length > 100) log.firstChild.remove();
@@ -802,27 +818,27 @@ function watchControls(app, t) {
   const shown = t.view?.history?.length ?? t.view?.board?.length ?? 0;
   return h(
     'div',
-    { class: 'watch-controls', role: 'group', 'aria-label': 'watch controls' },
+    { class: 'watch-controls', role: 'group', 'aria-label': say('tb.watch-controls') },
     h(
       'button',
       { 'data-key': 'watch-play', onclick: () => app.setPaused(t, !t.paused) },
-      t.paused ? 'Play' : 'Pause',
+      t.paused ? say('tb.play') : say('tb.pause'),
     ),
     h(
       'button',
       { 'data-key': 'watch-step', disabled: !t.paused || held === 0, onclick: () => app.stepOnce(t) },
-      'Step one move',
+      say('tb.step'),
     ),
     h(
       'span',
-      { class: 'watch-speeds', role: 'group', 'aria-label': 'speed' },
+      { class: 'watch-speeds', role: 'group', 'aria-label': say('tb.speed') },
       ...SPEEDS.map((x) =>
         h(
           'button',
           {
             'data-key': `watch-speed-${x}`,
             'aria-pressed': String(t.speed === x),
-            'aria-label': `speed ${x}x`,
+            'aria-label': say('tb.speed-x', { x }),
             onclick: () => {
               t.speed = x;
               app.update();
@@ -834,8 +850,8 @@ function watchControls(app, t) {
     ),
     h(
       'span',
-      { class: 'small muted', role: 'status', 'aria-label': 'moves shown', 'data-moves': String(shown), 'data-seq': String(t.seq) },
-      `${shown} moves this hand${held ? `, ${held} waiting` : ''}`,
+      { class: 'small muted', role: 'status', 'aria-label': say('tb.moves-shown'), 'data-moves': String(shown), 'data-seq': String(t.seq) },
+      `${say('tb.moves-hand', { n: shown })}${held ? say('tb.moves-waiting', { n: held }) : ''}`,
     ),
   );
 }
@@ -858,7 +874,7 @@ function markLastTile(app, t, felt, view) {
   const rec = history[i];
   tile.classList.add('just-played');
   const name = tile.getAttribute('aria-label') || tileName(rec.action.tile);
-  tile.setAttribute('aria-label', `${name}, just played by ${app.who(t, rec.seat)}`);
+  tile.setAttribute('aria-label', say('tb.just-played', { tile: name, who: app.who(t, rec.seat) }));
   // A re-render within the slide continues it rather than starting again.
   const key = `${view['hand-number'] ?? ''}:${i}`;
   if (t.slid?.key !== key) t.slid = { key, at: performance.now() };
@@ -903,7 +919,7 @@ export function mount(app, { room }) {
           window.location.assign(`${e.url}/#/room/${room}`);
           return;
         }
-        if (e.code === 'no-such-room') t.closed = 'there is no such room';
+        if (e.code === 'no-such-room') t.closed = say('tb.no-such-room');
         app.update();
       }
     }
@@ -923,11 +939,11 @@ export function mount(app, { room }) {
     const head = h(
       'div',
       { class: 'table-head' },
-      h('h1', {}, `Room ${room}${t.variant ? `: ${t.variant.name}` : t.info ? `: ${t.info.variant}` : ''}`),
-      t.spectating && t.seat === null ? h('span', { class: 'tag' }, 'watching') : null,
-      t.info?.spectators ? h('span', { class: 'small muted' }, `${t.info.spectators} watching`) : null,
+      h('h1', {}, `${say('tb.room', { id: room })}${t.variant ? `: ${t.variant.name}` : t.info ? `: ${t.info.variant}` : ''}`),
+      t.spectating && t.seat === null ? h('span', { class: 'tag' }, say('tb.watching')) : null,
+      t.info?.spectators ? h('span', { class: 'small muted' }, say('tb.n-watching', { n: t.info.spectators })) : null,
       inMatch && (t.seat !== null || t.spectating)
-        ? h('button', { 'data-key': 'leave-top', onclick: () => leave(app, t) }, t.seat !== null ? 'Leave the table' : 'Stop watching')
+        ? h('button', { 'data-key': 'leave-top', onclick: () => leave(app, t) }, t.seat !== null ? say('tb.leave-table') : say('tb.stop-watching'))
         : null,
     );
     const kids = [head];
@@ -937,11 +953,11 @@ export function mount(app, { room }) {
         h(
           'p',
           { class: 'banner', role: 'status' },
-          'Your guest seat was lost with the connection (guests cannot get a seat back). Register a name in the lobby to keep your seat across reloads.',
+          say('tb.guest-lost'),
         ),
       );
     }
-    if (t.closed) kids.push(h('p', { class: 'banner', role: 'status' }, `This room is closed: ${t.closed}.`));
+    if (t.closed) kids.push(h('p', { class: 'banner', role: 'status' }, say('tb.closed', { reason: t.closed })));
     if (!inMatch || (t.gameOver && t.info?.status === 'waiting')) {
       if (!t.closed) kids.push(waitingRoom(app, t));
     }
