@@ -657,13 +657,15 @@ function measure(felt, minUnit) {
   };
 }
 
+// The felt may sit inside a layout (the table's grid of seats), so the
+// hand is looked for after the felt and after each of its ancestors.
 function handAfter(felt) {
-  let el = felt.nextElementSibling;
-  while (el) {
-    if (el.matches('.hand-area')) return el;
-    const inner = el.querySelector?.('.hand-area');
-    if (inner) return inner;
-    el = el.nextElementSibling;
+  for (let from = felt; from && from !== document.body; from = from.parentElement) {
+    for (let el = from.nextElementSibling; el; el = el.nextElementSibling) {
+      if (el.matches('.hand-area')) return el;
+      const inner = el.querySelector?.('.hand-area');
+      if (inner) return inner;
+    }
   }
   return null;
 }
