@@ -610,7 +610,10 @@ export function fitFelt(felt, minUnit = 0) {
   const ours = active && active !== document.body && (felt.contains(active) || hand?.contains(active));
   const now = felt.getBoundingClientRect();
   const bottom = hand ? hand.getBoundingClientRect().bottom : now.bottom;
-  if (ours && now.top < 0 && bottom - now.top <= best.screen) window.scrollBy(0, now.top);
+  // The seats around the board come into view too when they fit.
+  const grid = felt.closest('.table-grid')?.getBoundingClientRect();
+  const from = grid && bottom - grid.top <= best.screen ? grid.top : now.top;
+  if (ours && from < 0 && bottom - from <= best.screen) window.scrollBy(0, from);
 }
 
 /**
