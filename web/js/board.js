@@ -660,15 +660,12 @@ function measure(felt, minUnit) {
   };
 }
 
-// The felt may sit inside a layout (the table's grid of seats), so the
-// hand is looked for after the felt and after each of its ancestors.
+// At the table the felt sits in the grid of seats, the hand after the grid.
 function handAfter(felt) {
-  for (let from = felt; from && from !== document.body; from = from.parentElement) {
-    for (let el = from.nextElementSibling; el; el = el.nextElementSibling) {
-      if (el.matches('.hand-area')) return el;
-      const inner = el.querySelector?.('.hand-area');
-      if (inner) return inner;
-    }
+  for (let el = (felt.closest('.table-grid') || felt).nextElementSibling; el; el = el.nextElementSibling) {
+    if (el.matches('.hand-area')) return el;
+    const inner = el.querySelector?.('.hand-area');
+    if (inner) return inner;
   }
   return null;
 }
