@@ -613,7 +613,11 @@ export function fitFelt(felt, minUnit = 0) {
   // The seats around the board come into view too when they fit.
   const grid = felt.closest('.table-grid')?.getBoundingClientRect();
   const from = grid && bottom - grid.top <= best.screen ? grid.top : now.top;
-  if (ours && from < 0 && bottom - from <= best.screen) window.scrollBy(0, from);
+  // Up to the board's top, or down just enough to show the whole hand.
+  if (ours && bottom - from <= best.screen) {
+    if (from < 0) window.scrollBy(0, from);
+    else if (bottom > best.screen) window.scrollBy(0, bottom - best.screen);
+  }
 }
 
 /**
