@@ -229,6 +229,9 @@ async fn at_the_table_the_spinner_cross_and_the_hand_are_seen_together_without_s
             let got = b.js(FIT).await;
             check_fit(&format!("the cross of {cross} tiles at the table at {w}x{h}"), &got);
             checked[screen] += 1;
+            if screen == 1 && checked[1] == 1 {
+                b.screenshot("all-fives-table-phone").await;
+            }
             if screen == 0 && checked[0] >= 3 {
                 b.screenshot("all-fives-table").await;
                 screen = 1;

@@ -610,7 +610,14 @@ export function fitFelt(felt, minUnit = 0) {
   const ours = active && active !== document.body && (felt.contains(active) || hand?.contains(active));
   const now = felt.getBoundingClientRect();
   const bottom = hand ? hand.getBoundingClientRect().bottom : now.bottom;
-  if (ours && now.top < 0 && bottom - now.top <= best.screen) window.scrollBy(0, now.top);
+  // The seats around the board come into view too when they fit.
+  const grid = felt.closest('.table-grid')?.getBoundingClientRect();
+  const from = grid && bottom - grid.top <= best.screen ? grid.top : now.top;
+  // Up to the board's top, or down just enough to show the whole hand.
+  if (ours && bottom - from <= best.screen) {
+    if (from < 0) window.scrollBy(0, from);
+    else if (bottom > best.screen) window.scrollBy(0, bottom - best.screen);
+  }
 }
 
 /**
@@ -671,13 +678,12 @@ function measure(felt, minUnit) {
   };
 }
 
+// At the table the felt sits in the grid of seats, the hand after the grid.
 function handAfter(felt) {
-  let el = felt.nextElementSibling;
-  while (el) {
+  for (let el = (felt.closest('.table-grid') || felt).nextElementSibling; el; el = el.nextElementSibling) {
     if (el.matches('.hand-area')) return el;
     const inner = el.querySelector?.('.hand-area');
     if (inner) return inner;
-    el = el.nextElementSibling;
   }
   return null;
 }

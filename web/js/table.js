@@ -881,7 +881,9 @@ function markLastTile(app, t, felt, view) {
   const elapsed = performance.now() - t.slid.at;
   if (elapsed >= SLIDE_MS || matchMedia('(prefers-reduced-motion: reduce)').matches || !tile.animate) return;
   const n = view['hand-sizes']?.length ?? 4;
-  const from = { bottom: '0 3px', top: '0 -3px', left: '-3px 0', right: '3px 0' }[seatPlace(rec.seat, t.seat, n)];
+  // A short slide, within the drawing's margin (a third of a tile's short
+  // side): a tile at the board's edge never leaves the board, nor the window.
+  const from = { bottom: '0 0.3px', top: '0 -0.3px', left: '-0.3px 0', right: '0.3px 0' }[seatPlace(rec.seat, t.seat, n)];
   tile.animate(
     [
       { translate: from, opacity: 0.3 },
