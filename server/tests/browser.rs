@@ -446,9 +446,8 @@ async fn a_visitor_watches_a_match_live_and_is_shown_no_hand() {
     let seen = loop {
         let seen = b
             .js(&format!(
-                "const board = (() => {{ {} }})(); const look = (() => {{ {LOOK} }})();
-                 return [board, look, !!{up}];",
-                board.trim_start_matches("return ")
+                "const board = (() => {{ {board} }})(); const look = (() => {{ {LOOK} }})();
+                 return [board, look, !!{up}];"
             ))
             .await;
         if seen[2] != json!(true) {

@@ -666,7 +666,8 @@ function measure(felt, minUnit) {
         return vb && vb.height && rects[i].height ? (want * vb.height) / rects[i].height : 0;
       }),
     );
-    scale = Math.max(scale, Math.min(1, readable));
+    // Still no taller than the window: scrolled to, the board is seen whole.
+    scale = Math.max(scale, Math.min(scaleFor(screen - chrome - slack), readable));
   }
   return {
     scale,
