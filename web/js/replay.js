@@ -336,7 +336,9 @@ export function mount(app, { game, seat, step }) {
       summary,
     ];
     const felt = h('section', { class: 'felt', 'aria-label': t('replay.board') });
-    parts.push(felt, faceUp);
+    // The hands turned up come after the seat's own hand: board and hand
+    // share the window, the other hands are a scroll away.
+    parts.push(felt);
     if (hand) {
       parts.push(
         h(
@@ -361,6 +363,7 @@ export function mount(app, { game, seat, step }) {
         ),
       );
     }
+    parts.push(faceUp);
     parts.push(reviewPanel(review, { seat, step: k, label, go: (i) => go(i, `review-${i}`) }));
     parts.push(
       h(
@@ -407,7 +410,6 @@ export function mount(app, { game, seat, step }) {
       polyScores({ view, variant: data.variant, seat, name: (x) => who(x, true) }),
       seatPanels({ view, seats: data.seats.length, mySeat: seat, sideOf: (x) => x, names: (x) => data.seats[x]?.name || t('replay.nobody') }),
       felt,
-      ended ? handsUp(ended.view, (tiles, s) => polyHandPictures(tiles, t('replay.tiles-of-poly', { who: who(s) }))) : null,
     ];
     if (seat !== null && view.hand) {
       parts.push(
@@ -419,6 +421,7 @@ export function mount(app, { game, seat, step }) {
         ),
       );
     }
+    if (ended) parts.push(handsUp(ended.view, (tiles, s) => polyHandPictures(tiles, t('replay.tiles-of-poly', { who: who(s) }))));
     replace(el, parts);
     if (focus) el.querySelector(`[data-key="${focus}"]`)?.focus();
     if (focus && document.activeElement?.disabled !== false) {
