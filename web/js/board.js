@@ -654,21 +654,6 @@ function measure(felt, minUnit) {
   if (screen - top - below - chrome - slack < LEAST_ROOM || unitAt(scale) < minUnit) {
     scale = Math.max(scale, scaleFor(screen - below - chrome - slack));
   }
-  // Never below a readable tile: where much stands between the board and
-  // the hand (a replay's hands turned up), the page scrolls instead.
-  // A board held by its width gains nothing from more height.
-  const wide = unitAt(1);
-  const want = Math.min(minUnit, wide);
-  if (unitAt(scale) < want) {
-    const readable = Math.max(
-      ...svgs.map((x, i) => {
-        const vb = x.viewBox?.baseVal;
-        return vb && vb.height && rects[i].height ? (want * vb.height) / rects[i].height : 0;
-      }),
-    );
-    // Still no taller than the window: scrolled to, the board is seen whole.
-    scale = Math.max(scale, Math.min(scaleFor(screen - chrome - slack), readable));
-  }
   return {
     scale,
     unit: unitAt(scale),
