@@ -234,8 +234,16 @@ impl CreateError {
     }
 }
 
-/// Checks a room spec into the core's settings (the id is filled in later).
+/// Checks a room spec into the core's settings (the id is filled in later);
+/// rules equal to a preset's open that preset ([`preset_of`]).
 pub(crate) fn settings(spec: &RoomSpec, grace: std::time::Duration) -> Result<Settings, CreateError> {
+    settings_named(spec, grace, true)
+}
+
+/// [`settings`], with rules equal to a preset's named as the preset only
+/// when `as_preset`.
+fn settings_named(spec: &RoomSpec, grace: std::time::Duration, as_preset: bool) -> Result<Settings, CreateError> {
+    let named = |rules: FileRules| if as_preset { self::as_preset(rules) } else { rules };
     let rules = match (&spec.preset, &spec.variant, &spec.variant_file) {
         (Some(name), None, None) if POLY_PRESETS.contains(&name.as_str()) => {
             FileRules::Poly(PolyRules::preset(name).ok_or_else(|| CreateError::UnknownPreset(name.clone()))?)
@@ -246,10 +254,10 @@ pub(crate) fn settings(spec: &RoomSpec, grace: std::time::Duration) -> Result<Se
             FileRules::Tiles(Box::new(variant.validate().map_err(|e| CreateError::Variant(e.to_string()))?))
         }
         (None, Some(v), None) => {
-            let v = preset_of(v).unwrap_or_else(|| v.clone());
+            let v = preset_of(v).filter(|_| as_preset).unwrap_or_else(|| v.clone());
             FileRules::Tiles(Box::new(v.validate().map_err(|e| CreateError::Variant(e.to_string()))?))
         }
-        (None, None, Some(text)) => as_preset(variant_file(text)?),
+        (None, None, Some(text)) => named(variant_file(text)?),
         _ => return Err(CreateError::PresetOrVariant),
     };
     let (rules, sides) = match rules {
@@ -411,24 +419,29 @@ pub(crate) async fn create(
         Some(o) => Some(state.room_quota.take(o).map_err(|TooManyRooms(n)| CreateError::TooManyRooms(n))?),
         None => None,
     };
-    create_with(state, spec, TableOptions::default(), None, slot, creator).await
+    let settings = settings(&spec, state.config.reconnect_grace)?;
+    create_with(state, spec, settings, TableOptions::default(), None, slot, creator).await
 }
 
 /// Opens a room with table options (reserved and hosted seats, one match, a
 /// no-show deadline); `on_stored` hears the stored game's id once its match
-/// is over.
+/// is over. Its rules keep the name they are given: an organiser's house
+/// rules are played and stored under the organiser's name even where they
+/// equal a preset's.
 pub(crate) async fn create_table(
     state: &Arc<AppState>,
     spec: RoomSpec,
     table: TableOptions,
     on_stored: oneshot::Sender<Option<i64>>,
 ) -> Result<RoomInfo, CreateError> {
-    create_with(state, spec, table, Some(on_stored), None, Creator::Unknown).await
+    let settings = settings_named(&spec, state.config.reconnect_grace, false)?;
+    create_with(state, spec, settings, table, Some(on_stored), None, Creator::Unknown).await
 }
 
 async fn create_with(
     state: &Arc<AppState>,
     spec: RoomSpec,
+    mut settings: Settings,
     table: TableOptions,
     on_stored: Option<oneshot::Sender<Option<i64>>>,
     slot: Option<RoomSlot>,
@@ -437,7 +450,6 @@ async fn create_with(
     if state.is_shutting_down() {
         return Err(CreateError::ShuttingDown);
     }
-    let mut settings = settings(&spec, state.config.reconnect_grace)?;
     settings.bots = state.config.bot_policy();
     settings.idle = state.config.room_idle;
     settings.unwatched = state.config.unwatched_room;
