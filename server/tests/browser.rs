@@ -13,7 +13,7 @@ mod common;
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
-use browser_support::{Browser, LOOK, bots_game, tiles_in, view_tiles, xpath_literal};
+use browser_support::{Browser, LOOK, bots_game, steps_of, tiles_in, view_tiles, xpath_literal};
 use capicua_server::Config;
 use common::{TestServer, play_out, seat_all, temp_db, wait_for};
 use fantoccini::Locator;
@@ -865,14 +865,7 @@ async fn boards_of_every_layout_stay_on_screen_without_overlapping_tiles() {
     let mut games = vec![];
     for (layout, variant, duel) in layouts {
         let id = bots_game(&server, ADMIN, variant, duel, false).await;
-        // Every page of the replay.
-        let mut steps = vec![];
-        let mut from = Some(0);
-        while let Some(f) = from {
-            let g = server.get_json(&format!("/api/games/{id}?seat=0&from={f}")).await;
-            steps.extend(g["steps"].as_array().unwrap().iter().cloned());
-            from = g["next"].as_u64();
-        }
+        let steps = steps_of(&server, id).await;
         // The fullest board of the match: the latest moment worth checking.
         let (k, _) = steps
             .iter()

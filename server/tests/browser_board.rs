@@ -18,7 +18,7 @@ mod common;
 
 use std::time::Duration;
 
-use browser_support::{Browser, LOOK, bots_game, xpath_literal};
+use browser_support::{Browser, LOOK, bots_game, fullest, fullness, steps_of, viewport, xpath_literal};
 use capicua_server::Config;
 use common::{TestServer, temp_db};
 use fantoccini::Locator;
@@ -34,72 +34,6 @@ const SCREENS: [(u32, u32); 2] = [(1280, 800), (390, 844)];
 
 async fn admin_server() -> TestServer {
     TestServer::start_with(temp_db(), Config { admin_token: Some(ADMIN.into()), ..common::config() }).await
-}
-
-/// Every step of a stored game, as seat 0 saw it (every page of it).
-async fn steps_of(server: &TestServer, id: i64) -> Vec<Value> {
-    let mut steps = vec![];
-    let mut from = Some(0);
-    while let Some(f) = from {
-        let g = server.get_json(&format!("/api/games/{id}?seat=0&from={f}")).await;
-        steps.extend(g["steps"].as_array().unwrap().iter().cloned());
-        from = g["next"].as_u64();
-    }
-    steps
-}
-
-/// The tiles played in a step's view: `(ends used, tiles)`.
-fn fullness(step: &Value) -> (usize, usize) {
-    let view = &step["view"];
-    if let Some(board) = view["board"].as_array() {
-        return (0, board.len());
-    }
-    let plays: Vec<&Value> = view["history"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|r| r["action"]["kind"] == "play")
-        .map(|r| &r["action"])
-        .collect();
-    let mut ends: Vec<u64> = plays.iter().filter_map(|a| a["end"].as_u64()).collect();
-    ends.sort_unstable();
-    ends.dedup();
-    (ends.len(), plays.len())
-}
-
-/// The replay step (from 1, as the page counts) of the fullest board.
-fn fullest(steps: &[Value]) -> usize {
-    let (k, _) = steps
-        .iter()
-        .enumerate()
-        .map(|(k, s)| (k + 1, fullness(s)))
-        .max_by_key(|&(k, n)| (n, std::cmp::Reverse(k)))
-        .unwrap();
-    k
-}
-
-/// Sets the window so that the page's viewport is `w` x `h` CSS pixels
-/// (the window's own frame takes some of its size).
-async fn viewport(b: &Browser, w: u32, h: u32) {
-    let (mut ow, mut oh) = (w, h);
-    for _ in 0..5 {
-        b.client.set_window_size(ow, oh).await.unwrap();
-        // The window takes its new size a moment later.
-        let deadline = std::time::Instant::now() + Duration::from_secs(2);
-        let (iw, ih) = loop {
-            let inner = b.js("return [window.innerWidth, window.innerHeight]").await;
-            let (iw, ih) = (inner[0].as_u64().unwrap() as u32, inner[1].as_u64().unwrap() as u32);
-            if (iw, ih) == (w, h) {
-                return;
-            }
-            if std::time::Instant::now() > deadline {
-                break (iw, ih);
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        };
-        (ow, oh) = ((ow + w).saturating_sub(iw), (oh + h).saturating_sub(ih));
-    }
-    panic!("cannot make the viewport {w}x{h}");
 }
 
 /// Opens the replay of `id` at `step` (of `n`) for seat 0 and waits for it.
@@ -163,7 +97,7 @@ async fn every_board_at_its_fullest_fits_the_window_with_the_hand() {
     for (layout, variant, duel, poly) in layouts {
         let id = bots_game(&server, ADMIN, variant, duel, poly).await;
         let steps = steps_of(&server, id).await;
-        games.push((layout, id, fullest(&steps), steps.len()));
+        games.push((layout, id, fullest(&steps, |_| true), steps.len()));
     }
     let Some(b) = Browser::start(format!("http://{}", server.addr)).await else { return };
     for (w, h) in SCREENS {
@@ -396,7 +330,7 @@ async fn double_twelve_numerals_stay_clear_of_the_bar_and_readable_on_a_phone() 
     let server = admin_server().await;
     let id = bots_game(&server, ADMIN, "mexican-train", false, false).await;
     let steps = steps_of(&server, id).await;
-    let k = fullest(&steps);
+    let k = fullest(&steps, |_| true);
     let Some(b) = Browser::start(format!("http://{}", server.addr)).await else { return };
     for (w, h) in SCREENS {
         viewport(&b, w, h).await;
@@ -519,7 +453,7 @@ async fn graph_triominoes_name_the_pips_that_meet() {
     let server = admin_server().await;
     let id = bots_game(&server, ADMIN, "graph-triominoes", true, true).await;
     let steps = steps_of(&server, id).await;
-    let k = fullest(&steps);
+    let k = fullest(&steps, |_| true);
     let Some(b) = Browser::start(format!("http://{}", server.addr)).await else { return };
     open_replay(&b, id, k, steps.len()).await;
     let placed = b

@@ -14,11 +14,9 @@
 mod browser_support;
 mod common;
 
-use std::time::Duration;
-
-use browser_support::Browser;
+use browser_support::{Browser, bots_game, fullest, fullness, steps_of, viewport};
 use capicua_server::Config;
-use common::{TestServer, temp_db, wait_for};
+use common::{TestServer, temp_db};
 use serde_json::{Value, json};
 
 /// One Chromium at a time: the machine has two cores.
@@ -31,98 +29,6 @@ const SPANISH: [&str; 2] = ["--lang=es-ES", "--accept-lang=es-ES,es"];
 
 async fn admin_server() -> TestServer {
     TestServer::start_with(temp_db(), Config { admin_token: Some(ADMIN.into()), ..common::config() }).await
-}
-
-/// A match of `variant` played by bots at one table (two of them with
-/// `duel`, else four); its stored game.
-async fn bots_game(server: &TestServer, variant: &str, duel: bool, poly: bool) -> i64 {
-    let (table, entrants) = match (duel, poly) {
-        (true, true) => ("duel", json!(["bot:random", "bot:greedy"])),
-        (true, false) => ("duel", json!(["bot:heuristic", "bot:smart"])),
-        (false, _) => ("free-for-all", json!(["bot:random", "bot:heuristic", "bot:smart", "bot:bota-gorda"])),
-    };
-    let spec = json!({
-        "name": format!("{variant} table"), "seed": 3, "table": table, "variants": [variant],
-        "entrants": entrants,
-        "stages": [{"format": "round-robin"}],
-    });
-    let (status, created) = server.post_json("/api/tournaments", Some(ADMIN), &spec.to_string()).await;
-    assert_eq!(status, 201, "{created}");
-    let id = created["id"].as_i64().unwrap();
-    wait_for("the bots' table to finish", Duration::from_secs(240), async || {
-        let t = server.get_json(&format!("/api/tournaments/{id}")).await;
-        if t["status"] == "finished" { Ok(()) } else { Err(t["status"].clone()) }
-    })
-    .await;
-    let detail = server.get_json(&format!("/api/tournaments/{id}")).await;
-    detail["rounds"][0]["tables"][0]["game"].as_i64().unwrap()
-}
-
-/// Every step of a stored game, as seat 0 saw it (every page of it).
-async fn steps_of(server: &TestServer, id: i64) -> Vec<Value> {
-    let mut steps = vec![];
-    let mut from = Some(0);
-    while let Some(f) = from {
-        let g = server.get_json(&format!("/api/games/{id}?seat=0&from={f}")).await;
-        steps.extend(g["steps"].as_array().unwrap().iter().cloned());
-        from = g["next"].as_u64();
-    }
-    steps
-}
-
-/// How full a step's board is: `(ends used, tiles)`.
-fn fullness(step: &Value) -> (usize, usize) {
-    let view = &step["view"];
-    if let Some(board) = view["board"].as_array() {
-        return (0, board.len());
-    }
-    let plays: Vec<&Value> = view["history"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|r| r["action"]["kind"] == "play")
-        .map(|r| &r["action"])
-        .collect();
-    let mut ends: Vec<u64> = plays.iter().filter_map(|a| a["end"].as_u64()).collect();
-    ends.sort_unstable();
-    ends.dedup();
-    (ends.len(), plays.len())
-}
-
-/// The replay step (from 1, as the page counts) of the fullest board, among
-/// the steps `keep` accepts (all when none does).
-fn fullest(steps: &[Value], keep: impl Fn(&Value) -> bool) -> usize {
-    let any = steps.iter().any(&keep);
-    let (k, _) = steps
-        .iter()
-        .enumerate()
-        .filter(|(_, s)| !any || keep(s))
-        .map(|(k, s)| (k + 1, fullness(s)))
-        .max_by_key(|&(k, n)| (n, std::cmp::Reverse(k)))
-        .unwrap();
-    k
-}
-
-/// Sets the window so that the page's viewport is `w` x `h` CSS pixels.
-async fn viewport(b: &Browser, w: u32, h: u32) {
-    let (mut ow, mut oh) = (w, h);
-    for _ in 0..5 {
-        b.client.set_window_size(ow, oh).await.unwrap();
-        let deadline = std::time::Instant::now() + Duration::from_secs(2);
-        let (iw, ih) = loop {
-            let inner = b.js("return [window.innerWidth, window.innerHeight]").await;
-            let (iw, ih) = (inner[0].as_u64().unwrap() as u32, inner[1].as_u64().unwrap() as u32);
-            if (iw, ih) == (w, h) {
-                return;
-            }
-            if std::time::Instant::now() > deadline {
-                break (iw, ih);
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        };
-        (ow, oh) = ((ow + w).saturating_sub(iw), (oh + h).saturating_sub(ih));
-    }
-    panic!("cannot make the viewport {w}x{h}");
 }
 
 /// Opens the replay of `id` at `step` (of `n`) for seat 0, in Spanish, and
@@ -168,8 +74,8 @@ fn no_english(what: &str, text: &str) {
 async fn mexican_trains_and_the_all_fives_cross_speak_spanish() {
     let _one = ONE_BROWSER.lock().await;
     let server = admin_server().await;
-    let trains = bots_game(&server, "mexican-train", false, false).await;
-    let fives = bots_game(&server, "all-fives", true, false).await;
+    let trains = bots_game(&server, ADMIN, "mexican-train", false, false).await;
+    let fives = bots_game(&server, ADMIN, "all-fives", true, false).await;
     let Some(b) = Browser::start_with(format!("http://{}", server.addr), &SPANISH).await else { return };
     viewport(&b, 1280, 800).await;
 
@@ -238,7 +144,7 @@ async fn mexican_trains_and_the_all_fives_cross_speak_spanish() {
 async fn triominoes_speak_spanish() {
     let _one = ONE_BROWSER.lock().await;
     let server = admin_server().await;
-    let id = bots_game(&server, "triominoes", true, true).await;
+    let id = bots_game(&server, ADMIN, "triominoes", true, true).await;
     let steps = steps_of(&server, id).await;
     let k = fullest(&steps, |_| true);
     let Some(b) = Browser::start_with(format!("http://{}", server.addr), &SPANISH).await else { return };

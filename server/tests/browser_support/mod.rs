@@ -476,3 +476,72 @@ pub async fn bots_game(server: &TestServer, admin: &str, variant: &str, duel: bo
     let detail = server.get_json(&format!("/api/tournaments/{id}")).await;
     detail["rounds"][0]["tables"][0]["game"].as_i64().unwrap()
 }
+
+/// Every step of a stored game, as seat 0 saw it (every page of it).
+pub async fn steps_of(server: &TestServer, id: i64) -> Vec<Value> {
+    let mut steps = vec![];
+    let mut from = Some(0);
+    while let Some(f) = from {
+        let g = server.get_json(&format!("/api/games/{id}?seat=0&from={f}")).await;
+        steps.extend(g["steps"].as_array().unwrap().iter().cloned());
+        from = g["next"].as_u64();
+    }
+    steps
+}
+
+/// The tiles played in a step's view: `(ends used, tiles)`.
+pub fn fullness(step: &Value) -> (usize, usize) {
+    let view = &step["view"];
+    if let Some(board) = view["board"].as_array() {
+        return (0, board.len());
+    }
+    let plays: Vec<&Value> = view["history"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|r| r["action"]["kind"] == "play")
+        .map(|r| &r["action"])
+        .collect();
+    let mut ends: Vec<u64> = plays.iter().filter_map(|a| a["end"].as_u64()).collect();
+    ends.sort_unstable();
+    ends.dedup();
+    (ends.len(), plays.len())
+}
+
+/// The replay step (from 1, as the page counts) of the fullest board, among
+/// the steps `keep` accepts (all when none does).
+pub fn fullest(steps: &[Value], keep: impl Fn(&Value) -> bool) -> usize {
+    let any = steps.iter().any(&keep);
+    let (k, _) = steps
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| !any || keep(s))
+        .map(|(k, s)| (k + 1, fullness(s)))
+        .max_by_key(|&(k, n)| (n, std::cmp::Reverse(k)))
+        .unwrap();
+    k
+}
+
+/// Sets the window so that the page's viewport is `w` x `h` CSS pixels
+/// (the window's own frame takes some of its size).
+pub async fn viewport(b: &Browser, w: u32, h: u32) {
+    let (mut ow, mut oh) = (w, h);
+    for _ in 0..5 {
+        b.client.set_window_size(ow, oh).await.unwrap();
+        // The window takes its new size a moment later.
+        let deadline = std::time::Instant::now() + Duration::from_secs(2);
+        let (iw, ih) = loop {
+            let inner = b.js("return [window.innerWidth, window.innerHeight]").await;
+            let (iw, ih) = (inner[0].as_u64().unwrap() as u32, inner[1].as_u64().unwrap() as u32);
+            if (iw, ih) == (w, h) {
+                return;
+            }
+            if std::time::Instant::now() > deadline {
+                break (iw, ih);
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        };
+        (ow, oh) = ((ow + w).saturating_sub(iw), (oh + h).saturating_sub(ih));
+    }
+    panic!("cannot make the viewport {w}x{h}");
+}
