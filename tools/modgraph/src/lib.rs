@@ -37,11 +37,13 @@
 //! | `parse.rs` | one file's modules, definitions, imports and paths |
 //! | `tree.rs` | a crate's module tree, from its root file |
 //! | `graph.rs` | [`ModGraph`]: sibling edges, re-exports followed, [`Cycle`]s |
+//! | `sizes.rs` | [`sizes::functions`]: each function's span, test code left out |
 //! | `workspace.rs` | [`workspace_members`], [`CrateGraph`] per crate of a member |
 
 mod graph;
 mod lex;
 mod parse;
+pub mod sizes;
 mod tree;
 mod workspace;
 
