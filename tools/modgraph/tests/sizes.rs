@@ -42,7 +42,6 @@ const LONG_FUNCTIONS: &[(&str, &str)] = &[
     ("bot-client/src/poly_arena.rs::run", "to split"),
     ("server/examples/tournament_perf.rs::live", "to split"),
     ("strategy/src/arena.rs::play_game", "to split"),
-    ("tools/hostile/src/attack/review.rs::run", "to split"),
     ("engine/src/game/scoring.rs::end_hand", "to split"),
     ("server/src/accept.rs::serve", "to split"),
 ];

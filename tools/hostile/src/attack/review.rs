@@ -50,35 +50,7 @@ pub async fn run(ctx: &Ctx, args: &Args) -> anyhow::Result<()> {
 
     ctx.begin().await;
     let path = format!("/api/games/{id}/review?seat=0");
-    let hang_up = Duration::from_secs(args.hang_up_secs);
-    let mut abandoned = tokio::task::JoinSet::new();
-    for _ in 0..args.reviews {
-        let server = ctx.server.clone();
-        let path = path.clone();
-        abandoned.spawn(async move {
-            let mut tcp = server.tcp().await?;
-            tcp.write_all(server.get_request(&path).as_bytes()).await?;
-            let mut buf = [0u8; 512];
-            // An answer within the wait (a cached review) is read; then the
-            // socket is dropped either way.
-            match tokio::time::timeout(hang_up, tcp.read(&mut buf)).await {
-                Ok(Ok(n)) if n > 0 => {
-                    let line = String::from_utf8_lossy(&buf[..n]);
-                    Ok(format!("answered: {}", line.lines().next().unwrap_or("")))
-                }
-                Ok(_) => Ok("closed by the server".to_string()),
-                Err(_) => Ok("hung up".to_string()),
-            }
-        });
-    }
-    let mut outcomes = Tally::default();
-    while let Some(done) = abandoned.join_next().await {
-        outcomes.add(match done {
-            Ok(Ok(what)) => what,
-            Ok(Err::<_, std::io::Error>(e)) => format!("failed: {e}"),
-            Err(e) => format!("task: {e}"),
-        });
-    }
+    let outcomes = abandon_reviews(ctx, &path, args.reviews, Duration::from_secs(args.hang_up_secs)).await;
     ctx.note(format!("{} x GET {path}, hung up after {} s: {outcomes}", args.reviews, args.hang_up_secs));
 
     let window = Duration::from_secs(args.seconds);
@@ -121,6 +93,40 @@ pub async fn run(ctx: &Ctx, args: &Args) -> anyhow::Result<()> {
     });
     conn.close().await;
     Ok(())
+}
+
+/// Asks for `reviews` reviews at `path` at once and hangs each up after
+/// `hang_up` (reading an answer that came sooner): what each one met.
+async fn abandon_reviews(ctx: &Ctx, path: &str, reviews: usize, hang_up: Duration) -> Tally {
+    let mut abandoned = tokio::task::JoinSet::new();
+    for _ in 0..reviews {
+        let server = ctx.server.clone();
+        let path = path.to_string();
+        abandoned.spawn(async move {
+            let mut tcp = server.tcp().await?;
+            tcp.write_all(server.get_request(&path).as_bytes()).await?;
+            let mut buf = [0u8; 512];
+            // An answer within the wait (a cached review) is read; then the
+            // socket is dropped either way.
+            match tokio::time::timeout(hang_up, tcp.read(&mut buf)).await {
+                Ok(Ok(n)) if n > 0 => {
+                    let line = String::from_utf8_lossy(&buf[..n]);
+                    Ok(format!("answered: {}", line.lines().next().unwrap_or("")))
+                }
+                Ok(_) => Ok("closed by the server".to_string()),
+                Err(_) => Ok("hung up".to_string()),
+            }
+        });
+    }
+    let mut outcomes = Tally::default();
+    while let Some(done) = abandoned.join_next().await {
+        outcomes.add(match done {
+            Ok(Ok(what)) => what,
+            Ok(Err::<_, std::io::Error>(e)) => format!("failed: {e}"),
+            Err(e) => format!("task: {e}"),
+        });
+    }
+    outcomes
 }
 
 /// What the hints got.
