@@ -22,7 +22,6 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
-use capicua_server::db::tournaments;
 use capicua_server::tournament::store::{self, SpecFormat};
 use capicua_server::{Config, Db};
 use capicua_tournament::{MatchResult, SeatResult, Tournament, TournamentSpec};
@@ -237,8 +236,7 @@ async fn scale(sizes: &[usize]) -> anyhow::Result<()> {
         )
         .await?;
         // Mark it finished first so a server does not try to run it.
-        tournaments::set_status(
-            &db,
+        db.set_tournament_status(
             id,
             capicua_protocol::TournamentStatus::Finished,
             None,
@@ -277,7 +275,7 @@ async fn scale(sizes: &[usize]) -> anyhow::Result<()> {
             }
         }
         tx.commit().await?;
-        tournaments::save_standings(&db, id, &t.standings()).await?;
+        db.save_tournament_standings(id, &t.standings()).await?;
         let stored_secs = t0.elapsed().as_secs_f64();
         let listener = TcpListener::bind("127.0.0.1:0").await?;
         let addr = listener.local_addr()?;
@@ -318,7 +316,7 @@ async fn scale(sizes: &[usize]) -> anyhow::Result<()> {
         })
         .await?;
         let results: Vec<MatchResult> =
-            tournaments::results_after(&db, id, 0).await?.into_iter().map(|r| r.result).collect();
+            db.tournament_results_after(id, 0).await?.into_iter().map(|r| r.result).collect();
         let replay = time_ms(reps, || async {
             Tournament::replay(config.clone(), &results)?;
             Ok(())

@@ -577,12 +577,12 @@ impl Conn {
     /// may be open on another server of the database (`wrong-node`, with
     /// its URL), else there is no such room.
     async fn no_such_room(&self, id: Option<u64>, room: RoomId) {
-        let elsewhere = match self.state.db.backend() {
-            crate::db::Backend::Postgres => self.state.db.room_elsewhere(room as i64).await.unwrap_or_else(|e| {
+        let elsewhere = match self.state.db.topology() {
+            crate::db::Topology::Cluster => self.state.db.room_elsewhere(room as i64).await.unwrap_or_else(|e| {
                 tracing::warn!(error = %e, room, "looking for the node of a room");
                 None
             }),
-            crate::db::Backend::Sqlite => None,
+            crate::db::Topology::Single => None,
         };
         match elsewhere {
             Some(node) => {
@@ -597,8 +597,8 @@ impl Conn {
     /// where other servers number their guests too, `guest-N@NODE`, so two
     /// guests of one lobby never share a name.
     fn guest_name(&self) -> String {
-        match (self.state.db.backend(), self.state.db.node_id()) {
-            (crate::db::Backend::Postgres, Some(node)) => format!("guest-{}@{node}", self.id),
+        match (self.state.db.topology(), self.state.db.node_id()) {
+            (crate::db::Topology::Cluster, Some(node)) => format!("guest-{}@{node}", self.id),
             _ => format!("guest-{}", self.id),
         }
     }

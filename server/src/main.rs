@@ -2,7 +2,6 @@
 //! probe a serving server's health.
 
 use anyhow::Context;
-use capicua_server::db::tournaments;
 use capicua_server::tournament::store::{self, SpecFormat};
 use clap::{Parser, Subcommand};
 use tokio::net::TcpListener;
@@ -506,17 +505,17 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Standings { database, tournament: Some(id), json, .. } => {
             let db = open_read_only(&database).await?;
-            let Some(summary) = tournaments::summary_of(&db, id).await? else {
+            let Some(summary) = db.tournament_summary(id).await? else {
                 anyhow::bail!("no tournament {id}");
             };
-            let rows = tournaments::standings(&db, id).await?;
+            let rows = db.tournament_standings(id).await?;
             if json {
                 outln!("{}", serde_json::to_string_pretty(&rows)?);
             } else {
                 // The spec says how the rows were ordered; a stored spec
                 // that no longer parses (a newer format) still prints, with
                 // the tie-breaks unnamed.
-                let scoring = match tournaments::spec(&db, id).await? {
+                let scoring = match db.tournament_spec(id).await? {
                     Some(spec) => spec.parse::<capicua_server::tournament::TournamentError>().ok(),
                     None => None,
                 };
@@ -615,7 +614,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Tournament { command: TournamentCommand::List, database } => {
             let db = open_read_only(&database).await?;
-            let list = tournaments::list(&db).await?;
+            let list = db.tournaments().await?;
             db.close().await;
             if list.is_empty() {
                 outln!("no tournaments");

@@ -9,7 +9,7 @@ use capicua_protocol::RoomInfo;
 
 use crate::AppState;
 use crate::db::nodes::{BEAT, Beat};
-use crate::db::{Backend, DbError};
+use crate::db::{DbError, Topology};
 
 /// This server's own listed rooms (private ones are reached by invite),
 /// by id.
@@ -29,7 +29,7 @@ pub(crate) fn own_rooms(state: &AppState) -> Vec<RoomInfo> {
 /// out: a lobby never fails for a peer's sake.
 pub(crate) async fn lobby(state: &AppState) -> Vec<RoomInfo> {
     let mut list = own_rooms(state);
-    if state.db.backend() != Backend::Postgres {
+    if state.db.topology() != Topology::Cluster {
         return list;
     }
     match state.db.other_lobbies().await {
@@ -64,7 +64,7 @@ pub(crate) async fn join(state: &Arc<AppState>, url: &str) -> Result<(), DbError
             let rooms = state.rooms.lock().expect("rooms lock").len() as i64;
             let connections = (state.config.max_connections - state.conn_permits.available_permits()) as i64;
             // Only another node reads the lobby: on SQLite there is none.
-            let rooms_json = if state.db.backend() == Backend::Postgres {
+            let rooms_json = if state.db.topology() == Topology::Cluster {
                 serde_json::to_string(&own_rooms(&state)).unwrap_or_else(|_| "[]".into())
             } else {
                 "[]".into()

@@ -138,7 +138,7 @@ async fn entrants_of_one_hosted_strategy_are_rated_apart() {
 
 #[tokio::test]
 async fn the_standings_view_is_written_with_each_match() {
-    use capicua_server::db::tournaments::{self, EntrantKind, NewEntrant, SpecFormat};
+    use capicua_server::db::tournaments::{EntrantKind, NewEntrant, SpecFormat};
     use capicua_server::db::{GameRecord, SeatKind, SeatRecord, TableLink};
     use capicua_tournament::{MatchResult, SeatResult, Tournament};
 
@@ -164,11 +164,11 @@ async fn the_standings_view_is_written_with_each_match() {
         .iter()
         .map(|n| NewEntrant { name: n.to_string(), members: vec![n.to_string()], kind: EntrantKind::HostedBot })
         .collect();
-    let id = tournaments::create(&db, "solo", SpecFormat::Json, &spec, "{}", &entrants, None).await.unwrap();
+    let id = db.create_tournament("solo", SpecFormat::Json, &spec, "{}", &entrants, None).await.unwrap();
     let config = capicua_server::tournament::store::parse_spec(&spec, SpecFormat::Json).unwrap();
     let mut t = Tournament::new(config.clone());
     let round = t.next_round().unwrap();
-    tournaments::save_round(&db, id, &round).await.unwrap();
+    db.save_tournament_round(id, &round).await.unwrap();
     let table = &round.tables[0];
     let result = MatchResult {
         round: round.number,
@@ -203,11 +203,11 @@ async fn the_standings_view_is_written_with_each_match() {
     };
     db.store_game(record).await.unwrap();
     t.record(result).unwrap();
-    let view = tournaments::standings(&db, id).await.unwrap();
+    let view = db.tournament_standings(id).await.unwrap();
     assert_eq!(view, t.standings(), "the view holds the committed match");
     assert_eq!(view.iter().map(|s| s.games).sum::<u32>(), 2);
     // The table row names the room whose game decided it.
-    let stored = tournaments::tables(&db, id).await.unwrap();
+    let stored = db.tournament_tables(id).await.unwrap();
     let row = stored.iter().find(|s| s.round == round.number && s.table.id == table.id).unwrap();
     assert_eq!((row.room, row.attempts), (Some(7), 1));
 }
@@ -217,7 +217,7 @@ async fn the_standings_view_is_written_with_each_match() {
 /// pairing it played, and a new one pairs by the Dutch system.
 #[tokio::test]
 async fn a_stored_swiss_keeps_the_pairing_it_was_created_with() {
-    use capicua_server::db::tournaments::{self, EntrantKind, NewEntrant, SpecFormat};
+    use capicua_server::db::tournaments::{EntrantKind, NewEntrant, SpecFormat};
     use capicua_server::tournament::store;
     use capicua_tournament::{SwissPairing, Tournament};
 
@@ -233,7 +233,7 @@ async fn a_stored_swiss_keeps_the_pairing_it_was_created_with() {
         .iter()
         .map(|n| NewEntrant { name: n.clone(), members: vec![n.clone()], kind: EntrantKind::HostedBot })
         .collect();
-    let id = tournaments::create(&db, "swiss", SpecFormat::Json, &spec, "{}", &entrants, None).await.unwrap();
+    let id = db.create_tournament("swiss", SpecFormat::Json, &spec, "{}", &entrants, None).await.unwrap();
     // The first round's pairs, as seeds (0-based).
     let first_round = |t: &Tournament| -> Vec<(u32, u32)> {
         let mut pairs: Vec<(u32, u32)> = t

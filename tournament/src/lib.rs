@@ -46,6 +46,7 @@
 //! | `stop.rs` | [`StopSpec`] |
 //! | `disqualify.rs` | [`DisqualifySpec`], [`LenientJudgeSpec`] |
 //! | `standings.rs` | [`Standing`] and the ranking order |
+//! | `status.rs` | a hosted tournament's life: [`ControlAction`]s and runner [`Transition`]s allowed from each status |
 //! | `round.rs` | [`Round`], [`Table`], [`Seat`], [`MatchResult`] |
 //! | `tournament.rs` | [`Tournament`]: the state machine, [`Tournament::replay`] |
 //! | `tournament/arena.rs` | the arena: [`Tournament::arena_pair`] pairs entrants as they come free until a deadline; [`Tournament::replay_with_tables`] |
@@ -58,6 +59,7 @@ mod rng;
 mod round;
 mod scoring;
 mod standings;
+mod status;
 mod stop;
 mod table;
 mod tiebreak;
@@ -72,6 +74,7 @@ pub use error::{ConfigError, ParseError};
 pub use round::{Entrant, EntrantId, MatchResult, Round, Seat, SeatResult, Table};
 pub use scoring::{ByeRule, Outcome, PointsRule, ScoringSpec, TeamScore, WinnerRule};
 pub use standings::Standing;
+pub use status::{ControlAction, ControlDecision, Transition, WrongStatus, deletable};
 pub use stop::{StopReason, StopSpec};
 pub use table::TableKind;
 pub use tiebreak::TieBreak;

@@ -12,10 +12,12 @@
 //! - [`placements`]: where the scheduler placed each tournament table.
 //! - [`games`]: rooms, finished games as stored and read back, the compact
 //!   move log.
-//! - [`ratings`]: Weng-Lin ratings per variant and the leaderboard.
+//! - [`ratings`]: the ratings table as [`crate::ratings`] moves it, and the leaderboard.
 //! - [`reviews`]: finished reviews, computed once per game and seat.
 //! - [`writer`]: the single writer task that stores finished games.
-//! - [`tournaments`]: the tables of `migrations/0002_tournaments.sql`.
+//! - [`tournaments`]: the tables of `migrations/0002_tournaments.sql`, with
+//!   the status changes [`capicua_tournament::ControlAction`] decides.
+//! - [`Backend`] and [`Topology`]: the engine, and whether servers share it.
 //! - `schema`: the guards run before a file is used (is it there, is it
 //!   capicua's, is its schema this binary's).
 //! - [`SchedulerLock`]: which of the servers on one PostgreSQL database runs the tournaments.
@@ -29,6 +31,7 @@
 //! transactions take turns on one counter row, so games are numbered and
 //! rated in commit order whichever server stores them.
 
+mod backend;
 mod columns;
 pub mod games;
 pub mod nodes;
@@ -53,6 +56,7 @@ use sqlx::sqlite::SqliteConnectOptions;
 use sqlx::{Connection, Executor};
 use tokio::sync::mpsc;
 
+pub use backend::{Backend, Topology};
 pub use games::{
     GameRecord, GameSummary, HandResults, Play, RoomVariant, SeatKind, SeatRecord, StoredGame, SummarySeat,
     decode_moves, encode_moves,
@@ -202,31 +206,6 @@ impl StoreHealth {
         let mut last = self.0.lock().unwrap_or_else(|p| p.into_inner());
         let since = last.as_ref().map_or_else(now_secs, |f| f.since);
         *last = Some(StoreFailure { error, since });
-    }
-}
-
-/// The database engine a [`Db`] runs on, chosen by the `--database` URL.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Backend {
-    /// A SQLite file (a bare path or `sqlite://...`): the default.
-    Sqlite,
-    /// A PostgreSQL server (`postgres://...` or `postgresql://...`).
-    Postgres,
-}
-
-impl Backend {
-    /// The engine a `--database` value names.
-    pub fn of(url: &str) -> Backend {
-        if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-            Backend::Postgres
-        } else {
-            Backend::Sqlite
-        }
-    }
-
-    /// The engine an open connection talks to.
-    pub(crate) fn of_connection(conn: &sqlx::AnyConnection) -> Backend {
-        if conn.backend_name() == "PostgreSQL" { Backend::Postgres } else { Backend::Sqlite }
     }
 }
 
@@ -495,6 +474,11 @@ impl Db {
     /// The engine this database runs on.
     pub fn backend(&self) -> Backend {
         self.backend
+    }
+
+    /// Whether this server is alone on its database or one node of a cluster.
+    pub fn topology(&self) -> Topology {
+        self.backend.topology()
     }
 
     /// Why storing finished games fails, while it does: `None` once the

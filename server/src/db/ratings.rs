@@ -1,93 +1,21 @@
-//! Weng-Lin (OpenSkill) ratings per variant: how a rated game moves them
-//! (the writer applies it in the game's transaction) and the leaderboard.
+//! The `ratings` table: Weng-Lin ratings per board as the writer commits
+//! them ([`crate::ratings`] decides how a game moves them), the
+//! leaderboard, and a replay of the stored games that must agree with it.
 
 use std::collections::HashMap;
 
 use serde::Serialize;
-use skillratings::MultiTeamOutcome;
-use skillratings::weng_lin::{WengLinConfig, WengLinRating, weng_lin_multi_team};
+use skillratings::weng_lin::WengLinRating;
 use sqlx::Row;
 
 use capicua_engine::Variant;
-use capicua_engine::poly::PolyVariant;
 
-use super::{Db, DbError, GameRecord, Play};
+use super::{Db, DbError};
+use crate::ratings::{Rated, Ratings, rate_result, seats_count};
 
-/// The leaderboard a variant's rated games count on.
-///
-/// A client names its variant, so a name proves nothing about the rules: a
-/// published preset played with exactly its rules counts under the preset's
-/// name (`latin`); any other rules count under the name and a fingerprint of
-/// the rules (`house-latin#3f09c2a1b7d4`), so no custom variant can feed a
-/// preset's board, and two customs of one name with different rules keep
-/// apart. The fingerprint is the first 48 bits of the SHA-256 of the rules
-/// as JSON, the name and description left out (renaming does not split a
-/// board; changing a rule does).
-pub fn rating_key(v: &Variant) -> String {
-    if is_preset(v) { v.name.clone() } else { format!("{}#{}", v.name, fingerprint(v)) }
-}
-
-/// The leaderboard a game of `play` counts on: its preset's name when it
-/// plays a published preset's exact rules (two-faced or poly), else its
-/// name with a fingerprint of its rules.
-pub fn play_rating_key(play: &Play) -> String {
-    match play {
-        Play::Tiles { variant, .. } => rating_key(variant),
-        Play::Poly { variant, .. } => poly_rating_key(variant),
-    }
-}
-
-/// [`rating_key`] of a poly variant.
-pub fn poly_rating_key(v: &PolyVariant) -> String {
-    if is_poly_preset(v) {
-        v.name.clone()
-    } else {
-        format!(
-            "{}#{}",
-            v.name,
-            fingerprint_of(v, |v| {
-                v.name.clear();
-                v.description.clear();
-            })
-        )
-    }
-}
-
-/// Whether `v` is the published poly preset of its name, rule for rule
-/// (the description aside).
-pub fn is_poly_preset(v: &PolyVariant) -> bool {
-    capicua_engine::poly::poly_preset(&v.name).is_some_and(|mut p| {
-        p.description.clone_from(&v.description);
-        &p == v
-    })
-}
-
-/// Whether `v` is the published preset of its name, rule for rule (the
-/// description aside).
-pub fn is_preset(v: &Variant) -> bool {
-    capicua_engine::preset(&v.name).is_some_and(|mut p| {
-        p.description.clone_from(&v.description);
-        &p == v
-    })
-}
-
-/// Twelve hex digits naming a variant's rules, whatever it is called.
-pub fn fingerprint(v: &Variant) -> String {
-    fingerprint_of(v, |v| {
-        v.name.clear();
-        v.description.clear();
-    })
-}
-
-/// Twelve hex digits of the SHA-256 of `v`'s JSON once `anonymize` has
-/// cleared what does not make the rules.
-fn fingerprint_of<T: Clone + serde::Serialize>(v: &T, anonymize: impl FnOnce(&mut T)) -> String {
-    use sha2::{Digest, Sha256};
-    let mut rules = v.clone();
-    anonymize(&mut rules);
-    let json = serde_json::to_vec(&rules).expect("a variant serializes");
-    Sha256::digest(&json)[..6].iter().map(|b| format!("{b:02x}")).collect()
-}
+pub use crate::ratings::{
+    fingerprint, is_poly_preset, is_preset, play_rating_key, poly_rating_key, rating_key, self_play, side_ranks,
+};
 
 /// One line of the leaderboard.
 #[derive(Clone, Debug, Serialize, PartialEq, sqlx::FromRow)]
@@ -225,18 +153,6 @@ impl Db {
     }
 }
 
-/// A player's rating in one variant, with the games behind it.
-#[derive(Clone, Copy)]
-pub(super) struct Rated {
-    pub(super) rating: WengLinRating,
-    pub(super) games: i64,
-    pub(super) wins: i64,
-    pub(super) draws: i64,
-}
-
-/// Ratings by (variant, player).
-pub(super) type Ratings = HashMap<(String, i64), Rated>;
-
 /// A `ratings` row.
 #[derive(sqlx::FromRow)]
 struct RatingRow {
@@ -265,100 +181,6 @@ pub(super) async fn load<'e>(conn: impl sqlx::Executor<'e, Database = sqlx::Any>
             ((r.variant, r.player_id), rated)
         })
         .collect())
-}
-
-/// Ranks of the sides: the winner first, then by score; a forfeiting side last.
-pub fn side_ranks(scores: &[i32], winner: Option<u8>, forfeit_side: Option<u8>) -> Vec<usize> {
-    let key = |s: usize| -> (i64, i64) {
-        let tier = if Some(s as u8) == forfeit_side {
-            0
-        } else if Some(s as u8) == winner {
-            2
-        } else {
-            1
-        };
-        (tier, scores.get(s).copied().unwrap_or(0) as i64)
-    };
-    (0..scores.len()).map(|s| 1 + (0..scores.len()).filter(|&o| key(o) > key(s)).count()).collect()
-}
-
-/// Whether one player holds more than one seat (a hosted strategy playing
-/// itself). Such a game is not rated: one identity cannot both win and lose
-/// it, and two updates of one rating from one game would leave only the
-/// last; leaving it out keeps `wins <= games` and every update whole.
-pub fn self_play(g: &GameRecord) -> bool {
-    holds_two_seats(g.seats.iter().filter_map(|s| s.player_id))
-}
-
-/// Whether one player id comes twice among a game's seated players.
-fn holds_two_seats(players: impl Iterator<Item = i64>) -> bool {
-    let mut seen = std::collections::HashSet::new();
-    players.into_iter().any(|p| !seen.insert(p))
-}
-
-/// Updates the ratings of a rated game's players into `touched` (ratings
-/// changed in this batch, read first) over `stored` (the committed ones).
-pub(super) fn rate(stored: &Ratings, touched: &mut Ratings, g: &GameRecord) {
-    let forfeit_side = g.forfeit.and_then(|seat| g.seats.iter().find(|s| s.seat == seat)).map(|s| s.side);
-    let seats: Vec<(u8, i64)> = g.seats.iter().map(|s| (s.side, s.player_id.expect("checked by the caller"))).collect();
-    rate_result(stored, touched, &play_rating_key(&g.play), &g.scores, g.winner, forfeit_side, &seats);
-}
-
-/// [`rate`] from a result alone: the board, scores by side, the winning
-/// side, the forfeiting side and each seat's (side, player). The writer and
-/// [`Db::replay_ratings`] both come here, so a replay computes what the
-/// writer computed, to the bit.
-fn rate_result(
-    stored: &Ratings,
-    touched: &mut Ratings,
-    board: &str,
-    scores: &[i32],
-    winner: Option<u8>,
-    forfeit_side: Option<u8>,
-    seats: &[(u8, i64)],
-) {
-    let sides = scores.len();
-    let ranks = side_ranks(scores, winner, forfeit_side);
-    let mut teams: Vec<Vec<(i64, Rated)>> = vec![Vec::new(); sides];
-    for &(side, pid) in seats {
-        let key = (board.to_string(), pid);
-        let current = touched.get(&key).or_else(|| stored.get(&key)).copied().unwrap_or(Rated {
-            rating: WengLinRating::new(),
-            games: 0,
-            wins: 0,
-            draws: 0,
-        });
-        if let Some(team) = teams.get_mut(side as usize) {
-            team.push((pid, current));
-        }
-    }
-    let ratings: Vec<Vec<WengLinRating>> = teams.iter().map(|t| t.iter().map(|(_, r)| r.rating).collect()).collect();
-    let input: Vec<(&[WengLinRating], MultiTeamOutcome)> = ratings
-        .iter()
-        .zip(&ranks)
-        .filter(|(t, _)| !t.is_empty())
-        .map(|(t, &rank)| (t.as_slice(), MultiTeamOutcome::new(rank)))
-        .collect();
-    let new = weng_lin_multi_team(&input, &WengLinConfig::new());
-    let mut new_iter = new.into_iter();
-    for (side, team) in teams.iter().enumerate() {
-        if team.is_empty() {
-            continue;
-        }
-        let Some(updated) = new_iter.next() else { break };
-        for ((pid, old), rating) in team.iter().zip(updated) {
-            let won = winner == Some(side as u8);
-            touched.insert(
-                (board.to_string(), *pid),
-                Rated {
-                    rating,
-                    games: old.games + 1,
-                    wins: old.wins + i64::from(won),
-                    draws: old.draws + i64::from(winner.is_none()),
-                },
-            );
-        }
-    }
 }
 
 /// A rating as the `ratings` table holds it.
@@ -458,7 +280,7 @@ impl Db {
             }
             // The writer rates a game only when every seat is a different
             // player's.
-            if !all_players || sides.is_empty() || holds_two_seats(sides.iter().map(|&(_, p)| p)) {
+            if !seats_count(&sides, all_players) {
                 continue;
             }
             let board = match boards.get(&g.variant_json) {
@@ -483,7 +305,7 @@ impl Db {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::db::{HandResults, Play, SeatKind, SeatRecord};
+    use crate::db::{GameRecord, HandResults, Play, SeatKind, SeatRecord};
     use capicua_engine::Seating;
 
     /// A finished game of `variant` with one seat per `(side, player)`.
@@ -651,36 +473,5 @@ mod tests {
         for ext in ["", "-wal", "-shm"] {
             let _ = std::fs::remove_file(format!("{}{ext}", path.display()));
         }
-    }
-
-    #[test]
-    fn a_custom_variant_named_like_a_preset_gets_a_board_of_its_own() {
-        let latin = capicua_engine::preset("latin").unwrap();
-        assert_eq!(rating_key(&latin), "latin");
-        let mut described = latin.clone();
-        described.description = "our club's latin".into();
-        assert_eq!(rating_key(&described), "latin", "the description is not a rule");
-        let mut impostor = latin.clone();
-        impostor.scoring.win_bonus = 500;
-        let key = rating_key(&impostor);
-        assert!(key.starts_with("latin#") && key.len() == "latin#".len() + 12, "{key}");
-        assert!(!is_preset(&impostor));
-        let mut renamed = impostor.clone();
-        renamed.name = "house".into();
-        assert_eq!(
-            rating_key(&renamed),
-            format!("house#{}", fingerprint(&impostor)),
-            "renaming keeps the rules' print"
-        );
-        let mut other = impostor.clone();
-        other.scoring.win_bonus = 400;
-        assert_ne!(fingerprint(&other), fingerprint(&impostor));
-    }
-
-    #[test]
-    fn ranks_put_winner_first_and_forfeit_last() {
-        assert_eq!(side_ranks(&[100, 40], Some(0), None), vec![1, 2]);
-        assert_eq!(side_ranks(&[10, 40, 5], Some(2), Some(1)), vec![2, 3, 1]);
-        assert_eq!(side_ranks(&[10, 10], None, None), vec![1, 1]);
     }
 }

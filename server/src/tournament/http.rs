@@ -216,7 +216,7 @@ async fn control(
             return Err(ApiError::new(StatusCode::NOT_FOUND, ErrorCode::NotFound, format!("no control {other:?}")));
         }
     };
-    let progress = match tournaments::take_control(&state.db, id, &action, &by).await? {
+    let progress = match state.db.take_tournament_control(id, &action, &by).await? {
         ControlOutcome::NoSuchTournament => return Err(not_found(id)),
         ControlOutcome::WrongStatus(status) => {
             return Err(conflict(format!("tournament {id} is {status}: it cannot {}", action.name())));
@@ -253,7 +253,7 @@ async fn control(
     // resumed tournament is runnable, for the scheduler.
     state.tournaments.poke(id);
     state.tournaments.wake();
-    let summary = tournaments::summary_of(&state.db, id).await?.ok_or_else(|| not_found(id))?;
+    let summary = state.db.tournament_summary(id).await?.ok_or_else(|| not_found(id))?;
     Ok(Json(summary))
 }
 
@@ -269,7 +269,7 @@ async fn delete(
     let body = body.map_err(|e| ApiError::body(&e, ErrorCode::BadRequest, MAX_CONTROL_BYTES))?;
     let b: StatusBody = parse_body(&body)?;
     let by = check_by(b.by)?;
-    match tournaments::delete_unstarted(&state.db, id).await? {
+    match state.db.delete_unstarted_tournament(id).await? {
         tournaments::Deleted::Yes => {
             tracing::info!(tournament = id, by, "tournament deleted");
             state.tournaments.publish(id, Progress::Deleted { by });
@@ -296,10 +296,10 @@ async fn audit(
     State(state): State<Arc<AppState>>,
     ApiPath(id): ApiPath<i64>,
 ) -> Result<Json<Vec<tournaments::AuditEntry>>, ApiError> {
-    if tournaments::summary_of(&state.db, id).await?.is_none() {
+    if state.db.tournament_summary(id).await?.is_none() {
         return Err(not_found(id));
     }
-    Ok(Json(tournaments::audit(&state.db, id).await?))
+    Ok(Json(state.db.tournament_audit(id).await?))
 }
 
 impl From<TournamentError> for ApiError {
@@ -367,12 +367,12 @@ async fn create(
     let (id, _) =
         store::create(&state.db, body, format, state.config.bot_caps, store::Origin::Network, starts_at).await?;
     state.tournaments.wake();
-    let summary = tournaments::summary_of(&state.db, id).await?.ok_or_else(|| not_found(id))?;
+    let summary = state.db.tournament_summary(id).await?.ok_or_else(|| not_found(id))?;
     Ok((StatusCode::CREATED, Json(summary)))
 }
 
 async fn list(State(state): State<Arc<AppState>>) -> Result<Json<Vec<Summary>>, ApiError> {
-    Ok(Json(tournaments::list(&state.db).await?))
+    Ok(Json(state.db.tournaments().await?))
 }
 
 /// One table of a round, with its room and result.
@@ -452,13 +452,15 @@ async fn detail(
     ApiPath(id): ApiPath<i64>,
     ApiQuery(range): ApiQuery<RoundRange>,
 ) -> Result<Json<Detail>, ApiError> {
-    let summary = tournaments::summary_of(&state.db, id).await?.ok_or_else(|| not_found(id))?;
+    let summary = state.db.tournament_summary(id).await?.ok_or_else(|| not_found(id))?;
     let (from, to) = (range.from_round.unwrap_or(0), range.to_round.unwrap_or(u32::MAX));
     let replayed = state.tournaments.replays.current(&state.db, id).await?;
     let Some(Some(Replayed { tournament: t, results, .. })) = replayed.as_deref() else {
         return Err(not_found(id));
     };
-    let rooms: HashMap<(u32, u32), StoredTable> = tournaments::tables_of_rounds(&state.db, id, from, to)
+    let rooms: HashMap<(u32, u32), StoredTable> = state
+        .db
+        .tournament_tables_of_rounds(id, from, to)
         .await?
         .into_iter()
         .map(|s| ((s.round, s.table.id), s))
@@ -516,8 +518,8 @@ async fn standings(
     State(state): State<Arc<AppState>>,
     ApiPath(id): ApiPath<i64>,
 ) -> Result<Json<Vec<capicua_tournament::Standing>>, ApiError> {
-    if tournaments::summary_of(&state.db, id).await?.is_none() {
+    if state.db.tournament_summary(id).await?.is_none() {
         return Err(not_found(id));
     }
-    Ok(Json(tournaments::standings(&state.db, id).await?))
+    Ok(Json(state.db.tournament_standings(id).await?))
 }

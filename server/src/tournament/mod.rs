@@ -41,6 +41,7 @@ pub(crate) mod http;
 pub(crate) mod placement;
 mod relay;
 pub(crate) mod replays;
+pub(crate) mod replicas;
 pub(crate) mod runner;
 pub mod store;
 
@@ -54,7 +55,7 @@ use capicua_tournament::{
 };
 use tokio::sync::Notify;
 
-use crate::db::{DbError, GameRecord, TableLink, tournaments};
+use crate::db::{DbError, GameRecord, TableLink};
 use crate::{AppState, Client};
 
 /// Errors of tournaments on the server.
@@ -336,7 +337,7 @@ pub(crate) fn await_assignments(state: &AppState, client: &Client, id: Option<u6
 
 /// `subscribe-tournament`: answers with where it stands, then streams progress.
 pub(crate) async fn subscribe(state: &AppState, client: &Client, tournament: TournamentId, id: Option<u64>) {
-    match tournaments::summary_of(&state.db, tournament).await {
+    match state.db.tournament_summary(tournament).await {
         Ok(Some(s)) => {
             // Registered before the answer is sent: no event can fall in between
             // unseen (at worst one is seen twice).
@@ -412,7 +413,7 @@ pub fn spawn_scheduler(state: Arc<AppState>) {
                     return;
                 }
             }
-            match tournaments::runnable(&state.db).await {
+            match state.db.runnable_tournaments().await {
                 Ok(ids) => {
                     for id in ids {
                         if state.tournaments.lock().running.insert(id) {
@@ -442,7 +443,7 @@ pub fn spawn_scheduler(state: Arc<AppState>) {
 /// tournament tables to open (see [`placement`]); on SQLite the scheduler
 /// opens them itself.
 pub fn spawn_host(state: Arc<AppState>) {
-    if state.db.backend() == crate::db::Backend::Postgres {
+    if state.db.topology() == crate::db::Topology::Cluster {
         host::spawn(state);
     }
 }
@@ -456,7 +457,7 @@ async fn elect(
     shutdown: &mut tokio::sync::watch::Receiver<bool>,
 ) -> Option<Option<crate::db::SchedulerLock>> {
     let mut pause = Duration::from_millis(500);
-    if state.db.backend() == crate::db::Backend::Postgres {
+    if state.db.topology() == crate::db::Topology::Cluster {
         tracing::info!("standing by: another server may be running the tournaments");
     }
     loop {

@@ -31,7 +31,6 @@ use tokio::sync::oneshot;
 
 use super::{Member, TournamentError, table_link};
 use crate::AppState;
-use crate::db::tournaments;
 use crate::room::{HostedSeat, TableOptions};
 
 /// How often a node looks for placements to open or cancel and for tables
@@ -184,7 +183,7 @@ pub(crate) async fn host_table(
     let info = crate::room::create_table(state, plan.spec.clone(), options, done_tx)
         .await
         .map_err(|e| TournamentError::Room(e.to_string()))?;
-    tournaments::set_table_room(&state.db, id, round, table, info.id).await?;
+    state.db.set_tournament_table_room(id, round, table, info.id).await?;
     for a in assignments(id, round, table, info.id, plan, None) {
         state.tournaments.assign(a.0, a.1);
     }

@@ -14,7 +14,6 @@ use capicua_protocol::{Progress, TournamentId, TournamentStatus};
 use super::TournamentError;
 use super::runner::round_started;
 use crate::AppState;
-use crate::db::tournaments;
 
 /// What was published of one tournament.
 #[derive(Default)]
@@ -37,7 +36,7 @@ pub(crate) async fn look(
     let followed = state.tournaments.followed_elsewhere();
     relayed.retain(|id, _| followed.contains(id));
     for id in followed {
-        let Some(status) = tournaments::summary_of(&state.db, id).await?.map(|s| s.status) else { continue };
+        let Some(status) = state.db.tournament_summary(id).await?.map(|s| s.status) else { continue };
         let Some(guard) = state.tournaments.replays.current(&state.db, id).await? else { continue };
         let Some(replayed) = guard.as_ref() else { continue };
         let t = &replayed.tournament;

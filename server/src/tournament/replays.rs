@@ -14,7 +14,7 @@ use capicua_tournament::Tournament;
 use super::TournamentError;
 use super::store;
 use crate::db::Db;
-use crate::db::tournaments::{self, Logged, StoredResult};
+use crate::db::tournaments::{Logged, StoredResult};
 
 /// A tournament replayed up to its stored log's last entries.
 pub struct Replayed {
@@ -65,11 +65,11 @@ impl ReplayCache {
             Some(replayed) => {
                 let last = replayed.results.last().map_or(0, |r| r.seq);
                 let update = async {
-                    let tail = tournaments::log_after(db, id, last, replayed.last_control).await?;
+                    let tail = db.tournament_log_after(id, last, replayed.last_control).await?;
                     let t = &mut replayed.tournament;
                     if t.config().is_arena() {
                         // Read after the results: every result's table is stored before its game.
-                        let tables = tournaments::arena_rounds_from(db.pool(), id, t.arena_tables().len()).await?;
+                        let tables = db.arena_rounds_from(id, t.arena_tables().len()).await?;
                         let entries: Vec<_> = tail.in_order().into_iter().map(Logged::entry).collect();
                         t.extend_arena_log(&tables, &entries)?;
                         replayed.results.extend(tail.results.iter().cloned());
@@ -102,7 +102,7 @@ impl ReplayCache {
             && t.config().is_arena()
         {
             if t.arena_ends_at().is_none()
-                && let Some(ends_at) = tournaments::summary_of(db, id).await?.and_then(|s| s.ends_at_ms)
+                && let Some(ends_at) = db.tournament_summary(id).await?.and_then(|s| s.ends_at_ms)
             {
                 t.start_arena(ends_at as u64);
             }

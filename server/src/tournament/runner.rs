@@ -27,13 +27,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use capicua_protocol::{Progress, TournamentId, TournamentStatus};
-use capicua_tournament::{Config, Round, RoundVariant, Tournament};
+use capicua_tournament::{Config, Round, RoundVariant, Tournament, Transition};
 use tokio::sync::mpsc;
 
 use super::{TournamentError, placement, store};
 use crate::AppState;
-use crate::db::Backend;
-use crate::db::tournaments::{self, Logged};
+use crate::db::Topology;
+use crate::db::tournaments::Logged;
 
 /// Rooms opened for one table before the tournament is marked failed
 /// (the organiser may resume it once the cause is fixed: the count starts again).
@@ -79,14 +79,7 @@ pub(crate) async fn run(state: Arc<AppState>, id: TournamentId) {
         Err(e) => {
             tracing::error!(tournament = id, error = %e, "tournament failed");
             // Only a tournament still playing fails: a pause or cancel stands.
-            let _ = tournaments::set_status(
-                &state.db,
-                id,
-                TournamentStatus::Failed,
-                Some(&e.to_string()),
-                &[TournamentStatus::Pending, TournamentStatus::Running, TournamentStatus::Paused],
-            )
-            .await;
+            let _ = state.db.transition_tournament(id, Transition::Fail, Some(&e.to_string())).await;
         }
     }
     state.tournaments.unassign_tournament(id);
@@ -113,7 +106,6 @@ async fn drive(
     tx: mpsc::UnboundedSender<Wake>,
     mut rx: mpsc::UnboundedReceiver<Wake>,
 ) -> Result<(), TournamentError> {
-    use TournamentStatus::{Pending, Running};
     let db = &state.db;
     let Some(stored) = store::load(db, id).await? else { return Ok(()) };
     if stored.config.is_arena() {
@@ -122,19 +114,19 @@ async fn drive(
     let entries: Vec<_> = stored.log.in_order().into_iter().map(Logged::entry).collect();
     let mut cursor = stored.log.cursor(0, 0);
     let mut t = Tournament::replay_log(stored.config, &entries)?;
-    let secret = tournaments::deal_secret(db, id).await?;
+    let secret = db.tournament_deal_secret(id).await?;
     // The organiser may have paused or cancelled it since the scheduler looked.
-    if !tournaments::set_status(db, id, Running, None, &[Pending, Running]).await? {
+    if !db.transition_tournament(id, Transition::Start, None).await? {
         return Ok(());
     }
     // A withdrawal taken before that plans round 0 again: read it before planning.
     catch_up(state, id, &mut t, &mut cursor, |_| {}).await?;
     tracing::info!(tournament = id, entries = entries.len(), "running tournament");
-    tournaments::save_standings(db, id, &t.standings()).await?;
+    db.save_tournament_standings(id, &t.standings()).await?;
     let mut shutdown = state.shutdown();
     // On PostgreSQL the tables are spread over the nodes by load and
     // watched through their placements.
-    let spread = db.backend() == Backend::Postgres;
+    let spread = db.topology() == Topology::Cluster;
     let mut look = tokio::time::interval(placement::LOOK);
     look.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     // Tables of the current round in play (by table: where), and rooms
@@ -154,7 +146,7 @@ async fn drive(
             if current != Some(round.number) {
                 current = Some(round.number);
                 open.clear();
-                tournaments::save_round(db, id, &round).await?;
+                db.save_tournament_round(id, &round).await?;
                 state.tournaments.publish(id, round_started(&round));
                 // The tables a previous scheduler placed on live nodes play
                 // on there: adopt them rather than open them twice.
@@ -195,7 +187,7 @@ async fn drive(
         let Some(event) = event else { return Ok(()) };
         let fresh = match event {
             Wake::Control => {
-                let status = tournaments::summary_of(db, id).await?.map(|s| s.status);
+                let status = db.tournament_summary(id).await?.map(|s| s.status);
                 match status {
                     Some(TournamentStatus::Cancelled) | None => {
                         // Its open tables close; games already stored stay.
@@ -253,7 +245,7 @@ async fn drive(
             catch_up(state, id, &mut t, &mut cursor, |_| {}).await?;
         }
     }
-    if tournaments::set_status(db, id, TournamentStatus::Finished, None, &[Running, TournamentStatus::Paused]).await? {
+    if db.transition_tournament(id, Transition::Finish, None).await? {
         let names: Vec<String> = t.winners().iter().map(|w| t.entrants()[w.index()].name.clone()).collect();
         tracing::info!(tournament = id, winners = ?names, "tournament finished");
         state.tournaments.publish(id, Progress::Finished { winners: names });
@@ -347,7 +339,7 @@ async fn catch_up(
     cursor: &mut (i64, i64),
     mut finished: impl FnMut(u32),
 ) -> Result<(), TournamentError> {
-    let tail = tournaments::log_after(&state.db, id, cursor.0, cursor.1).await?;
+    let tail = state.db.tournament_log_after(id, cursor.0, cursor.1).await?;
     for entry in tail.in_order() {
         match entry {
             Logged::Result(r) => {

@@ -209,7 +209,7 @@ pub async fn create(
     let spec = config.spec();
     let entrants: Vec<NewEntrant> = spec.entrants.iter().map(NewEntrant::of).collect();
     let variants = serde_json::to_string(config.variant_files()).map_err(|e| TournamentError::Db(e.into()))?;
-    let id = tournaments::create(db, &spec.name, format, text, &variants, &entrants, starts_at).await?;
+    let id = db.create_tournament(&spec.name, format, text, &variants, &entrants, starts_at).await?;
     Ok((id, config))
 }
 
@@ -231,27 +231,20 @@ impl Stored {
     /// leave it; an arena knows its stored deadline.
     pub fn replay(&self) -> Result<Tournament, TournamentError> {
         let entries: Vec<_> = self.log.in_order().into_iter().map(Logged::entry).collect();
-        if !self.config.is_arena() {
-            return Ok(Tournament::replay_log(self.config.clone(), &entries)?);
-        }
-        // An arena's stored tables with its log (each table once its entrants have entered).
-        let mut t = Tournament::replay_arena_log(self.config.clone(), &self.tables, &entries)?;
-        if let Some(ends_at) = self.summary.ends_at_ms {
-            t.start_arena(ends_at as u64);
-        }
-        Ok(t)
+        let ends_at = self.summary.ends_at_ms.map(|ms| ms as u64);
+        Ok(Tournament::replay_stored(self.config.clone(), &self.tables, &entries, ends_at)?)
     }
 }
 
 /// Loads a tournament (`None` if there is no such id).
 pub async fn load(db: &Db, id: i64) -> Result<Option<Stored>, TournamentError> {
-    let Some(summary) = tournaments::summary_of(db, id).await? else { return Ok(None) };
-    let Some(spec) = tournaments::spec(db, id).await? else { return Ok(None) };
+    let Some(summary) = db.tournament_summary(id).await? else { return Ok(None) };
+    let Some(spec) = db.tournament_spec(id).await? else { return Ok(None) };
     let config = spec.parse::<TournamentError>()?;
     // The variant files as they were when the tournament was created; a
     // tournament stored before they were kept has none, and its files are
     // not read now (it may have come over the network).
-    let stored: BTreeMap<String, Variant> = match tournaments::variant_files(db, id).await? {
+    let stored: BTreeMap<String, Variant> = match db.tournament_variant_files(id).await? {
         Some(json) => serde_json::from_str(&json).map_err(|e| TournamentError::Db(e.into()))?,
         None => BTreeMap::new(),
     };
@@ -264,9 +257,9 @@ pub async fn load(db: &Db, id: i64) -> Result<Option<Stored>, TournamentError> {
         });
     }
     let config = config.with_variant_files(stored)?;
-    let log = tournaments::log_after(db, id, 0, 0).await?;
+    let log = db.tournament_log_after(id, 0, 0).await?;
     // Read after the results: every result's table is stored before its game.
-    let tables = if config.is_arena() { tournaments::arena_rounds_from(db.pool(), id, 0).await? } else { Vec::new() };
+    let tables = if config.is_arena() { db.arena_rounds_from(id, 0).await? } else { Vec::new() };
     Ok(Some(Stored { summary, config, log, tables }))
 }
 

@@ -204,6 +204,23 @@ impl Tournament {
         Ok(t)
     }
 
+    /// A stored tournament of any format as its log (and an arena's stored
+    /// tables) leave it, [`Tournament::replay_arena_log`]; an arena whose
+    /// deadline (`ends_at`, unix milliseconds) is stored knows it, to know
+    /// when it has finished.
+    pub fn replay_stored(
+        config: Config,
+        tables: &[Round],
+        log: &[Entry],
+        ends_at: Option<u64>,
+    ) -> Result<Tournament, LogError> {
+        let mut t = Tournament::replay_arena_log(config, tables, log)?;
+        if let Some(ends_at) = ends_at {
+            t.start_arena(ends_at);
+        }
+        Ok(t)
+    }
+
     /// Goes on with an arena's stored tables paired since its last table
     /// (in creation order) and its log entries since its last entry (in log
     /// order), as [`Tournament::replay_arena_log`] does from the start: each

@@ -34,13 +34,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use capicua_protocol::{Progress, TournamentId, TournamentStatus};
-use capicua_tournament::{Round, Tournament};
+use capicua_tournament::{Round, Tournament, Transition};
 use tokio::sync::mpsc;
 
 use super::{MAX_ATTEMPTS, Wake, close_room, open_table, variant};
 use crate::AppState;
 use crate::db::now_ms;
-use crate::db::tournaments;
 use crate::tournament::{TournamentError, store};
 
 /// Runs an arena until it finishes, is paused with no game in play, is
@@ -52,23 +51,22 @@ pub(super) async fn drive(
     tx: mpsc::UnboundedSender<Wake>,
     mut rx: mpsc::UnboundedReceiver<Wake>,
 ) -> Result<(), TournamentError> {
-    use TournamentStatus::{Pending, Running};
     let db = &state.db;
     let mut cursor = stored.log.cursor(0, 0);
     let mut t = stored.replay()?;
     // The organiser may have paused or cancelled it since the scheduler looked.
-    if !tournaments::set_status(db, id, Running, None, &[Pending, Running]).await? {
+    if !db.transition_tournament(id, Transition::Start, None).await? {
         return Ok(());
     }
     catch_up(state, id, &mut t, &mut HashMap::new(), &mut cursor).await?;
     tracing::info!(tournament = id, results = stored.log.results.len(), tables = stored.tables.len(), "running arena");
-    tournaments::save_standings(db, id, &t.standings()).await?;
+    db.save_tournament_standings(id, &t.standings()).await?;
     if t.arena_ends_at().is_none() {
         let duration = t.arena_duration_ms().unwrap_or(0);
-        let ends_at = tournaments::set_ends_at(db, id, now_ms().saturating_add(duration)).await?;
+        let ends_at = db.set_arena_ends_at(id, now_ms().saturating_add(duration)).await?;
         t.start_arena(ends_at);
     }
-    let secret = tournaments::deal_secret(db, id).await?;
+    let secret = db.tournament_deal_secret(id).await?;
     let mut shutdown = state.shutdown();
     // Tables with a room open (by table: its room), and rooms opened per table.
     let mut open: HashMap<u32, u64> = HashMap::new();
@@ -113,7 +111,7 @@ pub(super) async fn drive(
         // Every table stored before any room opens (the game's transaction
         // finds its table, and a pause taken meanwhile sees them all in play).
         for round in &pairing.tables {
-            tournaments::save_arena_table(db, id, round, cursor.0).await?;
+            db.save_arena_table(id, round, cursor.0).await?;
             state.tournaments.publish(id, super::round_started(round));
         }
         for round in &pairing.tables {
@@ -158,7 +156,7 @@ async fn on_wake(
 ) -> Result<Option<bool>, TournamentError> {
     let db = &state.db;
     match event {
-        Wake::Control => match tournaments::summary_of(db, id).await?.map(|s| s.status) {
+        Wake::Control => match db.tournament_summary(id).await?.map(|s| s.status) {
             Some(TournamentStatus::Cancelled) | None => {
                 // Its games in play close; games already stored stay.
                 for &room in open.values() {
@@ -210,7 +208,7 @@ async fn catch_up(
 
 /// Whether the stored status is `paused` (a control's wake may still be queued).
 async fn current_pause(db: &crate::db::Db, id: TournamentId) -> Result<bool, TournamentError> {
-    Ok(tournaments::summary_of(db, id).await?.is_some_and(|s| s.status == TournamentStatus::Paused))
+    Ok(db.tournament_summary(id).await?.is_some_and(|s| s.status == TournamentStatus::Paused))
 }
 
 /// Opens the room of an arena table (a round of one table).
@@ -230,15 +228,7 @@ async fn open_round(
 }
 
 async fn finish(state: &Arc<AppState>, id: TournamentId, t: &Tournament) -> Result<(), TournamentError> {
-    if !tournaments::set_status(
-        &state.db,
-        id,
-        TournamentStatus::Finished,
-        None,
-        &[TournamentStatus::Running, TournamentStatus::Paused],
-    )
-    .await?
-    {
+    if !state.db.transition_tournament(id, Transition::Finish, None).await? {
         return Ok(());
     }
     let names: Vec<String> = t.winners().iter().map(|w| t.entrants()[w.index()].name.clone()).collect();
