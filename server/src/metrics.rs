@@ -14,43 +14,43 @@ static HEAP: &stats_alloc::StatsAlloc<std::alloc::System> = &stats_alloc::INSTRU
 
 /// Server counters: relaxed atomics, bumped on hot paths without locks.
 #[derive(Default)]
-pub struct Metrics {
+pub(crate) struct Metrics {
     /// Open WebSocket connections.
-    pub connections: AtomicI64,
+    pub(crate) connections: AtomicI64,
     /// Connections accepted since start.
-    pub connections_total: AtomicU64,
+    pub(crate) connections_total: AtomicU64,
     /// Connections refused at the cap.
-    pub connections_refused: AtomicU64,
+    pub(crate) connections_refused: AtomicU64,
     /// Frames received.
-    pub frames_in: AtomicU64,
+    pub(crate) frames_in: AtomicU64,
     /// Errors sent to clients.
-    pub errors: AtomicU64,
+    pub(crate) errors: AtomicU64,
     /// Moves applied by referees.
-    pub moves: AtomicU64,
+    pub(crate) moves: AtomicU64,
     /// Matches finished and stored.
-    pub games_finished: AtomicU64,
+    pub(crate) games_finished: AtomicU64,
     /// Matches whose storing failed.
-    pub games_store_failed: AtomicU64,
+    pub(crate) games_store_failed: AtomicU64,
     /// Open rooms.
-    pub rooms: AtomicI64,
+    pub(crate) rooms: AtomicI64,
     /// Timeouts applied.
-    pub timeouts: AtomicU64,
+    pub(crate) timeouts: AtomicU64,
     /// Hosted-bot searches running on the blocking pool.
-    pub searches: AtomicI64,
+    pub(crate) searches: AtomicI64,
     /// Reviews computed (not served from memory or the database).
-    pub reviews_computed: AtomicU64,
+    pub(crate) reviews_computed: AtomicU64,
     /// Reviews being computed.
-    pub reviews_running: AtomicI64,
+    pub(crate) reviews_running: AtomicI64,
 }
 
 impl Metrics {
     /// Adds one.
-    pub fn inc(c: &AtomicU64) {
+    pub(crate) fn inc(c: &AtomicU64) {
         c.fetch_add(1, Ordering::Relaxed);
     }
 
     /// The Prometheus text exposition.
-    pub fn render(&self) -> String {
+    pub(crate) fn render(&self) -> String {
         let mut out = String::new();
         let mut line = |name: &str, kind: &str, help: &str, v: i64| {
             let _ = writeln!(out, "# HELP capicua_{name} {help}\n# TYPE capicua_{name} {kind}\ncapicua_{name} {v}");

@@ -11,24 +11,12 @@ use crate::AppState;
 use crate::db::nodes::{BEAT, Beat};
 use crate::db::{DbError, Topology};
 
-/// This server's own listed rooms (private ones are reached by invite),
-/// by id.
-pub(crate) fn own_rooms(state: &AppState) -> Vec<RoomInfo> {
-    let infos: Vec<_> = {
-        let rooms = state.rooms.lock().expect("rooms lock");
-        rooms.values().filter(|h| h.invite.is_none()).map(|h| h.info.clone()).collect()
-    };
-    let mut list: Vec<_> = infos.iter().map(|i| i.lock().expect("room info lock").clone()).collect();
-    list.sort_by_key(|r| r.id);
-    list
-}
-
 /// The lobby: this server's listed rooms, then those of every other live
 /// node on the database as of its last beat, each with `node` set to the
 /// URL to join it at. Another node's lobby that cannot be read is left
 /// out: a lobby never fails for a peer's sake.
 pub(crate) async fn lobby(state: &AppState) -> Vec<RoomInfo> {
-    let mut list = own_rooms(state);
+    let mut list = state.lobby.listed();
     if state.db.topology() != Topology::Cluster {
         return list;
     }
@@ -61,11 +49,11 @@ pub(crate) async fn join(state: &Arc<AppState>, url: &str) -> Result<(), DbError
                 _ = every.tick() => {}
                 _ = crate::shutdown_signalled(&mut shutdown) => return,
             }
-            let rooms = state.rooms.lock().expect("rooms lock").len() as i64;
-            let connections = (state.config.max_connections - state.conn_permits.available_permits()) as i64;
+            let rooms = state.lobby.room_count() as i64;
+            let connections = state.lobby.connections() as i64;
             // Only another node reads the lobby: on SQLite there is none.
             let rooms_json = if state.db.topology() == Topology::Cluster {
-                serde_json::to_string(&own_rooms(&state)).unwrap_or_else(|_| "[]".into())
+                serde_json::to_string(&state.lobby.listed()).unwrap_or_else(|_| "[]".into())
             } else {
                 "[]".into()
             };

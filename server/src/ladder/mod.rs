@@ -7,7 +7,8 @@
 //!   tables of similar rating, the accepted gap widening with waiting time.
 //! - this file: the [`Ladder`] in `AppState` (who is on which ladder,
 //!   waiting or playing), the pairing task that opens a room per table and
-//!   tells each player its seat (`ladder-match`), and `GET /api/ladder`.
+//!   tells each player its seat (`ladder-match`); `GET /api/ladder`
+//!   (in `http`) reads its pools.
 //!
 //! A player is on one ladder at a time and in its pool at most once; while
 //! it plays a ladder match it is out of the pool, and it comes back when
@@ -22,15 +23,10 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use axum::Json;
-use axum::extract::State;
 use capicua_protocol::{ErrorCode, RoomSpec, ServerMsg, TimeControl};
-use serde::{Deserialize, Serialize};
 use tokio::sync::oneshot;
 
 use self::matchmaker::{Gap, Pool, PoolError};
-use crate::api::{ApiError, ApiQuery};
-use crate::db::Standing;
 use crate::room::TableOptions;
 use crate::{AppState, Client, ConnId};
 
@@ -133,7 +129,7 @@ impl Ladder {
     }
 
     /// The players on a ladder (waiting or playing), and how many wait.
-    fn on(&self, variant: &str) -> (std::collections::HashSet<i64>, usize) {
+    pub(crate) fn on(&self, variant: &str) -> (std::collections::HashSet<i64>, usize) {
         let inner = self.lock();
         let players = inner.members.iter().filter(|(_, m)| m.variant == variant).map(|(&p, _)| p).collect();
         (players, inner.pools.get(variant).map_or(0, Pool::len))
@@ -169,14 +165,14 @@ impl Ladder {
 /// The seats of a ladder table of `variant`: the fewest its rules allow,
 /// for a published preset, two-faced or poly; `None` for anything else
 /// (there is no ladder of it).
-fn ladder_seats(variant: &str) -> Option<usize> {
+pub(crate) fn ladder_seats(variant: &str) -> Option<usize> {
     capicua_engine::preset(variant)
         .map(|v| usize::from(v.players.min))
         .or_else(|| capicua_engine::poly::poly_preset(variant).map(|v| usize::from(v.seats.min)))
 }
 
 /// Why there is no ladder of `variant`.
-fn no_ladder(variant: &str) -> String {
+pub(crate) fn no_ladder(variant: &str) -> String {
     format!(
         "unknown preset {variant:?}; ladders are the presets: {}, {}",
         capicua_engine::PRESETS.join(", "),
@@ -392,55 +388,4 @@ async fn back_to_pool(state: &AppState, players: &[i64]) {
             client.out.send(None, ServerMsg::Error { code: ErrorCode::Busy, message: e.to_string(), url: None });
         }
     }
-}
-
-/// A line of `GET /api/ladder`: the leaderboard's, and whether the player
-/// is on the ladder now (waiting or playing a ladder match).
-#[derive(Clone, Debug, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub struct LadderRow {
-    /// Rank, name, rating, games, wins, draws, losses.
-    #[serde(flatten)]
-    pub standing: Standing,
-    /// On the ladder now.
-    pub in_pool: bool,
-}
-
-/// `GET /api/ladder`'s answer.
-#[derive(Clone, Debug, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub struct LadderBoard {
-    /// The preset.
-    pub variant: String,
-    /// Players waiting to be paired now.
-    pub waiting: u32,
-    /// The ratings board, best first.
-    pub players: Vec<LadderRow>,
-}
-
-#[derive(Deserialize)]
-pub(crate) struct LadderQuery {
-    variant: Option<String>,
-    limit: Option<u32>,
-}
-
-/// `GET /api/ladder?variant=PRESET[&limit=N]`: the preset's ratings board
-/// (every rated game of the preset counts, ladder or not) with who is on
-/// the ladder now.
-pub(crate) async fn board(
-    State(state): State<Arc<AppState>>,
-    ApiQuery(q): ApiQuery<LadderQuery>,
-) -> Result<Json<LadderBoard>, ApiError> {
-    let limit = q.limit.unwrap_or(100).min(1000);
-    let Some(variant) = q.variant else {
-        return Err(ApiError::of(ErrorCode::BadRequest, "give ?variant=PRESET").with_field(Some("variant")));
-    };
-    if ladder_seats(&variant).is_none() {
-        return Err(ApiError::of(ErrorCode::BadVariant, no_ladder(&variant)).with_field(Some("variant")));
-    }
-    let rows = state.db.leaderboard_rows(&variant, limit).await.map_err(ApiError::internal)?;
-    let (on, waiting) = state.ladder.on(&variant);
-    let players =
-        rows.into_iter().map(|(p, standing)| LadderRow { standing, in_pool: on.contains(&p) }).collect::<Vec<_>>();
-    Ok(Json(LadderBoard { variant, waiting: waiting as u32, players }))
 }

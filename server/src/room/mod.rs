@@ -476,7 +476,7 @@ async fn create_with(
     let info = Arc::new(Mutex::new(snapshot.clone()));
     let (tx, rx) = mpsc::unbounded_channel();
     let invite = if spec.private { Some(invite_id().map_err(|_| CreateError::NoEntropy)?) } else { None };
-    state.rooms.lock().expect("rooms lock").insert(id, RoomHandle { tx, info: info.clone(), invite: invite.clone() });
+    state.lobby.insert_room(id, RoomHandle { tx, info: info.clone(), invite: invite.clone() });
     // Only the creator's reply carries the invite.
     snapshot.invite = invite;
     state.metrics.rooms.fetch_add(1, std::sync::atomic::Ordering::Relaxed);

@@ -106,7 +106,7 @@ impl RoomTask {
             t.abort();
         }
         let id = self.core.id();
-        self.state.rooms.lock().expect("rooms lock").remove(&id);
+        self.state.lobby.remove_room(id);
         self.state.metrics.rooms.fetch_sub(1, Ordering::Relaxed);
     }
 
@@ -235,19 +235,8 @@ impl RoomTask {
                             let _ = tx.send(game);
                         }
                     }
-                    Effect::Seated(p) => {
-                        let mut by_player = self.state.seats_by_player.lock().expect("seats lock");
-                        by_player.entry(p).or_default().insert(self.core.id());
-                    }
-                    Effect::Unseated(p) => {
-                        let mut by_player = self.state.seats_by_player.lock().expect("seats lock");
-                        if let Some(set) = by_player.get_mut(&p) {
-                            set.remove(&self.core.id());
-                            if set.is_empty() {
-                                by_player.remove(&p);
-                            }
-                        }
-                    }
+                    Effect::Seated(p) => self.state.lobby.seat(p, self.core.id()),
+                    Effect::Unseated(p) => self.state.lobby.unseat(p, self.core.id()),
                     Effect::GaveBack(seats) => {
                         if let Some(reply) = self.gave_back.take() {
                             let _ = reply.send(seats);

@@ -37,7 +37,6 @@
 //! kept).
 
 mod host;
-pub(crate) mod http;
 pub(crate) mod placement;
 mod relay;
 pub(crate) mod replays;
@@ -293,13 +292,13 @@ impl Registry {
 
     /// Tells the tournament's runner, if one runs here, that the organiser
     /// took a control.
-    fn poke(&self, tournament: TournamentId) {
+    pub(crate) fn poke(&self, tournament: TournamentId) {
         if let Some(tx) = self.lock().runners.get(&tournament) {
             let _ = tx.send(runner::Wake::Control);
         }
     }
 
-    fn publish(&self, tournament: TournamentId, progress: Progress) {
+    pub(crate) fn publish(&self, tournament: TournamentId, progress: Progress) {
         let mut inner = self.lock();
         if let Some(subs) = inner.subscribers.get_mut(&tournament) {
             subs.retain(|c| c.out.is_open());

@@ -8,6 +8,10 @@
 //! parent its children's: that is what nesting means). A path through a
 //! re-export (`use crate::Board` where the root says `pub use board::Board`)
 //! counts as a reference to the module that defines the item.
+//!
+//! The crate root is a node too (`crate`), next to the top-level modules:
+//! its `use`s and paths are its edges out, and the items it defines itself
+//! are where edges into it end (see [`sides`]).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -107,17 +111,20 @@ impl ModGraph {
                 // A module-level `use` of a sibling is an edge; a relative
                 // path in code never leaves the module, so only `use` may start
                 // with a name in scope.
-                let relative_ok = r.kind != RefKind::Code;
-                let target = match resolve(tree, &m.path, &r.segments, relative_ok, 0) {
-                    Lookup::Found(t) | Lookup::Missing(t) => t,
-                    Lookup::External => continue,
-                };
-                let common = m.path.iter().zip(&target).take_while(|(a, b)| a == b).count();
-                if common == m.path.len() || common == target.len() {
+                // A relative path in code names a child module or nothing
+                // this graph knows (a type's `Vec::new`, a crate's `std::mem`).
+                if r.kind == RefKind::Relative && !r.segments.first().is_some_and(|s| m.children.contains(s)) {
                     continue;
                 }
+                let relative_ok = r.kind != RefKind::Code;
+                let (target, found) = match resolve(tree, &m.path, &r.segments, relative_ok, 0) {
+                    Lookup::Found(t) => (t, true),
+                    Lookup::Missing(t) => (t, false),
+                    Lookup::External => continue,
+                };
+                let Some((from, to)) = sides(&m.path, &target, found) else { continue };
                 let site = Site { file: m.file.clone(), line: r.line, path: r.segments.join("::") };
-                by_edge.entry((m.path[..=common].to_vec(), target[..=common].to_vec())).or_default().push(site);
+                by_edge.entry((from, to)).or_default().push(site);
             }
         }
         let edges: Vec<Edge> = by_edge
@@ -132,6 +139,30 @@ impl ModGraph {
         modules.sort();
         let (tangles, cycles) = cycles(&edges);
         ModGraph { modules, edges, cycles, tangles, missing: tree.missing.clone() }
+    }
+}
+
+/// The two sides of the edge a reference from module `from` to module
+/// `target` makes, if it makes one: the children of their nearest common
+/// ancestor that hold them. The crate root is the exception to "a module
+/// and its ancestors make no edge": its items are shared by every module,
+/// so a top-level module naming an item the root defines (`found`: not a
+/// name the root was merely searched for) is an edge to `crate`, and the
+/// root naming a top-level module's item is an edge from `crate`. A root
+/// that defines items its modules use and also calls into them loops
+/// (`http -> crate -> http`); a root of `mod`s and re-exports does not.
+fn sides(from: &[String], target: &[String], found: bool) -> Option<(Vec<String>, Vec<String>)> {
+    match (from, target) {
+        ([], []) => None,
+        ([], [top, ..]) => Some((Vec::new(), vec![top.clone()])),
+        ([top, ..], []) => found.then(|| (vec![top.clone()], Vec::new())),
+        _ => {
+            let common = from.iter().zip(target).take_while(|(a, b)| a == b).count();
+            if common == from.len() || common == target.len() {
+                return None;
+            }
+            Some((from[..=common].to_vec(), target[..=common].to_vec()))
+        }
     }
 }
 
@@ -326,6 +357,9 @@ impl fmt::Display for ModGraph {
         if self.modules.iter().all(|m| m == "crate") {
             writeln!(f, "(no modules below the root)")?;
         }
+        if let Some(to) = targets.get("crate") {
+            writeln!(f, "crate -> {}", to.join(", "))?;
+        }
         for m in self.modules.iter().filter(|m| *m != "crate") {
             match targets.get(m.as_str()) {
                 Some(to) => writeln!(f, "{m} -> {}", to.join(", "))?,
@@ -363,7 +397,7 @@ mod tests {
             ("src/a.rs", "//! A.\nuse crate::b::B;\npub struct A(B);\n"),
             ("src/b.rs", "pub struct B;\nimpl B {\n    fn f() -> crate::a::A { todo!() }\n}\n"),
         ]);
-        assert_eq!(edges(&g), ["a -> b", "b -> a"]);
+        assert_eq!(edges(&g), ["crate -> a", "a -> b", "b -> a"]);
         assert_eq!(g.cycles.len(), 1);
         let c = &g.cycles[0];
         assert_eq!(c.modules, ["a", "b"]);
@@ -380,7 +414,7 @@ mod tests {
             ("src/b.rs", "pub struct B;\nfn f() { let _ = crate::c::C; }\n"),
             ("src/c.rs", "pub struct C;\n#[cfg(test)]\nmod tests {\n    use crate::a::*;\n}\n"),
         ]);
-        assert_eq!(edges(&g), ["a -> b", "a -> c", "b -> c"]);
+        assert_eq!(edges(&g), ["crate -> b", "a -> b", "a -> c", "b -> c"]);
         assert!(g.cycles.is_empty());
     }
 
@@ -392,7 +426,7 @@ mod tests {
             ("src/a.rs", "pub struct A;\npub fn g() { crate::h(); }\n"),
             ("src/b.rs", "use crate::A;\npub fn h() {}\n"),
         ]);
-        assert_eq!(edges(&g), ["a -> b", "b -> a"]);
+        assert_eq!(edges(&g), ["crate -> a", "crate -> b", "a -> b", "b -> a"]);
         assert_eq!(g.cycles.len(), 1);
     }
 
@@ -412,6 +446,31 @@ mod tests {
         assert_eq!(cycles, ["game util", "game::x game::y"]);
         assert_eq!(g.tangles, [["game", "util"], ["game::x", "game::y"]]);
         assert_eq!(g.modules, ["crate", "game", "game::x", "game::y", "util", "util::deep"]);
+    }
+
+    #[test]
+    fn a_loop_through_the_root_is_a_cycle() {
+        // The root defines `State` (used by `http`) and calls `http`.
+        let g = graph(&[
+            ("src/lib.rs", "mod http;\npub struct State;\npub fn run() { http::router(); crate::http::router(); }\n"),
+            ("src/http.rs", "use crate::State;\npub fn router() {}\n"),
+        ]);
+        assert_eq!(edges(&g), ["crate -> http", "http -> crate"]);
+        let cycles: Vec<String> = g.cycles.iter().map(|c| c.modules.join(" ")).collect();
+        assert_eq!(cycles, ["crate http"]);
+        assert!(g.to_string().starts_with("crate -> http\n"), "{g}");
+    }
+
+    #[test]
+    fn a_root_of_modules_and_re_exports_is_no_cycle() {
+        let g = graph(&[
+            ("src/lib.rs", "mod http;\nmod state;\npub use serve::run;\nmod serve;\npub use state::State;\n"),
+            ("src/state.rs", "pub struct State;\n"),
+            ("src/http.rs", "use crate::State;\npub fn router() {}\n"),
+            ("src/serve.rs", "pub fn run() { crate::http::router(); }\n"),
+        ]);
+        assert_eq!(edges(&g), ["crate -> serve", "crate -> state", "http -> state", "serve -> http"]);
+        assert!(g.cycles.is_empty());
     }
 
     #[test]

@@ -17,6 +17,14 @@
 //! as a reference to the module that defines the item. A cycle is a cycle
 //! among the children of one module (or among the top-level modules).
 //!
+//! The crate root is the one ancestor that does make edges: it is the node
+//! `crate` among the top-level modules, with an edge out for each top-level
+//! module whose items it names (`use`, re-export or path) and an edge in
+//! from each top-level module that names an item the root defines itself.
+//! A root that holds shared items and also calls into the modules using
+//! them is a loop (`http -> crate -> http`); a root of `mod` declarations
+//! and re-exports never is.
+//!
 //! ```
 //! use std::collections::BTreeMap;
 //! use std::path::{Path, PathBuf};

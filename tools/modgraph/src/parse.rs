@@ -59,6 +59,10 @@ pub(crate) enum RefKind {
     LocalUse,
     /// A `crate::…`, `super::…` or `self::…` path in code.
     Code,
+    /// Any other path of two or more segments in code (`http::router`,
+    /// `Vec::new`): a reference only when its first segment is a child
+    /// module of the module it is written in.
+    Relative,
 }
 
 /// Parses a whole file.
@@ -419,6 +423,25 @@ fn scan_code(toks: &[Token], refs: &mut Vec<Reference>) {
                 j += 2;
             }
             refs.push(Reference { segments, line, kind: RefKind::Code });
+            i = j;
+            continue;
+        }
+        let starts_relative = t.ident().is_some()
+            && toks.get(i + 1).is_some_and(|n| n.tok == Tok::PathSep)
+            && toks.get(i + 2).and_then(Token::ident).is_some()
+            && !(i > 0 && (toks[i - 1].is_punct('$') || toks[i - 1].tok == Tok::PathSep));
+        if starts_relative {
+            let mut segments = vec![t.ident().unwrap_or_default().to_owned()];
+            let mut line = t.line;
+            let mut j = i + 1;
+            while toks.get(j).is_some_and(|n| n.tok == Tok::PathSep)
+                && let Some(next) = toks.get(j + 1).and_then(Token::ident)
+            {
+                segments.push(next.to_owned());
+                line = toks[j + 1].line;
+                j += 2;
+            }
+            refs.push(Reference { segments, line, kind: RefKind::Relative });
             i = j;
             continue;
         }

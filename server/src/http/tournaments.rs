@@ -34,15 +34,15 @@ use capicua_tournament::{
 };
 use serde::{Deserialize, Serialize};
 
-use super::TournamentError;
-use super::replays::Replayed;
-use super::store::{self, SpecFormat};
 use crate::AppState;
 use crate::api::{ApiError, ApiPath, ApiQuery, Caller};
 use crate::db::tournaments::{self, ControlAction, ControlOutcome, StoredResult, StoredTable, Summary};
+use crate::tournament::TournamentError;
+use crate::tournament::replays::Replayed;
+use crate::tournament::store::{self, SpecFormat};
 
-/// The tournament routes (merged into [`crate::http::router`]).
-pub(crate) fn routes() -> Router<Arc<AppState>> {
+/// The tournament routes (merged into [`super::router`]).
+pub(super) fn routes() -> Router<Arc<AppState>> {
     Router::new()
         // A spec is small: a larger body is refused before it is read whole.
         .route("/api/tournaments", get(list).post(create).layer(DefaultBodyLimit::max(store::MAX_SPEC_BYTES)))

@@ -1,0 +1,168 @@
+//! The session family: `hello` (who the connection acts for, its seats
+//! given back), `register` (a new name and token), and the one connection
+//! that acts for each registered player.
+
+use std::sync::Arc;
+
+use capicua_protocol::{ClientMsg, ErrorCode, PROTOCOL_VERSION, PlayerInfo, SeatRef, ServerMsg, close};
+use tokio::sync::oneshot;
+
+use super::{Conn, End};
+use crate::Identity;
+use crate::lobby::Acting;
+use crate::room::RoomCmd;
+
+impl Conn {
+    /// `hello` (again: refused), `ping` and `register` once greeted.
+    pub(super) async fn on_session(&mut self, id: Option<u64>, msg: ClientMsg) {
+        match msg {
+            ClientMsg::Hello { .. } => self.error(id, ErrorCode::AlreadyGreeted, "hello was already received"),
+            ClientMsg::Ping => {
+                self.out.send(id, ServerMsg::Pong);
+            }
+            ClientMsg::Register { name } => self.register(id, name).await,
+            _ => unreachable!("routed to the session: {msg:?}"),
+        }
+    }
+
+    /// Makes this connection the one acting for its registered player, and
+    /// tells the one it replaces (if any) to close.
+    pub(super) fn claim_player(&self) {
+        let Some(pid) = self.ident.as_ref().and_then(|i| i.player_id) else { return };
+        let now = Acting { conn: self.id, replaced: self.replaced.clone() };
+        if let Some(old) = self.state.lobby.take_over(pid, now) {
+            tracing::info!(replaced = old.conn, "a newer connection acts for this player");
+            // A stored permit: the old connection closes even if it is busy now.
+            old.replaced.notify_one();
+        }
+    }
+
+    /// Forgets this connection as its player's, unless a newer one took over.
+    pub(super) fn forget_player(&self) {
+        let Some(pid) = self.ident.as_ref().and_then(|i| i.player_id) else { return };
+        self.state.lobby.release(pid, self.id);
+    }
+
+    /// A guest's name: `guest-N` by its connection's number; on PostgreSQL,
+    /// where other servers number their guests too, `guest-N@NODE`, so two
+    /// guests of one lobby never share a name.
+    pub(super) fn guest_name(&self) -> String {
+        match (self.state.db.topology(), self.state.db.node_id()) {
+            (crate::db::Topology::Cluster, Some(node)) => format!("guest-{}@{node}", self.id),
+            _ => format!("guest-{}", self.id),
+        }
+    }
+
+    pub(super) async fn hello(&mut self, id: Option<u64>, version: u32, token: Option<String>) -> Option<End> {
+        if version != PROTOCOL_VERSION {
+            self.error(
+                id,
+                ErrorCode::VersionMismatch,
+                format!("this server speaks protocol version {PROTOCOL_VERSION}, not {version}"),
+            );
+            return Some(End::Close(close::VERSION_MISMATCH, "protocol version mismatch"));
+        }
+        let ident = match token {
+            None => Identity { player_id: None, name: self.guest_name(), admin: false },
+            Some(t) if self.state.config.admin_token.as_deref() == Some(t.as_str()) => {
+                Identity { player_id: None, name: "admin".into(), admin: true }
+            }
+            Some(t) => match self.state.db.player_by_token(&t).await {
+                Ok(Some(p)) => Identity { player_id: Some(p.id), name: p.name, admin: false },
+                Ok(None) => {
+                    self.error(id, ErrorCode::BadToken, "unknown token");
+                    return Some(End::Close(close::BAD_TOKEN, "bad token"));
+                }
+                Err(e) => {
+                    tracing::error!(error = %e, "token lookup");
+                    self.error(id, ErrorCode::Internal, "could not check the token; try again");
+                    return Some(End::Close(close::TRY_AGAIN_LATER, "internal error"));
+                }
+            },
+        };
+        tracing::Span::current().record("player", ident.name.as_str());
+        self.ident = Some(Arc::new(ident));
+        // Before the seats move here: the old connection stops acting first.
+        self.claim_player();
+        let seats = self.reattach().await;
+        let ident = self.ident.as_ref().expect("just set");
+        self.out.send(
+            id,
+            ServerMsg::Welcome {
+                version: PROTOCOL_VERSION,
+                player: PlayerInfo { name: ident.name.clone(), guest: ident.player_id.is_none(), admin: ident.admin },
+                seats: seats.clone(),
+            },
+        );
+        // After the welcome: each room sends its state and the pending prompt.
+        let client = self.client().expect("greeted");
+        for s in seats {
+            if let Some(h) = self.state.room(s.room) {
+                let _ = h.tx.send(RoomCmd::Resync { client: client.clone(), id: None });
+            }
+        }
+        None
+    }
+
+    /// Gives a registered player its seats back on this connection.
+    pub(super) async fn reattach(&mut self) -> Vec<SeatRef> {
+        let client = self.client().expect("greeted");
+        let Some(pid) = client.ident.player_id else { return vec![] };
+        let rooms = self.state.lobby.seats_of(pid);
+        let mut seats = vec![];
+        for room in rooms {
+            let Some(h) = self.state.room(room) else { continue };
+            let (reply, rx) = oneshot::channel();
+            if h.tx.send(RoomCmd::Reattach { client: client.clone(), reply }).is_err() {
+                continue;
+            }
+            if let Ok(got) = rx.await {
+                if !got.is_empty() {
+                    self.rooms.insert(room, h.tx.clone());
+                }
+                seats.extend(got.into_iter().map(|seat| SeatRef { room, seat }));
+            }
+        }
+        seats.sort_by_key(|s| (s.room, s.seat));
+        seats
+    }
+
+    pub(super) async fn register(&mut self, id: Option<u64>, name: String) {
+        if let Err(rules) = capicua_protocol::check_name(&name) {
+            return self.error(id, ErrorCode::BadName, rules);
+        }
+        if self.ident.as_ref().is_some_and(|i| i.player_id.is_some()) {
+            return self.error(id, ErrorCode::BadRequest, "this connection already acts for a registered player");
+        }
+        // Each name is a database row and a fresh owner for the room quota:
+        // an address may only mint so many a minute.
+        if let Some(wait) = self.peer.and_then(|a| self.state.http_limits.check_registration(a).err()) {
+            let secs = wait.as_secs().max(1);
+            return self.error(
+                id,
+                ErrorCode::RateLimited,
+                format!("too many new names from this address; retry in {secs} s"),
+            );
+        }
+        match self.state.db.register(&name).await {
+            Ok((player, token)) => {
+                self.ident =
+                    Some(Arc::new(Identity { player_id: Some(player.id), name: player.name.clone(), admin: false }));
+                self.claim_player();
+                // Seats taken as a guest now belong to the player. The rooms
+                // hear it before any later command of this connection (same
+                // channel, sent first), so the next move finds its seat.
+                let client = self.client().expect("greeted");
+                for tx in self.rooms.values() {
+                    let _ = tx.send(RoomCmd::Promote { client: client.clone() });
+                }
+                self.out.send(id, ServerMsg::Registered { name: player.name, token });
+            }
+            Err(crate::db::DbError::NameTaken(n)) => self.error(id, ErrorCode::NameTaken, format!("{n:?} is taken")),
+            Err(e) => {
+                tracing::error!(error = %e, "register");
+                self.error(id, ErrorCode::Internal, "could not register; try again");
+            }
+        }
+    }
+}
