@@ -45,6 +45,7 @@
 mod board;
 mod catalog;
 mod error;
+mod family;
 mod file;
 mod game;
 mod history;
@@ -61,6 +62,7 @@ mod view;
 pub use board::{Board, MAX_ENDS, OpenEnd};
 pub use catalog::{Param, ParamKind, RuleOption, catalog};
 pub use error::{IllegalMove, SeatingError, SetupError, VariantError};
+pub use family::Family;
 pub use file::{FileFormat, VariantFileError};
 pub use game::deal::Setup;
 pub use game::events::{Event, Events, HandEnd, HandResult, Outcome};

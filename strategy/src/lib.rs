@@ -34,8 +34,10 @@
 //! - [`facts`]: what the public record proves about the hidden hands;
 //! - [`determinize`]: sampling hidden tiles consistently (for `pimc` and
 //!   `ismcts`);
+//! - [`pimc`]: perfect-information Monte Carlo, one search for both tile
+//!   families;
 //! - [`poly`]: strategies for tiles with 3, 4 or 6 faces (their own
-//!   trait, names and search);
+//!   trait and names);
 //! - [`referee`]: asking a strategy and playing its move;
 //! - [`arena`]: many games in process, with statistics ([`stats`]) and an
 //!   SPRT;
@@ -46,6 +48,7 @@ pub mod arena;
 pub mod determinize;
 pub mod error;
 pub mod facts;
+pub mod pimc;
 pub mod poly;
 pub mod referee;
 pub mod rng;

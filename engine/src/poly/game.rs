@@ -415,6 +415,11 @@ impl PolyGame {
         &self.board
     }
 
+    /// Moves played in the match.
+    pub fn plies(&self) -> usize {
+        self.plies
+    }
+
     /// Match totals by seat.
     pub fn scores(&self) -> &[i32] {
         &self.scores

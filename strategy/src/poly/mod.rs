@@ -20,13 +20,13 @@
 //! assert!(build_poly("smart", 1).is_err(), "two-faced strategies are not poly strategies");
 //! ```
 
-mod pimc;
-
 use std::time::Duration;
 
 use capicua_engine::poly::{PolyMove, PolyMoveList, PolyView};
 
-pub use pimc::{PolyAnalysis, PolyBudget, PolyModel, PolyMoveEstimate, PolyPimc, PolyPimcConfig, PolyRollout};
+pub use crate::pimc::poly::{
+    PolyAnalysis, PolyBudget, PolyModel, PolyMoveEstimate, PolyPimc, PolyPimcConfig, PolyRollout,
+};
 
 use crate::error::SpecError;
 use crate::rng::BotRng;

@@ -16,12 +16,13 @@ mod features;
 mod heuristic;
 mod ismcts;
 mod oracle;
-mod pimc;
 mod random;
-mod rules_cache;
+pub(crate) mod rules_cache;
 mod smart;
 mod support;
 
+pub use crate::pimc::Budget;
+pub use crate::pimc::tiles::{Analysis, MoveEstimate, Pimc, PimcConfig, Rollout, analyse};
 pub use bota_gorda::BotaGorda;
 pub use carrier::Carrier;
 pub use cheater::Cheater;
@@ -31,7 +32,6 @@ pub use features::{Context, PlayFeatures, Scored, Scorer, pick_best, play_featur
 pub use heuristic::Heuristic;
 pub use ismcts::Ismcts;
 pub use oracle::{Oracle, OracleConfig};
-pub use pimc::{Analysis, Budget, MoveEstimate, Pimc, PimcConfig, Rollout, analyse};
 pub use random::Random;
 pub use smart::Smart;
 pub use support::Support;

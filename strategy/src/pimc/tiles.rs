@@ -1,25 +1,22 @@
-//! `pimc`: perfect-information Monte Carlo.
-//!
-//! For each sample, deal the hidden tiles consistently with everything
-//! public ([`crate::determinize`]), then play every candidate move out to
-//! the end of the hand in that now fully visible deal with a fast rollout
-//! policy. The move with the best mean result over all samples is played.
-//! The budget is a number of samples, optionally capped by a time per move
-//! (a time cap makes play depend on the machine: the arena's
-//! reproducibility holds for sample budgets only).
+//! The two-faced `pimc` ([`Pimc`]): deals sampled consistently with
+//! everything public ([`crate::determinize`]), weighted by an opponent
+//! model, played out with a rollout policy ([`Rollout`]) or solved exactly
+//! near the end of a hand; a move's value is the hand won or lost (or,
+//! under penalty scoring, the pips kept), and [`analyse`] also estimates
+//! the chance each move wins the hand.
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 use capicua_engine::{Game, Move, MoveList, Rules, Side};
 
-use super::rules_cache::RulesCache;
-use super::{Heuristic, Scored, Strategy};
+use super::{Budget, Playout, Ties, Value, search};
 use crate::determinize::{self, PlayModel};
 use crate::facts::PublicFacts;
 use crate::rng::BotRng;
 use crate::seat_view::SeatView;
-use crate::stop::{StopFlag, raised};
+use crate::stop::StopFlag;
+use crate::strategy::rules_cache::RulesCache;
+use crate::strategy::{Heuristic, Scored, Strategy};
 
 /// How a determinized deal is played out after a candidate move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,15 +30,6 @@ pub enum Rollout {
     Block,
     /// The deciding side plays as in `Block`, the other sides as in `Heavy`.
     OwnBlock,
-}
-
-/// When to stop sampling.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Budget {
-    /// Samples per move.
-    pub samples: u32,
-    /// A wall-clock cap per move, if any.
-    pub time: Option<Duration>,
 }
 
 /// The knobs of [`Pimc`].
@@ -170,109 +158,65 @@ impl Pimc {
     /// from this player's random stream: [`Strategy::choose`] plays the
     /// `best` of this analysis.
     pub fn analyse(&mut self, view: &dyn SeatView) -> Analysis {
-        let started = Instant::now();
         let mut legal = MoveList::new();
         view.legal_moves(&mut legal);
-        let rules = self.rules.of(view);
-        let facts = PublicFacts::of(view);
-        let side = view.side_of(view.seat());
-        let hands_before = view.hand_number() as usize;
-        // Per sample: its log weight, then each move's summed value and wins.
-        let mut values: Vec<(f64, Vec<f64>, Vec<f64>)> = Vec::new();
-        let mut sampled = 0u32;
-        let mut scratch = MoveList::new();
-        let rollouts = self.config.rollouts;
-        for _ in 0..self.config.budget.samples {
-            if sampled > 0 && (self.config.budget.time.is_some_and(|t| started.elapsed() >= t) || raised(&self.stop)) {
-                break;
-            }
-            if raised(&self.stop) || legal.is_empty() {
-                break;
-            }
-            let Some((deal, log_weight)) = self.draw(view, &rules, &facts) else { continue };
-            let mut totals = vec![0.0f64; legal.len()];
-            let mut wins = vec![0.0f64; legal.len()];
-            // Hand results index from the first hand of the match; a
-            // determinized game starts at this hand with none recorded.
-            let before = deal.hand_results().len();
-            debug_assert!(before == 0 || before == hands_before);
-            let solved = (tiles_in_hands(&deal) <= self.config.solve_below)
-                .then(|| {
-                    let mut nodes = SOLVE_NODES;
-                    legal
-                        .iter()
-                        .map(|&m| {
-                            let mut g = deal.clone();
-                            g.play(m).expect("a legal move stays legal in a consistent deal");
-                            solve(&g, before, side, f64::NEG_INFINITY, f64::INFINITY, &mut nodes)
-                        })
-                        .collect::<Option<Vec<(f64, f64)>>>()
-                })
-                .flatten();
-            for (i, &m) in legal.iter().enumerate() {
-                if let Some(exact) = &solved {
-                    totals[i] += exact[i].0 * rollouts as f64;
-                    wins[i] += exact[i].1 * rollouts as f64;
-                    continue;
-                }
-                for _ in 0..rollouts {
-                    let mut g = deal.clone();
-                    g.play(m).expect("a legal move stays legal in a consistent deal");
-                    roll_out(&mut g, before, self.config.rollout, side, &mut self.rng, &mut scratch);
-                    totals[i] += hand_value(&g, before, side);
-                    wins[i] += hand_won(&g, before, side);
-                }
-            }
-            values.push((log_weight, totals, wins));
-            sampled += 1;
-        }
-        if sampled == 0 {
+        let mut playout = TilesPlayout {
+            view,
+            rules: self.rules.of(view),
+            facts: PublicFacts::of(view),
+            config: self.config,
+            side: view.side_of(view.seat()),
+            hands_before: view.hand_number() as usize,
+            scratch: MoveList::new(),
+        };
+        let c = self.config;
+        let tally = search(&mut playout, &legal, c.budget, c.rollouts, &self.stop, &mut self.rng);
+        if tally.samples == 0 {
             let best = if legal.len() == 1 { legal[0] } else { self.fallback.choose(view) };
             let moves = legal.iter().map(|&mv| MoveEstimate { mv, win: 0.0, value: 0.0 }).collect();
             return Analysis { moves, best, samples: 0 };
         }
-        // Weigh each sample by its likelihood (all equal under the uniform model).
-        let top = values.iter().map(|v| v.0).fold(f64::NEG_INFINITY, f64::max);
-        let mut totals = vec![0.0f64; legal.len()];
-        let mut wins = vec![0.0f64; legal.len()];
-        let mut weight = 0.0;
-        for (log_weight, v, won) in &values {
-            let w = (log_weight - top).exp();
-            weight += w;
-            for (t, x) in totals.iter_mut().zip(v) {
-                *t += w * x;
-            }
-            for (t, x) in wins.iter_mut().zip(won) {
-                *t += w * x;
-            }
-        }
-        let best = (0..legal.len()).max_by(|&a, &b| totals[a].total_cmp(&totals[b])).expect("one move at least");
-        let per = weight * rollouts.max(1) as f64;
+        let best = tally.best(Ties::Last).expect("one move at least");
         let moves = legal
             .iter()
             .enumerate()
-            .map(|(i, &mv)| MoveEstimate { mv, win: (wins[i] / per).clamp(0.0, 1.0), value: totals[i] / per })
+            .map(|(i, &mv)| MoveEstimate { mv, win: tally.win(i), value: tally.value(i) })
             .collect();
-        Analysis { moves, best: legal[best], samples: sampled }
+        Analysis { moves, best: legal[best], samples: tally.samples }
     }
 }
 
-impl Pimc {
-    /// One deal to play out and its log weight: of [`PimcConfig::pool`]
-    /// deals drawn, one picked in proportion to its weight under the
-    /// opponent model, weighing the mean of the pool's weights (sampling
-    /// importance resampling; one deal drawn is just that deal).
-    fn draw(&mut self, view: &dyn SeatView, rules: &Arc<Rules>, facts: &PublicFacts) -> Option<(Game, f64)> {
+/// The two-faced half of the search for one decision.
+struct TilesPlayout<'a> {
+    view: &'a dyn SeatView,
+    rules: Arc<Rules>,
+    facts: PublicFacts,
+    config: PimcConfig,
+    /// The deciding seat's side.
+    side: Side,
+    /// Hands finished before this one in the real match.
+    hands_before: usize,
+    scratch: MoveList,
+}
+
+impl Playout for TilesPlayout<'_> {
+    type Game = Game;
+
+    /// Of [`PimcConfig::pool`] deals drawn, one picked in proportion to its
+    /// weight under the opponent model, weighing the mean of the pool's
+    /// weights (sampling importance resampling; one deal drawn is just
+    /// that deal).
+    fn draw(&mut self, rng: &mut BotRng) -> Option<(Game, f64)> {
         let mut pool: Vec<determinize::Deal> = (0..self.config.pool.max(1))
-            .filter_map(|_| determinize::sample_weighted(view, rules, facts, self.config.model, &mut self.rng))
+            .filter_map(|_| determinize::sample_weighted(self.view, &self.rules, &self.facts, self.config.model, rng))
             .collect();
         if pool.len() <= 1 {
-            return pool.pop().map(|d| (d.game, d.log_weight));
+            return pool.pop().map(|d| self.checked(d.game, d.log_weight));
         }
         let top = pool.iter().map(|d| d.log_weight).fold(f64::NEG_INFINITY, f64::max);
         let weights: Vec<f64> = pool.iter().map(|d| (d.log_weight - top).exp()).collect();
         let sum: f64 = weights.iter().sum();
-        let mut pick = self.rng.unit() * sum;
+        let mut pick = rng.unit() * sum;
         let mut at = pool.len() - 1;
         for (i, w) in weights.iter().enumerate() {
             if pick < *w {
@@ -282,7 +226,48 @@ impl Pimc {
             pick -= w;
         }
         let log_weight = top + (sum / pool.len() as f64).ln();
-        Some((pool.swap_remove(at).game, log_weight))
+        Some(self.checked(pool.swap_remove(at).game, log_weight))
+    }
+
+    /// Alpha-beta on win / tie / loss once at most
+    /// [`PimcConfig::solve_below`] tiles remain in all hands, every move
+    /// sharing one bound on the work.
+    fn solve(&mut self, deal: &Game, legal: &[Move]) -> Option<Vec<Value>> {
+        if tiles_in_hands(deal) > self.config.solve_below {
+            return None;
+        }
+        let before = deal.hand_results().len();
+        let mut nodes = SOLVE_NODES;
+        legal
+            .iter()
+            .map(|&m| {
+                let mut g = deal.clone();
+                g.play(m).expect("a legal move stays legal in a consistent deal");
+                let (value, win) = solve(&g, before, self.side, f64::NEG_INFINITY, f64::INFINITY, &mut nodes)?;
+                Some(Value { value, win })
+            })
+            .collect()
+    }
+
+    fn roll_out(&mut self, deal: &Game, game: &mut Game, rng: &mut BotRng) {
+        let before = deal.hand_results().len();
+        roll_out(game, before, self.config.rollout, self.side, rng, &mut self.scratch);
+    }
+
+    fn value(&self, deal: &Game, end: &Game) -> Value {
+        let before = deal.hand_results().len();
+        Value { value: hand_value(end, before, self.side), win: hand_won(end, before, self.side) }
+    }
+}
+
+impl TilesPlayout<'_> {
+    /// A drawn deal, as the search sees it. Hand results index from the
+    /// first hand of the match; a determinized game starts at this hand
+    /// with none recorded.
+    fn checked(&self, deal: Game, log_weight: f64) -> (Game, f64) {
+        let before = deal.hand_results().len();
+        debug_assert!(before == 0 || before == self.hands_before);
+        (deal, log_weight)
     }
 }
 
