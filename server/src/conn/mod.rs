@@ -41,7 +41,6 @@ pub(crate) use self::send::refuse;
 use self::send::send_loop;
 use crate::metrics::Metrics;
 use crate::room::RoomCmd;
-use crate::table::AnyMove;
 use crate::{AppState, Client, ConnId, Identity, Outbox};
 
 /// Why the receive loop ended.
@@ -428,10 +427,7 @@ impl Conn {
             ClientMsg::FillBots { room, strategy } => (room, forward(room, RoomCmd::FillBots { client, strategy, id })),
             ClientMsg::Ready { room } => (room, forward(room, RoomCmd::Ready { client, id })),
             ClientMsg::Move { room, prompt, r#move } => {
-                (room, forward(room, RoomCmd::Move { client, prompt, mv: AnyMove::Tiles(r#move), id }))
-            }
-            ClientMsg::PolyMove { room, prompt, r#move } => {
-                (room, forward(room, RoomCmd::Move { client, prompt, mv: AnyMove::Poly(r#move), id }))
+                (room, forward(room, RoomCmd::Move { client, prompt, mv: r#move, id }))
             }
             ClientMsg::Resync { room } => (room, forward(room, RoomCmd::Resync { client, id })),
             ClientMsg::Hint { room } => (room, forward(room, RoomCmd::Hint { client, id })),

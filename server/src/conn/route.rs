@@ -32,7 +32,6 @@ pub(super) fn route(msg: &ClientMsg) -> Route {
         | ClientMsg::FillBots { .. }
         | ClientMsg::Ready { .. }
         | ClientMsg::Move { .. }
-        | ClientMsg::PolyMove { .. }
         | ClientMsg::Resync { .. }
         | ClientMsg::Hint { .. }
         | ClientMsg::CloseRoom { .. } => Route::Room,
@@ -53,7 +52,7 @@ mod tests {
 
     #[test]
     fn each_family_has_its_messages() {
-        assert_eq!(of(r#"{"type":"hello","version":1}"#), Route::Session);
+        assert_eq!(of(r#"{"type":"hello","version":2}"#), Route::Session);
         assert_eq!(of(r#"{"type":"ping"}"#), Route::Session);
         assert_eq!(of(r#"{"type":"register","name":"ana"}"#), Route::Session);
         assert_eq!(of(r#"{"type":"list-rooms"}"#), Route::Lobby);

@@ -10,7 +10,7 @@ async fn a_connection_driven_through_channels_answers_in_order() {
     let (state, _shutdown, _done) = AppState::new(db, Config::default());
     let frames = [
         r#"{"id":1,"type":"ping"}"#,
-        r#"{"id":2,"type":"hello","version":1}"#,
+        r#"{"id":2,"type":"hello","version":2}"#,
         r#"{"oops"#,
         r#"{"id":3,"type":"join","room":77}"#,
     ];
@@ -51,7 +51,7 @@ async fn a_client_that_never_reads_is_closed_as_a_slow_consumer() {
     tokio::time::pause();
     let config = Config { outbound_buffer: 4, ..Config::default() };
     let (state, _shutdown, _done) = AppState::new(db, config);
-    let mut frames = vec![r#"{"id":1,"type":"hello","version":1}"#.to_string()];
+    let mut frames = vec![r#"{"id":1,"type":"hello","version":2}"#.to_string()];
     frames.extend((2..40).map(|i| format!(r#"{{"id":{i},"type":"ping"}}"#)));
     let input = futures_util::stream::iter(
         frames.into_iter().map(|f| Ok::<_, std::convert::Infallible>(Message::Text(f.into()))).collect::<Vec<_>>(),
