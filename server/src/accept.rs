@@ -201,6 +201,22 @@ fn too_many_connections() -> Response {
     response
 }
 
+/// Counts a connection from `peer` against the caps (a trusted proxy's by
+/// no address): what it holds, and whether it is on the reserve; `None`
+/// when it is refused.
+fn admit(state: &AppState, peer: IpAddr) -> Option<(Held, bool)> {
+    let counted = (!state.config.trusted_proxies.contains(&peer)).then_some(peer);
+    let admitted = match state.conn_counts.admit(counted) {
+        Admit::Full(h) => Some((h, false)),
+        Admit::Reserve(h) => Some((h, true)),
+        Admit::Refused => None,
+    };
+    if !matches!(admitted, Some((_, false))) {
+        Metrics::inc(&state.metrics.connections_refused);
+    }
+    admitted
+}
+
 /// Accepts connections on `listener` and serves `app` on them until
 /// `stopped` resolves; then lets each connection finish the request in
 /// hand and returns once they all have.
@@ -227,19 +243,10 @@ pub(crate) async fn serve(
             },
             () = &mut stopped => break,
         };
-        let counted = (!state.config.trusted_proxies.contains(&peer.ip())).then_some(peer.ip());
-        let (held, reserve) = match state.conn_counts.admit(counted) {
-            Admit::Full(h) => (h, false),
-            Admit::Reserve(h) => (h, true),
-            Admit::Refused => {
-                Metrics::inc(&state.metrics.connections_refused);
-                drop(tcp);
-                continue;
-            }
+        let Some((held, reserve)) = admit(&state, peer.ip()) else {
+            drop(tcp);
+            continue;
         };
-        if reserve {
-            Metrics::inc(&state.metrics.connections_refused);
-        }
         // Prompts and moves are small frames on a round trip: Nagle's
         // algorithm would hold each one back waiting for an ACK.
         let _ = tcp.set_nodelay(true);

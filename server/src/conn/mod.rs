@@ -216,6 +216,33 @@ impl Conn {
     }
 }
 
+/// Sends `cmd` to `room`'s task, through the sender this connection
+/// already holds or else the lobby's; false when there is no such room.
+fn forward(
+    rooms: &mut HashMap<RoomId, mpsc::UnboundedSender<RoomCmd>>,
+    lobby: &crate::lobby::Lobby,
+    room: RoomId,
+    cmd: RoomCmd,
+) -> bool {
+    if let Some(tx) = rooms.get(&room) {
+        match tx.send(cmd) {
+            Ok(()) => return true,
+            // The room closed; ids are never reused.
+            Err(_) => {
+                rooms.remove(&room);
+                return false;
+            }
+        }
+    }
+    match lobby.room(room) {
+        Some(h) if h.tx.send(cmd).is_ok() => {
+            rooms.insert(room, h.tx);
+            true
+        }
+        _ => false,
+    }
+}
+
 /// The WebSocket layer's own error behind a receive error, if it is one.
 fn ws_error<'a>(e: &'a (dyn std::error::Error + 'static)) -> Option<&'a tungstenite::Error> {
     let mut cause = Some(e);
@@ -376,25 +403,7 @@ impl Conn {
             ClientMsg::Spectate { room, invite } => Some(self.room_target("spectate", *room, invite.as_deref())),
             _ => None,
         };
-        let mut forward = |room: RoomId, cmd: RoomCmd| -> bool {
-            if let Some(tx) = self.rooms.get(&room) {
-                match tx.send(cmd) {
-                    Ok(()) => return true,
-                    // The room closed; ids are never reused.
-                    Err(_) => {
-                        self.rooms.remove(&room);
-                        return false;
-                    }
-                }
-            }
-            match self.state.lobby.room(room) {
-                Some(h) if h.tx.send(cmd).is_ok() => {
-                    self.rooms.insert(room, h.tx);
-                    true
-                }
-                _ => false,
-            }
-        };
+        let mut forward = |room: RoomId, cmd: RoomCmd| forward(&mut self.rooms, &self.state.lobby, room, cmd);
         let (room, sent) = match msg {
             ClientMsg::Chat { room, text } => {
                 if let Some((code, message)) = chat_refused {

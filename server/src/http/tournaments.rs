@@ -150,10 +150,24 @@ async fn control(
 ) -> Result<Json<Summary>, ApiError> {
     check_admin(&state, &headers).await?;
     let body = body.map_err(|e| ApiError::body(&e, ErrorCode::BadRequest, MAX_CONTROL_BYTES))?;
-    let (action, by) = match name.as_str() {
+    let (action, by) = action_of(&state, id, &name, &body).await?;
+    let outcome = state.db.take_tournament_control(id, &action, &by).await?;
+    let progress = progress_of(id, outcome, &action, by)?;
+    state.tournaments.publish(id, progress);
+    // The runner (if one runs here) reads the status and the log again; a
+    // resumed tournament is runnable, for the scheduler.
+    state.tournaments.poke(id);
+    state.tournaments.wake();
+    let summary = state.db.tournament_summary(id).await?.ok_or_else(|| not_found(id))?;
+    Ok(Json(summary))
+}
+
+/// The control `name` asks for with `body`, and who asks.
+async fn action_of(state: &AppState, id: i64, name: &str, body: &[u8]) -> Result<(ControlAction, String), ApiError> {
+    Ok(match name {
         "pause" | "resume" | "cancel" => {
-            let b: StatusBody = parse_body(&body)?;
-            let action = match name.as_str() {
+            let b: StatusBody = parse_body(body)?;
+            let action = match name {
                 "pause" => ControlAction::Pause,
                 "resume" => ControlAction::Resume,
                 _ => ControlAction::Cancel,
@@ -161,9 +175,9 @@ async fn control(
             (action, check_by(b.by)?)
         }
         "withdraw" => {
-            let b: WithdrawBody = parse_required(&body)?;
+            let b: WithdrawBody = parse_required(body)?;
             let by = check_by(b.by)?;
-            let t = replayed(&state, id).await?;
+            let t = replayed(state, id).await?;
             let entrant = match b.entrant {
                 EntrantRef::Id(i) => EntrantId(i),
                 EntrantRef::Name(n) => t
@@ -177,46 +191,52 @@ async fn control(
             (ControlAction::Log(Control::Withdraw { entrant, before_start: false }), by)
         }
         "enter" => {
-            let b: EnterBody = parse_required(&body)?;
+            let b: EnterBody = parse_required(body)?;
             let by = check_by(b.by)?;
             // A late entrant plays the tournament's families of tiles too.
-            let families = replayed(&state, id).await?.config().families();
+            let families = replayed(state, id).await?.config().families();
             store::check_entrant(&state.db, "entrant", &b.entrant, &families, state.config.bot_caps)
                 .await
                 .map_err(|e| bad_control(e.to_string()))?;
             (ControlAction::Log(Control::Enter { entrant: b.entrant }), by)
         }
         "correct" => {
-            let b: CorrectBody = parse_required(&body)?;
-            let by = check_by(b.by)?;
-            let t = replayed(&state, id).await?;
-            let old = t.result_of(b.round, b.table).cloned().ok_or_else(|| {
-                bad_control(format!("round {} table {} has no recorded result to correct", b.round, b.table))
-            })?;
-            let mut seats = old.seats.clone();
-            if let Some(scores) = b.scores {
-                if scores.len() != seats.len() {
-                    return Err(bad_control(format!(
-                        "`scores` gives {} seats, the table has {}",
-                        scores.len(),
-                        seats.len()
-                    )));
-                }
-                for (seat, score) in seats.iter_mut().zip(scores) {
-                    seat.score = score;
-                }
-            }
-            let winner = match b.winner {
-                WinnerField::Side(s) => Some(s),
-                WinnerField::Draw(()) => None,
-            };
-            (ControlAction::Log(Control::Correct { result: MatchResult { seats, winner, ..old } }), by)
+            let mut b: CorrectBody = parse_required(body)?;
+            let by = check_by(b.by.take())?;
+            let t = replayed(state, id).await?;
+            (ControlAction::Log(Control::Correct { result: corrected(&t, b)? }), by)
         }
         other => {
             return Err(ApiError::new(StatusCode::NOT_FOUND, ErrorCode::NotFound, format!("no control {other:?}")));
         }
+    })
+}
+
+/// The result a `correct` control records instead of the one stored.
+fn corrected(t: &Tournament, b: CorrectBody) -> Result<MatchResult, ApiError> {
+    let old = t.result_of(b.round, b.table).cloned().ok_or_else(|| {
+        bad_control(format!("round {} table {} has no recorded result to correct", b.round, b.table))
+    })?;
+    let mut seats = old.seats.clone();
+    if let Some(scores) = b.scores {
+        if scores.len() != seats.len() {
+            return Err(bad_control(format!("`scores` gives {} seats, the table has {}", scores.len(), seats.len())));
+        }
+        for (seat, score) in seats.iter_mut().zip(scores) {
+            seat.score = score;
+        }
+    }
+    let winner = match b.winner {
+        WinnerField::Side(s) => Some(s),
+        WinnerField::Draw(()) => None,
     };
-    let progress = match state.db.take_tournament_control(id, &action, &by).await? {
+    Ok(MatchResult { seats, winner, ..old })
+}
+
+/// What the tournament's followers hear of a control taken, or the error
+/// of one refused.
+fn progress_of(id: i64, outcome: ControlOutcome, action: &ControlAction, by: String) -> Result<Progress, ApiError> {
+    Ok(match outcome {
         ControlOutcome::NoSuchTournament => return Err(not_found(id)),
         ControlOutcome::WrongStatus(status) => {
             return Err(conflict(format!("tournament {id} is {status}: it cannot {}", action.name())));
@@ -230,7 +250,7 @@ async fn control(
                 _ => conflict(e.to_string()),
             });
         }
-        ControlOutcome::Taken { tournament, .. } => match &action {
+        ControlOutcome::Taken { tournament, .. } => match action {
             ControlAction::Pause => Progress::Paused { by },
             ControlAction::Resume => Progress::Resumed { by },
             ControlAction::Cancel => Progress::Cancelled { by },
@@ -247,14 +267,7 @@ async fn control(
                 Progress::Entered { entrant: e.id.0, name: e.name.clone(), by }
             }
         },
-    };
-    state.tournaments.publish(id, progress);
-    // The runner (if one runs here) reads the status and the log again; a
-    // resumed tournament is runnable, for the scheduler.
-    state.tournaments.poke(id);
-    state.tournaments.wake();
-    let summary = state.db.tournament_summary(id).await?.ok_or_else(|| not_found(id))?;
-    Ok(Json(summary))
+    })
 }
 
 /// `DELETE /api/tournaments/{id}` (admin): a tournament that has not
