@@ -85,6 +85,10 @@ pub trait Family: Clone + fmt::Debug + Send + Sync + Sized + 'static {
     /// A match for `seating`, its first hand dealt from `seed`.
     fn deal(rules: Arc<Self::Rules>, seating: Self::Seating, seed: u64) -> Result<Self, SeatingError>;
 
+    /// Starts a new match at the same table with another seed, keeping the
+    /// memory (an arena plays many).
+    fn restart(&mut self, seed: u64);
+
     /// Seats at the table.
     fn seats(&self) -> u8;
     /// Sides that score (teams; in a poly match, the seats).
@@ -163,6 +167,9 @@ impl Family for Game {
 
     fn deal(rules: Arc<Rules>, seating: Seating, seed: u64) -> Result<Game, SeatingError> {
         Game::new(rules, seating, seed)
+    }
+    fn restart(&mut self, seed: u64) {
+        Game::restart(self, seed)
     }
     fn seats(&self) -> u8 {
         self.table().seats()
@@ -250,6 +257,9 @@ impl Family for PolyGame {
 
     fn deal(rules: Arc<PolyRules>, seats: u8, seed: u64) -> Result<PolyGame, SeatingError> {
         PolyGame::new(rules, seats, seed)
+    }
+    fn restart(&mut self, seed: u64) {
+        PolyGame::restart(self, seed)
     }
     fn seats(&self) -> u8 {
         PolyGame::seats(self)

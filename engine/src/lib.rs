@@ -34,6 +34,10 @@
 //! (`when`: "when CONDITION, use RULE", every combination compiled at
 //! validation; a variant without them pays one predictable branch per move).
 //!
+//! Tiles with 3, 4 or 6 faces are a second family ([`poly`]); both games
+//! implement [`Family`], so code that only runs a match (deal, legal moves,
+//! play, scores, views) is written once for either.
+//!
 //! Design notes:
 //! - Moves are small and `Copy`; [`Game::legal_moves`] returns a
 //!   fixed-capacity [`MoveList`] that never allocates.

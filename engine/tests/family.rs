@@ -95,6 +95,25 @@ fn a_seed_replays_the_same_match() {
     }
 }
 
+/// A finished match restarted with a seed is the match that seed deals,
+/// and plays to the end again.
+#[test]
+fn a_restarted_match_is_a_fresh_one() {
+    fn check<F: Family>(mut done: F, fresh: F, name: &str) {
+        done.restart(fresh.seed());
+        assert_eq!(done.plies(), 0, "{name}");
+        assert_eq!(done.revealed_snapshot(None), fresh.revealed_snapshot(None), "{name}");
+        assert_eq!((done.to_move(), done.scores()), (fresh.to_move(), fresh.scores()), "{name}");
+        play_out(done, 2, name);
+    }
+    for name in PRESETS {
+        check(play_out(tiles(name, 1), 1, name), tiles(name, 4), name);
+    }
+    for name in POLY_PRESETS {
+        check(play_out(poly(name, 1), 1, name), poly(name, 4), name);
+    }
+}
+
 /// Every seat count a preset allows deals, and the referee of a strict
 /// variant rules as the plain play does.
 #[test]

@@ -315,6 +315,7 @@ impl PolyGame {
     pub fn restart(&mut self, seed: u64) {
         self.seed = seed;
         self.hand_no = 0;
+        self.plies = 0;
         self.scores.iter_mut().for_each(|s| *s = 0);
         self.outcome = None;
         self.hand_end = None;

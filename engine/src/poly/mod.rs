@@ -3,7 +3,8 @@
 //! A family separate from the two-faced engine (whose tiles, bitsets and
 //! boards are built for dominoes): [`PolyVariant`] is plain data,
 //! [`PolyVariant::validate`] turns it into [`PolyRules`], and a
-//! [`PolyGame`] plays it, deterministic from its seed.
+//! [`PolyGame`] plays it, deterministic from its seed. Both games implement
+//! [`crate::Family`], what a table or a search needs of either.
 //!
 //! ```
 //! use capicua_engine::poly::{PolyGame, PolyMoveList, PolyRules};

@@ -197,3 +197,82 @@ pub(crate) fn search<P: Playout>(
     tally.samples = sampled;
     tally
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use capicua_engine::{Game, Rules, Seating};
+    use std::cell::Cell;
+
+    /// A scripted search over one real position: deal `k` has weight
+    /// `weights[k]`, and every move `i` played out in it is worth
+    /// `values[k][i]` (a win when positive).
+    struct Scripted {
+        game: Game,
+        weights: Vec<f64>,
+        values: Vec<Vec<f64>>,
+        drawn: usize,
+        playouts: Cell<usize>,
+    }
+
+    impl Playout for Scripted {
+        type Game = Game;
+
+        fn draw(&mut self, _: &mut BotRng) -> Option<(Game, f64)> {
+            self.drawn += 1;
+            self.weights.get(self.drawn - 1).map(|w| (self.game.clone(), w.ln()))
+        }
+
+        fn roll_out(&mut self, _: &Game, _: &mut Game, _: &mut BotRng) {}
+
+        fn value(&self, _: &Game, _: &Game) -> Value {
+            let n = self.playouts.replace(self.playouts.get() + 1);
+            let v = self.values[n / self.values[0].len()][n % self.values[0].len()];
+            Value { value: v, win: (v > 0.0) as u8 as f64 }
+        }
+    }
+
+    fn scripted(weights: &[f64], values: &[&[f64]]) -> (Scripted, Vec<capicua_engine::Move>) {
+        let game = Game::new(Rules::preset("block").unwrap().into(), Seating::new(2), 1).unwrap();
+        // The same move listed as many times as there are values: the
+        // search tells moves apart by their place in the list.
+        let legal = vec![game.legal_moves()[0]; values[0].len()];
+        let values = values.iter().map(|v| v.to_vec()).collect();
+        (Scripted { game, weights: weights.to_vec(), values, drawn: 0, playouts: Cell::new(0) }, legal)
+    }
+
+    const BUDGET: Budget = Budget { samples: 5, time: None };
+
+    /// Each deal counts by its weight; a deal not found spends the budget
+    /// without counting.
+    #[test]
+    fn values_are_averaged_by_the_weight_of_each_deal() {
+        let (mut p, legal) = scripted(&[1.0, 3.0], &[&[1.0, 0.0, 1.0], &[0.0, 0.0, 1.0 / 3.0]]);
+        let tally = search(&mut p, &legal, BUDGET, 1, &None, &mut BotRng::new(1));
+        assert_eq!((tally.samples, p.drawn), (2, 5));
+        let means: Vec<f64> = (0..3).map(|i| tally.value(i)).collect();
+        assert!(means.iter().zip([0.25, 0.0, 0.5]).all(|(m, e)| (m - e).abs() < 1e-12), "{means:?}");
+        assert_eq!((tally.win(0), tally.win(1), tally.win(2)), (0.25, 0.0, 1.0));
+        assert_eq!(tally.best(Ties::First), Some(2));
+    }
+
+    /// Equal means go to the first or the last move listed, as asked.
+    #[test]
+    fn ties_go_to_the_first_or_the_last_move() {
+        let (mut p, legal) = scripted(&[1.0], &[&[1.0, 1.0, 0.0]]);
+        let tally = search(&mut p, &legal, BUDGET, 1, &None, &mut BotRng::new(1));
+        assert_eq!((tally.best(Ties::First), tally.best(Ties::Last)), (Some(0), Some(1)));
+        assert_eq!(Tally::empty(0).best(Ties::First), None);
+    }
+
+    /// A raised flag stops the search before the first deal.
+    #[test]
+    fn a_raised_flag_draws_nothing() {
+        let (mut p, legal) = scripted(&[1.0], &[&[1.0, 0.0]]);
+        let stop = StopFlag::new();
+        stop.stop();
+        let tally = search(&mut p, &legal, BUDGET, 1, &Some(stop), &mut BotRng::new(1));
+        assert_eq!((tally.samples, p.drawn), (0, 0));
+        assert_eq!(tally.value(0), 0.0);
+    }
+}

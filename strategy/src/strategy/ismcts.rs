@@ -13,11 +13,11 @@ use std::time::{Duration, Instant};
 
 use capicua_engine::{Move, MoveList, Side};
 
+use super::playout::{hand_value, roll_out};
 use super::rules_cache::RulesCache;
 use super::{Heuristic, Rollout, Scored, Strategy};
 use crate::determinize;
 use crate::facts::PublicFacts;
-use crate::pimc::tiles::{hand_value, roll_out};
 use crate::rng::BotRng;
 use crate::seat_view::SeatView;
 use crate::stop::{StopFlag, raised};

@@ -28,11 +28,11 @@ use std::time::{Duration, Instant};
 
 use capicua_engine::{Move, MoveList, Seat};
 
+use super::playout::{hand_value, roll_out, solve};
 use super::rules_cache::RulesCache;
 use super::{Heuristic, Rollout, Scored, Strategy};
 use crate::determinize;
 use crate::facts::PublicFacts;
-use crate::pimc::tiles::{hand_value, roll_out, solve};
 use crate::rng::BotRng;
 use crate::seat_view::SeatView;
 use crate::stop::{StopFlag, raised};
@@ -206,7 +206,7 @@ mod tests {
             // decision between two moves or more.
             while let Some(seat) = g.to_move() {
                 g.fill_legal_moves(&mut moves);
-                if crate::pimc::tiles::tiles_in_hands(&g) <= 12 && moves.len() > 1 {
+                if super::super::playout::tiles_in_hands(&g) <= 12 && moves.len() > 1 {
                     return Some((g, seat));
                 }
                 let m = moves[rng.below(moves.len())];
