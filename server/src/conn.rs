@@ -564,7 +564,7 @@ impl Conn {
                     self.error(id, ErrorCode::Unauthorized, "closing a room needs the admin token");
                     return None;
                 }
-                (room, forward(room, RoomCmd::Close { client, id }))
+                (room, forward(room, RoomCmd::Close { from: room::From::Member(client), id }))
             }
         };
         if !sent {

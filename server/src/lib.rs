@@ -36,6 +36,7 @@ pub(crate) mod limits;
 pub(crate) mod metrics;
 pub(crate) mod nodes;
 pub(crate) mod outbox;
+pub mod record;
 pub(crate) mod replays;
 pub(crate) mod room;
 pub(crate) mod table;

@@ -7,7 +7,7 @@
 //! its `games` row ([`insert_match`]), so a finished match is either stored
 //! and recorded or neither: that is what makes a restart safe.
 
-use capicua_protocol::{TournamentId, TournamentStatus};
+use capicua_protocol::TournamentStatus;
 use capicua_tournament::{
     Config, ConfigError, Control, ControlError, EntrantId, EntrantSpec, Entry, MatchResult, ParseError, Round,
     Standing, Table, Tournament, TournamentSpec,
@@ -18,15 +18,7 @@ use sqlx::{Any, AnyConnection, Row, Transaction};
 use super::columns::{Flag, Text, text_column};
 use super::{Db, DbError, now_secs};
 
-/// A finished tournament match, stored with its game in one transaction
-/// (the room playing a tournament table puts it in its [`super::GameRecord`]).
-#[derive(Clone, Debug)]
-pub struct TableLink {
-    /// The tournament.
-    pub tournament: TournamentId,
-    /// The result (round, table, seats, winner).
-    pub result: MatchResult,
-}
+pub use crate::record::TableLink;
 
 /// How a spec is written (`tournaments.spec_format`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
