@@ -40,6 +40,7 @@ pub(crate) mod metrics;
 pub(crate) mod nodes;
 pub(crate) mod outbox;
 pub(crate) mod ratings;
+pub mod record;
 pub(crate) mod replays;
 pub(crate) mod room;
 pub(crate) mod serve;

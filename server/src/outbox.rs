@@ -30,13 +30,28 @@ use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use axum::extract::ws::Utf8Bytes;
-use capicua_protocol::{ServerFrame, ServerMsg};
+use capicua_protocol::ServerMsg;
 use tokio::sync::Notify;
 
 /// Serializes a server frame.
 pub(crate) fn encode(id: Option<u64>, msg: ServerMsg) -> Utf8Bytes {
-    let s = serde_json::to_string(&ServerFrame { id, msg }).expect("server frames always serialize");
+    encode_ref(id, &msg)
+}
+
+/// Serializes a server frame from a message others share (a room's
+/// broadcast, encoded once for all its recipients).
+pub(crate) fn encode_ref(id: Option<u64>, msg: &ServerMsg) -> Utf8Bytes {
+    let s = serde_json::to_string(&FrameRef { id, msg }).expect("server frames always serialize");
     Utf8Bytes::from(s)
+}
+
+/// A [`capicua_protocol::ServerFrame`] that borrows its message: the same JSON.
+#[derive(serde::Serialize)]
+struct FrameRef<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<u64>,
+    #[serde(flatten)]
+    msg: &'a ServerMsg,
 }
 
 /// A close frame's code and reason.

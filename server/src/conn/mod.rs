@@ -445,7 +445,7 @@ impl Conn {
                     self.error(id, ErrorCode::Unauthorized, "closing a room needs the admin token");
                     return;
                 }
-                (room, forward(room, RoomCmd::Close { client, id }))
+                (room, forward(room, RoomCmd::Close { from: crate::room::From::Member(client), id }))
             }
             _ => unreachable!("routed to rooms: {msg:?}"),
         };

@@ -20,8 +20,8 @@ pub mod log;
 pub mod standings;
 pub mod tables;
 
-use capicua_protocol::{TournamentId, TournamentStatus};
-use capicua_tournament::{Config, ConfigError, EntrantSpec, MatchResult, ParseError, TournamentSpec};
+use capicua_protocol::TournamentStatus;
+use capicua_tournament::{Config, ConfigError, EntrantSpec, ParseError, TournamentSpec};
 use serde::Serialize;
 use sqlx::{Any, AnyConnection, Row, Transaction};
 
@@ -33,15 +33,7 @@ pub use control::{AuditEntry, ControlOutcome, Deleted};
 pub use log::{LogTail, Logged, StoredControl, StoredResult};
 pub use tables::StoredTable;
 
-/// A finished tournament match, stored with its game in one transaction
-/// (the room playing a tournament table puts it in its [`super::GameRecord`]).
-#[derive(Clone, Debug)]
-pub struct TableLink {
-    /// The tournament.
-    pub tournament: TournamentId,
-    /// The result (round, table, seats, winner).
-    pub result: MatchResult,
-}
+pub use crate::record::TableLink;
 
 /// How a spec is written (`tournaments.spec_format`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,5 +1,6 @@
 //! The room task: the thin async shell around a [`RoomCore`]. It moves
-//! commands in and performs the core's effects: pushes frames to outboxes,
+//! commands in and performs the core's effects: encodes its messages and
+//! pushes the frames to outboxes,
 //! stores finished matches, runs slow strategies on the blocking pool,
 //! sleeps until the core's next deadline. It decides nothing.
 
@@ -7,17 +8,20 @@ use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 
-use capicua_protocol::{RoomId, RoomInfo};
+use axum::extract::ws::Utf8Bytes;
+use capicua_protocol::{RoomId, RoomInfo, ServerMsg};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
 use super::RoomCmd;
-use super::core::{Counter, Effect, Input, Member, Push, RoomCore, Think};
+use super::core::RoomCore;
+use super::effect::{BotFill, Counter, Effect, Push, Think};
 use crate::bots::HostedStrategy;
 use crate::cpu::Class;
 use crate::metrics::Metrics;
-use crate::{AppState, Client, ConnId, Outbox};
+use crate::outbox::encode_ref;
+use crate::{AppState, ConnId, Outbox};
 
 type Thought = (Box<dyn HostedStrategy>, crate::table::AnyMove);
 /// A search waiting for its slot, then running on the blocking pool.
@@ -37,8 +41,6 @@ pub(crate) struct RoomTask {
     on_stored: Option<oneshot::Sender<Option<i64>>>,
     /// Reused effect buffer.
     fx: Vec<Effect>,
-    /// Replies for `Reattach` commands, in order.
-    gave_back: Option<oneshot::Sender<Vec<u8>>>,
 }
 
 impl RoomTask {
@@ -48,16 +50,7 @@ impl RoomTask {
         info: Arc<Mutex<RoomInfo>>,
         on_stored: Option<oneshot::Sender<Option<i64>>>,
     ) -> RoomTask {
-        RoomTask {
-            core,
-            state,
-            info,
-            outboxes: HashMap::new(),
-            thinking: None,
-            on_stored,
-            fx: Vec::with_capacity(16),
-            gave_back: None,
-        }
+        RoomTask { core, state, info, outboxes: HashMap::new(), thinking: None, on_stored, fx: Vec::with_capacity(16) }
     }
 
     /// The room's id.
@@ -72,27 +65,21 @@ impl RoomTask {
         self.perform(&mut fx).await;
         while !self.core.is_closed() {
             let deadline = self.core.next_deadline();
-            let input = tokio::select! {
-                cmd = rx.recv() => match cmd {
-                    None => Input::Shutdown,
-                    Some(cmd) => match self.input(cmd).await {
-                        Some(input) => input,
-                        None => continue,
-                    },
-                },
-                _ = sleep_until(deadline) => Input::Tick,
-                thought = joined(&mut self.thinking) => match thought {
-                    Ok(answer) => Input::Thought(Some(answer)),
-                    Err(e) => {
-                        tracing::error!(error = %e, "a hosted strategy failed");
-                        Input::Thought(None)
-                    }
-                },
-            };
-            let conn = input_conn(&input);
-            self.core.handle(Instant::now(), input, &mut fx);
+            let mut sender = None;
+            tokio::select! {
+                cmd = rx.recv() => {
+                    let cmd = cmd.unwrap_or(RoomCmd::Shutdown);
+                    sender = self.remember(&cmd);
+                    self.core.command(Instant::now(), cmd, &mut fx);
+                }
+                _ = sleep_until(deadline) => self.core.tick(Instant::now(), &mut fx),
+                thought = joined(&mut self.thinking) => {
+                    let answer = thought.map_err(|e| tracing::error!(error = %e, "a hosted strategy failed")).ok();
+                    self.core.thought(Instant::now(), answer, &mut fx);
+                }
+            }
             self.perform(&mut fx).await;
-            if let Some(conn) = conn {
+            if let Some(conn) = sender {
                 if !self.core.knows(conn) {
                     self.outboxes.remove(&conn);
                 }
@@ -110,126 +97,45 @@ impl RoomTask {
         self.state.metrics.rooms.fetch_sub(1, Ordering::Relaxed);
     }
 
-    /// Turns a command into the core's input, remembering the sender's
-    /// outbox; `None` when the command was answered here.
-    async fn input(&mut self, cmd: RoomCmd) -> Option<Input> {
-        Some(match cmd {
-            RoomCmd::Join { client, seat, id } => Input::Join { who: self.member(client), seat, id },
-            RoomCmd::Leave { client, id } => Input::Leave { who: self.member(client), id },
-            RoomCmd::Spectate { client, id } => Input::Spectate { who: self.member(client), id },
-            RoomCmd::FillBots { client, strategy, id } => {
-                // A rated room's hosted bots play under a player row of
-                // their own (ratings): the only IO a command needs first.
-                let player_id = if self.core.rated() {
-                    match self.state.db.hosted_bot(&strategy).await {
-                        Ok(p) => Some(p.id),
-                        Err(e) => {
-                            tracing::error!(error = %e, "registering a hosted bot");
-                            Metrics::inc(&self.state.metrics.errors);
-                            client.out.send(
-                                id,
-                                capicua_protocol::ServerMsg::Error {
-                                    code: capicua_protocol::ErrorCode::Internal,
-                                    message: "could not register the hosted bot".into(),
-                                    url: None,
-                                },
-                            );
-                            return None;
-                        }
-                    }
-                } else {
-                    None
-                };
-                Input::FillBots { who: self.member(client), strategy, player_id, id }
-            }
-            RoomCmd::Ready { client, id } => Input::Ready { who: self.member(client), id },
-            RoomCmd::Chat { client, text, id } => Input::Chat { who: self.member(client), text, id },
-            RoomCmd::Move { client, prompt, mv, id } => Input::Move { who: self.member(client), prompt, mv, id },
-            RoomCmd::Resync { client, id } => Input::Resync { who: self.member(client), id },
-            RoomCmd::Hint { client, id } => Input::Hint { who: self.member(client), id },
-            RoomCmd::Close { client, id } => Input::Close { who: self.member(client), id },
-            RoomCmd::Reattach { client, reply } => {
-                self.gave_back = Some(reply);
-                Input::Reattach { who: self.member(client) }
-            }
-            RoomCmd::Promote { client } => Input::Promote { who: self.member(client) },
-            RoomCmd::Disconnected { conn } => {
-                self.outboxes.remove(&conn);
-                Input::Disconnected { conn }
-            }
-            RoomCmd::Shutdown => Input::Shutdown,
-        })
-    }
-
-    fn member(&mut self, client: Client) -> Member {
-        let lean = client.out.lean_prompts();
-        // A connection keeps its outbox for its life: insert it once.
-        self.outboxes.entry(client.conn).or_insert(client.out);
-        Member { conn: client.conn, ident: client.ident, lean }
+    /// Keeps the outbox of a command's sender (a connection keeps its
+    /// outbox for its life: inserted once), and forgets an ended
+    /// connection's; the sender, whose outbox goes once it is no member.
+    fn remember(&mut self, cmd: &RoomCmd) -> Option<ConnId> {
+        if let RoomCmd::Disconnected { conn } = cmd {
+            self.outboxes.remove(conn);
+        }
+        let client = cmd.client()?;
+        self.outboxes.entry(client.conn).or_insert_with(|| client.out.clone());
+        Some(client.conn)
     }
 
     /// Performs the effects in order.
     async fn perform(&mut self, fx: &mut Vec<Effect>) {
-        // Storing and yielding feed the core again, which may add effects:
-        // loop until none are left.
+        // Storing, registering and yielding feed the core again, which may
+        // add effects: loop until none are left.
         while !fx.is_empty() {
             let mut follow_up = None;
+            // Messages shared by several recipients, encoded once.
+            let mut shared: Vec<(Arc<ServerMsg>, Utf8Bytes)> = vec![];
             for effect in fx.drain(..) {
                 match effect {
-                    Effect::Send { to, frame, push } => {
-                        if let Some(out) = self.outboxes.get(&to) {
-                            match push {
-                                Push::Now => out.send_text(frame),
-                                Push::Defer => out.send_deferrable(frame),
-                                Push::Quiet => out.queue_text(frame),
-                                Push::Sync(room) => out.send_sync(room, frame),
-                            };
-                        }
-                    }
+                    Effect::Send { to, id, msg, push } => self.send(&mut shared, to, id, &msg, push),
                     Effect::Wake(to) => {
                         if let Some(out) = self.outboxes.get(&to) {
                             out.wake();
                         }
                     }
-                    Effect::Think(think) => {
-                        let Think { seat, mut strategy, game } = *think;
-                        // The search waits its turn for one of the server's
-                        // search slots (the room keeps serving commands
-                        // meanwhile), then holds it on the blocking pool.
-                        let state = self.state.clone();
-                        self.thinking = Some(tokio::spawn(async move {
-                            let slot = state.cpu.acquire(Class::Search).await;
-                            let running = Searching::start(state);
-                            tokio::task::spawn_blocking(move || {
-                                // The gauge goes down before the slot is
-                                // free for the next search (in this order).
-                                let _held = (running, slot);
-                                let mv = strategy.choose(&game, seat);
-                                (strategy, mv)
-                            })
-                            .await
-                        }));
-                    }
+                    Effect::Think(think) => self.think(*think),
                     Effect::Hint(job) => {
                         if let Some(out) = self.outboxes.get(&job.conn) {
                             crate::hints::hint(&self.state, out.clone(), *job);
                         }
                     }
-                    Effect::Store(record) => {
-                        let stored = match self.state.db.store_game(*record).await {
-                            Ok(id) => {
-                                Metrics::inc(&self.state.metrics.games_finished);
-                                tracing::info!(game = id, "match stored");
-                                Some(id)
-                            }
-                            Err(e) => {
-                                Metrics::inc(&self.state.metrics.games_store_failed);
-                                tracing::error!(error = %e, "storing a finished match");
-                                None
-                            }
-                        };
-                        follow_up = Some(Input::Stored(stored));
+                    Effect::RegisterBots(fill) => {
+                        let row = hosted_bot_row(&self.state, &fill.strategy).await;
+                        follow_up = Some(FollowUp::Registered(fill, row));
                     }
+                    Effect::Store(record) => follow_up = Some(FollowUp::Stored(store(&self.state, *record).await)),
                     Effect::MatchDone(game) => {
                         if let Some(tx) = self.on_stored.take() {
                             let _ = tx.send(game);
@@ -237,29 +143,127 @@ impl RoomTask {
                     }
                     Effect::Seated(p) => self.state.lobby.seat(p, self.core.id()),
                     Effect::Unseated(p) => self.state.lobby.unseat(p, self.core.id()),
-                    Effect::GaveBack(seats) => {
-                        if let Some(reply) = self.gave_back.take() {
-                            let _ = reply.send(seats);
-                        }
+                    Effect::GaveBack(reply, seats) => {
+                        let _ = reply.send(seats);
                     }
-                    Effect::Count(c) => Metrics::inc(match c {
-                        Counter::Move => &self.state.metrics.moves,
-                        Counter::Error => &self.state.metrics.errors,
-                        Counter::Timeout => &self.state.metrics.timeouts,
-                    }),
+                    Effect::Count(c) => self.count(c),
                     Effect::Info => *self.info.lock().expect("room info lock") = self.core.info(),
-                    Effect::Yield => follow_up = Some(Input::Continue),
+                    Effect::Yield => follow_up = Some(FollowUp::Resume),
                     Effect::Closed => {}
                 }
             }
-            if let Some(input) = follow_up {
-                if matches!(input, Input::Continue) {
+            match follow_up {
+                None => {}
+                Some(FollowUp::Stored(game)) => self.core.stored(Instant::now(), game, fx),
+                Some(FollowUp::Registered(fill, row)) => self.core.bots_registered(Instant::now(), *fill, row, fx),
+                Some(FollowUp::Resume) => {
                     tokio::task::yield_now().await;
+                    self.core.resume(Instant::now(), fx);
                 }
-                self.core.handle(Instant::now(), input, fx);
             }
         }
     }
+
+    /// Pushes a message's frame to a connection's outbox.
+    fn send(
+        &self,
+        shared: &mut Vec<(Arc<ServerMsg>, Utf8Bytes)>,
+        to: ConnId,
+        id: Option<u64>,
+        msg: &Arc<ServerMsg>,
+        push: Push,
+    ) {
+        let Some(out) = self.outboxes.get(&to) else { return };
+        let frame = encoded(shared, id, msg);
+        match push {
+            Push::Now => out.send_text(frame),
+            Push::Defer => out.send_deferrable(frame),
+            Push::Quiet => out.queue_text(frame),
+            Push::Sync(room) => out.send_sync(room, frame),
+        };
+    }
+
+    fn count(&self, c: Counter) {
+        Metrics::inc(match c {
+            Counter::Move => &self.state.metrics.moves,
+            Counter::Error => &self.state.metrics.errors,
+            Counter::Timeout => &self.state.metrics.timeouts,
+        });
+    }
+
+    /// Runs a strategy off the task. The search waits its turn for one of
+    /// the server's search slots (the room keeps serving commands
+    /// meanwhile), then holds it on the blocking pool.
+    fn think(&mut self, think: Think) {
+        let Think { seat, mut strategy, game } = think;
+        let state = self.state.clone();
+        self.thinking = Some(tokio::spawn(async move {
+            let slot = state.cpu.acquire(Class::Search).await;
+            let running = Searching::start(state);
+            tokio::task::spawn_blocking(move || {
+                // The gauge goes down before the slot is free for the next
+                // search (in this order).
+                let _held = (running, slot);
+                let mv = strategy.choose(&game, seat);
+                (strategy, mv)
+            })
+            .await
+        }));
+    }
+}
+
+/// Stores a finished match: its id, or `None` if it could not be stored.
+async fn store(state: &AppState, record: crate::record::GameRecord) -> Option<i64> {
+    match state.db.store_game(record).await {
+        Ok(id) => {
+            Metrics::inc(&state.metrics.games_finished);
+            tracing::info!(game = id, "match stored");
+            Some(id)
+        }
+        Err(e) => {
+            Metrics::inc(&state.metrics.games_store_failed);
+            tracing::error!(error = %e, "storing a finished match");
+            None
+        }
+    }
+}
+
+/// The player row a rated room's hosted bots of `strategy` play under, or
+/// `None` if it could not be had.
+async fn hosted_bot_row(state: &AppState, strategy: &str) -> Option<i64> {
+    match state.db.hosted_bot(strategy).await {
+        Ok(p) => Some(p.id),
+        Err(e) => {
+            tracing::error!(error = %e, "registering a hosted bot");
+            None
+        }
+    }
+}
+
+/// What the core hears once an effect is performed.
+enum FollowUp {
+    /// The match was stored (its id) or not.
+    Stored(Option<i64>),
+    /// The hosted bots' player row, or `None` if it could not be had.
+    Registered(Box<BotFill>, Option<i64>),
+    /// Go on after yielding.
+    Resume,
+}
+
+/// The frame of a message: one shared by several recipients is encoded
+/// once (kept in `shared` while others still hold it).
+fn encoded(shared: &mut Vec<(Arc<ServerMsg>, Utf8Bytes)>, id: Option<u64>, msg: &Arc<ServerMsg>) -> Utf8Bytes {
+    if id.is_some() {
+        return encode_ref(id, msg);
+    }
+    if let Some((_, frame)) = shared.iter().find(|(m, _)| Arc::ptr_eq(m, msg)) {
+        return frame.clone();
+    }
+    let frame = encode_ref(None, msg);
+    if Arc::strong_count(msg) > 1 {
+        shared.push((msg.clone(), frame.clone()));
+    }
+    frame
 }
 
 /// Counts a search in the `searches` gauge while it lives (its thread may
@@ -276,25 +280,6 @@ impl Searching {
 impl Drop for Searching {
     fn drop(&mut self) {
         self.0.metrics.searches.fetch_sub(1, Ordering::Relaxed);
-    }
-}
-
-/// The connection an input came from, if any.
-fn input_conn(input: &Input) -> Option<ConnId> {
-    match input {
-        Input::Join { who, .. }
-        | Input::Leave { who, .. }
-        | Input::Spectate { who, .. }
-        | Input::FillBots { who, .. }
-        | Input::Ready { who, .. }
-        | Input::Chat { who, .. }
-        | Input::Move { who, .. }
-        | Input::Resync { who, .. }
-        | Input::Hint { who, .. }
-        | Input::Close { who, .. }
-        | Input::Reattach { who }
-        | Input::Promote { who } => Some(who.conn),
-        _ => None,
     }
 }
 

@@ -88,15 +88,10 @@ pub(crate) async fn run(state: Arc<AppState>, id: TournamentId) {
     inner.runners.remove(&id);
 }
 
-/// Closes a table's room as the organiser (a cancelled tournament).
+/// Closes a table's room (a cancelled tournament): the server closes it.
 pub(super) fn close_room(state: &AppState, room: u64) {
     if let Some(handle) = state.room(room) {
-        let client = crate::Client {
-            conn: state.next_conn_id(),
-            ident: Arc::new(crate::Identity { player_id: None, name: "organiser".into(), admin: true }),
-            out: crate::outbox::Outbox::new(8, state.config.outbound_bytes, &state.flusher),
-        };
-        let _ = handle.tx.send(crate::room::RoomCmd::Close { client, id: None });
+        let _ = handle.tx.send(crate::room::RoomCmd::Close { from: crate::room::From::System, id: None });
     }
 }
 

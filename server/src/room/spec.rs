@@ -1,0 +1,274 @@
+//! A room's spec checked into its [`Settings`]: the rules (a preset, a
+//! variant, or a variant file of either family), the seating the engine
+//! accepts, the clock, the timeout policy.
+
+use std::sync::Arc;
+
+use capicua_engine::poly::{FileRules, POLY_PRESETS, PolyRules, PolyVariant};
+use capicua_engine::{Game, Seat, Seating, Variant};
+use capicua_protocol::{ErrorCode, RoomSpec};
+/// Longest per-move time and bank a room may set (as a tournament may).
+use capicua_tournament::MAX_CLOCK_MS;
+
+use super::core::CoreError;
+use super::settings::Settings;
+use crate::table::RoomRules;
+
+/// The longest `variant-file` text a room spec may carry, in bytes: ample
+/// for any variant (a full one written out is a few KiB), small enough that
+/// parsing one costs nothing. Over the WebSocket the frame limit, the same
+/// 64 KiB, comes first; over HTTP this is the limit.
+pub(crate) const MAX_VARIANT_FILE_BYTES: usize = 64 * 1024;
+
+/// Why a room cannot be created.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum CreateError {
+    /// The server is shutting down.
+    #[error("the server is shutting down")]
+    ShuttingDown,
+    /// The creator holds its most open rooms already.
+    #[error("you already have {0} open rooms, the most allowed; close or finish one first")]
+    TooManyRooms(usize),
+    /// The preset does not exist.
+    #[error(
+        "unknown preset {0:?}; presets: {presets}; poly presets: {poly}",
+        presets = capicua_engine::PRESETS.join(", "),
+        poly = POLY_PRESETS.join(", ")
+    )]
+    UnknownPreset(String),
+    /// Not exactly one of `preset`, `variant` and `variant-file`.
+    #[error("give exactly one of `preset`, `variant` and `variant-file`")]
+    PresetOrVariant,
+    /// The variant file is over [`MAX_VARIANT_FILE_BYTES`].
+    #[error("variant-file: {0} bytes, over the limit of {MAX_VARIANT_FILE_BYTES}")]
+    VariantFileTooLarge(usize),
+    /// The variant file does not parse or validate; the error names the
+    /// line and the field.
+    #[error("variant-file: {0}")]
+    VariantFile(#[source] capicua_engine::VariantFileError),
+    /// The variant does not validate.
+    #[error("variant {0}")]
+    Variant(String),
+    /// The seats or teams do not fit the variant.
+    #[error("seating: {0}")]
+    Seating(String),
+    /// A rated room asked for a seed.
+    #[error("a rated room cannot be seeded: the seed would reveal every hand")]
+    RatedSeed,
+    /// The clock is out of range.
+    #[error("time: move-ms must be 1..={MAX_CLOCK_MS}, bank-ms at most that")]
+    Clock,
+    /// A strategy spec names no strategy.
+    #[error("{0}")]
+    Strategy(String),
+    /// The OS gave no randomness for the room's deals.
+    #[error("no randomness for the room's deals")]
+    NoEntropy,
+    /// The room could not be recorded.
+    #[error("could not record the room")]
+    Db(#[source] crate::db::DbError),
+}
+
+impl From<CoreError> for CreateError {
+    fn from(e: CoreError) -> Self {
+        CreateError::Strategy(e.to_string())
+    }
+}
+
+impl CreateError {
+    /// The protocol's error code.
+    pub(crate) fn code(&self) -> ErrorCode {
+        match self {
+            CreateError::ShuttingDown => ErrorCode::ShuttingDown,
+            CreateError::TooManyRooms(_) => ErrorCode::TooManyRooms,
+            CreateError::UnknownPreset(_) | CreateError::PresetOrVariant | CreateError::Variant(_) => {
+                ErrorCode::BadVariant
+            }
+            CreateError::Seating(_) => ErrorCode::BadVariant,
+            CreateError::RatedSeed
+            | CreateError::Clock
+            | CreateError::VariantFileTooLarge(_)
+            | CreateError::VariantFile(_) => ErrorCode::BadRequest,
+            CreateError::Strategy(_) => ErrorCode::UnknownStrategy,
+            CreateError::NoEntropy | CreateError::Db(_) => ErrorCode::Internal,
+        }
+    }
+
+    /// The spec field at fault, when there is one.
+    pub(crate) fn field(&self) -> Option<&'static str> {
+        match self {
+            CreateError::UnknownPreset(_) => Some("preset"),
+            CreateError::Variant(_) | CreateError::PresetOrVariant => Some("variant"),
+            CreateError::VariantFileTooLarge(_) | CreateError::VariantFile(_) => Some("variant-file"),
+            CreateError::Seating(_) => Some("teams"),
+            CreateError::RatedSeed => Some("seed"),
+            CreateError::Clock => Some("time"),
+            CreateError::Strategy(_) => Some("on-timeout"),
+            _ => None,
+        }
+    }
+}
+
+/// Checks a room spec into the core's settings (the id is filled in later);
+/// rules equal to a preset's open that preset ([`preset_of`]).
+pub(crate) fn settings(spec: &RoomSpec, grace: std::time::Duration) -> Result<Settings, CreateError> {
+    settings_named(spec, grace, true)
+}
+
+/// [`settings`], with rules equal to a preset's named as the preset only
+/// when `as_preset`.
+pub(super) fn settings_named(
+    spec: &RoomSpec,
+    grace: std::time::Duration,
+    as_preset: bool,
+) -> Result<Settings, CreateError> {
+    let named = |rules: FileRules| if as_preset { self::as_preset(rules) } else { rules };
+    let rules = match (&spec.preset, &spec.variant, &spec.variant_file) {
+        (Some(name), None, None) if POLY_PRESETS.contains(&name.as_str()) => {
+            FileRules::Poly(PolyRules::preset(name).ok_or_else(|| CreateError::UnknownPreset(name.clone()))?)
+        }
+        (Some(name), None, None) => {
+            let variant: Variant =
+                capicua_engine::preset(name).ok_or_else(|| CreateError::UnknownPreset(name.clone()))?;
+            FileRules::Tiles(Box::new(variant.validate().map_err(|e| CreateError::Variant(e.to_string()))?))
+        }
+        (None, Some(v), None) => {
+            let v = preset_of(v).filter(|_| as_preset).unwrap_or_else(|| v.clone());
+            FileRules::Tiles(Box::new(v.validate().map_err(|e| CreateError::Variant(e.to_string()))?))
+        }
+        (None, None, Some(text)) => named(variant_file(text)?),
+        _ => return Err(CreateError::PresetOrVariant),
+    };
+    let (rules, sides) = match rules {
+        FileRules::Tiles(rules) => tiles_seating(spec, *rules)?,
+        FileRules::Poly(rules) => poly_seating(spec, rules)?,
+    };
+    if spec.rated && spec.seed.is_some() {
+        // Whoever knows a room's seed knows every hand.
+        return Err(CreateError::RatedSeed);
+    }
+    let time = spec.time.unwrap_or_default();
+    if time.move_ms == 0 || time.move_ms > MAX_CLOCK_MS || time.bank_ms > MAX_CLOCK_MS {
+        return Err(CreateError::Clock);
+    }
+    Ok(Settings {
+        id: 0,
+        rules,
+        sides,
+        rated: spec.rated,
+        time,
+        on_timeout: spec.on_timeout.clone().unwrap_or_default(),
+        seed: spec.seed,
+        grace,
+        private: spec.private,
+        bots: capicua_strategy::Policy::network(capicua_strategy::SearchCaps::default()),
+        idle: None,
+        unwatched: None,
+        max_spectators: 0,
+    })
+}
+
+/// The preset whose rules `v` plays, rule for rule, whatever `v` is called
+/// and described: rules compared as values, so a client that rebuilt a
+/// preset's rules (with its keys in another order, under another name)
+/// opens a room of that preset, listed, stored and rated under its name.
+fn preset_of(v: &Variant) -> Option<Variant> {
+    let rules_of = |v: &Variant| {
+        let mut v = v.clone();
+        v.name.clear();
+        v.description.clear();
+        v
+    };
+    let rules = rules_of(v);
+    capicua_engine::PRESETS.iter().filter_map(|name| capicua_engine::preset(name)).find(|p| rules_of(p) == rules)
+}
+
+/// The poly preset whose rules `v` plays (as [`preset_of`]).
+fn poly_preset_of(v: &PolyVariant) -> Option<PolyVariant> {
+    let rules_of = |v: &PolyVariant| {
+        let mut v = v.clone();
+        v.name.clear();
+        v.description.clear();
+        v
+    };
+    let rules = rules_of(v);
+    POLY_PRESETS.iter().filter_map(|name| capicua_engine::poly::poly_preset(name)).find(|p| rules_of(p) == rules)
+}
+
+/// Rules read from a variant file, under their preset's name when they are
+/// a preset's rules ([`preset_of`]).
+fn as_preset(rules: FileRules) -> FileRules {
+    match rules {
+        FileRules::Tiles(r) => match preset_of(r.variant()).and_then(|p| p.validate().ok()) {
+            Some(p) => FileRules::Tiles(Box::new(p)),
+            None => FileRules::Tiles(r),
+        },
+        FileRules::Poly(r) => match poly_preset_of(r.variant()).and_then(|p| p.validate().ok()) {
+            Some(p) => FileRules::Poly(p),
+            None => FileRules::Poly(r),
+        },
+    }
+}
+
+/// A two-faced room's seating, checked by the engine, and its seats' sides.
+fn tiles_seating(spec: &RoomSpec, rules: capicua_engine::Rules) -> Result<(RoomRules, Vec<u8>), CreateError> {
+    let seats = spec.seats.unwrap_or(rules.variant().players.max);
+    let mut seating = Seating::new(seats);
+    if let Some(teams) = &spec.teams {
+        seating = seating.with_teams(teams.clone());
+    }
+    let rules = Arc::new(rules);
+    // Seating is checked by dealing a throwaway game: the engine is the
+    // only judge of what a table may be.
+    let probe = Game::new(rules.clone(), seating.clone(), 0).map_err(|e| CreateError::Seating(e.to_string()))?;
+    let sides: Vec<u8> = (0..seats).map(|s| probe.table().side_of(Seat(s)).0).collect();
+    if spec.rated
+        && capicua_engine::preset(&rules.variant().name).is_some()
+        && !crate::db::ratings::is_preset(rules.variant())
+    {
+        // Its games would count on the preset's leaderboard under the
+        // preset's name while playing other rules.
+        return Err(preset_name_taken(&rules.variant().name));
+    }
+    Ok((RoomRules::Tiles { rules, seating }, sides))
+}
+
+/// A poly room's seats (every seat its own side), checked by the engine.
+fn poly_seating(spec: &RoomSpec, rules: PolyRules) -> Result<(RoomRules, Vec<u8>), CreateError> {
+    if spec.teams.is_some() {
+        return Err(CreateError::Seating("tiles with 3, 4 or 6 faces are played without teams".into()));
+    }
+    let seats = spec.seats.unwrap_or(*rules.seat_range().end());
+    let rules = Arc::new(rules);
+    capicua_engine::poly::PolyGame::new(rules.clone(), seats, 0).map_err(|e| CreateError::Seating(e.to_string()))?;
+    let name = &rules.variant().name;
+    if spec.rated
+        && capicua_engine::poly::poly_preset(name).is_some()
+        && !crate::db::ratings::is_poly_preset(rules.variant())
+    {
+        return Err(preset_name_taken(name));
+    }
+    Ok((RoomRules::Poly { rules, seats }, (0..seats).collect()))
+}
+
+/// A rated room that names a preset must play its rules.
+fn preset_name_taken(name: &str) -> CreateError {
+    CreateError::Variant(format!(
+        "name: a rated room named {name:?} must play {name}'s exact rules; give other rules a name of their own \
+         (for example \"{name}-custom\")"
+    ))
+}
+
+/// Parses and validates the text of a variant file of either family
+/// ([`FileRules`]). The origin named in
+/// errors (`variant-file.toml:3: ...`) says which format was read: JSON when
+/// the first non-blank character is `{`, as a JSON object must start,
+/// otherwise TOML. The engine's parser is pure: `base` names a preset,
+/// never a file, so a client cannot make the server read its disk.
+fn variant_file(text: &str) -> Result<FileRules, CreateError> {
+    if text.len() > MAX_VARIANT_FILE_BYTES {
+        return Err(CreateError::VariantFileTooLarge(text.len()));
+    }
+    let origin = if text.trim_start().starts_with('{') { "variant-file.json" } else { "variant-file.toml" };
+    FileRules::from_file_text(origin, text).map_err(CreateError::VariantFile)
+}
