@@ -42,7 +42,7 @@ async fn variants_list_presets_with_descriptions_and_the_strategies() {
     assert!(!presets.is_empty());
     assert!(presets.iter().all(|p| p["name"].is_string() && p["description"].is_string()), "{presets:?}");
     assert!(body["strategies"].as_array().is_some_and(|s| !s.is_empty()));
-    assert!(body["poly-presets"].is_array() && body["catalog"].is_object(), "{body}");
+    assert!(body["poly-presets"].is_array() && !body["catalog"].is_null(), "{body}");
 }
 
 #[tokio::test]
