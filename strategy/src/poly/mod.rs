@@ -20,13 +20,14 @@
 //! assert!(build_poly("smart", 1).is_err(), "two-faced strategies are not poly strategies");
 //! ```
 
+mod pimc;
+mod record;
+
 use std::time::Duration;
 
 use capicua_engine::poly::{PolyMove, PolyMoveList, PolyView};
 
-pub use crate::pimc::poly::{
-    PolyAnalysis, PolyBudget, PolyModel, PolyMoveEstimate, PolyPimc, PolyPimcConfig, PolyRollout,
-};
+pub use pimc::{PolyAnalysis, PolyBudget, PolyModel, PolyMoveEstimate, PolyPimc, PolyPimcConfig, PolyRollout};
 
 use crate::error::SpecError;
 use crate::rng::BotRng;

@@ -16,14 +16,14 @@ mod features;
 mod heuristic;
 mod ismcts;
 mod oracle;
+mod pimc;
 pub(crate) mod playout;
 mod random;
-pub(crate) mod rules_cache;
+mod rules_cache;
 mod smart;
 mod support;
 
 pub use crate::pimc::Budget;
-pub use crate::pimc::tiles::{Analysis, MoveEstimate, Pimc, PimcConfig, analyse};
 pub use bota_gorda::BotaGorda;
 pub use carrier::Carrier;
 pub use cheater::Cheater;
@@ -33,6 +33,7 @@ pub use features::{Context, PlayFeatures, Scored, Scorer, pick_best, play_featur
 pub use heuristic::Heuristic;
 pub use ismcts::Ismcts;
 pub use oracle::{Oracle, OracleConfig};
+pub use pimc::{Analysis, MoveEstimate, Pimc, PimcConfig, analyse};
 pub use playout::Rollout;
 pub use random::Random;
 pub use smart::Smart;

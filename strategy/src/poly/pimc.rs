@@ -3,23 +3,23 @@
 //! For each sample, the tiles the seat has not seen are dealt at random into
 //! the other hands and the stock at their public sizes
 //! ([`PolyView::imagine`]), keeping out of each hand the tiles its seat is
-//! known not to hold ([`super::record`]); every legal move is then played
-//! out in that now open deal to the end of the hand ([`PolyRollout`]; by
-//! default every seat places its heaviest tile; with `rollout=block` the
-//! other seats place their heaviest tile, the first such move listed, while
-//! the seat places first the tile that fits in the fewest ways and, once the
-//! next seat holds three tiles or fewer, the tile and place that leave that
-//! seat the fewest placements), every seat drawing or passing as the rules
-//! make it. A move's value is the points the seat gained over the hand minus
-//! the mean of what the other seats gained (placement points and the
-//! going-out bonus alike). Every deal is as likely: the opponent model
-//! shapes the deal instead of weighing it.
+//! known not to hold (what the public record proves); every legal move is
+//! then played out in that now open deal to the end of the hand
+//! ([`PolyRollout`]; by default every seat places its heaviest tile; with
+//! `rollout=block` the other seats place their heaviest tile, the first such
+//! move listed, while the seat places first the tile that fits in the fewest
+//! ways and, once the next seat holds three tiles or fewer, the tile and
+//! place that leave that seat the fewest placements), every seat drawing or
+//! passing as the rules make it. A move's value is the points the seat gained
+//! over the hand minus the mean of what the other seats gained (placement
+//! points and the going-out bonus alike). Every deal is as likely: the
+//! opponent model shapes the deal instead of weighing it.
 
 use capicua_engine::poly::{PolyGame, PolyMove, PolyMoveList, PolyTileId, PolyView};
 
+use super::PolyStrategy;
 use super::record::Record;
-use super::{Budget, Playout, Tally, Ties, Value, search};
-use crate::poly::PolyStrategy;
+use crate::pimc::{Budget, Playout, Tally, Ties, Value, search};
 use crate::rng::BotRng;
 
 /// When to stop sampling (the budget of both families' `pimc`).

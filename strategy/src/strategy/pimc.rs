@@ -9,15 +9,15 @@ use std::sync::Arc;
 
 use capicua_engine::{Game, Move, MoveList, Rules, Side};
 
-use super::{Budget, Playout, Ties, Value, search};
+use super::playout::{Rollout, hand_value, hand_won, roll_out, solve, tiles_in_hands};
+use super::rules_cache::RulesCache;
+use super::{Heuristic, Scored, Strategy};
 use crate::determinize::{self, PlayModel};
 use crate::facts::PublicFacts;
+use crate::pimc::{Budget, Playout, Ties, Value, search};
 use crate::rng::BotRng;
 use crate::seat_view::SeatView;
 use crate::stop::StopFlag;
-use crate::strategy::playout::{Rollout, hand_value, hand_won, roll_out, solve, tiles_in_hands};
-use crate::strategy::rules_cache::RulesCache;
-use crate::strategy::{Heuristic, Scored, Strategy};
 
 /// The knobs of [`Pimc`].
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -19,10 +19,6 @@
 //! own configuration and analysis (the two-faced one estimates the chance
 //! of winning the hand, which the server's hints show).
 
-pub(crate) mod poly;
-mod record;
-pub(crate) mod tiles;
-
 use std::time::{Duration, Instant};
 
 use capicua_engine::Family;
