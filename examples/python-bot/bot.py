@@ -7,10 +7,10 @@
     python3 bot.py --preset triominoes --fill-bots greedy --matches 1
 
 Only the protocol is needed (see PROTOCOL.md): hello, join, ready, then
-answer each `prompt` with a `move` carrying its `prompt` id and one of its
-`legal-moves`. Rooms of tiles with 3, 4 or 6 faces (the presets
-triominoes, quadominoes, hexominoes, graph-triominoes) send `poly-prompt`
-instead, answered by a `poly-move` the same way.
+answer each `prompt` with a `move` carrying its `prompt` id, its `family`
+and one of its `legal-moves`. The family is `tiles` for dominoes and `poly`
+in rooms of tiles with 3, 4 or 6 faces (the presets triominoes,
+quadominoes, hexominoes, graph-triominoes).
 """
 
 import argparse
@@ -21,7 +21,7 @@ import sys
 
 import websockets
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
 
 
 class Bot:
@@ -89,12 +89,12 @@ async def main():
         while True:
             frame = await bot.recv()
             kind = frame["type"]
-            if kind in ("prompt", "poly-prompt"):
+            if kind == "prompt":
                 # The same answer in both families: one of the legal moves,
-                # as `move` to a `prompt` and as `poly-move` to a `poly-prompt`.
-                answer = "move" if kind == "prompt" else "poly-move"
+                # tagged with the prompt's family.
                 move = random.choice(frame["legal-moves"])
-                await bot.send({"type": answer, "room": room, "prompt": frame["prompt"], "move": move})
+                await bot.send({"type": "move", "room": room, "prompt": frame["prompt"],
+                                "family": frame["family"], "move": move})
                 moves += 1
             elif kind == "error":
                 raise RuntimeError(f"{frame['code']}: {frame['message']}")

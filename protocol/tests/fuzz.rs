@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 fn examples() -> Vec<Value> {
     let latin = serde_json::to_value(capicua_engine::preset("latin").unwrap()).unwrap();
     vec![
-        json!({"id": 1, "type": "hello", "version": 1, "token": "t", "lean-prompts": true, "batch-events": true}),
+        json!({"id": 1, "type": "hello", "version": 2, "token": "t", "lean-prompts": true, "batch-events": true}),
         json!({"id": 2, "type": "register", "name": "ana"}),
         json!({"id": 3, "type": "list-rooms"}),
         json!({"id": 4, "type": "create-room", "preset": "block", "seats": 2, "rated": false,
@@ -27,9 +27,10 @@ fn examples() -> Vec<Value> {
         json!({"id": 10, "type": "spectate", "room": 1}),
         json!({"id": 11, "type": "fill-bots", "room": 1, "strategy": "pimc:samples=50"}),
         json!({"id": 12, "type": "ready", "room": 1}),
-        json!({"id": 13, "type": "move", "room": 1, "prompt": 1, "move": {"kind": "play", "tile": [6, 6], "end": 255, "face": 0}}),
-        json!({"id": 14, "type": "move", "room": 1, "prompt": 2, "move": {"kind": "pass"}}),
-        json!({"id": 15, "type": "move", "room": 1, "prompt": 3, "move": {"kind": "draw"}}),
+        json!({"id": 13, "type": "move", "room": 1, "prompt": 1, "family": "tiles",
+               "move": {"kind": "play", "tile": [6, 6], "end": 255, "face": 0}}),
+        json!({"id": 14, "type": "move", "room": 1, "prompt": 2, "family": "tiles", "move": {"kind": "pass"}}),
+        json!({"id": 15, "type": "move", "room": 1, "prompt": 3, "family": "poly", "move": {"kind": "draw"}}),
         json!({"id": 16, "type": "resync", "room": 1}),
         json!({"id": 17, "type": "close-room", "room": 1}),
         json!({"id": 18, "type": "ping"}),
@@ -38,12 +39,21 @@ fn examples() -> Vec<Value> {
         json!({"id": 21, "type": "subscribe-tournament", "tournament": 1}),
         json!({"id": 22, "type": "join-ladder", "variant": "block"}),
         json!({"id": 23, "type": "leave-ladder"}),
+        json!({"id": 24, "type": "move", "room": 1, "prompt": 4, "family": "poly",
+               "move": {"kind": "play", "tile": 12, "at": {"kind": "cell", "x": -1, "y": 2}, "rotation": 1}}),
+        json!({"id": 25, "type": "move", "room": 1, "prompt": 5, "family": "poly",
+               "move": {"kind": "play", "tile": 4, "at": {"kind": "face", "node": 0, "face": 2}, "rotation": 2}}),
     ]
 }
 
-/// The protocol's words: message types, move kinds, policy kinds.
+/// The protocol's words: message types, families, move kinds, policy kinds.
 const WORDS: &[&str] = &[
     "hello",
+    "family",
+    "tiles",
+    "poly",
+    "cell",
+    "face",
     "register",
     "create-room",
     "join",
@@ -73,6 +83,9 @@ fn check(text: &str) -> Result<(), TestCaseError> {
             let input: Value = serde_json::from_str(text).unwrap();
             let decoded: Value = serde_json::from_str(&back).unwrap();
             prop_assert_eq!(&input["type"], &decoded["type"], "type tag of {}", text);
+            if decoded.get("family").is_some() {
+                prop_assert_eq!(&input["family"], &decoded["family"], "family tag of {}", text);
+            }
             for field in ["move", "on-timeout"] {
                 if decoded[field].is_object() {
                     prop_assert_eq!(&input[field]["kind"], &decoded[field]["kind"], "{} kind of {}", field, text);
@@ -92,7 +105,7 @@ proptest! {
     }
 
     #[test]
-    fn edited_example_frames_decode_faithfully_or_are_refused(which in 0..21usize, e in edits()) {
+    fn edited_example_frames_decode_faithfully_or_are_refused(which in 0..25usize, e in edits()) {
         let mut doc = examples()[which].clone();
         apply_with(&mut doc, &e, WORDS);
         check(&doc.to_string())?;

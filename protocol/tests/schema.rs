@@ -37,7 +37,6 @@ fn client_tag(m: &ClientMsg) -> &'static str {
         ClientMsg::FillBots { .. } => "fill-bots",
         ClientMsg::Ready { .. } => "ready",
         ClientMsg::Move { .. } => "move",
-        ClientMsg::PolyMove { .. } => "poly-move",
         ClientMsg::Resync { .. } => "resync",
         ClientMsg::CloseRoom { .. } => "close-room",
         ClientMsg::Ping => "ping",
@@ -63,9 +62,6 @@ fn server_tag(m: &ServerMsg) -> &'static str {
         ServerMsg::Ok { .. } => "ok",
         ServerMsg::GameStarted { .. } => "game-started",
         ServerMsg::Prompt { .. } => "prompt",
-        ServerMsg::PolyGameStarted { .. } => "poly-game-started",
-        ServerMsg::PolyPrompt { .. } => "poly-prompt",
-        ServerMsg::PolyEvents { .. } => "poly-events",
         ServerMsg::Accepted { .. } => "accepted",
         ServerMsg::Events { .. } => "events",
         ServerMsg::GameOver { .. } => "game-over",
@@ -193,7 +189,7 @@ struct Played {
     views: Vec<ViewSnapshot>,
     events: Vec<Vec<Event>>,
     /// Hands' ends (their final positions, hands face up), a few a variant.
-    ends: Vec<HandEndView>,
+    ends: Vec<tiles::HandEnd>,
 }
 
 fn play_every_variant() -> Played {
@@ -217,7 +213,7 @@ fn play_every_variant() -> Played {
                 if hand < 2 {
                     let viewer = if hand == 0 { Some(seat) } else { None };
                     let view = Box::new(end.revealed_snapshot(viewer));
-                    played.ends.push(HandEndView { hand, result, view });
+                    played.ends.push(tiles::HandEnd { hand, result, view });
                 }
             }
             // A hand's end and every 17th move, a dozen times a match.
@@ -357,7 +353,7 @@ fn client_samples() -> Vec<ClientMsg> {
             let kind = serde_json::to_value(m).unwrap()["kind"].clone();
             if kinds.insert(kind.to_string()) {
                 prompt += 1;
-                samples.push(ClientMsg::Move { room: 3, prompt, r#move: m });
+                samples.push(ClientMsg::play(3, prompt, m));
             }
         }
         game.play(legal[legal.len() - 1]).unwrap();
@@ -370,12 +366,12 @@ fn client_samples() -> Vec<ClientMsg> {
         let v = serde_json::to_value(m).unwrap();
         if kinds.insert((v["kind"].to_string(), v["at"]["kind"].to_string())) {
             prompt += 1;
-            samples.push(ClientMsg::PolyMove { room: 3, prompt, r#move: m });
+            samples.push(ClientMsg::play(3, prompt, m));
         }
     }
     assert_eq!(kinds.len(), 4, "root, face and cell plays, draw: {kinds:?}");
     // The presets draw until a tile fits, so a pass is rare in play.
-    samples.push(ClientMsg::PolyMove { room: 3, prompt: prompt + 1, r#move: PolyMove::Pass });
+    samples.push(ClientMsg::play(3, prompt + 1, PolyMove::Pass));
     samples
 }
 
@@ -389,7 +385,7 @@ struct PolyPlayed {
     /// (legal moves, view) of seats to move.
     prompts: Vec<(Vec<PolyMove>, PolyViewSnapshot)>,
     /// Hands' ends (their final positions, hands face up), a few a preset.
-    ends: Vec<PolyHandEnd>,
+    ends: Vec<poly::HandEnd>,
 }
 
 fn poly_played() -> PolyPlayed {
@@ -421,7 +417,7 @@ fn poly_played() -> PolyPlayed {
                 };
                 if hand < 2 {
                     let n = end.seats() as usize;
-                    let result = PolyHandResult {
+                    let result = poly::HandResult {
                         hand,
                         winner,
                         blocked,
@@ -429,7 +425,7 @@ fn poly_played() -> PolyPlayed {
                         pips: (0..end.seats()).map(|s| end.pips_in_hand(s)).collect(),
                     };
                     let viewer = if hand == 0 { Some(seat) } else { None };
-                    played.ends.push(PolyHandEnd { hand, result, view: Box::new(end.revealed_snapshot(viewer)) });
+                    played.ends.push(poly::HandEnd { hand, result, view: Box::new(end.revealed_snapshot(viewer)) });
                 }
             }
             let tags: Vec<String> =
@@ -504,10 +500,7 @@ fn server_samples() -> Vec<ServerMsg> {
             room: 3,
             seq: 0,
             info: info(RoomStatus::Waiting, true, TimeoutPolicy::Pass, false),
-            view: None,
-            variant: None,
-            poly_view: None,
-            poly_variant: None,
+            state: Family::Tiles(tiles::Sync { view: None, variant: Box::new(variants()[0].clone()) }),
         },
         ServerMsg::RoomClosed { room: 3, reason: "the match is over".into() },
         ServerMsg::Pong,
@@ -587,17 +580,19 @@ fn server_samples() -> Vec<ServerMsg> {
                 room: 3,
                 seq: 1,
                 seat,
-                view: boxed,
-                variant: Box::new(variants[i / 4 % variants.len()].clone()),
+                game: Family::Tiles(tiles::GameStarted {
+                    view: boxed,
+                    variant: Box::new(variants[i / 4 % variants.len()].clone()),
+                }),
             }),
             (1, _) => samples.push(ServerMsg::Sync {
                 room: 3,
                 seq: 5,
                 info: info(RoomStatus::Playing, true, TimeoutPolicy::default(), false),
-                view: Some(boxed),
-                variant: Some(Box::new(variants[i / 4 % variants.len()].clone())),
-                poly_view: None,
-                poly_variant: None,
+                state: Family::Tiles(tiles::Sync {
+                    view: Some(boxed),
+                    variant: Box::new(variants[i / 4 % variants.len()].clone()),
+                }),
             }),
             (3, Some(seat)) => {
                 let legal_moves = view.legal_moves.clone();
@@ -605,20 +600,22 @@ fn server_samples() -> Vec<ServerMsg> {
                     room: 3,
                     prompt: 9,
                     seat,
-                    view: None,
-                    legal_moves: legal_moves.clone(),
                     deadline_ms: 0,
+                    turn: Family::Tiles(tiles::Prompt { view: None, legal_moves: legal_moves.clone() }),
                 });
                 samples.push(ServerMsg::Prompt {
                     room: 3,
                     prompt: 9,
                     seat,
-                    view: Some(boxed),
-                    legal_moves,
                     deadline_ms: 29_998,
+                    turn: Family::Tiles(tiles::Prompt { view: Some(boxed), legal_moves }),
                 });
             }
-            _ => samples.push(ServerMsg::Events { room: 3, seq: 6, events: vec![], view: Some(boxed), hand_end: None }),
+            _ => samples.push(ServerMsg::Events {
+                room: 3,
+                seq: 6,
+                happened: Family::Tiles(tiles::Events { events: vec![], view: Some(boxed), hand_end: None }),
+            }),
         }
     }
     // Every variant's rules, in the message that carries them, to a seat
@@ -631,17 +628,18 @@ fn server_samples() -> Vec<ServerMsg> {
             room: 3,
             seq: 1,
             seat: view.seat.map(|s| s.0),
-            view: Box::new(view.clone()),
-            variant: Box::new(variant),
+            game: Family::Tiles(tiles::GameStarted { view: Box::new(view.clone()), variant: Box::new(variant) }),
         });
     }
     for events in played.events {
-        samples.push(ServerMsg::Events { room: 3, seq: 6, events, view: None, hand_end: None });
+        let happened = Family::Tiles(tiles::Events { events, view: None, hand_end: None });
+        samples.push(ServerMsg::Events { room: 3, seq: 6, happened });
     }
     assert!(played.ends.len() > 10, "hands' ends of many variants");
     for end in played.ends {
         let events = vec![Event::HandOver { hand: end.hand, winner: end.result.winner }];
-        samples.push(ServerMsg::Events { room: 3, seq: 6, events, view: None, hand_end: Some(Box::new(end)) });
+        let happened = Family::Tiles(tiles::Events { events, view: None, hand_end: Some(Box::new(end)) });
+        samples.push(ServerMsg::Events { room: 3, seq: 6, happened });
     }
     let poly = poly_played();
     let poly_info = RoomInfo {
@@ -652,26 +650,25 @@ fn server_samples() -> Vec<ServerMsg> {
     samples.push(ServerMsg::Room { room: poly_info.clone() });
     for (i, view) in poly.views.iter().enumerate() {
         let variant = Box::new(poly.variants[i % poly.variants.len()].clone());
-        samples.push(ServerMsg::PolyGameStarted {
+        samples.push(ServerMsg::GameStarted {
             room: 3,
             seq: 1,
             seat: view.seat,
-            view: Box::new(view.clone()),
-            variant: variant.clone(),
+            game: Family::Poly(poly::GameStarted { view: Box::new(view.clone()), variant: variant.clone() }),
         });
+        // A room between matches has no view to send.
+        let view = (i % 4 != 1).then(|| Box::new(view.clone()));
         samples.push(ServerMsg::Sync {
             room: 3,
             seq: 5,
             info: poly_info.clone(),
-            view: None,
-            variant: None,
-            poly_view: Some(Box::new(view.clone())),
-            poly_variant: Some(variant),
+            state: Family::Poly(poly::Sync { view, variant }),
         });
     }
     for (i, events) in poly.events.into_iter().enumerate() {
         let view = (i % 3 == 0).then(|| Box::new(poly.views[i % poly.views.len()].clone()));
-        samples.push(ServerMsg::PolyEvents { room: 3, seq: 6, events, view, hand_end: None });
+        let happened = Family::Poly(poly::Events { events, view, hand_end: None });
+        samples.push(ServerMsg::Events { room: 3, seq: 6, happened });
     }
     assert!(poly.ends.len() >= POLY_PRESETS.len(), "a hand's end of every poly preset");
     for end in poly.ends {
@@ -681,28 +678,37 @@ fn server_samples() -> Vec<ServerMsg> {
             blocked: end.result.blocked,
             points: [0; 6],
         }];
-        samples.push(ServerMsg::PolyEvents { room: 3, seq: 6, events, view: None, hand_end: Some(Box::new(end)) });
+        let happened = Family::Poly(poly::Events { events, view: None, hand_end: Some(Box::new(end)) });
+        samples.push(ServerMsg::Events { room: 3, seq: 6, happened });
     }
     for (legal_moves, view) in poly.prompts {
         let seat = view.seat.unwrap();
-        samples.push(ServerMsg::PolyPrompt {
+        samples.push(ServerMsg::Prompt {
             room: 3,
             prompt: 9,
             seat,
-            view: None,
-            legal_moves: legal_moves.clone(),
             deadline_ms: 0,
+            turn: Family::Poly(poly::Prompt { view: None, legal_moves: legal_moves.clone() }),
         });
-        samples.push(ServerMsg::PolyPrompt {
+        samples.push(ServerMsg::Prompt {
             room: 3,
             prompt: 9,
             seat,
-            view: Some(Box::new(view)),
-            legal_moves,
             deadline_ms: 12_000,
+            turn: Family::Poly(poly::Prompt { view: Some(Box::new(view)), legal_moves }),
         });
     }
     samples
+}
+
+/// The `family` tags of the `tag` frames.
+fn families(frames: &[(Value, &'static str)], tag: &str) -> Vec<String> {
+    let all: BTreeSet<String> = frames
+        .iter()
+        .filter(|(_, t)| *t == tag)
+        .map(|(json, _)| json["family"].as_str().expect("a game message names its family").to_string())
+        .collect();
+    all.into_iter().collect()
 }
 
 /// The values a tag key takes across the alternatives of a schema.
@@ -747,7 +753,8 @@ fn every_client_message_fits_the_schema() {
         }
     }
     let seen = check_frames(&schema["client"], &frames);
-    assert_eq!(seen.len(), 20);
+    assert_eq!(seen.len(), 19);
+    assert_eq!(families(&frames, "move"), ["poly", "tiles"]);
 }
 
 #[test]
@@ -763,23 +770,24 @@ fn every_server_message_fits_the_schema() {
             (serde_json::to_value(ServerFrame { id, msg }).unwrap(), tag)
         })
         .collect();
-    let has = |tag: &str, key: &str, present: bool| {
-        frames.iter().any(|(json, t)| *t == tag && json.get(key).is_some_and(|v| !v.is_null()) == present)
+    let has = |tag: &str, family: &str, key: &str, present: bool| {
+        frames.iter().any(|(json, t)| {
+            *t == tag && json["family"] == family && json.get(key).is_some_and(|v| !v.is_null()) == present
+        })
     };
-    for (tag, key) in [
-        ("prompt", "view"),
-        ("events", "view"),
-        ("sync", "view"),
-        ("game-started", "seat"),
-        ("poly-prompt", "view"),
-        ("poly-events", "view"),
-        ("sync", "poly-view"),
-        ("poly-game-started", "seat"),
-    ] {
-        assert!(has(tag, key, true) && has(tag, key, false), "`{tag}` frames with and without `{key}`");
+    for family in ["tiles", "poly"] {
+        for (tag, key) in [("prompt", "view"), ("events", "view"), ("sync", "view"), ("game-started", "seat")] {
+            assert!(
+                has(tag, family, key, true) && has(tag, family, key, false),
+                "{family} `{tag}` frames with and without `{key}`"
+            );
+        }
+    }
+    for tag in ["game-started", "prompt", "events", "sync"] {
+        assert_eq!(families(&frames, tag), ["poly", "tiles"], "`{tag}` frames of both families");
     }
     let seen = check_frames(&schema["server"], &frames);
-    assert_eq!(seen.len(), 28);
+    assert_eq!(seen.len(), 25);
 }
 
 /// The enums inside messages: the schema lists exactly the values the
@@ -866,6 +874,8 @@ fn the_checker_refuses_frames_the_schema_does_not_describe() {
         serde_json::json!({"id": "1", "type": "join", "room": 3}),
         serde_json::json!({"type": "create-room", "preset": "latin", "time": {"move-ms": 5, "extra": 1}}),
         serde_json::json!({"type": "create-room", "on-timeout": {"kind": "shrug"}}),
+        serde_json::json!({"type": "move", "room": 3, "prompt": 1, "move": {"kind": "pass"}}),
+        serde_json::json!({"type": "move", "room": 3, "prompt": 1, "family": "tiles", "move": {"kind": "play", "tile": 4}}),
     ] {
         assert!(checker.check(&bad, root, "$").is_err(), "{bad} passed");
     }

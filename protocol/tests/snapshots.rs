@@ -18,12 +18,12 @@ fn server(id: Option<u64>, msg: ServerMsg) -> String {
 fn client_messages() {
     let cases: Vec<(ClientMsg, &str)> = vec![
         (
-            ClientMsg::Hello { version: 1, token: Some("t0k".into()), lean_prompts: false, batch_events: false },
-            r#"{"id":1,"type":"hello","version":1,"token":"t0k"}"#,
+            ClientMsg::Hello { version: 2, token: Some("t0k".into()), lean_prompts: false, batch_events: false },
+            r#"{"id":1,"type":"hello","version":2,"token":"t0k"}"#,
         ),
         (
-            ClientMsg::Hello { version: 1, token: None, lean_prompts: true, batch_events: true },
-            r#"{"id":1,"type":"hello","version":1,"lean-prompts":true,"batch-events":true}"#,
+            ClientMsg::Hello { version: 2, token: None, lean_prompts: true, batch_events: true },
+            r#"{"id":1,"type":"hello","version":2,"lean-prompts":true,"batch-events":true}"#,
         ),
         (ClientMsg::Register { name: "ana".into() }, r#"{"id":1,"type":"register","name":"ana"}"#),
         (ClientMsg::ListRooms, r#"{"id":1,"type":"list-rooms"}"#),
@@ -49,33 +49,37 @@ fn client_messages() {
             ClientMsg::Move {
                 room: 3,
                 prompt: 17,
-                r#move: Move::Play { tile: Tile::domino(6, 6), end: EndId::LEAD, face: 0 },
+                r#move: AnyMove::Tiles(Move::Play { tile: Tile::domino(6, 6), end: EndId::LEAD, face: 0 }),
             },
-            r#"{"id":1,"type":"move","room":3,"prompt":17,"move":{"kind":"play","tile":[6,6],"end":255,"face":0}}"#,
+            r#"{"id":1,"type":"move","room":3,"prompt":17,"family":"tiles","move":{"kind":"play","tile":[6,6],"end":255,"face":0}}"#,
         ),
         (
-            ClientMsg::Move { room: 3, prompt: 18, r#move: Move::Draw },
-            r#"{"id":1,"type":"move","room":3,"prompt":18,"move":{"kind":"draw"}}"#,
+            ClientMsg::play(3, 18, Move::Draw),
+            r#"{"id":1,"type":"move","room":3,"prompt":18,"family":"tiles","move":{"kind":"draw"}}"#,
         ),
         (
-            ClientMsg::PolyMove {
+            ClientMsg::Move {
                 room: 3,
                 prompt: 19,
-                r#move: PolyMove::Play { tile: PolyTileId(12), at: PolySpot::Cell { x: -1, y: 2 }, rotation: 1 },
+                r#move: AnyMove::Poly(PolyMove::Play {
+                    tile: PolyTileId(12),
+                    at: PolySpot::Cell { x: -1, y: 2 },
+                    rotation: 1,
+                }),
             },
-            r#"{"id":1,"type":"poly-move","room":3,"prompt":19,"move":{"kind":"play","tile":12,"at":{"kind":"cell","x":-1,"y":2},"rotation":1}}"#,
+            r#"{"id":1,"type":"move","room":3,"prompt":19,"family":"poly","move":{"kind":"play","tile":12,"at":{"kind":"cell","x":-1,"y":2},"rotation":1}}"#,
         ),
         (
-            ClientMsg::PolyMove {
-                room: 3,
-                prompt: 20,
-                r#move: PolyMove::Play { tile: PolyTileId(4), at: PolySpot::Face { node: 0, face: 2 }, rotation: 1 },
-            },
-            r#"{"id":1,"type":"poly-move","room":3,"prompt":20,"move":{"kind":"play","tile":4,"at":{"kind":"face","node":0,"face":2},"rotation":1}}"#,
+            ClientMsg::play(
+                3,
+                20,
+                PolyMove::Play { tile: PolyTileId(4), at: PolySpot::Face { node: 0, face: 2 }, rotation: 1 },
+            ),
+            r#"{"id":1,"type":"move","room":3,"prompt":20,"family":"poly","move":{"kind":"play","tile":4,"at":{"kind":"face","node":0,"face":2},"rotation":1}}"#,
         ),
         (
-            ClientMsg::PolyMove { room: 3, prompt: 21, r#move: PolyMove::Draw },
-            r#"{"id":1,"type":"poly-move","room":3,"prompt":21,"move":{"kind":"draw"}}"#,
+            ClientMsg::play(3, 21, PolyMove::Draw),
+            r#"{"id":1,"type":"move","room":3,"prompt":21,"family":"poly","move":{"kind":"draw"}}"#,
         ),
         (ClientMsg::Resync { room: 3 }, r#"{"id":1,"type":"resync","room":3}"#),
         (ClientMsg::CloseRoom { room: 3 }, r#"{"id":1,"type":"close-room","room":3}"#),
@@ -130,11 +134,11 @@ fn server_messages() {
     let cases: Vec<(ServerMsg, &str)> = vec![
         (
             ServerMsg::Welcome {
-                version: 1,
+                version: 2,
                 player: PlayerInfo { name: "ana".into(), guest: false, admin: false },
                 seats: vec![SeatRef { room: 3, seat: 0 }],
             },
-            r#"{"id":1,"type":"welcome","version":1,"player":{"name":"ana","guest":false,"admin":false},"seats":[{"room":3,"seat":0}]}"#,
+            r#"{"id":1,"type":"welcome","version":2,"player":{"name":"ana","guest":false,"admin":false},"seats":[{"room":3,"seat":0}]}"#,
         ),
         (
             ServerMsg::Registered { name: "ana".into(), token: "abc".into() },
@@ -153,15 +157,17 @@ fn server_messages() {
             ServerMsg::Events {
                 room: 3,
                 seq: 9,
-                events: vec![
-                    Event::Played { seat: Seat(1), tile: Tile::domino(3, 5), end: EndId(0), face: 1 },
-                    Event::Drew { seat: Seat(0) },
-                    Event::Scored { side: Side(1), points: 10 },
-                ],
-                view: None,
-                hand_end: None,
+                happened: Family::Tiles(tiles::Events {
+                    events: vec![
+                        Event::Played { seat: Seat(1), tile: Tile::domino(3, 5), end: EndId(0), face: 1 },
+                        Event::Drew { seat: Seat(0) },
+                        Event::Scored { side: Side(1), points: 10 },
+                    ],
+                    view: None,
+                    hand_end: None,
+                }),
             },
-            r#"{"id":1,"type":"events","room":3,"seq":9,"events":[{"event":"played","seat":1,"tile":[3,5],"end":0,"face":1},{"event":"drew","seat":0},{"event":"scored","side":1,"points":10}]}"#,
+            r#"{"id":1,"type":"events","room":3,"seq":9,"family":"tiles","events":[{"event":"played","seat":1,"tile":[3,5],"end":0,"face":1},{"event":"drew","seat":0},{"event":"scored","side":1,"points":10}]}"#,
         ),
         (
             ServerMsg::GameOver {
@@ -315,33 +321,37 @@ fn server_messages() {
             r#"{"id":1,"type":"room","room":{"id":3,"variant":"triominoes","poly":true,"seats":[{"seat":0,"side":0,"occupant":{"name":"ana","kind":"player","ready":true,"connected":true}},{"seat":1,"side":1}],"status":"waiting","rated":false,"spectators":1,"time":{"move-ms":30000,"bank-ms":0},"on-timeout":{"kind":"strategy","name":"random"},"games-played":0}}"#,
         ),
         (
-            ServerMsg::PolyEvents {
+            ServerMsg::Events {
                 room: 3,
                 seq: 8,
-                events: vec![PolyEvent::Drew { seat: 1, tile: None }, PolyEvent::Passed { seat: 1 }],
-                view: None,
-                hand_end: None,
+                happened: Family::Poly(poly::Events {
+                    events: vec![PolyEvent::Drew { seat: 1, tile: None }, PolyEvent::Passed { seat: 1 }],
+                    view: None,
+                    hand_end: None,
+                }),
             },
-            r#"{"id":1,"type":"poly-events","room":3,"seq":8,"events":[{"event":"drew","seat":1},{"event":"passed","seat":1}]}"#,
+            r#"{"id":1,"type":"events","room":3,"seq":8,"family":"poly","events":[{"event":"drew","seat":1},{"event":"passed","seat":1}]}"#,
         ),
         (
-            ServerMsg::PolyEvents {
+            ServerMsg::Events {
                 room: 3,
                 seq: 9,
-                events: vec![
-                    PolyEvent::Drew { seat: 1, tile: Some(PolyTileId(30)) },
-                    PolyEvent::Played {
-                        seat: 1,
-                        tile: PolyTileId(30),
-                        at: PolySpot::Cell { x: 1, y: 0 },
-                        rotation: 2,
-                        points: 9,
-                    },
-                ],
-                view: None,
-                hand_end: None,
+                happened: Family::Poly(poly::Events {
+                    events: vec![
+                        PolyEvent::Drew { seat: 1, tile: Some(PolyTileId(30)) },
+                        PolyEvent::Played {
+                            seat: 1,
+                            tile: PolyTileId(30),
+                            at: PolySpot::Cell { x: 1, y: 0 },
+                            rotation: 2,
+                            points: 9,
+                        },
+                    ],
+                    view: None,
+                    hand_end: None,
+                }),
             },
-            r#"{"id":1,"type":"poly-events","room":3,"seq":9,"events":[{"event":"drew","seat":1,"tile":30},{"event":"played","seat":1,"tile":30,"at":{"kind":"cell","x":1,"y":0},"rotation":2,"points":9}]}"#,
+            r#"{"id":1,"type":"events","room":3,"seq":9,"family":"poly","events":[{"event":"drew","seat":1,"tile":30},{"event":"played","seat":1,"tile":30,"at":{"kind":"cell","x":1,"y":0},"rotation":2,"points":9}]}"#,
         ),
         (
             ServerMsg::Error {
@@ -368,15 +378,17 @@ fn prompt_carries_view_legal_moves_and_prompt_id() {
         room: 3,
         prompt: 1,
         seat: seat.0,
-        legal_moves: view.legal_moves.clone(),
-        view: Some(Box::new(view.clone())),
         deadline_ms: 30000,
+        turn: Family::Tiles(tiles::Prompt {
+            legal_moves: view.legal_moves.clone(),
+            view: Some(Box::new(view.clone())),
+        }),
     };
     let v = serde_json::to_value(ServerFrame { id: None, msg: msg.clone() }).unwrap();
     let mut keys: Vec<&str> = v.as_object().unwrap().keys().map(|k| k.as_str()).collect();
     keys.sort();
-    assert_eq!(keys, ["deadline-ms", "legal-moves", "prompt", "room", "seat", "type", "view"]);
-    assert_eq!(v["type"], "prompt");
+    assert_eq!(keys, ["deadline-ms", "family", "legal-moves", "prompt", "room", "seat", "type", "view"]);
+    assert_eq!((&v["type"], &v["family"]), (&json!("prompt"), &json!("tiles")));
     assert_eq!(v["view"]["seat"], json!(seat.0));
     assert_eq!(v["view"]["hand"].as_array().unwrap().len(), 7);
     let back: ServerFrame = serde_json::from_value(v).unwrap();
@@ -386,14 +398,13 @@ fn prompt_carries_view_legal_moves_and_prompt_id() {
         room: 3,
         prompt: 2,
         seat: 1,
-        legal_moves: vec![Move::Draw, Move::Pass],
-        view: None,
         deadline_ms: 500,
+        turn: Family::Tiles(tiles::Prompt { legal_moves: vec![Move::Draw, Move::Pass], view: None }),
     };
     let text = server(None, lean.clone());
     assert_eq!(
         text,
-        r#"{"type":"prompt","room":3,"prompt":2,"seat":1,"legal-moves":[{"kind":"draw"},{"kind":"pass"}],"deadline-ms":500}"#
+        r#"{"type":"prompt","room":3,"prompt":2,"seat":1,"deadline-ms":500,"family":"tiles","legal-moves":[{"kind":"draw"},{"kind":"pass"}]}"#
     );
     assert_eq!(serde_json::from_str::<ServerFrame>(&text).unwrap().msg, lean);
 }
@@ -411,7 +422,8 @@ fn decoding_tells_bad_json_from_unknown_messages() {
 #[test]
 fn the_schema_names_every_message_type() {
     let schema = json_schema().to_string();
-    for t in ["hello", "create-room", "move", "resync", "prompt", "game-over", "stale-prompt", "legal-moves"] {
+    for t in ["hello", "create-room", "move", "resync", "prompt", "game-over", "stale-prompt", "legal-moves", "family"]
+    {
         assert!(schema.contains(&format!("\"{t}\"")), "schema lacks {t}");
     }
     assert_eq!(json_schema()["protocol-version"], PROTOCOL_VERSION);
@@ -423,19 +435,21 @@ fn poly_messages_carry_the_poly_view_rules_and_moves() {
     let seat = game.to_move().unwrap();
     let mut legal = capicua_engine::poly::PolyMoveList::default();
     game.legal_moves(&mut legal);
-    let prompt = ServerMsg::PolyPrompt {
+    let prompt = ServerMsg::Prompt {
         room: 3,
         prompt: 1,
         seat,
-        view: Some(Box::new(game.view(seat).snapshot())),
-        legal_moves: legal.to_vec(),
         deadline_ms: 30000,
+        turn: Family::Poly(poly::Prompt {
+            view: Some(Box::new(game.view(seat).snapshot())),
+            legal_moves: legal.to_vec(),
+        }),
     };
     let v = serde_json::to_value(ServerFrame { id: None, msg: prompt.clone() }).unwrap();
     let mut keys: Vec<&str> = v.as_object().unwrap().keys().map(|k| k.as_str()).collect();
     keys.sort();
-    assert_eq!(keys, ["deadline-ms", "legal-moves", "prompt", "room", "seat", "type", "view"]);
-    assert_eq!(v["type"], "poly-prompt");
+    assert_eq!(keys, ["deadline-ms", "family", "legal-moves", "prompt", "room", "seat", "type", "view"]);
+    assert_eq!((&v["type"], &v["family"]), (&json!("prompt"), &json!("poly")));
     let PolyMove::Play { tile, .. } = legal[0] else { panic!("the lead is a play: {:?}", legal[0]) };
     assert_eq!(
         v["legal-moves"][0],
@@ -467,15 +481,17 @@ fn poly_messages_carry_the_poly_view_rules_and_moves() {
     assert_eq!(back.msg, prompt);
 
     // A spectator's start: no seat, no hand; the rules in full.
-    let started = ServerMsg::PolyGameStarted {
+    let started = ServerMsg::GameStarted {
         room: 3,
         seq: 1,
         seat: None,
-        view: Box::new(game.spectator_snapshot()),
-        variant: Box::new(game.rules().variant().clone()),
+        game: Family::Poly(poly::GameStarted {
+            view: Box::new(game.spectator_snapshot()),
+            variant: Box::new(game.rules().variant().clone()),
+        }),
     };
     let v = serde_json::to_value(ServerFrame { id: None, msg: started.clone() }).unwrap();
-    assert_eq!(v["type"], "poly-game-started");
+    assert_eq!((&v["type"], &v["family"]), (&json!("game-started"), &json!("poly")));
     assert!(v.get("seat").is_none() && v["view"].get("seat").is_none());
     assert_eq!(v["view"]["hand"], json!([]));
     assert_eq!(v["variant"]["name"], "triominoes");
@@ -505,16 +521,18 @@ fn hand_end_carries_the_final_position_with_hands_face_up() {
     let msg = ServerMsg::Events {
         room: 3,
         seq: 30,
-        events: events.to_vec(),
-        view: Some(Box::new(game.view(Seat(1)).snapshot())),
-        hand_end: Some(Box::new(HandEndView {
-            hand: 0,
-            result: result.clone(),
-            view: Box::new(end.revealed_snapshot(Some(Seat(1)))),
-        })),
+        happened: Family::Tiles(tiles::Events {
+            events: events.to_vec(),
+            view: Some(Box::new(game.view(Seat(1)).snapshot())),
+            hand_end: Some(Box::new(tiles::HandEnd {
+                hand: 0,
+                result: result.clone(),
+                view: Box::new(end.revealed_snapshot(Some(Seat(1)))),
+            })),
+        }),
     };
     let v = serde_json::to_value(ServerFrame { id: None, msg: msg.clone() }).unwrap();
-    assert_eq!(sorted_keys(&v), ["events", "hand-end", "room", "seq", "type", "view"]);
+    assert_eq!(sorted_keys(&v), ["events", "family", "hand-end", "room", "seq", "type", "view"]);
     let end_json = &v["hand-end"];
     assert_eq!(sorted_keys(end_json), ["hand", "result", "view"]);
     assert_eq!(end_json["hand"], 0);
@@ -547,7 +565,7 @@ fn hand_end_carries_the_final_position_with_hands_face_up() {
     assert_eq!(back.msg, msg);
 
     // The poly form, with its result in full.
-    let result = PolyHandResult { hand: 2, winner: Some(1), blocked: false, points: vec![0, 37], pips: vec![12, 0] };
+    let result = poly::HandResult { hand: 2, winner: Some(1), blocked: false, points: vec![0, 37], pips: vec![12, 0] };
     assert_eq!(
         serde_json::to_string(&result).unwrap(),
         r#"{"hand":2,"winner":1,"blocked":false,"points":[0,37],"pips":[12,0]}"#
@@ -562,14 +580,17 @@ fn hand_end_carries_the_final_position_with_hands_face_up() {
             break end;
         }
     };
-    let msg = ServerMsg::PolyEvents {
+    let msg = ServerMsg::Events {
         room: 3,
         seq: 40,
-        events: vec![],
-        view: None,
-        hand_end: Some(Box::new(PolyHandEnd { hand: 0, result, view: Box::new(end.revealed_snapshot(None)) })),
+        happened: Family::Poly(poly::Events {
+            events: vec![],
+            view: None,
+            hand_end: Some(Box::new(poly::HandEnd { hand: 0, result, view: Box::new(end.revealed_snapshot(None)) })),
+        }),
     };
     let v = serde_json::to_value(ServerFrame { id: None, msg: msg.clone() }).unwrap();
+    assert_eq!(sorted_keys(&v), ["events", "family", "hand-end", "room", "seq", "type"]);
     assert_eq!(sorted_keys(&v["hand-end"]), ["hand", "result", "view"]);
     let final_view = &v["hand-end"]["view"];
     assert!(final_view.get("seat").is_none(), "a spectator's");
@@ -582,4 +603,123 @@ fn hand_end_carries_the_final_position_with_hands_face_up() {
     assert!(!final_view["board"].as_array().unwrap().is_empty());
     let back: ServerFrame = serde_json::from_value(v).unwrap();
     assert_eq!(back.msg, msg);
+}
+
+/// The game messages are one set for both families: the same `type`, the
+/// family's payload beside the message's keys, tagged by `family`.
+#[test]
+fn game_messages_of_both_families_differ_only_by_their_tagged_payload() {
+    let tiles_game = Game::new(Rules::preset("block").unwrap().into(), Seating::new(2), 11).unwrap();
+    let poly_game = PolyGame::new(PolyRules::preset("triominoes").unwrap(), 2, 11).unwrap();
+    let tiles_variant = Box::new(tiles_game.rules().variant().clone());
+    let poly_variant = Box::new(poly_game.rules().variant().clone());
+    let both = |tiles_msg: ServerMsg, poly_msg: ServerMsg, want: &str, keys: &[&str]| {
+        for (msg, family) in [(tiles_msg, "tiles"), (poly_msg, "poly")] {
+            let v = serde_json::to_value(ServerFrame { id: None, msg: msg.clone() }).unwrap();
+            assert_eq!((v["type"].as_str(), v["family"].as_str()), (Some(want), Some(family)), "{v}");
+            assert_eq!(sorted_keys(&v), keys, "{family} {want}");
+            assert_eq!(serde_json::from_value::<ServerFrame>(v).unwrap().msg, msg);
+        }
+    };
+    both(
+        ServerMsg::GameStarted {
+            room: 3,
+            seq: 1,
+            seat: Some(0),
+            game: Family::Tiles(tiles::GameStarted {
+                view: Box::new(tiles_game.view(Seat(0)).snapshot()),
+                variant: tiles_variant.clone(),
+            }),
+        },
+        ServerMsg::GameStarted {
+            room: 3,
+            seq: 1,
+            seat: Some(0),
+            game: Family::Poly(poly::GameStarted {
+                view: Box::new(poly_game.view(0).snapshot()),
+                variant: poly_variant.clone(),
+            }),
+        },
+        "game-started",
+        &["family", "room", "seat", "seq", "type", "variant", "view"],
+    );
+    both(
+        ServerMsg::Prompt {
+            room: 3,
+            prompt: 4,
+            seat: 0,
+            deadline_ms: 900,
+            turn: Family::Tiles(tiles::Prompt { view: None, legal_moves: vec![Move::Pass] }),
+        },
+        ServerMsg::Prompt {
+            room: 3,
+            prompt: 4,
+            seat: 0,
+            deadline_ms: 900,
+            turn: Family::Poly(poly::Prompt { view: None, legal_moves: vec![PolyMove::Pass] }),
+        },
+        "prompt",
+        &["deadline-ms", "family", "legal-moves", "prompt", "room", "seat", "type"],
+    );
+    both(
+        ServerMsg::Events {
+            room: 3,
+            seq: 2,
+            happened: Family::Tiles(tiles::Events { events: vec![], view: None, hand_end: None }),
+        },
+        ServerMsg::Events {
+            room: 3,
+            seq: 2,
+            happened: Family::Poly(poly::Events { events: vec![], view: None, hand_end: None }),
+        },
+        "events",
+        &["events", "family", "room", "seq", "type"],
+    );
+    both(
+        ServerMsg::Sync {
+            room: 3,
+            seq: 2,
+            info: info(),
+            state: Family::Tiles(tiles::Sync { view: None, variant: tiles_variant.clone() }),
+        },
+        ServerMsg::Sync {
+            room: 3,
+            seq: 2,
+            info: RoomInfo { poly: true, ..info() },
+            state: Family::Poly(poly::Sync { view: None, variant: poly_variant.clone() }),
+        },
+        "sync",
+        &["family", "info", "room", "seq", "type", "variant"],
+    );
+    both(
+        ServerMsg::Sync {
+            room: 3,
+            seq: 2,
+            info: info(),
+            state: Family::Tiles(tiles::Sync {
+                view: Some(Box::new(tiles_game.spectator_view().snapshot())),
+                variant: tiles_variant,
+            }),
+        },
+        ServerMsg::Sync {
+            room: 3,
+            seq: 2,
+            info: RoomInfo { poly: true, ..info() },
+            state: Family::Poly(poly::Sync {
+                view: Some(Box::new(poly_game.spectator_snapshot())),
+                variant: poly_variant,
+            }),
+        },
+        "sync",
+        &["family", "info", "room", "seq", "type", "variant", "view"],
+    );
+    // The move answers in the prompt's family; a move without its family,
+    // or of an unknown one, is not a message.
+    for text in [
+        r#"{"type":"move","room":3,"prompt":4,"move":{"kind":"pass"}}"#,
+        r#"{"type":"move","room":3,"prompt":4,"family":"hexes","move":{"kind":"pass"}}"#,
+        r#"{"type":"move","room":3,"prompt":4,"family":"tiles"}"#,
+    ] {
+        assert_eq!(decode_client(text).unwrap_err().1.code(), ErrorCode::BadMessage, "{text}");
+    }
 }

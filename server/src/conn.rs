@@ -24,7 +24,6 @@ use tracing::Instrument;
 use crate::limits::RoomOwner;
 use crate::metrics::Metrics;
 use crate::room::{self, RoomCmd};
-use crate::table::AnyMove;
 use crate::{AppState, Client, ConnId, Identity, Outbox};
 
 /// A token bucket: `rate` tokens a second, at most `burst` saved.
@@ -552,10 +551,7 @@ impl Conn {
             ClientMsg::FillBots { room, strategy } => (room, forward(room, RoomCmd::FillBots { client, strategy, id })),
             ClientMsg::Ready { room } => (room, forward(room, RoomCmd::Ready { client, id })),
             ClientMsg::Move { room, prompt, r#move } => {
-                (room, forward(room, RoomCmd::Move { client, prompt, mv: AnyMove::Tiles(r#move), id }))
-            }
-            ClientMsg::PolyMove { room, prompt, r#move } => {
-                (room, forward(room, RoomCmd::Move { client, prompt, mv: AnyMove::Poly(r#move), id }))
+                (room, forward(room, RoomCmd::Move { client, prompt, mv: r#move, id }))
             }
             ClientMsg::Resync { room } => (room, forward(room, RoomCmd::Resync { client, id })),
             ClientMsg::Hint { room } => (room, forward(room, RoomCmd::Hint { client, id })),
@@ -738,7 +734,7 @@ mod tests {
         let (state, _shutdown, _done) = AppState::new(db, Config::default());
         let frames = [
             r#"{"id":1,"type":"ping"}"#,
-            r#"{"id":2,"type":"hello","version":1}"#,
+            r#"{"id":2,"type":"hello","version":2}"#,
             r#"{"oops"#,
             r#"{"id":3,"type":"join","room":77}"#,
         ];
@@ -779,7 +775,7 @@ mod tests {
         tokio::time::pause();
         let config = Config { outbound_buffer: 4, ..Config::default() };
         let (state, _shutdown, _done) = AppState::new(db, config);
-        let mut frames = vec![r#"{"id":1,"type":"hello","version":1}"#.to_string()];
+        let mut frames = vec![r#"{"id":1,"type":"hello","version":2}"#.to_string()];
         frames.extend((2..40).map(|i| format!(r#"{{"id":{i},"type":"ping"}}"#)));
         let input = futures_util::stream::iter(
             frames.into_iter().map(|f| Ok::<_, std::convert::Infallible>(Message::Text(f.into()))).collect::<Vec<_>>(),

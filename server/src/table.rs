@@ -4,12 +4,12 @@
 //! differs (the engine, the messages, what each receiver may see) is here,
 //! beside the room and the hosted bots, which both read it.
 
-use std::fmt;
 use std::sync::Arc;
 
-use capicua_engine::poly::{PolyEvent, PolyEvents, PolyGame, PolyMove, PolyMoveList, PolyRules, PolyVariant};
-use capicua_engine::{Event, Game, Move, Rules, Seat, Seating, Variant};
-use capicua_protocol::{HandEndView, PolyHandEnd, PolyHandResult, PromptId, RoomId, ServerMsg};
+use capicua_engine::poly::{PolyEvent, PolyEvents, PolyGame, PolyMove, PolyMoveList, PolyRules};
+use capicua_engine::{Event, Game, Move, Rules, Seat, Seating};
+pub(crate) use capicua_protocol::AnyMove;
+use capicua_protocol::{Family, PromptId, RoomId, ServerMsg, poly, tiles};
 
 use crate::db::{HandResults, Play};
 
@@ -73,29 +73,18 @@ impl RoomRules {
         }
     }
 
-    /// The full rules, for `sync`: (two-faced, poly), one of them set.
-    pub(crate) fn sync_variants(&self) -> (Option<Box<Variant>>, Option<Box<PolyVariant>>) {
+    /// The state `sync` tells: the full rules and the receiver's view of
+    /// the match in play, if any.
+    pub(crate) fn sync_state(&self, table: Option<&Table>, seat: Option<Seat>) -> Family<tiles::Sync, poly::Sync> {
         match self {
-            RoomRules::Tiles { rules, .. } => (Some(Box::new(rules.variant().clone())), None),
-            RoomRules::Poly { rules, .. } => (None, Some(Box::new(rules.variant().clone()))),
-        }
-    }
-}
-
-/// A move of either family.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum AnyMove {
-    /// A two-faced move (`move`).
-    Tiles(Move),
-    /// A poly move (`poly-move`).
-    Poly(PolyMove),
-}
-
-impl fmt::Display for AnyMove {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            AnyMove::Tiles(m) => m.fmt(f),
-            AnyMove::Poly(m) => m.fmt(f),
+            RoomRules::Tiles { rules, .. } => Family::Tiles(tiles::Sync {
+                view: table.and_then(Table::tiles).map(|g| Box::new(tiles_snapshot(g, seat))),
+                variant: Box::new(rules.variant().clone()),
+            }),
+            RoomRules::Poly { rules, .. } => Family::Poly(poly::Sync {
+                view: table.and_then(Table::poly).map(|g| Box::new(poly_snapshot(g, seat))),
+                variant: Box::new(rules.variant().clone()),
+            }),
         }
     }
 }
@@ -168,9 +157,9 @@ impl Table {
             (Table::Tiles(_), m) => {
                 Err(format!("{m} is a move of tiles with 3, 4 or 6 faces; this room plays dominoes"))
             }
-            (Table::Poly { .. }, m) => {
-                Err(format!("{m} is a dominoes move; this room plays tiles with 3, 4 or 6 faces (send poly-move)"))
-            }
+            (Table::Poly { .. }, m) => Err(format!(
+                "{m} is a dominoes move; this room plays tiles with 3, 4 or 6 faces (send a move of family poly)"
+            )),
         }
     }
 
@@ -191,28 +180,23 @@ impl Table {
 
     /// `game-started` for a seat (its view) or a spectator (`None`).
     pub(crate) fn started(&self, rules: &RoomRules, room: RoomId, seq: u64, seat: Option<Seat>) -> ServerMsg {
-        match (self, rules) {
-            (Table::Poly { game, .. }, RoomRules::Poly { rules, .. }) => ServerMsg::PolyGameStarted {
-                room,
-                seq,
-                seat: seat.map(|s| s.0),
+        let game = match (self, rules) {
+            (Table::Poly { game, .. }, RoomRules::Poly { rules, .. }) => Family::Poly(poly::GameStarted {
                 view: Box::new(poly_snapshot(game, seat)),
                 variant: Box::new(rules.variant().clone()),
-            },
-            (Table::Tiles(g), RoomRules::Tiles { rules, .. }) => ServerMsg::GameStarted {
-                room,
-                seq,
-                seat: seat.map(|s| s.0),
+            }),
+            (Table::Tiles(g), RoomRules::Tiles { rules, .. }) => Family::Tiles(tiles::GameStarted {
                 view: Box::new(tiles_snapshot(g, seat)),
                 variant: Box::new(rules.variant().clone()),
-            },
+            }),
             _ => unreachable!("a room deals its own family"),
-        }
+        };
+        ServerMsg::GameStarted { room, seq, seat: seat.map(|s| s.0), game }
     }
 
     /// The prompt for `seat`, to move; `lean` leaves the view out.
     pub(crate) fn prompt(&self, room: RoomId, prompt: PromptId, seat: Seat, lean: bool, deadline_ms: u64) -> ServerMsg {
-        match self {
+        let turn = match self {
             Table::Tiles(g) => {
                 let view = g.view(seat);
                 // A lean prompt skips building and encoding the view: the
@@ -223,37 +207,35 @@ impl Table {
                     let snap = view.snapshot();
                     (snap.legal_moves.clone(), Some(Box::new(snap)))
                 };
-                ServerMsg::Prompt { room, prompt, seat: seat.0, legal_moves, view, deadline_ms }
+                Family::Tiles(tiles::Prompt { view, legal_moves })
             }
             Table::Poly { game, .. } => {
                 let mut moves = PolyMoveList::default();
                 game.view(seat.0).legal_moves(&mut moves);
                 let view = (!lean).then(|| Box::new(game.view(seat.0).snapshot()));
-                ServerMsg::PolyPrompt { room, prompt, seat: seat.0, view, legal_moves: moves.to_vec(), deadline_ms }
+                Family::Poly(poly::Prompt { view, legal_moves: moves.to_vec() })
             }
-        }
+        };
+        ServerMsg::Prompt { room, prompt, seat: seat.0, deadline_ms, turn }
     }
 
     /// What every receiver that sees nothing more than the public events is
     /// told of a move (a spectator, and every seat the move tells nothing
     /// of its own).
     pub(crate) fn public_events(&self, room: RoomId, seq: u64, events: &TableEvents) -> ServerMsg {
-        match events {
-            TableEvents::Tiles(events, end) => ServerMsg::Events {
-                room,
-                seq,
+        let happened = match events {
+            TableEvents::Tiles(events, end) => Family::Tiles(tiles::Events {
                 events: events.clone(),
                 view: None,
                 hand_end: end.as_deref().and_then(|end| tiles_hand_end(end, None)),
-            },
-            TableEvents::Poly(events, end) => ServerMsg::PolyEvents {
-                room,
-                seq,
+            }),
+            TableEvents::Poly(events, end) => Family::Poly(poly::Events {
                 events: events.iter().map(|e| e.seen_by(None)).collect(),
                 view: None,
                 hand_end: end.as_deref().and_then(|end| poly_hand_end(end, events, None)),
-            },
-        }
+            }),
+        };
+        ServerMsg::Events { room, seq, happened }
     }
 
     /// What `viewer` (a seat, or `None` for a spectator) is told of a move
@@ -281,9 +263,11 @@ impl Table {
                 (needs_view || end.is_some()).then(|| ServerMsg::Events {
                     room,
                     seq,
-                    events: events.clone(),
-                    view: needs_view.then(|| Box::new(tiles_snapshot(g, viewer))),
-                    hand_end: end.as_deref().and_then(|end| tiles_hand_end(end, viewer)),
+                    happened: Family::Tiles(tiles::Events {
+                        events: events.clone(),
+                        view: needs_view.then(|| Box::new(tiles_snapshot(g, viewer))),
+                        hand_end: end.as_deref().and_then(|end| tiles_hand_end(end, viewer)),
+                    }),
                 })
             }
             (Table::Poly { game, .. }, TableEvents::Poly(events, end)) => {
@@ -293,26 +277,17 @@ impl Table {
                 let drew = events
                     .iter()
                     .any(|e| matches!(e, PolyEvent::Drew { seat, .. } if Some(*seat) == viewer.map(|s| s.0)));
-                (new_hand || drew || end.is_some()).then(|| ServerMsg::PolyEvents {
+                (new_hand || drew || end.is_some()).then(|| ServerMsg::Events {
                     room,
                     seq,
-                    events: events.iter().map(|e| e.seen_by(viewer.map(|s| s.0))).collect(),
-                    view: (new_hand || drew).then(|| Box::new(poly_snapshot(game, viewer))),
-                    hand_end: end.as_deref().and_then(|end| poly_hand_end(end, events, viewer)),
+                    happened: Family::Poly(poly::Events {
+                        events: events.iter().map(|e| e.seen_by(viewer.map(|s| s.0))).collect(),
+                        view: (new_hand || drew).then(|| Box::new(poly_snapshot(game, viewer))),
+                        hand_end: end.as_deref().and_then(|end| poly_hand_end(end, events, viewer)),
+                    }),
                 })
             }
             _ => unreachable!("events come from this table"),
-        }
-    }
-
-    /// The receiver's view for `sync`: (two-faced, poly), one of them set.
-    pub(crate) fn sync_views(
-        &self,
-        seat: Option<Seat>,
-    ) -> (Option<Box<capicua_engine::ViewSnapshot>>, Option<Box<capicua_engine::poly::PolyViewSnapshot>>) {
-        match self {
-            Table::Tiles(g) => (Some(Box::new(tiles_snapshot(g, seat))), None),
-            Table::Poly { game, .. } => (None, Some(Box::new(poly_snapshot(game, seat)))),
         }
     }
 
@@ -362,6 +337,14 @@ impl Table {
             Table::Poly { .. } => None,
         }
     }
+
+    /// The poly game, if the table plays tiles with 3, 4 or 6 faces.
+    pub(crate) fn poly(&self) -> Option<&PolyGame> {
+        match self {
+            Table::Tiles(_) => None,
+            Table::Poly { game, .. } => Some(game),
+        }
+    }
 }
 
 fn tiles_snapshot(g: &Game, seat: Option<Seat>) -> capicua_engine::ViewSnapshot {
@@ -379,16 +362,16 @@ fn poly_snapshot(g: &PolyGame, seat: Option<Seat>) -> capicua_engine::poly::Poly
 }
 
 /// The end of a hand for `viewer`, from the hand's final position.
-pub(crate) fn tiles_hand_end(end: &Game, viewer: Option<Seat>) -> Option<Box<HandEndView>> {
+pub(crate) fn tiles_hand_end(end: &Game, viewer: Option<Seat>) -> Option<Box<tiles::HandEnd>> {
     let result = end.hand_results().last()?.clone();
-    Some(Box::new(HandEndView { hand: result.hand, result, view: Box::new(end.revealed_snapshot(viewer)) }))
+    Some(Box::new(tiles::HandEnd { hand: result.hand, result, view: Box::new(end.revealed_snapshot(viewer)) }))
 }
 
 /// The end of a poly hand for `viewer`, from the hand's final position and
 /// the move's `hand-ended` event.
-pub(crate) fn poly_hand_end(end: &PolyGame, events: &[PolyEvent], viewer: Option<Seat>) -> Option<Box<PolyHandEnd>> {
+pub(crate) fn poly_hand_end(end: &PolyGame, events: &[PolyEvent], viewer: Option<Seat>) -> Option<Box<poly::HandEnd>> {
     let result = poly_hand_result(end, events)?;
-    Some(Box::new(PolyHandEnd {
+    Some(Box::new(poly::HandEnd {
         hand: result.hand,
         result,
         view: Box::new(end.revealed_snapshot(viewer.map(|s| s.0))),
@@ -397,9 +380,9 @@ pub(crate) fn poly_hand_end(end: &PolyGame, events: &[PolyEvent], viewer: Option
 
 /// A poly hand's result: its `hand-ended` event and the pips left in each
 /// hand of its final position.
-pub(crate) fn poly_hand_result(end: &PolyGame, events: &[PolyEvent]) -> Option<PolyHandResult> {
+pub(crate) fn poly_hand_result(end: &PolyGame, events: &[PolyEvent]) -> Option<poly::HandResult> {
     events.iter().find_map(|e| match *e {
-        PolyEvent::HandEnded { hand, winner, blocked, points } => Some(PolyHandResult {
+        PolyEvent::HandEnded { hand, winner, blocked, points } => Some(poly::HandResult {
             hand,
             winner,
             blocked,

@@ -426,7 +426,9 @@ async fn a_visitor_watches_a_match_live_and_is_shown_no_hand() {
     for salt in 0..6u64 {
         let m = common::pick(&prompt["legal-moves"], salt);
         let played = m["kind"] == "play";
-        guest.send(json!({"type": "move", "room": room, "prompt": prompt["prompt"], "move": m})).await;
+        guest
+            .send(json!({"type": "move", "family": "tiles", "room": room, "prompt": prompt["prompt"], "move": m}))
+            .await;
         prompt = guest.recv_type("prompt").await;
         if played {
             let (x, y) = (m["tile"][0].as_u64().unwrap(), m["tile"][1].as_u64().unwrap());

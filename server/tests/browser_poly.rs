@@ -47,7 +47,7 @@ const drawn = [...document.querySelectorAll('[aria-label="the board"] svg [data-
 }});
 const svg = document.querySelector('[aria-label="the board"] svg');
 const r = await window.capicuaConnection.request({{ type: 'resync', room: {room} }});
-const board = r['poly-view'] ? r['poly-view'].board : null;
+const board = r.family === 'poly' && r.view ? r.view.board : null;
 return [drawn, board, svg ? svg.getAttribute('viewBox') : null];
 "#
     )
@@ -348,7 +348,7 @@ async fn watch(preset: &str) {
         if v["type"] == "game-over" {
             break;
         }
-        if v["type"] != "poly-prompt" {
+        if v["type"] != "prompt" {
             continue;
         }
         // The bot waits for us: the watcher's board catches up and holds still.
@@ -375,7 +375,8 @@ async fn watch(preset: &str) {
             shoot(&b, "poly-watching").await;
         }
         let m = &v["legal-moves"][0];
-        c.send(serde_json::json!({"type": "poly-move", "room": room, "prompt": v["prompt"], "move": m})).await;
+        c.send(serde_json::json!({"type": "move", "family": "poly", "room": room, "prompt": v["prompt"], "move": m}))
+            .await;
         turns += 1;
     }
     assert!(turns >= 8, "the watched match went on for 8 of our turns");

@@ -38,7 +38,9 @@ impl Seats {
         };
         self.salt += 1;
         let m = common::pick(&prompt["legal-moves"], self.salt);
-        mover.send(json!({"type": "move", "room": self.room, "prompt": prompt["prompt"], "move": m})).await;
+        mover
+            .send(json!({"type": "move", "family": "tiles", "room": self.room, "prompt": prompt["prompt"], "move": m}))
+            .await;
         mover.recv_type("events").await["seq"].as_u64().unwrap()
     }
 }
@@ -181,7 +183,10 @@ async fn a_knockout_page_updates_live_and_draws_its_bracket() {
                 }
                 "prompt" => {
                     let m = common::pick(&v["legal-moves"], v["prompt"].as_u64().unwrap());
-                    ana.send(json!({"type": "move", "room": v["room"], "prompt": v["prompt"], "move": m})).await;
+                    ana.send(
+                        json!({"type": "move", "family": "tiles", "room": v["room"], "prompt": v["prompt"], "move": m}),
+                    )
+                    .await;
                 }
                 _ => {}
             }

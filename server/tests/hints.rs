@@ -48,7 +48,10 @@ async fn a_hint_is_a_legal_move_with_chances_and_a_review_follows_the_match() {
                 let again = ana.request(json!({"type": "hint", "room": room})).await;
                 assert_eq!(strip_id(again), strip_id(h.clone()), "a second ask gets the cached answer");
                 hints += 1;
-                ana.send(json!({"type": "move", "room": room, "prompt": v["prompt"], "move": h["best"]})).await;
+                ana.send(
+                    json!({"type": "move", "family": "tiles", "room": room, "prompt": v["prompt"], "move": h["best"]}),
+                )
+                .await;
             }
             "game-over" => break v,
             "error" => panic!("unexpected: {v}"),

@@ -45,7 +45,8 @@ async fn a_reconnecting_player_gets_its_seat_and_prompt_back() {
     let again = next_prompt(&mut p).await;
     assert_eq!(again["prompt"], prompt["prompt"], "the pending prompt is sent again");
     let m = pick(&again["legal-moves"], 0);
-    let r = p.request(json!({"type": "move", "room": room, "prompt": again["prompt"], "move": m})).await;
+    let r =
+        p.request(json!({"type": "move", "family": "tiles", "room": room, "prompt": again["prompt"], "move": m})).await;
     assert_eq!(r["type"], "accepted", "{r}");
     let (_, over) = play_until_over(p, room, 3).await;
     assert!(over["game"].as_i64().is_some());
@@ -276,7 +277,9 @@ async fn a_guest_who_registers_while_seated_keeps_the_seat() {
     assert_eq!(occupant["kind"], "player", "{rooms}");
     let prompt = next_prompt(&mut g).await;
     let m = pick(&prompt["legal-moves"], 0);
-    let r = g.request(json!({"type": "move", "room": room, "prompt": prompt["prompt"], "move": m})).await;
+    let r = g
+        .request(json!({"type": "move", "family": "tiles", "room": room, "prompt": prompt["prompt"], "move": m}))
+        .await;
     assert_eq!(r["type"], "accepted", "{r}");
     // And it is the player's now: a reconnect with the token gets it back.
     drop(g);

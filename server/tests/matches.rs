@@ -175,7 +175,7 @@ async fn a_slow_hosted_bot_does_not_stall_another_room() {
     for moves in 0..12 {
         let m = pick(&prompt["legal-moves"], moves);
         let t0 = std::time::Instant::now();
-        c.send(json!({"type": "move", "room": room, "prompt": prompt["prompt"], "move": m})).await;
+        c.send(json!({"type": "move", "family": "tiles", "room": room, "prompt": prompt["prompt"], "move": m})).await;
         let next = loop {
             let f = c.recv().await;
             if f["type"] == "prompt" || f["type"] == "game-over" {
@@ -200,7 +200,7 @@ async fn a_slow_hosted_bot_does_not_stall_another_room() {
 async fn lean_prompts_carry_the_legal_moves_without_the_view() {
     let server = TestServer::start().await;
     let mut lean = server.client().await;
-    let r = lean.request(json!({"type": "hello", "version": 1, "lean-prompts": true})).await;
+    let r = lean.request(json!({"type": "hello", "version": 2, "lean-prompts": true})).await;
     assert_eq!(r["type"], "welcome", "{r}");
     let mut pair = vec![lean, server.guest().await];
     let room = seat_all(&mut pair, json!({"preset": "block", "seats": 2})).await;

@@ -129,8 +129,7 @@ fn moves_by_seat(rules: Arc<PolyRules>, seats: u8, seed: u64, moves: &[PolyMove]
 fn leaks(frames: &[Value], viewer: Option<u8>, held: &[Vec<HashSet<u16>>]) -> Vec<String> {
     let mut found = vec![];
     for f in frames {
-        for key in ["view", "poly-view"] {
-            let Some(view) = f.get(key).filter(|v| v.is_object()) else { continue };
+        if let Some(view) = f.get("view").filter(|v| v.is_object()) {
             let h = view["hand-number"].as_u64().expect("a poly view has its hand number") as usize;
             for entry in view["hand"].as_array().expect("a poly view's hand") {
                 let id = entry[0].as_u64().unwrap() as u16;
@@ -203,7 +202,8 @@ async fn scan(
     let mut shown = 0;
     let mut draws = [0; 2];
     for (i, p) in players.iter().enumerate() {
-        for f in p.frames.iter().filter(|f| f["type"] == "poly-events") {
+        for f in p.frames.iter().filter(|f| f["type"] == "events") {
+            assert_eq!(f["family"], "poly", "{preset}: {f}");
             for e in f["events"].as_array().unwrap().iter().filter(|e| e["event"] == "drew") {
                 draws[usize::from(e["seat"] != json!(i))] += 1;
             }
@@ -212,13 +212,17 @@ async fn scan(
         assert!(found.is_empty(), "{preset}: seat {i} was shown hidden tiles: {found:?}");
         let faults = hand_end_faults(&p.frames, Some(i as u8), &ends);
         assert!(faults.is_empty(), "{preset}: seat {i}'s hands' ends: {faults:?}");
-        let prompts = p.frames.iter().filter(|f| f["type"] == "poly-prompt").count();
+        let prompts = p.frames.iter().filter(|f| f["type"] == "prompt").count();
         assert_eq!(prompts, moved[i], "{preset}: seat {i}'s prompts against its moves");
-        assert!(!p.frames.iter().any(|f| f["type"] == "prompt" || f["type"] == "events"), "two-faced frames");
+        let two_faced = |f: &&Value| f.get("family").is_some_and(|family| family != "poly");
+        assert!(!p.frames.iter().any(|f| two_faced(&f)), "two-faced frames");
         shown += p.frames.iter().filter(|f| f["view"]["hand"].as_array().is_some_and(|h| !h.is_empty())).count();
     }
     assert!(shown > 0, "{preset}: the scan saw the seats' own hands");
-    assert!(spectator.frames.iter().any(|f| f["type"] == "poly-events"), "{preset}: the spectator watched");
+    assert!(
+        spectator.frames.iter().any(|f| f["type"] == "events" && f["family"] == "poly"),
+        "{preset}: the spectator watched"
+    );
     let found = leaks(&spectator.frames, None, &held);
     assert!(found.is_empty(), "{preset}: the spectator was shown hidden tiles: {found:?}");
     let faults = hand_end_faults(&spectator.frames, None, &ends);

@@ -1,6 +1,6 @@
 //! Tournaments of tiles with 3, 4 or 6 faces on a real server: a round
 //! robin of `triominoes` with hosted bots and a registered player who
-//! answers `poly-prompt`s plays to the end, every stored game is a poly
+//! answers poly `prompt`s plays to the end, every stored game is a poly
 //! game whose scores and winners the standings count, the standings
 //! survive a restart; entrants that cannot play poly presets are refused
 //! when the tournament is created, and hosted bots play tournaments that
@@ -24,7 +24,7 @@ async fn create(server: &TestServer, spec: &Value) -> (u16, Value) {
     server.post_json("/api/tournaments", Some(ADMIN), &spec.to_string()).await
 }
 
-/// Answers `room`'s `poly-prompt`s with legal `poly-move`s until its
+/// Answers `room`'s poly `prompt`s with legal poly `move`s until its
 /// `game-over` (frames of other rooms, such as an earlier table's
 /// `room-closed`, are let by); returns the stored game's id.
 async fn play_table(c: &mut Client, room: u64, mut salt: u64) -> i64 {
@@ -32,10 +32,10 @@ async fn play_table(c: &mut Client, room: u64, mut salt: u64) -> i64 {
         let v = c.recv().await;
         let here = v["room"] == json!(room);
         match v["type"].as_str().unwrap() {
-            "poly-prompt" if here => {
+            "prompt" if here && v["family"] == "poly" => {
                 salt = salt.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
                 let m = pick(&v["legal-moves"], salt >> 33);
-                c.send(json!({"type": "poly-move", "room": room, "prompt": v["prompt"], "move": m})).await;
+                c.send(json!({"type": "move", "family": "poly", "room": room, "prompt": v["prompt"], "move": m})).await;
             }
             "prompt" => panic!("a two-faced prompt at a triominoes table: {v}"),
             "game-over" if here => return v["game"].as_i64().expect("the match is stored"),
@@ -75,7 +75,7 @@ async fn a_triominoes_round_robin_of_hosted_bots_and_a_player_plays_to_the_end()
     assert_eq!(status, 201, "{created}");
     let id = created["id"].as_i64().unwrap();
 
-    // Pia plays her three tables: assignment, join, ready, poly-prompts.
+    // Pia plays her three tables: assignment, join, ready, poly prompts.
     let mut rooms = vec![];
     for n in 0..3u64 {
         let a = pia.recv_type("assignment").await;

@@ -50,22 +50,27 @@ async fn illegal_stale_duplicate_and_foreign_moves_change_nothing() {
     let seq_before = mover.request(json!({"type": "resync", "room": room})).await["seq"].clone();
 
     // The other seat answers the mover's prompt.
-    let r = other.request(json!({"type": "move", "room": room, "prompt": pid, "move": legal})).await;
+    let r = other.request(json!({"type": "move", "family": "tiles", "room": room, "prompt": pid, "move": legal})).await;
     assert_eq!(r["code"], "not-your-turn", "{r}");
     // A prompt id that is not the pending one.
-    let r = mover.request(json!({"type": "move", "room": room, "prompt": pid + 1, "move": legal})).await;
+    let r =
+        mover.request(json!({"type": "move", "family": "tiles", "room": room, "prompt": pid + 1, "move": legal})).await;
     assert_eq!(r["code"], "stale-prompt", "{r}");
     // An illegal move: a pass while holding a lead, a tile not held.
-    let r = mover.request(json!({"type": "move", "room": room, "prompt": pid, "move": {"kind": "pass"}})).await;
+    let r = mover
+        .request(json!({"type": "move", "family": "tiles", "room": room, "prompt": pid, "move": {"kind": "pass"}}))
+        .await;
     assert_eq!(r["code"], "illegal-move", "{r}");
     let hand: Vec<Value> = prompt["view"]["hand"].as_array().unwrap().clone();
     let not_held = (0..=6u8).flat_map(|a| (a..=6u8).map(move |b| json!([a, b]))).find(|t| !hand.contains(t)).unwrap();
     let r = mover
-        .request(json!({"type": "move", "room": room, "prompt": pid, "move": {"kind": "play", "tile": not_held, "end": 255, "face": 0}}))
+        .request(json!({"type": "move", "family": "tiles", "room": room, "prompt": pid, "move": {"kind": "play", "tile": not_held, "end": 255, "face": 0}}))
         .await;
     assert_eq!(r["code"], "illegal-move", "{r}");
     // A malformed move is a bad message.
-    let r = mover.request(json!({"type": "move", "room": room, "prompt": pid, "move": {"kind": "teleport"}})).await;
+    let r = mover
+        .request(json!({"type": "move", "family": "tiles", "room": room, "prompt": pid, "move": {"kind": "teleport"}}))
+        .await;
     assert_eq!(r["code"], "bad-message", "{r}");
     // Nothing changed: same view, same sequence number.
     assert_eq!(view_of(&mut mover, room).await, before);
@@ -75,9 +80,9 @@ async fn illegal_stale_duplicate_and_foreign_moves_change_nothing() {
     assert_eq!(again["prompt"].as_u64(), Some(pid));
 
     // The legal answer is accepted once; the duplicate is rejected.
-    let r = mover.request(json!({"type": "move", "room": room, "prompt": pid, "move": legal})).await;
+    let r = mover.request(json!({"type": "move", "family": "tiles", "room": room, "prompt": pid, "move": legal})).await;
     assert_eq!(r["type"], "accepted", "{r}");
-    let r = mover.request(json!({"type": "move", "room": room, "prompt": pid, "move": legal})).await;
+    let r = mover.request(json!({"type": "move", "family": "tiles", "room": room, "prompt": pid, "move": legal})).await;
     assert!(r["code"] == "not-your-turn" || r["code"] == "stale-prompt", "{r}");
     let after = view_of(&mut mover, room).await;
     assert_eq!(after["history"].as_array().unwrap().len(), 1, "exactly one move applied: {after}");
@@ -99,7 +104,7 @@ async fn bad_input_gets_error_codes_and_close_codes() {
     let r = c.recv().await;
     assert_eq!((r["code"].as_str(), r["id"].as_u64()), (Some("bad-message"), Some(9)));
     c.hello(None).await;
-    let r = c.request(json!({"type": "hello", "version": 1})).await;
+    let r = c.request(json!({"type": "hello", "version": 2})).await;
     assert_eq!(r["code"], "already-greeted");
     let r = c.request(json!({"type": "close-room", "room": 1})).await;
     assert_eq!(r["code"], "unauthorized");
@@ -115,9 +120,16 @@ async fn bad_input_gets_error_codes_and_close_codes() {
     c.send(json!({"type": "hello", "version": 999})).await;
     assert_eq!(c.recv().await["code"], "version-mismatch");
     assert_eq!(c.closed_with().await, capicua_protocol::close::VERSION_MISMATCH);
+    // A version 1 client (before the family tag) is told which version to speak.
+    let mut c = server.client().await;
+    c.send(json!({"type": "hello", "version": 1})).await;
+    let r = c.recv().await;
+    assert_eq!(r["code"], "version-mismatch");
+    assert!(r["message"].as_str().unwrap().contains("version 2"), "{r}");
+    assert_eq!(c.closed_with().await, capicua_protocol::close::VERSION_MISMATCH);
     // Wrong token: close 4001, not to be retried.
     let mut c = server.client().await;
-    c.send(json!({"type": "hello", "version": 1, "token": "wrong"})).await;
+    c.send(json!({"type": "hello", "version": capicua_protocol::PROTOCOL_VERSION, "token": "wrong"})).await;
     assert_eq!(c.recv().await["code"], "bad-token");
     assert_eq!(c.closed_with().await, capicua_protocol::close::BAD_TOKEN);
     assert!(!capicua_protocol::close::may_reconnect(capicua_protocol::close::BAD_TOKEN));
@@ -183,14 +195,17 @@ async fn a_lenient_variant_lets_an_illegal_play_stand_with_a_penalty() {
     // does not fit end 0, and the referee lets it stand.
     let p = mover.recv_type("prompt").await;
     let lead = p["legal-moves"][0].clone();
-    let r = mover.request(json!({"type": "move", "room": room, "prompt": p["prompt"], "move": lead})).await;
+    let r = mover
+        .request(json!({"type": "move", "family": "tiles", "room": room, "prompt": p["prompt"], "move": lead}))
+        .await;
     assert_eq!(r["type"], "accepted", "{r}");
     let p = other.recv_type("prompt").await;
     let pip = p["view"]["ends"][0]["pip"].as_u64().unwrap();
     let hand = p["view"]["hand"].as_array().unwrap();
     let tile = hand.iter().find(|t| t[0].as_u64() != Some(pip) && t[1].as_u64() != Some(pip)).expect("the seed's deal");
     let m = json!({"kind": "play", "tile": tile, "end": 0, "face": 0});
-    let r = other.request(json!({"type": "move", "room": room, "prompt": p["prompt"], "move": m})).await;
+    let r =
+        other.request(json!({"type": "move", "family": "tiles", "room": room, "prompt": p["prompt"], "move": m})).await;
     assert_eq!(r["type"], "accepted", "{r}");
     let ev = other.recv_type("events").await;
     let kinds: Vec<&str> = ev["events"].as_array().unwrap().iter().map(|e| e["event"].as_str().unwrap()).collect();

@@ -33,8 +33,11 @@ async fn numeric_tags_are_bad_messages() {
     let mover = &mut pair[prompted.unwrap()];
     let p = mover.recv_type("prompt").await;
     for kind in [json!(0), json!(1), json!(2), json!(null)] {
-        let r =
-            mover.request(json!({"type": "move", "room": room, "prompt": p["prompt"], "move": {"kind": kind}})).await;
+        let r = mover
+            .request(
+                json!({"type": "move", "family": "tiles", "room": room, "prompt": p["prompt"], "move": {"kind": kind}}),
+            )
+            .await;
         assert_eq!(r["code"], "bad-message", "kind {kind}: {r}");
         assert!(r["message"].as_str().unwrap().contains("`move.kind`"), "{r}");
     }

@@ -196,9 +196,6 @@ const TABLE_FRAMES = new Set([
   'game-over',
   'sync',
   'room-closed',
-  'poly-game-started',
-  'poly-prompt',
-  'poly-events',
 ]);
 
 function onFrame(f) {
@@ -272,7 +269,7 @@ app.stepOnce = stepOnce;
 
 /** Whether a frame carries a move (a play, a draw or a pass), and whether another seat made it. */
 function moveIn(t, f) {
-  if (f.type !== 'events' && f.type !== 'poly-events') return null;
+  if (f.type !== 'events') return null;
   const moves = (f.events || []).filter((e) => e.event === 'played' || e.event === 'drew' || e.event === 'passed');
   if (!moves.length) return null;
   return { others: moves.some((e) => e.seat !== t.seat) };
@@ -294,7 +291,7 @@ async function pump(t) {
       const next = t.queue[0];
       // A paused watcher holds moves (and what follows them, to keep the
       // order) until a step lets the next one through.
-      const held = t.paused && watching(t) && (next.type === 'events' || next.type === 'poly-events');
+      const held = t.paused && watching(t) && next.type === 'events';
       if (held && t.steps === 0) {
         app.update(); // the count of held moves, and the step button
         break;
@@ -351,7 +348,7 @@ function showHandEnd(t, end, last) {
     if (t.handEnd?.hand !== end.hand || t.handEnd.last) return;
     // A watcher is shown it a few seconds; a player continues, unless a
     // turn of theirs is waiting behind it and its clock runs short.
-    const waiting = t.queue.find((q) => q.type === 'prompt' || q.type === 'poly-prompt');
+    const waiting = t.queue.find((q) => q.type === 'prompt');
     const short = waiting && waiting.at + waiting['deadline-ms'] - performance.now() < 8000;
     const seen = performance.now() - shown > HAND_END_WATCH_MS / (t.speed || 1);
     if ((watching(t) && seen && !t.paused) || short) continueHand(t);
@@ -381,10 +378,11 @@ function noteSummary(t) {
 
 /** Applies one frame; true when it showed another seat's move. */
 function applyFrame(t, f) {
-  if (f.type.startsWith('poly-')) {
+  // A poly room's game frames carry `family: 'poly'` (sync is read below).
+  if (f.family === 'poly' && f.type !== 'sync') {
     const seq = t.seq;
     const watched = applyPolyFrame(app, t, f, log);
-    if (f.type === 'poly-events' && f['hand-end'] && t.seq === f.seq && seq !== f.seq) {
+    if (f.type === 'events' && f['hand-end'] && t.seq === f.seq && seq !== f.seq) {
       showHandEnd(t, f['hand-end'], f.events.some((e) => e.event === 'match-ended'));
     }
     return watched;
@@ -468,14 +466,11 @@ function applyFrame(t, f) {
       t.seq = f.seq;
       t.info = f.info;
       if (f.variant) t.variant = f.variant;
-      t.poly = Boolean(f.info?.poly || f['poly-view'] || f['poly-variant']);
-      if (f['poly-variant']) {
-        t.variant = f['poly-variant'];
-        t.tiles = tileSet(t.variant);
-      }
-      if (f['poly-view']) {
-        t.view = f['poly-view'];
-        t.seat = f['poly-view'].seat ?? null;
+      t.poly = f.family === 'poly';
+      if (t.poly && f.variant) t.tiles = tileSet(t.variant);
+      if (t.poly && f.view) {
+        t.view = f.view;
+        t.seat = f.view.seat ?? null;
         t.gameOver = null;
         t.pending = null;
         t.choosing = null;

@@ -38,7 +38,7 @@ export class Connection {
     const ws = new WebSocket(this.url());
     this.ws = ws;
     ws.onopen = () => {
-      const hello = { type: 'hello', version: 1 };
+      const hello = { type: 'hello', version: 2 };
       const token = this.token();
       if (token) hello.token = token;
       this.request(hello, { early: true })

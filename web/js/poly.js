@@ -1,7 +1,6 @@
 // Tiles with 3, 4 or 6 faces: the board in SVG (triangle, square and hex
 // lattices, or the graph board as a tree), the hand, and the moves of a
-// poly room (PROTOCOL.md: poly-game-started, poly-prompt, poly-events,
-// poly-move).
+// poly room (PROTOCOL.md: the game messages of family `poly`).
 //
 // Lattice cells follow the engine's conventions: sides numbered clockwise
 // on screen (y grows downwards); a tile turned by `rotation` shows its face
@@ -467,10 +466,10 @@ function target(t, kids) {
 
 // --- the table's state -------------------------------------------------------------
 
-/** Applies a poly frame to a table; true when it showed another seat's move. */
+/** Applies a game frame of family `poly` to a table; true when it showed another seat's move. */
 export function applyPolyFrame(app, t, f, log) {
   switch (f.type) {
-    case 'poly-game-started':
+    case 'game-started':
       t.poly = true;
       t.variant = f.variant;
       t.tiles = tileSet(f.variant);
@@ -488,7 +487,7 @@ export function applyPolyFrame(app, t, f, log) {
       t.turnSince = f.at;
       log(t, tr('poly.started', { name: f.variant.name }));
       return false;
-    case 'poly-prompt':
+    case 'prompt':
       t.poly = true;
       if (f.view) t.view = f.view;
       if (t.view) t.view['to-move'] = f.seat;
@@ -499,7 +498,7 @@ export function applyPolyFrame(app, t, f, log) {
       app.announce(tr('poly.your-turn-say', { moves: describePoly(t) }));
       t.focusHand = true;
       return false;
-    case 'poly-events': {
+    case 'events': {
       t.poly = true;
       if (t.seq && f.seq <= t.seq) return false;
       if (!t.view || (t.seq && f.seq !== t.seq + 1)) {
@@ -608,7 +607,7 @@ export function describePoly(t) {
 
 function send(app, t, move) {
   t.pending = null;
-  sendMove(app, t, move, 'poly-move');
+  sendMove(app, t, move, 'poly');
 }
 
 function movesFor(t, tile) {

@@ -813,7 +813,7 @@ const SPEEDS = [0.5, 1, 2, 4];
  * log's live region announces them as they are shown.
  */
 function watchControls(app, t) {
-  const held = t.queue.filter((f) => f.type === 'events' || f.type === 'poly-events').length;
+  const held = t.queue.filter((f) => f.type === 'events').length;
   // Moves of this hand on the board: what the watcher has been shown.
   const shown = t.view?.history?.length ?? t.view?.board?.length ?? 0;
   return h(

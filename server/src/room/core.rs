@@ -1528,17 +1528,8 @@ impl RoomCore {
         if seat.is_none() && !is_spectator {
             return self.reply_err(fx, who, id, ErrorCode::NotSeated, "you are not in this room");
         }
-        let (view, poly_view) = self.game.as_ref().map(|g| g.sync_views(seat)).unwrap_or_default();
-        let (variant, poly_variant) = self.s.rules.sync_variants();
-        let sync = ServerMsg::Sync {
-            room: self.s.id,
-            seq: self.seq,
-            info: self.info(),
-            view,
-            variant,
-            poly_view,
-            poly_variant,
-        };
+        let state = self.s.rules.sync_state(self.game.as_ref(), seat);
+        let sync = ServerMsg::Sync { room: self.s.id, seq: self.seq, info: self.info(), state };
         Self::send(fx, who, encode(id, sync), Push::Sync(self.s.id));
         if let Some(seat) = seat {
             self.send_prompt(now, fx, seat);

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use capicua_engine::Move;
 use capicua_engine::poly::{PolyEvent, PolyMove};
-use capicua_protocol::{ErrorCode, RoomSpec, ServerFrame, ServerMsg, TimeControl, TimeoutPolicy};
+use capicua_protocol::{ErrorCode, Family, RoomSpec, ServerFrame, ServerMsg, TimeControl, TimeoutPolicy, poly, tiles};
 use tokio::time::Instant;
 
 use super::core::{Effect, HostedSeat, Input, Member, Push, RoomCore, TableOptions};
@@ -146,7 +146,7 @@ impl Room {
     /// The pending prompt: (conn, prompt id, legal moves), from the frames.
     fn prompt(&self) -> Option<(ConnId, u64, Vec<Move>)> {
         self.sent.iter().rev().find_map(|s| match &s.msg {
-            ServerMsg::Prompt { prompt, legal_moves, .. } => Some((s.to, *prompt, legal_moves.clone())),
+            ServerMsg::Prompt { prompt, turn: Family::Tiles(t), .. } => Some((s.to, *prompt, t.legal_moves.clone())),
             _ => None,
         })
     }
@@ -222,7 +222,7 @@ fn the_match_starts_when_every_seat_is_ready() {
     room.feed(Input::Ready { who: member(4, Some(4)), id: None });
     for c in 1..=4u64 {
         let started = room.to(c, before);
-        let Some(ServerMsg::GameStarted { seat, view, .. }) =
+        let Some(ServerMsg::GameStarted { seat, game: Family::Tiles(tiles::GameStarted { view, .. }), .. }) =
             started.iter().find(|m| matches!(m, ServerMsg::GameStarted { .. }))
         else {
             panic!("conn {c} heard no game-started");
@@ -308,10 +308,10 @@ fn a_played_match_is_stored_before_it_is_announced() {
     for s in &room.sent {
         let seat = s.to as usize - 1;
         let view = match &s.msg {
-            ServerMsg::GameStarted { view, .. } => Some(view.as_ref()),
-            ServerMsg::Prompt { view, .. } | ServerMsg::Events { view, .. } | ServerMsg::Sync { view, .. } => {
-                view.as_deref()
-            }
+            ServerMsg::GameStarted { game: Family::Tiles(g), .. } => Some(g.view.as_ref()),
+            ServerMsg::Prompt { turn: Family::Tiles(tiles::Prompt { view, .. }), .. }
+            | ServerMsg::Events { happened: Family::Tiles(tiles::Events { view, .. }), .. }
+            | ServerMsg::Sync { state: Family::Tiles(tiles::Sync { view, .. }), .. } => view.as_deref(),
             _ => None,
         };
         let Some(view) = view else { continue };
@@ -355,7 +355,7 @@ fn timeouts_play_by_the_rooms_policy() {
     let before = room.sent.len();
     room.advance(Duration::from_millis(MOVE_MS));
     let events = room.sent[before..].iter().find_map(|s| match &s.msg {
-        ServerMsg::Events { events, .. } => Some(events.clone()),
+        ServerMsg::Events { happened: Family::Tiles(h), .. } => Some(h.events.clone()),
         _ => None,
     });
     let events = serde_json::to_string(&events.expect("the policy played")).unwrap();
@@ -385,7 +385,7 @@ fn the_pass_policy_passes_when_it_may() {
             let before = room.sent.len();
             room.advance(Duration::from_millis(MOVE_MS));
             let passed = room.sent[before..].iter().any(|s| {
-                matches!(&s.msg, ServerMsg::Events { events, .. } if serde_json::to_string(events).unwrap().contains("pass"))
+                matches!(&s.msg, ServerMsg::Events { happened: Family::Tiles(h), .. } if serde_json::to_string(&h.events).unwrap().contains("pass"))
             });
             assert!(passed, "the seat out of time passed");
             return;
@@ -618,7 +618,7 @@ fn tables_and_rooms_without_an_idle_time_never_close_for_idleness() {
 /// The pending poly prompt: (conn, prompt id, legal moves), from the frames.
 fn poly_prompt(room: &Room) -> Option<(ConnId, u64, Vec<PolyMove>)> {
     room.sent.iter().rev().find_map(|s| match &s.msg {
-        ServerMsg::PolyPrompt { prompt, legal_moves, .. } => Some((s.to, *prompt, legal_moves.clone())),
+        ServerMsg::Prompt { prompt, turn: Family::Poly(p), .. } => Some((s.to, *prompt, p.legal_moves.clone())),
         ServerMsg::Prompt { .. } => panic!("a two-faced prompt in a poly room"),
         _ => None,
     })
@@ -670,10 +670,10 @@ fn a_poly_room_speaks_poly_messages_and_refuses_what_does_not_fit() {
     }
     for c in [1, 2, 9] {
         let started = room.to(c, 0);
-        let Some(ServerMsg::PolyGameStarted { seat, view, variant, .. }) =
-            started.iter().find(|m| matches!(m, ServerMsg::PolyGameStarted { .. }))
+        let Some(ServerMsg::GameStarted { seat, game: Family::Poly(poly::GameStarted { view, variant }), .. }) =
+            started.iter().find(|m| matches!(m, ServerMsg::GameStarted { .. }))
         else {
-            panic!("conn {c} heard no poly-game-started");
+            panic!("conn {c} heard no poly game-started");
         };
         assert_eq!(variant.name, "triominoes");
         if c == 9 {
@@ -681,7 +681,7 @@ fn a_poly_room_speaks_poly_messages_and_refuses_what_does_not_fit() {
         } else {
             assert_eq!((*seat, view.seat, view.hand.len()), (Some(c as u8 - 1), Some(c as u8 - 1), 7));
         }
-        assert!(!started.iter().any(|m| matches!(m, ServerMsg::GameStarted { .. })));
+        assert!(!started.iter().any(|m| matches!(m, ServerMsg::GameStarted { game: Family::Tiles(_), .. })));
     }
     // A dominoes move is refused in a poly room, and changes nothing.
     let (mover, prompt, legal) = poly_prompt(&room).expect("a person is prompted");
@@ -694,22 +694,27 @@ fn a_poly_room_speaks_poly_messages_and_refuses_what_does_not_fit() {
     let before = room.sent.len();
     room.feed(Input::Move { who: member(mover, Some(mover as i64)), prompt, mv: AnyMove::Poly(legal[0]), id: Some(5) });
     assert!(matches!(room.sent[before].msg, ServerMsg::Accepted { prompt: p, .. } if p == prompt));
-    assert!(room.to(9, before).iter().any(|m| matches!(m, ServerMsg::PolyEvents { .. })), "the spectator hears it");
+    assert!(
+        room.to(9, before).iter().any(|m| matches!(m, ServerMsg::Events { happened: Family::Poly(_), .. })),
+        "the spectator hears it"
+    );
     // A reload mid-match: `sync` carries the poly view and rules, then the
     // pending poly prompt again.
     let (next, prompt, _) = poly_prompt(&room).expect("the next person is prompted");
     let before = room.sent.len();
     room.feed(Input::Resync { who: member(next, Some(next as i64)), id: Some(6) });
     let answer = room.to(next, before);
-    let Some(ServerMsg::Sync { view, variant, poly_view, poly_variant, info, .. }) = answer.first() else {
-        panic!("no sync: {answer:?}")
+    let Some(ServerMsg::Sync { state: Family::Poly(poly::Sync { view, variant }), info, .. }) = answer.first() else {
+        panic!("no poly sync: {answer:?}")
     };
-    assert!(view.is_none() && variant.is_none() && info.poly);
-    assert_eq!(poly_view.as_ref().map(|v| v.seat), Some(Some(next as u8 - 1)));
-    assert_eq!(poly_variant.as_ref().map(|v| v.name.as_str()), Some("triominoes"));
-    assert!(matches!(answer.get(1), Some(ServerMsg::PolyPrompt { prompt: p, .. }) if *p == prompt));
+    assert!(info.poly);
+    assert_eq!(view.as_ref().map(|v| v.seat), Some(Some(next as u8 - 1)));
+    assert_eq!(variant.name, "triominoes");
+    assert!(matches!(answer.get(1), Some(ServerMsg::Prompt { prompt: p, turn: Family::Poly(_), .. }) if *p == prompt));
     room.feed(Input::Resync { who: member(9, None), id: None });
-    let Some(ServerMsg::Sync { poly_view: Some(v), .. }) = room.to(9, before).last().copied() else {
+    let Some(ServerMsg::Sync { state: Family::Poly(poly::Sync { view: Some(v), .. }), .. }) =
+        room.to(9, before).last().copied()
+    else {
         panic!("spectator sync")
     };
     assert!(v.seat.is_none() && v.hand.is_empty(), "a spectator's sync shows no hand");
@@ -726,8 +731,13 @@ fn a_poly_draw_is_told_to_the_drawer_only_and_the_match_is_stored_to_replay() {
         // Draws: the drawer is told its tile, nobody else is.
         let mut told = [0; 2];
         for s in &room.sent {
-            assert!(!matches!(s.msg, ServerMsg::Events { .. } | ServerMsg::Prompt { .. }));
-            let ServerMsg::PolyEvents { events, .. } = &s.msg else { continue };
+            assert!(!matches!(
+                s.msg,
+                ServerMsg::Events { happened: Family::Tiles(_), .. } | ServerMsg::Prompt { turn: Family::Tiles(_), .. }
+            ));
+            let ServerMsg::Events { happened: Family::Poly(poly::Events { events, .. }), .. } = &s.msg else {
+                continue;
+            };
             for e in events {
                 if let PolyEvent::Drew { seat, tile } = e {
                     let own = s.to != 9 && u64::from(*seat) + 1 == s.to;
@@ -797,7 +807,7 @@ fn a_poly_seat_out_of_time_is_played_by_a_poly_strategy_or_forfeits() {
         // The policy placed a tile for the seat (a pass is not legal here):
         // every member hears it as a poly event, and the next seat is prompted.
         let played = room.to(mover, before).iter().any(|m| {
-            matches!(m, ServerMsg::PolyEvents { events, .. } if matches!(events[0], PolyEvent::Played { seat, .. } if u64::from(seat) + 1 == mover))
+            matches!(m, ServerMsg::Events { happened: Family::Poly(h), .. } if matches!(h.events[0], PolyEvent::Played { seat, .. } if u64::from(seat) + 1 == mover))
         });
         assert!(played, "{policy:?}: the seat out of time played");
         assert_eq!(poly_prompt(&room).map(|p| p.1), Some(prompt + 1), "{policy:?}");

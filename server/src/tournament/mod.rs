@@ -26,7 +26,7 @@
 //! Variants: presets and variant files (dominoes), and poly presets (tiles
 //! with 3, 4 or 6 faces, at duel or free-for-all tables): a round's table
 //! opens a room of the round's family, where hosted entrants play with
-//! that family's strategy of their name and players answer `poly-prompt`s.
+//! that family's strategy of their name and players answer poly `prompt`s.
 //! A hosted entrant (and the clock's timeout strategy) must be a strategy
 //! of every family the tournament plays (`random` is both).
 //!

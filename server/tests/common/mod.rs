@@ -458,19 +458,19 @@ pub fn pick(moves: &Value, salt: u64) -> Value {
     list[(salt as usize) % list.len()].clone()
 }
 
-/// Answers prompts (`prompt` with `move`, `poly-prompt` with `poly-move`)
-/// with legal moves until `game-over`; returns the client and the
+/// Answers prompts (of either family, with a `move` of the prompt's
+/// family) with legal moves until `game-over`; returns the client and the
 /// game-over frame.
 pub async fn play_until_over(mut c: Client, room: u64, mut salt: u64) -> (Client, Value) {
     loop {
         let v = c.recv().await;
         match v["type"].as_str().unwrap() {
-            kind @ ("prompt" | "poly-prompt") => {
+            "prompt" => {
                 assert_eq!(v["room"], json!(room));
                 salt = salt.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
                 let m = pick(&v["legal-moves"], salt >> 33);
-                let answer = if kind == "prompt" { "move" } else { "poly-move" };
-                c.send(json!({"type": answer, "room": room, "prompt": v["prompt"], "move": m})).await;
+                let family = &v["family"];
+                c.send(json!({"type": "move", "family": family, "room": room, "prompt": v["prompt"], "move": m})).await;
             }
             "game-over" => return (c, v),
             "room-closed" | "error" => panic!("unexpected: {v}"),

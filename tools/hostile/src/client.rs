@@ -109,7 +109,7 @@ pub async fn join(conn: &mut Connection, room: u64, seat: u8) -> anyhow::Result<
 /// The `move` frame answering prompt `prompt` with `mv` (a legal move as
 /// the prompt gave it).
 pub fn move_frame(room: u64, prompt: u64, mv: &Value) -> String {
-    serde_json::json!({"type": "move", "room": room, "prompt": prompt, "move": mv}).to_string()
+    serde_json::json!({"type": "move", "room": room, "prompt": prompt, "family": "tiles", "move": mv}).to_string()
 }
 
 /// A small xorshift generator: bots pick among legal moves with it.
