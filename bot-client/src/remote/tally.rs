@@ -1,0 +1,89 @@
+//! What the bots of one process count and report together.
+
+use std::collections::HashSet;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use capicua_protocol::{GameId, RoomId};
+
+use super::error::RemoteError;
+use crate::backoff::Outage;
+use crate::transport::ServerAddr;
+
+/// Counters and reports shared by the bots of one process.
+#[derive(Debug, Default)]
+pub struct Tally {
+    /// Moves accepted.
+    pub moves: AtomicU64,
+    /// Matches finished (seen by each bot).
+    pub games: AtomicU64,
+    /// Error frames received.
+    pub errors: AtomicU64,
+    /// Reconnects.
+    pub reconnects: AtomicU64,
+    /// The bots that cannot reach the server right now.
+    pub outage: Outage,
+    /// Matches already reported: by stored game id, or by room and sequence
+    /// number when the server could not store one.
+    reported: Mutex<HashSet<(Option<GameId>, RoomId, u64)>>,
+}
+
+impl Tally {
+    /// The line telling that a match ended (`game 17 stored:
+    /// http://HOST:PORT/api/games/17`), the first time a bot of this
+    /// process reports it; `None` when another bot at the same table
+    /// already did.
+    pub fn match_over(&self, server: &ServerAddr, room: RoomId, seq: u64, game: Option<GameId>) -> Option<String> {
+        // Every bot at a table hears the same `game-over`: the stored id
+        // (or, unstored, the room's sequence number) tells them apart.
+        let key = match game {
+            Some(id) => (Some(id), 0, 0),
+            None => (None, room, seq),
+        };
+        if !self.reported.lock().expect("report lock").insert(key) {
+            return None;
+        }
+        Some(match (game, game.and_then(|id| server.game_url(id))) {
+            (Some(id), Some(url)) => format!("game {id} stored: {url}"),
+            (Some(id), None) => format!("game {id} stored"),
+            (None, _) => format!("match in room {room} over; the server could not store it"),
+        })
+    }
+
+    /// Bot `bot` failed with a transient error: tells the outage if it is
+    /// the first bot to fail, and counts a reconnect.
+    pub(crate) fn failed(&self, bot: u64, server: &str, e: &RemoteError, connected: bool) {
+        self.reconnects.fetch_add(1, Ordering::Relaxed);
+        if self.outage.failed(bot) {
+            eprintln!("{}", crate::backoff::down_line(server, &e.cause(), connected));
+        }
+    }
+
+    /// Bot `bot` is connected: tells the end of the outage if it was the
+    /// last bot retrying.
+    pub(crate) fn recovered(&self, bot: u64, server: &str) {
+        if self.outage.recovered(bot) {
+            eprintln!("{}", crate::backoff::up_line(server));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_match_is_reported_once_per_process_with_its_address() {
+        let tally = Tally::default();
+        let ws = ServerAddr::parse("ws://127.0.0.1:8080/ws").unwrap();
+        let line = tally.match_over(&ws, 3, 90, Some(17));
+        assert_eq!(line.as_deref(), Some("game 17 stored: http://127.0.0.1:8080/api/games/17"));
+        assert_eq!(tally.match_over(&ws, 3, 90, Some(17)), None, "the other bots at the table say nothing");
+        assert!(tally.match_over(&ws, 3, 150, Some(18)).is_some(), "the next match is told");
+        let unix = ServerAddr::parse("unix:/tmp/c.sock").unwrap();
+        assert_eq!(tally.match_over(&unix, 4, 5, Some(19)).as_deref(), Some("game 19 stored"));
+        let lost = tally.match_over(&unix, 4, 9, None).unwrap();
+        assert!(lost.contains("could not store"), "{lost}");
+        assert_eq!(tally.match_over(&unix, 4, 9, None), None);
+    }
+}
