@@ -43,6 +43,7 @@ pub(crate) mod outbox;
 pub(crate) mod ratings;
 pub mod record;
 pub(crate) mod replays;
+pub(crate) mod replicas;
 pub(crate) mod room;
 pub(crate) mod serve;
 pub(crate) mod state;
