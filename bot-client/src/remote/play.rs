@@ -261,10 +261,10 @@ impl Bot {
         let room = at.room;
         decider.note(&msg);
         match msg {
-            ServerMsg::GameStarted { room: r, .. } | ServerMsg::PolyGameStarted { room: r, .. } if r == room => {
+            ServerMsg::GameStarted { room: r, .. } if r == room => {
                 at.waiting = false;
             }
-            ServerMsg::Prompt { room: r, .. } | ServerMsg::PolyPrompt { room: r, .. } if r == room => {
+            ServerMsg::Prompt { room: r, .. } if r == room => {
                 at.waiting = false;
                 if let Some(reply) = decider.answer(&msg)? {
                     conn.send(reply).await?;
