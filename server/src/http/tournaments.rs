@@ -214,9 +214,10 @@ async fn action_of(state: &AppState, id: i64, name: &str, body: &[u8]) -> Result
 
 /// The result a `correct` control records instead of the one stored.
 fn corrected(t: &Tournament, b: CorrectBody) -> Result<MatchResult, ApiError> {
-    let old = t.result_of(b.round, b.table).cloned().ok_or_else(|| {
-        bad_control(format!("round {} table {} has no recorded result to correct", b.round, b.table))
-    })?;
+    let old = t
+        .result_of(b.round, b.table)
+        .cloned()
+        .ok_or_else(|| bad_control(format!("round {} table {} has no recorded result to correct", b.round, b.table)))?;
     let mut seats = old.seats.clone();
     if let Some(scores) = b.scores {
         if scores.len() != seats.len() {
@@ -334,7 +335,7 @@ fn not_found(id: i64) -> ApiError {
 async fn check_admin(state: &AppState, headers: &HeaderMap) -> Result<(), ApiError> {
     let disabled = state.config.admin_token.is_none();
     let hint = if disabled { " (admin actions are disabled: start the server with --admin-token)" } else { "" };
-    match Caller::of(state, headers).await {
+    match Caller::of(&state.db, state.config.admin_token.as_deref(), headers).await {
         Ok(Caller::Admin) => Ok(()),
         Ok(Caller::Guest) => {
             Err(Caller::Guest.refuse(format!("send the admin token as `Authorization: Bearer TOKEN`{hint}")))
