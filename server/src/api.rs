@@ -129,9 +129,14 @@ pub(crate) enum Caller {
 }
 
 impl Caller {
-    /// Reads the credential of a request: a malformed header or a token
-    /// that is neither the admin's nor a player's is `401 bad-token`.
-    pub(crate) async fn of(state: &crate::AppState, headers: &HeaderMap) -> Result<Caller, ApiError> {
+    /// Reads the credential of a request against the admin token (if admin
+    /// actions are enabled) and the players of `db`: a malformed header or
+    /// a token that is neither the admin's nor a player's is `401 bad-token`.
+    pub(crate) async fn of(
+        db: &crate::db::Db,
+        admin_token: Option<&str>,
+        headers: &HeaderMap,
+    ) -> Result<Caller, ApiError> {
         let Some(value) = headers.get(header::AUTHORIZATION) else {
             return Ok(Caller::Guest);
         };
@@ -142,10 +147,10 @@ impl Caller {
                 "the Authorization header must be `Bearer TOKEN`",
             ));
         };
-        if state.config.admin_token.as_deref() == Some(token) {
+        if admin_token == Some(token) {
             return Ok(Caller::Admin);
         }
-        match state.db.player_by_token(token).await? {
+        match db.player_by_token(token).await? {
             Some(p) => Ok(Caller::Player(p.id)),
             None => Err(ApiError::new(StatusCode::UNAUTHORIZED, ErrorCode::BadToken, "unknown token")),
         }

@@ -18,19 +18,12 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::extract::connect_info::ConnectInfo;
-use axum::extract::{Request, State};
-use axum::http::{Extensions, HeaderValue, Method, StatusCode, header};
-use axum::middleware::Next;
-use axum::response::{IntoResponse, Response};
-use capicua_protocol::ErrorCode;
+use axum::http::Extensions;
 use governor::clock::{Clock, DefaultClock};
 use governor::state::keyed::HashMapStateStore;
 use governor::{Quota, RateLimiter};
 
-use crate::AppState;
-use crate::api::ApiError;
-
-/// The client address of a request, as [`client_addr`] found it; `None` on
+/// The client address of a request, as the `client_addr` middleware found it; `None` on
 /// a Unix socket.
 pub(crate) fn peer_of(extensions: &Extensions) -> Option<IpAddr> {
     match extensions.get::<ClientAddr>() {
@@ -40,9 +33,9 @@ pub(crate) fn peer_of(extensions: &Extensions) -> Option<IpAddr> {
 }
 
 /// The address a request counts against, put in its extensions by
-/// [`client_addr`].
+/// the `client_addr` middleware.
 #[derive(Clone, Copy, Debug)]
-struct ClientAddr(IpAddr);
+pub(crate) struct ClientAddr(pub(crate) IpAddr);
 
 /// The client behind a chain of proxies: the TCP peer, unless it is a
 /// trusted proxy; then the `X-Forwarded-For` entries read from the right
@@ -68,18 +61,6 @@ pub(crate) fn forwarded_client<'a>(
         }
     }
     client
-}
-
-/// Middleware on every route: records the client address of the request
-/// (see [`forwarded_client`]) for the per-address limits and room quotas.
-pub(crate) async fn client_addr(State(state): State<Arc<AppState>>, mut req: Request, next: Next) -> Response {
-    if let Some(peer) = req.extensions().get::<ConnectInfo<SocketAddr>>().map(|c| c.0.ip()) {
-        // The last header line is the nearest hop's: read from the end.
-        let headers = req.headers().get_all("x-forwarded-for").iter().rev().filter_map(|h| h.to_str().ok());
-        let addr = forwarded_client(peer, &state.config.trusted_proxies, headers);
-        req.extensions_mut().insert(ClientAddr(addr));
-    }
-    next.run(req).await
 }
 
 // --- rooms per owner ----------------------------------------------------------
@@ -221,29 +202,6 @@ impl HttpLimits {
             }
         }
         limiter.check_key(&addr).map_err(|not_until| not_until.wait_time_from(DefaultClock::default().now()))
-    }
-}
-
-/// Middleware of the `/api` routes: a request over its address's rate gets
-/// `429 rate-limited` with `Retry-After` (whole seconds, at least 1).
-pub(crate) async fn limit_api(State(state): State<Arc<AppState>>, req: Request, next: Next) -> Response {
-    let Some(addr) = peer_of(req.extensions()) else { return next.run(req).await };
-    let write = !matches!(*req.method(), Method::GET | Method::HEAD | Method::OPTIONS);
-    match state.http_limits.check(addr, write) {
-        Ok(()) => next.run(req).await,
-        Err(wait) => {
-            let secs = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
-            let secs = secs.max(1);
-            let kind = if write { "writes" } else { "reads" };
-            let mut response = ApiError::new(
-                StatusCode::TOO_MANY_REQUESTS,
-                ErrorCode::RateLimited,
-                format!("too many API {kind} from this address; retry in {secs} s"),
-            )
-            .into_response();
-            response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(secs));
-            response
-        }
     }
 }
 

@@ -7,6 +7,7 @@
 
 mod games;
 mod ladder;
+mod limits;
 mod ops;
 mod rooms;
 mod tournaments;
@@ -44,7 +45,7 @@ pub(crate) fn router(state: Arc<AppState>) -> Router {
         .merge(tournaments::routes())
         .method_not_allowed_fallback(method_not_allowed)
         // Inside CORS: a browser can read a 429 only with its CORS headers.
-        .route_layer(axum::middleware::from_fn_with_state(state.clone(), crate::limits::limit_api));
+        .route_layer(axum::middleware::from_fn_with_state(state.clone(), limits::limit_api));
     // CORS on the API only: the WebSocket checks no origin header and
     // `/metrics` is for the operator, not for pages.
     let api = match cors_layer(&state.config.cors) {
@@ -62,7 +63,7 @@ pub(crate) fn router(state: Arc<AppState>) -> Router {
         .merge(api)
         .merge(crate::web::router())
         // Outermost: the limits inside read the address it records.
-        .layer(axum::middleware::from_fn_with_state(state.clone(), crate::limits::client_addr))
+        .layer(axum::middleware::from_fn_with_state(state.clone(), limits::client_addr))
         .with_state(state)
 }
 

@@ -77,7 +77,7 @@ pub(super) async fn create_room(
     headers: HeaderMap,
     body: Result<Bytes, axum::extract::rejection::BytesRejection>,
 ) -> Result<(StatusCode, Json<RoomInfo>), ApiError> {
-    let caller = Caller::of(&state, &headers).await?;
+    let caller = Caller::of(&state.db, state.config.admin_token.as_deref(), &headers).await?;
     let body = body.map_err(|e| ApiError::body(&e, ErrorCode::BadRequest, MAX_ROOM_SPEC_BYTES))?;
     let spec: RoomSpec = match capicua_protocol::decode_strict(&body) {
         Ok(s) => s,

@@ -335,7 +335,7 @@ fn not_found(id: i64) -> ApiError {
 async fn check_admin(state: &AppState, headers: &HeaderMap) -> Result<(), ApiError> {
     let disabled = state.config.admin_token.is_none();
     let hint = if disabled { " (admin actions are disabled: start the server with --admin-token)" } else { "" };
-    match Caller::of(state, headers).await {
+    match Caller::of(&state.db, state.config.admin_token.as_deref(), headers).await {
         Ok(Caller::Admin) => Ok(()),
         Ok(Caller::Guest) => {
             Err(Caller::Guest.refuse(format!("send the admin token as `Authorization: Bearer TOKEN`{hint}")))
