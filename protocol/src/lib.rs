@@ -62,6 +62,7 @@ mod client;
 mod decode;
 mod errors;
 mod family;
+mod ids;
 pub mod poly;
 mod room;
 mod server;
@@ -72,6 +73,7 @@ pub use client::{ClientFrame, ClientMsg, RoomSpec};
 pub use decode::{DecodeError, TAG_KEYS, decode_client, decode_strict, non_string_tag};
 pub use errors::{ErrorCode, close};
 pub use family::{AnyMove, Family};
+pub use ids::{GameId, PromptId, RoomId, TournamentId};
 pub use room::{Occupant, OccupantKind, RoomInfo, RoomStatus, SeatInfo, TimeControl, TimeoutPolicy};
 pub use server::{GameResult, HintMove, PlayerInfo, SeatRef, ServerFrame, ServerMsg};
 pub use tournament::{Assignment, Progress, TournamentStatus};
@@ -112,15 +114,6 @@ pub fn check_name(name: &str) -> Result<(), &'static str> {
     }
     Ok(())
 }
-
-/// A room's id.
-pub type RoomId = u64;
-/// A prompt's id: unique per room, it names one turn of one seat.
-pub type PromptId = u64;
-/// A stored game's id.
-pub type GameId = i64;
-/// A tournament's id.
-pub type TournamentId = i64;
 
 /// The JSON Schemas of every client and server frame, as one JSON document
 /// `{"protocol-version": 2, "client": ..., "server": ...}`.

@@ -6,13 +6,14 @@
 //! port (axum), one task per room owning its match (a two-faced
 //! [`Game`](capicua_engine::Game) or a game of tiles with 3, 4 or 6 faces,
 //! behind [`table`]'s one interface), one receive task and one send task per
-//! connection, SQLite through sqlx.
+//! connection, and sqlx's `Any` driver over SQLite (one server, the
+//! default) or PostgreSQL (several servers on one database).
 //!
 //! ```text
 //! client ──ws──▶ conn task ──RoomCmd──▶ room task (owns the match) ──▶ Outbox of each member ──▶ send task ──ws──▶ client
 //!                                           │ finished game
 //!                                           ▼
-//!                                   db writer task (batched transactions, ratings) ──▶ SQLite (WAL)
+//!                                   db writer task (batched transactions, ratings) ──▶ SQLite (WAL) or PostgreSQL
 //! ```
 //!
 //! [`run`] serves until its shutdown future resolves, then tells every
@@ -42,6 +43,7 @@ pub(crate) mod outbox;
 pub(crate) mod ratings;
 pub mod record;
 pub(crate) mod replays;
+pub(crate) mod replicas;
 pub(crate) mod room;
 pub(crate) mod serve;
 pub(crate) mod state;

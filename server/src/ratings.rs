@@ -11,7 +11,7 @@ use skillratings::weng_lin::{WengLinConfig, WengLinRating, weng_lin_multi_team};
 use capicua_engine::Variant;
 use capicua_engine::poly::PolyVariant;
 
-use crate::db::{GameRecord, Play};
+use crate::record::{GameRecord, Play};
 
 /// The leaderboard a variant's rated games count on.
 ///

@@ -1,7 +1,6 @@
 //! `capicua-server standings`: the ratings of every rated variant, or a
 //! tournament's standings.
 
-
 /// The ratings boards: of `variant`, or of every rated variant; `limit`
 /// lines each.
 pub(crate) async fn ratings(database: &str, variant: Option<String>, limit: u32) -> anyhow::Result<()> {

@@ -214,9 +214,10 @@ async fn action_of(state: &AppState, id: i64, name: &str, body: &[u8]) -> Result
 
 /// The result a `correct` control records instead of the one stored.
 fn corrected(t: &Tournament, b: CorrectBody) -> Result<MatchResult, ApiError> {
-    let old = t.result_of(b.round, b.table).cloned().ok_or_else(|| {
-        bad_control(format!("round {} table {} has no recorded result to correct", b.round, b.table))
-    })?;
+    let old = t
+        .result_of(b.round, b.table)
+        .cloned()
+        .ok_or_else(|| bad_control(format!("round {} table {} has no recorded result to correct", b.round, b.table)))?;
     let mut seats = old.seats.clone();
     if let Some(scores) = b.scores {
         if scores.len() != seats.len() {

@@ -19,6 +19,9 @@
 //! ([`crate::table::RoomRules`]): the decisions are the same, the engine and
 //! messages differ.
 
+mod clock;
+mod play;
+
 use std::sync::Arc;
 
 use capicua_engine::SeededRng;
@@ -26,11 +29,11 @@ use capicua_protocol::{ErrorCode, RoomId, RoomInfo, RoomStatus, ServerMsg, Timeo
 use capicua_strategy::{SpecError, StopFlag};
 use tokio::time::Instant;
 
+use self::clock::Clocks;
+use self::play::Match;
 use super::chat::ChatBucket;
-use super::clock::Clocks;
 use super::command::{From, RoomCmd};
 use super::effect::{self, Effect, Member, Push};
-use super::play::Match;
 use super::seats::{Creator, Seats};
 use super::settings::{Settings, TableOptions};
 use crate::ConnId;

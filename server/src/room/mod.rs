@@ -15,12 +15,10 @@
 //! so the match needs no lock: the task applies commands one at a time.
 
 mod chat;
-mod clock;
 pub(crate) mod command;
 mod core;
 mod effect;
 mod members;
-mod play;
 mod seats;
 mod settings;
 mod spec;

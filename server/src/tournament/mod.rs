@@ -40,7 +40,6 @@ mod host;
 pub(crate) mod placement;
 mod relay;
 pub(crate) mod replays;
-pub(crate) mod replicas;
 pub(crate) mod runner;
 pub mod store;
 

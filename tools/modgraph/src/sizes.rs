@@ -51,6 +51,28 @@ pub fn functions(src: &str) -> Vec<Function> {
     out
 }
 
+/// The lines of `src` outside test code (items marked `#[cfg(test)]` or
+/// `#[test]`, from the attribute to their end): what a reader of the
+/// module reads.
+pub fn code_lines(src: &str) -> u32 {
+    let toks = lex(src);
+    let total = src.lines().count() as u32;
+    let mut test_lines = 0;
+    let mut i = 0;
+    while i < toks.len() {
+        match test_attribute(&toks, i) {
+            Some(after) => {
+                let end = skip_item(&toks, after);
+                let last = toks[end.min(toks.len()) - 1].line;
+                test_lines += last - toks[i].line + 1;
+                i = end;
+            }
+            None => i += 1,
+        }
+    }
+    total - test_lines.min(total)
+}
+
 /// If an attribute `#[cfg(test)]` or `#[test]` starts at `i`, the index after it.
 fn test_attribute(toks: &[Token], i: usize) -> Option<usize> {
     let shape = |k: usize, want: &[&str]| {
@@ -147,6 +169,12 @@ mod tests {
         let found = functions(src);
         let names: Vec<&str> = found.iter().map(|f| f.name.as_str()).collect();
         assert_eq!(names, ["g", "after"]);
+    }
+
+    #[test]
+    fn test_modules_are_not_code_lines() {
+        let src = "fn a() {}\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn t() {}\n}\n";
+        assert_eq!(code_lines(src), 2);
     }
 
     #[test]

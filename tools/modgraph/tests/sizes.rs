@@ -1,6 +1,6 @@
 //! The workspace's size rules: no function over [`MAX_FN_LINES`] lines
-//! outside tests, and no file of the server's library over
-//! [`MAX_SERVER_FILE_LINES`] lines, except the data and the entries listed
+//! outside tests, and no file of the server over [`MAX_SERVER_FILE_LINES`]
+//! lines of code (its unit tests left out), except the data and the entries listed
 //! below with the reason each one stands. A listed entry that has come
 //! under the limit fails too, so the lists only shrink.
 //!
@@ -10,7 +10,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use capicua_modgraph::sizes::functions;
+use capicua_modgraph::sizes::{code_lines, functions};
 use capicua_modgraph::workspace_members;
 
 const MAX_FN_LINES: u32 = 80;
@@ -127,8 +127,8 @@ fn server_files_hold_one_concept() {
     let root = root();
     let mut over = Vec::new();
     for file in code_files().into_iter().filter(|f| f.starts_with("server/src/")) {
-        let lines = fs::read_to_string(root.join(&file)).expect("readable").lines().count();
         // A module's unit tests may run long: they are not the module.
+        let lines = code_lines(&fs::read_to_string(root.join(&file)).expect("readable")) as usize;
         if lines > MAX_SERVER_FILE_LINES && !file.ends_with("/tests.rs") {
             over.push((file, lines));
         }

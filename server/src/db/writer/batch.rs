@@ -18,7 +18,7 @@ use crate::db::tournaments::standings::write_standings;
 use crate::db::tournaments::tables::arena_rounds_from;
 use crate::db::{Backend, DbError, now_ms, now_secs};
 use crate::ratings::{Rated, Ratings};
-use crate::tournament::replicas::Replicas;
+use crate::replicas::Replicas;
 
 /// Rows per multi-row `INSERT` (SQLite allows 32,766 bound values, PostgreSQL 65,535).
 const GAME_ROWS: usize = 64;

@@ -7,18 +7,18 @@ use std::time::Duration;
 use capicua_engine::Seat;
 use tokio::time::Instant;
 
-use super::core::RoomCore;
-use super::effect::Effect;
+use super::RoomCore;
+use crate::room::effect::Effect;
 
 /// The room's own clocks (the prompt's is the match's).
 pub(crate) struct Clocks {
     /// When a table's missing players forfeit.
     no_show_at: Option<Instant>,
     /// Since when nobody has been seated and connected, with no match in
-    /// play (see [`super::settings::Settings::idle`]).
+    /// play (see [`crate::room::settings::Settings::idle`]).
     idle_since: Option<Instant>,
     /// Since when the room's seats are all hosted bots and no one watches
-    /// (see [`super::settings::Settings::unwatched`]).
+    /// (see [`crate::room::settings::Settings::unwatched`]).
     unwatched_since: Option<Instant>,
 }
 
@@ -48,12 +48,12 @@ impl RoomCore {
     }
 
     /// When a table's missing players forfeit, before its first match.
-    fn no_show_end(&self) -> Option<Instant> {
+    pub(in crate::room) fn no_show_end(&self) -> Option<Instant> {
         self.clocks.no_show_at.filter(|_| self.play.game().is_none() && self.play.games_played() == 0)
     }
 
     /// When the room closes for idleness, if its idle clock runs.
-    fn idle_end(&self) -> Option<Instant> {
+    pub(in crate::room) fn idle_end(&self) -> Option<Instant> {
         if self.options.is_table() {
             return None;
         }
@@ -62,16 +62,16 @@ impl RoomCore {
     }
 
     /// When a room of bots nobody watches closes, if that clock runs.
-    fn unwatched_end(&self) -> Option<Instant> {
+    pub(in crate::room) fn unwatched_end(&self) -> Option<Instant> {
         self.clocks.unwatched_since?.checked_add(self.settings.unwatched?)
     }
 
     /// Whether the room is one of hosted bots alone that no one watches:
     /// such a room does not play (its searches would burn the CPU for
-    /// nobody), and closes once [`super::settings::Settings::unwatched`] has
+    /// nobody), and closes once [`crate::room::settings::Settings::unwatched`] has
     /// passed. Tables (their event needs the result) and the admin's rooms
     /// play on.
-    pub(super) fn unattended(&self) -> bool {
+    pub(in crate::room) fn unattended(&self) -> bool {
         self.settings.unwatched.is_some()
             && !self.options.is_table()
             && !self.seats.by_admin()
@@ -83,7 +83,7 @@ impl RoomCore {
     /// connected player and no match is in play (a match ends on its own,
     /// by its clock and timeout policy). Starts or stops the unwatched
     /// clock of a room of bots.
-    pub(super) fn track_idle(&mut self, now: Instant) {
+    pub(in crate::room) fn track_idle(&mut self, now: Instant) {
         if !self.unattended() {
             self.clocks.unwatched_since = None;
         } else if self.clocks.unwatched_since.is_none() {
@@ -96,7 +96,7 @@ impl RoomCore {
         }
     }
 
-    pub(super) fn on_timer(&mut self, now: Instant, fx: &mut Vec<Effect>) {
+    pub(in crate::room) fn on_timer(&mut self, now: Instant, fx: &mut Vec<Effect>) {
         if self.no_show_end().is_some_and(|t| t <= now) {
             return self.forfeit_no_show(now, fx);
         }
@@ -128,7 +128,7 @@ impl RoomCore {
     /// A table's players did not all come in time: the side of the first
     /// missing seat forfeits the match, which is stored (a fresh deal, no
     /// moves) like any other so the event goes on.
-    fn forfeit_no_show(&mut self, now: Instant, fx: &mut Vec<Effect>) {
+    pub(in crate::room) fn forfeit_no_show(&mut self, now: Instant, fx: &mut Vec<Effect>) {
         let Some(missing) = self.seats.first_missing() else { return self.maybe_start(now, fx) };
         if !self.deal_match(fx) {
             return;

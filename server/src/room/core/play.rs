@@ -9,10 +9,10 @@ use capicua_engine::Seat;
 use capicua_protocol::{ErrorCode, GameResult, PromptId, ServerMsg, TimeoutPolicy};
 use tokio::time::Instant;
 
-use super::core::RoomCore;
-use super::effect::{self, Counter, Effect, Member, Push, Think};
+use super::RoomCore;
 use crate::bots::{self, HostedStrategy};
 use crate::record::GameRecord;
+use crate::room::effect::{self, Counter, Effect, Member, Push, Think};
 use crate::table::{AnyMove, Table, TableEvents};
 
 /// Hosted moves in a row before the task yields its worker.
@@ -125,7 +125,7 @@ impl Match {
 impl RoomCore {
     /// Deals the next match with fresh clocks and timeout counts; false (and
     /// the room closed) if the engine refuses the seating checked at creation.
-    pub(super) fn deal_match(&mut self, fx: &mut Vec<Effect>) -> bool {
+    pub(in crate::room) fn deal_match(&mut self, fx: &mut Vec<Effect>) -> bool {
         // A seeded room deals its k-th match from `seed + k`: the first
         // match's stored seed is the one the room was created with.
         let deal_seed = match self.settings.seed {
@@ -148,7 +148,7 @@ impl RoomCore {
     }
 
     /// Starts a match once every seat is filled and ready.
-    pub(super) fn maybe_start(&mut self, now: Instant, fx: &mut Vec<Effect>) {
+    pub(in crate::room) fn maybe_start(&mut self, now: Instant, fx: &mut Vec<Effect>) {
         if self.play.is_on() || self.closed || self.unattended() {
             return;
         }
@@ -176,7 +176,7 @@ impl RoomCore {
     /// Plays hosted seats until a player must move (prompted), a slow
     /// strategy starts thinking off the task, the match ends, or a long
     /// stretch of hosted moves asks the task to yield.
-    pub(super) fn advance(&mut self, now: Instant, fx: &mut Vec<Effect>) {
+    pub(in crate::room) fn advance(&mut self, now: Instant, fx: &mut Vec<Effect>) {
         let mut hosted_moves = 0u32;
         loop {
             if self.play.thinking.is_some() || self.closed || self.unattended() {
@@ -207,7 +207,7 @@ impl RoomCore {
 
     /// Plays a hosted seat's move; an illegal one (a strategy bug) is
     /// logged and replaced by a random legal move.
-    fn apply_hosted(&mut self, fx: &mut Vec<Effect>, seat: Seat, m: AnyMove) {
+    pub(in crate::room) fn apply_hosted(&mut self, fx: &mut Vec<Effect>, seat: Seat, m: AnyMove) {
         if let Err(e) = self.referee(fx, m, None) {
             tracing::error!(room = self.settings.id, error = %e, "a hosted strategy chose an illegal move");
             let m = self.fallback_move(seat);
@@ -216,13 +216,13 @@ impl RoomCore {
     }
 
     /// A `random` strategy seeded from the room's stream.
-    fn random_strategy(&mut self) -> Box<dyn HostedStrategy> {
+    pub(in crate::room) fn random_strategy(&mut self) -> Box<dyn HostedStrategy> {
         let poly = self.settings.rules.is_poly();
         bots::strategy("random", self.rng.next_u64(), &self.settings.bots, &self.stop, poly).expect("random exists")
     }
 
     /// A random legal move for the seat to move.
-    fn fallback_move(&mut self, seat: Seat) -> AnyMove {
+    pub(in crate::room) fn fallback_move(&mut self, seat: Seat) -> AnyMove {
         let mut random = self.random_strategy();
         random.choose(self.play.game.as_ref().expect("in play"), seat)
     }
@@ -237,7 +237,7 @@ impl RoomCore {
 
     /// A strategy finished thinking: its move is played if the position is
     /// still the one it thought about.
-    pub(super) fn on_thought(
+    pub(in crate::room) fn on_thought(
         &mut self,
         now: Instant,
         fx: &mut Vec<Effect>,
@@ -272,7 +272,7 @@ impl RoomCore {
         self.advance(now, fx);
     }
 
-    fn prompt(&mut self, now: Instant, fx: &mut Vec<Effect>, seat: Seat) {
+    pub(in crate::room) fn prompt(&mut self, now: Instant, fx: &mut Vec<Effect>, seat: Seat) {
         self.play.next_prompt += 1;
         let allowed =
             if self.seats.is_abandoned(seat) { 0 } else { self.settings.time.move_ms + self.play.banks[seat.index()] };
@@ -282,7 +282,7 @@ impl RoomCore {
     }
 
     /// Sends the seat its pending prompt, if it has one and is connected.
-    pub(super) fn send_prompt(&self, now: Instant, fx: &mut Vec<Effect>, seat: Seat) {
+    pub(in crate::room) fn send_prompt(&self, now: Instant, fx: &mut Vec<Effect>, seat: Seat) {
         let (Some(p), Some(game)) = (&self.play.pending, &self.play.game) else { return };
         if p.seat != seat {
             return;
@@ -307,7 +307,7 @@ impl RoomCore {
         Ok(p)
     }
 
-    pub(super) fn on_move(
+    pub(in crate::room) fn on_move(
         &mut self,
         now: Instant,
         fx: &mut Vec<Effect>,
@@ -339,7 +339,7 @@ impl RoomCore {
     /// everyone is told what happened. A legal move is played; an illegal
     /// one is refused with nothing changed, unless the variant's lenient
     /// referee lets it stand (seeded, so the stored log replays it).
-    fn referee(
+    pub(in crate::room) fn referee(
         &mut self,
         fx: &mut Vec<Effect>,
         m: AnyMove,
@@ -361,7 +361,7 @@ impl RoomCore {
         Ok(())
     }
 
-    fn broadcast_events(&mut self, fx: &mut Vec<Effect>, events: &TableEvents) {
+    pub(in crate::room) fn broadcast_events(&mut self, fx: &mut Vec<Effect>, events: &TableEvents) {
         let game = self.play.game.as_ref().expect("in play");
         self.play.seq += 1;
         let (room, seq) = (self.settings.id, self.play.seq);
@@ -387,7 +387,7 @@ impl RoomCore {
     }
 
     /// The pending seat is out of time (or gone): its timeout policy moves.
-    pub(super) fn timeout(&mut self, now: Instant, fx: &mut Vec<Effect>) {
+    pub(in crate::room) fn timeout(&mut self, now: Instant, fx: &mut Vec<Effect>) {
         let Some(p) = self.play.pending.take() else { return };
         let seat = p.seat;
         let Some(game) = self.play.game.as_ref() else { return };
@@ -419,7 +419,7 @@ impl RoomCore {
 
     /// Ends the match: asks for it to be stored; the result is announced
     /// once the store answers ([`RoomCore::stored`]).
-    pub(super) fn finish(&mut self, fx: &mut Vec<Effect>, forfeit: Option<Seat>) {
+    pub(in crate::room) fn finish(&mut self, fx: &mut Vec<Effect>, forfeit: Option<Seat>) {
         let Some(game) = self.play.game.take() else { return };
         self.play.pending = None;
         let scores = game.scores();
@@ -454,7 +454,7 @@ impl RoomCore {
     }
 
     /// The finished match is stored (or failed to be): announce it.
-    pub(super) fn on_stored(&mut self, fx: &mut Vec<Effect>, stored: Option<i64>) {
+    pub(in crate::room) fn on_stored(&mut self, fx: &mut Vec<Effect>, stored: Option<i64>) {
         let Some(result) = self.play.storing.take() else { return };
         self.play.games_played += 1;
         self.play.seq += 1;
@@ -477,7 +477,7 @@ impl RoomCore {
     /// Hands the member's pending decision to the hint analysis, or says
     /// why there is none: never in a rated room or at a tournament's table
     /// (a hint there would be help from a bot in a game that counts).
-    pub(super) fn hint(&self, fx: &mut Vec<Effect>, who: Member, id: Option<u64>) {
+    pub(in crate::room) fn hint(&self, fx: &mut Vec<Effect>, who: Member, id: Option<u64>) {
         if self.settings.rated {
             let message = "hints are not offered in rated rooms";
             return effect::refuse(fx, &who, id, ErrorCode::HintUnavailable, message);
