@@ -96,10 +96,7 @@ impl TableFamily for PolyGame {
     }
 
     fn rules_of(rules: &RoomRules) -> Option<&RulesOf<PolyGame>> {
-        match rules {
-            RoomRules::Poly(r) => Some(r),
-            RoomRules::Tiles(_) => None,
-        }
+        if let RoomRules::Poly(r) = rules { Some(r) } else { None }
     }
 
     fn table(m: Match<PolyGame>) -> Table {
@@ -107,10 +104,7 @@ impl TableFamily for PolyGame {
     }
 
     fn match_of(table: &Table) -> Option<&Match<PolyGame>> {
-        match table {
-            Table::Poly(m) => Some(m),
-            Table::Tiles(_) => None,
-        }
+        if let Table::Poly(m) = table { Some(m) } else { None }
     }
 
     fn moved(m: Moved<PolyGame>) -> TableEvents {
@@ -118,10 +112,7 @@ impl TableFamily for PolyGame {
     }
 
     fn moved_of(events: &TableEvents) -> Option<&Moved<PolyGame>> {
-        match events {
-            TableEvents::Poly(m) => Some(m),
-            TableEvents::Tiles(_) => None,
-        }
+        if let TableEvents::Poly(m) = events { Some(m) } else { None }
     }
 }
 

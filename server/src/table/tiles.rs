@@ -97,10 +97,7 @@ impl TableFamily for Game {
     }
 
     fn rules_of(rules: &RoomRules) -> Option<&RulesOf<Game>> {
-        match rules {
-            RoomRules::Tiles(r) => Some(r),
-            RoomRules::Poly(_) => None,
-        }
+        if let RoomRules::Tiles(r) = rules { Some(r) } else { None }
     }
 
     fn table(m: Match<Game>) -> Table {
@@ -108,10 +105,7 @@ impl TableFamily for Game {
     }
 
     fn match_of(table: &Table) -> Option<&Match<Game>> {
-        match table {
-            Table::Tiles(m) => Some(m),
-            Table::Poly(_) => None,
-        }
+        if let Table::Tiles(m) = table { Some(m) } else { None }
     }
 
     fn moved(m: Moved<Game>) -> TableEvents {
@@ -119,10 +113,7 @@ impl TableFamily for Game {
     }
 
     fn moved_of(events: &TableEvents) -> Option<&Moved<Game>> {
-        match events {
-            TableEvents::Tiles(m) => Some(m),
-            TableEvents::Poly(_) => None,
-        }
+        if let TableEvents::Tiles(m) = events { Some(m) } else { None }
     }
 }
 
