@@ -508,7 +508,7 @@ async fn player(
                     tokio::time::sleep(mean.mul_f64((-u.ln()).min(10.0))).await;
                 }
                 let m = legal_moves[(next() % legal_moves.len() as u64) as usize];
-                let text = serde_json::to_string(&ClientFrame::new(None, ClientMsg::Move { room, prompt, r#move: m }))?;
+                let text = serde_json::to_string(&ClientFrame::new(None, ClientMsg::play(room, prompt, m)))?;
                 last_move = Some(text.clone());
                 sent = Some(Instant::now());
                 table.move_sent_us.store(now_us(table.epoch), Ordering::Relaxed);
@@ -559,18 +559,28 @@ async fn player(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use capicua_protocol::ServerFrame;
+    use capicua_protocol::{Family, ServerFrame, tiles};
 
     #[test]
     fn events_frames_start_with_the_skipped_prefix_and_prompts_do_not() {
         let events = ServerFrame {
             id: None,
-            msg: ServerMsg::Events { room: 3, seq: 9, events: vec![], view: None, hand_end: None },
+            msg: ServerMsg::Events {
+                room: 3,
+                seq: 9,
+                happened: Family::Tiles(tiles::Events { events: vec![], view: None, hand_end: None }),
+            },
         };
         assert!(serde_json::to_string(&events).unwrap().starts_with(EVENTS_PREFIX));
         let prompt = ServerFrame {
             id: None,
-            msg: ServerMsg::Prompt { room: 3, prompt: 1, seat: 0, view: None, legal_moves: vec![], deadline_ms: 10 },
+            msg: ServerMsg::Prompt {
+                room: 3,
+                prompt: 1,
+                seat: 0,
+                deadline_ms: 10,
+                turn: Family::Tiles(tiles::Prompt { view: None, legal_moves: vec![] }),
+            },
         };
         assert!(!serde_json::to_string(&prompt).unwrap().starts_with(EVENTS_PREFIX));
     }

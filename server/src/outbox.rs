@@ -606,4 +606,13 @@ mod tests {
     async fn ready_killed(out: &Outbox) {
         tokio::time::timeout(Duration::from_millis(20), out.killed()).await.expect("marked as a slow consumer");
     }
+
+    #[test]
+    fn a_shared_message_encodes_as_its_frame() {
+        let msg = ServerMsg::Ok { room: 4 };
+        for id in [None, Some(9)] {
+            let frame = capicua_protocol::ServerFrame { id, msg: msg.clone() };
+            assert_eq!(encode_ref(id, &msg).as_str(), serde_json::to_string(&frame).unwrap());
+        }
+    }
 }

@@ -1,6 +1,5 @@
 //! A WebSocket connection speaking the protocol.
 
-use std::time::Duration;
 
 use capicua_protocol::{ClientFrame, ClientMsg, PROTOCOL_VERSION, PlayerInfo, SeatRef, ServerFrame, ServerMsg};
 use futures_util::{SinkExt, StreamExt};
@@ -8,13 +7,9 @@ use tokio::net::TcpStream;
 use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::Message;
 
+use super::CONNECT_TIMEOUT;
 use super::error::{RemoteError, unexpected};
 use crate::transport::{ServerAddr, Transport};
-
-/// How long connecting and the WebSocket handshake may take before the
-/// attempt counts as failed (and is retried): a server that accepts and
-/// then says nothing must not hold a bot forever.
-pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// A WebSocket connection speaking the protocol.
 pub struct Connection {

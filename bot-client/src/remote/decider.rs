@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use capicua_engine::Variant;
-use capicua_protocol::{ClientMsg, RoomId, ServerMsg};
+use capicua_protocol::{AnyMove, ClientMsg, Family, RoomId, ServerMsg};
 
 use capicua_strategy::Strategy;
 use capicua_strategy::poly::PolyStrategy;
@@ -60,6 +60,26 @@ impl<F: TileFamily> FamilyDecider<F> {
         self.views.insert(room, view);
     }
 
+    /// Keeps a frame's view of a room, if it carries one.
+    fn see_some(&mut self, room: RoomId, view: Option<&F::View>) {
+        if let Some(view) = view {
+            self.see(room, view.clone());
+        }
+    }
+
+    /// A match started in `room`: its rules and the first view.
+    fn started(&mut self, room: RoomId, variant: &F::Variant, view: &F::View) {
+        self.learn(room, variant);
+        self.see(room, view.clone());
+    }
+
+    /// A room's state came whole (`sync`, after a reconnect): its rules, and
+    /// the view of the match in play if there is one.
+    fn synced(&mut self, room: RoomId, variant: &F::Variant, view: Option<&F::View>) {
+        self.learn(room, variant);
+        self.see_some(room, view);
+    }
+
     fn forget(&mut self, room: RoomId) {
         self.rules.remove(&room);
         self.views.remove(&room);
@@ -73,10 +93,13 @@ impl<F: TileFamily> FamilyDecider<F> {
     /// choice is not among the legal moves (told on stderr: the view and
     /// the prompt disagree). `None` for a prompt without legal moves, which
     /// a correct server never sends.
-    pub(crate) fn decide(&mut self, room: RoomId, seat: u8, view: Option<F::View>, legal: &[F::Move]) -> Option<F::Move>
-    where
-        F::Rules: Clone,
-    {
+    pub(crate) fn decide(
+        &mut self,
+        room: RoomId,
+        seat: u8,
+        view: Option<F::View>,
+        legal: &[F::Move],
+    ) -> Option<F::Move> {
         let first = *legal.first()?;
         if let Some(view) = view {
             self.see(room, view);
@@ -142,32 +165,18 @@ impl Decider {
     /// latest view); `false` for a frame that tells none.
     pub(crate) fn note(&mut self, msg: &ServerMsg) -> bool {
         match msg {
-            ServerMsg::GameStarted { room, view, variant, .. } => {
-                self.tiles.learn(*room, variant);
-                self.tiles.see(*room, (**view).clone());
-            }
-            ServerMsg::PolyGameStarted { room, view, variant, .. } => {
-                self.poly.learn(*room, variant);
-                self.poly.see(*room, (**view).clone());
-            }
-            ServerMsg::Events { room, view: Some(view), .. } => self.tiles.see(*room, (**view).clone()),
-            ServerMsg::PolyEvents { room, view: Some(view), .. } => self.poly.see(*room, (**view).clone()),
-            ServerMsg::Sync { room, view, variant, poly_view, poly_variant, .. }
-                if view.is_some() || variant.is_some() || poly_view.is_some() || poly_variant.is_some() =>
-            {
-                if let Some(variant) = variant {
-                    self.tiles.learn(*room, variant);
-                }
-                if let Some(view) = view {
-                    self.tiles.see(*room, (**view).clone());
-                }
-                if let Some(variant) = poly_variant {
-                    self.poly.learn(*room, variant);
-                }
-                if let Some(view) = poly_view {
-                    self.poly.see(*room, (**view).clone());
-                }
-            }
+            ServerMsg::GameStarted { room, game, .. } => match game {
+                Family::Tiles(g) => self.tiles.started(*room, &g.variant, &g.view),
+                Family::Poly(g) => self.poly.started(*room, &g.variant, &g.view),
+            },
+            ServerMsg::Events { room, happened, .. } => match happened {
+                Family::Tiles(e) => self.tiles.see_some(*room, e.view.as_deref()),
+                Family::Poly(e) => self.poly.see_some(*room, e.view.as_deref()),
+            },
+            ServerMsg::Sync { room, state, .. } => match state {
+                Family::Tiles(s) => self.tiles.synced(*room, &s.variant, s.view.as_deref()),
+                Family::Poly(s) => self.poly.synced(*room, &s.variant, s.view.as_deref()),
+            },
             _ => return false,
         }
         true
@@ -177,21 +186,17 @@ impl Decider {
     /// and an error for a prompt without legal moves (a server bug the bot
     /// cannot play around, so it stops instead of guessing a move).
     pub(crate) fn answer(&mut self, msg: &ServerMsg) -> Result<Option<ClientMsg>, RemoteError> {
-        Ok(Some(match msg {
-            ServerMsg::Prompt { room, prompt, seat, view, legal_moves, .. } => {
-                let view = view.as_deref().cloned();
-                let m = self.tiles.decide(*room, *seat, view, legal_moves);
-                let m = m.ok_or(RemoteError::NoLegalMoves { room: *room, prompt: *prompt })?;
-                ClientMsg::Move { room: *room, prompt: *prompt, r#move: m }
+        let ServerMsg::Prompt { room, prompt, seat, turn, .. } = msg else { return Ok(None) };
+        let m: Option<AnyMove> = match turn {
+            Family::Tiles(p) => {
+                self.tiles.decide(*room, *seat, p.view.as_deref().cloned(), &p.legal_moves).map(AnyMove::from)
             }
-            ServerMsg::PolyPrompt { room, prompt, seat, view, legal_moves, .. } => {
-                let view = view.as_deref().cloned();
-                let m = self.poly.decide(*room, *seat, view, legal_moves);
-                let m = m.ok_or(RemoteError::NoLegalMoves { room: *room, prompt: *prompt })?;
-                ClientMsg::PolyMove { room: *room, prompt: *prompt, r#move: m }
+            Family::Poly(p) => {
+                self.poly.decide(*room, *seat, p.view.as_deref().cloned(), &p.legal_moves).map(AnyMove::from)
             }
-            _ => return Ok(None),
-        }))
+        };
+        let m = m.ok_or(RemoteError::NoLegalMoves { room: *room, prompt: *prompt })?;
+        Ok(Some(ClientMsg::play(*room, *prompt, m)))
     }
 }
 
@@ -201,7 +206,7 @@ mod tests {
 
     use capicua_engine::Move;
     use capicua_engine::poly::{PolyGame, PolyMove, PolyRules, PolyViewSnapshot};
-    use capicua_protocol::ServerFrame;
+    use capicua_protocol::{ServerFrame, poly, tiles};
     use capicua_strategy::poly::build_poly;
     use capicua_strategy::spec;
 
@@ -243,6 +248,27 @@ mod tests {
         // A view of another seat than the prompt's: the first legal move.
         decider.tiles.learn(7, &variant);
         assert_eq!(decider.tiles.decide(7, seat + 1, Some(view.clone()), &legal), Some(legal[0]));
+        // A game-started frame teaches the room's rules and view: a lean
+        // prompt is then played by the strategy.
+        let mut decider = Decider::new(spec::build("bota-gorda", 1).unwrap(), build_poly("greedy", 1).unwrap());
+        let started = wire(ServerMsg::GameStarted {
+            room: 7,
+            seq: 1,
+            seat: Some(seat),
+            game: Family::Tiles(tiles::GameStarted {
+                view: Box::new(view.clone()),
+                variant: Box::new(variant.clone()),
+            }),
+        });
+        assert!(decider.note(&started));
+        let lean = wire(ServerMsg::Prompt {
+            room: 7,
+            prompt: 3,
+            seat,
+            deadline_ms: 1000,
+            turn: Family::Tiles(tiles::Prompt { view: None, legal_moves: legal.clone() }),
+        });
+        assert_eq!(decider.answer(&lean).unwrap(), Some(ClientMsg::play(7, 3, heaviest)));
         // The custom variant this bot plays is known by name: a prompt
         // resent after a reconnect (without its game-started) is played.
         let mut decider = Decider::new(spec::build("bota-gorda", 1).unwrap(), build_poly("greedy", 1).unwrap());
@@ -281,19 +307,19 @@ mod tests {
         let variant = game.rules().variant().clone();
         let view = game.view(seat).snapshot();
         let prompt = |view: Option<PolyViewSnapshot>, legal: &[PolyMove]| {
-            wire(ServerMsg::PolyPrompt {
+            wire(ServerMsg::Prompt {
                 room: 7,
                 prompt: 3,
                 seat,
-                view: view.map(Box::new),
-                legal_moves: legal.to_vec(),
                 deadline_ms: 1000,
+                turn: Family::Poly(poly::Prompt { view: view.map(Box::new), legal_moves: legal.to_vec() }),
             })
         };
-        let answer = |d: &mut Decider, msg: ServerMsg| match msg {
-            ServerMsg::PolyPrompt { room, seat, view, legal_moves, .. } => {
-                d.poly.decide(room, seat, view.map(|v| *v), &legal_moves)
-            }
+        // The move of the `move` a prompt is answered with; `None` when the
+        // prompt offers none (an error that stops the bot).
+        let answer = |d: &mut Decider, msg: ServerMsg| match d.answer(&msg) {
+            Ok(Some(ClientMsg::Move { room: 7, prompt: 3, r#move: AnyMove::Poly(m) })) => Some(m),
+            Err(RemoteError::NoLegalMoves { room: 7, prompt: 3 }) => None,
             other => panic!("{other:?}"),
         };
         let decider = || Decider::new(spec::build("random", 1).unwrap(), build_poly("greedy", 1).unwrap());
@@ -304,22 +330,19 @@ mod tests {
         // A lean prompt after game-started (or events) with the view: the
         // latest view kept.
         let mut d = decider();
-        let started = wire(ServerMsg::PolyGameStarted {
+        let started = wire(ServerMsg::GameStarted {
             room: 7,
             seq: 1,
             seat: Some(seat),
-            view: Box::new(view.clone()),
-            variant: Box::new(variant.clone()),
+            game: Family::Poly(poly::GameStarted { view: Box::new(view.clone()), variant: Box::new(variant.clone()) }),
         });
         assert!(d.note(&started));
         assert_eq!(answer(&mut d, prompt(None, &legal)), Some(greedy));
         let mut d = decider();
-        let events = wire(ServerMsg::PolyEvents {
+        let events = wire(ServerMsg::Events {
             room: 7,
             seq: 4,
-            events: vec![],
-            view: Some(Box::new(view.clone())),
-            hand_end: None,
+            happened: Family::Poly(poly::Events { events: vec![], view: Some(Box::new(view.clone())), hand_end: None }),
         });
         assert!(d.note(&events));
         assert_eq!(answer(&mut d, prompt(None, &legal)), Some(greedy));
@@ -335,10 +358,7 @@ mod tests {
             room: 7,
             seq: 9,
             info,
-            view: None,
-            variant: None,
-            poly_view: Some(Box::new(house_view.clone())),
-            poly_variant: Some(Box::new(renamed)),
+            state: Family::Poly(poly::Sync { view: Some(Box::new(house_view.clone())), variant: Box::new(renamed) }),
         });
         assert!(d.note(&sync));
         assert_eq!(answer(&mut d, prompt(None, &legal)), Some(greedy));
@@ -358,17 +378,10 @@ mod tests {
         assert_eq!(answer(&mut decider(), prompt(Some(garbled), &legal)), Some(legal[0]));
         assert_eq!(answer(&mut decider(), prompt(None, &legal)), Some(legal[0]));
         assert_eq!(answer(&mut decider(), prompt(Some(view), &[])), None, "no legal moves: a server bug");
-        // A frame of no match is no news.
-        let two = wire(ServerMsg::Sync {
-            room: 7,
-            seq: 9,
-            info: bots_room_info(),
-            view: None,
-            variant: None,
-            poly_view: None,
-            poly_variant: None,
-        });
-        assert!(!decider().note(&two), "a sync without a match tells nothing");
+        // A frame of no match is no news, and no prompt.
+        let accepted = wire(ServerMsg::Accepted { room: 7, prompt: 3 });
+        assert!(!decider().note(&accepted));
+        assert!(decider().answer(&accepted).unwrap().is_none());
     }
 
     /// A prompt without legal moves is a server bug: the bot stops with an
@@ -384,8 +397,16 @@ mod tests {
         .unwrap()
         .view(capicua_engine::Seat(0))
         .snapshot();
-        assert_eq!(decider.tiles.decide(7, 0, Some(view), &[]), None);
+        assert_eq!(decider.tiles.decide(7, 0, Some(view.clone()), &[]), None);
         assert_eq!(decider.tiles.decide(7, 0, None, &[]), None);
+        let prompt = ServerMsg::Prompt {
+            room: 7,
+            prompt: 3,
+            seat: 0,
+            deadline_ms: 1000,
+            turn: Family::Tiles(tiles::Prompt { view: Some(Box::new(view)), legal_moves: vec![] }),
+        };
+        assert!(matches!(decider.answer(&prompt), Err(RemoteError::NoLegalMoves { room: 7, prompt: 3 })));
         let e = RemoteError::NoLegalMoves { room: 7, prompt: 3 };
         assert_eq!(e.to_string(), "the server prompted a move in room 7 (prompt 3) with no legal moves");
         assert!(!e.is_transient());

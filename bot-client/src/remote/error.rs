@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use capicua_protocol::{ErrorCode, PromptId, RoomId, ServerMsg, close};
 use capicua_strategy::SpecError;
 
-use super::connection::CONNECT_TIMEOUT;
+use super::CONNECT_TIMEOUT;
 use crate::token_file::TokenFileError;
 use crate::transport::AddrError;
 

@@ -15,9 +15,9 @@ pub(crate) trait TileFamily {
     /// The full rules as the server sends them (`game-started`, `sync`).
     type Variant;
     /// The rules, validated.
-    type Rules;
+    type Rules: Clone;
     /// A seat's view of a match.
-    type View;
+    type View: Clone;
     /// A move.
     type Move: Copy + PartialEq + Display;
     /// What chooses the moves.

@@ -29,13 +29,21 @@ mod connection;
 mod decider;
 mod error;
 mod family;
+mod options;
 mod play;
 mod register;
 mod rooms;
 mod seated;
 mod tally;
 
-pub use connection::{CONNECT_TIMEOUT, Connection};
+use std::time::Duration;
+
+/// How long connecting and the WebSocket handshake may take before the
+/// attempt counts as failed (and is retried): a server that accepts and
+/// then says nothing must not hold a bot forever.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
+pub use connection::Connection;
 pub use error::RemoteError;
 pub(crate) use error::{code_name, unexpected};
 pub use play::{PlayConfig, PlayOptions, PlayVariant, play, play_as};

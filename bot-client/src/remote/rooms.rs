@@ -7,7 +7,7 @@ use capicua_protocol::{ClientMsg, ErrorCode, RoomId, RoomInfo, RoomSpec, RoomSta
 
 use super::connection::Connection;
 use super::error::{RemoteError, unexpected};
-use super::play::{PlayConfig, PlayOptions, PlayVariant};
+use super::options::{PlayConfig, PlayOptions, PlayVariant};
 use crate::transport::ServerAddr;
 
 /// The rooms a bot looks for: one variant (by name, as the lobby lists

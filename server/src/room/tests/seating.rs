@@ -161,3 +161,31 @@ fn a_played_match_is_stored_before_it_is_announced() {
     }
     assert!(views > 10);
 }
+
+#[test]
+fn the_server_closes_a_room_without_a_reply_to_anyone() {
+    let mut room = Room::new(spec("latin"), TableOptions::default());
+    room.feed(RoomCmd::Join { client: member(1, Some(1)), seat: None, id: None });
+    let before = room.sent.len();
+    room.feed(RoomCmd::Close { from: From::System, id: None });
+    assert!(room.closed && room.core.is_closed());
+    let told = room.to(1, before);
+    assert!(matches!(told.as_slice(), [ServerMsg::RoomClosed { .. }]), "{told:?}");
+    // Closed: a member's command is refused, the server's is not answered.
+    room.feed(RoomCmd::Close { from: From::System, id: None });
+    room.feed(RoomCmd::Ready { client: member(1, Some(1)), id: Some(3) });
+    assert_eq!(room.last_error(1), Some(ErrorCode::NoSuchRoom));
+}
+
+#[test]
+fn a_rated_rooms_bots_play_under_their_player_row() {
+    let mut room = Room::new(RoomSpec { seed: None, rated: true, ..spec("latin") }, TableOptions::default());
+    room.feed(RoomCmd::Join { client: member(1, Some(1)), seat: Some(0), id: None });
+    room.feed(RoomCmd::FillBots { client: member(1, Some(1)), strategy: "random".into(), id: Some(2) });
+    assert!(room.to(1, 0).iter().any(|m| matches!(m, ServerMsg::Ok { .. })));
+    room.feed(RoomCmd::Ready { client: member(1, Some(1)), id: None });
+    room.play_out();
+    let record = room.stored.take().expect("stored");
+    let bots: Vec<_> = record.seats[1..].iter().map(|s| s.player_id).collect();
+    assert_eq!(bots, [Some(100); 3], "the row the task found for them");
+}
