@@ -7,11 +7,14 @@
 //! its seat's view only, exactly like a remote one; the room asks it for a
 //! move when its seat is to move.
 
-use capicua_engine::Seat;
+use std::marker::PhantomData;
+
+use capicua_engine::poly::{PolyGame, PolyMove};
+use capicua_engine::{Game, Move, Seat};
 use capicua_strategy::poly::PolyStrategy;
 use capicua_strategy::{Policy, SeatView, SpecError, StopFlag, Strategy};
 
-use crate::table::{AnyMove, Table};
+use crate::table::{AnyMove, Table, TableFamily};
 
 /// A move chooser for a hosted seat.
 pub(crate) trait HostedStrategy: Send {
@@ -27,18 +30,46 @@ pub(crate) trait HostedStrategy: Send {
     }
 }
 
-/// A `capicua-strategy` strategy behind the hosted-bot trait.
-struct Registry {
-    inner: Box<dyn Strategy>,
+/// A strategy of one tile family: it decides from a seat's view of a game
+/// of family `F`.
+trait Chooser<F: TableFamily>: Send {
+    /// A move for `seat`, which is to move in `game`.
+    fn choose_in(&mut self, game: &F, seat: Seat) -> F::Move;
+    /// Whether a move costs microseconds.
+    fn is_quick(&self) -> bool;
 }
 
-impl HostedStrategy for Registry {
+impl Chooser<Game> for Box<dyn Strategy> {
+    fn choose_in(&mut self, game: &Game, seat: Seat) -> Move {
+        self.choose(&game.view(seat) as &dyn SeatView)
+    }
+    fn is_quick(&self) -> bool {
+        Strategy::is_quick(&**self)
+    }
+}
+
+impl Chooser<PolyGame> for Box<dyn PolyStrategy> {
+    fn choose_in(&mut self, game: &PolyGame, seat: Seat) -> PolyMove {
+        self.choose(&game.view(seat.0))
+    }
+    fn is_quick(&self) -> bool {
+        PolyStrategy::is_quick(&**self)
+    }
+}
+
+/// A registry strategy of family `F` behind the hosted-bot trait.
+struct Registry<F, C> {
+    inner: C,
+    family: PhantomData<fn() -> F>,
+}
+
+impl<F: TableFamily, C: Chooser<F>> HostedStrategy for Registry<F, C> {
     fn choose(&mut self, table: &Table, seat: Seat) -> AnyMove {
-        match table {
-            Table::Tiles(game) => AnyMove::Tiles(self.inner.choose(&game.view(seat) as &dyn SeatView)),
+        match table.game::<F>() {
+            Some(game) => F::any_move(self.inner.choose_in(game, seat)),
             // Never asked: a room builds its bots for its own family; the
             // room replaces a move it refuses by a random legal one.
-            Table::Poly { .. } => AnyMove::Poly(capicua_engine::poly::PolyMove::Pass),
+            None => F::any_move(F::PASS),
         }
     }
     fn is_quick(&self) -> bool {
@@ -46,22 +77,8 @@ impl HostedStrategy for Registry {
     }
 }
 
-/// A poly strategy behind the hosted-bot trait.
-struct PolyRegistry {
-    inner: Box<dyn PolyStrategy>,
-}
-
-impl HostedStrategy for PolyRegistry {
-    fn choose(&mut self, table: &Table, seat: Seat) -> AnyMove {
-        match table {
-            Table::Poly { game, .. } => AnyMove::Poly(self.inner.choose(&game.view(seat.0))),
-            // Never asked, as above.
-            Table::Tiles(_) => AnyMove::Tiles(capicua_engine::Move::Pass),
-        }
-    }
-    fn is_quick(&self) -> bool {
-        self.inner.is_quick()
-    }
+fn hosted<F: TableFamily, C: Chooser<F> + 'static>(inner: C) -> Box<dyn HostedStrategy> {
+    Box::new(Registry { inner, family: PhantomData })
 }
 
 /// The poly strategies' names (`fill-bots` in a poly room).
@@ -73,6 +90,20 @@ pub(crate) fn poly_names() -> Vec<&'static str> {
 /// works, e.g. `pimc:samples=50` or a conditional).
 pub(crate) fn names() -> Vec<&'static str> {
     capicua_strategy::spec::STRATEGIES.iter().map(|(n, _)| *n).filter(|n| !n.contains(' ')).collect()
+}
+
+/// Why a spec that does not build as a hosted strategy (`poly`: for tiles
+/// with 3, 4 or 6 faces) is refused, with the strategies that would do.
+pub(crate) fn refusal(e: &SpecError, poly: bool) -> String {
+    if poly {
+        format!(
+            "this tournament plays tiles with 3, 4 or 6 faces ({}), which it cannot play: {e}; poly strategies: {}",
+            capicua_engine::poly::POLY_PRESETS.join(", "),
+            poly_names().join(", ")
+        )
+    } else {
+        format!("{e}; known: {}", names().join(", "))
+    }
 }
 
 /// A hosted strategy by spec, seeded. Every spec a server hosts came over
@@ -89,17 +120,17 @@ pub(crate) fn strategy(
 ) -> Result<Box<dyn HostedStrategy>, SpecError> {
     if poly {
         let inner = capicua_strategy::poly::build_poly_with(spec, seed, policy)?;
-        return Ok(Box::new(PolyRegistry { inner }));
+        return Ok(hosted::<PolyGame, _>(inner));
     }
     let mut inner = capicua_strategy::build_with(spec, seed, policy)?;
     inner.watch(stop);
-    Ok(Box::new(Registry { inner }))
+    Ok(hosted::<Game, _>(inner))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use capicua_engine::{Game, Rules, Seating};
+    use capicua_engine::{Rules, Seating};
     use capicua_strategy::SearchCaps;
 
     fn strategy(spec: &str, seed: u64) -> Option<Box<dyn HostedStrategy>> {
@@ -110,8 +141,9 @@ mod tests {
     fn registry_strategies_finish_a_match_with_legal_moves() {
         for name in ["random", "bota-gorda", "heuristic", "smart"] {
             let rules = Rules::preset("draw").unwrap();
-            let game = Game::new(rules.into(), Seating::new(3), 9).unwrap();
-            let mut table = Table::Tiles(game);
+            let rules =
+                crate::table::RoomRules::Tiles(crate::table::RulesOf { rules: rules.into(), seating: Seating::new(3) });
+            let mut table = rules.deal(9).unwrap();
             let mut bots: Vec<_> = (0..3).map(|i| strategy(name, i).unwrap()).collect();
             while let Some(seat) = table.to_move() {
                 let m = bots[seat.index()].choose(&table, seat);
@@ -130,10 +162,10 @@ mod tests {
         let policy = Policy::network(SearchCaps::default());
         let stop = StopFlag::new();
         for name in ["random", "greedy", "pimc:samples=4"] {
-            let rules = crate::table::RoomRules::Poly {
+            let rules = crate::table::RoomRules::Poly(crate::table::RulesOf {
                 rules: capicua_engine::poly::PolyRules::preset("quadominoes").unwrap().into(),
-                seats: 3,
-            };
+                seating: 3,
+            });
             let mut table = rules.deal(9).unwrap();
             let mut bots: Vec<_> = (0..3).map(|i| super::strategy(name, i, &policy, &stop, true).unwrap()).collect();
             while let Some(seat) = table.to_move() {

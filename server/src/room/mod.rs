@@ -113,8 +113,8 @@ async fn create_with(
     // Everything is checked before the room is recorded.
     let mut core = RoomCore::new(settings, table, entropy, Instant::now())?;
     let recorded = match &rules {
-        RoomRules::Tiles { rules, seating } => state.db.create_room(rules.variant(), seating.seats, spec.rated).await,
-        RoomRules::Poly { rules, seats } => state.db.create_room(rules.variant(), *seats, spec.rated).await,
+        RoomRules::Tiles(r) => state.db.create_room(r.rules.variant(), r.seating.seats, spec.rated).await,
+        RoomRules::Poly(r) => state.db.create_room(r.rules.variant(), r.seating, spec.rated).await,
     };
     let id = recorded.map_err(|e| {
         tracing::error!(error = %e, "recording a room");

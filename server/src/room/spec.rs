@@ -12,7 +12,7 @@ use capicua_tournament::MAX_CLOCK_MS;
 
 use super::core::CoreError;
 use super::settings::Settings;
-use crate::table::RoomRules;
+use crate::table::{RoomRules, RulesOf};
 
 /// The longest `variant-file` text a room spec may carry, in bytes: ample
 /// for any variant (a full one written out is a few KiB), small enough that
@@ -230,7 +230,7 @@ fn tiles_seating(spec: &RoomSpec, rules: capicua_engine::Rules) -> Result<(RoomR
         // preset's name while playing other rules.
         return Err(preset_name_taken(&rules.variant().name));
     }
-    Ok((RoomRules::Tiles { rules, seating }, sides))
+    Ok((RoomRules::Tiles(RulesOf { rules, seating }), sides))
 }
 
 /// A poly room's seats (every seat its own side), checked by the engine.
@@ -248,7 +248,7 @@ fn poly_seating(spec: &RoomSpec, rules: PolyRules) -> Result<(RoomRules, Vec<u8>
     {
         return Err(preset_name_taken(name));
     }
-    Ok((RoomRules::Poly { rules, seats }, (0..seats).collect()))
+    Ok((RoomRules::Poly(RulesOf { rules, seating: seats }), (0..seats).collect()))
 }
 
 /// A rated room that names a preset must play its rules.

@@ -114,15 +114,7 @@ fn strategy_refused(spec: &str, families: &[Family], caps: SearchCaps) -> Option
     for &family in families {
         let poly = family == Family::Poly;
         if let Err(e) = crate::bots::strategy(spec, 0, &policy, &stop, poly) {
-            return Some(match family {
-                Family::Tiles => format!("{e}; known: {}", crate::bots::names().join(", ")),
-                Family::Poly => format!(
-                    "this tournament plays tiles with 3, 4 or 6 faces ({}), which it cannot play: {e}; \
-                     poly strategies: {}",
-                    capicua_engine::poly::POLY_PRESETS.join(", "),
-                    crate::bots::poly_names().join(", ")
-                ),
-            });
+            return Some(crate::bots::refusal(&e, poly));
         }
     }
     None
