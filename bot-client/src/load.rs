@@ -515,11 +515,11 @@ async fn player(
                 conn.send_text(text).await?;
             }
             ("accepted", ..) => {
-                if let Some(t) = sent.take() {
-                    if measuring.load(Ordering::Relaxed) {
-                        latencies.push(t.elapsed().as_micros().min(u32::MAX as u128) as u32);
-                        counters.moves.fetch_add(1, Ordering::Relaxed);
-                    }
+                if let Some(t) = sent.take()
+                    && measuring.load(Ordering::Relaxed)
+                {
+                    latencies.push(t.elapsed().as_micros().min(u32::MAX as u128) as u32);
+                    counters.moves.fetch_add(1, Ordering::Relaxed);
                 }
             }
             ("game-over", ..) => {

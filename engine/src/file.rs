@@ -217,15 +217,15 @@ fn is_option_table(over: &Value, base: &Value) -> bool {
 fn friendly(message: &str) -> String {
     let m = message.split(" at line ").next().unwrap_or(message);
     for (what, word) in [("unknown variant `", "option"), ("unknown field `", "field")] {
-        if let Some(rest) = m.strip_prefix(what) {
-            if let Some((name, tail)) = rest.split_once('`') {
-                let expected: Vec<&str> = tail.split('`').skip(1).step_by(2).collect();
-                return if expected.is_empty() {
-                    format!("unknown {word} \"{name}\"")
-                } else {
-                    format!("unknown {word} \"{name}\"; expected one of: {}", expected.join(", "))
-                };
-            }
+        if let Some(rest) = m.strip_prefix(what)
+            && let Some((name, tail)) = rest.split_once('`')
+        {
+            let expected: Vec<&str> = tail.split('`').skip(1).step_by(2).collect();
+            return if expected.is_empty() {
+                format!("unknown {word} \"{name}\"")
+            } else {
+                format!("unknown {word} \"{name}\"; expected one of: {}", expected.join(", "))
+            };
         }
     }
     m.to_string()

@@ -207,10 +207,10 @@ impl Rules {
             // The centre's sides, then each later double turns one end into `toes`.
             BoardLayout::ChickenFoot(c) => c.centre as usize + (doubles - 1) * (c.toes as usize).saturating_sub(1),
         };
-        if let BoardLayout::ChickenFoot(c) = v.board {
-            if !(2..=8).contains(&c.centre) || !(1..=5).contains(&c.toes) {
-                return Err(err("board", "chicken-foot: centre must be 2..=8 sides and toes 1..=5"));
-            }
+        if let BoardLayout::ChickenFoot(c) = v.board
+            && (!(2..=8).contains(&c.centre) || !(1..=5).contains(&c.toes))
+        {
+            return Err(err("board", "chicken-foot: centre must be 2..=8 sides and toes 1..=5"));
         }
         if max_ends > MAX_ENDS {
             return Err(err(
@@ -387,10 +387,10 @@ fn validate_extras(v: &Variant) -> Result<(), VariantError> {
     }
     let json = serde_json::to_value(v).map_err(|e| err("variant", e.to_string()))?;
     crate::catalog::check_ranges(&json, "")?;
-    if let TileValue::RandomFaces { lo, hi } = v.tiles.value {
-        if lo > hi || lo < -1000 || hi > 1000 {
-            return Err(err("tiles.value", format!("random-faces needs -1000 <= lo <= hi <= 1000, got {lo}..{hi}")));
-        }
+    if let TileValue::RandomFaces { lo, hi } = v.tiles.value
+        && (lo > hi || lo < -1000 || hi > 1000)
+    {
+        return Err(err("tiles.value", format!("random-faces needs -1000 <= lo <= hi <= 1000, got {lo}..{hi}")));
     }
     let plays_score = v.scoring.during_play != PlayScoring::None
         || v.when.iter().any(|w| w.rules.during_play.is_some_and(|p| p != PlayScoring::None));

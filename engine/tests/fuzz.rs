@@ -67,11 +67,10 @@ proptest! {
         let mut doc = serde_json::to_value(preset(PRESETS[which]).unwrap()).unwrap();
         apply_with(&mut doc, &e, &words());
         let ext = if toml { "toml" } else { "json" };
-        if let Some(text) = file_text(&doc, ext) {
-            if let Ok(rules) = Rules::from_file_text(&format!("fuzz.{ext}"), &text) {
+        if let Some(text) = file_text(&doc, ext)
+            && let Ok(rules) = Rules::from_file_text(&format!("fuzz.{ext}"), &text) {
                 play(rules, seed)?;
             }
-        }
     }
 
     #[test]

@@ -309,10 +309,10 @@ fn repair(mut v: Variant) -> Variant {
     if v.visibility.hands == HandVisibility::Partners && v.players.teams == Teams::None {
         v.visibility.hands = HandVisibility::Own;
     }
-    if let FirstLeader::HolderOf(t) = v.lead.first {
-        if t.index() >= tiles {
-            v.lead.first = FirstLeader::HolderOf(Tile::domino(0, 0));
-        }
+    if let FirstLeader::HolderOf(t) = v.lead.first
+        && t.index() >= tiles
+    {
+        v.lead.first = FirstLeader::HolderOf(Tile::domino(0, 0));
     }
     v
 }

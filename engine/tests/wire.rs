@@ -388,22 +388,22 @@ mod schema {
                 return bad;
             }
         }
-        if let Some(o) = v.as_object() {
-            if map.contains_key("properties") || map.contains_key("additionalProperties") {
-                let declared = map.get("properties").and_then(Value::as_object);
-                let extra = map.get("additionalProperties").or(map.get("unevaluatedProperties"));
-                for (key, item) in o {
-                    if declared.is_some_and(|d| d.contains_key(key)) {
-                        continue;
-                    }
-                    match extra {
-                        Some(Value::Object(_)) => {
-                            if let Some(bad) = mismatch(item, extra.unwrap(), root, &format!("{path}.{key}")) {
-                                return Some(bad);
-                            }
+        if let Some(o) = v.as_object()
+            && (map.contains_key("properties") || map.contains_key("additionalProperties"))
+        {
+            let declared = map.get("properties").and_then(Value::as_object);
+            let extra = map.get("additionalProperties").or(map.get("unevaluatedProperties"));
+            for (key, item) in o {
+                if declared.is_some_and(|d| d.contains_key(key)) {
+                    continue;
+                }
+                match extra {
+                    Some(Value::Object(_)) => {
+                        if let Some(bad) = mismatch(item, extra.unwrap(), root, &format!("{path}.{key}")) {
+                            return Some(bad);
                         }
-                        _ => return Some(format!("{path}: key {key} is not in the schema")),
                     }
+                    _ => return Some(format!("{path}: key {key} is not in the schema")),
                 }
             }
         }

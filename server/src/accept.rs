@@ -65,12 +65,12 @@ pub(crate) fn fd_budget() -> Option<usize> {
     {
         use rustix::process::{Resource, getrlimit, setrlimit};
         let mut lim = getrlimit(Resource::Nofile);
-        if let (Some(cur), Some(max)) = (lim.current, lim.maximum) {
-            if cur < max {
-                let raised = rustix::process::Rlimit { current: Some(max), maximum: Some(max) };
-                if setrlimit(Resource::Nofile, raised).is_ok() {
-                    lim = raised;
-                }
+        if let (Some(cur), Some(max)) = (lim.current, lim.maximum)
+            && cur < max
+        {
+            let raised = rustix::process::Rlimit { current: Some(max), maximum: Some(max) };
+            if setrlimit(Resource::Nofile, raised).is_ok() {
+                lim = raised;
             }
         }
         // `None` is no limit.
@@ -168,13 +168,13 @@ impl Drop for Held {
         }
         let mut c = self.counts.inner.lock().expect("connection counts lock");
         c.total -= 1;
-        if let Some(a) = self.addr {
-            if let Some(n) = c.by_addr.get_mut(&a) {
-                *n -= 1;
-                if *n == 0 {
-                    // An address gone must not stay in memory.
-                    c.by_addr.remove(&a);
-                }
+        if let Some(a) = self.addr
+            && let Some(n) = c.by_addr.get_mut(&a)
+        {
+            *n -= 1;
+            if *n == 0 {
+                // An address gone must not stay in memory.
+                c.by_addr.remove(&a);
             }
         }
     }

@@ -476,11 +476,11 @@ pub(crate) async fn review(
     let start = Game::new(rules.into(), seating, g.seed).map_err(ApiError::internal)?;
     let secs = state.config.review_time.as_secs().max(1);
     let addr = crate::limits::peer_of(&extensions);
-    if let Some(addr) = addr {
-        if !state.hints.reviewing.lock().expect("reviewers lock").insert(addr) {
-            let message = format!("a review for this address is being computed: one at a time (retry in {secs} s)");
-            return Err(ApiError::of(ErrorCode::Busy, message).with_retry_after(secs));
-        }
+    if let Some(addr) = addr
+        && !state.hints.reviewing.lock().expect("reviewers lock").insert(addr)
+    {
+        let message = format!("a review for this address is being computed: one at a time (retry in {secs} s)");
+        return Err(ApiError::of(ErrorCode::Busy, message).with_retry_after(secs));
     }
     let _reviewing = Reviewing { hints: &state.hints, addr };
     let stop = StopFlag::new();

@@ -1,6 +1,5 @@
 //! A WebSocket connection speaking the protocol.
 
-
 use capicua_protocol::{ClientFrame, ClientMsg, PROTOCOL_VERSION, PlayerInfo, SeatRef, ServerFrame, ServerMsg};
 use futures_util::{SinkExt, StreamExt};
 use tokio::net::TcpStream;

@@ -12,10 +12,10 @@ impl Game {
     /// Adds `points` to `side`, honouring an exact target. Returns the points
     /// actually scored.
     fn add_score(&mut self, side: Side, points: i32) -> i32 {
-        if let MatchTarget::Points { points: target, exact: true, .. } = self.rules.variant().target {
-            if self.scores[side.index()] + points > target as i32 {
-                return 0;
-            }
+        if let MatchTarget::Points { points: target, exact: true, .. } = self.rules.variant().target
+            && self.scores[side.index()] + points > target as i32
+        {
+            return 0;
         }
         self.scores[side.index()] += points;
         points
@@ -76,13 +76,13 @@ impl Game {
         self.seat_scores[seat.index()] += scored;
         self.play_points[side.index()] += scored;
         ev.push(Event::Scored { side, points: scored });
-        if let MatchTarget::Points { immediate: true, .. } = self.rules.variant().target {
-            if self.target_reached(side) {
-                let pips = self.pips();
-                self.record_hand(HandEnd::Target, Some(side), Some(seat), 0, &pips, ev);
-                self.finish(Some(side), ev);
-                return true;
-            }
+        if let MatchTarget::Points { immediate: true, .. } = self.rules.variant().target
+            && self.target_reached(side)
+        {
+            let pips = self.pips();
+            self.record_hand(HandEnd::Target, Some(side), Some(seat), 0, &pips, ev);
+            self.finish(Some(side), ev);
+            return true;
         }
         false
     }

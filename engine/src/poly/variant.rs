@@ -249,18 +249,14 @@ impl PolyVariant {
                 format!("the set would have {count} tiles; at most {MAX_POLY_TILES}"),
             ));
         }
-        if let BoardKind::Lattice(lattice) = self.board {
-            if lattice.faces() != faces {
-                let name = serde_json::to_value(lattice).ok().and_then(|v| v.as_str().map(str::to_string));
-                return Err(VariantError::new(
-                    "board",
-                    format!(
-                        "a {} lattice holds {}-faced tiles, not {faces}",
-                        name.unwrap_or_default(),
-                        lattice.faces()
-                    ),
-                ));
-            }
+        if let BoardKind::Lattice(lattice) = self.board
+            && lattice.faces() != faces
+        {
+            let name = serde_json::to_value(lattice).ok().and_then(|v| v.as_str().map(str::to_string));
+            return Err(VariantError::new(
+                "board",
+                format!("a {} lattice holds {}-faced tiles, not {faces}", name.unwrap_or_default(), lattice.faces()),
+            ));
         }
         let SeatRange { min, max } = self.seats;
         if min < 2 || min > max || max > MAX_POLY_SEATS {

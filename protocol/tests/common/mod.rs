@@ -104,10 +104,10 @@ impl<'a> Checker<'a> {
             Value::Object(o) => o,
             other => return Err(format!("not a schema: {other}")),
         };
-        if let Some(t) = o.get("type") {
-            if !type_names(t).contains(&"object") {
-                return Ok((vec![], false));
-            }
+        if let Some(t) = o.get("type")
+            && !type_names(t).contains(&"object")
+        {
+            return Ok((vec![], false));
         }
         if o.get("const").is_some_and(|c| !c.is_object())
             || o.get("enum").and_then(Value::as_array).is_some_and(|e| e.iter().all(|c| !c.is_object()))
@@ -214,20 +214,20 @@ impl<'a> Checker<'a> {
         if let Some(Value::String(r)) = o.get("$ref") {
             self.check(v, self.resolve(r)?, path)?;
         }
-        if let Some(t) = o.get("type") {
-            if !type_names(t).iter().any(|name| has_type(v, name)) {
-                return Err(format!("{path}: {v} is not of type {t}"));
-            }
+        if let Some(t) = o.get("type")
+            && !type_names(t).iter().any(|name| has_type(v, name))
+        {
+            return Err(format!("{path}: {v} is not of type {t}"));
         }
-        if let Some(c) = o.get("const") {
-            if c != v {
-                return Err(format!("{path}: {v} is not {c}"));
-            }
+        if let Some(c) = o.get("const")
+            && c != v
+        {
+            return Err(format!("{path}: {v} is not {c}"));
         }
-        if let Some(Value::Array(e)) = o.get("enum") {
-            if !e.contains(v) {
-                return Err(format!("{path}: {v} is not one of {}", Value::Array(e.clone())));
-            }
+        if let Some(Value::Array(e)) = o.get("enum")
+            && !e.contains(v)
+        {
+            return Err(format!("{path}: {v} is not one of {}", Value::Array(e.clone())));
         }
         if let Some(n) = v.as_f64() {
             if o.get("minimum").and_then(Value::as_f64).is_some_and(|min| n < min) {

@@ -182,10 +182,10 @@ pub(crate) fn no_ladder(variant: &str) -> String {
 
 /// Takes a player off its ladder.
 fn remove(inner: &mut Inner, player: i64) {
-    if let Some(m) = inner.members.remove(&player) {
-        if let Some(pool) = inner.pools.get_mut(&m.variant) {
-            pool.leave(player);
-        }
+    if let Some(m) = inner.members.remove(&player)
+        && let Some(pool) = inner.pools.get_mut(&m.variant)
+    {
+        pool.leave(player);
     }
 }
 
@@ -251,13 +251,11 @@ pub(crate) async fn join(state: &Arc<AppState>, client: &Client, variant: String
     };
     inner.members.insert(player, Member { variant: variant.clone(), client: client.clone(), playing });
     let pool = inner.pools.entry(variant.clone()).or_insert_with(|| Pool::new(cap));
-    if !playing {
-        if let Err(e @ PoolError::Full(_)) = pool.join(player, rating, now) {
-            inner.members.remove(&player);
-            drop(inner);
-            client.out.send(id, ServerMsg::Error { code: ErrorCode::Busy, message: e.to_string(), url: None });
-            return;
-        }
+    if !playing && let Err(e @ PoolError::Full(_)) = pool.join(player, rating, now) {
+        inner.members.remove(&player);
+        drop(inner);
+        client.out.send(id, ServerMsg::Error { code: ErrorCode::Busy, message: e.to_string(), url: None });
+        return;
     }
     let waiting = pool.len() as u32;
     drop(inner);

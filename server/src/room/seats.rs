@@ -255,11 +255,12 @@ impl Seats {
     pub(crate) fn expire(&mut self, now: Instant, grace: std::time::Duration) -> Vec<usize> {
         let mut expired = vec![];
         for (i, s) in self.seats.iter_mut().enumerate() {
-            if let SeatState::Human { gone_since: Some(t), abandoned, .. } = s {
-                if !*abandoned && *t + grace <= now {
-                    *abandoned = true;
-                    expired.push(i);
-                }
+            if let SeatState::Human { gone_since: Some(t), abandoned, .. } = s
+                && !*abandoned
+                && *t + grace <= now
+            {
+                *abandoned = true;
+                expired.push(i);
             }
         }
         expired
@@ -270,12 +271,12 @@ impl Seats {
         let owner = Owner::of(who);
         let mut given = vec![];
         for (i, s) in self.seats.iter_mut().enumerate() {
-            if let SeatState::Human { owner: o, member, gone_since, abandoned: false, .. } = s {
-                if *o == owner {
-                    *member = Some(who.clone());
-                    *gone_since = None;
-                    given.push(i as u8);
-                }
+            if let SeatState::Human { owner: o, member, gone_since, abandoned: false, .. } = s
+                && *o == owner
+            {
+                *member = Some(who.clone());
+                *gone_since = None;
+                given.push(i as u8);
             }
         }
         given
@@ -284,11 +285,11 @@ impl Seats {
     /// A connection ended: its seats wait for it (grace), it stops watching.
     pub(crate) fn disconnect(&mut self, conn: ConnId, now: Instant) {
         for s in &mut self.seats {
-            if let SeatState::Human { member, gone_since, .. } = s {
-                if member.as_ref().is_some_and(|m| m.conn == conn) {
-                    *member = None;
-                    *gone_since = Some(now);
-                }
+            if let SeatState::Human { member, gone_since, .. } = s
+                && member.as_ref().is_some_and(|m| m.conn == conn)
+            {
+                *member = None;
+                *gone_since = Some(now);
             }
         }
         self.spectators.retain(|s| s.conn != conn);
@@ -347,13 +348,13 @@ impl Seats {
         }
         let mut moved = false;
         for s in &mut self.seats {
-            if let SeatState::Human { owner, name, member, .. } = s {
-                if *owner == guest {
-                    *owner = Owner::Player(player);
-                    *name = who.ident.name.clone();
-                    *member = Some(who.clone());
-                    moved = true;
-                }
+            if let SeatState::Human { owner, name, member, .. } = s
+                && *owner == guest
+            {
+                *owner = Owner::Player(player);
+                *name = who.ident.name.clone();
+                *member = Some(who.clone());
+                moved = true;
             }
         }
         for s in self.spectators.iter_mut().filter(|s| s.conn == who.conn) {

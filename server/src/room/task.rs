@@ -79,10 +79,10 @@ impl RoomTask {
                 }
             }
             self.perform(&mut fx).await;
-            if let Some(conn) = sender {
-                if !self.core.knows(conn) {
-                    self.outboxes.remove(&conn);
-                }
+            if let Some(conn) = sender
+                && !self.core.knows(conn)
+            {
+                self.outboxes.remove(&conn);
             }
         }
         // A search on the blocking pool cannot be aborted: tell it to stop,

@@ -14,16 +14,13 @@ use capicua_engine::{Game, Seat};
 pub(crate) use capicua_protocol::AnyMove;
 use capicua_protocol::{Family as Wire, PromptId, RoomId, ServerMsg, poly, tiles};
 
-use crate::db::{HandResults, Play};
+use crate::record::{HandResults, Play};
 
-mod family;
 mod game;
-#[path = "poly.rs"]
 mod poly_family;
-#[path = "tiles.rs"]
 mod tiles_family;
 
-pub(crate) use family::TableFamily;
+pub(crate) use game::TableFamily;
 pub(crate) use game::{Match, Moved};
 use game::{Ruled, Seated};
 pub(crate) use poly_family::poly_hand_end;

@@ -405,11 +405,11 @@ pub fn spawn_scheduler(state: Arc<AppState>) {
             if state.is_shutting_down() {
                 return;
             }
-            if let Some(l) = &mut lock {
-                if !l.is_held().await {
-                    state.fail("the tournament scheduler lost its lock on the database");
-                    return;
-                }
+            if let Some(l) = &mut lock
+                && !l.is_held().await
+            {
+                state.fail("the tournament scheduler lost its lock on the database");
+                return;
             }
             match state.db.runnable_tournaments().await {
                 Ok(ids) => {

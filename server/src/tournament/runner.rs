@@ -187,10 +187,10 @@ async fn drive(
                     Some(TournamentStatus::Cancelled) | None => {
                         // Its open tables close; games already stored stay.
                         for (&table, &placed) in &open {
-                            if let Placed::Room(room) = placed {
-                                if t.pending_tables().contains(&table) {
-                                    close_room(state, room);
-                                }
+                            if let Placed::Room(room) = placed
+                                && t.pending_tables().contains(&table)
+                            {
+                                close_room(state, room);
                             }
                         }
                         if spread {

@@ -92,13 +92,13 @@ fn members(e: &EntrantSpec) -> Vec<String> {
 /// players) and that the clock's timeout strategy exists in every family.
 pub async fn check_entrants(db: &Db, config: &Config, caps: SearchCaps) -> Result<(), TournamentError> {
     let families = config.families();
-    if let capicua_tournament::TimeoutRule::Strategy { name } = &config.spec().clock.on_timeout {
-        if let Some(message) = strategy_refused(name, &families, caps) {
-            return Err(TournamentError::Entrant {
-                field: "clock.on-timeout".into(),
-                message: format!("strategy {name:?}: {message}"),
-            });
-        }
+    if let capicua_tournament::TimeoutRule::Strategy { name } = &config.spec().clock.on_timeout
+        && let Some(message) = strategy_refused(name, &families, caps)
+    {
+        return Err(TournamentError::Entrant {
+            field: "clock.on-timeout".into(),
+            message: format!("strategy {name:?}: {message}"),
+        });
     }
     for (i, e) in config.spec().entrants.iter().enumerate() {
         check_entrant(db, &format!("entrants[{i}]"), e, &families, caps).await?;

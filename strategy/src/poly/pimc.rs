@@ -276,12 +276,12 @@ fn heaviest(moves: &PolyMoveList, value: impl Fn(PolyTileId) -> i32, mut rng: Op
         };
         if v > best_value {
             (best, best_value, ties) = (m, v, 1);
-        } else if v == best_value {
-            if let Some(rng) = rng.as_deref_mut() {
-                ties += 1;
-                if rng.below(ties) == 0 {
-                    best = m;
-                }
+        } else if v == best_value
+            && let Some(rng) = rng.as_deref_mut()
+        {
+            ties += 1;
+            if rng.below(ties) == 0 {
+                best = m;
             }
         }
     }

@@ -153,11 +153,11 @@ async fn play_seat(
                 conn.send_text(frame).await?;
             }
             "accepted" => {
-                if let Some(at) = sent.take() {
-                    if cfg.record {
-                        stats.pending.lock().expect("pending lock")[seat] = None;
-                        stats.samples.lock().expect("samples lock").push((at, at.elapsed()));
-                    }
+                if let Some(at) = sent.take()
+                    && cfg.record
+                {
+                    stats.pending.lock().expect("pending lock")[seat] = None;
+                    stats.samples.lock().expect("samples lock").push((at, at.elapsed()));
                 }
             }
             "game-over" => {

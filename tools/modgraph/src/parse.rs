@@ -155,10 +155,10 @@ impl<'a> Parser<'a> {
                     }
                 }
                 _ => {
-                    if let Some(name) = self.defined_name() {
-                        if !attrs.cfg_test {
-                            m.defs.insert(name);
-                        }
+                    if let Some(name) = self.defined_name()
+                        && !attrs.cfg_test
+                    {
+                        m.defs.insert(name);
                     }
                     let from = self.pos;
                     self.skip_item();

@@ -58,10 +58,10 @@ impl WriterState {
             Play::Tiles { variant, .. } => variant,
             Play::Poly { variant, .. } => return Ok(serde_json::to_string(variant)?.into()),
         };
-        if let Some((cached, json)) = &self.variant_json {
-            if cached == v {
-                return Ok(json.clone());
-            }
+        if let Some((cached, json)) = &self.variant_json
+            && cached == v
+        {
+            return Ok(json.clone());
         }
         let json: Arc<str> = serde_json::to_string(v)?.into();
         self.variant_json = Some((v.clone(), json.clone()));

@@ -77,14 +77,13 @@ pub async fn run(ctx: &Ctx, args: &Args) -> anyhow::Result<()> {
     }
     ctx.note(format!("stranger's fill-bots in the other room numbers up to {}: {others}", args.guess));
     // What the victim's public room looks like now.
-    if let Ok(listed) = client::request(&mut stranger, ClientMsg::ListRooms).await {
-        if let Some(info) = listed["rooms"].as_array().and_then(|r| r.iter().find(|r| r["id"].as_u64() == Some(public)))
-        {
-            let bots = info["seats"]
-                .as_array()
-                .map_or(0, |s| s.iter().filter(|s| s["occupant"]["kind"].as_str() == Some("hosted-bot")).count());
-            ctx.note(format!("the victim's public room now has {bots} hosted bots, status {}", info["status"]));
-        }
+    if let Ok(listed) = client::request(&mut stranger, ClientMsg::ListRooms).await
+        && let Some(info) = listed["rooms"].as_array().and_then(|r| r.iter().find(|r| r["id"].as_u64() == Some(public)))
+    {
+        let bots = info["seats"]
+            .as_array()
+            .map_or(0, |s| s.iter().filter(|s| s["occupant"]["kind"].as_str() == Some("hosted-bot")).count());
+        ctx.note(format!("the victim's public room now has {bots} hosted bots, status {}", info["status"]));
     }
     hold_until(ctx, deadline).await;
     stranger.close().await;

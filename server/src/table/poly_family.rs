@@ -7,7 +7,7 @@ use capicua_engine::{Family, Seat};
 use capicua_protocol::{AnyMove, Family as Wire, poly, tiles};
 
 use super::{Match, Moved, RoomRules, RulesOf, Table, TableEvents, TableFamily};
-use crate::db::{HandResults, Play};
+use crate::record::{HandResults, Play};
 
 /// The moves played, in order, and the `hand-ended` events so far.
 #[derive(Clone, Debug, Default)]

@@ -6,7 +6,7 @@ use capicua_engine::{Event, Family, Game, Move, Rules, Seat, Seating};
 use capicua_protocol::{AnyMove, Family as Wire, poly, tiles};
 
 use super::{Match, Moved, RoomRules, RulesOf, Table, TableEvents, TableFamily};
-use crate::db::{HandResults, Play};
+use crate::record::{HandResults, Play};
 
 impl TableFamily for Game {
     /// The game keeps its own log and hand results.
