@@ -412,16 +412,7 @@ fn scan_code(toks: &[Token], refs: &mut Vec<Reference>) {
             && toks.get(i + 1).is_some_and(|n| n.tok == Tok::PathSep)
             && !(i > 0 && (toks[i - 1].is_punct('$') || toks[i - 1].tok == Tok::PathSep));
         if starts_path {
-            let mut segments = vec![t.ident().unwrap_or_default().to_owned()];
-            let mut line = t.line;
-            let mut j = i + 1;
-            while toks.get(j).is_some_and(|n| n.tok == Tok::PathSep)
-                && let Some(next) = toks.get(j + 1).and_then(Token::ident)
-            {
-                segments.push(next.to_owned());
-                line = toks[j + 1].line;
-                j += 2;
-            }
+            let (segments, line, j) = path_at(toks, i);
             refs.push(Reference { segments, line, kind: RefKind::Code });
             i = j;
             continue;
@@ -431,22 +422,29 @@ fn scan_code(toks: &[Token], refs: &mut Vec<Reference>) {
             && toks.get(i + 2).and_then(Token::ident).is_some()
             && !(i > 0 && (toks[i - 1].is_punct('$') || toks[i - 1].tok == Tok::PathSep));
         if starts_relative {
-            let mut segments = vec![t.ident().unwrap_or_default().to_owned()];
-            let mut line = t.line;
-            let mut j = i + 1;
-            while toks.get(j).is_some_and(|n| n.tok == Tok::PathSep)
-                && let Some(next) = toks.get(j + 1).and_then(Token::ident)
-            {
-                segments.push(next.to_owned());
-                line = toks[j + 1].line;
-                j += 2;
-            }
+            let (segments, line, j) = path_at(toks, i);
             refs.push(Reference { segments, line, kind: RefKind::Relative });
             i = j;
             continue;
         }
         i += 1;
     }
+}
+
+/// The path starting at the identifier `toks[i]`: its segments, the line
+/// of its last segment, and the index after it.
+fn path_at(toks: &[Token], i: usize) -> (Vec<String>, u32, usize) {
+    let mut segments = vec![toks[i].ident().unwrap_or_default().to_owned()];
+    let mut line = toks[i].line;
+    let mut j = i + 1;
+    while toks.get(j).is_some_and(|n| n.tok == Tok::PathSep)
+        && let Some(next) = toks.get(j + 1).and_then(Token::ident)
+    {
+        segments.push(next.to_owned());
+        line = toks[j + 1].line;
+        j += 2;
+    }
+    (segments, line, j)
 }
 
 #[cfg(test)]
