@@ -69,58 +69,14 @@ async fn main() -> anyhow::Result<()> {
     }
     let db = Db::open(&database).await?;
     if backend == Backend::Postgres {
-        use sqlx::Row;
-        let row = sqlx::query("SELECT (SELECT COUNT(*) FROM players), (SELECT COUNT(*) FROM games)")
-            .fetch_one(db.pool())
-            .await?;
-        let (players, games): (i64, i64) = (row.get(0), row.get(1));
-        if players > 0 || games > 0 {
-            anyhow::bail!(
-                "{database} already holds {players} players and {games} games: give an empty database \
-                 (createdb a fresh one), so the figures measure this run alone"
-            );
-        }
+        ensure_empty(&db, &database).await?;
     }
     println!("backend {backend:?}, {n} games from {rooms} rooms");
     let mut players = vec![];
     for i in 0..200 {
         players.push(db.register(&format!("p{i}")).await?.0.id);
     }
-    let rules: Arc<Rules> = Rules::preset("latin").expect("preset").into();
-    // Play the matches first so only storing is timed.
-    let mut records = Vec::with_capacity(n);
-    let mut moves = 0usize;
-    for i in 0..n {
-        let mut g = Game::new(rules.clone(), Seating::new(4), i as u64)?;
-        while g.to_move().is_some() {
-            let m = g.legal_moves()[0];
-            g.play(m)?;
-        }
-        moves += g.log().len();
-        let seats = (0..4u8)
-            .map(|s| SeatRecord {
-                seat: s,
-                side: g.table().side_of(Seat(s)).0,
-                player_id: Some(players[(i * 7 + s as usize * 13) % players.len()]),
-                name: String::new(),
-                kind: SeatKind::Player,
-            })
-            .collect();
-        records.push(GameRecord {
-            room_id: None,
-            play: Play::Tiles { variant: rules.variant().clone(), seating: Seating::new(4), moves: g.log().to_vec() },
-            seed: i as u64,
-            scores: g.scores().to_vec(),
-            seat_scores: g.seat_scores().to_vec(),
-            hands: HandResults::Tiles(g.hand_results().to_vec()),
-            winner: g.outcome().and_then(|o| o.winner).map(|s| s.0),
-            forfeit: None,
-            seats,
-            timeouts: vec![0; 4],
-            tournament: None,
-            rated: true,
-        });
-    }
+    let (records, moves) = played(n, &players)?;
     // CAPICUA_STORE_WRITERS=K: K writers on the database (as K servers on
     // one PostgreSQL database have), the rooms dealt among them in turn.
     let writers: usize = std::env::var("CAPICUA_STORE_WRITERS").ok().and_then(|v| v.parse().ok()).unwrap_or(1).max(1);
@@ -160,6 +116,70 @@ async fn main() -> anyhow::Result<()> {
             t.elapsed().as_secs_f64()
         );
     }
+    time_leaderboard(&db).await?;
+    db.close().await;
+    Ok(())
+}
+
+/// `n` matches of latin played out by first legal moves, as the records
+/// a room would store (rated, four players each), and their moves in all.
+fn played(n: usize, players: &[i64]) -> anyhow::Result<(Vec<GameRecord>, usize)> {
+    let rules: Arc<Rules> = Rules::preset("latin").expect("preset").into();
+    let mut records = Vec::with_capacity(n);
+    let mut moves = 0usize;
+    for i in 0..n {
+        let mut g = Game::new(rules.clone(), Seating::new(4), i as u64)?;
+        while g.to_move().is_some() {
+            let m = g.legal_moves()[0];
+            g.play(m)?;
+        }
+        moves += g.log().len();
+        let seats = (0..4u8)
+            .map(|s| SeatRecord {
+                seat: s,
+                side: g.table().side_of(Seat(s)).0,
+                player_id: Some(players[(i * 7 + s as usize * 13) % players.len()]),
+                name: String::new(),
+                kind: SeatKind::Player,
+            })
+            .collect();
+        records.push(GameRecord {
+            room_id: None,
+            play: Play::Tiles { variant: rules.variant().clone(), seating: Seating::new(4), moves: g.log().to_vec() },
+            seed: i as u64,
+            scores: g.scores().to_vec(),
+            seat_scores: g.seat_scores().to_vec(),
+            hands: HandResults::Tiles(g.hand_results().to_vec()),
+            winner: g.outcome().and_then(|o| o.winner).map(|s| s.0),
+            forfeit: None,
+            seats,
+            timeouts: vec![0; 4],
+            tournament: None,
+            rated: true,
+        });
+    }
+    Ok((records, moves))
+}
+
+/// Refuses a PostgreSQL database that already holds players or games, so
+/// the figures measure this run alone.
+async fn ensure_empty(db: &Db, database: &str) -> anyhow::Result<()> {
+    use sqlx::Row;
+    let row =
+        sqlx::query("SELECT (SELECT COUNT(*) FROM players), (SELECT COUNT(*) FROM games)").fetch_one(db.pool()).await?;
+    let (players, games): (i64, i64) = (row.get(0), row.get(1));
+    if players > 0 || games > 0 {
+        anyhow::bail!(
+            "{database} already holds {players} players and {games} games: give an empty database \
+             (createdb a fresh one), so the figures measure this run alone"
+        );
+    }
+    Ok(())
+}
+
+/// Times the latin leaderboard over what is stored: 21 queries, median and
+/// maximum.
+async fn time_leaderboard(db: &Db) -> anyhow::Result<()> {
     let mut times = vec![];
     let mut board = vec![];
     for _ in 0..21 {
@@ -175,7 +195,6 @@ async fn main() -> anyhow::Result<()> {
         times[10],
         times[20]
     );
-    db.close().await;
     Ok(())
 }
 

@@ -119,6 +119,26 @@ where
     Ok(t0.elapsed().as_secs_f64() * 1000.0 / reps as f64)
 }
 
+/// One remote bot process (heuristic) per token plays tournament `id` on
+/// the server at `addr`, until the tournament ends.
+fn play_bots(bot_bin: &Path, addr: SocketAddr, id: i64, tokens: &[String]) -> anyhow::Result<()> {
+    let mut bots = vec![];
+    for t in tokens {
+        bots.push(
+            Command::new(bot_bin)
+                .args(["play", "--server", &format!("ws://{addr}/ws"), "--strategy", "heuristic", "--tournament"])
+                .arg(id.to_string())
+                .args(["--token", t])
+                .stderr(Stdio::null())
+                .spawn()?,
+        );
+    }
+    for mut b in bots {
+        b.wait()?;
+    }
+    Ok(())
+}
+
 async fn live(matches: usize) -> anyhow::Result<()> {
     let server_bin = release_bin("capicua-server")?;
     let bot_bin = release_bin("capicua-bot")?;
@@ -159,20 +179,7 @@ async fn live(matches: usize) -> anyhow::Result<()> {
         legs.div_ceil(4)
     );
     let t0 = Instant::now();
-    let mut bots = vec![];
-    for t in &tokens {
-        bots.push(
-            Command::new(&bot_bin)
-                .args(["play", "--server", &format!("ws://{addr}/ws"), "--strategy", "heuristic", "--tournament"])
-                .arg(id.to_string())
-                .args(["--token", t])
-                .stderr(Stdio::null())
-                .spawn()?,
-        );
-    }
-    for mut b in bots {
-        b.wait()?;
-    }
+    play_bots(&bot_bin, addr, id, &tokens)?;
     let secs = t0.elapsed().as_secs_f64();
     let pool = sqlx::SqlitePool::connect(&format!("sqlite://{}", db_path.display())).await?;
     let stored: i64 = sqlx::query("SELECT COUNT(*) FROM tournament_matches WHERE tournament_id = ?")
@@ -205,6 +212,65 @@ async fn live(matches: usize) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// A finished tournament of `n` random results stored in `db` (games,
+/// results and standings rows, in one transaction): its id, config, state
+/// and the number of results.
+async fn fill(db: &Db, n: usize) -> anyhow::Result<(i64, capicua_tournament::Config, Tournament, usize)> {
+    let names: Vec<String> = (0..8).map(|i| format!("bot:random#{i}")).collect();
+    let per_leg = tables_per_leg(&names)?;
+    let text = spec_text(&names, n.div_ceil(per_leg) as u32, Some(n as u32));
+    let (id, config) = store::create(
+        db,
+        &text,
+        SpecFormat::Toml,
+        capicua_strategy::SearchCaps::default(),
+        store::Origin::Operator,
+        None,
+    )
+    .await?;
+    // Mark it finished first so a server does not try to run it.
+    db.set_tournament_status(
+        id,
+        capicua_protocol::TournamentStatus::Finished,
+        None,
+        &[capicua_protocol::TournamentStatus::Pending],
+    )
+    .await?;
+    let mut t = Tournament::new(config.clone());
+    let mut tx = db.pool().begin().await?;
+    let mut i = 0;
+    while let Some(r) = t.next_round() {
+        for tb in &r.tables {
+            let res = fake(r.number, tb.id, tb.seats.len(), i);
+            let g: i64 = sqlx::query_scalar(
+                "INSERT INTO games (room_id, variant, variant_json, seed, seating_json, moves_json, scores_json,
+                 winner, forfeit, hands, rated, finished_at) VALUES (NULL, 'latin', '{}', ?, '{}', '[]', '[100,0]', ?, NULL, 1, 1, 0)
+                 RETURNING id",
+            )
+            .bind(i as i64)
+            .bind(res.winner.map(i64::from))
+            .fetch_one(&mut *tx)
+            .await?;
+            sqlx::query(
+                "INSERT INTO tournament_matches (tournament_id, round, table_no, game_id, winner, result_json) VALUES (?, ?, ?, ?, ?, ?)",
+            )
+            .bind(id)
+            .bind(r.number as i64)
+            .bind(tb.id as i64)
+            .bind(g)
+            .bind(res.winner.map(i64::from))
+            .bind(serde_json::to_string(&res)?)
+            .execute(&mut *tx)
+            .await?;
+            t.record(res)?;
+            i += 1;
+        }
+    }
+    tx.commit().await?;
+    db.save_tournament_standings(id, &t.standings()).await?;
+    Ok((id, config, t, i))
+}
+
 async fn scale(sizes: &[usize]) -> anyhow::Result<()> {
     println!(
         "{:>8} {:>10} {:>12} {:>14} {:>13} {:>13} {:>15} {:>10} {:>14}",
@@ -223,59 +289,8 @@ async fn scale(sizes: &[usize]) -> anyhow::Result<()> {
         std::fs::create_dir_all(&dir)?;
         let db_path = dir.join("scale.db");
         let db = Db::open(db_path.to_str().context("path")?).await?;
-        let names: Vec<String> = (0..8).map(|i| format!("bot:random#{i}")).collect();
-        let per_leg = tables_per_leg(&names)?;
-        let text = spec_text(&names, n.div_ceil(per_leg) as u32, Some(n as u32));
-        let (id, config) = store::create(
-            &db,
-            &text,
-            SpecFormat::Toml,
-            capicua_strategy::SearchCaps::default(),
-            store::Origin::Operator,
-            None,
-        )
-        .await?;
-        // Mark it finished first so a server does not try to run it.
-        db.set_tournament_status(
-            id,
-            capicua_protocol::TournamentStatus::Finished,
-            None,
-            &[capicua_protocol::TournamentStatus::Pending],
-        )
-        .await?;
         let t0 = Instant::now();
-        let mut t = Tournament::new(config.clone());
-        let mut tx = db.pool().begin().await?;
-        let mut i = 0;
-        while let Some(r) = t.next_round() {
-            for tb in &r.tables {
-                let res = fake(r.number, tb.id, tb.seats.len(), i);
-                let g: i64 = sqlx::query_scalar(
-                    "INSERT INTO games (room_id, variant, variant_json, seed, seating_json, moves_json, scores_json,
-                     winner, forfeit, hands, rated, finished_at) VALUES (NULL, 'latin', '{}', ?, '{}', '[]', '[100,0]', ?, NULL, 1, 1, 0)
-                     RETURNING id",
-                )
-                .bind(i as i64)
-                .bind(res.winner.map(i64::from))
-                .fetch_one(&mut *tx)
-                .await?;
-                sqlx::query(
-                    "INSERT INTO tournament_matches (tournament_id, round, table_no, game_id, winner, result_json) VALUES (?, ?, ?, ?, ?, ?)",
-                )
-                .bind(id)
-                .bind(r.number as i64)
-                .bind(tb.id as i64)
-                .bind(g)
-                .bind(res.winner.map(i64::from))
-                .bind(serde_json::to_string(&res)?)
-                .execute(&mut *tx)
-                .await?;
-                t.record(res)?;
-                i += 1;
-            }
-        }
-        tx.commit().await?;
-        db.save_tournament_standings(id, &t.standings()).await?;
+        let (id, config, t, i) = fill(&db, n).await?;
         let stored_secs = t0.elapsed().as_secs_f64();
         let listener = TcpListener::bind("127.0.0.1:0").await?;
         let addr = listener.local_addr()?;
