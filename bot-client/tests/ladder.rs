@@ -246,7 +246,7 @@ async fn a_poly_preset_has_a_ladder_of_rated_poly_matches() {
             assert_eq!(c.join(room, Some(seat)).await, seat);
             c.ready(room).await;
             let (c, over) = common::play_until_over(c, room, u64::from(seat) + 3).await;
-            assert!(c.frames.iter().any(|f| f["type"] == "poly-prompt"), "a poly match");
+            assert!(c.frames.iter().any(|f| f["type"] == "prompt" && f["family"] == "poly"), "a poly match");
             over["game"].as_i64().expect("stored")
         });
     }

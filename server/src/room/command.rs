@@ -73,7 +73,7 @@ pub enum RoomCmd {
         client: Client,
         /// The prompt answered.
         prompt: PromptId,
-        /// The move (of the room's family: `move` or `poly-move`).
+        /// The move, of the room's family.
         mv: AnyMove,
         /// Request id.
         id: Option<u64>,
