@@ -73,6 +73,27 @@ fn spec_text(entrants: &[String], legs: u32, games: Option<u32>) -> String {
     s
 }
 
+/// Stores a round robin of `names` that stops after `matches` matches (as
+/// many legs as that takes), as an operator would create it.
+async fn create_round_robin(
+    db: &Db,
+    names: &[String],
+    matches: usize,
+) -> anyhow::Result<(i64, capicua_tournament::Config)> {
+    let legs = matches.div_ceil(tables_per_leg(names)?) as u32;
+    let text = spec_text(names, legs, Some(matches as u32));
+    let created = store::create(
+        db,
+        &text,
+        SpecFormat::Toml,
+        capicua_strategy::SearchCaps::default(),
+        store::Origin::Operator,
+        None,
+    )
+    .await?;
+    Ok(created)
+}
+
 /// Tables one leg of the round robin has.
 fn tables_per_leg(entrants: &[String]) -> anyhow::Result<usize> {
     let spec: TournamentSpec = toml::from_str(&spec_text(entrants, 1, None))?;
@@ -153,16 +174,7 @@ async fn live(matches: usize) -> anyhow::Result<()> {
     }
     let per_leg = tables_per_leg(&names)?;
     let legs = matches.div_ceil(per_leg) as u32;
-    let text = spec_text(&names, legs, Some(matches as u32));
-    let (id, _) = store::create(
-        &db,
-        &text,
-        SpecFormat::Toml,
-        capicua_strategy::SearchCaps::default(),
-        store::Origin::Operator,
-        None,
-    )
-    .await?;
+    let (id, _) = create_round_robin(&db, &names, matches).await?;
     db.close().await;
     let port = TcpListener::bind("127.0.0.1:0").await?.local_addr()?.port();
     let addr: SocketAddr = format!("127.0.0.1:{port}").parse()?;
@@ -217,17 +229,7 @@ async fn live(matches: usize) -> anyhow::Result<()> {
 /// and the number of results.
 async fn fill(db: &Db, n: usize) -> anyhow::Result<(i64, capicua_tournament::Config, Tournament, usize)> {
     let names: Vec<String> = (0..8).map(|i| format!("bot:random#{i}")).collect();
-    let per_leg = tables_per_leg(&names)?;
-    let text = spec_text(&names, n.div_ceil(per_leg) as u32, Some(n as u32));
-    let (id, config) = store::create(
-        db,
-        &text,
-        SpecFormat::Toml,
-        capicua_strategy::SearchCaps::default(),
-        store::Origin::Operator,
-        None,
-    )
-    .await?;
+    let (id, config) = create_round_robin(db, &names, n).await?;
     // Mark it finished first so a server does not try to run it.
     db.set_tournament_status(
         id,
