@@ -8,7 +8,7 @@
 // for cells of side 1. Pips are written as numerals beside their side.
 
 import { h, s, rovingTiles } from './dom.js';
-import { sendMove } from './prompt.js';
+import { sendMove, otherMoves, legalInWords } from './prompt.js';
 import { fitFelt } from './board.js';
 // `tr`: the table is `t` throughout this file.
 import { t as tr } from './i18n.js';
@@ -595,12 +595,8 @@ function applyPolyEvents(app, t, events, log) {
 
 /** The legal moves in words. */
 export function describePoly(t) {
-  const legal = t.prompt?.legal || [];
   const hand = new Map((t.view?.hand || []).map(([id, pips]) => [id, pips]));
-  const plays = [...new Set(legal.filter((m) => m.kind === 'play').map((m) => m.tile))];
-  if (plays.length) return tr('poly.playable-list', { tiles: plays.map((id) => polyName(hand.get(id) || [])).join(', ') });
-  if (legal.some((m) => m.kind === 'draw')) return tr('poly.nothing-draw');
-  return tr('poly.nothing-pass');
+  return legalInWords(t, (id) => polyName(hand.get(id) || []));
 }
 
 // --- the table page's parts ----------------------------------------------------------
@@ -696,9 +692,8 @@ export function polyTargets(app, t) {
 }
 
 /** The hand, the rotation controls, draw and pass. */
-export function polyHandArea(app, t, { clock }) {
+export function polyHandArea(app, t, { title }) {
   const hand = t.view?.hand || [];
-  const legal = t.prompt?.legal || [];
   const buttons = hand.map(([id, pips], i) => {
     const ok = movesFor(t, id).length > 0;
     const chosen = t.choosing === id;
@@ -788,24 +783,8 @@ export function polyHandArea(app, t, { clock }) {
       ),
     );
   }
-  const others = legal.filter((m) => m.kind !== 'play');
-  if (others.length) {
-    extra.push(
-      h(
-        'div',
-        { class: 'row' },
-        others.map((m) =>
-          h(
-            'button',
-            { class: 'primary', 'data-key': `move-${m.kind}`, 'aria-label': m.kind === 'draw' ? tr('poly.draw-label') : tr('poly.pass-label'), onclick: () => send(app, t, m) },
-            m.kind === 'draw' ? tr('poly.draw') : tr('poly.pass'),
-          ),
-        ),
-      ),
-    );
-  }
-  const title = t.prompt ? h('h2', {}, tr('poly.your-turn'), clock) : h('h2', {}, tr('poly.your-hand'));
-  return h('section', { class: 'hand-area', 'aria-label': tr('poly.hand-and-moves') }, title, row, extra);
+  extra.push(otherMoves(t, { label: (m) => (m.kind === 'draw' ? tr('tb.draw-lc') : tr('tb.pass-lc')), send: (m) => send(app, t, m) }));
+  return h('section', { class: `hand-area ${t.prompt ? 'my-turn' : ''}`, 'aria-label': tr('tb.hand-and-moves') }, title, row, extra);
 }
 
 /** The scores of a poly match (every seat its own side) with the target. */

@@ -1,6 +1,7 @@
 // Answering a prompt: the one way a table, two-faced or poly, sends a move.
 
-import { errorText } from './i18n.js';
+import { h } from './dom.js';
+import { t as say, errorText } from './i18n.js';
 
 /**
  * Answers the pending prompt with `move`, of the table's `family` (`tiles`
@@ -20,4 +21,51 @@ export function sendMove(app, t, move, family = 'tiles') {
     else app.conn.request({ type: 'resync', room: t.room }).catch(() => {});
     app.update();
   });
+}
+
+/**
+ * The prompt's moves other than a tile's play (draw, pass) as a row of
+ * buttons, the same at every table; `label(m)` names a move for a screen
+ * reader.
+ */
+export function otherMoves(t, { label, send }) {
+  const others = (t.prompt?.legal || []).filter((m) => m.kind !== 'play');
+  if (!others.length) return null;
+  return h(
+    'div',
+    { class: 'row' },
+    others.map((m) =>
+      h(
+        'button',
+        { class: 'primary', 'data-key': `move-${m.kind}`, 'aria-label': label(m), onclick: () => send(m) },
+        m.kind === 'draw' ? say('tb.draw') : say('tb.pass'),
+      ),
+    ),
+  );
+}
+
+/** The prompt's legal moves in words: the playable tiles by `name`, else draw or pass. */
+export function legalInWords(t, name) {
+  const legal = t.prompt?.legal || [];
+  const plays = [...new Set(legal.filter((m) => m.kind === 'play').map((m) => name(m.tile)))];
+  if (plays.length) return say('tb.playable-list', { list: plays.join(', ') });
+  if (legal.some((m) => m.kind === 'draw')) return say('tb.nothing-draw');
+  return say('tb.nothing-pass');
+}
+
+/** The seconds left to `endsAt` (a `performance.now()` time), as shown on a clock. */
+export function secondsLeft(endsAt) {
+  return `${Math.max(0, Math.ceil((endsAt - performance.now()) / 1000))} s`;
+}
+
+/** The hand's title: whose turn, the clock of the move and its choices in words. */
+export function handTitle(t, describe) {
+  if (!t.prompt) return h('h2', {}, say('tb.your-hand'));
+  return h(
+    'h2',
+    {},
+    `${say('tb.your-turn')} `,
+    h('span', { class: 'clock', role: 'timer', 'aria-label': say('tb.time-yours'), 'data-ends-at': t.prompt.endsAt }, secondsLeft(t.prompt.endsAt)),
+    h('span', { class: 'turn-text' }, ` ${describe(t)}`),
+  );
 }

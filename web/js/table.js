@@ -7,7 +7,9 @@ import { tileSvg, needsNumerals } from './tiles.js';
 import { strengthOptions } from './lobby.js';
 import { hintBox, isHinted } from './hints.js';
 import { renderPolyBoard, polyTargets, polyHandArea, polyScores, describePoly, polyHandPictures } from './poly.js';
-import { sendMove } from './prompt.js';
+import { sendMove, otherMoves, legalInWords, handTitle, secondsLeft } from './prompt.js';
+
+export { secondsLeft };
 import { t as say } from './i18n.js';
 
 // --- shared pieces (also used by the replay page) -----------------------------
@@ -231,10 +233,6 @@ export function seatPanels({ view, seats, mySeat, sideOf, names, clockFor, passe
 }
 
 /** A clock's text (the page's ticker keeps it current). */
-export function secondsLeft(endsAt) {
-  return `${Math.max(0, Math.ceil((endsAt - performance.now()) / 1000))} s`;
-}
-
 /** Tile halves across the board for a container this wide (in CSS pixels). */
 export function boardWidth(px) {
   const w = Math.round((px || 900) / 30);
@@ -395,32 +393,8 @@ function handArea(app, t) {
   const same = (m) => legal.find((o) => JSON.stringify(o) === JSON.stringify(m)) || m;
   const hint = hintBox(app, t, (m) => moveLabel(t, same(m)));
   if (hint) extra.push(hint);
-  const others = legal.filter((m) => m.kind !== 'play');
-  if (others.length) {
-    extra.push(
-      h(
-        'div',
-        { class: 'row' },
-        others.map((m) =>
-          h(
-            'button',
-            { class: 'primary', 'data-key': `move-${m.kind}`, 'aria-label': moveLabel(t, m), onclick: () => sendMove(app, t, m) },
-            m.kind === 'draw' ? say('tb.draw') : say('tb.pass'),
-          ),
-        ),
-      ),
-    );
-  }
-  const title = t.prompt
-    ? h(
-        'h2',
-        {},
-        `${say('tb.your-turn')} `,
-        h('span', { class: 'clock', role: 'timer', 'aria-label': say('tb.time-yours'), 'data-ends-at': t.prompt.endsAt }, secondsLeft(t.prompt.endsAt)),
-        h('span', { class: 'turn-text' }, ` ${describe(t)}`),
-      )
-    : h('h2', {}, say('tb.your-hand'));
-  return h('section', { class: `hand-area ${t.prompt ? 'my-turn' : ''}`, 'aria-label': say('tb.hand-and-moves') }, title, row, extra);
+  extra.push(otherMoves(t, { label: (m) => moveLabel(t, m), send: (m) => sendMove(app, t, m) }));
+  return h('section', { class: `hand-area ${t.prompt ? 'my-turn' : ''}`, 'aria-label': say('tb.hand-and-moves') }, handTitle(t, describe), row, extra);
 }
 
 function boardTargets(app, t) {
@@ -617,72 +591,6 @@ function gameOverCard(app, t) {
   );
 }
 
-function playing(app, t) {
-  const v = t.view;
-  // At a hand's end the table shows that hand's final position, hands face up.
-  const shown = t.handEnd?.view || v;
-  const sideOf = (s) => app.sideOf(t, s);
-  const sn = (side) => sideName(app, t, side);
-  const moveMs = t.info?.time?.['move-ms'] || 30000;
-  const n = shown?.['hand-sizes']?.length ?? t.info?.seats?.length ?? 4;
-  const parts = [];
-  parts.push(scoreboard({ view: v, variant: t.variant, seat: t.seat, sideOf, sideName: sn }));
-  const felt = h('section', { class: 'felt', 'aria-label': say('tb.the-board') });
-  if (t.banner && !t.handEnd) felt.append(h('p', { class: 'banner', role: 'status' }, t.banner.text));
-  // Up to four seats sit around the board; more sit in a row above it.
-  const around = n <= 4;
-  parts.push(
-    h(
-      'div',
-      { class: around ? `table-grid n${n}` : 'table-rows' },
-      seatPanels({
-        view: shown,
-        seats: t.info?.seats?.length,
-        mySeat: t.seat,
-        sideOf,
-        names: (s) => names(t, s),
-        passed: t.handEnd ? null : t.passed,
-        last: t.handEnd ? null : t.lastAction,
-        around,
-        numerals: needsNumerals(t.variant),
-        clockFor: () =>
-          h('span', { class: 'clock small', role: 'timer', 'aria-label': say('tb.time-this'), 'data-ends-at': t.turnSince + moveMs }, secondsLeft(t.turnSince + moveMs)),
-      }),
-      felt,
-    ),
-  );
-  if (t.gameOver) parts.push(gameOverCard(app, t));
-  const stock = shown?.stock ? h('p', { class: 'small muted stock' }, say('tb.stock', { n: shown.stock })) : null;
-  if (stock) parts.push(stock);
-  if (t.handEnd) parts.push(handEndPanel(app, t));
-  else if (t.seat !== null && v?.hand) parts.push(handArea(app, t));
-  // Without the hand's end in the frame (an older server), its result
-  // comes under the hand, where it pushes nothing out of view.
-  if (t.summary && !t.handEnd) {
-    parts.push(
-      handSummary(t.summary, {
-        who: (s, cap) => app.who(t, s, { cap }),
-        sideName: sn,
-        onClose: t.gameOver
-          ? null
-          : () => {
-              t.summary = null;
-              app.update();
-            },
-      }),
-    );
-  }
-  parts.push(
-    h(
-      'section',
-      { 'aria-labelledby': 'log-h' },
-      h('h2', { id: 'log-h' }, say('tb.log')),
-      h('ol', { class: 'log' }, t.log.slice(-12).reverse().map((l) => h('li', {}, l))),
-    ),
-  );
-  return { parts, felt };
-}
-
 /** A poly hand's end: the final position stays on the board; each seat's tiles face up. */
 function polyHandEnd(app, t) {
   const v = t.handEnd.view || {};
@@ -707,36 +615,111 @@ function polyHandEnd(app, t) {
   );
 }
 
-/** The table of a poly match: scores, seats, the board as SVG, the hand. */
-function polyPlaying(app, t) {
+/**
+ * The parts of a table that a tile family draws its own way: the scores,
+ * the board, the hand and a hand's end. The page around them (seats,
+ * clocks, banners, the match's end, the log) is one for every family.
+ */
+const TILES_TABLE = {
+  feltClass: 'felt',
+  // Up to four seats sit around the board; more sit in a row above it.
+  around: (n) => n <= 4,
+  stockLine: true,
+  scores: (app, t) =>
+    scoreboard({ view: t.view, variant: t.variant, seat: t.seat, sideOf: (s) => app.sideOf(t, s), sideName: (side) => sideName(app, t, side) }),
+  hand: handArea,
+  handEnd: handEndPanel,
+  /** The board is drawn once the page is in place, at the felt's width. */
+  drawBoard(app, t, felt) {
+    const shown = t.handEnd?.view || t.view;
+    felt.append(
+      renderBoard({
+        view: shown,
+        variant: t.variant,
+        seat: t.seat,
+        width: boardWidth(felt.clientWidth - 20),
+        numerals: needsNumerals(t.variant),
+        targets: t.handEnd ? [] : boardTargets(app, t),
+      }),
+    );
+    markLastTile(app, t, felt, shown);
+  },
+};
+
+const POLY_TABLE = {
+  feltClass: 'felt poly',
+  around: () => false,
+  // The poly scoreboard counts the stock itself.
+  stockLine: false,
+  scores: (app, t) =>
+    polyScores({ view: t.view, variant: t.variant, seat: t.seat, name: (s) => (s === t.seat ? say('tb.you-cap') : say('tb.seat-cap', { n: s + 1 })) }),
+  hand: (app, t) => polyHandArea(app, t, { title: handTitle(t, describePoly) }),
+  handEnd: polyHandEnd,
+  drawBoard(app, t, felt) {
+    felt.append(renderPolyBoard({ view: t.handEnd?.view || t.view, variant: t.variant, targets: t.handEnd ? [] : polyTargets(app, t) }));
+  },
+};
+
+/** The family's parts for the table `t`. */
+function familyOf(t) {
+  return t.poly || t.info?.poly ? POLY_TABLE : TILES_TABLE;
+}
+
+/**
+ * A match at the table: scores, the seats around the felt, the hand or
+ * the hand's end, and the log. Returns the page's parts and the felt, whose
+ * board the family draws once the parts are in place.
+ */
+function playing(app, t) {
+  const fam = familyOf(t);
   const v = t.view;
+  // At a hand's end the table shows that hand's final position, hands face up.
+  const shown = t.handEnd?.view || v;
   const moveMs = t.info?.time?.['move-ms'] || 30000;
-  const parts = [];
-  parts.push(polyScores({ view: v, variant: t.variant, seat: t.seat, name: (s) => (s === t.seat ? say('tb.you-cap') : say('tb.seat-cap', { n: s + 1 })) }));
+  const n = shown?.['hand-sizes']?.length ?? t.info?.seats?.length ?? 4;
+  const parts = [fam.scores(app, t)];
+  const felt = h('section', { class: fam.feltClass, 'aria-label': say('tb.the-board') });
+  if (t.banner && !t.handEnd) felt.append(h('p', { class: 'banner', role: 'status' }, t.banner.text));
+  const around = fam.around(n);
   parts.push(
-    seatPanels({
-      view: v,
-      seats: t.info?.seats?.length,
-      mySeat: t.seat,
-      sideOf: (s) => s,
-      names: (s) => names(t, s),
-      passed: t.passed,
-      clockFor: () =>
-        h('span', { class: 'clock small', role: 'timer', 'aria-label': say('tb.time-this'), 'data-ends-at': t.turnSince + moveMs }, secondsLeft(t.turnSince + moveMs)),
-    }),
+    h(
+      'div',
+      { class: around ? `table-grid n${n}` : 'table-rows' },
+      seatPanels({
+        view: shown,
+        seats: t.info?.seats?.length,
+        mySeat: t.seat,
+        sideOf: (s) => app.sideOf(t, s),
+        names: (s) => names(t, s),
+        passed: t.handEnd ? null : t.passed,
+        last: t.handEnd ? null : t.lastAction,
+        around,
+        numerals: needsNumerals(t.variant),
+        clockFor: () =>
+          h('span', { class: 'clock small', role: 'timer', 'aria-label': say('tb.time-this'), 'data-ends-at': t.turnSince + moveMs }, secondsLeft(t.turnSince + moveMs)),
+      }),
+      felt,
+    ),
   );
-  if (t.banner) parts.push(h('p', { class: 'banner', role: 'status' }, t.banner.text));
-  if (t.prompt) parts.push(h('p', { class: 'banner turn' }, `${say('tb.your-turn')}. ${describePoly(t)}`));
   if (t.gameOver) parts.push(gameOverCard(app, t));
-  const felt = h('section', { class: 'felt poly', 'aria-label': say('tb.the-board') });
-  felt.append(renderPolyBoard({ view: t.handEnd?.view || v, variant: t.variant, targets: t.handEnd ? [] : polyTargets(app, t) }));
-  parts.push(felt);
-  if (t.handEnd) parts.push(polyHandEnd(app, t));
-  else if (t.seat !== null && v?.hand) {
-    const clock = t.prompt
-      ? h('span', { class: 'clock', role: 'timer', 'aria-label': say('tb.time-yours'), 'data-ends-at': t.prompt.endsAt }, secondsLeft(t.prompt.endsAt))
-      : null;
-    parts.push(polyHandArea(app, t, { clock }));
+  if (fam.stockLine && shown?.stock) parts.push(h('p', { class: 'small muted stock' }, say('tb.stock', { n: shown.stock })));
+  if (t.handEnd) parts.push(fam.handEnd(app, t));
+  else if (t.seat !== null && v?.hand) parts.push(fam.hand(app, t));
+  // Without the hand's end in the frame (an older server), its result
+  // comes under the hand, where it pushes nothing out of view.
+  if (t.summary && !t.handEnd) {
+    parts.push(
+      handSummary(t.summary, {
+        who: (s, cap) => app.who(t, s, { cap }),
+        sideName: (side) => sideName(app, t, side),
+        onClose: t.gameOver
+          ? null
+          : () => {
+              t.summary = null;
+              app.update();
+            },
+      }),
+    );
   }
   parts.push(
     h(
@@ -746,15 +729,11 @@ function polyPlaying(app, t) {
       h('ol', { class: 'log' }, t.log.slice(-12).reverse().map((l) => h('li', {}, l))),
     ),
   );
-  return { parts, felt: null };
+  return { parts, felt, draw: () => fam.drawBoard(app, t, felt) };
 }
 
 function describe(t) {
-  const legal = t.prompt?.legal || [];
-  const plays = [...new Set(legal.filter((m) => m.kind === 'play').map((m) => tileName(m.tile)))];
-  if (plays.length) return say('tb.playable-list', { list: plays.join(', ') });
-  if (legal.some((m) => m.kind === 'draw')) return say('tb.nothing-draw');
-  return say('tb.nothing-pass');
+  return legalInWords(t, tileName);
 }
 
 /** The room page. */
@@ -963,28 +942,11 @@ export function mount(app, { room }) {
     if (!inMatch || (t.gameOver && t.info?.status === 'waiting')) {
       if (!t.closed) kids.push(waitingRoom(app, t));
     }
-    let felt = null;
-    if (inMatch) {
-      const p = t.poly || t.info?.poly ? polyPlaying(app, t) : playing(app, t);
-      kids.push(...p.parts);
-      felt = p.felt;
-    }
+    const match = inMatch ? playing(app, t) : null;
+    if (match) kids.push(...match.parts);
     replace(el, kids);
-    if (felt) {
-      const width = boardWidth(felt.clientWidth - 20);
-      const shown = t.handEnd?.view || t.view;
-      felt.append(
-        renderBoard({
-          view: shown,
-          variant: t.variant,
-          seat: t.seat,
-          width,
-          numerals: needsNumerals(t.variant),
-          targets: t.handEnd ? [] : boardTargets(app, t),
-        }),
-      );
-      markLastTile(app, t, felt, shown);
-    }
+    // The board is drawn in place, where the felt's width is known.
+    match?.draw();
     if (t.gameOver && !t.overClosed && t.focusOver !== false && free()) {
       t.focusOver = false;
       el.querySelector('[role="dialog"][aria-labelledby="over-h"]')?.focus();
