@@ -138,75 +138,21 @@ impl Game {
         })
     }
 
+    /// Ends the hand: decides its winner, scores it, records it, then
+    /// starts the next hand or ends the match.
     pub(super) fn end_hand(&mut self, end: HandEnd, ev: &mut Events) {
         let pips = self.pips();
-        let n = self.table.seats() as usize;
-        let scoring = self.rules.variant().scoring;
+        // Read before deciding the winner: a tie may double the next hand's.
         let carried = self.multiplier;
-        let winner = match end {
-            HandEnd::Out { seat, .. } => Some((self.table.side_of(seat), seat)),
-            HandEnd::Blocked { blocker } | HandEnd::Passes { blocker } => self.blocked_winner(&pips, blocker),
-            HandEnd::HandScore { seat } => Some((self.table.side_of(seat), seat)),
-            HandEnd::Target => unreachable!("target ends are recorded by score_play"),
-        };
+        let winner = self.hand_winner(end, &pips);
         let mut points = 0;
         if self.rules.penalty_scoring() {
-            // Every side takes its own pips (doubled by a carried tie).
-            let mut totals = [0i32; MAX_SEATS];
-            for (s, &p) in pips.iter().enumerate().take(n) {
-                totals[self.table.side_of(Seat(s as u8)).index()] += p;
-            }
-            for (i, &t) in totals[..self.table.sides() as usize].iter().enumerate() {
-                // All or nothing (an exact target refuses the whole sum):
-                // each seat keeps its own pips when the side's total counts.
-                if self.add_score(Side(i as u8), t * carried) != 0 {
-                    for (s, &p) in pips.iter().enumerate().take(n) {
-                        if self.table.side_of(Seat(s as u8)).index() == i {
-                            self.seat_scores[s] += p * carried;
-                        }
-                    }
-                }
-            }
+            self.charge_own_pips(&pips, carried);
             if winner.is_some() {
                 self.multiplier = 1;
             }
         } else if let Some((side, seat)) = winner {
-            let rule = if matches!(end, HandEnd::Out { .. } | HandEnd::HandScore { .. }) {
-                scoring.out
-            } else {
-                scoring.blocked
-            };
-            let (mut own, mut opp, mut others) = (0, 0, 0);
-            for (s, &p) in pips.iter().enumerate().take(n) {
-                if self.table.side_of(Seat(s as u8)) == side {
-                    own += p;
-                } else {
-                    opp += p;
-                }
-                if s != seat.index() {
-                    others += p;
-                }
-            }
-            let mut p = match rule {
-                HandPoints::Opponents => opp,
-                HandPoints::AllOthers => others,
-                HandPoints::All => own + opp,
-                HandPoints::Difference => opp - own,
-                HandPoints::Nothing | HandPoints::OwnPips => 0,
-            };
-            if scoring.round_to > 1 {
-                let r = scoring.round_to as i32;
-                p = (p + r / 2).div_euclid(r) * r;
-            }
-            p *= carried;
-            if let HandEnd::Out { capicua: true, .. } = end {
-                match scoring.capicua {
-                    Capicua::None => {}
-                    Capicua::Double => p *= 2,
-                    Capicua::Bonus(b) => p += b,
-                }
-            }
-            p += scoring.win_bonus;
+            let p = self.winning_points(end, (side, seat), &pips, carried);
             points = if p != 0 { self.add_score(side, p) } else { 0 };
             // The hand's points are the winning seat's: it went out, or
             // held the lowest hand of the block.
@@ -220,6 +166,83 @@ impl Game {
             ev.push(Event::Scored { side, points });
         }
         self.after_hand(ev);
+    }
+
+    /// The side and seat that won the hand, if any.
+    fn hand_winner(&mut self, end: HandEnd, pips: &[i32; MAX_SEATS]) -> Option<(Side, Seat)> {
+        match end {
+            HandEnd::Out { seat, .. } => Some((self.table.side_of(seat), seat)),
+            HandEnd::Blocked { blocker } | HandEnd::Passes { blocker } => self.blocked_winner(pips, blocker),
+            HandEnd::HandScore { seat } => Some((self.table.side_of(seat), seat)),
+            HandEnd::Target => unreachable!("target ends are recorded by score_play"),
+        }
+    }
+
+    /// Penalty scoring: every side takes its own pips (times `carried`, a
+    /// multiplier left by tied hands).
+    fn charge_own_pips(&mut self, pips: &[i32; MAX_SEATS], carried: i32) {
+        let n = self.table.seats() as usize;
+        let mut totals = [0i32; MAX_SEATS];
+        for (s, &p) in pips.iter().enumerate().take(n) {
+            totals[self.table.side_of(Seat(s as u8)).index()] += p;
+        }
+        for (i, &t) in totals[..self.table.sides() as usize].iter().enumerate() {
+            // All or nothing (an exact target refuses the whole sum):
+            // each seat keeps its own pips when the side's total counts.
+            if self.add_score(Side(i as u8), t * carried) != 0 {
+                for (s, &p) in pips.iter().enumerate().take(n) {
+                    if self.table.side_of(Seat(s as u8)).index() == i {
+                        self.seat_scores[s] += p * carried;
+                    }
+                }
+            }
+        }
+    }
+
+    /// The points the winner of a hand ended by `end` earns, before an
+    /// exact target may refuse them: the pips the rule counts, rounded,
+    /// times `carried`, with the capicua and win bonuses.
+    fn winning_points(&self, end: HandEnd, winner: (Side, Seat), pips: &[i32; MAX_SEATS], carried: i32) -> i32 {
+        let scoring = self.rules.variant().scoring;
+        let rule =
+            if matches!(end, HandEnd::Out { .. } | HandEnd::HandScore { .. }) { scoring.out } else { scoring.blocked };
+        let mut p = self.counted_hand_pips(rule, winner, pips);
+        if scoring.round_to > 1 {
+            let r = scoring.round_to as i32;
+            p = (p + r / 2).div_euclid(r) * r;
+        }
+        p *= carried;
+        if let HandEnd::Out { capicua: true, .. } = end {
+            match scoring.capicua {
+                Capicua::None => {}
+                Capicua::Double => p *= 2,
+                Capicua::Bonus(b) => p += b,
+            }
+        }
+        p + scoring.win_bonus
+    }
+
+    /// The pips left in the hands that `rule` counts for the winner.
+    fn counted_hand_pips(&self, rule: HandPoints, (side, seat): (Side, Seat), pips: &[i32; MAX_SEATS]) -> i32 {
+        let n = self.table.seats() as usize;
+        let (mut own, mut opp, mut others) = (0, 0, 0);
+        for (s, &p) in pips.iter().enumerate().take(n) {
+            if self.table.side_of(Seat(s as u8)) == side {
+                own += p;
+            } else {
+                opp += p;
+            }
+            if s != seat.index() {
+                others += p;
+            }
+        }
+        match rule {
+            HandPoints::Opponents => opp,
+            HandPoints::AllOthers => others,
+            HandPoints::All => own + opp,
+            HandPoints::Difference => opp - own,
+            HandPoints::Nothing | HandPoints::OwnPips => 0,
+        }
     }
 
     #[allow(clippy::too_many_arguments)]

@@ -4,10 +4,10 @@
 
 use std::sync::Arc;
 
-use super::board::PolyBoard;
+use super::board::{BoardKind, PolyBoard};
 use super::game::{PolyGame, PolyOutcome};
-use super::tile::PolyTileId;
-use super::variant::{PolyRules, PolyScoring};
+use super::tile::{PolyTileId, PolyTileSet};
+use super::variant::{PolyRules, PolyScoring, PolyVariant};
 use super::view::PolyViewSnapshot;
 use crate::error::SetupError;
 
@@ -60,85 +60,16 @@ impl PolyGame {
     /// assert!(PolyGame::from_snapshot(rules, &other).is_err());
     /// ```
     pub fn from_snapshot(rules: Arc<PolyRules>, snap: &PolyViewSnapshot) -> Result<PolyGame, SetupError> {
-        let bad = |why: String| Err(SetupError::Tiles(why));
         let variant = rules.variant();
-        if snap.variant != variant.name {
-            return bad(format!("the view is of {:?}, not {:?}", snap.variant, variant.name));
-        }
-        if snap.board_kind != variant.board {
-            return bad(format!("the view's board is {:?}, not {:?}", snap.board_kind, variant.board));
-        }
+        check_variant(variant, snap)?;
         let seats = u8::try_from(snap.hand_sizes.len()).unwrap_or(u8::MAX);
         let mut game = PolyGame::new(rules.clone(), seats, REBUILT_SEED)?;
-        if snap.scores.len() != seats as usize {
-            return bad(format!("{} scores for {seats} seats", snap.scores.len()));
-        }
-        if let Some(s) = snap.seat.filter(|&s| s >= seats) {
-            return bad(format!("seat {s} is not at the table"));
-        }
-        if let Some(s) = snap.to_move {
-            if s >= seats {
-                return Err(SetupError::Leader(s));
-            }
-            if snap.passes >= seats {
-                return bad(format!("{} passes in a row end a hand of {seats} seats", snap.passes));
-            }
-        }
+        check_seats(snap, seats)?;
         let set = rules.set();
-        let mut seen = vec![false; set.len()];
-        let mut mark = |id: PolyTileId| match seen.get_mut(id.0 as usize) {
-            None => Err(SetupError::Tiles(format!("#{} is not in a set of {}", id.0, set.len()))),
-            Some(true) => Err(SetupError::Tiles(format!("#{} is shown twice", id.0))),
-            Some(slot) => {
-                *slot = true;
-                Ok(())
-            }
-        };
-        let mut board = PolyBoard::new(variant.board);
-        for (i, p) in snap.board.iter().enumerate() {
-            mark(p.tile)?;
-            if p.node as usize != i {
-                return bad(format!("placed tile {i} says it is node {}", p.node));
-            }
-            if set.get(p.tile) != Some(p.pips) {
-                return bad(format!("node {i}: #{} is not {}", p.tile.0, p.pips));
-            }
-            if !board.allows(p.pips, set.period(p.tile), p.at, p.rotation) {
-                return bad(format!("node {i}: #{} does not fit there", p.tile.0));
-            }
-            board.place(p.tile, p.pips, p.at, p.rotation);
-        }
-        if board.placed() != snap.board.as_slice() {
-            return bad("the board's open faces are not the ones its placements leave".into());
-        }
-        let own: Vec<PolyTileId> = snap.hand.iter().map(|&(id, _)| id).collect();
-        for &(id, pips) in &snap.hand {
-            mark(id)?;
-            if set.get(id) != Some(pips) {
-                return bad(format!("the hand's #{} is not {pips}", id.0));
-            }
-        }
-        if let Some(s) = snap.seat {
-            if own.len() != snap.hand_sizes[s as usize] as usize {
-                return bad(format!("seat {s} holds {} tiles, not {}", snap.hand_sizes[s as usize], own.len()));
-            }
-        } else if !own.is_empty() {
-            return bad("a spectator's view shows a hand".into());
-        }
-        let mut unseen = (0..set.len() as u16).map(PolyTileId).filter(|t| !seen[t.0 as usize]);
-        let hidden: usize =
-            (0..seats).filter(|&s| Some(s) != snap.seat).map(|s| snap.hand_sizes[s as usize] as usize).sum::<usize>()
-                + snap.stock as usize;
-        if hidden != unseen.clone().count() {
-            return bad(format!("{hidden} tiles in other hands and the stock, but {} unseen", unseen.count()));
-        }
-        let hands: Vec<Vec<PolyTileId>> = (0..seats)
-            .map(|s| match snap.seat {
-                Some(me) if me == s => own.clone(),
-                _ => unseen.by_ref().take(snap.hand_sizes[s as usize] as usize).collect(),
-            })
-            .collect();
-        let stock: Vec<PolyTileId> = unseen.collect();
+        let mut shown = Shown::new(set.len());
+        let board = rebuild_board(variant.board, set, snap, &mut shown)?;
+        let own = own_hand(set, snap, &mut shown)?;
+        let Guessed { hands, stock } = guess_hidden(seats, snap, own, &shown)?;
         let outcome = match snap.to_move {
             Some(_) => None,
             None => Some(outcome(variant.scoring, &snap.scores, snap.hand_number)),
@@ -156,6 +87,151 @@ impl PolyGame {
         );
         Ok(game)
     }
+}
+
+/// A refusal of the snapshot's tiles.
+fn bad<T>(why: String) -> Result<T, SetupError> {
+    Err(SetupError::Tiles(why))
+}
+
+/// The snapshot is of these rules' variant and board.
+fn check_variant(variant: &PolyVariant, snap: &PolyViewSnapshot) -> Result<(), SetupError> {
+    if snap.variant != variant.name {
+        return bad(format!("the view is of {:?}, not {:?}", snap.variant, variant.name));
+    }
+    if snap.board_kind != variant.board {
+        return bad(format!("the view's board is {:?}, not {:?}", snap.board_kind, variant.board));
+    }
+    Ok(())
+}
+
+/// The scores, the viewing seat, the seat to move and the passes in a row
+/// fit a table of `seats`.
+fn check_seats(snap: &PolyViewSnapshot, seats: u8) -> Result<(), SetupError> {
+    if snap.scores.len() != seats as usize {
+        return bad(format!("{} scores for {seats} seats", snap.scores.len()));
+    }
+    if let Some(s) = snap.seat.filter(|&s| s >= seats) {
+        return bad(format!("seat {s} is not at the table"));
+    }
+    if let Some(s) = snap.to_move {
+        if s >= seats {
+            return Err(SetupError::Leader(s));
+        }
+        if snap.passes >= seats {
+            return bad(format!("{} passes in a row end a hand of {seats} seats", snap.passes));
+        }
+    }
+    Ok(())
+}
+
+/// The tiles of the set the snapshot shows, each of which it may show once.
+struct Shown {
+    seen: Vec<bool>,
+}
+
+impl Shown {
+    fn new(set_len: usize) -> Shown {
+        Shown { seen: vec![false; set_len] }
+    }
+
+    /// Notes `id` as shown, refusing a tile not in the set or shown twice.
+    fn mark(&mut self, id: PolyTileId) -> Result<(), SetupError> {
+        let set_len = self.seen.len();
+        match self.seen.get_mut(id.0 as usize) {
+            None => bad(format!("#{} is not in a set of {set_len}", id.0)),
+            Some(true) => bad(format!("#{} is shown twice", id.0)),
+            Some(slot) => {
+                *slot = true;
+                Ok(())
+            }
+        }
+    }
+
+    /// The tiles not shown, in id order.
+    fn unseen(&self) -> impl Iterator<Item = PolyTileId> + Clone + '_ {
+        (0..self.seen.len() as u16).map(PolyTileId).filter(|t| !self.seen[t.0 as usize])
+    }
+}
+
+/// Replays the snapshot's placements on an empty board, checking that each
+/// is the tile it claims and fits where it lies, and that they leave the
+/// open faces the snapshot shows.
+fn rebuild_board(
+    kind: BoardKind,
+    set: &PolyTileSet,
+    snap: &PolyViewSnapshot,
+    shown: &mut Shown,
+) -> Result<PolyBoard, SetupError> {
+    let mut board = PolyBoard::new(kind);
+    for (i, p) in snap.board.iter().enumerate() {
+        shown.mark(p.tile)?;
+        if p.node as usize != i {
+            return bad(format!("placed tile {i} says it is node {}", p.node));
+        }
+        if set.get(p.tile) != Some(p.pips) {
+            return bad(format!("node {i}: #{} is not {}", p.tile.0, p.pips));
+        }
+        if !board.allows(p.pips, set.period(p.tile), p.at, p.rotation) {
+            return bad(format!("node {i}: #{} does not fit there", p.tile.0));
+        }
+        board.place(p.tile, p.pips, p.at, p.rotation);
+    }
+    if board.placed() != snap.board.as_slice() {
+        return bad("the board's open faces are not the ones its placements leave".into());
+    }
+    Ok(board)
+}
+
+/// The viewing seat's hand, in its order, checked against the set and the
+/// seat's hand size (a spectator's view shows none).
+fn own_hand(set: &PolyTileSet, snap: &PolyViewSnapshot, shown: &mut Shown) -> Result<Vec<PolyTileId>, SetupError> {
+    let own: Vec<PolyTileId> = snap.hand.iter().map(|&(id, _)| id).collect();
+    for &(id, pips) in &snap.hand {
+        shown.mark(id)?;
+        if set.get(id) != Some(pips) {
+            return bad(format!("the hand's #{} is not {pips}", id.0));
+        }
+    }
+    if let Some(s) = snap.seat {
+        if own.len() != snap.hand_sizes[s as usize] as usize {
+            return bad(format!("seat {s} holds {} tiles, not {}", snap.hand_sizes[s as usize], own.len()));
+        }
+    } else if !own.is_empty() {
+        return bad("a spectator's view shows a hand".into());
+    }
+    Ok(own)
+}
+
+/// Every seat's hand and the stock, the hidden ones guessed.
+struct Guessed {
+    hands: Vec<Vec<PolyTileId>>,
+    stock: Vec<PolyTileId>,
+}
+
+/// Deals the unseen tiles in id order to the other seats' hands (seat
+/// order) and the rest to the stock, once their counts add up.
+fn guess_hidden(
+    seats: u8,
+    snap: &PolyViewSnapshot,
+    own: Vec<PolyTileId>,
+    shown: &Shown,
+) -> Result<Guessed, SetupError> {
+    let mut unseen = shown.unseen();
+    let hidden: usize =
+        (0..seats).filter(|&s| Some(s) != snap.seat).map(|s| snap.hand_sizes[s as usize] as usize).sum::<usize>()
+            + snap.stock as usize;
+    if hidden != unseen.clone().count() {
+        return bad(format!("{hidden} tiles in other hands and the stock, but {} unseen", unseen.count()));
+    }
+    let hands: Vec<Vec<PolyTileId>> = (0..seats)
+        .map(|s| match snap.seat {
+            Some(me) if me == s => own.clone(),
+            _ => unseen.by_ref().take(snap.hand_sizes[s as usize] as usize).collect(),
+        })
+        .collect();
+    let stock: Vec<PolyTileId> = unseen.collect();
+    Ok(Guessed { hands, stock })
 }
 
 /// How a match with these totals ended (the referee's rule: the best total
