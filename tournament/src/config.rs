@@ -77,7 +77,9 @@ pub struct TournamentSpec {
     /// When an entrant is disqualified.
     #[serde(default)]
     pub disqualify: DisqualifySpec,
-    /// How games turn into tournament points, and how ties are broken.
+    /// How games turn into tournament points, and how ties are broken (see
+    /// [`ScoringSpec`]; `docs/tournaments.md` defines every rule and
+    /// tie-break with a worked example).
     #[serde(default)]
     pub scoring: ScoringSpec,
     /// The sources' "corrupt judge": a disqualified entrant may stay in at

@@ -6,7 +6,9 @@ use crate::error::ConfigError;
 use crate::table::TableKind;
 use crate::tiebreak::TieBreak;
 
-/// Tournament scoring.
+/// Tournament scoring: the points a game is worth, and the order of the
+/// standings. `docs/tournaments.md` defines each rule and tie-break with a
+/// worked example that its test recomputes.
 ///
 /// ```
 /// use capicua_tournament::{PointsRule, ScoringSpec};
@@ -18,19 +20,48 @@ use crate::tiebreak::TieBreak;
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct ScoringSpec {
-    /// Points an entrant earns from one game.
+    /// Points an entrant earns from one game: `match-score` (default, its
+    /// side's match score), `wins` (1 a win) or `per-result` (fixed points
+    /// per win, draw and loss). Knockout games count like any other.
     #[serde(default)]
     pub points: PointsRule,
-    /// A side's match score: its members' scores, or its opponents' remaining pips.
+    /// A side's match score: `members` (default, the sum of its seats'
+    /// scores) or `opponents-pips` (the pips left in the other sides' hands).
     #[serde(default)]
     pub team_score: TeamScore,
-    /// The first ranking criterion, before tie-breaks.
+    /// The first ranking criterion, before tie-breaks: `most-points`
+    /// (default), `most-wins` (then points) or `best-player` (then points;
+    /// `fixed-pairs` only).
     #[serde(default)]
     pub winner: WinnerRule,
     /// Tie-breaks, applied in order; ties left after all of them go to the better seed.
+    /// Higher values rank first ([`TieBreak::definition`] gives these lines):
+    ///
+    /// - `head-to-head` (or `direct-encounter`): Games won minus games lost
+    ///   against the entrants still level when this tie-break is reached,
+    ///   counted once among all of them and not again among those it leaves level.
+    /// - `wins` (or `most-wins`): Games won.
+    /// - `points`: Tournament points; every winner rule already ranks by them,
+    ///   so it separates no one the winner rule left level.
+    /// - `score-difference`: The sum over the entrant's games of its side's
+    ///   match score minus the best match score among the other sides.
+    /// - `buchholz`: The sum of the points of every opponent, once per game
+    ///   against it; a bye adds nothing.
+    /// - `fide-buchholz`: Buchholz plus the entrant's own points once per bye
+    ///   (a draw against itself).
+    /// - `buchholz-cut-1`: FIDE Buchholz less its lowest contribution.
+    /// - `median-buchholz`: FIDE Buchholz less its highest and its lowest contributions.
+    /// - `sonneborn-berger`: Twice the points of every opponent beaten, plus the
+    ///   points of every opponent drawn, plus the entrant's own points once per bye.
+    /// - `fewest-timeouts`: Minus the timeouts of the entrant's players: fewer
+    ///   timeouts rank first.
+    /// - `lot`: Minus the entrant's place in an order drawn once from the tournament seed.
+    ///
+    /// Default: `head-to-head`, `wins`, `score-difference`, `buchholz`.
     #[serde(default = "TieBreak::defaults")]
     pub tie_breaks: Vec<TieBreak>,
-    /// What a bye (or walkover) is worth.
+    /// What a bye (or walkover) is worth: `nothing` (default), or the points
+    /// of a `win` or a `draw` (nothing under `match-score`).
     #[serde(default)]
     pub bye: ByeRule,
 }

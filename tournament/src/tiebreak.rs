@@ -4,8 +4,12 @@ use serde::{Deserialize, Serialize};
 
 /// One tie-break criterion; higher values rank first.
 ///
+/// Each one's definition ([`TieBreak::definition`]) and a worked example
+/// are in `docs/tournaments.md`, whose examples a test recomputes.
+///
 /// They apply in the configured order to entrants still level; `head-to-head`
-/// is computed among exactly the entrants still level at that point. When
+/// is computed among exactly the entrants still level at that point, and not
+/// again among those it leaves level (the next tie-break takes them). When
 /// every tie-break is exhausted the better (lower) seed ranks first, so a
 /// ranking is always total and reproducible.
 ///
@@ -28,14 +32,16 @@ use serde::{Deserialize, Serialize};
 #[serde(rename_all = "kebab-case")]
 pub enum TieBreak {
     /// Results among the tied entrants: +1 per game whose winning side holds
-    /// the entrant and a tied rival sits on a losing side, -1 the other way
-    /// round. FIDE's direct encounter; `direct-encounter` is accepted for it.
+    /// the entrant and a tied rival sits on a losing side, -1 per game whose
+    /// winning side holds a tied rival and not the entrant; draws count 0.
+    /// FIDE's direct encounter; `direct-encounter` is accepted for it.
     #[serde(alias = "direct-encounter")]
     HeadToHead,
     /// Games won (`most-wins` is accepted for it).
     #[serde(alias = "most-wins")]
     Wins,
-    /// Tournament points.
+    /// Tournament points (the winner rule already compares them: this
+    /// separates no one it left level).
     Points,
     /// Sum over games of (own side's match score - best opposing side's match score).
     ScoreDifference,
@@ -61,8 +67,77 @@ pub enum TieBreak {
 }
 
 impl TieBreak {
+    /// Every tie-break, in the order `docs/tournaments.md` defines them.
+    pub const ALL: [TieBreak; 11] = [
+        TieBreak::HeadToHead,
+        TieBreak::Wins,
+        TieBreak::Points,
+        TieBreak::ScoreDifference,
+        TieBreak::Buchholz,
+        TieBreak::FideBuchholz,
+        TieBreak::BuchholzCut1,
+        TieBreak::MedianBuchholz,
+        TieBreak::SonnebornBerger,
+        TieBreak::FewestTimeouts,
+        TieBreak::Lot,
+    ];
+
     /// The default order: head-to-head, wins, score difference, Buchholz.
     pub fn defaults() -> Vec<TieBreak> {
         vec![TieBreak::HeadToHead, TieBreak::Wins, TieBreak::ScoreDifference, TieBreak::Buchholz]
+    }
+
+    /// The name a spec writes it by (aliases aside).
+    ///
+    /// ```
+    /// use capicua_tournament::TieBreak;
+    /// assert_eq!(TieBreak::BuchholzCut1.name(), "buchholz-cut-1");
+    /// ```
+    pub fn name(self) -> &'static str {
+        match self {
+            TieBreak::HeadToHead => "head-to-head",
+            TieBreak::Wins => "wins",
+            TieBreak::Points => "points",
+            TieBreak::ScoreDifference => "score-difference",
+            TieBreak::Buchholz => "buchholz",
+            TieBreak::FideBuchholz => "fide-buchholz",
+            TieBreak::BuchholzCut1 => "buchholz-cut-1",
+            TieBreak::MedianBuchholz => "median-buchholz",
+            TieBreak::SonnebornBerger => "sonneborn-berger",
+            TieBreak::FewestTimeouts => "fewest-timeouts",
+            TieBreak::Lot => "lot",
+        }
+    }
+
+    /// Its definition in one line, as `docs/tournaments.md` gives it above
+    /// its worked example (higher values rank first).
+    pub fn definition(self) -> &'static str {
+        match self {
+            TieBreak::HeadToHead => {
+                "Games won minus games lost against the entrants still level when this tie-break is reached, \
+                 counted once among all of them and not again among those it leaves level."
+            }
+            TieBreak::Wins => "Games won.",
+            TieBreak::Points => {
+                "Tournament points; every winner rule already ranks by them, so it separates no one the winner \
+                 rule left level."
+            }
+            TieBreak::ScoreDifference => {
+                "The sum over the entrant's games of its side's match score minus the best match score among \
+                 the other sides."
+            }
+            TieBreak::Buchholz => {
+                "The sum of the points of every opponent, once per game against it; a bye adds nothing."
+            }
+            TieBreak::FideBuchholz => "Buchholz plus the entrant's own points once per bye (a draw against itself).",
+            TieBreak::BuchholzCut1 => "FIDE Buchholz less its lowest contribution.",
+            TieBreak::MedianBuchholz => "FIDE Buchholz less its highest and its lowest contributions.",
+            TieBreak::SonnebornBerger => {
+                "Twice the points of every opponent beaten, plus the points of every opponent drawn, plus the \
+                 entrant's own points once per bye."
+            }
+            TieBreak::FewestTimeouts => "Minus the timeouts of the entrant's players: fewer timeouts rank first.",
+            TieBreak::Lot => "Minus the entrant's place in an order drawn once from the tournament seed.",
+        }
     }
 }
