@@ -175,8 +175,13 @@ pub fn catalog() -> Vec<RuleOption> {
             "board",
             "longana",
             "Longana",
-            "The lead double opens one arm per seat.",
-            Param { name: "access", kind: ParamKind::Rules, default: "own-or-opened" }
+            "The lead double opens one arm per seat; by pagat.com's rule a double may go on any arm, even a closed one.",
+            Param { name: "access", kind: ParamKind::Rules, default: "own-or-opened" },
+            Param {
+                name: "doubles",
+                kind: ParamKind::Choice { options: &["any-arm", "like-other-tiles"] },
+                default: "any-arm"
+            }
         ),
         opt!(
             "board",
@@ -639,6 +644,10 @@ mod tests {
         let ParamKind::Choice { options } = lattice.params[0].kind else { panic!("lattice is a choice") };
         let options: BTreeSet<String> = options.iter().map(|s| s.to_string()).collect();
         assert_eq!(options, accepted::<crate::poly::Lattice>());
+        let longana = catalog().into_iter().find(|o| o.id == "board.longana").unwrap();
+        let ParamKind::Choice { options } = longana.params[1].kind else { panic!("longana doubles is a choice") };
+        let options: BTreeSet<String> = options.iter().map(|s| s.to_string()).collect();
+        assert_eq!(options, accepted::<ArmDoubles>());
         let covered: BTreeSet<&str> = fields.iter().map(|(f, _)| *f).collect();
         for o in catalog() {
             assert!(covered.contains(o.field), "{} belongs to no checked field", o.id);

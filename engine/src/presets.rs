@@ -36,7 +36,7 @@ pub const PRESETS: &[&str] = &[
 /// | `latin` | double-6 | 4, pairs | 7 | none left | pass | line | [6\|6] holder leads it / next seat, any tile | losers' pips; blocked: lower team, tie scores nothing | 100 |
 /// | `puerto-rico` | as latin | | | | | | | going out: all three other hands; blocked: both teams' pips to the lighter team | 200 |
 /// | `cuban` | double-9 | 4, pairs | 10 | 15 out of play | pass | line | lot / next seat | losers' pips; blocked: lower team | 100 |
-/// | `longana` | double-9 | 2-4 | 8 | out of play | pass | longana, arm per seat | highest double / winner leads any double (redeal if none) | opponents' pips | 100 |
+/// | `longana` | double-9 | 2-4 | 8 | out of play | pass | longana, arm per seat; own arm or an opened one, a double on any arm | highest double / winner leads any double (redeal if none) | opponents' pips | 100 |
 /// | `matador` | double-6 | 2-4 | 7 (2 seats), 5 (3-4) | stock | draw until playable | line; joined ends sum to 7, matadors [0\|0] [1\|6] [2\|5] [3\|4] play anywhere | highest double / winner | opponents' pips | 100 |
 /// | `sniff` | double-6 | 2-4 (4: pairs) | 7, 6, 5 | stock, keep 2 | draw up to 2, then pass | the first double (the sniff) spins, open at once | lot / winner | ends multiple of 5 during play; opponents' pips rounded to 5 | 200, ends at once |
 /// | `bergen` | double-6 | 2-4 | 6 (2-3), 5 (4) | stock | draw until playable | line | highest double / winner | headers during play (2, triple 3); 2 for winning | 15 |
@@ -50,7 +50,9 @@ pub const PRESETS: &[&str] = &[
 /// pips), compares team totals when blocked (eastern Cuba: single hands) and
 /// plays to 100 (sources: 100 or 150); `latin` and `cuban` later hands are led
 /// by the next seat (variant: the winner); `longana` arms open to everyone
-/// once their owner passes (variant: all arms always open); `matador` deals
+/// once their owner passes (variant: all arms always open) and a double
+/// may be laid on any arm, even a closed one (pagat.com; variant: doubles
+/// only where other tiles may go, `doubles = "like-other-tiles"`); `matador` deals
 /// 7 to two seats and 5 to more (some sources: 5 to all) and draws to the
 /// last tile (some: keep 2); `bergen` plays to 15 at every table size
 /// (sources: 15 for two, 10 for three or four) and decides a block by the
@@ -303,7 +305,8 @@ fn cuban() -> Variant {
 fn longana() -> Variant {
     Variant {
         name: "longana".into(),
-        description: "Longana: double-nine, the lead double opens an arm for every player.".into(),
+        description: "Longana: double-nine, the lead double opens an arm for every player; a double may go on any arm."
+            .into(),
         tiles: TileSpec { max_pip: 9, value: TileValue::PipSum },
         players: PlayersSpec { min: 2, max: 4, teams: Teams::None },
         deal: DealSpec { hand_size: HandSize::Fixed(8), rest: Rest::OutOfPlay, method: DealMethod::Random },
@@ -313,7 +316,7 @@ fn longana() -> Variant {
             tile: LeadTile::AnyDouble,
             redeal_without_double: true,
         },
-        board: BoardLayout::Longana(LonganaSpec { access: ArmAccess::OwnOrOpened }),
+        board: BoardLayout::Longana(LonganaSpec { access: ArmAccess::OwnOrOpened, doubles: ArmDoubles::AnyArm }),
         turn: TurnSpec { direction: Direction::CounterClockwise, ..TurnSpec::default() },
         blocked: BlockedSpec { compare: BlockedCompare::Seat, tie: BlockedTie::NoScore },
         ..block()

@@ -342,7 +342,7 @@ impl Rules {
     pub fn restricted_arms(&self) -> bool {
         matches!(
             self.variant.board,
-            BoardLayout::Longana(LonganaSpec { access: ArmAccess::OwnOrOpened }) | BoardLayout::Trains(_)
+            BoardLayout::Longana(LonganaSpec { access: ArmAccess::OwnOrOpened, .. }) | BoardLayout::Trains(_)
         )
     }
     /// Penalty scoring ([`HandPoints::OwnPips`]): sides collect the pips

@@ -434,6 +434,23 @@ pub struct LonganaSpec {
     /// Access to other seats' arms.
     #[serde(default)]
     pub access: ArmAccess,
+    /// Where a double may be laid when arms are closed (`own-or-opened`).
+    #[serde(default)]
+    pub doubles: ArmDoubles,
+}
+
+/// Where a seat may lay a double in a longana whose arms are closed to
+/// other seats until opened.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "kebab-case")]
+pub enum ArmDoubles {
+    /// On any arm, closed or not (pagat.com's Longana: a double may be
+    /// played on any arm).
+    #[default]
+    AnyArm,
+    /// Only where its other tiles may go: its own arm or an opened one.
+    LikeOtherTiles,
 }
 
 /// Access to the arms of a longana.

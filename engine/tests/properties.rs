@@ -53,8 +53,9 @@ fn arb_variant() -> impl Strategy<Value = Variant> {
             doubles: if every { SpinnerDoubles::Every } else { SpinnerDoubles::First },
             opens: if at_once { SpinnerOpening::AtOnce } else { SpinnerOpening::AfterBothSides },
         })),
-        any::<bool>().prop_map(|any_arm| BoardLayout::Longana(LonganaSpec {
-            access: if any_arm { ArmAccess::Any } else { ArmAccess::OwnOrOpened }
+        (any::<bool>(), any::<bool>()).prop_map(|(any_arm, any_double)| BoardLayout::Longana(LonganaSpec {
+            access: if any_arm { ArmAccess::Any } else { ArmAccess::OwnOrOpened },
+            doubles: if any_double { ArmDoubles::AnyArm } else { ArmDoubles::LikeOtherTiles },
         })),
         (any::<bool>(), any::<bool>())
             .prop_map(|(public, satisfy_doubles)| BoardLayout::Trains(TrainsSpec { public, satisfy_doubles })),

@@ -226,6 +226,24 @@ fn longana_arms_open_when_their_owner_passes() {
     assert_no_leak(&g);
 }
 
+/// The option that keeps doubles to the arms a seat may use: seat 0, its
+/// arm on 3, holds [5|5] while seat 1's closed arm shows 5, and passes
+/// (the preset lets it lay the double there: `published_rules.rs`).
+#[test]
+fn longana_doubles_like_other_tiles_stay_off_closed_arms() {
+    let mut v = preset("longana").unwrap();
+    v.board = BoardLayout::Longana(LonganaSpec { access: ArmAccess::OwnOrOpened, doubles: ArmDoubles::LikeOtherTiles });
+    let hands = vec![set(&[(9, 9), (3, 9), (5, 5), (0, 1)]), set(&[(8, 9), (5, 8), (2, 4), (6, 7)])];
+    let mut g = Game::from_setup(rules(v), Seating::new(2), setup(0, hands, vec![], 0)).unwrap();
+    play_checked(&mut g, lead(9, 9));
+    play_on(&mut g, 8, 9, 1);
+    play_on(&mut g, 3, 9, 0);
+    play_on(&mut g, 5, 8, 1);
+    assert_eq!(g.legal_moves().as_slice(), &[Move::Pass], "[5|5] may not go on seat 1's closed arm");
+    play_checked(&mut g, Move::Pass);
+    assert!(g.board().ends()[0].opened, "seat 0's arm opens");
+}
+
 #[test]
 fn seed_to_deal_snapshot() {
     // Pinned: a stored seed must deal the same hands forever. If this fails,
