@@ -199,7 +199,7 @@ impl Hot {
             clockwise: v.turn.direction == Direction::Clockwise,
             restricted: rules.restricted_arms(),
             draws: rules.draws(),
-            keep: v.stuck.keep,
+            keep: v.stuck.keep.for_seats(seats),
             draw_limit: match v.stuck.when_unable {
                 WhenUnable::DrawUpTo(k) => k,
                 WhenUnable::Pass | WhenUnable::DrawUntilPlayable => 0,

@@ -98,7 +98,7 @@ impl Rules {
             }
             let stock = catalog.len() - n as usize * h as usize;
             let drawable = if v.deal.rest == Rest::Stock && v.stuck.when_unable != WhenUnable::Pass {
-                stock.saturating_sub(v.stuck.keep as usize)
+                stock.saturating_sub(v.stuck.keep.for_seats(n) as usize)
             } else {
                 0
             };

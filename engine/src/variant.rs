@@ -602,15 +602,16 @@ pub enum Direction {
 }
 
 /// What a seat does when it cannot play.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct StuckSpec {
     /// Pass or draw.
     pub when_unable: WhenUnable,
-    /// Tiles that must stay in the stock (never drawn).
+    /// Tiles that must stay in the stock (never drawn): a number, or a
+    /// table by seat count.
     #[serde(default)]
-    pub keep: u8,
+    pub keep: Keep,
     /// A drawn tile that fits must be played at once (otherwise the seat may
     /// keep drawing while the stock allows).
     #[serde(default = "yes")]
@@ -627,6 +628,42 @@ fn yes() -> bool {
 
 fn is_default<T: Default + PartialEq>(t: &T) -> bool {
     *t == T::default()
+}
+
+/// Tiles that stay in the stock, never drawn: a number, or a table by seat
+/// count (as [`HandSize`]; a seat count the table leaves out keeps none).
+///
+/// ```
+/// use capicua_engine::Keep;
+/// // Sniff (pagat.com): two stay in the stock only with two players.
+/// let sniff = Keep::BySeats(vec![[2, 2], [3, 0], [4, 0]]);
+/// assert_eq!((sniff.for_seats(2), sniff.for_seats(3)), (2, 0));
+/// assert_eq!(Keep::Fixed(2).for_seats(4), 2);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(untagged)]
+pub enum Keep {
+    /// The same for every seat count.
+    Fixed(u8),
+    /// `[[seats, tiles], ...]`: e.g. `[[2, 2], [3, 0], [4, 0]]`.
+    BySeats(Vec<[u8; 2]>),
+}
+
+impl Default for Keep {
+    fn default() -> Keep {
+        Keep::Fixed(0)
+    }
+}
+
+impl Keep {
+    /// The tiles kept with `seats` seats (0 for a count the table leaves out).
+    pub fn for_seats(&self, seats: u8) -> u8 {
+        match self {
+            Keep::Fixed(n) => *n,
+            Keep::BySeats(t) => t.iter().find(|e| e[0] == seats).map_or(0, |e| e[1]),
+        }
+    }
 }
 
 /// What a seat that cannot play does.

@@ -67,7 +67,10 @@ fn arb_variant() -> impl Strategy<Value = Variant> {
             Just(WhenUnable::DrawUntilPlayable),
             (1u8..=3).prop_map(WhenUnable::DrawUpTo)
         ],
-        0u8..=3,
+        prop_oneof![
+            (0u8..=3).prop_map(Keep::Fixed),
+            (0u8..=3, 0u8..=3).prop_map(|(two, more)| Keep::BySeats(vec![[2, two], [3, more], [4, more]])),
+        ],
         any::<bool>(),
     );
     let blocked = (

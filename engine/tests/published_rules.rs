@@ -52,3 +52,35 @@ fn longana_a_double_goes_on_any_arm_even_a_closed_one() {
     assert_eq!((arm.pip, arm.owner, arm.opened), (5, Some(Seat(1)), false), "still seat 1's arm, still closed");
     assert_no_leak(&g);
 }
+
+/// The sniff preset, seat 0 leading [6|6] (the sniff) to seats that hold no
+/// 6, with two tiles left in the stock.
+fn sniff_with_two_in_stock(hands: Vec<TileSet>) -> Game {
+    let rules = Arc::new(preset("sniff").unwrap().validate().unwrap());
+    let seats = Seating::new(hands.len() as u8);
+    let mut g = Game::from_setup(rules, seats, setup(hands, vec![d(1, 4), d(4, 5)])).unwrap();
+    play_checked(&mut g, lead(6, 6));
+    assert_eq!(g.to_move(), Some(Seat(1)));
+    assert_eq!(g.stock().count(), 2);
+    g
+}
+
+#[test]
+fn sniff_keeps_two_in_the_stock_only_with_two_players() {
+    // Three players: nothing stays in the stock; seat 1 draws both tiles
+    // (at most two a turn), then passes.
+    let hands = vec![set(&[(6, 6), (0, 0), (0, 3)]), set(&[(0, 1), (1, 3)]), set(&[(2, 3), (2, 4)])];
+    let mut g = sniff_with_two_in_stock(hands);
+    assert_eq!(g.legal_moves().as_slice(), &[Move::Draw], "three players draw the last two tiles");
+    play_checked(&mut g, Move::Draw);
+    assert!(g.hand(Seat(1)).contains(d(1, 4)));
+    assert_eq!(g.legal_moves().as_slice(), &[Move::Draw]);
+    play_checked(&mut g, Move::Draw);
+    assert_eq!(g.stock().count(), 0);
+    assert_eq!(g.legal_moves().as_slice(), &[Move::Pass], "two draws a turn at most, and the stock is empty");
+
+    // Two players: the last two tiles stay in the stock.
+    let hands = vec![set(&[(6, 6), (0, 0), (0, 3)]), set(&[(0, 1), (1, 3)])];
+    let g = sniff_with_two_in_stock(hands);
+    assert_eq!(g.legal_moves().as_slice(), &[Move::Pass], "two players keep two in the stock");
+}

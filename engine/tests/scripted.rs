@@ -244,6 +244,24 @@ fn longana_doubles_like_other_tiles_stay_off_closed_arms() {
     assert!(g.board().ends()[0].opened, "seat 0's arm opens");
 }
 
+/// The option that keeps 2 tiles in a sniff stock at every table size:
+/// with three players and two tiles left, a seat without a 6 for the
+/// sniff passes (the preset keeps none with three: `published_rules.rs`).
+#[test]
+fn sniff_keep_two_at_every_table_size() {
+    let mut v = preset("sniff").unwrap();
+    v.stuck.keep = Keep::Fixed(2);
+    let hands = vec![set(&[(6, 6), (0, 0), (0, 3)]), set(&[(0, 1), (1, 3)]), set(&[(2, 3), (2, 4)])];
+    let mut g = Game::from_setup(rules(v), Seating::new(3), setup(0, hands, vec![d(1, 4), d(4, 5)], 0)).unwrap();
+    play_checked(&mut g, lead(6, 6));
+    assert_eq!(g.legal_moves().as_slice(), &[Move::Pass], "the last two tiles stay in the stock");
+    // In a file: a number, or a table by seat count as the hand sizes are.
+    let stuck: StuckSpec = toml::from_str("when-unable = { draw-up-to = 2 }\nkeep = [[2, 2], [3, 0], [4, 0]]").unwrap();
+    assert_eq!(stuck.keep, preset("sniff").unwrap().stuck.keep);
+    let stuck: StuckSpec = toml::from_str("when-unable = \"pass\"\nkeep = 2").unwrap();
+    assert_eq!(stuck.keep, Keep::Fixed(2));
+}
+
 #[test]
 fn seed_to_deal_snapshot() {
     // Pinned: a stored seed must deal the same hands forever. If this fails,
