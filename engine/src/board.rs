@@ -494,7 +494,11 @@ mod tests {
         assert_eq!(b.must_cover(), 0, "satisfied");
         assert!(b.may_use(Seat(0), 0, true));
         // Without the rule a double is just a tile.
-        let mut free = Board::new(BoardLayout::Trains(TrainsSpec { public: false, satisfy_doubles: false }));
+        let mut free = Board::new(BoardLayout::Trains(TrainsSpec {
+            public: false,
+            satisfy_doubles: false,
+            ..TrainsSpec::default()
+        }));
         free.lead(d(12, 12), 2);
         assert_eq!(free.ends().len(), 2);
         free.place(EndId(0), d(12, 12), 0, Seat(0));

@@ -187,9 +187,10 @@ pub fn catalog() -> Vec<RuleOption> {
             "board",
             "trains",
             "Trains",
-            "The lead double is a hub starting a private train per seat, open to others while marked, and a public train.",
+            "The lead double is a hub starting a private train per seat, open to others while marked, and a public train; by pagat.com's rule the player of a double covers it first.",
             Param { name: "public", kind: ParamKind::Bool, default: "true" },
-            Param { name: "satisfy-doubles", kind: ParamKind::Bool, default: "true" }
+            Param { name: "satisfy-doubles", kind: ParamKind::Bool, default: "true" },
+            Param { name: "cover", kind: ParamKind::Choice { options: &["player", "next-seat"] }, default: "player" }
         ),
         opt!(
             "board",
@@ -648,6 +649,10 @@ mod tests {
         let ParamKind::Choice { options } = longana.params[1].kind else { panic!("longana doubles is a choice") };
         let options: BTreeSet<String> = options.iter().map(|s| s.to_string()).collect();
         assert_eq!(options, accepted::<ArmDoubles>());
+        let trains = catalog().into_iter().find(|o| o.id == "board.trains").unwrap();
+        let ParamKind::Choice { options } = trains.params[2].kind else { panic!("trains cover is a choice") };
+        let options: BTreeSet<String> = options.iter().map(|s| s.to_string()).collect();
+        assert_eq!(options, accepted::<DoubleCover>());
         let covered: BTreeSet<&str> = fields.iter().map(|(f, _)| *f).collect();
         for o in catalog() {
             assert!(covered.contains(o.field), "{} belongs to no checked field", o.id);

@@ -40,7 +40,7 @@ pub const PRESETS: &[&str] = &[
 /// | `matador` | double-6 | 2-4 | 7 (2 seats), 5 (3-4) | stock | draw until playable | line; joined ends sum to 7, matadors [0\|0] [1\|6] [2\|5] [3\|4] play anywhere | highest double / winner | opponents' pips | 100 |
 /// | `sniff` | double-6 | 2-4 (4: pairs) | 7, 6, 5 | stock, keep 2 with 2 seats (none with 3-4) | draw up to 2, then pass | the first double (the sniff) spins, open at once | lot / winner | ends multiple of 5 during play; opponents' pips rounded to 5 | 200, ends at once |
 /// | `bergen` | double-6 | 2-4 | 6 (2-3), 5 (4) | stock | draw until playable | line | highest double / winner | headers during play (2, triple 3); 2 for winning | 15 |
-/// | `mexican-train` | double-12 | 2-10 | 15 (2-4), 11 (5-6), 10 (7-8), 8 (9-10) | stock | draw one, play it if it fits, else pass and mark the train | trains: a private train per seat, open while marked, the public Mexican train; a double must be satisfied first | [12\|12] in hand 0, one lower each hand (redeal until dealt) | penalty: every seat its own pips, lowest total wins | 13 hands |
+/// | `mexican-train` | double-12 | 2-10 | 15 (2-4), 11 (5-6), 10 (7-8), 8 (9-10) | stock | draw one, play it if it fits, else pass and mark the train | trains: a private train per seat, open while marked, the public Mexican train; a double must be satisfied first, by its player if able (else it draws, then its train is marked) | [12\|12] in hand 0, one lower each hand (redeal until dealt) | penalty: every seat its own pips, lowest total wins | 13 hands |
 /// | `chicken-foot` | double-9 | 2-8 | 9 (2), 7 (3-5), 6 (6), 5 (7-8) | stock | draw one, play it if it fits, else pass | chicken foot: the centre double's 4 sides first, then 3 toes on every later double | [9\|9] in hand 0, one lower each hand (redeal until dealt) | penalty: every seat its own pips, lowest total wins | 10 hands |
 ///
 /// Choices where sources differ (each an option): `draw` keeps 2 tiles in the
@@ -67,7 +67,11 @@ pub const PRESETS: &[&str] = &[
 /// (variant: 2 at every table size, `keep = 2`), leads later hands by the winner (pagat: a blocked hand's
 /// successor is led by lot; here the previous leader leads again) and
 /// plays to 200 (sources: 100 or 200);
-/// `mexican-train` and `chicken-foot` take the
+/// `mexican-train` has the player of a double cover it at once (drawing
+/// if unable, then marking its train), as pagat.com and most published
+/// rules do (variant: the turn passes and the next seat covers it,
+/// `cover = "next-seat"`; some rules let the second tile go anywhere, not
+/// modelled); `mexican-train` and `chicken-foot` take the
 /// round's double from whoever was dealt it and deal again when nobody was
 /// (sources: the starter draws from the stock until it turns up), play one
 /// tile per turn (house rules: several on your own train) and value
@@ -390,7 +394,7 @@ fn bergen() -> Variant {
 fn mexican_train() -> Variant {
     Variant {
         name: "mexican-train".into(),
-        description: "Mexican Train: double-twelve trains from a hub, a public train, doubles satisfied first, lowest total after 13 rounds wins.".into(),
+        description: "Mexican Train: double-twelve trains from a hub, a public train, a double covered by its player (else by the next seats) before any other play, lowest total after 13 rounds wins.".into(),
         tiles: TileSpec { max_pip: 12, value: TileValue::PipSum },
         players: PlayersSpec { min: 2, max: 10, teams: Teams::None },
         deal: DealSpec {
@@ -414,7 +418,7 @@ fn mexican_train() -> Variant {
             tile: LeadTile::Any,
             redeal_without_double: true,
         },
-        board: BoardLayout::Trains(TrainsSpec { public: true, satisfy_doubles: true }),
+        board: BoardLayout::Trains(TrainsSpec { public: true, satisfy_doubles: true, cover: DoubleCover::Player }),
         stuck: StuckSpec { when_unable: WhenUnable::DrawUpTo(1), keep: Keep::Fixed(0), must_play_drawn: true, may_pass: false },
         scoring: ScoringSpec {
             out: HandPoints::OwnPips,

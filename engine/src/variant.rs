@@ -348,16 +348,34 @@ pub struct TrainsSpec {
     /// A public train (the Mexican train) that every seat may extend.
     #[serde(default = "yes")]
     pub public: bool,
-    /// A double must be satisfied (covered) before any other play, by
-    /// whichever seat is next, even on another seat's private train.
+    /// A double must be satisfied (covered) before any other play, even
+    /// on another seat's private train.
     #[serde(default = "yes")]
     pub satisfy_doubles: bool,
+    /// Who covers a double first (with `satisfy-doubles`).
+    #[serde(default)]
+    pub cover: DoubleCover,
 }
 
 impl Default for TrainsSpec {
     fn default() -> Self {
-        TrainsSpec { public: true, satisfy_doubles: true }
+        TrainsSpec { public: true, satisfy_doubles: true, cover: DoubleCover::Player }
     }
+}
+
+/// Who covers a double laid on a train (when doubles must be satisfied).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "kebab-case")]
+pub enum DoubleCover {
+    /// The seat that laid it moves again and may only cover it: with a
+    /// tile from its hand, else with the tile it draws (as `stuck` allows),
+    /// else it passes and its train is marked; then the next seats must
+    /// cover it (pagat.com's Mexican Train and most published rules).
+    #[default]
+    Player,
+    /// The turn passes at once and the next seat must cover it.
+    NextSeat,
 }
 
 /// The shape of a chicken foot.

@@ -57,8 +57,10 @@ fn arb_variant() -> impl Strategy<Value = Variant> {
             access: if any_arm { ArmAccess::Any } else { ArmAccess::OwnOrOpened },
             doubles: if any_double { ArmDoubles::AnyArm } else { ArmDoubles::LikeOtherTiles },
         })),
-        (any::<bool>(), any::<bool>())
-            .prop_map(|(public, satisfy_doubles)| BoardLayout::Trains(TrainsSpec { public, satisfy_doubles })),
+        (any::<bool>(), any::<bool>(), any::<bool>()).prop_map(|(public, satisfy_doubles, player)| {
+            let cover = if player { DoubleCover::Player } else { DoubleCover::NextSeat };
+            BoardLayout::Trains(TrainsSpec { public, satisfy_doubles, cover })
+        }),
         (2u8..=6, 1u8..=3).prop_map(|(centre, toes)| BoardLayout::ChickenFoot(ChickenFootSpec { centre, toes })),
     ];
     let stuck = (
