@@ -25,7 +25,7 @@ fn on(g: &Game, a: u8, b: u8, end: u8) -> Move {
 /// 3; seat 1's arm ends in 5 and was never opened (seat 1 never passed).
 /// Seat 0 to move, holding [5|5] and [0|1]: no 3 for its own arm. (Seat 1
 /// keeps [5|6], so the hand goes on whatever seat 0 does.)
-pub fn longana_closed_arm() -> Game {
+fn longana_closed_arm() -> Game {
     let hands = vec![set(&[(9, 9), (3, 9), (5, 5), (0, 1)]), set(&[(8, 9), (5, 8), (5, 6), (2, 4), (6, 7)])];
     let rules = Arc::new(preset("longana").unwrap().validate().unwrap());
     let mut g = Game::from_setup(rules, Seating::new(2), setup(hands, vec![])).unwrap();

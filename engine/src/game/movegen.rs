@@ -329,12 +329,18 @@ mod tests {
 
     /// The packed generator of narrow catalogs gives the general
     /// generator's moves in the same order, on every preset that uses it
-    /// (line, spinner, longana and train layouts alike).
+    /// (line, spinner and train layouts alike) and on a double-six longana
+    /// (closed arms that take doubles).
     #[test]
     fn narrow_generator_matches_the_general_one() {
         let mut checked = 0;
-        for name in PRESETS {
-            let rules = Arc::new(preset(name).unwrap().validate().unwrap());
+        let mut small_longana = preset("longana").unwrap();
+        small_longana.tiles.max_pip = 6;
+        small_longana.deal.hand_size = crate::variant::HandSize::Fixed(6);
+        let variants = PRESETS.iter().map(|name| preset(name).unwrap()).chain([small_longana]);
+        for v in variants {
+            let name = v.name.clone();
+            let rules = Arc::new(v.validate().unwrap());
             if rules.catalog().len() > 32 {
                 continue;
             }
