@@ -10,7 +10,9 @@ use crate::history::{Action, Record};
 use crate::moves::EndId;
 use crate::seating::Seat;
 use crate::tile::Tile;
-use crate::variant::{BoardLayout, ChickenFootSpec, SpinnerDoubles, SpinnerOpening, TrainsSpec};
+use crate::variant::{
+    ArmAccess, ArmDoubles, BoardLayout, ChickenFootSpec, LonganaSpec, SpinnerDoubles, SpinnerOpening, TrainsSpec,
+};
 
 /// The most open ends any layout can have (double-18, every double a spinner).
 pub const MAX_ENDS: usize = 40;
@@ -56,6 +58,8 @@ pub struct Board {
     /// Doubles open ends that must be covered first (train games, chicken
     /// foot): placements go through `place_constrained`.
     constrained: bool,
+    /// A longana whose closed arms still take doubles from any seat.
+    doubles_anywhere: bool,
     /// Ends that must be covered before any other (bit `i` for end `i`):
     /// an unsatisfied double, the centre of a chicken foot or its toes.
     must_cover: u64,
@@ -78,6 +82,10 @@ impl Board {
             constrained: matches!(
                 layout,
                 BoardLayout::Trains(TrainsSpec { satisfy_doubles: true, .. }) | BoardLayout::ChickenFoot(_)
+            ),
+            doubles_anywhere: matches!(
+                layout,
+                BoardLayout::Longana(LonganaSpec { access: ArmAccess::OwnOrOpened, doubles: ArmDoubles::AnyArm })
             ),
             must_cover: 0,
             layout,
@@ -112,6 +120,21 @@ impl Board {
         }
         let e = &self.ends[i];
         !restricted || e.owner == Some(seat) || e.opened
+    }
+
+    /// Whether a double may go on an end that [`Board::may_use`] closes to
+    /// the seat: a longana's closed arms take doubles from anyone
+    /// ([`ArmDoubles::AnyArm`]).
+    #[inline]
+    pub fn doubles_on_closed_arms(&self) -> bool {
+        self.doubles_anywhere && self.must_cover == 0
+    }
+
+    /// Whether `seat` may lay `tile` on end `i` now (whether it joins
+    /// aside): [`Board::may_use`], or a double on a closed longana arm.
+    #[inline]
+    pub fn may_lay(&self, seat: Seat, i: usize, tile: Tile, restricted: bool) -> bool {
+        self.may_use(seat, i, restricted) || (tile.is_double() && self.doubles_on_closed_arms())
     }
 
     /// The pips of the ends `seat` may play on now (bit `p` for pip `p`).
@@ -471,7 +494,11 @@ mod tests {
         assert_eq!(b.must_cover(), 0, "satisfied");
         assert!(b.may_use(Seat(0), 0, true));
         // Without the rule a double is just a tile.
-        let mut free = Board::new(BoardLayout::Trains(TrainsSpec { public: false, satisfy_doubles: false }));
+        let mut free = Board::new(BoardLayout::Trains(TrainsSpec {
+            public: false,
+            satisfy_doubles: false,
+            ..TrainsSpec::default()
+        }));
         free.lead(d(12, 12), 2);
         assert_eq!(free.ends().len(), 2);
         free.place(EndId(0), d(12, 12), 0, Seat(0));

@@ -45,7 +45,9 @@ pub struct Param {
     pub name: &'static str,
     /// Its type and range.
     pub kind: ParamKind,
-    /// Its default, as it would be written in a variant file.
+    /// Its default, as the presets and the rules menus write it in a
+    /// variant file. (A few choices added after games were stored read an
+    /// omitted field as the older rule; their fields' docs say which.)
     pub default: &'static str,
 }
 
@@ -175,16 +177,22 @@ pub fn catalog() -> Vec<RuleOption> {
             "board",
             "longana",
             "Longana",
-            "The lead double opens one arm per seat.",
-            Param { name: "access", kind: ParamKind::Rules, default: "own-or-opened" }
+            "The lead double opens one arm per seat; by pagat.com's rule a double may go on any arm, even a closed one.",
+            Param { name: "access", kind: ParamKind::Rules, default: "own-or-opened" },
+            Param {
+                name: "doubles",
+                kind: ParamKind::Choice { options: &["any-arm", "like-other-tiles"] },
+                default: "any-arm"
+            }
         ),
         opt!(
             "board",
             "trains",
             "Trains",
-            "The lead double is a hub starting a private train per seat, open to others while marked, and a public train.",
+            "The lead double is a hub starting a private train per seat, open to others while marked, and a public train; by pagat.com's rule the player of a double covers it first.",
             Param { name: "public", kind: ParamKind::Bool, default: "true" },
-            Param { name: "satisfy-doubles", kind: ParamKind::Bool, default: "true" }
+            Param { name: "satisfy-doubles", kind: ParamKind::Bool, default: "true" },
+            Param { name: "cover", kind: ParamKind::Choice { options: &["player", "next-seat"] }, default: "player" }
         ),
         opt!(
             "board",
@@ -639,6 +647,14 @@ mod tests {
         let ParamKind::Choice { options } = lattice.params[0].kind else { panic!("lattice is a choice") };
         let options: BTreeSet<String> = options.iter().map(|s| s.to_string()).collect();
         assert_eq!(options, accepted::<crate::poly::Lattice>());
+        let longana = catalog().into_iter().find(|o| o.id == "board.longana").unwrap();
+        let ParamKind::Choice { options } = longana.params[1].kind else { panic!("longana doubles is a choice") };
+        let options: BTreeSet<String> = options.iter().map(|s| s.to_string()).collect();
+        assert_eq!(options, accepted::<ArmDoubles>());
+        let trains = catalog().into_iter().find(|o| o.id == "board.trains").unwrap();
+        let ParamKind::Choice { options } = trains.params[2].kind else { panic!("trains cover is a choice") };
+        let options: BTreeSet<String> = options.iter().map(|s| s.to_string()).collect();
+        assert_eq!(options, accepted::<DoubleCover>());
         let covered: BTreeSet<&str> = fields.iter().map(|(f, _)| *f).collect();
         for o in catalog() {
             assert!(covered.contains(o.field), "{} belongs to no checked field", o.id);

@@ -23,11 +23,13 @@ use serde::{Deserialize, Serialize};
 use crate::board::Board;
 use crate::error::{IllegalMove, SeatingError};
 use crate::history::{Action, Record};
-use crate::moves::Move;
+use crate::moves::{EndId, Move};
 use crate::rules::Rules;
 use crate::seating::{MAX_SEATS, Seat, Seating, Table};
 use crate::tile::{MAX_TILES, Tile, TileSet};
-use crate::variant::{Direction, PlayScoring, RankBy, Referee, TurnOrder, WhenUnable};
+use crate::variant::{
+    BoardLayout, Direction, DoubleCover, PlayScoring, RankBy, Referee, TrainsSpec, TurnOrder, WhenUnable,
+};
 
 mod conditions;
 pub(crate) mod deal;
@@ -161,6 +163,9 @@ struct Hot {
     clockwise: bool,
     /// Longana arms are closed to all but their owner until opened.
     restricted: bool,
+    /// The seat that lays a double on a train covers it first
+    /// ([`DoubleCover::Player`]).
+    cover_own_double: bool,
     /// Seats may draw at all (a stock and a drawing policy).
     draws: bool,
     keep: u8,
@@ -198,8 +203,12 @@ impl Hot {
             last_seat: seats - 1,
             clockwise: v.turn.direction == Direction::Clockwise,
             restricted: rules.restricted_arms(),
+            cover_own_double: matches!(
+                v.board,
+                BoardLayout::Trains(TrainsSpec { satisfy_doubles: true, cover: DoubleCover::Player, .. })
+            ),
             draws: rules.draws(),
-            keep: v.stuck.keep,
+            keep: v.stuck.keep.for_seats(seats),
             draw_limit: match v.stuck.when_unable {
                 WhenUnable::DrawUpTo(k) => k,
                 WhenUnable::Pass | WhenUnable::DrawUntilPlayable => 0,
@@ -587,6 +596,8 @@ impl Game {
                 }
                 if out {
                     self.end_hand(HandEnd::Out { seat, capicua }, ev);
+                } else if self.hot.cover_own_double && self.laid_a_double_to_cover(tile, end) {
+                    self.keep_turn_to_cover();
                 } else {
                     self.advance(false, ev);
                 }
@@ -617,6 +628,22 @@ impl Game {
         if self.hot.watch {
             self.after_move(seat, m, ev);
         }
+    }
+
+    /// Whether `tile`, just placed on `end` (not led), is a double now
+    /// waiting to be covered.
+    fn laid_a_double_to_cover(&self, tile: Tile, end: EndId) -> bool {
+        tile.is_double() && end != EndId::LEAD && self.board.must_cover() >> end.0 & 1 == 1
+    }
+
+    /// The seat that laid a double keeps the turn to cover it: it may only
+    /// play on the double(s) waiting, and it may draw afresh if it cannot
+    /// (a turn of its own for the second tile); if it still cannot, it
+    /// passes, its train is marked, and the next seats must cover it.
+    #[inline(never)]
+    fn keep_turn_to_cover(&mut self) {
+        self.drawn_this_turn = 0;
+        self.turns += 1;
     }
 
     fn fits_two_ends(&self, seat: Seat, t: Tile) -> bool {

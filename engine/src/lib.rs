@@ -82,10 +82,11 @@ pub use tile::{MAX_PIP, MAX_TILES, PIP_VALUES, Tile, TileCatalog, TileSet, TileS
 // Every rule choice of a variant, by name: the types of `Variant`'s fields
 // and of their options.
 pub use variant::{
-    ArmAccess, BlockedCompare, BlockedSpec, BlockedTie, BoardLayout, Capicua, ChickenFootSpec, Condition, DealMethod,
-    DealSpec, Direction, EndRule, FirstLeader, Fraction, HandPoints, HandSize, HandVisibility, LaterLeader, LeadSpec,
-    LeadTile, LenientSpec, LonganaSpec, MatchRule, MatchTarget, PlayScoring, PlayersSpec, RankBy, RankingSpec, Referee,
-    Rest, RuleOverride, ScoringSpec, SpinnerDoubles, SpinnerOpening, SpinnerSpec, StuckSpec, Teams, TileSpec,
-    TileValue, TrainsSpec, TurnOrder, TurnSpec, Variant, Visibility, WhenRule, WhenUnable, WildTiles,
+    ArmAccess, ArmDoubles, BlockedCompare, BlockedSpec, BlockedTie, BoardLayout, Capicua, ChickenFootSpec, Condition,
+    DealMethod, DealSpec, Direction, DoubleCover, EndRule, FirstLeader, Fraction, HandPoints, HandSize, HandVisibility,
+    Keep, LaterLeader, LeadSpec, LeadTile, LenientSpec, LonganaSpec, MatchRule, MatchTarget, PlayScoring, PlayersSpec,
+    RankBy, RankingSpec, Referee, Rest, RuleOverride, ScoringSpec, SpinnerDoubles, SpinnerOpening, SpinnerSpec,
+    StuckSpec, Teams, TileSpec, TileValue, TrainsSpec, TurnOrder, TurnSpec, Variant, Visibility, WhenRule, WhenUnable,
+    WildTiles,
 };
 pub use view::{View, ViewSnapshot};

@@ -36,11 +36,11 @@ pub const PRESETS: &[&str] = &[
 /// | `latin` | double-6 | 4, pairs | 7 | none left | pass | line | [6\|6] holder leads it / next seat, any tile | losers' pips; blocked: lower team, tie scores nothing | 100 |
 /// | `puerto-rico` | as latin | | | | | | | going out: all three other hands; blocked: both teams' pips to the lighter team | 200 |
 /// | `cuban` | double-9 | 4, pairs | 10 | 15 out of play | pass | line | lot / next seat | losers' pips; blocked: lower team | 100 |
-/// | `longana` | double-9 | 2-4 | 8 | out of play | pass | longana, arm per seat | highest double / winner leads any double (redeal if none) | opponents' pips | 100 |
+/// | `longana` | double-9 | 2-4 | 8 | out of play | pass | longana, arm per seat; own arm or an opened one, a double on any arm | highest double / winner leads any double (redeal if none) | opponents' pips | 100 |
 /// | `matador` | double-6 | 2-4 | 7 (2 seats), 5 (3-4) | stock | draw until playable | line; joined ends sum to 7, matadors [0\|0] [1\|6] [2\|5] [3\|4] play anywhere | highest double / winner | opponents' pips | 100 |
-/// | `sniff` | double-6 | 2-4 (4: pairs) | 7, 6, 5 | stock, keep 2 | draw up to 2, then pass | the first double (the sniff) spins, open at once | lot / winner | ends multiple of 5 during play; opponents' pips rounded to 5 | 200, ends at once |
+/// | `sniff` | double-6 | 2-4 (4: pairs) | 7, 6, 5 | stock, keep 2 with 2 seats (none with 3-4) | draw up to 2, then pass | the first double (the sniff) spins, open at once | lot / winner | ends multiple of 5 during play; opponents' pips rounded to 5 | 200, ends at once |
 /// | `bergen` | double-6 | 2-4 | 6 (2-3), 5 (4) | stock | draw until playable | line | highest double / winner | headers during play (2, triple 3); 2 for winning | 15 |
-/// | `mexican-train` | double-12 | 2-10 | 15 (2-4), 11 (5-6), 10 (7-8), 8 (9-10) | stock | draw one, play it if it fits, else pass and mark the train | trains: a private train per seat, open while marked, the public Mexican train; a double must be satisfied first | [12\|12] in hand 0, one lower each hand (redeal until dealt) | penalty: every seat its own pips, lowest total wins | 13 hands |
+/// | `mexican-train` | double-12 | 2-10 | 15 (2-4), 11 (5-6), 10 (7-8), 8 (9-10) | stock | draw one, play it if it fits, else pass and mark the train | trains: a private train per seat, open while marked, the public Mexican train; a double must be satisfied first, by its player if able (else it draws, then its train is marked) | [12\|12] in hand 0, one lower each hand (redeal until dealt) | penalty: every seat its own pips, lowest total wins | 13 hands |
 /// | `chicken-foot` | double-9 | 2-8 | 9 (2), 7 (3-5), 6 (6), 5 (7-8) | stock | draw one, play it if it fits, else pass | chicken foot: the centre double's 4 sides first, then 3 toes on every later double | [9\|9] in hand 0, one lower each hand (redeal until dealt) | penalty: every seat its own pips, lowest total wins | 10 hands |
 ///
 /// Choices where sources differ (each an option): `draw` keeps 2 tiles in the
@@ -50,7 +50,9 @@ pub const PRESETS: &[&str] = &[
 /// pips), compares team totals when blocked (eastern Cuba: single hands) and
 /// plays to 100 (sources: 100 or 150); `latin` and `cuban` later hands are led
 /// by the next seat (variant: the winner); `longana` arms open to everyone
-/// once their owner passes (variant: all arms always open); `matador` deals
+/// once their owner passes (variant: all arms always open) and a double
+/// may be laid on any arm, even a closed one (pagat.com; variant: doubles
+/// only where other tiles may go, `doubles = "like-other-tiles"`); `matador` deals
 /// 7 to two seats and 5 to more (some sources: 5 to all) and draws to the
 /// last tile (some: keep 2); `bergen` plays to 15 at every table size
 /// (sources: 15 for two, 10 for three or four) and decides a block by the
@@ -61,11 +63,15 @@ pub const PRESETS: &[&str] = &[
 /// Grady and Goldberg: a regular spinner, `opens = "after-both-sides"`),
 /// draws at most two tiles a turn (domino-games, domino-play; another
 /// source: until playable, `when-unable = "draw-until-playable"`), keeps 2
-/// in the stock at every table size (the source keeps them only with two
-/// players), leads later hands by the winner (pagat: a blocked hand's
+/// in the stock with two players and none with more, as pagat.com does
+/// (variant: 2 at every table size, `keep = 2`), leads later hands by the winner (pagat: a blocked hand's
 /// successor is led by lot; here the previous leader leads again) and
 /// plays to 200 (sources: 100 or 200);
-/// `mexican-train` and `chicken-foot` take the
+/// `mexican-train` has the player of a double cover it at once (drawing
+/// if unable, then marking its train), as pagat.com and most published
+/// rules do (variant: the turn passes and the next seat covers it,
+/// `cover = "next-seat"`; some rules let the second tile go anywhere, not
+/// modelled); `mexican-train` and `chicken-foot` take the
 /// round's double from whoever was dealt it and deal again when nobody was
 /// (sources: the starter draws from the stock until it turns up), play one
 /// tile per turn (house rules: several on your own train) and value
@@ -122,7 +128,12 @@ fn block() -> Variant {
         matching: MatchRule::Equal,
         wild: WildTiles::None,
         turn: TurnSpec { direction: Direction::Clockwise, ..TurnSpec::default() },
-        stuck: StuckSpec { when_unable: WhenUnable::Pass, keep: 0, must_play_drawn: true, may_pass: false },
+        stuck: StuckSpec {
+            when_unable: WhenUnable::Pass,
+            keep: Keep::Fixed(0),
+            must_play_drawn: true,
+            may_pass: false,
+        },
         blocked: BlockedSpec { compare: BlockedCompare::Seat, tie: BlockedTie::NoScore },
         scoring: ScoringSpec {
             out: HandPoints::Opponents,
@@ -152,7 +163,7 @@ fn draw() -> Variant {
         },
         stuck: StuckSpec {
             when_unable: WhenUnable::DrawUntilPlayable,
-            keep: 2,
+            keep: Keep::Fixed(2),
             must_play_drawn: true,
             may_pass: false,
         },
@@ -178,7 +189,7 @@ fn all_fives() -> Variant {
         }),
         stuck: StuckSpec {
             when_unable: WhenUnable::DrawUntilPlayable,
-            keep: 0,
+            keep: Keep::Fixed(0),
             must_play_drawn: true,
             may_pass: false,
         },
@@ -199,14 +210,19 @@ fn sniff() -> Variant {
     let f = all_fives();
     Variant {
         name: "sniff".into(),
-        description: "Sniff: a fives game whose first double, the sniff, opens on four sides; draw at most two.".into(),
+        description: "Sniff: a fives game whose first double, the sniff, opens on four sides; draw at most two, two stay in the stock with two players.".into(),
         deal: DealSpec {
             hand_size: HandSize::BySeats(vec![[2, 7], [3, 6], [4, 5]]),
             rest: Rest::Stock,
             method: DealMethod::Random,
         },
         board: BoardLayout::Spinner(SpinnerSpec { doubles: SpinnerDoubles::First, opens: SpinnerOpening::AtOnce }),
-        stuck: StuckSpec { when_unable: WhenUnable::DrawUpTo(2), keep: 2, must_play_drawn: true, may_pass: false },
+        stuck: StuckSpec {
+            when_unable: WhenUnable::DrawUpTo(2),
+            keep: Keep::BySeats(vec![[2, 2], [3, 0], [4, 0]]),
+            must_play_drawn: true,
+            may_pass: false,
+        },
         target: MatchTarget::Points { points: 200, exact: false, immediate: true },
         ..f
     }
@@ -253,7 +269,12 @@ fn latin() -> Variant {
         matching: MatchRule::Equal,
         wild: WildTiles::None,
         turn: TurnSpec { direction: Direction::CounterClockwise, ..TurnSpec::default() },
-        stuck: StuckSpec { when_unable: WhenUnable::Pass, keep: 0, must_play_drawn: true, may_pass: false },
+        stuck: StuckSpec {
+            when_unable: WhenUnable::Pass,
+            keep: Keep::Fixed(0),
+            must_play_drawn: true,
+            may_pass: false,
+        },
         blocked: BlockedSpec { compare: BlockedCompare::Team, tie: BlockedTie::NoScore },
         scoring: ScoringSpec {
             out: HandPoints::Opponents,
@@ -303,7 +324,8 @@ fn cuban() -> Variant {
 fn longana() -> Variant {
     Variant {
         name: "longana".into(),
-        description: "Longana: double-nine, the lead double opens an arm for every player.".into(),
+        description: "Longana: double-nine, the lead double opens an arm for every player; a double may go on any arm."
+            .into(),
         tiles: TileSpec { max_pip: 9, value: TileValue::PipSum },
         players: PlayersSpec { min: 2, max: 4, teams: Teams::None },
         deal: DealSpec { hand_size: HandSize::Fixed(8), rest: Rest::OutOfPlay, method: DealMethod::Random },
@@ -313,7 +335,7 @@ fn longana() -> Variant {
             tile: LeadTile::AnyDouble,
             redeal_without_double: true,
         },
-        board: BoardLayout::Longana(LonganaSpec { access: ArmAccess::OwnOrOpened }),
+        board: BoardLayout::Longana(LonganaSpec { access: ArmAccess::OwnOrOpened, doubles: ArmDoubles::AnyArm }),
         turn: TurnSpec { direction: Direction::CounterClockwise, ..TurnSpec::default() },
         blocked: BlockedSpec { compare: BlockedCompare::Seat, tie: BlockedTie::NoScore },
         ..block()
@@ -333,7 +355,7 @@ fn matador() -> Variant {
         wild: WildTiles::Matadors,
         stuck: StuckSpec {
             when_unable: WhenUnable::DrawUntilPlayable,
-            keep: 0,
+            keep: Keep::Fixed(0),
             must_play_drawn: true,
             may_pass: false,
         },
@@ -352,7 +374,7 @@ fn bergen() -> Variant {
         },
         stuck: StuckSpec {
             when_unable: WhenUnable::DrawUntilPlayable,
-            keep: 0,
+            keep: Keep::Fixed(0),
             must_play_drawn: true,
             may_pass: false,
         },
@@ -372,7 +394,7 @@ fn bergen() -> Variant {
 fn mexican_train() -> Variant {
     Variant {
         name: "mexican-train".into(),
-        description: "Mexican Train: double-twelve trains from a hub, a public train, doubles satisfied first, lowest total after 13 rounds wins.".into(),
+        description: "Mexican Train: double-twelve trains from a hub, a public train, a double covered by its player (else by the next seats) before any other play, lowest total after 13 rounds wins.".into(),
         tiles: TileSpec { max_pip: 12, value: TileValue::PipSum },
         players: PlayersSpec { min: 2, max: 10, teams: Teams::None },
         deal: DealSpec {
@@ -396,8 +418,8 @@ fn mexican_train() -> Variant {
             tile: LeadTile::Any,
             redeal_without_double: true,
         },
-        board: BoardLayout::Trains(TrainsSpec { public: true, satisfy_doubles: true }),
-        stuck: StuckSpec { when_unable: WhenUnable::DrawUpTo(1), keep: 0, must_play_drawn: true, may_pass: false },
+        board: BoardLayout::Trains(TrainsSpec { public: true, satisfy_doubles: true, cover: DoubleCover::Player }),
+        stuck: StuckSpec { when_unable: WhenUnable::DrawUpTo(1), keep: Keep::Fixed(0), must_play_drawn: true, may_pass: false },
         scoring: ScoringSpec {
             out: HandPoints::OwnPips,
             blocked: HandPoints::OwnPips,

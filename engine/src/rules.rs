@@ -133,7 +133,7 @@ impl Rules {
     pub fn restricted_arms(&self) -> bool {
         matches!(
             self.variant.board,
-            BoardLayout::Longana(LonganaSpec { access: ArmAccess::OwnOrOpened }) | BoardLayout::Trains(_)
+            BoardLayout::Longana(LonganaSpec { access: ArmAccess::OwnOrOpened, .. }) | BoardLayout::Trains(_)
         )
     }
     /// Penalty scoring ([`HandPoints::OwnPips`]): sides collect the pips
@@ -214,7 +214,7 @@ fn largest_hand(v: &Variant, catalog: &TileCatalog) -> Result<usize, VariantErro
         }
         let stock = catalog.len() - n as usize * h as usize;
         let drawable = if v.deal.rest == Rest::Stock && v.stuck.when_unable != WhenUnable::Pass {
-            stock.saturating_sub(v.stuck.keep as usize)
+            stock.saturating_sub(v.stuck.keep.for_seats(n) as usize)
         } else {
             0
         };

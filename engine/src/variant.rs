@@ -348,16 +348,44 @@ pub struct TrainsSpec {
     /// A public train (the Mexican train) that every seat may extend.
     #[serde(default = "yes")]
     pub public: bool,
-    /// A double must be satisfied (covered) before any other play, by
-    /// whichever seat is next, even on another seat's private train.
+    /// A double must be satisfied (covered) before any other play, even
+    /// on another seat's private train.
     #[serde(default = "yes")]
     pub satisfy_doubles: bool,
+    /// Who covers a double first (with `satisfy-doubles`). The presets
+    /// name it; a variant written without it (every variant stored before
+    /// the choice existed) reads as `next-seat`, so stored games replay as
+    /// they were played.
+    #[serde(default = "DoubleCover::unnamed")]
+    pub cover: DoubleCover,
 }
 
 impl Default for TrainsSpec {
     fn default() -> Self {
-        TrainsSpec { public: true, satisfy_doubles: true }
+        TrainsSpec { public: true, satisfy_doubles: true, cover: DoubleCover::Player }
     }
+}
+
+impl DoubleCover {
+    /// The choice of a variant that does not name one.
+    fn unnamed() -> DoubleCover {
+        DoubleCover::NextSeat
+    }
+}
+
+/// Who covers a double laid on a train (when doubles must be satisfied).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "kebab-case")]
+pub enum DoubleCover {
+    /// The seat that laid it moves again and may only cover it: with a
+    /// tile from its hand, else with the tile it draws (as `stuck` allows),
+    /// else it passes and its train is marked; then the next seats must
+    /// cover it (pagat.com's Mexican Train and most published rules).
+    #[default]
+    Player,
+    /// The turn passes at once and the next seat must cover it.
+    NextSeat,
 }
 
 /// The shape of a chicken foot.
@@ -434,6 +462,33 @@ pub struct LonganaSpec {
     /// Access to other seats' arms.
     #[serde(default)]
     pub access: ArmAccess,
+    /// Where a double may be laid when arms are closed (`own-or-opened`).
+    /// The presets name it; a variant written without it (every variant
+    /// stored before the choice existed) reads as `like-other-tiles`, so
+    /// stored games replay as they were played.
+    #[serde(default = "ArmDoubles::unnamed")]
+    pub doubles: ArmDoubles,
+}
+
+impl ArmDoubles {
+    /// The choice of a variant that does not name one.
+    fn unnamed() -> ArmDoubles {
+        ArmDoubles::LikeOtherTiles
+    }
+}
+
+/// Where a seat may lay a double in a longana whose arms are closed to
+/// other seats until opened.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "kebab-case")]
+pub enum ArmDoubles {
+    /// On any arm, closed or not (pagat.com's Longana: a double may be
+    /// played on any arm).
+    #[default]
+    AnyArm,
+    /// Only where its other tiles may go: its own arm or an opened one.
+    LikeOtherTiles,
 }
 
 /// Access to the arms of a longana.
@@ -585,15 +640,16 @@ pub enum Direction {
 }
 
 /// What a seat does when it cannot play.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct StuckSpec {
     /// Pass or draw.
     pub when_unable: WhenUnable,
-    /// Tiles that must stay in the stock (never drawn).
+    /// Tiles that must stay in the stock (never drawn): a number, or a
+    /// table by seat count.
     #[serde(default)]
-    pub keep: u8,
+    pub keep: Keep,
     /// A drawn tile that fits must be played at once (otherwise the seat may
     /// keep drawing while the stock allows).
     #[serde(default = "yes")]
@@ -610,6 +666,42 @@ fn yes() -> bool {
 
 fn is_default<T: Default + PartialEq>(t: &T) -> bool {
     *t == T::default()
+}
+
+/// Tiles that stay in the stock, never drawn: a number, or a table by seat
+/// count (as [`HandSize`]; a seat count the table leaves out keeps none).
+///
+/// ```
+/// use capicua_engine::Keep;
+/// // Sniff (pagat.com): two stay in the stock only with two players.
+/// let sniff = Keep::BySeats(vec![[2, 2], [3, 0], [4, 0]]);
+/// assert_eq!((sniff.for_seats(2), sniff.for_seats(3)), (2, 0));
+/// assert_eq!(Keep::Fixed(2).for_seats(4), 2);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(untagged)]
+pub enum Keep {
+    /// The same for every seat count.
+    Fixed(u8),
+    /// `[[seats, tiles], ...]`: e.g. `[[2, 2], [3, 0], [4, 0]]`.
+    BySeats(Vec<[u8; 2]>),
+}
+
+impl Default for Keep {
+    fn default() -> Keep {
+        Keep::Fixed(0)
+    }
+}
+
+impl Keep {
+    /// The tiles kept with `seats` seats (0 for a count the table leaves out).
+    pub fn for_seats(&self, seats: u8) -> u8 {
+        match self {
+            Keep::Fixed(n) => *n,
+            Keep::BySeats(t) => t.iter().find(|e| e[0] == seats).map_or(0, |e| e[1]),
+        }
+    }
 }
 
 /// What a seat that cannot play does.

@@ -53,11 +53,14 @@ fn arb_variant() -> impl Strategy<Value = Variant> {
             doubles: if every { SpinnerDoubles::Every } else { SpinnerDoubles::First },
             opens: if at_once { SpinnerOpening::AtOnce } else { SpinnerOpening::AfterBothSides },
         })),
-        any::<bool>().prop_map(|any_arm| BoardLayout::Longana(LonganaSpec {
-            access: if any_arm { ArmAccess::Any } else { ArmAccess::OwnOrOpened }
+        (any::<bool>(), any::<bool>()).prop_map(|(any_arm, any_double)| BoardLayout::Longana(LonganaSpec {
+            access: if any_arm { ArmAccess::Any } else { ArmAccess::OwnOrOpened },
+            doubles: if any_double { ArmDoubles::AnyArm } else { ArmDoubles::LikeOtherTiles },
         })),
-        (any::<bool>(), any::<bool>())
-            .prop_map(|(public, satisfy_doubles)| BoardLayout::Trains(TrainsSpec { public, satisfy_doubles })),
+        (any::<bool>(), any::<bool>(), any::<bool>()).prop_map(|(public, satisfy_doubles, player)| {
+            let cover = if player { DoubleCover::Player } else { DoubleCover::NextSeat };
+            BoardLayout::Trains(TrainsSpec { public, satisfy_doubles, cover })
+        }),
         (2u8..=6, 1u8..=3).prop_map(|(centre, toes)| BoardLayout::ChickenFoot(ChickenFootSpec { centre, toes })),
     ];
     let stuck = (
@@ -66,7 +69,10 @@ fn arb_variant() -> impl Strategy<Value = Variant> {
             Just(WhenUnable::DrawUntilPlayable),
             (1u8..=3).prop_map(WhenUnable::DrawUpTo)
         ],
-        0u8..=3,
+        prop_oneof![
+            (0u8..=3).prop_map(Keep::Fixed),
+            (0u8..=3, 0u8..=3).prop_map(|(two, more)| Keep::BySeats(vec![[2, two], [3, more], [4, more]])),
+        ],
         any::<bool>(),
     );
     let blocked = (

@@ -226,6 +226,42 @@ fn longana_arms_open_when_their_owner_passes() {
     assert_no_leak(&g);
 }
 
+/// The option that keeps doubles to the arms a seat may use: seat 0, its
+/// arm on 3, holds [5|5] while seat 1's closed arm shows 5, and passes
+/// (the preset lets it lay the double there: `published_rules.rs`).
+#[test]
+fn longana_doubles_like_other_tiles_stay_off_closed_arms() {
+    let mut v = preset("longana").unwrap();
+    v.board = BoardLayout::Longana(LonganaSpec { access: ArmAccess::OwnOrOpened, doubles: ArmDoubles::LikeOtherTiles });
+    let hands = vec![set(&[(9, 9), (3, 9), (5, 5), (0, 1)]), set(&[(8, 9), (5, 8), (5, 6), (2, 4), (6, 7)])];
+    let mut g = Game::from_setup(rules(v), Seating::new(2), setup(0, hands, vec![], 0)).unwrap();
+    play_checked(&mut g, lead(9, 9));
+    play_on(&mut g, 8, 9, 1);
+    play_on(&mut g, 3, 9, 0);
+    play_on(&mut g, 5, 8, 1);
+    assert_eq!(g.legal_moves().as_slice(), &[Move::Pass], "[5|5] may not go on seat 1's closed arm");
+    play_checked(&mut g, Move::Pass);
+    assert!(g.board().ends()[0].opened, "seat 0's arm opens");
+}
+
+/// The option that keeps 2 tiles in a sniff stock at every table size:
+/// with three players and two tiles left, a seat without a 6 for the
+/// sniff passes (the preset keeps none with three: `published_rules.rs`).
+#[test]
+fn sniff_keep_two_at_every_table_size() {
+    let mut v = preset("sniff").unwrap();
+    v.stuck.keep = Keep::Fixed(2);
+    let hands = vec![set(&[(6, 6), (1, 6), (0, 0), (0, 3)]), set(&[(0, 1), (1, 3)]), set(&[(2, 3), (2, 4)])];
+    let mut g = Game::from_setup(rules(v), Seating::new(3), setup(0, hands, vec![d(1, 4), d(4, 5)], 0)).unwrap();
+    play_checked(&mut g, lead(6, 6));
+    assert_eq!(g.legal_moves().as_slice(), &[Move::Pass], "the last two tiles stay in the stock");
+    // In a file: a number, or a table by seat count as the hand sizes are.
+    let stuck: StuckSpec = toml::from_str("when-unable = { draw-up-to = 2 }\nkeep = [[2, 2], [3, 0], [4, 0]]").unwrap();
+    assert_eq!(stuck.keep, preset("sniff").unwrap().stuck.keep);
+    let stuck: StuckSpec = toml::from_str("when-unable = \"pass\"\nkeep = 2").unwrap();
+    assert_eq!(stuck.keep, Keep::Fixed(2));
+}
+
 #[test]
 fn seed_to_deal_snapshot() {
     // Pinned: a stored seed must deal the same hands forever. If this fails,
@@ -392,9 +428,12 @@ fn same_suit_deal_gives_each_seat_a_suit() {
 }
 
 /// Three seats of Mexican Train (clockwise 0, 1, 2), hand 0, the stock
-/// starting with [0|6] then [1|3].
+/// starting with [0|6] then [1|3]; a double is covered by the next seat
+/// (`cover = "next-seat"`; the preset has its player cover it:
+/// `published_rules.rs`).
 fn mexican_hand(target: MatchTarget) -> Game {
-    let v = Variant { target, ..preset("mexican-train").unwrap() };
+    let trains = TrainsSpec { public: true, satisfy_doubles: true, cover: DoubleCover::NextSeat };
+    let v = Variant { target, board: BoardLayout::Trains(trains), ..preset("mexican-train").unwrap() };
     let hands = vec![set(&[(12, 12), (5, 12), (3, 4)]), set(&[(1, 12), (2, 9)]), set(&[(1, 1), (8, 12)])];
     let mut stock = vec![d(0, 6), d(1, 3)];
     let dealt: TileSet = hands.iter().fold(set(&[(0, 6), (1, 3)]), |a, h| a.or(*h));

@@ -61,7 +61,16 @@ impl PublicFacts {
             f.usable_before.push(usable);
             // What a pass or the start of a run of draws excludes under
             // every rule set that may be in force now.
-            let reveals = |pips: u32| conditions.excluded_by(rules, r.seat, pips);
+            let reveals = |pips: u32| {
+                let (pips, mut tiles) = conditions.excluded_by(rules, r.seat, pips);
+                // Where doubles go on any longana arm, the seat also holds
+                // no double joining any open end.
+                if board.doubles_on_closed_arms() {
+                    let (_, anywhere) = conditions.excluded_by(rules, r.seat, board.open_pips());
+                    tiles = tiles.or(anywhere.and(rules.catalog().doubles()));
+                }
+                (pips, tiles)
+            };
             match r.action {
                 Action::Play { tile, .. } => f.played_by[s].insert(tile),
                 Action::Draw => {

@@ -8,8 +8,9 @@ mod common;
 use std::sync::Arc;
 
 use capicua_engine::{
-    Condition, EndId, Fraction, Game, HandVisibility, LenientSpec, MatchRule, MatchTarget, Move, Referee, RuleOverride,
-    Rules, Seat, Seating, TileValue, Variant, ViewSnapshot, WhenRule, preset,
+    ArmAccess, ArmDoubles, BoardLayout, Condition, EndId, Fraction, Game, HandVisibility, LenientSpec, LonganaSpec,
+    MatchRule, MatchTarget, Move, Referee, RuleOverride, Rules, Seat, Seating, Setup, Tile, TileSet, TileValue,
+    Variant, ViewSnapshot, WhenRule, preset,
 };
 use capicua_strategy::determinize::sample;
 use capicua_strategy::facts::PublicFacts;
@@ -217,4 +218,36 @@ fn snapshots_carry_explicit_teams() {
     let facts = PublicFacts::of(&local);
     let deal = sample(&local, &Arc::new(rules), &facts, &mut BotRng::new(1)).expect("a deal");
     assert_eq!(deal.game.table(), game.table());
+}
+
+/// A longana pass says what the passer lacks for its own and opened arms,
+/// and, where doubles go on any arm, that it holds no double joining any
+/// arm: seat 0 passes with its arm on 3 and seat 1's closed arm on 5.
+#[test]
+fn a_longana_pass_excludes_the_doubles_of_closed_arms_where_doubles_go_anywhere() {
+    let d = Tile::domino;
+    let set = |ts: &[(u8, u8)]| ts.iter().map(|&(a, b)| d(a, b)).collect::<TileSet>();
+    for doubles in [ArmDoubles::AnyArm, ArmDoubles::LikeOtherTiles] {
+        let rules = rules("longana", |v| {
+            v.board = BoardLayout::Longana(LonganaSpec { access: ArmAccess::OwnOrOpened, doubles });
+        });
+        let hands = vec![set(&[(9, 9), (3, 9), (0, 1), (2, 4)]), set(&[(8, 9), (5, 8), (5, 6), (6, 7)])];
+        let setup = Setup { seed: 1, hand: 0, scores: vec![], hands, stock: vec![], leader: Seat(0) };
+        let mut game = Game::from_setup(rules.clone(), Seating::new(2), setup).unwrap();
+        let plays = [
+            Move::Play { tile: d(9, 9), end: EndId::LEAD, face: 0 },
+            Move::Play { tile: d(8, 9), end: EndId(1), face: 1 },
+            Move::Play { tile: d(3, 9), end: EndId(0), face: 1 },
+            Move::Play { tile: d(5, 8), end: EndId(1), face: 1 },
+            Move::Pass,
+        ];
+        for m in plays {
+            game.play(m).unwrap();
+        }
+        let facts = PublicFacts::of(&TableSeat::new(&game, Seat(1)));
+        let excluded = facts.excluded[0];
+        assert!(excluded.contains(d(3, 3)) && excluded.contains(d(3, 6)), "{doubles:?}: no 3 for its own arm");
+        assert!(!excluded.contains(d(5, 6)), "{doubles:?}: a 5 could not go on the closed arm");
+        assert_eq!(excluded.contains(d(5, 5)), doubles == ArmDoubles::AnyArm, "{doubles:?}: [5|5]");
+    }
 }

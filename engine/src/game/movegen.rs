@@ -38,10 +38,16 @@ fn push_plays_w<const W: usize>(
     // One test per position, not per end, for the layouts where every open
     // end is everybody's.
     let gated = restricted || board.must_cover() != 0;
+    let doubles = hand.and(rules.catalog().doubles());
     for (i, e) in ends.iter().enumerate() {
-        if gated && !board.may_use(seat, i, restricted) {
+        // A closed arm takes only doubles, where doubles go on any arm.
+        let hand = if !gated || board.may_use(seat, i, restricted) {
+            hand
+        } else if board.doubles_on_closed_arms() {
+            &doubles
+        } else {
             continue;
-        }
+        };
         let end = EndId(i as u8);
         // Tiles are bits: for each word, the hand's tiles joining by face 0,
         // then by face 1 (see `Rules::joining_by_face`).
@@ -72,10 +78,15 @@ fn push_plays_w<const W: usize>(
 #[inline(always)]
 fn push_plays_narrow(hand: u64, board: &Board, rules: &Rules, seat: Seat, restricted: bool, list: &mut MoveList) {
     let gated = restricted || board.must_cover() != 0;
+    let doubles = hand & rules.catalog().doubles().0[0];
     let joining = |i: usize, e: &OpenEnd| -> u64 {
-        if gated && !board.may_use(seat, i, restricted) {
+        let hand = if !gated || board.may_use(seat, i, restricted) {
+            hand
+        } else if board.doubles_on_closed_arms() {
+            doubles
+        } else {
             return 0;
-        }
+        };
         let by_face0 = rules.joining_by_face(e.pip, 0).0[0];
         let by_face1 = rules.joining_by_face(e.pip, 1).0[0];
         (hand & by_face0) | (hand & by_face1) << 32
@@ -135,11 +146,17 @@ fn has_play_w<const W: usize>(hand: &TileSet, board: &Board, rules: &Rules, seat
         }
         return joining != 0;
     }
+    let doubles = hand.and(rules.catalog().doubles());
     board.ends().iter().enumerate().any(|(i, e)| {
-        board.may_use(seat, i, restricted) && {
-            let p = rules.playable_on(e.pip);
-            (0..W).any(|w| hand.0[w] & p.0[w] != 0)
-        }
+        let usable = if board.may_use(seat, i, restricted) {
+            hand
+        } else if board.doubles_on_closed_arms() {
+            &doubles
+        } else {
+            return false;
+        };
+        let p = rules.playable_on(e.pip);
+        (0..W).any(|w| usable.0[w] & p.0[w] != 0)
     })
 }
 
@@ -273,7 +290,8 @@ impl Game {
                         };
                 }
                 let Some(e) = self.board.end(end) else { return false };
-                self.may_use(seat, end.0 as usize) && self.rules.joins_by_face(e.pip, tile, face)
+                self.board.may_lay(seat, end.0 as usize, tile, self.arms_restricted())
+                    && self.rules.joins_by_face(e.pip, tile, face)
             }
             Move::Draw => {
                 self.may_draw()
@@ -311,12 +329,18 @@ mod tests {
 
     /// The packed generator of narrow catalogs gives the general
     /// generator's moves in the same order, on every preset that uses it
-    /// (line, spinner, longana and train layouts alike).
+    /// (line, spinner and train layouts alike) and on a double-six longana
+    /// (closed arms that take doubles).
     #[test]
     fn narrow_generator_matches_the_general_one() {
         let mut checked = 0;
-        for name in PRESETS {
-            let rules = Arc::new(preset(name).unwrap().validate().unwrap());
+        let mut small_longana = preset("longana").unwrap();
+        small_longana.tiles.max_pip = 6;
+        small_longana.deal.hand_size = crate::variant::HandSize::Fixed(6);
+        let variants = PRESETS.iter().map(|name| preset(name).unwrap()).chain([small_longana]);
+        for v in variants {
+            let name = v.name.clone();
+            let rules = Arc::new(v.validate().unwrap());
             if rules.catalog().len() > 32 {
                 continue;
             }
