@@ -583,7 +583,12 @@ function predictMover(t, events, fresh) {
   const n = v['hand-sizes'].length;
   const turn = t.variant?.turn || {};
   const simple = (!turn.order || turn.order === 'fixed') && !(t.variant?.when?.length > 0);
-  if (last.event === 'drew') v['to-move'] = last.seat;
+  // Where the player of a double covers it, a double may keep the turn:
+  // the next frame says who moves.
+  const trains = t.variant?.board?.trains;
+  const keeps = trains && trains.cover !== 'next-seat' && trains['satisfy-doubles'] !== false;
+  if (keeps && last.event === 'played' && last.tile?.[0] === last.tile?.[1]) v['to-move'] = undefined;
+  else if (last.event === 'drew') v['to-move'] = last.seat;
   else if (simple && (last.event === 'played' || last.event === 'passed')) {
     const step = turn.direction === 'clockwise' ? 1 : n - 1;
     v['to-move'] = (last.seat + step) % n;
