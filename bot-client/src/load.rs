@@ -677,7 +677,7 @@ impl Bot {
             let waited = now_us(table.epoch).saturating_sub(moved);
             self.to_prompt.push(waited.min(u32::MAX as u64) as u32);
         }
-        if self.seat.how.churns && !self.churned && self.next() % 10 == 0 {
+        if self.seat.how.churns && !self.churned && self.next().is_multiple_of(10) {
             return Ok(After::Churn);
         }
         if let Some(mean) = self.seat.how.think {

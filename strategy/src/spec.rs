@@ -172,6 +172,8 @@ fn split_word<'a>(text: &'a str, word: &str) -> Option<(&'a str, &'a str)> {
     Some((text[..at].trim(), text[at + padded.len()..].trim()))
 }
 
+/// Builds the strategy `name:key=value:…` names, each parameter read
+/// under the policy's caps.
 fn build_named(spec: &str, seed: u64, policy: &Policy) -> Result<Box<dyn Strategy>, SpecError> {
     let params = Params::parse(spec, policy.caps)?;
     Ok(match params.strategy {
