@@ -30,6 +30,7 @@ use capicua_engine::Move;
 use capicua_protocol::{ClientFrame, ClientMsg, ErrorCode, GameId, RoomId, RoomSpec, ServerMsg, TimeControl};
 use serde::{Deserialize, Serialize};
 use tokio::sync::{Notify, mpsc};
+use tokio::task::JoinHandle;
 
 use crate::remote::{Connection, RemoteError, code_name, unexpected};
 
@@ -178,12 +179,81 @@ struct Behaviour {
     batch_events: bool,
 }
 
+/// What `run` and every seat share.
+#[derive(Default)]
+struct Shared {
+    counters: Counters,
+    /// Whether the measured window is open: seats count only then.
+    measuring: AtomicBool,
+    /// Set at the end of the window: seats stop at their next frame.
+    stop: AtomicBool,
+}
+
+/// A table's room and its seats' connections, each with its player's
+/// token if registered.
+type SeatedTable = (RoomId, Vec<(Connection, Option<String>)>);
+
+/// What a seat's task returns: its move-to-accepted and move-to-next-prompt
+/// samples, in microseconds.
+type Samples = (Vec<u32>, Vec<u32>);
+
+/// The measured window's figures.
+struct Window {
+    seconds: f64,
+    moves: u64,
+    games: u64,
+    /// The server's resident memory at its end, KiB (with `server_pid`).
+    rss_kib: Option<u64>,
+}
+
 /// Runs the load and returns its figures.
 pub async fn run(cfg: LoadConfig) -> Result<LoadReport, RemoteError> {
-    let counters = Arc::new(Counters { target: cfg.games, ..Counters::default() });
-    let measuring = Arc::new(AtomicBool::new(false));
-    let stop = Arc::new(AtomicBool::new(false));
+    let shared =
+        Arc::new(Shared { counters: Counters { target: cfg.games, ..Counters::default() }, ..Shared::default() });
     // Set up every table first (connect, create, join), then start the clock.
+    let seated = set_up_tables(&cfg, &shared.counters).await;
+    let connections = seated.iter().map(|(_, (_, c))| c.len()).sum();
+    let tokens = seated.iter().flat_map(|(_, (_, c))| c.iter().filter_map(|(_, t)| t.clone())).collect();
+    // Each seat holds a sender it never uses: the receiver hears `None` once
+    // every seat has ended (the server went away), which ends the window.
+    let (alive, all_gone) = mpsc::channel::<()>(1);
+    let players = start_players(&cfg, seated, &shared, alive);
+    let window = measure(&cfg, &shared, all_gone).await;
+    shared.stop.store(true, Ordering::Relaxed);
+    // A thinking seat may be asleep for up to ten times the mean.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10) + cfg.think.unwrap_or_default() * 10;
+    let (latencies, to_prompt) = gather_samples(players, deadline).await;
+    // Every seat has ended or been stopped: no more game-overs come.
+    let over = std::mem::take(&mut *shared.counters.over.lock().expect("game-over log lock"));
+    let mut stored: Vec<(RoomId, GameId)> = over.iter().filter_map(|(&(room, _), &g)| Some((room, g?))).collect();
+    stored.sort_unstable_by_key(|&(_, game)| game);
+    let (elapsed, moves, games, rss) = (window.seconds, window.moves, window.games, window.rss_kib);
+    Ok(LoadReport {
+        tables: cfg.tables,
+        connections,
+        seconds: elapsed,
+        moves,
+        moves_per_sec: moves as f64 / elapsed,
+        finished_games: games,
+        finished_games_per_sec: games as f64 / elapsed,
+        latency_p50_ms: percentile_ms(&latencies, 0.50),
+        latency_p99_ms: percentile_ms(&latencies, 0.99),
+        next_prompt_p50_ms: percentile_ms(&to_prompt, 0.50),
+        next_prompt_p99_ms: percentile_ms(&to_prompt, 0.99),
+        errors: shared.counters.errors.load(Ordering::Relaxed),
+        reconnects: shared.counters.reconnects.load(Ordering::Relaxed),
+        games_stored: stored.len() as u64,
+        games_not_stored: over.values().filter(|g| g.is_none()).count() as u64,
+        stored,
+        tokens,
+        server_rss_mib: rss.map(|k| k as f64 / 1024.0),
+        server_rss_per_connection_kib: rss.filter(|_| connections > 0).map(|k| k as f64 / connections as f64),
+    })
+}
+
+/// Sets up every table at once; each one that fails counts an error and
+/// is left out. Returns the seated tables by table number.
+async fn set_up_tables(cfg: &LoadConfig, counters: &Counters) -> Vec<(usize, SeatedTable)> {
     let mut tables = Vec::with_capacity(cfg.tables);
     let mut given = cfg.players.iter();
     for t in 0..cfg.tables {
@@ -212,26 +282,44 @@ pub async fn run(cfg: LoadConfig) -> Result<LoadReport, RemoteError> {
             }
         }
     }
-    let connections = seated.iter().map(|(_, (_, c))| c.len()).sum();
-    let tokens = seated.iter().flat_map(|(_, (_, c))| c.iter().filter_map(|(_, t)| t.clone())).collect();
+    seated
+}
+
+/// Starts a task per seat of every seated table; the first seat of a table
+/// counts its finished matches.
+fn start_players(
+    cfg: &LoadConfig,
+    seated: Vec<(usize, SeatedTable)>,
+    shared: &Arc<Shared>,
+    alive: mpsc::Sender<()>,
+) -> Vec<JoinHandle<Result<Samples, RemoteError>>> {
     let mut players = Vec::new();
     let epoch = Instant::now();
-    // Each seat holds a sender it never uses: the receiver hears `None` once
-    // every seat has ended (the server went away), which ends the window.
-    let (alive, mut all_gone) = mpsc::channel::<()>(1);
     for (t, (room, conns)) in seated {
         let table = Arc::new(Table { epoch, move_sent_us: AtomicU64::new(0) });
         for (i, (conn, token)) in conns.into_iter().enumerate() {
-            let (c, m, s) = (counters.clone(), measuring.clone(), stop.clone());
             let churns = churner(t * 4 + i, cfg.churn);
-            let how = Behaviour { think: cfg.think, churns, batch_events: cfg.batch_events };
-            let server = cfg.server.clone();
-            let table = table.clone();
-            players.push(tokio::spawn(player(conn, server, token, how, room, table, i == 0, c, m, s, alive.clone())));
+            let seat = Seat {
+                server: cfg.server.clone(),
+                token,
+                how: Behaviour { think: cfg.think, churns, batch_events: cfg.batch_events },
+                room,
+                table: table.clone(),
+                counts_games: i == 0,
+                shared: shared.clone(),
+                _alive: alive.clone(),
+            };
+            players.push(tokio::spawn(player(conn, seat)));
         }
     }
-    drop(alive);
-    // A short warm-up, then the measured window.
+    players
+}
+
+/// A short warm-up, then the measured window: until its seconds are up,
+/// every seat has ended, or the matches asked for have finished. Prints a
+/// line of figures every `report_every`.
+async fn measure(cfg: &LoadConfig, shared: &Shared, mut all_gone: mpsc::Receiver<()>) -> Window {
+    let counters = &shared.counters;
     let ends_early = async {
         tokio::select! {
             _ = all_gone.recv() => {}
@@ -246,7 +334,7 @@ pub async fn run(cfg: LoadConfig) -> Result<LoadReport, RemoteError> {
     };
     let m0 = counters.moves.load(Ordering::Relaxed);
     let g0 = counters.games.load(Ordering::Relaxed);
-    measuring.store(true, Ordering::Relaxed);
+    shared.measuring.store(true, Ordering::Relaxed);
     let t0 = Instant::now();
     let window = tokio::time::sleep(Duration::from_secs(cfg.seconds));
     tokio::pin!(window);
@@ -254,39 +342,60 @@ pub async fn run(cfg: LoadConfig) -> Result<LoadReport, RemoteError> {
         .report_every
         .filter(|e| !e.is_zero())
         .map(|every| tokio::time::interval_at(tokio::time::Instant::now() + every, every));
-    let (mut moves_then, mut then) = (m0, t0);
+    let mut progress = Progress { t0, g0, moves_then: m0, then: t0 };
     if !ended_in_warm_up {
         loop {
             tokio::select! {
                 _ = &mut window => break,
                 _ = &mut ends_early => break,
                 _ = async { report.as_mut().expect("guarded").tick().await }, if report.is_some() => {
-                    let now = counters.moves.load(Ordering::Relaxed);
-                    let not_stored = counters.over.lock().expect("game-over log lock").values().filter(|g| g.is_none()).count();
-                    let rss = cfg.server_pid.and_then(rss_kib).map_or("-".into(), |k| format!("{:.1}", k as f64 / 1024.0));
-                    eprintln!(
-                        "t {:>6.0} s  moves/s {:>7.0}  matches stored {:>7}  not stored {not_stored}  errors {}  reconnects {}  server RSS MiB {rss}",
-                        t0.elapsed().as_secs_f64(),
-                        (now - moves_then) as f64 / then.elapsed().as_secs_f64(),
-                        counters.games.load(Ordering::Relaxed) - g0,
-                        counters.errors.load(Ordering::Relaxed),
-                        counters.reconnects.load(Ordering::Relaxed),
-                    );
-                    (moves_then, then) = (now, Instant::now());
+                    progress.print(counters, cfg.server_pid);
                 }
             }
         }
     }
-    let elapsed = t0.elapsed().as_secs_f64();
-    measuring.store(false, Ordering::Relaxed);
+    let seconds = t0.elapsed().as_secs_f64();
+    shared.measuring.store(false, Ordering::Relaxed);
     let moves = counters.moves.load(Ordering::Relaxed) - m0;
     let games = counters.games.load(Ordering::Relaxed) - g0;
-    let rss = cfg.server_pid.and_then(rss_kib);
-    stop.store(true, Ordering::Relaxed);
+    Window { seconds, moves, games, rss_kib: cfg.server_pid.and_then(rss_kib) }
+}
+
+/// The periodic line of a soak: where the window began, and the moves
+/// counted at the last line.
+struct Progress {
+    t0: Instant,
+    g0: u64,
+    moves_then: u64,
+    then: Instant,
+}
+
+impl Progress {
+    /// Prints the moves per second since the last line, and the totals.
+    fn print(&mut self, counters: &Counters, server_pid: Option<u32>) {
+        let now = counters.moves.load(Ordering::Relaxed);
+        let not_stored = counters.over.lock().expect("game-over log lock").values().filter(|g| g.is_none()).count();
+        let rss = server_pid.and_then(rss_kib).map_or("-".into(), |k| format!("{:.1}", k as f64 / 1024.0));
+        eprintln!(
+            "t {:>6.0} s  moves/s {:>7.0}  matches stored {:>7}  not stored {not_stored}  errors {}  reconnects {}  server RSS MiB {rss}",
+            self.t0.elapsed().as_secs_f64(),
+            (now - self.moves_then) as f64 / self.then.elapsed().as_secs_f64(),
+            counters.games.load(Ordering::Relaxed) - self.g0,
+            counters.errors.load(Ordering::Relaxed),
+            counters.reconnects.load(Ordering::Relaxed),
+        );
+        (self.moves_then, self.then) = (now, Instant::now());
+    }
+}
+
+/// Every seat's samples, each list sorted; a seat still running at
+/// `deadline` is aborted and its samples lost.
+async fn gather_samples(
+    players: Vec<JoinHandle<Result<Samples, RemoteError>>>,
+    deadline: tokio::time::Instant,
+) -> Samples {
     let mut latencies: Vec<u32> = Vec::new();
     let mut to_prompt: Vec<u32> = Vec::new();
-    // A thinking seat may be asleep for up to ten times the mean.
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10) + cfg.think.unwrap_or_default() * 10;
     for p in players {
         let abort = p.abort_handle();
         match tokio::time::timeout_at(deadline, p).await {
@@ -300,38 +409,16 @@ pub async fn run(cfg: LoadConfig) -> Result<LoadReport, RemoteError> {
     }
     latencies.sort_unstable();
     to_prompt.sort_unstable();
-    let pct = |sorted: &[u32], q: f64| -> f64 {
-        if sorted.is_empty() {
-            return 0.0;
-        }
-        let i = ((sorted.len() as f64 * q) as usize).min(sorted.len() - 1);
-        sorted[i] as f64 / 1000.0
-    };
-    // Every seat has ended or been stopped: no more game-overs come.
-    let over = std::mem::take(&mut *counters.over.lock().expect("game-over log lock"));
-    let mut stored: Vec<(RoomId, GameId)> = over.iter().filter_map(|(&(room, _), &g)| Some((room, g?))).collect();
-    stored.sort_unstable_by_key(|&(_, game)| game);
-    Ok(LoadReport {
-        tables: cfg.tables,
-        connections,
-        seconds: elapsed,
-        moves,
-        moves_per_sec: moves as f64 / elapsed,
-        finished_games: games,
-        finished_games_per_sec: games as f64 / elapsed,
-        latency_p50_ms: pct(&latencies, 0.50),
-        latency_p99_ms: pct(&latencies, 0.99),
-        next_prompt_p50_ms: pct(&to_prompt, 0.50),
-        next_prompt_p99_ms: pct(&to_prompt, 0.99),
-        errors: counters.errors.load(Ordering::Relaxed),
-        reconnects: counters.reconnects.load(Ordering::Relaxed),
-        games_stored: stored.len() as u64,
-        games_not_stored: over.values().filter(|g| g.is_none()).count() as u64,
-        stored,
-        tokens,
-        server_rss_mib: rss.map(|k| k as f64 / 1024.0),
-        server_rss_per_connection_kib: rss.filter(|_| connections > 0).map(|k| k as f64 / connections as f64),
-    })
+    (latencies, to_prompt)
+}
+
+/// The `q` quantile of `sorted` microseconds, in milliseconds (0 if empty).
+fn percentile_ms(sorted: &[u32], q: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let i = ((sorted.len() as f64 * q) as usize).min(sorted.len() - 1);
+    sorted[i] as f64 / 1000.0
 }
 
 /// Whether seat number `n` churns, for a share `churn` of the seats
@@ -430,46 +517,36 @@ struct GameOverFrame {
     game: Option<GameId>,
 }
 
-/// One seat: ready, answer prompts (after thinking, if it thinks), ready
-/// again after each match; a churning seat drops its connection once per
-/// match and comes back with its token.
-#[allow(clippy::too_many_arguments)]
-async fn player(
-    mut conn: Connection,
+/// One seat of a table, as `run` hands it to its task.
+struct Seat {
+    /// Where to reconnect after churning.
     server: String,
+    /// The player's token, if registered: what a churning seat comes back with.
     token: Option<String>,
     how: Behaviour,
     room: RoomId,
     table: Arc<Table>,
+    /// Whether this seat counts the table's finished matches (one seat a table does).
     counts_games: bool,
-    counters: Arc<Counters>,
-    measuring: Arc<AtomicBool>,
-    stop: Arc<AtomicBool>,
-    // Dropped when this seat ends: `run` ends the window once all are.
+    shared: Arc<Shared>,
+    /// Dropped when this seat ends: `run` ends the window once all are.
     _alive: mpsc::Sender<()>,
-) -> Result<(Vec<u32>, Vec<u32>), RemoteError> {
-    let mut latencies = Vec::with_capacity(4096);
-    let mut to_prompt = Vec::with_capacity(4096);
-    let mut sent: Option<Instant> = None;
-    let mut last_move: Option<String> = None;
-    let mut rng = 0x9e37_79b9_7f4a_7c15u64 ^ room ^ (u64::from(counts_games) << 40) ^ (token.is_some() as u64) << 41;
-    let mut next = move || {
-        rng ^= rng << 13;
-        rng ^= rng >> 7;
-        rng ^= rng << 17;
-        rng
-    };
-    // A churning seat leaves at about its tenth prompt of each match.
-    let mut churned = false;
-    conn.send(ClientMsg::Ready { room }).await?;
-    while !stop.load(Ordering::Relaxed) {
+}
+
+/// One seat: ready, answer prompts (after thinking, if it thinks), ready
+/// again after each match; a churning seat drops its connection once per
+/// match and comes back with its token.
+async fn player(mut conn: Connection, seat: Seat) -> Result<Samples, RemoteError> {
+    let mut bot = Bot::new(seat);
+    conn.send(ClientMsg::Ready { room: bot.seat.room }).await?;
+    while !bot.seat.shared.stop.load(Ordering::Relaxed) {
         // No timeout around each read (a timer armed and cancelled per
         // frame): tables play without pause, so the stop flag is seen at the
         // next frame; `run` stops waiting for a silent table at a deadline.
         let text = match conn.recv_text().await {
             Ok(t) => t,
             Err(e) => {
-                counters.errors.fetch_add(1, Ordering::Relaxed);
+                bot.seat.shared.counters.errors.fetch_add(1, Ordering::Relaxed);
                 return Err(e);
             }
         };
@@ -479,66 +556,96 @@ async fn player(
         if text.starts_with(EVENTS_PREFIX) {
             continue;
         }
-        let frame: LeanFrame = serde_json::from_str(&text)?;
+        if bot.answer(&mut conn, &text).await? == After::Churn {
+            // Drop the connection, come back with the token: the server
+            // gives the seat back, then sends `sync` and the pending prompt
+            // again.
+            conn.close().await;
+            conn = bot.reconnect().await?;
+        }
+    }
+    conn.close().await;
+    Ok((bot.latencies, bot.to_prompt))
+}
+
+/// What a seat does once it has answered a frame.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum After {
+    /// Read the next frame.
+    Read,
+    /// Leave and come back (a churning seat, once a match).
+    Churn,
+}
+
+/// A seat at play: its seat, what it measured, and what it remembers
+/// between frames.
+struct Bot {
+    seat: Seat,
+    /// Move sent to `accepted`, microseconds.
+    latencies: Vec<u32>,
+    /// Move sent (at the table) to the next prompt, microseconds.
+    to_prompt: Vec<u32>,
+    /// When the move awaiting its `accepted` was sent.
+    sent: Option<Instant>,
+    /// The last move's frame, to send again if it was rate limited.
+    last_move: Option<String>,
+    /// The xorshift state behind its choices, think times and churn.
+    rng: u64,
+    /// Whether it has churned this match: a churning seat leaves at about
+    /// its tenth prompt of each match.
+    churned: bool,
+}
+
+impl Bot {
+    fn new(seat: Seat) -> Bot {
+        let rng = 0x9e37_79b9_7f4a_7c15u64
+            ^ seat.room
+            ^ (u64::from(seat.counts_games) << 40)
+            ^ (seat.token.is_some() as u64) << 41;
+        Bot {
+            seat,
+            latencies: Vec::with_capacity(4096),
+            to_prompt: Vec::with_capacity(4096),
+            sent: None,
+            last_move: None,
+            rng,
+            churned: false,
+        }
+    }
+
+    fn next(&mut self) -> u64 {
+        self.rng ^= self.rng << 13;
+        self.rng ^= self.rng >> 7;
+        self.rng ^= self.rng << 17;
+        self.rng
+    }
+
+    fn measuring(&self) -> bool {
+        self.seat.shared.measuring.load(Ordering::Relaxed)
+    }
+
+    /// Acts on a frame other than events.
+    async fn answer(&mut self, conn: &mut Connection, text: &str) -> Result<After, RemoteError> {
+        let frame: LeanFrame = serde_json::from_str(text)?;
+        let counters = &self.seat.shared.counters;
         match (frame.kind.as_ref(), frame.prompt, frame.legal_moves) {
             ("prompt", Some(prompt), Some(legal_moves)) if !legal_moves.is_empty() => {
-                // The first prompt at the table since its last move (a
-                // prompt sent again after a reconnect finds none).
-                let moved = table.move_sent_us.swap(0, Ordering::Relaxed);
-                if moved != 0 && measuring.load(Ordering::Relaxed) {
-                    let waited = now_us(table.epoch).saturating_sub(moved);
-                    to_prompt.push(waited.min(u32::MAX as u64) as u32);
-                }
-                if how.churns && !churned && next() % 10 == 0 {
-                    // Drop the connection, come back with the token: the
-                    // server gives the seat back, then sends `sync` and the
-                    // pending prompt again.
-                    churned = true;
-                    conn.close().await;
-                    conn = Connection::connect(&server).await?;
-                    conn.hello_with(token.clone(), true, how.batch_events).await?;
-                    if measuring.load(Ordering::Relaxed) {
-                        counters.reconnects.fetch_add(1, Ordering::Relaxed);
-                    }
-                    continue;
-                }
-                if let Some(mean) = how.think {
-                    // Exponential, capped: -ln(u) * mean with u in (0, 1].
-                    let u = ((next() >> 11) as f64 + 1.0) / (1u64 << 53) as f64;
-                    tokio::time::sleep(mean.mul_f64((-u.ln()).min(10.0))).await;
-                }
-                let m = legal_moves[(next() % legal_moves.len() as u64) as usize];
-                let text = serde_json::to_string(&ClientFrame::new(None, ClientMsg::play(room, prompt, m)))?;
-                last_move = Some(text.clone());
-                sent = Some(Instant::now());
-                table.move_sent_us.store(now_us(table.epoch), Ordering::Relaxed);
-                conn.send_text(text).await?;
+                return self.on_prompt(conn, prompt, &legal_moves).await;
             }
             ("accepted", ..) => {
-                if let Some(t) = sent.take()
-                    && measuring.load(Ordering::Relaxed)
+                if let Some(t) = self.sent.take()
+                    && self.measuring()
                 {
-                    latencies.push(t.elapsed().as_micros().min(u32::MAX as u128) as u32);
+                    self.latencies.push(t.elapsed().as_micros().min(u32::MAX as u128) as u32);
                     counters.moves.fetch_add(1, Ordering::Relaxed);
                 }
             }
-            ("game-over", ..) => {
-                let over: GameOverFrame = serde_json::from_str(&text)?;
-                counters.over(room, over.seq, over.game);
-                churned = false;
-                // The next match's first prompt waits for every seat's
-                // `ready`: not a move's answer.
-                table.move_sent_us.store(0, Ordering::Relaxed);
-                if counts_games && measuring.load(Ordering::Relaxed) && over.game.is_some() {
-                    counters.games.fetch_add(1, Ordering::Relaxed);
-                }
-                conn.send(ClientMsg::Ready { room }).await?;
-            }
+            ("game-over", ..) => self.on_game_over(conn, text).await?,
             ("error", ..) if frame.code == Some(ErrorCode::RateLimited) => {
                 // The move was dropped unread: the prompt stands, send it again.
                 counters.errors.fetch_add(1, Ordering::Relaxed);
                 tokio::time::sleep(Duration::from_millis(20)).await;
-                if let Some(m) = last_move.clone() {
+                if let Some(m) = self.last_move.clone() {
                     conn.send_text(m).await?;
                 }
             }
@@ -546,14 +653,76 @@ async fn player(
                 let n = counters.errors.fetch_add(1, Ordering::Relaxed);
                 if n < 10 {
                     let code = frame.code.as_ref().map(code_name).unwrap_or_default();
-                    eprintln!("room {room}: server error {code}: {}", frame.message.unwrap_or_default());
+                    eprintln!("room {}: server error {code}: {}", self.seat.room, frame.message.unwrap_or_default());
                 }
             }
             _ => {}
         }
+        Ok(After::Read)
     }
-    conn.close().await;
-    Ok((latencies, to_prompt))
+
+    /// Notes the wait since the table's last move, then churns, or thinks
+    /// and plays a random legal move.
+    async fn on_prompt(
+        &mut self,
+        conn: &mut Connection,
+        prompt: u64,
+        legal_moves: &[Move],
+    ) -> Result<After, RemoteError> {
+        let table = &self.seat.table;
+        // The first prompt at the table since its last move (a
+        // prompt sent again after a reconnect finds none).
+        let moved = table.move_sent_us.swap(0, Ordering::Relaxed);
+        if moved != 0 && self.measuring() {
+            let waited = now_us(table.epoch).saturating_sub(moved);
+            self.to_prompt.push(waited.min(u32::MAX as u64) as u32);
+        }
+        if self.seat.how.churns && !self.churned && self.next().is_multiple_of(10) {
+            return Ok(After::Churn);
+        }
+        if let Some(mean) = self.seat.how.think {
+            // Exponential, capped: -ln(u) * mean with u in (0, 1].
+            let u = ((self.next() >> 11) as f64 + 1.0) / (1u64 << 53) as f64;
+            tokio::time::sleep(mean.mul_f64((-u.ln()).min(10.0))).await;
+        }
+        let m = legal_moves[(self.next() % legal_moves.len() as u64) as usize];
+        let room = self.seat.room;
+        let text = serde_json::to_string(&ClientFrame::new(None, ClientMsg::play(room, prompt, m)))?;
+        self.last_move = Some(text.clone());
+        self.sent = Some(Instant::now());
+        self.seat.table.move_sent_us.store(now_us(self.seat.table.epoch), Ordering::Relaxed);
+        conn.send_text(text).await?;
+        Ok(After::Read)
+    }
+
+    /// Comes back to the seat with the token, its old connection closed;
+    /// churns no more this match.
+    async fn reconnect(&mut self) -> Result<Connection, RemoteError> {
+        self.churned = true;
+        let seat = &self.seat;
+        let mut conn = Connection::connect(&seat.server).await?;
+        conn.hello_with(seat.token.clone(), true, seat.how.batch_events).await?;
+        if self.measuring() {
+            seat.shared.counters.reconnects.fetch_add(1, Ordering::Relaxed);
+        }
+        Ok(conn)
+    }
+
+    /// Notes the match over (and its stored game), then readies for the next.
+    async fn on_game_over(&mut self, conn: &mut Connection, text: &str) -> Result<(), RemoteError> {
+        let over: GameOverFrame = serde_json::from_str(text)?;
+        let seat = &self.seat;
+        seat.shared.counters.over(seat.room, over.seq, over.game);
+        self.churned = false;
+        // The next match's first prompt waits for every seat's
+        // `ready`: not a move's answer.
+        seat.table.move_sent_us.store(0, Ordering::Relaxed);
+        if seat.counts_games && seat.shared.measuring.load(Ordering::Relaxed) && over.game.is_some() {
+            seat.shared.counters.games.fetch_add(1, Ordering::Relaxed);
+        }
+        conn.send(ClientMsg::Ready { room: seat.room }).await?;
+        Ok(())
+    }
 }
 
 #[cfg(test)]

@@ -228,13 +228,47 @@ fn runtime() -> Result<tokio::runtime::Runtime> {
 /// is checked first (the address, the variant file, the strategy, a rated
 /// bot's name), then the registered bots get their tokens, then they play.
 fn remote_play(a: PlayArgs) -> Result<()> {
+    let plan = plan_play(&a)?;
+    let tally = Arc::new(Tally::default());
+    run_remote(&tally, play_session(a, plan, tally.clone()))
+}
+
+/// What `capicua-bot play` will do, from its checked arguments.
+struct PlayPlan {
+    /// Waiting for tournament assignments rather than finding rooms.
+    awaiting: bool,
+    /// Bots to run.
+    count: usize,
+    /// The variant of `--variant FILE`, if given.
+    variant: Option<PlayVariant>,
+    /// The players to register or read tokens for (`--register`).
+    players: Vec<Registration>,
+}
+
+/// Checks the arguments as far as can be done without the server.
+fn plan_play(a: &PlayArgs) -> Result<PlayPlan> {
     ServerAddr::parse(&a.server)?;
     capicua_strategy::spec::build(&a.strategy, 0)?;
     capicua_strategy::poly::build_poly(&a.poly_strategy, 0)?;
     let awaiting = a.await_assignments || a.tournament.is_some();
-    let variant = match &a.variant {
-        Some(path) => Some(play_variant(path)?),
-        None if awaiting || a.room.is_some() => None,
+    let variant = rooms_variant(a, awaiting)?;
+    check_play_player(a, awaiting)?;
+    // A tournament bot is one player.
+    let count = if awaiting { 1 } else { a.count.max(1) };
+    // A player acts through one connection at a time: the server closes
+    // the older of two with one token, so bots sharing it would fight.
+    if a.token.is_some() && count > 1 {
+        bail!("--token is one player, and a player plays from one connection: give --register NAME for {count} bots");
+    }
+    Ok(PlayPlan { awaiting, count, variant, players: registrations(a, count) })
+}
+
+/// The variant of `--variant FILE`; without one, the preset must be known
+/// unless the server picks the room (a tournament's, or `--room`).
+fn rooms_variant(a: &PlayArgs, awaiting: bool) -> Result<Option<PlayVariant>> {
+    match &a.variant {
+        Some(path) => Ok(Some(play_variant(path)?)),
+        None if awaiting || a.room.is_some() => Ok(None),
         None => {
             if capicua_engine::preset(&a.preset).is_none() && capicua_engine::poly::poly_preset(&a.preset).is_none() {
                 bail!(
@@ -244,9 +278,14 @@ fn remote_play(a: PlayArgs) -> Result<()> {
                     capicua_engine::poly::POLY_PRESETS.join(", ")
                 );
             }
-            None
+            Ok(None)
         }
-    };
+    }
+}
+
+/// Refuses the options that need a registered player without one, and
+/// `--fallback` servers outside a tournament.
+fn check_play_player(a: &PlayArgs, awaiting: bool) -> Result<()> {
     let registered = a.register.is_some() || a.token.is_some();
     if a.rated && !registered {
         bail!("--rated needs a registered player: give --register NAME (or --token)");
@@ -265,73 +304,71 @@ fn remote_play(a: PlayArgs) -> Result<()> {
             "--await-assignments needs --register NAME or --token (tournament tables are reserved for registered players)"
         );
     }
-    // A tournament bot is one player.
-    let count = if awaiting { 1 } else { a.count.max(1) };
-    // A player acts through one connection at a time: the server closes
-    // the older of two with one token, so bots sharing it would fight.
-    if a.token.is_some() && count > 1 {
-        bail!("--token is one player, and a player plays from one connection: give --register NAME for {count} bots");
+    Ok(())
+}
+
+/// The players `--register NAME` names, one per bot, each with its token file.
+fn registrations(a: &PlayArgs, count: usize) -> Vec<Registration> {
+    let Some(name) = &a.register else { return vec![] };
+    let file = a.token_file.clone().unwrap_or_else(|| PathBuf::from(format!("{name}.token")));
+    (0..count)
+        .map(|i| Registration {
+            name: token_file::numbered_name(name, i, count),
+            token_file: token_file::numbered_path(&file, i, count),
+        })
+        .collect()
+}
+
+/// The bots' session: tokens first, then the ladder, a tournament, or rooms.
+async fn play_session(a: PlayArgs, plan: PlayPlan, tally: Arc<Tally>) -> Result<()> {
+    let tokens = capicua_bot::remote::tokens_for(&a.server, &plan.players, &tally).await?;
+    if a.ladder {
+        return play_ladder(a, tokens, tally).await;
     }
-    let players: Vec<Registration> = match &a.register {
-        None => vec![],
-        Some(name) => {
-            let file = a.token_file.clone().unwrap_or_else(|| PathBuf::from(format!("{name}.token")));
-            (0..count)
-                .map(|i| Registration {
-                    name: token_file::numbered_name(name, i, count),
-                    token_file: token_file::numbered_path(&file, i, count),
-                })
-                .collect()
-        }
-    };
-    let tally = Arc::new(Tally::default());
-    let server = a.server.clone();
-    let session = async {
-        let tokens = capicua_bot::remote::tokens_for(&server, &players, &tally).await?;
-        if a.ladder {
-            let tokens = if tokens.is_empty() { a.token.into_iter().collect() } else { tokens };
-            let mut bots = tokio::task::JoinSet::new();
-            for (i, token) in tokens.into_iter().enumerate() {
-                let cfg = LadderConfig {
-                    server: a.server.clone(),
-                    token,
-                    strategy: a.strategy.clone(),
-                    preset: a.preset.clone(),
-                    index: i as u64,
-                };
-                bots.spawn(capicua_bot::remote::ladder(cfg, tally.clone()));
-            }
-            // The first bot that fails for good stops them all.
-            while let Some(done) = bots.join_next().await {
-                done??;
-            }
-            return Ok(());
-        }
-        if awaiting {
-            let token = tokens.into_iter().next().or(a.token).expect("checked above: a token or a name");
-            let cfg = AwaitConfig {
-                server: a.server,
-                token,
-                strategy: a.strategy,
-                tournament: a.tournament,
-                fallbacks: a.fallback,
-            };
-            return Ok(capicua_bot::remote::await_assignments(cfg, tally.clone()).await?);
-        }
-        let cfg = PlayConfig {
+    if plan.awaiting {
+        let token = tokens.into_iter().next().or(a.token).expect("checked above: a token or a name");
+        let cfg = AwaitConfig {
             server: a.server,
-            token: a.token,
+            token,
             strategy: a.strategy,
-            poly_strategy: a.poly_strategy,
-            room: a.room,
-            preset: a.preset,
-            count,
-            matches: a.matches,
+            tournament: a.tournament,
+            fallbacks: a.fallback,
         };
-        let opts = PlayOptions { tokens, rated: a.rated, variant };
-        Ok(capicua_bot::remote::play_as(cfg, opts, tally.clone()).await?)
+        return Ok(capicua_bot::remote::await_assignments(cfg, tally).await?);
+    }
+    let cfg = PlayConfig {
+        server: a.server,
+        token: a.token,
+        strategy: a.strategy,
+        poly_strategy: a.poly_strategy,
+        room: a.room,
+        preset: a.preset,
+        count: plan.count,
+        matches: a.matches,
     };
-    run_remote(&tally, session)
+    let opts = PlayOptions { tokens, rated: a.rated, variant: plan.variant };
+    Ok(capicua_bot::remote::play_as(cfg, opts, tally).await?)
+}
+
+/// One ladder bot per token (the registered ones, or `--token`'s).
+async fn play_ladder(a: PlayArgs, tokens: Vec<String>, tally: Arc<Tally>) -> Result<()> {
+    let tokens = if tokens.is_empty() { a.token.into_iter().collect() } else { tokens };
+    let mut bots = tokio::task::JoinSet::new();
+    for (i, token) in tokens.into_iter().enumerate() {
+        let cfg = LadderConfig {
+            server: a.server.clone(),
+            token,
+            strategy: a.strategy.clone(),
+            preset: a.preset.clone(),
+            index: i as u64,
+        };
+        bots.spawn(capicua_bot::remote::ladder(cfg, tally.clone()));
+    }
+    // The first bot that fails for good stops them all.
+    while let Some(done) = bots.join_next().await {
+        done??;
+    }
+    Ok(())
 }
 
 /// The variant of `--variant FILE`, checked as the server checks a room's:

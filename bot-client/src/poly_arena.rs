@@ -47,13 +47,25 @@ fn load_rules(variant: &str) -> Result<PolyRules> {
 /// Runs the arena and prints the results.
 pub fn run(args: PolyArenaArgs) -> Result<()> {
     let rules = Arc::new(load_rules(&args.variant)?);
-    let mut strategies: Vec<Box<dyn PolyStrategy>> = args
+    let mut strategies = seat_strategies(&args, &rules)?;
+    let mut game = PolyGame::new(rules.clone(), seat_count(&strategies), args.seed)?;
+    let start = Instant::now();
+    let tally = play_matches(&args, &mut game, &mut strategies)?;
+    let secs = start.elapsed().as_secs_f64().max(1e-9);
+    print_report(&args, &rules, &strategies, &tally, secs);
+    Ok(())
+}
+
+/// The strategy of each entry, seeded from the master seed, once their
+/// number is known to be a table the variant seats.
+fn seat_strategies(args: &PolyArenaArgs, rules: &PolyRules) -> Result<Vec<Box<dyn PolyStrategy>>> {
+    let strategies: Vec<Box<dyn PolyStrategy>> = args
         .seats
         .iter()
         .enumerate()
         .map(|(e, s)| build_poly(s, derive_seed(args.seed, e as u64)).with_context(|| format!("seat strategy {s:?}")))
         .collect::<Result<_>>()?;
-    let seats = u8::try_from(strategies.len()).unwrap_or(u8::MAX);
+    let seats = seat_count(&strategies);
     if !rules.seat_range().contains(&seats) {
         bail!(
             "{} seats given, but {} seats {} to {}",
@@ -63,13 +75,33 @@ pub fn run(args: PolyArenaArgs) -> Result<()> {
             rules.seat_range().end()
         );
     }
+    Ok(strategies)
+}
+
+/// The seats of a table of `strategies` (saturated: too many never fits).
+fn seat_count(strategies: &[Box<dyn PolyStrategy>]) -> u8 {
+    u8::try_from(strategies.len()).unwrap_or(u8::MAX)
+}
+
+/// What the matches came to, per entry (not per seat) and overall.
+struct Tally {
+    /// Matches each entry won.
+    wins: Vec<u64>,
+    /// Points each entry scored, over all matches.
+    points: Vec<i64>,
+    /// Matches nobody won.
+    draws: u64,
+    /// Hands played.
+    hands: u64,
+    /// Moves played.
+    moves: u64,
+}
+
+/// Plays `args.games` matches, each dealt from its own seed, with the
+/// entries rotated one seat a match.
+fn play_matches(args: &PolyArenaArgs, game: &mut PolyGame, strategies: &mut [Box<dyn PolyStrategy>]) -> Result<Tally> {
     let k = strategies.len();
-    let mut wins = vec![0u64; k];
-    let mut points = vec![0i64; k];
-    let mut draws = 0u64;
-    let (mut hands, mut moves_played) = (0u64, 0u64);
-    let mut game = PolyGame::new(rules.clone(), seats, args.seed)?;
-    let start = Instant::now();
+    let mut tally = Tally { wins: vec![0; k], points: vec![0; k], draws: 0, hands: 0, moves: 0 };
     for i in 0..args.games {
         let seed = SeededRng::new(args.seed, i).next_u64();
         game.restart(seed);
@@ -82,25 +114,29 @@ pub fn run(args: PolyArenaArgs) -> Result<()> {
             let strategy = &mut strategies[of_seat(seat)];
             let m = strategy.choose(&game.view(seat));
             game.play(m).with_context(|| format!("{} chose {m}", strategy.name()))?;
-            moves_played += 1;
+            tally.moves += 1;
         }
         let outcome = game.outcome().context("the match ended")?;
-        hands += outcome.hands as u64;
+        tally.hands += outcome.hands as u64;
         for (s, &score) in outcome.scores.iter().enumerate() {
-            points[of_seat(s as u8)] += score as i64;
+            tally.points[of_seat(s as u8)] += score as i64;
         }
         match outcome.winner {
-            Some(w) => wins[of_seat(w)] += 1,
-            None => draws += 1,
+            Some(w) => tally.wins[of_seat(w)] += 1,
+            None => tally.draws += 1,
         }
     }
-    let secs = start.elapsed().as_secs_f64().max(1e-9);
+    Ok(tally)
+}
+
+/// Prints the variant, a line per entry and the throughput.
+fn print_report(args: &PolyArenaArgs, rules: &PolyRules, strategies: &[Box<dyn PolyStrategy>], t: &Tally, secs: f64) {
     println!(
         "poly-arena: {} ({} tiles, {} faces), {} seats, {} matches, seed {}",
         rules.variant().name,
         rules.set().len(),
         rules.variant().faces,
-        seats,
+        seat_count(strategies),
         args.games,
         args.seed
     );
@@ -111,22 +147,21 @@ pub fn run(args: PolyArenaArgs) -> Result<()> {
         "entry", "strategy", "wins", "win%", "95% interval", "avg points"
     );
     for (s, strategy) in strategies.iter().enumerate() {
-        let pct = 100.0 * wins[s] as f64 / args.games.max(1) as f64;
-        let (lo, hi) = wilson95(wins[s], args.games);
-        let avg = points[s] as f64 / args.games.max(1) as f64;
+        let pct = 100.0 * t.wins[s] as f64 / args.games.max(1) as f64;
+        let (lo, hi) = wilson95(t.wins[s], args.games);
+        let avg = t.points[s] as f64 / args.games.max(1) as f64;
         let interval = format!("{:.1}-{:.1}%", 100.0 * lo, 100.0 * hi);
-        println!("{:<6} {:<12} {:>8} {:>6.1}% {:>16} {:>12.1}", s, strategy.name(), wins[s], pct, interval, avg);
+        println!("{:<6} {:<12} {:>8} {:>6.1}% {:>16} {:>12.1}", s, strategy.name(), t.wins[s], pct, interval, avg);
     }
-    println!("ties: {draws}");
+    println!("ties: {}", t.draws);
     println!(
         "{} matches, {} hands, {} moves in {:.3} s: {:.1} matches/s, {:.0} hands/s, {:.0} moves/s",
         args.games,
-        hands,
-        moves_played,
+        t.hands,
+        t.moves,
         secs,
         args.games as f64 / secs,
-        hands as f64 / secs,
-        moves_played as f64 / secs
+        t.hands as f64 / secs,
+        t.moves as f64 / secs
     );
-    Ok(())
 }

@@ -393,6 +393,8 @@ impl Arena {
         Ok(tally)
     }
 
+    /// Plays game `index` from its deal and seating to its end and adds
+    /// what happened to `tally`.
     fn play_game(
         &self,
         index: u64,
@@ -402,40 +404,69 @@ impl Arena {
         legal: &mut MoveList,
         tally: &mut Tally,
     ) -> Result<(), ArenaError> {
-        let n = players.len();
-        let rotation = (index % n as u64) as usize;
-        game.restart(derive_seed(self.config.seed, index / n as u64));
-        let game_seed = derive_seed(self.config.seed ^ 0xA5A5_A5A5, index);
-        for (slot, p) in players.iter_mut().enumerate() {
-            p.as_dyn().reseed(derive_seed(game_seed, slot as u64));
-        }
-        // Slot j sits at seat (j + rotation) % n.
-        let slot_at = |seat: Seat| (seat.index() + n - rotation) % n;
+        let rotation = (index % players.len() as u64) as usize;
+        self.deal(index, game, players);
         let (plays, passes, draws) = if self.time_moves_or_alternatives {
-            let (mut plays, mut passes, mut draws) = (0u64, 0u64, 0u64);
-            while let Some(seat) = game.to_move() {
-                let slot = slot_at(seat);
-                let timer = self.config.time_moves.then(Instant::now);
-                let played = play_turn_seeing(game, players[slot].as_dyn(), proposals, self.open[slot])?;
-                let s = &mut tally.slots[slot];
-                if let Some(t) = timer {
-                    s[4] += t.elapsed().as_nanos() as i64;
-                }
-                s[5] += 1;
-                s[6] += played.refused as i64;
-                match played.chosen {
-                    Move::Play { .. } => plays += 1,
-                    Move::Pass => passes += 1,
-                    Move::Draw => draws += 1,
-                }
-            }
-            (plays, passes, draws)
+            self.play_refereed(game, players, rotation, proposals, tally)?
         } else {
             play_quick(game, players, rotation, legal, &self.open)?
         };
         tally.plays += plays;
         tally.passes += passes;
         tally.draws += draws;
+        self.record_outcome(game, rotation, tally);
+        Ok(())
+    }
+
+    /// Deals game `index` and reseeds every strategy for it. The deal
+    /// depends on `index / seats` only, so each rotation of the seating
+    /// plays the same hands; the strategies' seeds depend on the game.
+    fn deal(&self, index: u64, game: &mut Game, players: &mut [Player]) {
+        let n = players.len();
+        game.restart(derive_seed(self.config.seed, index / n as u64));
+        let game_seed = derive_seed(self.config.seed ^ 0xA5A5_A5A5, index);
+        for (slot, p) in players.iter_mut().enumerate() {
+            p.as_dyn().reseed(derive_seed(game_seed, slot as u64));
+        }
+    }
+
+    /// Plays `game` to its end through the referee's full turn, which times
+    /// each decision (with `time_moves`) and counts refused proposals into
+    /// the slot's tallies. Returns the plays, passes and draws.
+    fn play_refereed(
+        &self,
+        game: &mut Game,
+        players: &mut [Player],
+        rotation: usize,
+        proposals: &mut Vec<Move>,
+        tally: &mut Tally,
+    ) -> Result<(u64, u64, u64), ArenaError> {
+        let n = players.len();
+        let (mut plays, mut passes, mut draws) = (0u64, 0u64, 0u64);
+        while let Some(seat) = game.to_move() {
+            // Slot j sits at seat (j + rotation) % n.
+            let slot = (seat.index() + n - rotation) % n;
+            let timer = self.config.time_moves.then(Instant::now);
+            let played = play_turn_seeing(game, players[slot].as_dyn(), proposals, self.open[slot])?;
+            let s = &mut tally.slots[slot];
+            if let Some(t) = timer {
+                s[4] += t.elapsed().as_nanos() as i64;
+            }
+            s[5] += 1;
+            s[6] += played.refused as i64;
+            match played.chosen {
+                Move::Play { .. } => plays += 1,
+                Move::Pass => passes += 1,
+                Move::Draw => draws += 1,
+            }
+        }
+        Ok((plays, passes, draws))
+    }
+
+    /// Adds the finished `game`'s hands, winner and scores to `tally`: per
+    /// slot, per team (once per team, by its first slot) and for the SPRT.
+    fn record_outcome(&self, game: &Game, rotation: usize, tally: &mut Tally) {
+        let n = tally.slots.len();
         let results = game.hand_results();
         tally.games += 1;
         tally.hands += results.len() as u64;
@@ -475,7 +506,6 @@ impl Arena {
                 _ => tally.sprt[1] += 1,
             }
         }
-        Ok(())
     }
 
     fn report(&self, t: &Tally, seconds: f64) -> ArenaReport {

@@ -20,8 +20,8 @@ use crate::determinize::PlayModel;
 use crate::error::SpecError;
 use crate::rng::derive_seed;
 use crate::strategy::{
-    BotaGorda, Budget, Carrier, Cheater, Condition, Conditional, Disabler, Heuristic, Ismcts, Oracle, OracleConfig,
-    Pimc, PimcConfig, Random, Rollout, Scored, Smart, Strategy, Support,
+    BotaGorda, Carrier, Cheater, Condition, Conditional, Disabler, Heuristic, Ismcts, Oracle, OracleConfig, Pimc,
+    PimcConfig, Random, Rollout, Scored, Smart, Strategy, Support,
 };
 
 /// Every strategy name with a one-line description.
@@ -172,154 +172,216 @@ fn split_word<'a>(text: &'a str, word: &str) -> Option<(&'a str, &'a str)> {
     Some((text[..at].trim(), text[at + padded.len()..].trim()))
 }
 
+/// Builds the strategy `name:key=value:…` names, each parameter read
+/// under the policy's caps.
 fn build_named(spec: &str, seed: u64, policy: &Policy) -> Result<Box<dyn Strategy>, SpecError> {
-    let mut parts = spec.split(':');
-    let name = parts.next().filter(|n| !n.is_empty()).ok_or(SpecError::Empty)?;
-    let params: Vec<(&str, &str)> = parts
-        .map(|p| {
-            p.split_once('=').ok_or_else(|| SpecError::BadParameter {
-                strategy: name.into(),
-                param: p.into(),
-                reason: "expected key=value".into(),
+    let params = Params::parse(spec, policy.caps)?;
+    Ok(match params.strategy {
+        "random" => params.none().map(|_| Box::new(Random::new(seed)) as Box<dyn Strategy>)?,
+        "bota-gorda" => params.none().map(|_| Box::new(Scored::new(BotaGorda, seed)) as Box<dyn Strategy>)?,
+        "heuristic" => params.none().map(|_| Box::new(Scored::new(Heuristic, seed)) as Box<dyn Strategy>)?,
+        "carrier" => params.none().map(|_| Box::new(Scored::new(Carrier, seed)) as Box<dyn Strategy>)?,
+        "support" => params.none().map(|_| Box::new(Scored::new(Support, seed)) as Box<dyn Strategy>)?,
+        "disabler" => params.none().map(|_| Box::new(Scored::new(Disabler, seed)) as Box<dyn Strategy>)?,
+        "smart" => Box::new(Smart::with_weights(smart_weights(&params)?, seed)),
+        "cheater" => Box::new(Cheater::new(build_named(cheater_inner(&params)?, seed, policy)?)),
+        "pimc" => Box::new(Pimc::new(pimc_config(&params)?, seed)),
+        "oracle" => {
+            // Refused before its parameters are read: no value makes it fit.
+            if !policy.sees_hands {
+                return Err(SpecError::SeesHands(params.strategy.into()));
+            }
+            Box::new(Oracle::new(oracle_config(&params)?, seed))
+        }
+        "ismcts" => Box::new(ismcts(&params, seed)?),
+        other => return Err(SpecError::UnknownStrategy(other.to_string())),
+    })
+}
+
+/// A named spec taken apart: the strategy's name and its `key=value`
+/// parameters in order, with the caps they are read under.
+struct Params<'a> {
+    /// The strategy's name.
+    strategy: &'a str,
+    /// The parameters as written.
+    pairs: Vec<(&'a str, &'a str)>,
+    /// The policy's caps on searches, if any.
+    caps: Option<SearchCaps>,
+}
+
+impl<'a> Params<'a> {
+    /// Splits `name:key=value:…`; an empty name or a parameter without
+    /// `=` is refused.
+    fn parse(spec: &'a str, caps: Option<SearchCaps>) -> Result<Params<'a>, SpecError> {
+        let mut parts = spec.split(':');
+        let strategy = parts.next().filter(|n| !n.is_empty()).ok_or(SpecError::Empty)?;
+        let pairs = parts
+            .map(|p| {
+                p.split_once('=').ok_or_else(|| SpecError::BadParameter {
+                    strategy: strategy.into(),
+                    param: p.into(),
+                    reason: "expected key=value".into(),
+                })
             })
-        })
-        .collect::<Result<_, _>>()?;
-    let bad = |param: &str, reason: &str| SpecError::BadParameter {
-        strategy: name.into(),
-        param: param.into(),
-        reason: reason.into(),
-    };
-    // A number within the policy's cap for `param`, if any.
-    let capped = |param: &str, v: &str, cap: Option<u32>| {
-        let n = v.parse::<u32>().map_err(|_| bad(param, "expected a whole number"))?;
-        match cap {
-            Some(max) if n > max => Err(bad(param, &format!("at most {max} on this server"))),
+            .collect::<Result<_, _>>()?;
+        Ok(Params { strategy, pairs, caps })
+    }
+
+    /// The error for `param` of this strategy.
+    fn bad(&self, param: &str, reason: &str) -> SpecError {
+        SpecError::BadParameter { strategy: self.strategy.into(), param: param.into(), reason: reason.into() }
+    }
+
+    /// Refuses any parameter, for a strategy that takes none.
+    fn none(&self) -> Result<(), SpecError> {
+        match self.pairs.first() {
+            Some((k, _)) => Err(self.bad(k, "this strategy takes no parameters")),
+            None => Ok(()),
+        }
+    }
+
+    /// The error for a parameter the strategy does not take.
+    fn unknown(&self, param: &str) -> SpecError {
+        self.bad(param, "unknown parameter")
+    }
+
+    /// A whole number for `param`.
+    fn whole(&self, param: &str, v: &str) -> Result<u32, SpecError> {
+        v.parse::<u32>().map_err(|_| self.bad(param, "expected a whole number"))
+    }
+
+    /// A whole number within `cap` for `param`, if there is a cap.
+    fn capped(&self, param: &str, v: &str, cap: impl FnOnce(&SearchCaps) -> u32) -> Result<u32, SpecError> {
+        let n = self.whole(param, v)?;
+        match self.caps.as_ref().map(cap) {
+            Some(max) if n > max => Err(self.bad(param, &format!("at most {max} on this server"))),
             _ => Ok(n),
         }
-    };
-    let caps = policy.caps;
-    // The most `ms=` a search may ask for.
-    let max_ms = caps.map(|c| c.time.as_millis().min(u32::MAX as u128) as u32);
-    let no_params = || match params.first() {
-        Some((k, _)) => Err(bad(k, "this strategy takes no parameters")),
-        None => Ok(()),
-    };
-    Ok(match name {
-        "random" => no_params().map(|_| Box::new(Random::new(seed)) as Box<dyn Strategy>)?,
-        "bota-gorda" => no_params().map(|_| Box::new(Scored::new(BotaGorda, seed)) as Box<dyn Strategy>)?,
-        "heuristic" => no_params().map(|_| Box::new(Scored::new(Heuristic, seed)) as Box<dyn Strategy>)?,
-        "carrier" => no_params().map(|_| Box::new(Scored::new(Carrier, seed)) as Box<dyn Strategy>)?,
-        "support" => no_params().map(|_| Box::new(Scored::new(Support, seed)) as Box<dyn Strategy>)?,
-        "disabler" => no_params().map(|_| Box::new(Scored::new(Disabler, seed)) as Box<dyn Strategy>)?,
-        "smart" => {
-            let mut weights = Smart::BASE;
-            for &(k, v) in &params {
-                match k {
-                    "weights" => {
-                        let w: Vec<f64> = v.split('/').map(str::parse).collect::<Result<_, _>>().map_err(|_| {
-                            bad(k, "expected five numbers: heuristic/carrier/support/disabler/bota-gorda")
-                        })?;
-                        weights = w.try_into().map_err(|_| {
-                            bad(k, "expected five numbers: heuristic/carrier/support/disabler/bota-gorda")
-                        })?;
-                    }
-                    _ => return Err(bad(k, "unknown parameter")),
-                }
-            }
-            Box::new(Smart::with_weights(weights, seed))
+    }
+
+    /// A number of at least 1 within `cap`: a search needs one of each.
+    fn positive(&self, param: &str, v: &str, cap: impl FnOnce(&SearchCaps) -> u32) -> Result<u32, SpecError> {
+        Ok(self.capped(param, v, cap)?.max(1))
+    }
+
+    /// A time per move, `ms=`, within the caps' time.
+    fn millis(&self, param: &str, v: &str) -> Result<Duration, SpecError> {
+        let ms = self.capped(param, v, |c| c.time.as_millis().min(u32::MAX as u128) as u32)?;
+        Ok(Duration::from_millis(ms as u64))
+    }
+
+    /// The caps' time, for a search that named none.
+    fn default_time(&self, named: Option<Duration>) -> Option<Duration> {
+        named.or(self.caps.map(|c| c.time))
+    }
+}
+
+/// `smart`'s weights: `weights=h/c/s/d/b`, or its base blend.
+fn smart_weights(params: &Params) -> Result<[f64; 5], SpecError> {
+    let mut weights = Smart::BASE;
+    for &(k, v) in &params.pairs {
+        if k != "weights" {
+            return Err(params.unknown(k));
         }
-        "cheater" => {
-            let mut inner = "heuristic";
-            for &(k, v) in &params {
-                match k {
-                    "inner" => inner = v,
-                    _ => return Err(bad(k, "unknown parameter")),
-                }
-            }
-            Box::new(Cheater::new(build_named(inner, seed, policy)?))
+        let expected = || params.bad(k, "expected five numbers: heuristic/carrier/support/disabler/bota-gorda");
+        let w: Vec<f64> = v.split('/').map(str::parse).collect::<Result<_, _>>().map_err(|_| expected())?;
+        weights = w.try_into().map_err(|_| expected())?;
+    }
+    Ok(weights)
+}
+
+/// The spec `cheater` falls back to for its legal move: `inner=`, or `heuristic`.
+fn cheater_inner<'a>(params: &Params<'a>) -> Result<&'a str, SpecError> {
+    let mut inner = "heuristic";
+    for &(k, v) in &params.pairs {
+        match k {
+            "inner" => inner = v,
+            _ => return Err(params.unknown(k)),
         }
-        "pimc" => {
-            let mut c = PimcConfig::default();
-            for &(k, v) in &params {
-                match k {
-                    "samples" => c.budget.samples = capped(k, v, caps.map(|c| c.samples))?.max(1),
-                    "ms" => {
-                        c.budget.time = Some(Duration::from_millis(capped(k, v, max_ms)? as u64));
-                    }
-                    "rollouts" => c.rollouts = capped(k, v, caps.map(|c| c.rollouts))?.max(1),
-                    "pool" => c.pool = capped(k, v, caps.map(|_| MAX_POOL))?.max(1),
-                    "solve" => c.solve_below = capped(k, v, caps.map(|c| c.solve))?,
-                    "model" => {
-                        c.model = match v {
-                            "uniform" => PlayModel::Uniform,
-                            "heavy" => PlayModel::Heavy { beta: 0.5 },
-                            _ => return Err(bad(k, "expected uniform or heavy")),
-                        }
-                    }
-                    "beta" => {
-                        let beta = v
-                            .parse::<f64>()
-                            .ok()
-                            .filter(|b| b.is_finite() && *b >= 0.0)
-                            .ok_or_else(|| bad(k, "expected a number, 0 or more"))?;
-                        c.model = PlayModel::Heavy { beta };
-                    }
-                    "rollout" => {
-                        c.rollout = match v {
-                            "heavy" => Rollout::Heavy,
-                            "random" => Rollout::Random,
-                            "block" => Rollout::Block,
-                            "own-block" => Rollout::OwnBlock,
-                            _ => return Err(bad(k, "expected heavy, block, own-block or random")),
-                        }
-                    }
-                    _ => return Err(bad(k, "unknown parameter")),
-                }
+    }
+    Ok(inner)
+}
+
+/// `pimc`'s configuration from its parameters; under caps a search that
+/// names no time gets the caps' time.
+fn pimc_config(params: &Params) -> Result<PimcConfig, SpecError> {
+    let mut c = PimcConfig::default();
+    for &(k, v) in &params.pairs {
+        match k {
+            "samples" => c.budget.samples = params.positive(k, v, |c| c.samples)?,
+            "ms" => c.budget.time = Some(params.millis(k, v)?),
+            "rollouts" => c.rollouts = params.positive(k, v, |c| c.rollouts)?,
+            "pool" => c.pool = params.positive(k, v, |_| MAX_POOL)?,
+            "solve" => c.solve_below = params.capped(k, v, |c| c.solve)?,
+            "model" => c.model = play_model(params, k, v)?,
+            "beta" => {
+                let beta = v
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|b| b.is_finite() && *b >= 0.0)
+                    .ok_or_else(|| params.bad(k, "expected a number, 0 or more"))?;
+                c.model = PlayModel::Heavy { beta };
             }
-            if let (Some(caps), None) = (caps, c.budget.time) {
-                c.budget.time = Some(caps.time);
-            }
-            let _: Budget = c.budget;
-            Box::new(Pimc::new(c, seed))
+            "rollout" => c.rollout = rollout(params, k, v)?,
+            _ => return Err(params.unknown(k)),
         }
-        "oracle" => {
-            if !policy.sees_hands {
-                return Err(SpecError::SeesHands(name.into()));
-            }
-            let mut c = OracleConfig::default();
-            for &(k, v) in &params {
-                match k {
-                    "nodes" => c.nodes = capped(k, v, None)?.max(1),
-                    "samples" => c.samples = capped(k, v, caps.map(|c| c.samples))?.max(1),
-                    "rollouts" => c.rollouts = capped(k, v, caps.map(|c| c.rollouts))?.max(1),
-                    "ms" => c.time = Some(Duration::from_millis(capped(k, v, max_ms)? as u64)),
-                    _ => return Err(bad(k, "unknown parameter")),
-                }
-            }
-            if let (Some(caps), None) = (caps, c.time) {
-                c.time = Some(caps.time);
-            }
-            Box::new(Oracle::new(c, seed))
+    }
+    c.budget.time = params.default_time(c.budget.time);
+    Ok(c)
+}
+
+/// `model=`: how `pimc` deals the hidden tiles.
+fn play_model(params: &Params, k: &str, v: &str) -> Result<PlayModel, SpecError> {
+    match v {
+        "uniform" => Ok(PlayModel::Uniform),
+        "heavy" => Ok(PlayModel::Heavy { beta: 0.5 }),
+        _ => Err(params.bad(k, "expected uniform or heavy")),
+    }
+}
+
+/// `rollout=`: how `pimc` plays a sampled deal out.
+fn rollout(params: &Params, k: &str, v: &str) -> Result<Rollout, SpecError> {
+    match v {
+        "heavy" => Ok(Rollout::Heavy),
+        "random" => Ok(Rollout::Random),
+        "block" => Ok(Rollout::Block),
+        "own-block" => Ok(Rollout::OwnBlock),
+        _ => Err(params.bad(k, "expected heavy, block, own-block or random")),
+    }
+}
+
+/// The `oracle`'s configuration; `nodes=` has no cap (a network spec never
+/// builds an oracle).
+fn oracle_config(params: &Params) -> Result<OracleConfig, SpecError> {
+    let mut c = OracleConfig::default();
+    for &(k, v) in &params.pairs {
+        match k {
+            "nodes" => c.nodes = params.whole(k, v)?.max(1),
+            "samples" => c.samples = params.positive(k, v, |c| c.samples)?,
+            "rollouts" => c.rollouts = params.positive(k, v, |c| c.rollouts)?,
+            "ms" => c.time = Some(params.millis(k, v)?),
+            _ => return Err(params.unknown(k)),
         }
-        "ismcts" => {
-            let mut iterations = 2000;
-            let mut time = caps.map(|c| c.time);
-            for &(k, v) in &params {
-                match k {
-                    "iterations" => iterations = capped(k, v, caps.map(|c| c.iterations))?.max(1),
-                    "ms" => {
-                        time = Some(Duration::from_millis(capped(k, v, max_ms)? as u64));
-                    }
-                    _ => return Err(bad(k, "unknown parameter")),
-                }
-            }
-            let ismcts = Ismcts::new(iterations, seed);
-            Box::new(match time {
-                Some(t) => ismcts.with_time(t),
-                None => ismcts,
-            })
+    }
+    c.time = params.default_time(c.time);
+    Ok(c)
+}
+
+/// `ismcts` with its iterations (2000 unless named) and time per move.
+fn ismcts(params: &Params, seed: u64) -> Result<Ismcts, SpecError> {
+    let mut iterations = 2000;
+    let mut time = None;
+    for &(k, v) in &params.pairs {
+        match k {
+            "iterations" => iterations = params.positive(k, v, |c| c.iterations)?,
+            "ms" => time = Some(params.millis(k, v)?),
+            _ => return Err(params.unknown(k)),
         }
-        other => return Err(SpecError::UnknownStrategy(other.to_string())),
+    }
+    let ismcts = Ismcts::new(iterations, seed);
+    Ok(match params.default_time(time) {
+        Some(t) => ismcts.with_time(t),
+        None => ismcts,
     })
 }
 
