@@ -32,6 +32,12 @@ enum Command {
     /// List the strategies (two-faced, then poly) with a one-line description.
     Strategies,
     /// Play many games between strategies in process and print statistics.
+    ///
+    /// `blocked` is the share of hands that ended blocked, and `(tied)` the
+    /// share of hands that ended blocked with nobody winning (equal lowest
+    /// counts); `ties` is the share of games nobody won, the best score
+    /// shared however the hand ended (`tie_rate`, `blocked_rate` and
+    /// `blocked_tie_rate` in `--json`).
     Arena(ArenaArgs),
     /// Play on a capicua server as remote bots until stopped.
     Play(PlayArgs),
@@ -522,8 +528,9 @@ fn print_tables(r: &ArenaReport) {
         r.variant, r.mode, r.games, r.hands, r.seconds, r.threads, r.games_per_sec
     );
     println!(
-        "blocked {:.1}%  ties {:.1}%  tiles/hand {:.2}  passes/hand {:.2}  draws/hand {:.2}",
+        "blocked {:.1}% (tied {:.1}%)  ties {:.1}%  tiles/hand {:.2}  passes/hand {:.2}  draws/hand {:.2}",
         100.0 * r.blocked_rate,
+        100.0 * r.blocked_tie_rate,
         100.0 * r.tie_rate,
         r.tiles_per_hand,
         r.passes_per_hand,

@@ -134,8 +134,15 @@ pub struct ArenaReport {
     pub games_per_sec: f64,
     /// Fraction of hands that ended blocked.
     pub blocked_rate: f64,
-    /// Fraction of games nobody won.
+    /// Fraction of games nobody won: the best score is shared at the end
+    /// (of the match, or of the hand in hands mode), however the hand ended.
+    /// Not the blocked hands with equal counts, which are
+    /// [`blocked_tie_rate`](Self::blocked_tie_rate); in fives games most
+    /// shared scores come from hands that went out.
     pub tie_rate: f64,
+    /// Fraction of hands that ended blocked and that nobody won: the lowest
+    /// counts were equal under the variant's ranking rule.
+    pub blocked_tie_rate: f64,
     /// Mean tiles played per hand.
     pub tiles_per_hand: f64,
     /// Mean passes per hand.
@@ -158,6 +165,7 @@ struct Tally {
     games: u64,
     hands: u64,
     blocked: u64,
+    blocked_ties: u64,
     no_winner: u64,
     plays: u64,
     passes: u64,
@@ -179,6 +187,7 @@ impl Tally {
         self.games += o.games;
         self.hands += o.hands;
         self.blocked += o.blocked;
+        self.blocked_ties += o.blocked_ties;
         self.no_winner += o.no_winner;
         self.plays += o.plays;
         self.passes += o.passes;
@@ -470,7 +479,9 @@ impl Arena {
         let results = game.hand_results();
         tally.games += 1;
         tally.hands += results.len() as u64;
-        tally.blocked += results.iter().filter(|r| matches!(r.end, HandEnd::Blocked { .. })).count() as u64;
+        let blocked = || results.iter().filter(|r| matches!(r.end, HandEnd::Blocked { .. }));
+        tally.blocked += blocked().count() as u64;
+        tally.blocked_ties += blocked().filter(|r| r.winner.is_none()).count() as u64;
         let winner = game.outcome().and_then(|o| o.winner);
         if winner.is_none() {
             tally.no_winner += 1;
@@ -573,6 +584,7 @@ impl Arena {
             games_per_sec: if seconds > 0.0 { games as f64 / seconds } else { 0.0 },
             blocked_rate: per(t.blocked, t.hands),
             tie_rate: per(t.no_winner, games),
+            blocked_tie_rate: per(t.blocked_ties, t.hands),
             tiles_per_hand: per(t.plays, t.hands),
             passes_per_hand: per(t.passes, t.hands),
             draws_per_hand: per(t.draws, t.hands),

@@ -131,3 +131,24 @@ fn the_fast_path_plays_the_same_games_as_the_timed_referee_path() {
     assert_eq!(fast.passes_per_hand, timed.passes_per_hand);
     assert_eq!(fast.blocked_rate, timed.blocked_rate);
 }
+
+/// `tie_rate` counts games whose best score is shared however the hand
+/// ended; `blocked_tie_rate` only blocked hands with equal counts. In sniff
+/// they differ by more than tenfold: most shared scores come from hands
+/// that went out.
+#[test]
+fn a_shared_best_score_is_not_a_blocked_tie() {
+    let r = run(config("sniff", &["random", "random"], 3000, 2, 7));
+    assert!(r.blocked_tie_rate <= r.blocked_rate, "{} > {}", r.blocked_tie_rate, r.blocked_rate);
+    assert!(r.tie_rate > 10.0 * r.blocked_tie_rate, "ties {} vs blocked ties {}", r.tie_rate, r.blocked_tie_rate);
+    let json: serde_json::Value = serde_json::to_value(&r).unwrap();
+    assert_eq!(json["blocked_tie_rate"].as_f64(), Some(r.blocked_tie_rate));
+    // In block, many hands block and some of them with equal counts.
+    let b = run(config("block", &["random", "random"], 3000, 2, 7));
+    assert!(
+        b.blocked_tie_rate > 0.0 && b.blocked_tie_rate < b.blocked_rate,
+        "{} of {}",
+        b.blocked_tie_rate,
+        b.blocked_rate
+    );
+}
