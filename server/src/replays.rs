@@ -23,8 +23,8 @@ use axum::body::{Body, Bytes};
 use axum::extract::State;
 use axum::http::{Extensions, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use capicua_engine::poly::PolyGame;
-use capicua_engine::{Game, Rules, Seat};
+use capicua_engine::poly::{PolyGame, PolyMove, PolyVariant};
+use capicua_engine::{Game, Move, Rules, Seat, Seating, Variant};
 use capicua_protocol::ErrorCode;
 use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
@@ -291,96 +291,127 @@ pub(crate) async fn game(
 /// The page's JSON body.
 fn page(g: StoredGame, w: Window) -> Result<Vec<u8>, ApiError> {
     let StoredGame { id, room_id: room, play, seed, scores, winner, forfeit, seats, .. } = g;
-    let total = play.plies();
+    let facts = Facts { id, room, seats, scores, winner, forfeit, total: play.plies() };
     match play {
-        Play::Tiles { variant, seating, moves } => {
-            let rules = Rules::new(variant.clone()).map_err(ApiError::internal)?;
-            let mut game = Game::new(rules.into(), seating, seed).map_err(ApiError::internal)?;
-            game.keep_hand_ends(true);
-            let snap = |game: &Game| match w.seat {
-                Some(s) => game.view(Seat(s)).snapshot(),
-                None => game.spectator_view().snapshot(),
-            };
-            let head = ReplayHead {
-                id,
-                room,
-                poly: false,
-                variant: &variant,
-                seat: w.seat,
-                seats: &seats,
-                scores: &scores,
-                winner,
-                forfeit,
-                start: snap(&game),
-                total_steps: total,
-                from: w.from,
-            };
-            let mut out = PageWriter::new(&head, w.limit, w.budget)?;
-            let mut next = None;
-            for (i, m) in moves.iter().enumerate() {
-                if i >= w.from && out.full() {
-                    next = Some(i);
-                    break;
-                }
-                // `referee_play` also replays the plays a lenient referee let stand.
-                let ruling = game.referee_play(*m).map_err(ApiError::internal)?;
-                let end = game.take_hand_end();
-                if i < w.from {
-                    continue;
-                }
-                let hand_end = end.as_deref().and_then(|end| crate::table::tiles_hand_end(end, w.seat.map(Seat)));
-                if !out.push(&ReplayStep { events: ruling.events().to_vec(), view: snap(&game), hand_end })? {
-                    next = Some(i);
-                    break;
-                }
-            }
-            Ok(out.finish(next))
-        }
-        Play::Poly { variant, seats: n, moves } => {
-            let rules = variant.validate().map_err(ApiError::internal)?;
-            let mut game = PolyGame::new(rules, n, seed).map_err(ApiError::internal)?;
-            game.keep_hand_ends(true);
-            let snap = |game: &PolyGame| match w.seat {
-                Some(s) => game.view(s).snapshot(),
-                None => game.spectator_snapshot(),
-            };
-            let head = ReplayHead {
-                id,
-                room,
-                poly: true,
-                variant: &variant,
-                seat: w.seat,
-                seats: &seats,
-                scores: &scores,
-                winner,
-                forfeit,
-                start: snap(&game),
-                total_steps: total,
-                from: w.from,
-            };
-            let mut out = PageWriter::new(&head, w.limit, w.budget)?;
-            let mut next = None;
-            for (i, m) in moves.into_iter().enumerate() {
-                if i >= w.from && out.full() {
-                    next = Some(i);
-                    break;
-                }
-                let events = game.play(m).map_err(ApiError::internal)?;
-                let end = game.take_hand_end();
-                if i < w.from {
-                    continue;
-                }
-                let hand_end =
-                    end.as_deref().and_then(|end| crate::table::poly_hand_end(end, &events, w.seat.map(Seat)));
-                let events: Vec<_> = events.iter().map(|e| e.seen_by(w.seat)).collect();
-                if !out.push(&ReplayStep { events, view: snap(&game), hand_end })? {
-                    next = Some(i);
-                    break;
-                }
-            }
-            Ok(out.finish(next))
+        Play::Tiles { variant, seating, moves } => tiles_page(&facts, &variant, seating, &moves, seed, w),
+        Play::Poly { variant, seats, moves } => poly_page(&facts, &variant, seats, moves, seed, w),
+    }
+}
+
+/// What a page tells of its game besides the play, whatever its family.
+struct Facts {
+    id: i64,
+    room: Option<i64>,
+    seats: Vec<SeatRecord>,
+    scores: Vec<i32>,
+    winner: Option<u8>,
+    forfeit: Option<u8>,
+    /// The game's steps.
+    total: usize,
+}
+
+impl Facts {
+    /// The head of a page from `w`'s viewpoint, with the view at the start.
+    fn head<'a, V, View>(&'a self, poly: bool, variant: &'a V, w: Window, start: View) -> ReplayHead<'a, V, View> {
+        ReplayHead {
+            id: self.id,
+            room: self.room,
+            poly,
+            variant,
+            seat: w.seat,
+            seats: &self.seats,
+            scores: &self.scores,
+            winner: self.winner,
+            forfeit: self.forfeit,
+            start,
+            total_steps: self.total,
+            from: w.from,
         }
     }
+}
+
+/// A page of a two-faced game.
+fn tiles_page(
+    facts: &Facts,
+    variant: &Variant,
+    seating: Seating,
+    moves: &[Move],
+    seed: u64,
+    w: Window,
+) -> Result<Vec<u8>, ApiError> {
+    let rules = Rules::new(variant.clone()).map_err(ApiError::internal)?;
+    let mut game = Game::new(rules.into(), seating, seed).map_err(ApiError::internal)?;
+    game.keep_hand_ends(true);
+    let snap = |game: &Game| match w.seat {
+        Some(s) => game.view(Seat(s)).snapshot(),
+        None => game.spectator_view().snapshot(),
+    };
+    let mut out = PageWriter::new(&facts.head(false, variant, w, snap(&game)), w.limit, w.budget)?;
+    let next = write_steps(&mut out, w.from, moves, |m, shown| {
+        // `referee_play` also replays the plays a lenient referee let stand.
+        let ruling = game.referee_play(*m).map_err(ApiError::internal)?;
+        let end = game.take_hand_end();
+        if !shown {
+            return Ok(None);
+        }
+        let hand_end = end.as_deref().and_then(|end| crate::table::tiles_hand_end(end, w.seat.map(Seat)));
+        Ok(Some(ReplayStep { events: ruling.events().to_vec(), view: snap(&game), hand_end }))
+    })?;
+    Ok(out.finish(next))
+}
+
+/// A page of a poly game.
+fn poly_page(
+    facts: &Facts,
+    variant: &PolyVariant,
+    seats: u8,
+    moves: Vec<PolyMove>,
+    seed: u64,
+    w: Window,
+) -> Result<Vec<u8>, ApiError> {
+    let rules = variant.validate().map_err(ApiError::internal)?;
+    let mut game = PolyGame::new(rules, seats, seed).map_err(ApiError::internal)?;
+    game.keep_hand_ends(true);
+    let snap = |game: &PolyGame| match w.seat {
+        Some(s) => game.view(s).snapshot(),
+        None => game.spectator_snapshot(),
+    };
+    let mut out = PageWriter::new(&facts.head(true, variant, w, snap(&game)), w.limit, w.budget)?;
+    let next = write_steps(&mut out, w.from, moves, |m, shown| {
+        let events = game.play(m).map_err(ApiError::internal)?;
+        let end = game.take_hand_end();
+        if !shown {
+            return Ok(None);
+        }
+        let hand_end = end.as_deref().and_then(|end| crate::table::poly_hand_end(end, &events, w.seat.map(Seat)));
+        let events: Vec<_> = events.iter().map(|e| e.seen_by(w.seat)).collect();
+        Ok(Some(ReplayStep { events, view: snap(&game), hand_end }))
+    })?;
+    Ok(out.finish(next))
+}
+
+/// Plays `moves` in order and writes the steps from `from` into `out` until
+/// it is full. `play` plays one move and, when it is `shown` (at or past
+/// `from`), returns its step: the moves before the page are played without
+/// taking views. Returns the next page's first step (`None`: none is left).
+fn write_steps<M, S: Serialize>(
+    out: &mut PageWriter,
+    from: usize,
+    moves: impl IntoIterator<Item = M>,
+    mut play: impl FnMut(M, bool) -> Result<Option<S>, ApiError>,
+) -> Result<Option<usize>, ApiError> {
+    for (i, m) in moves.into_iter().enumerate() {
+        let shown = i >= from;
+        if shown && out.full() {
+            return Ok(Some(i));
+        }
+        if let Some(step) = play(m, shown)?
+            && !out.push(&step)?
+        {
+            return Ok(Some(i));
+        }
+    }
+    Ok(None)
 }
 
 #[cfg(test)]

@@ -101,151 +101,284 @@ async fn drive(
     tx: mpsc::UnboundedSender<Wake>,
     mut rx: mpsc::UnboundedReceiver<Wake>,
 ) -> Result<(), TournamentError> {
-    let db = &state.db;
-    let Some(stored) = store::load(db, id).await? else { return Ok(()) };
+    let Some(stored) = store::load(&state.db, id).await? else { return Ok(()) };
     if stored.config.is_arena() {
         return arena::drive(state, id, stored, tx, rx).await;
     }
-    let entries: Vec<_> = stored.log.in_order().into_iter().map(Logged::entry).collect();
-    let mut cursor = stored.log.cursor(0, 0);
-    let mut t = Tournament::replay_log(stored.config, &entries)?;
-    let secret = db.tournament_deal_secret(id).await?;
-    // The organiser may have paused or cancelled it since the scheduler looked.
-    if !db.transition_tournament(id, Transition::Start, None).await? {
-        return Ok(());
+    let Some(mut runner) = Runner::start(state, id, stored, tx).await? else { return Ok(()) };
+    runner.run(&mut rx).await
+}
+
+/// The runner's book of the round in progress. It only decides; the
+/// runner does what it says.
+#[derive(Default)]
+struct Book {
+    /// Tables of the current round in play, by table: where.
+    open: HashMap<u32, Placed>,
+    /// Rooms opened per (round, table).
+    attempts: HashMap<(u32, u32), u32>,
+    /// The round whose tables `open` holds.
+    current: Option<u32>,
+    /// The organiser paused the tournament.
+    paused: bool,
+}
+
+/// What the runner does with the next round before it waits.
+#[derive(Debug, PartialEq, Eq)]
+enum Step {
+    /// Paused with nothing in play: the runner ends.
+    Stop,
+    /// Paused with tables in play: it only waits for them.
+    Wait,
+    /// The round is new: it is stored and announced, then its tables open.
+    Begin,
+    /// Its pending tables not in play open.
+    Open,
+}
+
+impl Book {
+    /// The step for `round`, whose tables without a result are `pending`;
+    /// a new round starts with no table in play.
+    fn step(&mut self, round: u32, pending: &[u32]) -> Step {
+        let in_play = pending.iter().filter(|tb| self.open.contains_key(tb)).count();
+        if self.paused {
+            return if pause_ends(true, in_play) { Step::Stop } else { Step::Wait };
+        }
+        if self.current == Some(round) {
+            return Step::Open;
+        }
+        self.current = Some(round);
+        self.open.clear();
+        Step::Begin
     }
-    // A withdrawal taken before that plans round 0 again: read it before planning.
-    catch_up(state, id, &mut t, &mut cursor, |_| {}).await?;
-    tracing::info!(tournament = id, entries = entries.len(), "running tournament");
-    db.save_tournament_standings(id, &t.standings()).await?;
-    let mut shutdown = state.shutdown();
-    // On PostgreSQL the tables are spread over the nodes by load and
-    // watched through their placements.
-    let spread = db.topology() == Topology::Cluster;
-    let mut look = tokio::time::interval(placement::LOOK);
-    look.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    // Tables of the current round in play (by table: where), and rooms
-    // opened per table.
-    let mut open: HashMap<u32, Placed> = HashMap::new();
-    let mut attempts: HashMap<(u32, u32), u32> = HashMap::new();
-    let mut current: Option<u32> = None;
-    let mut paused = false;
-    while let Some(round) = t.next_round() {
-        let in_play = t.pending_tables().iter().filter(|tb| open.contains_key(tb)).count();
-        if paused && in_play == 0 {
-            // Nothing left in play: stop here; `resume` makes it runnable again.
-            tracing::info!(tournament = id, "paused");
+
+    /// The `pending` tables not in play.
+    fn unplaced(&self, pending: &[u32]) -> Vec<u32> {
+        pending.iter().copied().filter(|tb| !self.open.contains_key(tb)).collect()
+    }
+
+    /// Counts one more room for a table, or fails the tournament once the
+    /// table has had [`MAX_ATTEMPTS`].
+    fn attempt(&mut self, round: u32, table: u32) -> Result<(), TournamentError> {
+        if count_attempt(&mut self.attempts, (round, table)) {
             return Ok(());
         }
-        if !paused {
-            if current != Some(round.number) {
-                current = Some(round.number);
-                open.clear();
-                db.save_tournament_round(id, &round).await?;
-                state.tournaments.publish(id, round_started(&round));
-                // The tables a previous scheduler placed on live nodes play
-                // on there: adopt them rather than open them twice.
-                if spread && watch(state, id, round.number, &t, &mut open).await? {
-                    catch_up(state, id, &mut t, &mut cursor, |_| {}).await?;
-                    continue;
+        Err(TournamentError::Room(format!(
+            "round {round} table {table}: {MAX_ATTEMPTS} rooms ended without a stored match"
+        )))
+    }
+
+    /// The rooms this server opened for the `pending` tables (those a
+    /// cancel closes: games already stored stay).
+    fn rooms_of(&self, pending: &[u32]) -> Vec<u64> {
+        let room = |(table, placed): (&u32, &Placed)| match placed {
+            Placed::Room(room) if pending.contains(table) => Some(*room),
+            _ => None,
+        };
+        self.open.iter().filter_map(room).collect()
+    }
+}
+
+/// Counts one more room for `key`: false once it is past [`MAX_ATTEMPTS`].
+fn count_attempt<K: std::hash::Hash + Eq>(attempts: &mut HashMap<K, u32>, key: K) -> bool {
+    let n = attempts.entry(key).or_default();
+    *n += 1;
+    *n <= MAX_ATTEMPTS
+}
+
+/// Whether a runner ends: paused, it waits only for the tables `in_play`.
+fn pause_ends(paused: bool, in_play: usize) -> bool {
+    paused && in_play == 0
+}
+
+/// What the organiser's stored status asks of a runner: `None` to stop
+/// (cancelled, or the tournament is gone), else whether it is paused.
+fn status_pause(status: Option<TournamentStatus>) -> Option<bool> {
+    match status {
+        Some(TournamentStatus::Cancelled) | None => None,
+        Some(status) => Some(status == TournamentStatus::Paused),
+    }
+}
+
+/// The names of a finished tournament's winners.
+fn winner_names(t: &Tournament) -> Vec<String> {
+    t.winners().iter().map(|w| t.entrants()[w.index()].name.clone()).collect()
+}
+
+/// A running tournament of rounds (an arena has its own, [`arena::drive`]).
+struct Runner<'a> {
+    state: &'a Arc<AppState>,
+    id: TournamentId,
+    t: Tournament,
+    /// Past the last log entry applied (see [`catch_up`]).
+    cursor: (i64, i64),
+    secret: Option<[u8; 32]>,
+    /// On PostgreSQL the tables are spread over the nodes by load and
+    /// watched through their placements.
+    spread: bool,
+    book: Book,
+    tx: mpsc::UnboundedSender<Wake>,
+}
+
+impl<'a> Runner<'a> {
+    /// Replays the stored log and marks the tournament running; `None` when
+    /// the organiser paused or cancelled it since the scheduler looked.
+    async fn start(
+        state: &'a Arc<AppState>,
+        id: TournamentId,
+        stored: store::Stored,
+        tx: mpsc::UnboundedSender<Wake>,
+    ) -> Result<Option<Runner<'a>>, TournamentError> {
+        let db = &state.db;
+        let entries: Vec<_> = stored.log.in_order().into_iter().map(Logged::entry).collect();
+        let cursor = stored.log.cursor(0, 0);
+        let t = Tournament::replay_log(stored.config, &entries)?;
+        let secret = db.tournament_deal_secret(id).await?;
+        if !db.transition_tournament(id, Transition::Start, None).await? {
+            return Ok(None);
+        }
+        let spread = db.topology() == Topology::Cluster;
+        let mut runner = Runner { state, id, t, cursor, secret, spread, book: Book::default(), tx };
+        // A withdrawal taken before that plans round 0 again: read it before planning.
+        runner.catch_up().await?;
+        tracing::info!(tournament = id, entries = entries.len(), "running tournament");
+        db.save_tournament_standings(id, &runner.t.standings()).await?;
+        Ok(Some(runner))
+    }
+
+    /// Plays round after round until the last, waking on `rx`, on the
+    /// placements' look (PostgreSQL) and at shutdown.
+    async fn run(&mut self, rx: &mut mpsc::UnboundedReceiver<Wake>) -> Result<(), TournamentError> {
+        let mut shutdown = self.state.shutdown();
+        let mut look = tokio::time::interval(placement::LOOK);
+        look.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        while let Some(round) = self.t.next_round() {
+            match self.book.step(round.number, &self.t.pending_tables()) {
+                Step::Stop => {
+                    // Nothing left in play: stop here; `resume` makes it runnable again.
+                    tracing::info!(tournament = self.id, "paused");
+                    return Ok(());
                 }
+                Step::Wait => {}
+                Step::Begin if self.begin(&round).await? => continue,
+                Step::Begin | Step::Open => self.open_tables(&round).await?,
             }
-            for table_no in t.pending_tables() {
-                if open.contains_key(&table_no) {
-                    continue;
-                }
-                let n = attempts.entry((round.number, table_no)).or_default();
-                *n += 1;
-                if *n > MAX_ATTEMPTS {
-                    return Err(TournamentError::Room(format!(
-                        "round {} table {table_no}: {MAX_ATTEMPTS} rooms ended without a stored match",
-                        round.number
-                    )));
-                }
-                let clock = t.config().spec().clock.clone();
-                let v = variant(t.config(), &round.variant)?;
-                let table = &round.tables[table_no as usize];
-                let plan = placement::plan_table(state, &round, table, v, clock, secret.as_ref()).await?;
-                let placed = if spread {
-                    Placed::Placement(placement::place(state, id, round.number, table_no, &plan).await?)
-                } else {
-                    Placed::Room(open_table(state, id, round.number, table_no, &plan, tx.clone()).await?)
-                };
-                open.insert(table_no, placed);
+            let event = tokio::select! {
+                e = rx.recv() => e,
+                _ = look.tick(), if self.spread => Some(Wake::Placements),
+                _ = crate::shutdown_signalled(&mut shutdown) => return Ok(()),
+            };
+            let Some(event) = event else { return Ok(()) };
+            match self.on_wake(event, round.number).await? {
+                None => return Ok(()),
+                // Record everything committed since, results and controls, in log order.
+                Some(true) => self.catch_up().await?,
+                Some(false) => {}
             }
         }
-        let event = tokio::select! {
-            e = rx.recv() => e,
-            _ = look.tick(), if spread => Some(Wake::Placements),
-            _ = crate::shutdown_signalled(&mut shutdown) => return Ok(()),
-        };
-        let Some(event) = event else { return Ok(()) };
-        let fresh = match event {
+        self.finish().await
+    }
+
+    /// Stores and announces a new round. On PostgreSQL the tables a
+    /// previous scheduler placed on live nodes play on there: they are
+    /// adopted rather than opened twice. Returns whether the log was read
+    /// again (the round is then looked at afresh).
+    async fn begin(&mut self, round: &Round) -> Result<bool, TournamentError> {
+        self.state.db.save_tournament_round(self.id, round).await?;
+        self.state.tournaments.publish(self.id, round_started(round));
+        if self.spread && watch(self.state, self.id, round.number, &self.t, &mut self.book.open).await? {
+            self.catch_up().await?;
+            return Ok(true);
+        }
+        Ok(false)
+    }
+
+    /// Plans every pending table of `round` not in play, and places it on a
+    /// node by load (PostgreSQL) or opens its room here.
+    async fn open_tables(&mut self, round: &Round) -> Result<(), TournamentError> {
+        let (state, id) = (self.state, self.id);
+        for table_no in self.book.unplaced(&self.t.pending_tables()) {
+            self.book.attempt(round.number, table_no)?;
+            let clock = self.t.config().spec().clock.clone();
+            let v = variant(self.t.config(), &round.variant)?;
+            let table = &round.tables[table_no as usize];
+            let plan = placement::plan_table(state, round, table, v, clock, self.secret.as_ref()).await?;
+            let placed = if self.spread {
+                Placed::Placement(placement::place(state, id, round.number, table_no, &plan).await?)
+            } else {
+                Placed::Room(open_table(state, id, round.number, table_no, &plan, self.tx.clone()).await?)
+            };
+            self.book.open.insert(table_no, placed);
+        }
+        Ok(())
+    }
+
+    /// Handles what woke the runner during `round`. Returns whether the
+    /// log is to be read, or `None` when the runner stops (cancelled, or
+    /// the server shuts down).
+    async fn on_wake(&mut self, event: Wake, round: u32) -> Result<Option<bool>, TournamentError> {
+        match event {
             Wake::Control => {
-                let status = db.tournament_summary(id).await?.map(|s| s.status);
-                match status {
-                    Some(TournamentStatus::Cancelled) | None => {
-                        // Its open tables close; games already stored stay.
-                        for (&table, &placed) in &open {
-                            if let Placed::Room(room) = placed
-                                && t.pending_tables().contains(&table)
-                            {
-                                close_room(state, room);
-                            }
-                        }
-                        if spread {
-                            db.cancel_placements(id).await?;
-                        }
-                        tracing::info!(tournament = id, "cancelled");
-                        return Ok(());
-                    }
-                    Some(TournamentStatus::Paused) => paused = true,
-                    Some(_) => paused = false,
-                }
-                true
+                let status = self.state.db.tournament_summary(self.id).await?.map(|s| s.status);
+                let Some(paused) = status_pause(status) else {
+                    self.cancel().await?;
+                    return Ok(None);
+                };
+                self.book.paused = paused;
+                Ok(Some(true))
             }
-            Wake::Placements if spread => watch(state, id, round.number, &t, &mut open).await?,
-            Wake::Placements => continue,
-            Wake::Table { round: round_no, table: table_no, game } => {
-                if round_no != round.number {
-                    continue;
-                }
-                match game {
-                    Some(game) => {
-                        // The standings rows were written with the match (see the database writer).
-                        tracing::debug!(tournament = id, round = round_no, table = table_no, game, "table finished");
-                        true
-                    }
-                    None => {
-                        if state.is_shutting_down() {
-                            return Ok(());
-                        }
-                        // The room ended without a stored match: play it again from the start.
-                        tracing::warn!(
-                            tournament = id,
-                            round = round_no,
-                            table = table_no,
-                            "table interrupted; replaying it"
-                        );
-                        state.tournaments.unassign(id, round_no, table_no);
-                        open.remove(&table_no);
-                        tokio::time::sleep(Duration::from_millis(100)).await;
-                        false
-                    }
-                }
+            Wake::Placements if self.spread => {
+                Ok(Some(watch(self.state, self.id, round, &self.t, &mut self.book.open).await?))
             }
-        };
-        if fresh {
-            // Record everything committed since, results and controls, in log order.
-            catch_up(state, id, &mut t, &mut cursor, |_| {}).await?;
+            Wake::Placements => Ok(Some(false)),
+            // A table of a round already over.
+            Wake::Table { round: other, .. } if other != round => Ok(Some(false)),
+            Wake::Table { table, game: Some(game), .. } => {
+                // The standings rows were written with the match (see the database writer).
+                tracing::debug!(tournament = self.id, round, table, game, "table finished");
+                Ok(Some(true))
+            }
+            Wake::Table { table, game: None, .. } => {
+                if self.state.is_shutting_down() {
+                    return Ok(None);
+                }
+                // The room ended without a stored match: play it again from the start.
+                tracing::warn!(tournament = self.id, round, table, "table interrupted; replaying it");
+                self.state.tournaments.unassign(self.id, round, table);
+                self.book.open.remove(&table);
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                Ok(Some(false))
+            }
         }
     }
-    if db.transition_tournament(id, Transition::Finish, None).await? {
-        let names: Vec<String> = t.winners().iter().map(|w| t.entrants()[w.index()].name.clone()).collect();
-        tracing::info!(tournament = id, winners = ?names, "tournament finished");
-        state.tournaments.publish(id, Progress::Finished { winners: names });
+
+    /// Cancelled: its open tables close; games already stored stay.
+    async fn cancel(&self) -> Result<(), TournamentError> {
+        for room in self.book.rooms_of(&self.t.pending_tables()) {
+            close_room(self.state, room);
+        }
+        if self.spread {
+            self.state.db.cancel_placements(self.id).await?;
+        }
+        tracing::info!(tournament = self.id, "cancelled");
+        Ok(())
     }
-    Ok(())
+
+    /// Applies the log committed since the last entry applied.
+    async fn catch_up(&mut self) -> Result<(), TournamentError> {
+        catch_up(self.state, self.id, &mut self.t, &mut self.cursor, |_| {}).await
+    }
+
+    /// Marks the tournament finished (unless a control came first) and
+    /// announces its winners.
+    async fn finish(&self) -> Result<(), TournamentError> {
+        if self.state.db.transition_tournament(self.id, Transition::Finish, None).await? {
+            let names = winner_names(&self.t);
+            tracing::info!(tournament = self.id, winners = ?names, "tournament finished");
+            self.state.tournaments.publish(self.id, Progress::Finished { winners: names });
+        }
+        Ok(())
+    }
 }
 
 /// The variant of a round: a preset, a poly preset, or a variant file's
@@ -360,5 +493,52 @@ pub(super) fn round_started(round: &Round) -> Progress {
         stage: round.stage,
         variant: round.variant.clone(),
         tables: round.tables.len() as u32,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_new_round_clears_its_tables_and_a_pause_waits_for_those_in_play() {
+        let mut book = Book::default();
+        assert_eq!(book.step(0, &[0, 1]), Step::Begin);
+        book.open.insert(0, Placed::Room(7));
+        assert_eq!(book.step(0, &[0, 1]), Step::Open);
+        assert_eq!(book.unplaced(&[0, 1]), vec![1]);
+        book.paused = true;
+        assert_eq!(book.step(0, &[0, 1]), Step::Wait);
+        assert_eq!(book.step(0, &[1]), Step::Stop, "table 0 has its result: nothing in play");
+        book.paused = false;
+        assert_eq!(book.step(1, &[0]), Step::Begin);
+        assert!(book.open.is_empty());
+    }
+
+    #[test]
+    fn a_table_fails_the_tournament_after_its_last_room() {
+        let mut book = Book::default();
+        for _ in 0..MAX_ATTEMPTS {
+            book.attempt(2, 3).expect("within the attempts");
+        }
+        assert!(book.attempt(2, 3).is_err());
+        assert!(book.attempt(2, 4).is_ok(), "counted per table");
+    }
+
+    #[test]
+    fn a_cancel_closes_this_servers_rooms_of_pending_tables_only() {
+        let mut book = Book::default();
+        book.open.insert(0, Placed::Room(10));
+        book.open.insert(1, Placed::Room(11));
+        book.open.insert(2, Placed::Placement(5));
+        assert_eq!(book.rooms_of(&[1, 2]), vec![11]);
+    }
+
+    #[test]
+    fn the_stored_status_stops_pauses_or_resumes_a_runner() {
+        assert_eq!(status_pause(None), None);
+        assert_eq!(status_pause(Some(TournamentStatus::Cancelled)), None);
+        assert_eq!(status_pause(Some(TournamentStatus::Paused)), Some(true));
+        assert_eq!(status_pause(Some(TournamentStatus::Running)), Some(false));
     }
 }

@@ -37,7 +37,9 @@ use capicua_protocol::{Progress, TournamentId, TournamentStatus};
 use capicua_tournament::{Round, Tournament, Transition};
 use tokio::sync::mpsc;
 
-use super::{MAX_ATTEMPTS, Wake, close_room, open_table, variant};
+use super::{
+    MAX_ATTEMPTS, Wake, close_room, count_attempt, open_table, pause_ends, status_pause, variant, winner_names,
+};
 use crate::AppState;
 use crate::db::now_ms;
 use crate::tournament::{TournamentError, store};
@@ -51,143 +53,195 @@ pub(super) async fn drive(
     tx: mpsc::UnboundedSender<Wake>,
     mut rx: mpsc::UnboundedReceiver<Wake>,
 ) -> Result<(), TournamentError> {
-    let db = &state.db;
-    let mut cursor = stored.log.cursor(0, 0);
-    let mut t = stored.replay()?;
-    // The organiser may have paused or cancelled it since the scheduler looked.
-    if !db.transition_tournament(id, Transition::Start, None).await? {
-        return Ok(());
-    }
-    catch_up(state, id, &mut t, &mut HashMap::new(), &mut cursor).await?;
-    tracing::info!(tournament = id, results = stored.log.results.len(), tables = stored.tables.len(), "running arena");
-    db.save_tournament_standings(id, &t.standings()).await?;
-    if t.arena_ends_at().is_none() {
-        let duration = t.arena_duration_ms().unwrap_or(0);
-        let ends_at = db.set_arena_ends_at(id, now_ms().saturating_add(duration)).await?;
-        t.start_arena(ends_at);
-    }
-    let secret = db.tournament_deal_secret(id).await?;
+    let Some(mut arena) = Arena::start(state, id, stored, tx).await? else { return Ok(()) };
     let mut shutdown = state.shutdown();
-    // Tables with a room open (by table: its room), and rooms opened per table.
-    let mut open: HashMap<u32, u64> = HashMap::new();
-    let mut attempts: HashMap<u32, u32> = HashMap::new();
     let mut paused = false;
     loop {
-        if paused {
-            if open.is_empty() {
-                // Nothing left in play: stop here; `resume` makes it runnable again.
-                tracing::info!(tournament = id, "arena paused");
-                return Ok(());
+        if pause_ends(paused, arena.open.len()) {
+            // Nothing left in play: stop here; `resume` makes it runnable again.
+            tracing::info!(tournament = id, "arena paused");
+            return Ok(());
+        }
+        // Paused, it pairs nobody new and opens no room: it waits for its games in play.
+        let wait = if paused {
+            None
+        } else {
+            arena.reopen_tables().await?;
+            let wake_at = arena.pair().await?;
+            if arena.t.is_finished() {
+                break;
             }
-            let event = tokio::select! {
-                e = rx.recv() => e,
-                _ = crate::shutdown_signalled(&mut shutdown) => return Ok(()),
-            };
-            let Some(event) = event else { return Ok(()) };
-            match on_wake(state, id, &mut t, &mut open, &mut cursor, event).await? {
-                Some(p) => paused = p,
-                None => return Ok(()),
-            }
-            continue;
-        }
-        // A room for every table in play without one: resumed after a
-        // restart, or whose room ended without a stored match.
-        for round in t.rounds_in_play() {
-            if open.contains_key(&round.number) {
-                continue;
-            }
-            let n = attempts.entry(round.number).or_default();
-            *n += 1;
-            if *n > MAX_ATTEMPTS {
-                return Err(TournamentError::Room(format!(
-                    "arena table {}: {MAX_ATTEMPTS} rooms ended without a stored match",
-                    round.number
-                )));
-            }
-            let room = open_round(state, id, &t, &round, secret.as_ref(), &tx).await?;
-            open.insert(round.number, room);
-        }
-        let pairing = t.arena_pair(now_ms());
-        // Every table stored before any room opens (the game's transaction
-        // finds its table, and a pause taken meanwhile sees them all in play).
-        for round in &pairing.tables {
-            db.save_arena_table(id, round, cursor.0).await?;
-            state.tournaments.publish(id, super::round_started(round));
-        }
-        for round in &pairing.tables {
-            attempts.insert(round.number, 1);
-            let room = open_round(state, id, &t, round, secret.as_ref(), &tx).await?;
-            open.insert(round.number, room);
-        }
-        if t.is_finished() {
-            break;
-        }
-        // The deadline and held-back rematches are on the wall clock (the
-        // stored deadline is); the wait itself is tokio's.
-        let wait = pairing.wake_at.map(|w| Duration::from_millis(w.saturating_sub(now_ms())));
+            // The deadline and held-back rematches are on the wall clock (the
+            // stored deadline is); the wait itself is tokio's.
+            wake_at.map(|w| Duration::from_millis(w.saturating_sub(now_ms())))
+        };
         let event = tokio::select! {
             e = rx.recv() => e,
             _ = tokio::time::sleep(wait.unwrap_or(Duration::ZERO)), if wait.is_some() => {
-                paused = current_pause(db, id).await?;
+                paused = current_pause(&state.db, id).await?;
                 continue;
             }
             _ = crate::shutdown_signalled(&mut shutdown) => return Ok(()),
         };
         let Some(event) = event else { return Ok(()) };
-        match on_wake(state, id, &mut t, &mut open, &mut cursor, event).await? {
+        match arena.on_wake(event).await? {
             Some(p) => paused = p,
             None => return Ok(()),
         }
     }
-    finish(state, id, &t).await
+    arena.finish().await
 }
 
-/// Handles what woke the arena: a stored game or a control (the log
-/// committed since is applied), or a room ended without a game (its table
-/// is played again). Returns whether the arena is paused, or `None` when
-/// the runner stops (cancelled, or the server shuts down).
-async fn on_wake(
-    state: &Arc<AppState>,
+/// A running arena: its state and what it needs to open rooms.
+struct Arena<'a> {
+    state: &'a Arc<AppState>,
     id: TournamentId,
-    t: &mut Tournament,
-    open: &mut HashMap<u32, u64>,
-    cursor: &mut (i64, i64),
-    event: Wake,
-) -> Result<Option<bool>, TournamentError> {
-    let db = &state.db;
-    match event {
-        Wake::Control => match db.tournament_summary(id).await?.map(|s| s.status) {
-            Some(TournamentStatus::Cancelled) | None => {
-                // Its games in play close; games already stored stay.
-                for &room in open.values() {
-                    close_room(state, room);
+    t: Tournament,
+    /// Past the last log entry applied (see [`super::catch_up`]).
+    cursor: (i64, i64),
+    secret: Option<[u8; 32]>,
+    /// Tables with a room open, by table: its room.
+    open: HashMap<u32, u64>,
+    /// Rooms opened per table.
+    attempts: HashMap<u32, u32>,
+    tx: mpsc::UnboundedSender<Wake>,
+}
+
+impl<'a> Arena<'a> {
+    /// Replays the stored tables and log, marks the arena running and
+    /// stores its deadline at the first start; `None` when the organiser
+    /// paused or cancelled it since the scheduler looked.
+    async fn start(
+        state: &'a Arc<AppState>,
+        id: TournamentId,
+        stored: store::Stored,
+        tx: mpsc::UnboundedSender<Wake>,
+    ) -> Result<Option<Arena<'a>>, TournamentError> {
+        let db = &state.db;
+        let mut cursor = stored.log.cursor(0, 0);
+        let mut t = stored.replay()?;
+        if !db.transition_tournament(id, Transition::Start, None).await? {
+            return Ok(None);
+        }
+        catch_up(state, id, &mut t, &mut HashMap::new(), &mut cursor).await?;
+        tracing::info!(
+            tournament = id,
+            results = stored.log.results.len(),
+            tables = stored.tables.len(),
+            "running arena"
+        );
+        db.save_tournament_standings(id, &t.standings()).await?;
+        if t.arena_ends_at().is_none() {
+            let duration = t.arena_duration_ms().unwrap_or(0);
+            let ends_at = db.set_arena_ends_at(id, now_ms().saturating_add(duration)).await?;
+            t.start_arena(ends_at);
+        }
+        let secret = db.tournament_deal_secret(id).await?;
+        Ok(Some(Arena { state, id, t, cursor, secret, open: HashMap::new(), attempts: HashMap::new(), tx }))
+    }
+
+    /// A room for every table in play without one: resumed after a
+    /// restart, or whose room ended without a stored match.
+    async fn reopen_tables(&mut self) -> Result<(), TournamentError> {
+        for round in self.t.rounds_in_play() {
+            if self.open.contains_key(&round.number) {
+                continue;
+            }
+            if !count_attempt(&mut self.attempts, round.number) {
+                return Err(TournamentError::Room(format!(
+                    "arena table {}: {MAX_ATTEMPTS} rooms ended without a stored match",
+                    round.number
+                )));
+            }
+            let room = self.open_round(&round).await?;
+            self.open.insert(round.number, room);
+        }
+        Ok(())
+    }
+
+    /// Pairs the free entrants now and opens their tables' rooms. Returns
+    /// when to pair again (a held-back rematch, or the deadline).
+    async fn pair(&mut self) -> Result<Option<u64>, TournamentError> {
+        let pairing = self.t.arena_pair(now_ms());
+        // Every table stored before any room opens (the game's transaction
+        // finds its table, and a pause taken meanwhile sees them all in play).
+        for round in &pairing.tables {
+            self.state.db.save_arena_table(self.id, round, self.cursor.0).await?;
+            self.state.tournaments.publish(self.id, super::round_started(round));
+        }
+        for round in &pairing.tables {
+            self.attempts.insert(round.number, 1);
+            let room = self.open_round(round).await?;
+            self.open.insert(round.number, room);
+        }
+        Ok(pairing.wake_at)
+    }
+
+    /// Handles what woke the arena: a stored game or a control (the log
+    /// committed since is applied), or a room ended without a game (its
+    /// table is played again). Returns whether the arena is paused, or
+    /// `None` when the runner stops (cancelled, or the server shuts down).
+    async fn on_wake(&mut self, event: Wake) -> Result<Option<bool>, TournamentError> {
+        let (state, id) = (self.state, self.id);
+        let db = &state.db;
+        match event {
+            Wake::Control => {
+                let Some(paused) = status_pause(db.tournament_summary(id).await?.map(|s| s.status)) else {
+                    // Its games in play close; games already stored stay.
+                    for &room in self.open.values() {
+                        close_room(state, room);
+                    }
+                    tracing::info!(tournament = id, "arena cancelled");
+                    return Ok(None);
+                };
+                self.catch_up().await?;
+                Ok(Some(paused))
+            }
+            Wake::Table { round: number, game: Some(game), .. } => {
+                // Committed with its result: apply everything committed since.
+                self.catch_up().await?;
+                tracing::debug!(tournament = id, table = number, game, "arena table finished");
+                Ok(Some(current_pause(db, id).await?))
+            }
+            // An arena's tables open on the scheduler's node: there are no placements.
+            Wake::Placements => Ok(Some(current_pause(db, id).await?)),
+            Wake::Table { round: number, game: None, .. } => {
+                if state.is_shutting_down() {
+                    return Ok(None);
                 }
-                tracing::info!(tournament = id, "arena cancelled");
-                Ok(None)
+                tracing::warn!(tournament = id, table = number, "arena table interrupted; replaying it");
+                state.tournaments.unassign(id, number, 0);
+                self.open.remove(&number);
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                Ok(Some(current_pause(db, id).await?))
             }
-            Some(status) => {
-                catch_up(state, id, t, open, cursor).await?;
-                Ok(Some(status == TournamentStatus::Paused))
-            }
-        },
-        Wake::Table { round: number, game: Some(game), .. } => {
-            // Committed with its result: apply everything committed since.
-            catch_up(state, id, t, open, cursor).await?;
-            tracing::debug!(tournament = id, table = number, game, "arena table finished");
-            Ok(Some(current_pause(db, id).await?))
         }
-        // An arena's tables open on the scheduler's node: there are no placements.
-        Wake::Placements => Ok(Some(current_pause(db, id).await?)),
-        Wake::Table { round: number, game: None, .. } => {
-            if state.is_shutting_down() {
-                return Ok(None);
-            }
-            tracing::warn!(tournament = id, table = number, "arena table interrupted; replaying it");
-            state.tournaments.unassign(id, number, 0);
-            open.remove(&number);
-            tokio::time::sleep(Duration::from_millis(100)).await;
-            Ok(Some(current_pause(db, id).await?))
+    }
+
+    /// Applies the log committed since the last entry applied.
+    async fn catch_up(&mut self) -> Result<(), TournamentError> {
+        catch_up(self.state, self.id, &mut self.t, &mut self.open, &mut self.cursor).await
+    }
+
+    /// Opens the room of an arena table (a round of one table).
+    async fn open_round(&self, round: &Round) -> Result<u64, TournamentError> {
+        let v = variant(self.t.config(), &round.variant)?;
+        let clock = self.t.config().spec().clock.clone();
+        let table = &round.tables[0];
+        let plan = super::placement::plan_table(self.state, round, table, v, clock, self.secret.as_ref()).await?;
+        open_table(self.state, self.id, round.number, table.id, &plan, self.tx.clone()).await
+    }
+
+    /// Marks the arena finished (unless a control came first) and announces
+    /// its winners.
+    async fn finish(&self) -> Result<(), TournamentError> {
+        if !self.state.db.transition_tournament(self.id, Transition::Finish, None).await? {
+            return Ok(());
         }
+        let names = winner_names(&self.t);
+        tracing::info!(tournament = self.id, winners = ?names, games = self.t.results().len(), "arena finished");
+        self.state.tournaments.publish(self.id, Progress::Finished { winners: names });
+        Ok(())
     }
 }
 
@@ -209,30 +263,4 @@ async fn catch_up(
 /// Whether the stored status is `paused` (a control's wake may still be queued).
 async fn current_pause(db: &crate::db::Db, id: TournamentId) -> Result<bool, TournamentError> {
     Ok(db.tournament_summary(id).await?.is_some_and(|s| s.status == TournamentStatus::Paused))
-}
-
-/// Opens the room of an arena table (a round of one table).
-async fn open_round(
-    state: &Arc<AppState>,
-    id: TournamentId,
-    t: &Tournament,
-    round: &Round,
-    secret: Option<&[u8; 32]>,
-    tx: &mpsc::UnboundedSender<Wake>,
-) -> Result<u64, TournamentError> {
-    let v = variant(t.config(), &round.variant)?;
-    let clock = t.config().spec().clock.clone();
-    let table = &round.tables[0];
-    let plan = super::placement::plan_table(state, round, table, v, clock, secret).await?;
-    open_table(state, id, round.number, table.id, &plan, tx.clone()).await
-}
-
-async fn finish(state: &Arc<AppState>, id: TournamentId, t: &Tournament) -> Result<(), TournamentError> {
-    if !state.db.transition_tournament(id, Transition::Finish, None).await? {
-        return Ok(());
-    }
-    let names: Vec<String> = t.winners().iter().map(|w| t.entrants()[w.index()].name.clone()).collect();
-    tracing::info!(tournament = id, winners = ?names, games = t.results().len(), "arena finished");
-    state.tournaments.publish(id, Progress::Finished { winners: names });
-    Ok(())
 }
