@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::board::BoardKind;
+use super::board::{BoardKind, Lattice};
 use super::tile::{MAX_POLY_PIP, MAX_POLY_TILES, PolyTileSet, SetRule};
 use crate::error::VariantError;
 use crate::file::{VariantFileError, file_error, parse_file};
@@ -60,6 +60,76 @@ pub struct PolyVariant {
     pub play_points: PolyPlayPoints,
     /// When the match ends.
     pub target: PolyMatchTarget,
+    /// What touching tiles must agree on: sides (default) or corners.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub matching: PolyMatching,
+    /// Who leads each hand, with which tile.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub opening: PolyOpening,
+    /// Bonuses and penalties on top of the play points and the hand's
+    /// scoring (all zero by default).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub bonuses: PolyBonuses,
+}
+
+/// What a tile on a lattice must agree on with the tiles already placed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "kebab-case")]
+pub enum PolyMatching {
+    /// Pips sit on the sides: every side touching a placed tile shows the
+    /// pips of that tile's touching side.
+    #[default]
+    Edges,
+    /// Pips sit on the corners (Tri-Ominos, Quad-Ominos): a tile's pips are
+    /// its corners clockwise, corner `i` at the clockwise start of side `i`;
+    /// every corner on a vertex already on the board shows that vertex's
+    /// number, and the tile shares at least one whole side with a placed
+    /// tile. Triangle and square lattices only.
+    Corners,
+}
+
+/// Who leads each hand.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "kebab-case")]
+pub enum PolyOpening {
+    /// Hand `k` is led by seat `k % seats`, with any tile.
+    #[default]
+    Rotate,
+    /// The seat holding the highest tile with every number equal (a
+    /// triple, a quad) leads with it; with none dealt, the seat holding the
+    /// tile of the highest sum (ties: the highest tile) leads with that.
+    HighestTriple,
+}
+
+/// Bonuses and penalties (points, all zero by default). Penalties are
+/// given as positive numbers and taken off the seat's total.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "kebab-case", default, deny_unknown_fields)]
+pub struct PolyBonuses {
+    /// Opening a hand with a tile whose numbers are all equal.
+    pub opening: u16,
+    /// Added to `opening` when that tile is all zeros.
+    pub zero_triple: u16,
+    /// A placement on corners that touches the board along exactly one
+    /// side and also at a corner off that side (for a triangle: the corner
+    /// opposite that side), bridging to another tile.
+    pub bridge: u16,
+    /// A placement on corners completing the ring of tiles round one, two
+    /// or three of its corners (six triangles: a hexagon; four squares): by
+    /// rings completed, `[one, two, three or more]`.
+    pub ring: [u16; 3],
+    /// Each tile drawn.
+    pub draw_penalty: u16,
+    /// Each pass.
+    pub pass_penalty: u16,
+    /// Going out, on top of the pips left in the other hands.
+    pub going_out: u16,
+    /// A blocked hand's lightest seat scores the others' pips minus its own
+    /// (instead of the others' pips).
+    pub blocked_minus_own: bool,
 }
 
 /// The allowed seat counts.
@@ -284,6 +354,17 @@ impl PolyVariant {
                 "tile-pips rewards the placer, but own-pips scoring counts penalties (the lowest total wins)",
             ));
         }
+        if self.matching == PolyMatching::Corners
+            && !matches!(self.board, BoardKind::Lattice(Lattice::Triangle | Lattice::Square))
+        {
+            return Err(VariantError::new("matching", "corners match on a triangle or square lattice only"));
+        }
+        if self.bonuses != PolyBonuses::default() && self.scoring == PolyScoring::OwnPips {
+            return Err(VariantError::new(
+                "bonuses",
+                "bonuses reward the scorer, but own-pips scoring counts penalties (the lowest total wins)",
+            ));
+        }
         if self.stuck == PolyStuck::DrawUpTo(0) {
             return Err(VariantError::new("stuck.draw-up-to", "draw at least 1 tile (or pass)"));
         }
@@ -316,7 +397,8 @@ impl PolyVariant {
 }
 
 /// The names of the poly presets.
-pub const POLY_PRESETS: &[&str] = &["triominoes", "quadominoes", "hexominoes", "graph-triominoes"];
+pub const POLY_PRESETS: &[&str] =
+    &["triominoes", "quadominoes", "hexominoes", "graph-triominoes", "tri-ominos", "quad-ominos"];
 
 /// A poly preset by name, or `None`.
 ///
@@ -350,7 +432,6 @@ pub const POLY_PRESETS: &[&str] = &["triominoes", "quadominoes", "hexominoes", "
 /// }
 /// ```
 pub fn poly_preset(name: &str) -> Option<PolyVariant> {
-    use super::board::Lattice;
     let tri = |name: &str, board, stuck, description: &str| PolyVariant {
         name: name.into(),
         description: description.into(),
@@ -364,6 +445,9 @@ pub fn poly_preset(name: &str) -> Option<PolyVariant> {
         scoring: PolyScoring::Opponents,
         play_points: PolyPlayPoints::TilePips,
         target: PolyMatchTarget::Points { points: 400 },
+        matching: PolyMatching::Edges,
+        opening: PolyOpening::Rotate,
+        bonuses: PolyBonuses::default(),
     };
     Some(match name {
         "triominoes" => tri(
@@ -391,6 +475,46 @@ pub fn poly_preset(name: &str) -> Option<PolyVariant> {
             scoring: PolyScoring::Opponents,
             play_points: PolyPlayPoints::TilePips,
             target: PolyMatchTarget::Points { points: 200 },
+            matching: PolyMatching::Edges,
+            opening: PolyOpening::Rotate,
+            bonuses: PolyBonuses::default(),
+        },
+        "tri-ominos" => PolyVariant {
+            matching: PolyMatching::Corners,
+            opening: PolyOpening::HighestTriple,
+            bonuses: PolyBonuses {
+                opening: 10,
+                zero_triple: 30,
+                bridge: 40,
+                ring: [50, 60, 70],
+                draw_penalty: 5,
+                pass_penalty: 10,
+                going_out: 25,
+                blocked_minus_own: true,
+            },
+            ..tri(
+                name,
+                BoardKind::Lattice(Lattice::Triangle),
+                PolyStuck::DrawUpTo(3),
+                "Tri-Ominos as sold: 56 triangles with a number from 0 to 5 at each corner, laid so that every shared corner agrees; bonuses for bridges and hexagons, penalties for drawing and passing; first to 400 wins.",
+            )
+        },
+        "quad-ominos" => PolyVariant {
+            name: name.into(),
+            description: "Quad-Ominos: squares with a number from 0 to 5 at each corner, laid so that every shared corner agrees; the highest quad opens, each tile scores its numbers; first to 800 wins.".into(),
+            faces: 4,
+            max_pip: 5,
+            set: SetRule::Ascending,
+            seats: SeatRange { min: 2, max: 6 },
+            hand_size: HandSize::BySeats(vec![[2, 30], [3, 20], [4, 15], [5, 12], [6, 10]]),
+            stuck: PolyStuck::DrawUpTo(3),
+            board: BoardKind::Lattice(Lattice::Square),
+            scoring: PolyScoring::Opponents,
+            play_points: PolyPlayPoints::TilePips,
+            target: PolyMatchTarget::Points { points: 800 },
+            matching: PolyMatching::Corners,
+            opening: PolyOpening::HighestTriple,
+            bonuses: PolyBonuses::default(),
         },
         "hexominoes" => PolyVariant {
             name: name.into(),
@@ -405,6 +529,9 @@ pub fn poly_preset(name: &str) -> Option<PolyVariant> {
             scoring: PolyScoring::Opponents,
             play_points: PolyPlayPoints::TilePips,
             target: PolyMatchTarget::Points { points: 200 },
+            matching: PolyMatching::Edges,
+            opening: PolyOpening::Rotate,
+            bonuses: PolyBonuses::default(),
         },
         _ => return None,
     })
