@@ -359,7 +359,8 @@ impl PolyBoard {
         let rings = (0..n)
             .filter(|&i| {
                 let (vx, vy) = corner(i);
-                lattice.round_vertex(vx, vy).filter(|&(cx, cy)| self.cells.contains_key(&key(cx, cy))).count() == ring - 1
+                lattice.round_vertex(vx, vy).filter(|&(cx, cy)| self.cells.contains_key(&key(cx, cy))).count()
+                    == ring - 1
             })
             .count();
         CornerContact { bridge, rings }

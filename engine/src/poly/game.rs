@@ -346,9 +346,9 @@ impl PolyGame {
         self.board.clear();
         self.to_move = Some(match self.rules.variant().opening {
             PolyOpening::Rotate => (self.hand_no % self.seats as u32) as u8,
-            PolyOpening::HighestTriple => (0..self.seats)
-                .max_by_key(|&s| self.opener(s).map(|t| opener_rank(set.tile(t), t)))
-                .unwrap_or(0),
+            PolyOpening::HighestTriple => {
+                (0..self.seats).max_by_key(|&s| self.opener(s).map(|t| opener_rank(set.tile(t), t))).unwrap_or(0)
+            }
         });
         self.drawn = 0;
         self.idle = 0;

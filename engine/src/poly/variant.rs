@@ -408,6 +408,31 @@ pub const POLY_PRESETS: &[&str] =
 /// | `quadominoes` | 70 squares, pips 0..=3, every tile up to rotation | square lattice | 2-4 | 9 (2), 7 (3-4) | draw until playable | as triominoes | 200 |
 /// | `hexominoes` | 130 hexagons, pips 0..=2, every tile up to rotation | hex lattice | 2-4 | 10 | draw until playable | as triominoes | 200 |
 /// | `graph-triominoes` | as triominoes | n-dimensional graph | 2-4 | 9 (2), 7 (3-4) | draw until playable | as triominoes | 400 |
+/// | `tri-ominos` | as triominoes, numbers at the corners | triangle lattice, corners match | 2-4 | 9 (2), 7 (3-4) | draw up to 3 (-5 each), then pass (-10) | see below | 400 |
+/// | `quad-ominos` | 126 squares, numbers 0..=5 at the corners, ascending clockwise | square lattice, corners match | 2-6 | 30, 20, 15, 12, 10 (2-6) | draw up to 3 | a placed tile's numbers; opponents' pips to the one who goes out | 800 |
+///
+/// `tri-ominos` follows the Pressman Tri-Ominos rules (as printed in the
+/// box and retold by rule sites): the seat with the highest triple opens
+/// with it for its sum + 10 (0-0-0 scores 10 + 30 = 40); with no triple dealt, the
+/// highest-sum tile opens, with no bonus. Each tile scores its numbers; a
+/// bridge (one side on the board and the opposite corner on another
+/// tile) +40; completing a hexagon +50, two at once +60, three +70 (the
+/// editions that pay a double hexagon 60 and a triple 70; `bonuses.ring`
+/// sets others). Drawing costs 5 a tile, at most 3 draws; then, or with the
+/// pool empty, passing costs 10. Going out: +25 and the pips left in every
+/// other hand; a blocked hand: the lightest seat scores the others' pips
+/// minus its own (`bonuses.blocked-minus-own = false`: the others' pips).
+///
+/// `quad-ominos` follows what is sure of the Pressman Quad-Ominos (1978)
+/// as described by its Wikipedia article and domino-play.com: numbers 0..=5
+/// at the four corners, one tile per multiset, hands of 30/20/15/12/10 for
+/// 2-6 players, the highest quad (else the highest-sum tile) opens, every
+/// tile scores its numbers, and the game is to 800. Departures: the set
+/// keeps 0-2-4-5 (126 tiles; the boxed set omits it, 125) and every tile
+/// has its corners ascending clockwise (boxed tiles mix both senses); its
+/// bonuses (squares completed round a vertex and others) are not known
+/// here and are all zero (a variant file may set `bonuses`); three draws
+/// at most, as in Tri-Ominos.
 ///
 /// Choices where sources are silent or differ: pips sit on faces (edges),
 /// where the commercial Tri-Ominos prints them at corners, so a triangle's
@@ -415,7 +440,8 @@ pub const POLY_PRESETS: &[&str] =
 /// multiset of 0..=5 once, non-decreasing clockwise, 56 tiles), its hand
 /// sizes, its three draws, its 400-point target, its placement points (a
 /// tile's pips) and its going-out points (the others' pips) are kept, but its
-/// bridge and hexagon bonuses and draw penalties are not modelled. Squares and hexagons have no commercial
+/// bridge and hexagon bonuses and draw penalties are not (`tri-ominos` has
+/// them, with the numbers at the corners). Squares and hexagons have no commercial
 /// edge-matching set of this kind: they use every tile up to rotation, with
 /// pips kept low enough (0..=3, 0..=2) that a cell touching several tiles can
 /// still be filled, and score as triominoes (placement points make a hand
@@ -432,23 +458,6 @@ pub const POLY_PRESETS: &[&str] =
 /// }
 /// ```
 pub fn poly_preset(name: &str) -> Option<PolyVariant> {
-    let tri = |name: &str, board, stuck, description: &str| PolyVariant {
-        name: name.into(),
-        description: description.into(),
-        faces: 3,
-        max_pip: 5,
-        set: SetRule::Ascending,
-        seats: SeatRange { min: 2, max: 4 },
-        hand_size: HandSize::BySeats(vec![[2, 9], [3, 7], [4, 7]]),
-        stuck,
-        board,
-        scoring: PolyScoring::Opponents,
-        play_points: PolyPlayPoints::TilePips,
-        target: PolyMatchTarget::Points { points: 400 },
-        matching: PolyMatching::Edges,
-        opening: PolyOpening::Rotate,
-        bonuses: PolyBonuses::default(),
-    };
     Some(match name {
         "triominoes" => tri(
             name,
@@ -479,6 +488,51 @@ pub fn poly_preset(name: &str) -> Option<PolyVariant> {
             opening: PolyOpening::Rotate,
             bonuses: PolyBonuses::default(),
         },
+        "hexominoes" => PolyVariant {
+            name: name.into(),
+            description: "Hexominoes: hexagons with a number from 0 to 2 on each side, laid so that touching sides match; first to 200 wins.".into(),
+            faces: 6,
+            max_pip: 2,
+            set: SetRule::All,
+            seats: SeatRange { min: 2, max: 4 },
+            hand_size: HandSize::Fixed(10),
+            stuck: PolyStuck::DrawUntilPlayable,
+            board: BoardKind::Lattice(Lattice::Hex),
+            scoring: PolyScoring::Opponents,
+            play_points: PolyPlayPoints::TilePips,
+            target: PolyMatchTarget::Points { points: 200 },
+            matching: PolyMatching::Edges,
+            opening: PolyOpening::Rotate,
+            bonuses: PolyBonuses::default(),
+        },
+        _ => return corner_preset(name),
+    })
+}
+
+/// The triangle presets' common rules (the Tri-Ominos set, deal and target).
+fn tri(name: &str, board: BoardKind, stuck: PolyStuck, description: &str) -> PolyVariant {
+    PolyVariant {
+        name: name.into(),
+        description: description.into(),
+        faces: 3,
+        max_pip: 5,
+        set: SetRule::Ascending,
+        seats: SeatRange { min: 2, max: 4 },
+        hand_size: HandSize::BySeats(vec![[2, 9], [3, 7], [4, 7]]),
+        stuck,
+        board,
+        scoring: PolyScoring::Opponents,
+        play_points: PolyPlayPoints::TilePips,
+        target: PolyMatchTarget::Points { points: 400 },
+        matching: PolyMatching::Edges,
+        opening: PolyOpening::Rotate,
+        bonuses: PolyBonuses::default(),
+    }
+}
+
+/// The presets with numbers at the corners.
+fn corner_preset(name: &str) -> Option<PolyVariant> {
+    Some(match name {
         "tri-ominos" => PolyVariant {
             matching: PolyMatching::Corners,
             opening: PolyOpening::HighestTriple,
@@ -514,23 +568,6 @@ pub fn poly_preset(name: &str) -> Option<PolyVariant> {
             target: PolyMatchTarget::Points { points: 800 },
             matching: PolyMatching::Corners,
             opening: PolyOpening::HighestTriple,
-            bonuses: PolyBonuses::default(),
-        },
-        "hexominoes" => PolyVariant {
-            name: name.into(),
-            description: "Hexominoes: hexagons with a number from 0 to 2 on each side, laid so that touching sides match; first to 200 wins.".into(),
-            faces: 6,
-            max_pip: 2,
-            set: SetRule::All,
-            seats: SeatRange { min: 2, max: 4 },
-            hand_size: HandSize::Fixed(10),
-            stuck: PolyStuck::DrawUntilPlayable,
-            board: BoardKind::Lattice(Lattice::Hex),
-            scoring: PolyScoring::Opponents,
-            play_points: PolyPlayPoints::TilePips,
-            target: PolyMatchTarget::Points { points: 200 },
-            matching: PolyMatching::Edges,
-            opening: PolyOpening::Rotate,
             bonuses: PolyBonuses::default(),
         },
         _ => return None,
