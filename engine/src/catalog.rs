@@ -475,6 +475,20 @@ pub fn catalog() -> Vec<RuleOption> {
             "Tile pips",
             "Placing a tile scores its pips for the placer (Tri-Ominos)."
         ),
+        opt!("poly.matching", "edges", "Sides match", "Pips sit on the sides; every touching side must match."),
+        opt!(
+            "poly.matching",
+            "corners",
+            "Corners match",
+            "Pips sit on the corners (Tri-Ominos); every shared corner must agree and a tile shares a whole side."
+        ),
+        opt!("poly.opening", "rotate", "Leader rotates", "Hand k is led by seat k modulo the seats, with any tile."),
+        opt!(
+            "poly.opening",
+            "highest-triple",
+            "Highest triple opens",
+            "The seat with the highest tile of equal numbers leads with it; with none, the highest-sum tile."
+        ),
         opt!(
             "poly.target",
             "points",
@@ -638,6 +652,8 @@ mod tests {
             ("poly.scoring", accepted::<crate::poly::PolyScoring>()),
             ("poly.play-points", accepted::<crate::poly::PolyPlayPoints>()),
             ("poly.target", accepted::<crate::poly::PolyMatchTarget>()),
+            ("poly.matching", accepted::<crate::poly::PolyMatching>()),
+            ("poly.opening", accepted::<crate::poly::PolyOpening>()),
         ];
         for (field, options) in &fields {
             assert_eq!(&listed(field), options, "catalog vs serde for {field}");

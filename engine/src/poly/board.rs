@@ -6,7 +6,10 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use serde::{Deserialize, Serialize};
 
+use arrayvec::ArrayVec;
+
 use super::tile::{MAX_FACES, MAX_POLY_PIP, PolyTile, PolyTileId};
+use super::variant::PolyMatching;
 
 /// A regular tiling of the plane by cells of one shape.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -79,6 +82,41 @@ impl Lattice {
 }
 
 impl Lattice {
+    /// The vertex at corner `i` (taken modulo the faces) of cell `(x, y)`,
+    /// corner `i` being the clockwise start of side `i`: squares `(x, y)`
+    /// top-left of cell `(x, y)`; triangles `(X, j)` on row line `j` at
+    /// `X / 2` across (`X + j` odd); hex corners are not modelled (the
+    /// cell itself is returned).
+    ///
+    /// ```
+    /// use capicua_engine::poly::Lattice;
+    /// // The bottom side of up triangle (0, 0) is the top side of (0, 1),
+    /// // run the other way round.
+    /// let t = Lattice::Triangle;
+    /// assert_eq!((t.corner(0, 0, 1), t.corner(0, 0, 2)), (t.corner(0, 1, 1), t.corner(0, 1, 0)));
+    /// assert_eq!(Lattice::Square.corner(0, 0, 2), Lattice::Square.corner(1, 1, 0));
+    /// ```
+    pub fn corner(self, x: i16, y: i16, i: usize) -> (i16, i16) {
+        let (dx, dy) = match self {
+            Lattice::Square => [(0, 0), (1, 0), (1, 1), (0, 1)][i % 4],
+            Lattice::Triangle if self.points_up(x, y) => [(1, 0), (2, 1), (0, 1)][i % 3],
+            Lattice::Triangle => [(0, 0), (2, 0), (1, 1)][i % 3],
+            Lattice::Hex => (0, 0),
+        };
+        (x.wrapping_add(dx), y.wrapping_add(dy))
+    }
+
+    /// The cells round a vertex of [`Lattice::corner`]: six triangles or
+    /// four squares (none for a hex lattice).
+    pub fn round_vertex(self, vx: i16, vy: i16) -> impl Iterator<Item = (i16, i16)> {
+        let (xs, ys): (&[i16], &[i16]) = match self {
+            Lattice::Triangle => (&[-2, -1, 0], &[-1, 0]),
+            Lattice::Square => (&[-1, 0], &[-1, 0]),
+            Lattice::Hex => (&[], &[]),
+        };
+        ys.iter().flat_map(move |&dy| xs.iter().map(move |&dx| (vx.wrapping_add(dx), vy.wrapping_add(dy))))
+    }
+
     /// The centre of cell `(x, y)` on a screen (`y` growing downwards), for
     /// cells of side 1: squares at `(x, y)`; pointy-top hexagons at
     /// `(sqrt(3) * (q + r / 2), 3/2 * r)`; triangles at their centroid
@@ -229,12 +267,37 @@ pub struct PolyBoard {
     frontier: Vec<Frontier>,
     /// Lattice: index in `frontier` of each frontier cell.
     frontier_at: CellMap,
+    /// Whether pips sit on corners (see [`PolyMatching`]).
+    corners: bool,
+    /// Corners: the number shown at each vertex of a placed tile.
+    vertices: CellMap,
+}
+
+/// What a placement on corners touches, before it is made (see
+/// [`PolyBoard::corner_contact`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct CornerContact {
+    /// It shares exactly one side with the board and touches it at a
+    /// corner off that side.
+    pub bridge: bool,
+    /// The corners round which it completes the ring of cells.
+    pub rings: usize,
 }
 
 impl PolyBoard {
     /// An empty board of a kind.
     pub fn new(kind: BoardKind) -> PolyBoard {
+        PolyBoard::with_matching(kind, PolyMatching::Edges)
+    }
+
+    /// An empty board matching sides or corners (corners only on a
+    /// triangle or square lattice; otherwise sides).
+    pub fn with_matching(kind: BoardKind, matching: PolyMatching) -> PolyBoard {
+        let corners = matching == PolyMatching::Corners
+            && matches!(kind, BoardKind::Lattice(Lattice::Triangle | Lattice::Square));
         PolyBoard {
+            corners,
+            vertices: CellMap::default(),
             kind,
             placed: Vec::new(),
             open: vec![Vec::new(); MAX_POLY_PIP as usize + 1],
@@ -251,11 +314,56 @@ impl PolyBoard {
         self.cells.clear();
         self.frontier.clear();
         self.frontier_at.clear();
+        self.vertices.clear();
     }
 
     /// Its kind.
     pub fn kind(&self) -> BoardKind {
         self.kind
+    }
+
+    /// What touching tiles agree on.
+    pub fn matching(&self) -> PolyMatching {
+        if self.corners { PolyMatching::Corners } else { PolyMatching::Edges }
+    }
+
+    /// Corners: the number at a vertex of [`Lattice::corner`], if a placed
+    /// tile has a corner there.
+    pub fn at_vertex(&self, vx: i16, vy: i16) -> Option<u8> {
+        self.vertices.get(&key(vx, vy)).map(|&p| p as u8)
+    }
+
+    /// Corners: what placing a tile in empty cell `(x, y)` touches (the
+    /// caller has checked it fits).
+    pub(crate) fn corner_contact(&self, x: i16, y: i16) -> CornerContact {
+        let BoardKind::Lattice(lattice) = self.kind else { return CornerContact::default() };
+        if !self.corners {
+            return CornerContact::default();
+        }
+        let n = lattice.faces();
+        let corner = |i: usize| lattice.corner(x, y, i);
+        let touching: ArrayVec<usize, MAX_FACES> = (0..n)
+            .filter(|&s| {
+                let (nx, ny, _) = lattice.neighbour(x, y, s);
+                self.cells.contains_key(&key(nx, ny))
+            })
+            .collect();
+        let bridge = touching.len() == 1 && {
+            let s = touching[0];
+            (0..n).filter(|&i| i != s && i != (s + 1) % n).any(|i| {
+                let (vx, vy) = corner(i);
+                self.vertices.contains_key(&key(vx, vy))
+            })
+        };
+        let ring = if lattice == Lattice::Triangle { 6 } else { 4 };
+        let rings = (0..n)
+            .filter(|&i| {
+                let (vx, vy) = corner(i);
+                lattice.round_vertex(vx, vy).filter(|&(cx, cy)| self.cells.contains_key(&key(cx, cy))).count()
+                    == ring - 1
+            })
+            .count();
+        CornerContact { bridge, rings }
     }
 
     /// Every placed tile, by node id (order of placement).
@@ -311,7 +419,7 @@ impl PolyBoard {
     /// assert_eq!(game.board().prefix(9), *game.board());
     /// ```
     pub fn prefix(&self, n: usize) -> PolyBoard {
-        let mut b = PolyBoard::new(self.kind);
+        let mut b = PolyBoard::with_matching(self.kind, self.matching());
         for p in self.placed.iter().take(n) {
             b.place(p.tile, p.pips, p.at, p.rotation);
         }
@@ -414,6 +522,11 @@ impl PolyBoard {
                 }
                 self.cells.insert(key(x, y), node as u32);
                 let shown = tile.rotated(rotation as usize);
+                if self.corners {
+                    self.place_corners(lattice, x, y, shown);
+                    self.placed.push(placed);
+                    return;
+                }
                 for side in 0..n {
                     let (nx, ny, back) = lattice.neighbour(x, y, side);
                     if self.cells.contains_key(&key(nx, ny)) {
@@ -430,6 +543,40 @@ impl PolyBoard {
             }
         }
         self.placed.push(placed);
+    }
+
+    /// Corners: records the vertices of a tile just put in cell `(x, y)`
+    /// showing `shown` (already turned), opens its empty neighbours and
+    /// renews what every frontier cell sharing one of its vertices needs.
+    fn place_corners(&mut self, lattice: Lattice, x: i16, y: i16, shown: PolyTile) {
+        let n = lattice.faces();
+        for i in 0..n {
+            let (vx, vy) = lattice.corner(x, y, i);
+            self.vertices.insert(key(vx, vy), shown.face(i) as u32);
+        }
+        for side in 0..n {
+            let (nx, ny, _) = lattice.neighbour(x, y, side);
+            if !self.cells.contains_key(&key(nx, ny)) && !self.frontier_at.contains_key(&key(nx, ny)) {
+                self.frontier.push(Frontier { x: nx, y: ny, need: 0, mask: 0 });
+                self.frontier_at.insert(key(nx, ny), self.frontier.len() as u32 - 1);
+            }
+        }
+        for i in 0..n {
+            let (vx, vy) = lattice.corner(x, y, i);
+            for (cx, cy) in lattice.round_vertex(vx, vy) {
+                let Some(&f) = self.frontier_at.get(&key(cx, cy)) else { continue };
+                let (mut need, mut mask) = (0u64, 0u64);
+                for c in 0..n {
+                    let (wx, wy) = lattice.corner(cx, cy, c);
+                    if let Some(&p) = self.vertices.get(&key(wx, wy)) {
+                        need |= (p as u64) << (8 * c);
+                        mask |= 0xFF << (8 * c);
+                    }
+                }
+                let cell = &mut self.frontier[f as usize];
+                (cell.need, cell.mask) = (need, mask);
+            }
+        }
     }
 }
 

@@ -7,8 +7,10 @@ use arrayvec::ArrayVec;
 use serde::{Deserialize, Serialize};
 
 use super::board::{PolyBoard, PolySpot};
-use super::tile::PolyTileId;
-use super::variant::{MAX_POLY_HANDS, MAX_POLY_SEATS, PolyMatchTarget, PolyPlayPoints, PolyRules, PolyScoring};
+use super::tile::{PolyTile, PolyTileId};
+use super::variant::{
+    MAX_POLY_HANDS, MAX_POLY_SEATS, PolyMatchTarget, PolyOpening, PolyPlayPoints, PolyRules, PolyScoring,
+};
 use crate::error::{SeatingError, SetupError};
 use crate::rng::SeededRng;
 
@@ -16,6 +18,12 @@ use crate::rng::SeededRng;
 /// the two-faced engine).
 fn deal_stream(hand: u32) -> u64 {
     (8 << 60) | hand as u64
+}
+
+/// How good an opening tile is: tiles with every number equal first, then
+/// by sum, then by id.
+fn opener_rank(tile: PolyTile, id: PolyTileId) -> (bool, i32, PolyTileId) {
+    (tile.period() == 1, tile.value(), id)
 }
 
 /// A move: small and `Copy`.
@@ -255,7 +263,7 @@ impl PolyGame {
         if !range.contains(&seats) {
             return Err(SeatingError::SeatCount { seats, min: *range.start(), max: *range.end() });
         }
-        let board = PolyBoard::new(rules.variant().board);
+        let board = PolyBoard::with_matching(rules.variant().board, rules.variant().matching);
         let mut g = PolyGame {
             rules,
             seats,
@@ -336,7 +344,12 @@ impl PolyGame {
         ids.drain(..size * self.seats as usize);
         self.stock = ids;
         self.board.clear();
-        self.to_move = Some((self.hand_no % self.seats as u32) as u8);
+        self.to_move = Some(match self.rules.variant().opening {
+            PolyOpening::Rotate => (self.hand_no % self.seats as u32) as u8,
+            PolyOpening::HighestTriple => {
+                (0..self.seats).max_by_key(|&s| self.opener(s).map(|t| opener_rank(set.tile(t), t))).unwrap_or(0)
+            }
+        });
         self.drawn = 0;
         self.idle = 0;
     }
@@ -485,7 +498,11 @@ impl PolyGame {
         out.0.clear();
         let Some(seat) = self.to_move else { return };
         let set = self.rules.set();
+        let opener = self.required_opener(seat);
         for &id in &self.hands[seat as usize] {
+            if opener.is_some_and(|o| o != id) {
+                continue;
+            }
             self.board.placements(set.tile(id), set.period(id), |at, rotation| {
                 out.0.push(PolyMove::Play { tile: id, at, rotation });
                 true
@@ -516,6 +533,7 @@ impl PolyGame {
                 let set = self.rules.set();
                 set.get(tile).is_some()
                     && self.hands[seat as usize].contains(&tile)
+                    && self.required_opener(seat).is_none_or(|o| o == tile)
                     && self.board.allows(set.tile(tile), set.period(tile), at, rotation)
             }
             PolyMove::Draw => self.may_draw() && !self.can_play(),
@@ -539,11 +557,8 @@ impl PolyGame {
                 let i = hand.iter().position(|&t| t == tile).expect("checked legal");
                 hand.remove(i);
                 let pips = self.rules.set().tile(tile);
+                let points = self.placement_points(pips, at);
                 self.board.place(tile, pips, at, rotation);
-                let points = match self.rules.variant().play_points {
-                    PolyPlayPoints::None => 0,
-                    PolyPlayPoints::TilePips => pips.value(),
-                };
                 self.scores[s] = self.scores[s].saturating_add(points);
                 events.push(PolyEvent::Played { seat, tile, at, rotation, points });
                 self.idle = 0;
@@ -558,11 +573,15 @@ impl PolyGame {
                 self.hands[s].push(tile);
                 self.drawn += 1;
                 self.idle = 0;
+                let penalty = self.rules.variant().bonuses.draw_penalty as i32;
+                self.scores[s] = self.scores[s].saturating_sub(penalty);
                 events.push(PolyEvent::Drew { seat, tile: Some(tile) });
             }
             PolyMove::Pass => {
                 events.push(PolyEvent::Passed { seat });
                 self.idle += 1;
+                let penalty = self.rules.variant().bonuses.pass_penalty as i32;
+                self.scores[s] = self.scores[s].saturating_sub(penalty);
                 if self.idle >= self.seats {
                     let pips: ArrayVec<i32, { MAX_POLY_SEATS as usize }> =
                         (0..self.seats).map(|s| self.pips_in_hand(s)).collect();
@@ -581,6 +600,50 @@ impl PolyGame {
         Ok(events)
     }
 
+    /// The best opening tile in a seat's hand: its highest tile with every
+    /// number equal, else its tile of the highest sum (ties: the highest).
+    fn opener(&self, seat: u8) -> Option<PolyTileId> {
+        let set = self.rules.set();
+        self.hands[seat as usize].iter().copied().max_by_key(|&t| opener_rank(set.tile(t), t))
+    }
+
+    /// The tile the seat must open with, when the board is empty and the
+    /// rules name the opening tile.
+    fn required_opener(&self, seat: u8) -> Option<PolyTileId> {
+        match self.rules.variant().opening {
+            PolyOpening::HighestTriple if self.board.is_empty() => self.opener(seat),
+            _ => None,
+        }
+    }
+
+    /// What placing `pips` at `at` scores, before it is placed: play
+    /// points, the opening bonus and the corner bonuses.
+    fn placement_points(&self, pips: PolyTile, at: PolySpot) -> i32 {
+        let v = self.rules.variant();
+        let b = v.bonuses;
+        let mut points = match v.play_points {
+            PolyPlayPoints::None => 0,
+            PolyPlayPoints::TilePips => pips.value(),
+        };
+        if self.board.is_empty() {
+            if pips.period() == 1 {
+                points += b.opening as i32;
+                if pips.face(0) == 0 {
+                    points += b.zero_triple as i32;
+                }
+            }
+        } else if let PolySpot::Cell { x, y } = at {
+            let contact = self.board.corner_contact(x, y);
+            if contact.bridge {
+                points += b.bridge as i32;
+            }
+            if contact.rings > 0 {
+                points += b.ring[contact.rings.min(3) - 1] as i32;
+            }
+        }
+        points
+    }
+
     fn next_turn(&mut self, seat: u8) {
         self.to_move = Some((seat + 1) % self.seats);
         self.drawn = 0;
@@ -597,7 +660,13 @@ impl PolyGame {
         match self.rules.variant().scoring {
             PolyScoring::Opponents => {
                 if let Some(w) = winner {
-                    points[w as usize] = (0..self.seats).filter(|&s| s != w).map(|s| self.pips_in_hand(s)).sum();
+                    let b = self.rules.variant().bonuses;
+                    let others: i32 = (0..self.seats).filter(|&s| s != w).map(|s| self.pips_in_hand(s)).sum();
+                    points[w as usize] = match blocked {
+                        false => others + b.going_out as i32,
+                        true if b.blocked_minus_own => others - self.pips_in_hand(w),
+                        true => others,
+                    };
                 }
             }
             PolyScoring::OwnPips => {

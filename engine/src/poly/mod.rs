@@ -73,13 +73,25 @@
 //!            1  (x, y+1)                    \/
 //! ```
 //!
+//! **Corners** ([`PolyMatching::Corners`], Tri-Ominos and Quad-Ominos
+//! as sold; triangle and square lattices): a tile's pips are its corners,
+//! clockwise, corner `i` at the clockwise start of side `i` (an up
+//! triangle: apex, bottom right, bottom left; a down one: top left, top
+//! right, bottom; a square: top left first). A tile goes into an empty cell
+//! sharing a whole side with a placed tile, and every one of its corners
+//! that lies on a vertex of a placed tile (across a side or only at that
+//! point: up to six triangles or four squares meet at a vertex) shows the
+//! number already there. [`Lattice::corner`] names the vertices.
+//!
 //! [`Lattice::centre`] gives a cell's centre on screen for cells of side 1
 //! (a test checks that the neighbours across sides 0, 1, ... lie evenly
 //! spaced, clockwise, as drawn here).
 //!
 //! # Play
 //!
-//! Hand `k` of a match is dealt from the seed and led by seat `k % seats`.
+//! Hand `k` of a match is dealt from the seed and led by seat `k % seats`
+//! (or, with [`PolyOpening::HighestTriple`], by the seat holding the best
+//! opening tile, which it must play).
 //! A seat that can place a tile must play one; otherwise it draws while the
 //! rules allow ([`PolyStuck`]), else passes. A hand ends when a seat goes
 //! out, or blocked once every seat has passed in turn without drawing;
@@ -104,7 +116,7 @@ pub use board::{BoardKind, Lattice, PlacedTile, PolyBoard, PolySpot};
 pub use game::{PolyEvent, PolyEvents, PolyGame, PolyIllegal, PolyMove, PolyMoveList, PolyOutcome};
 pub use tile::{MAX_FACES, MAX_POLY_PIP, MAX_POLY_TILES, PolyTile, PolyTileId, PolyTileSet, SetRule};
 pub use variant::{
-    FileRules, MAX_POLY_HANDS, MAX_POLY_SEATS, POLY_PRESETS, PolyMatchTarget, PolyPlayPoints, PolyRules, PolyScoring,
-    PolyStuck, PolyVariant, SeatRange, poly_preset,
+    FileRules, MAX_POLY_HANDS, MAX_POLY_SEATS, POLY_PRESETS, PolyBonuses, PolyMatchTarget, PolyMatching, PolyOpening,
+    PolyPlayPoints, PolyRules, PolyScoring, PolyStuck, PolyVariant, SeatRange, poly_preset,
 };
 pub use view::{PolyView, PolyViewSnapshot};

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use super::board::{BoardKind, PolyBoard};
 use super::game::{PolyGame, PolyOutcome};
 use super::tile::{PolyTileId, PolyTileSet};
-use super::variant::{PolyRules, PolyScoring, PolyVariant};
+use super::variant::{PolyMatching, PolyRules, PolyScoring, PolyVariant};
 use super::view::PolyViewSnapshot;
 use crate::error::SetupError;
 
@@ -67,7 +67,7 @@ impl PolyGame {
         check_seats(snap, seats)?;
         let set = rules.set();
         let mut shown = Shown::new(set.len());
-        let board = rebuild_board(variant.board, set, snap, &mut shown)?;
+        let board = rebuild_board(variant.board, variant.matching, set, snap, &mut shown)?;
         let own = own_hand(set, snap, &mut shown)?;
         let Guessed { hands, stock } = guess_hidden(seats, snap, own, &shown)?;
         let outcome = match snap.to_move {
@@ -159,11 +159,12 @@ impl Shown {
 /// open faces the snapshot shows.
 fn rebuild_board(
     kind: BoardKind,
+    matching: PolyMatching,
     set: &PolyTileSet,
     snap: &PolyViewSnapshot,
     shown: &mut Shown,
 ) -> Result<PolyBoard, SetupError> {
-    let mut board = PolyBoard::new(kind);
+    let mut board = PolyBoard::with_matching(kind, matching);
     for (i, p) in snap.board.iter().enumerate() {
         shown.mark(p.tile)?;
         if p.node as usize != i {

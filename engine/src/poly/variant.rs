@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::board::BoardKind;
+use super::board::{BoardKind, Lattice};
 use super::tile::{MAX_POLY_PIP, MAX_POLY_TILES, PolyTileSet, SetRule};
 use crate::error::VariantError;
 use crate::file::{VariantFileError, file_error, parse_file};
@@ -60,6 +60,76 @@ pub struct PolyVariant {
     pub play_points: PolyPlayPoints,
     /// When the match ends.
     pub target: PolyMatchTarget,
+    /// What touching tiles must agree on: sides (default) or corners.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub matching: PolyMatching,
+    /// Who leads each hand, with which tile.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub opening: PolyOpening,
+    /// Bonuses and penalties on top of the play points and the hand's
+    /// scoring (all zero by default).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub bonuses: PolyBonuses,
+}
+
+/// What a tile on a lattice must agree on with the tiles already placed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "kebab-case")]
+pub enum PolyMatching {
+    /// Pips sit on the sides: every side touching a placed tile shows the
+    /// pips of that tile's touching side.
+    #[default]
+    Edges,
+    /// Pips sit on the corners (Tri-Ominos, Quad-Ominos): a tile's pips are
+    /// its corners clockwise, corner `i` at the clockwise start of side `i`;
+    /// every corner on a vertex already on the board shows that vertex's
+    /// number, and the tile shares at least one whole side with a placed
+    /// tile. Triangle and square lattices only.
+    Corners,
+}
+
+/// Who leads each hand.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "kebab-case")]
+pub enum PolyOpening {
+    /// Hand `k` is led by seat `k % seats`, with any tile.
+    #[default]
+    Rotate,
+    /// The seat holding the highest tile with every number equal (a
+    /// triple, a quad) leads with it; with none dealt, the seat holding the
+    /// tile of the highest sum (ties: the highest tile) leads with that.
+    HighestTriple,
+}
+
+/// Bonuses and penalties (points, all zero by default). Penalties are
+/// given as positive numbers and taken off the seat's total.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "kebab-case", default, deny_unknown_fields)]
+pub struct PolyBonuses {
+    /// Opening a hand with a tile whose numbers are all equal.
+    pub opening: u16,
+    /// Added to `opening` when that tile is all zeros.
+    pub zero_triple: u16,
+    /// A placement on corners that touches the board along exactly one
+    /// side and also at a corner off that side (for a triangle: the corner
+    /// opposite that side), bridging to another tile.
+    pub bridge: u16,
+    /// A placement on corners completing the ring of tiles round one, two
+    /// or three of its corners (six triangles: a hexagon; four squares): by
+    /// rings completed, `[one, two, three or more]`.
+    pub ring: [u16; 3],
+    /// Each tile drawn.
+    pub draw_penalty: u16,
+    /// Each pass.
+    pub pass_penalty: u16,
+    /// Going out, on top of the pips left in the other hands.
+    pub going_out: u16,
+    /// A blocked hand's lightest seat scores the others' pips minus its own
+    /// (instead of the others' pips).
+    pub blocked_minus_own: bool,
 }
 
 /// The allowed seat counts.
@@ -284,6 +354,17 @@ impl PolyVariant {
                 "tile-pips rewards the placer, but own-pips scoring counts penalties (the lowest total wins)",
             ));
         }
+        if self.matching == PolyMatching::Corners
+            && !matches!(self.board, BoardKind::Lattice(Lattice::Triangle | Lattice::Square))
+        {
+            return Err(VariantError::new("matching", "corners match on a triangle or square lattice only"));
+        }
+        if self.bonuses != PolyBonuses::default() && self.scoring == PolyScoring::OwnPips {
+            return Err(VariantError::new(
+                "bonuses",
+                "bonuses reward the scorer, but own-pips scoring counts penalties (the lowest total wins)",
+            ));
+        }
         if self.stuck == PolyStuck::DrawUpTo(0) {
             return Err(VariantError::new("stuck.draw-up-to", "draw at least 1 tile (or pass)"));
         }
@@ -316,7 +397,8 @@ impl PolyVariant {
 }
 
 /// The names of the poly presets.
-pub const POLY_PRESETS: &[&str] = &["triominoes", "quadominoes", "hexominoes", "graph-triominoes"];
+pub const POLY_PRESETS: &[&str] =
+    &["triominoes", "quadominoes", "hexominoes", "graph-triominoes", "tri-ominos", "quad-ominos"];
 
 /// A poly preset by name, or `None`.
 ///
@@ -326,6 +408,31 @@ pub const POLY_PRESETS: &[&str] = &["triominoes", "quadominoes", "hexominoes", "
 /// | `quadominoes` | 70 squares, pips 0..=3, every tile up to rotation | square lattice | 2-4 | 9 (2), 7 (3-4) | draw until playable | as triominoes | 200 |
 /// | `hexominoes` | 130 hexagons, pips 0..=2, every tile up to rotation | hex lattice | 2-4 | 10 | draw until playable | as triominoes | 200 |
 /// | `graph-triominoes` | as triominoes | n-dimensional graph | 2-4 | 9 (2), 7 (3-4) | draw until playable | as triominoes | 400 |
+/// | `tri-ominos` | as triominoes, numbers at the corners | triangle lattice, corners match | 2-4 | 9 (2), 7 (3-4) | draw up to 3 (-5 each), then pass (-10) | see below | 400 |
+/// | `quad-ominos` | 126 squares, numbers 0..=5 at the corners, ascending clockwise | square lattice, corners match | 2-6 | 30, 20, 15, 12, 10 (2-6) | draw up to 3 | a placed tile's numbers; opponents' pips to the one who goes out | 800 |
+///
+/// `tri-ominos` follows the Pressman Tri-Ominos rules (as printed in the
+/// box and retold by rule sites): the seat with the highest triple opens
+/// with it for its sum + 10 (0-0-0 scores 10 + 30 = 40); with no triple dealt, the
+/// highest-sum tile opens, with no bonus. Each tile scores its numbers; a
+/// bridge (one side on the board and the opposite corner on another
+/// tile) +40; completing a hexagon +50, two at once +60, three +70 (the
+/// editions that pay a double hexagon 60 and a triple 70; `bonuses.ring`
+/// sets others). Drawing costs 5 a tile, at most 3 draws; then, or with the
+/// pool empty, passing costs 10. Going out: +25 and the pips left in every
+/// other hand; a blocked hand: the lightest seat scores the others' pips
+/// minus its own (`bonuses.blocked-minus-own = false`: the others' pips).
+///
+/// `quad-ominos` follows what is sure of the Pressman Quad-Ominos (1978)
+/// as described by its Wikipedia article and domino-play.com: numbers 0..=5
+/// at the four corners, one tile per multiset, hands of 30/20/15/12/10 for
+/// 2-6 players, the highest quad (else the highest-sum tile) opens, every
+/// tile scores its numbers, and the game is to 800. Departures: the set
+/// keeps 0-2-4-5 (126 tiles; the boxed set omits it, 125) and every tile
+/// has its corners ascending clockwise (boxed tiles mix both senses); its
+/// bonuses (squares completed round a vertex and others) are not known
+/// here and are all zero (a variant file may set `bonuses`); three draws
+/// at most, as in Tri-Ominos.
 ///
 /// Choices where sources are silent or differ: pips sit on faces (edges),
 /// where the commercial Tri-Ominos prints them at corners, so a triangle's
@@ -333,7 +440,8 @@ pub const POLY_PRESETS: &[&str] = &["triominoes", "quadominoes", "hexominoes", "
 /// multiset of 0..=5 once, non-decreasing clockwise, 56 tiles), its hand
 /// sizes, its three draws, its 400-point target, its placement points (a
 /// tile's pips) and its going-out points (the others' pips) are kept, but its
-/// bridge and hexagon bonuses and draw penalties are not modelled. Squares and hexagons have no commercial
+/// bridge and hexagon bonuses and draw penalties are not (`tri-ominos` has
+/// them, with the numbers at the corners). Squares and hexagons have no commercial
 /// edge-matching set of this kind: they use every tile up to rotation, with
 /// pips kept low enough (0..=3, 0..=2) that a cell touching several tiles can
 /// still be filled, and score as triominoes (placement points make a hand
@@ -350,21 +458,6 @@ pub const POLY_PRESETS: &[&str] = &["triominoes", "quadominoes", "hexominoes", "
 /// }
 /// ```
 pub fn poly_preset(name: &str) -> Option<PolyVariant> {
-    use super::board::Lattice;
-    let tri = |name: &str, board, stuck, description: &str| PolyVariant {
-        name: name.into(),
-        description: description.into(),
-        faces: 3,
-        max_pip: 5,
-        set: SetRule::Ascending,
-        seats: SeatRange { min: 2, max: 4 },
-        hand_size: HandSize::BySeats(vec![[2, 9], [3, 7], [4, 7]]),
-        stuck,
-        board,
-        scoring: PolyScoring::Opponents,
-        play_points: PolyPlayPoints::TilePips,
-        target: PolyMatchTarget::Points { points: 400 },
-    };
     Some(match name {
         "triominoes" => tri(
             name,
@@ -391,6 +484,9 @@ pub fn poly_preset(name: &str) -> Option<PolyVariant> {
             scoring: PolyScoring::Opponents,
             play_points: PolyPlayPoints::TilePips,
             target: PolyMatchTarget::Points { points: 200 },
+            matching: PolyMatching::Edges,
+            opening: PolyOpening::Rotate,
+            bonuses: PolyBonuses::default(),
         },
         "hexominoes" => PolyVariant {
             name: name.into(),
@@ -405,6 +501,74 @@ pub fn poly_preset(name: &str) -> Option<PolyVariant> {
             scoring: PolyScoring::Opponents,
             play_points: PolyPlayPoints::TilePips,
             target: PolyMatchTarget::Points { points: 200 },
+            matching: PolyMatching::Edges,
+            opening: PolyOpening::Rotate,
+            bonuses: PolyBonuses::default(),
+        },
+        _ => return corner_preset(name),
+    })
+}
+
+/// The triangle presets' common rules (the Tri-Ominos set, deal and target).
+fn tri(name: &str, board: BoardKind, stuck: PolyStuck, description: &str) -> PolyVariant {
+    PolyVariant {
+        name: name.into(),
+        description: description.into(),
+        faces: 3,
+        max_pip: 5,
+        set: SetRule::Ascending,
+        seats: SeatRange { min: 2, max: 4 },
+        hand_size: HandSize::BySeats(vec![[2, 9], [3, 7], [4, 7]]),
+        stuck,
+        board,
+        scoring: PolyScoring::Opponents,
+        play_points: PolyPlayPoints::TilePips,
+        target: PolyMatchTarget::Points { points: 400 },
+        matching: PolyMatching::Edges,
+        opening: PolyOpening::Rotate,
+        bonuses: PolyBonuses::default(),
+    }
+}
+
+/// The presets with numbers at the corners.
+fn corner_preset(name: &str) -> Option<PolyVariant> {
+    Some(match name {
+        "tri-ominos" => PolyVariant {
+            matching: PolyMatching::Corners,
+            opening: PolyOpening::HighestTriple,
+            bonuses: PolyBonuses {
+                opening: 10,
+                zero_triple: 30,
+                bridge: 40,
+                ring: [50, 60, 70],
+                draw_penalty: 5,
+                pass_penalty: 10,
+                going_out: 25,
+                blocked_minus_own: true,
+            },
+            ..tri(
+                name,
+                BoardKind::Lattice(Lattice::Triangle),
+                PolyStuck::DrawUpTo(3),
+                "Tri-Ominos as sold: 56 triangles with a number from 0 to 5 at each corner, laid so that every shared corner agrees; bonuses for bridges and hexagons, penalties for drawing and passing; first to 400 wins.",
+            )
+        },
+        "quad-ominos" => PolyVariant {
+            name: name.into(),
+            description: "Quad-Ominos: squares with a number from 0 to 5 at each corner, laid so that every shared corner agrees; the highest quad opens, each tile scores its numbers; first to 800 wins.".into(),
+            faces: 4,
+            max_pip: 5,
+            set: SetRule::Ascending,
+            seats: SeatRange { min: 2, max: 6 },
+            hand_size: HandSize::BySeats(vec![[2, 30], [3, 20], [4, 15], [5, 12], [6, 10]]),
+            stuck: PolyStuck::DrawUpTo(3),
+            board: BoardKind::Lattice(Lattice::Square),
+            scoring: PolyScoring::Opponents,
+            play_points: PolyPlayPoints::TilePips,
+            target: PolyMatchTarget::Points { points: 800 },
+            matching: PolyMatching::Corners,
+            opening: PolyOpening::HighestTriple,
+            bonuses: PolyBonuses::default(),
         },
         _ => return None,
     })
