@@ -163,7 +163,7 @@ async fn a_guest_plays_triominoes_against_greedy_bots_by_clicking_and_the_board_
     let _one = ONE_BROWSER.lock().await;
     let server = TestServer::start().await;
     let Some(b) = Browser::start(format!("http://{}", server.addr)).await else { return };
-    let room = start_room(&b, "triominoes").await;
+    let room = start_room(&b, "edge-triominoes").await;
 
     let deadline = Instant::now() + MATCH;
     let mut plays = 0;
@@ -317,7 +317,7 @@ return out.join(' ').split(/[^0-9A-Za-z-]+/).filter(Boolean);
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_visitor_watches_a_poly_match_and_sees_the_board_but_no_hand() {
-    watch("triominoes").await;
+    watch("edge-triominoes").await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -371,7 +371,7 @@ async fn watch(preset: &str) {
         let look = b.js(LOOK).await;
         assert!(look["hand"].is_null(), "a watcher has no hand: {}", look["hand"]);
         assert!(look["playable"].as_array().unwrap().is_empty());
-        if turns == 3 && preset == "triominoes" {
+        if turns == 3 && preset == "edge-triominoes" {
             shoot(&b, "poly-watching").await;
         }
         let m = &v["legal-moves"][0];
@@ -391,7 +391,7 @@ async fn quadominoes_are_played_from_the_keyboard_alone() {
     let _one = ONE_BROWSER.lock().await;
     let server = TestServer::start().await;
     let Some(b) = Browser::start(format!("http://{}", server.addr)).await else { return };
-    let room = start_room(&b, "quadominoes").await;
+    let room = start_room(&b, "edge-quadominoes").await;
     let enter = Key::Enter.to_string();
     let (mut plays, mut turned) = (0, 0);
     let deadline = Instant::now() + MATCH;
@@ -464,7 +464,7 @@ async fn a_registered_player_reloads_mid_match_at_a_poly_table_and_plays_on() {
     b.fill("Name", "tri").await;
     b.click_named("Register this name").await;
     b.wait_named("Sign out (forget the token)").await;
-    let room = b.open_room("triominoes", Some("2"), "greedy").await;
+    let room = b.open_room("edge-triominoes", Some("2"), "greedy").await;
     b.click_named("I'm ready").await;
     // Three of our turns by clicking, then our fourth turn: the page is still.
     let deadline = Instant::now() + MATCH;
@@ -525,4 +525,77 @@ async fn a_registered_player_reloads_mid_match_at_a_poly_table_and_plays_on() {
         .await;
     }
     b.close().await;
+}
+
+/// Reads every number drawn on the board back to the corner it stands by
+/// (a corner number sits on the line from its tile's centre to the corner)
+/// and reports the corners seen from two tiles or more and any corner
+/// that shows two different numbers.
+const CORNERS: &str = r#"
+const reach = 0.58;
+const at = new Map();
+let tiles = 0;
+for (const g of document.querySelectorAll('[aria-label="the board"] svg [data-placed]')) {
+  tiles += 1;
+  const pts = g.querySelector('polygon').getAttribute('points').trim().split(/\s+/).map((p) => p.split(',').map(Number));
+  const cx = pts.reduce((a, p) => a + p[0], 0) / pts.length;
+  const cy = pts.reduce((a, p) => a + p[1], 0) / pts.length;
+  for (const t of g.querySelectorAll('text.p-pip')) {
+    const vx = cx + (Number(t.getAttribute('x')) - cx) / reach;
+    const vy = cy + (Number(t.getAttribute('y')) - cy) / reach;
+    const key = `${vx.toFixed(2)},${vy.toFixed(2)}`;
+    (at.get(key) || at.set(key, []).get(key)).push(t.textContent);
+  }
+}
+const seen = [...at.values()];
+return {
+  tiles,
+  shared: seen.filter((ns) => ns.length > 1).length,
+  clashes: [...at.entries()].filter(([, ns]) => new Set(ns).size > 1).map(([k, ns]) => `${k}: ${ns.join(' ')}`),
+};
+"#;
+
+/// Tri-Ominos as sold: a tile's numbers stand at its corners, and a tile
+/// goes where every corner it shares agrees. A guest plays by clicking;
+/// on every board it sees, each corner shows one number whichever tile it
+/// is read from, and the hand's tiles show theirs at their corners.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tri_ominos_are_drawn_with_their_numbers_at_the_corners_and_every_shared_corner_agrees() {
+    let _one = ONE_BROWSER.lock().await;
+    let server = TestServer::start().await;
+    let Some(b) = Browser::start(format!("http://{}", server.addr)).await else { return };
+    start_room(&b, "tri-ominos").await;
+    let deadline = Instant::now() + MATCH;
+    let (mut plays, mut shared) = (0, 0);
+    while plays < 6 {
+        assert!(Instant::now() < deadline, "6 tiles were not placed within {MATCH:?} ({plays} placed)");
+        let look = b.js(LOOK).await;
+        if !look["over"].is_null() {
+            break;
+        }
+        if look["turn"] != true {
+            b.continue_hand().await;
+            tokio::time::sleep(Duration::from_millis(10)).await;
+            continue;
+        }
+        let board = b.js(CORNERS).await;
+        assert_eq!(board["clashes"], serde_json::json!([]), "a corner shows two numbers: {board}");
+        if board["tiles"].as_u64().unwrap() >= 2 {
+            assert!(board["shared"].as_u64().unwrap() >= 2, "tiles side by side share their corners: {board}");
+            shared += 1;
+        }
+        if plays == 0 {
+            let numbers = b
+                .js("return [...document.querySelectorAll('[role=\"toolbar\"][aria-label^=\"your hand\"] button')].map((e) => e.querySelectorAll('text.p-pip').length)")
+                .await;
+            let numbers: Vec<u64> = numbers.as_array().unwrap().iter().map(|n| n.as_u64().unwrap()).collect();
+            assert!(!numbers.is_empty() && numbers.iter().all(|&n| n == 3), "three numbers a hand tile: {numbers:?}");
+        }
+        let shot = (plays == 4).then_some("tri-ominos");
+        if take_turn(&b, &look, shot, None).await != Turn::Other {
+            plays += 1;
+        }
+    }
+    assert!(plays >= 6, "{plays} tiles placed by clicking");
+    assert!(shared >= 4, "{shared} boards of several tiles checked");
 }

@@ -15,7 +15,7 @@ import * as replay from './replay.js';
 import * as standings from './standings.js';
 import * as rules from './rules.js';
 import { t as say, errorText } from './i18n.js';
-import { applyPolyFrame, tileSet } from './poly.js';
+import { applyPolyEvents, describePoly, tileSet } from './poly.js';
 
 const TOKEN_KEY = 'capicua.token';
 const PACE_KEY = 'capicua.pace';
@@ -378,18 +378,14 @@ function noteSummary(t) {
 
 /** Applies one frame; true when it showed another seat's move. */
 function applyFrame(t, f) {
-  // A poly room's game frames carry `family: 'poly'` (sync is read below).
-  if (f.family === 'poly' && f.type !== 'sync') {
-    const seq = t.seq;
-    const watched = applyPolyFrame(app, t, f, log);
-    if (f.type === 'events' && f['hand-end'] && t.seq === f.seq && seq !== f.seq) {
-      showHandEnd(t, f['hand-end'], f.events.some((e) => e.event === 'match-ended'));
-    }
-    return watched;
-  }
+  // Game frames carry their tile family; the family applies its own
+  // events and words its own moves, and the rest is one.
+  const poly = f.family === 'poly';
   switch (f.type) {
     case 'game-started': {
+      t.poly = poly;
       t.variant = f.variant;
+      t.tiles = poly ? tileSet(f.variant) : null;
       t.view = f.view;
       t.seq = f.seq;
       t.seat = f.seat ?? null;
@@ -399,6 +395,7 @@ function applyFrame(t, f) {
       t.prompt = null;
       t.banner = null;
       t.choosing = null;
+      t.pending = null;
       t.passed = new Set();
       t.lastAction = new Map();
       t.handEnd = null;
@@ -410,12 +407,14 @@ function applyFrame(t, f) {
       return false;
     }
     case 'prompt': {
+      t.poly = poly;
       if (f.view) t.view = f.view;
       if (t.view) t.view['to-move'] = f.seat;
       t.seat = f.seat;
       t.prompt = { id: f.prompt, legal: f['legal-moves'], endsAt: f.at + f['deadline-ms'] };
       t.choosing = null;
-      app.announce(`${say('tb.your-turn')}. ${describeLegal(t)}`);
+      t.pending = null;
+      app.announce(`${say('tb.your-turn')}. ${poly ? describePoly(t) : describeLegal(t)}`);
       t.focusHand = true;
       return false;
     }
@@ -433,11 +432,16 @@ function applyFrame(t, f) {
         return false;
       }
       t.seq = f.seq;
-      const watched = applyEvents(t, f.events);
-      if (f['hand-end']) showHandEnd(t, f['hand-end'], f.events.some((e) => e.event === 'match-over'));
+      t.poly = poly;
+      const watched = poly ? applyPolyEvents(app, t, f.events, log) : applyEvents(t, f.events);
+      // The last hand's end comes with the match's (`match-over`; `match-ended` for poly tiles).
+      const last = f.events.some((e) => e.event === 'match-over' || e.event === 'match-ended');
+      if (f['hand-end']) showHandEnd(t, f['hand-end'], last);
       if (f.view) t.view = f.view;
-      noteSummary(t);
-      predictMover(t, f.events, Boolean(f.view));
+      if (!poly) {
+        noteSummary(t);
+        predictMover(t, f.events, Boolean(f.view));
+      }
       t.turnSince = f.at;
       return watched;
     }

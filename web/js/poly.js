@@ -116,21 +116,44 @@ export function corners(lattice, x, y) {
 const FONT = { triangle: 0.22, square: 0.3, hex: 0.36 };
 const REACH = { triangle: 0.62, square: 0.68, hex: 0.7 };
 
-/** The pips shown on side `side` of a cell by a tile turned by `rotation`. */
+/**
+ * The pips shown on side `side` of a cell by a tile turned by `rotation`;
+ * where tiles match by their corners, the pips at corner `side` (the
+ * corner where side `side` starts).
+ */
 export function sidePips(pips, rotation, side) {
   const n = pips.length;
   return pips[(((side - rotation) % n) + n) % n];
 }
 
-/** A tile in its cell: its shape and each side's pips. */
-function cellTile(lattice, x, y, pips, rotation, attrs) {
+/** Whether a variant's tiles match by their corners (Tri-Ominos) rather than their sides. */
+export function byCorners(variant) {
+  return variant?.matching === 'corners';
+}
+
+/**
+ * What side `side` of a placed tile shows, in words: its pips, or where
+ * tiles match by their corners the pips at its two ends, read along it
+ * (`reversed`: read the other way, as the tile across the side reads it).
+ */
+function sideText(pips, rotation, side, atCorners, reversed = false) {
+  if (!atCorners) return String(sidePips(pips, rotation, side));
+  const ends = [sidePips(pips, rotation, side), sidePips(pips, rotation, side + 1)];
+  return (reversed ? ends.reverse() : ends).join('-');
+}
+
+/** Corner numbers sit nearer the middle than side numbers, clear of the edges. */
+const CORNER_REACH = { triangle: 0.58, square: 0.62 };
+
+/** A tile in its cell: its shape and each side's pips (or each corner's). */
+function cellTile(lattice, x, y, pips, rotation, attrs, atCorners = false) {
   const pts = corners(lattice, x, y);
   const [cx, cy] = centre(lattice, x, y);
   const nums = pts.map((p, i) => {
-    const q = pts[(i + 1) % pts.length];
+    const q = atCorners ? p : pts[(i + 1) % pts.length];
     const mx = (p[0] + q[0]) / 2;
     const my = (p[1] + q[1]) / 2;
-    const k = REACH[lattice];
+    const k = atCorners ? CORNER_REACH[lattice] || REACH[lattice] : REACH[lattice];
     return s(
       'text',
       { class: 'p-pip', x: cx + (mx - cx) * k, y: cy + (my - cy) * k, 'font-size': FONT[lattice] },
@@ -145,8 +168,8 @@ function cellTile(lattice, x, y, pips, rotation, attrs) {
   );
 }
 
-/** A standalone tile picture for the hand: face i on side i. */
-export function polyTileSvg(pips) {
+/** A standalone tile picture for the hand: face i on side i (or at corner i). */
+export function polyTileSvg(pips, atCorners = false) {
   const lattice = pips.length === 3 ? 'triangle' : pips.length === 4 ? 'square' : 'hex';
   const pts = corners(lattice, 0, 0);
   const xs = pts.map((p) => p[0]);
@@ -157,7 +180,7 @@ export function polyTileSvg(pips) {
   return s(
     'svg',
     { class: `p-hand-tile p-${lattice}`, viewBox: `${x0} ${y0} ${w} ${hh}`, 'aria-hidden': 'true', focusable: 'false' },
-    cellTile(lattice, 0, 0, pips, 0, { class: 'p-tile' }),
+    cellTile(lattice, 0, 0, pips, 0, { class: 'p-tile' }, atCorners),
   );
 }
 
@@ -230,17 +253,17 @@ export function spotName(at, view) {
  * How a tile at cell (x, y) turned by `rotation` meets the tiles around it,
  * as players say it: "5 meets 5" for each side against a tile.
  */
-function meetings(lattice, view, x, y, pips, rotation) {
+function meetings(lattice, view, x, y, pips, rotation, atCorners = false) {
   return touching(lattice, view, x, y).map((n) => ({
     ...n,
-    mine: sidePips(pips, rotation, n.side),
-    their: sidePips(n.tile.pips, n.tile.rotation, n.theirs),
+    mine: sideText(pips, rotation, n.side, atCorners),
+    their: sideText(n.tile.pips, n.tile.rotation, n.theirs, atCorners, true),
   }));
 }
 
 /** A placed tile's words: "2-3-5, beside the 1-2-3 on its left (3 meets 3)". */
-function placedName(lattice, view, p) {
-  const around = meetings(lattice, view, p.at.x, p.at.y, p.pips, p.rotation);
+function placedName(lattice, view, p, atCorners) {
+  const around = meetings(lattice, view, p.at.x, p.at.y, p.pips, p.rotation, atCorners);
   return `${polyName(p.pips)}${p.node === 0 ? tr('poly.first-tile') : ''}${around.length ? `, ${beside(lattice, p, around)}` : ''}`;
 }
 
@@ -324,6 +347,7 @@ function faceBox(pos, p, face) {
 export function renderPolyBoard({ view, variant, targets = [] }) {
   const kind = view?.['board-kind'] ?? variant?.board;
   const lattice = latticeOf(kind);
+  const atCorners = byCorners(variant);
   const board = view?.board || [];
   const boxes = [];
   const items = [];
@@ -339,8 +363,8 @@ export function renderPolyBoard({ view, variant, targets = [] }) {
           'data-placed': p.node,
           'data-cell': `${x},${y}`,
           'data-turn': p.rotation,
-          'aria-label': `${placedName(lattice, view, p)}${p.node === last ? tr('poly.last-played') : ''}`,
-        }),
+          'aria-label': `${placedName(lattice, view, p, atCorners)}${p.node === last ? tr('poly.last-played') : ''}`,
+        }, atCorners),
       );
     }
     for (const t of targets) {
@@ -352,7 +376,7 @@ export function renderPolyBoard({ view, variant, targets = [] }) {
         .map((p) => p.join(','))
         .join(' ');
       const kids = [s('polygon', { class: 'p-ghost', points: pts })];
-      if (t.preview) kids.push(cellTile(lattice, x, y, t.preview.pips, t.preview.rotation, { class: 'p-preview' }));
+      if (t.preview) kids.push(cellTile(lattice, x, y, t.preview.pips, t.preview.rotation, { class: 'p-preview' }, atCorners));
       else kids.push(s('text', { class: 'p-plus', x: cx, y: cy, 'font-size': FONT[lattice] * 1.6 }, '+'));
       items.push(target(t, kids));
     }
@@ -466,58 +490,8 @@ function target(t, kids) {
 
 // --- the table's state -------------------------------------------------------------
 
-/** Applies a game frame of family `poly` to a table; true when it showed another seat's move. */
-export function applyPolyFrame(app, t, f, log) {
-  switch (f.type) {
-    case 'game-started':
-      t.poly = true;
-      t.variant = f.variant;
-      t.tiles = tileSet(f.variant);
-      t.view = f.view;
-      t.seq = f.seq;
-      t.seat = f.seat ?? null;
-      t.gameOver = null;
-      t.summary = null;
-      t.prompt = null;
-      t.banner = null;
-      t.choosing = null;
-      t.pending = null;
-      t.passed = new Set();
-      t.log = [];
-      t.turnSince = f.at;
-      log(t, tr('poly.started', { name: f.variant.name }));
-      return false;
-    case 'prompt':
-      t.poly = true;
-      if (f.view) t.view = f.view;
-      if (t.view) t.view['to-move'] = f.seat;
-      t.seat = f.seat;
-      t.prompt = { id: f.prompt, legal: f['legal-moves'], endsAt: f.at + f['deadline-ms'] };
-      t.choosing = null;
-      t.pending = null;
-      app.announce(tr('poly.your-turn-say', { moves: describePoly(t) }));
-      t.focusHand = true;
-      return false;
-    case 'events': {
-      t.poly = true;
-      if (t.seq && f.seq <= t.seq) return false;
-      if (!t.view || (t.seq && f.seq !== t.seq + 1)) {
-        t.seq = f.seq;
-        if (f.view) t.view = f.view;
-        else app.conn.request({ type: 'resync', room: t.room }).catch(() => {});
-        return false;
-      }
-      t.seq = f.seq;
-      const watched = applyPolyEvents(app, t, f.events, log);
-      if (f.view) t.view = f.view;
-      t.turnSince = f.at;
-      return watched;
-    }
-  }
-  return false;
-}
-
-function applyPolyEvents(app, t, events, log) {
+/** Applies a poly match's events to its table; true when it showed another seat's move. */
+export function applyPolyEvents(app, t, events, log) {
   const v = t.view;
   const n = v['hand-sizes'].length;
   const who = (seat) => app.who(t, seat, { cap: true });
@@ -647,13 +621,14 @@ function rotationText(t, m) {
   if (m.at.kind === 'cell') {
     const lattice = latticeOf(t.view['board-kind']) || 'triangle';
     const { x, y } = m.at;
-    const around = meetings(lattice, t.view, x, y, pips, m.rotation);
+    const atCorners = byCorners(t.variant);
+    const around = meetings(lattice, t.view, x, y, pips, m.rotation, atCorners);
     const met = new Set(around.map((n) => n.side));
     const n = pips.length;
     // The sides against no tile tell apart turns that meet alike.
     const free = [];
     for (let side = 0; side < n; side++) {
-      if (!met.has(side)) free.push(`${sidePips(pips, m.rotation, side)} ${words(HERE, lattice, x, y, side)}`);
+      if (!met.has(side)) free.push(`${sideText(pips, m.rotation, side, atCorners)} ${words(HERE, lattice, x, y, side)}`);
     }
     const meet = around.map((a) => tr('poly.meets', { mine: a.mine, their: a.their }));
     const and = tr('poly.and');
@@ -718,7 +693,7 @@ export function polyHandArea(app, t, { title }) {
           app.update();
         },
       },
-      polyTileSvg(pips),
+      polyTileSvg(pips, byCorners(t.variant)),
     );
   });
   const first = buttons.find((b) => b.classList.contains('legal')) || buttons[0];
@@ -833,12 +808,12 @@ export function polyEventText(ev, { who, view, tiles }) {
 }
 
 /** A seat's hand as pictures (the replay page: not buttons). */
-export function polyHandPictures(hand, label) {
+export function polyHandPictures(hand, label, atCorners = false) {
   return h(
     'div',
     { class: 'hand idle', role: 'group', 'aria-label': `${label}: ${hand.length ? hand.map(([, p]) => polyName(p)).join(', ') : tr('poly.empty')}` },
     hand.length
-      ? hand.map(([, pips]) => h('span', { class: 'tile poly', role: 'img', 'aria-label': polyName(pips) }, polyTileSvg(pips)))
+      ? hand.map(([, pips]) => h('span', { class: 'tile poly', role: 'img', 'aria-label': polyName(pips) }, polyTileSvg(pips, atCorners)))
       : h('p', {}, tr('poly.no-tiles-left')),
   );
 }

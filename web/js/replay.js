@@ -9,7 +9,7 @@ import { tileSvg, needsNumerals } from './tiles.js';
 import { scoreboard, seatPanels, handSummary, boardWidth } from './table.js';
 import { reviewPanel, replayHint, reviewHints } from './hints.js';
 import { t, lang, errorText } from './i18n.js';
-import { renderPolyBoard, polyEventText, polyHandPictures, polyScores, tileSet } from './poly.js';
+import { renderPolyBoard, polyEventText, polyHandPictures, polyScores, tileSet, byCorners } from './poly.js';
 
 /**
  * What a stored game's listing says of its result: the winning seats (by
@@ -417,11 +417,11 @@ export function mount(app, { game, seat, step }) {
           'section',
           { class: 'hand-area', 'aria-label': t('replay.hand-of', { n: seat + 1 }) },
           h('h2', {}, t('replay.Hand-of', { n: seat + 1 })),
-          polyHandPictures(view.hand, t('replay.hand-of', { n: seat + 1 })),
+          polyHandPictures(view.hand, t('replay.hand-of', { n: seat + 1 }), byCorners(data.variant)),
         ),
       );
     }
-    if (ended) parts.push(handsUp(ended.view, (tiles, s) => polyHandPictures(tiles, t('replay.tiles-of-poly', { who: who(s) }))));
+    if (ended) parts.push(handsUp(ended.view, (tiles, s) => polyHandPictures(tiles, t('replay.tiles-of-poly', { who: who(s) }), byCorners(data.variant))));
     replace(el, parts);
     if (focus) el.querySelector(`[data-key="${focus}"]`)?.focus();
     if (focus && document.activeElement?.disabled !== false) {

@@ -6,7 +6,7 @@ import { renderBoard, endName, endPip, boardKind } from './board.js';
 import { tileSvg, needsNumerals } from './tiles.js';
 import { strengthOptions } from './lobby.js';
 import { hintBox, isHinted } from './hints.js';
-import { renderPolyBoard, polyTargets, polyHandArea, polyScores, describePoly, polyHandPictures } from './poly.js';
+import { renderPolyBoard, polyTargets, polyHandArea, polyScores, describePoly, polyHandPictures, byCorners } from './poly.js';
 import { sendMove, otherMoves, legalInWords, handTitle, secondsLeft } from './prompt.js';
 
 export { secondsLeft };
@@ -601,7 +601,7 @@ function polyHandEnd(app, t) {
   for (let i = 0; i < n; i++) {
     const s = t.seat === null ? i : (t.seat + i) % n;
     const tiles = v.hands?.[s] || (s === t.seat ? v.hand : null) || [];
-    seats.push(h('div', {}, h('strong', {}, app.who(t, s, { cap: true })), polyHandPictures(tiles, say('tb.who-tiles', { who: app.who(t, s) }))));
+    seats.push(h('div', {}, h('strong', {}, app.who(t, s, { cap: true })), polyHandPictures(tiles, say('tb.who-tiles', { who: app.who(t, s) }), byCorners(t.variant))));
   }
   return h(
     'section',
