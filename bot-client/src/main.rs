@@ -43,7 +43,7 @@ enum Command {
     Play(PlayArgs),
     /// Load a capicua server: N rooms of 4 remote bots, print throughput and latency.
     Load(LoadArgs),
-    /// Play seeded matches of 3-, 4- or 6-faced tiles (triominoes and kin) between poly strategies.
+    /// Play seeded matches of 3-, 4- or 6-faced tiles (Tri-Ominos and kin) between poly strategies.
     PolyArena(poly_arena::PolyArenaArgs),
 }
 
@@ -71,7 +71,7 @@ struct PlayArgs {
     rated: bool,
     /// Find or create rooms of the variant in this file (TOML or JSON:
     /// `base = "latin"` and overrides; a poly preset as `base`, as in
-    /// `base = "triominoes"`, makes rooms of tiles with 3, 4 or 6 faces)
+    /// `base = "tri-ominos"`, makes rooms of tiles with 3, 4 or 6 faces)
     /// instead of a preset.
     #[arg(long, value_name = "FILE", conflicts_with = "preset")]
     variant: Option<PathBuf>,
@@ -86,8 +86,8 @@ struct PlayArgs {
     #[arg(long)]
     room: Option<u64>,
     /// The preset of rooms to find or create: two-faced (latin, block, ...)
-    /// or of tiles with 3, 4 or 6 faces (triominoes, quadominoes,
-    /// hexominoes, graph-triominoes).
+    /// or of tiles with 3, 4 or 6 faces (tri-ominos, quad-ominos,
+    /// edge-triominoes, edge-quadominoes, hexominoes, graph-triominoes).
     #[arg(long, default_value = "latin")]
     preset: String,
     /// Bots to run in this process.

@@ -16,9 +16,9 @@ use capicua_strategy::stats::wilson95;
 /// Arguments of `capicua-bot poly-arena`.
 #[derive(clap::Args)]
 pub struct PolyArenaArgs {
-    /// A poly preset (triominoes, quadominoes, hexominoes, graph-triominoes)
+    /// A poly preset (tri-ominos, quad-ominos, edge-triominoes, edge-quadominoes, hexominoes, graph-triominoes)
     /// or a poly variant file (`.toml` or `.json`).
-    #[arg(long, default_value = "triominoes")]
+    #[arg(long, default_value = "tri-ominos")]
     pub variant: String,
     /// Complete matches to play.
     #[arg(long, default_value_t = 1000)]

@@ -254,3 +254,22 @@ fn the_variant_files_name_the_presets() {
         assert_eq!(rules.variant(), PolyRules::preset(name).unwrap().variant());
     }
 }
+
+/// The edge-matching presets are named for what they are; their former
+/// names still read, as the same rules under the name they were stored with.
+#[test]
+fn the_edge_presets_are_named_for_what_they_are_and_their_former_names_still_read() {
+    use capicua_engine::poly::{POLY_PRESET_ALIASES, POLY_PRESETS, poly_preset};
+    for name in ["tri-ominos", "quad-ominos", "edge-triominoes", "edge-quadominoes"] {
+        assert!(POLY_PRESETS.contains(&name), "{name} is listed");
+    }
+    for (former, preset) in POLY_PRESET_ALIASES {
+        assert!(!POLY_PRESETS.contains(former), "{former} is not listed");
+        let (old, new) = (poly_preset(former).unwrap(), poly_preset(preset).unwrap());
+        assert_eq!(old.name, *former);
+        assert_eq!(poly_preset(preset).unwrap().matching, old.matching);
+        let mut renamed = old.clone();
+        renamed.name = new.name.clone();
+        assert_eq!(renamed, new, "{former} reads as {preset}");
+    }
+}

@@ -370,7 +370,7 @@ async fn triominoes_speak_of_tiles_beside_tiles_and_of_pips_that_meet() {
     let Some(b) = Browser::start(format!("http://{}", server.addr)).await else { return };
     b.open("/?pace=0#/").await;
     b.wait_js("the welcome", "return document.getElementById('who').textContent").await;
-    b.open_room("triominoes", Some("2"), "greedy").await;
+    b.open_room("edge-triominoes", Some("2"), "greedy").await;
     b.click_named("I'm ready").await;
     let words =
         |v: &Value| -> Vec<String> { v.as_array().unwrap().iter().map(|t| t.as_str().unwrap().to_string()).collect() };

@@ -313,7 +313,7 @@ pub enum Family {
 impl Family {
     /// The family of the variant a spec names `name`.
     pub fn of(name: &str) -> Family {
-        if POLY_PRESETS.contains(&name) { Family::Poly } else { Family::Tiles }
+        if poly_preset(name).is_some() { Family::Poly } else { Family::Tiles }
     }
 }
 

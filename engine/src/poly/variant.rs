@@ -398,14 +398,21 @@ impl PolyVariant {
 
 /// The names of the poly presets.
 pub const POLY_PRESETS: &[&str] =
-    &["triominoes", "quadominoes", "hexominoes", "graph-triominoes", "tri-ominos", "quad-ominos"];
+    &["tri-ominos", "quad-ominos", "edge-triominoes", "edge-quadominoes", "hexominoes", "graph-triominoes"];
+
+/// Former names of presets, still read (in stored specs, variant files and
+/// requests) as the preset they name: `(former, preset)`. A preset read by
+/// a former name keeps that name, so what was stored under it reads back
+/// unchanged.
+pub const POLY_PRESET_ALIASES: &[(&str, &str)] =
+    &[("triominoes", "edge-triominoes"), ("quadominoes", "edge-quadominoes")];
 
 /// A poly preset by name, or `None`.
 ///
 /// | name | tiles | board | seats | hand | stuck | scoring | target |
 /// |---|---|---|---|---|---|---|---|
-/// | `triominoes` | 56 triangles, pips 0..=5, ascending clockwise | triangle lattice | 2-4 | 9 (2 seats), 7 (3-4) | draw up to 3 | a placed tile's pips to the placer; opponents' pips to the hand's winner | 400 |
-/// | `quadominoes` | 70 squares, pips 0..=3, every tile up to rotation | square lattice | 2-4 | 9 (2), 7 (3-4) | draw until playable | as triominoes | 200 |
+/// | `edge-triominoes` (formerly `triominoes`) | 56 triangles, pips 0..=5 on the sides, ascending clockwise | triangle lattice | 2-4 | 9 (2 seats), 7 (3-4) | draw up to 3 | a placed tile's pips to the placer; opponents' pips to the hand's winner | 400 |
+/// | `edge-quadominoes` (formerly `quadominoes`) | 70 squares, pips 0..=3, every tile up to rotation | square lattice | 2-4 | 9 (2), 7 (3-4) | draw until playable | as triominoes | 200 |
 /// | `hexominoes` | 130 hexagons, pips 0..=2, every tile up to rotation | hex lattice | 2-4 | 10 | draw until playable | as triominoes | 200 |
 /// | `graph-triominoes` | as triominoes | n-dimensional graph | 2-4 | 9 (2), 7 (3-4) | draw until playable | as triominoes | 400 |
 /// | `tri-ominos` | as triominoes, numbers at the corners | triangle lattice, corners match | 2-4 | 9 (2), 7 (3-4) | draw up to 3 (-5 each), then pass (-10) | see below | 400 |
@@ -434,7 +441,8 @@ pub const POLY_PRESETS: &[&str] =
 /// here and are all zero (a variant file may set `bonuses`); three draws
 /// at most, as in Tri-Ominos.
 ///
-/// Choices where sources are silent or differ: pips sit on faces (edges),
+/// `edge-triominoes` and `edge-quadominoes` are named for what they are:
+/// choices where sources are silent or differ. Pips sit on faces (edges),
 /// where the commercial Tri-Ominos prints them at corners, so a triangle's
 /// three faces are matched like domino ends; the Tri-Ominos set (every
 /// multiset of 0..=5 once, non-decreasing clockwise, 56 tiles), its hand
@@ -459,11 +467,11 @@ pub const POLY_PRESETS: &[&str] =
 /// ```
 pub fn poly_preset(name: &str) -> Option<PolyVariant> {
     Some(match name {
-        "triominoes" => tri(
+        "edge-triominoes" | "triominoes" => tri(
             name,
             BoardKind::Lattice(Lattice::Triangle),
             PolyStuck::DrawUpTo(3),
-            "Triominoes: triangles with a number from 0 to 5 on each side, laid so that touching sides match; first to 400 wins.",
+            "Edge triominoes: triangles with a number from 0 to 5 on each side (not at the corners, as in Tri-Ominos), laid so that touching sides match; first to 400 wins.",
         ),
         "graph-triominoes" => tri(
             name,
@@ -471,9 +479,9 @@ pub fn poly_preset(name: &str) -> Option<PolyVariant> {
             PolyStuck::DrawUntilPlayable,
             "Graph triominoes: the triomino set laid as a branching tree in which every side of a tile stays open; first to 400 wins.",
         ),
-        "quadominoes" => PolyVariant {
+        "edge-quadominoes" | "quadominoes" => PolyVariant {
             name: name.into(),
-            description: "Quadominoes: squares with a number from 0 to 3 on each side, laid so that touching sides match; first to 200 wins.".into(),
+            description: "Edge quadominoes: squares with a number from 0 to 3 on each side (not at the corners, as in Quad-Ominos), laid so that touching sides match; first to 200 wins.".into(),
             faces: 4,
             max_pip: 3,
             set: SetRule::All,

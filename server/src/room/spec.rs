@@ -124,7 +124,7 @@ pub(super) fn settings_named(
 ) -> Result<Settings, CreateError> {
     let named = |rules: FileRules| if as_preset { self::as_preset(rules) } else { rules };
     let rules = match (&spec.preset, &spec.variant, &spec.variant_file) {
-        (Some(name), None, None) if POLY_PRESETS.contains(&name.as_str()) => {
+        (Some(name), None, None) if capicua_engine::poly::poly_preset(name).is_some() => {
             FileRules::Poly(PolyRules::preset(name).ok_or_else(|| CreateError::UnknownPreset(name.clone()))?)
         }
         (Some(name), None, None) => {
