@@ -59,6 +59,7 @@ mod presets;
 mod rng;
 mod rules;
 mod seating;
+mod sources;
 mod tile;
 mod variant;
 mod view;
@@ -78,6 +79,7 @@ pub use presets::{PRESETS, preset};
 pub use rng::SeededRng;
 pub use rules::{MAX_POINTS, MAX_WHEN, Rules};
 pub use seating::{MAX_SEATS, Seat, Seating, Side, Table};
+pub use sources::preset_sources;
 pub use tile::{MAX_PIP, MAX_TILES, PIP_VALUES, Tile, TileCatalog, TileSet, TileSetIter};
 // Every rule choice of a variant, by name: the types of `Variant`'s fields
 // and of their options.

@@ -296,6 +296,12 @@ async fn presets_have_their_words_and_rules_and_replays_name_the_winning_seats()
         )
         .await;
     assert!(rules.as_array().unwrap().len() >= 4, "latin's rules in words: {rules}");
+    // Every rules page says which sources its rules follow.
+    let sources = b.js("return document.querySelector('[data-key=\"rules-sources\"]')?.textContent").await;
+    assert!(
+        sources.as_str().is_some_and(|t| t.starts_with("Sources and choices:") && t.contains("[6|6] leads")),
+        "{sources}"
+    );
     // A poly preset's page, opened by its address (the table links there).
     let poly = want.last().unwrap().clone();
     b.open(&format!("/#/rules/{poly}")).await;
@@ -304,6 +310,8 @@ async fn presets_have_their_words_and_rules_and_replays_name_the_winning_seats()
         &format!("return document.querySelector('main h1')?.textContent === 'Rules of {poly}'"),
     )
     .await;
+    let sources = b.js("return document.querySelector('[data-key=\"rules-sources\"]')?.textContent").await;
+    assert!(sources.as_str().is_some_and(|t| t.len() > 40), "{poly}'s sources: {sources}");
 
     // The Replays list: the winners by their seats.
     let g = server.get_json(&format!("/api/games/{game}")).await;

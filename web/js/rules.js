@@ -305,6 +305,7 @@ export function mountRules(app, { preset: name }) {
       h('h1', {}, t('rules.of', { name: p.name })),
       presetDescription(p) ? h('p', { class: 'lead', 'data-key': 'rules-description' }, presetDescription(p)) : null,
       facts.length ? h('p', {}, facts.join(' · ')) : null,
+      p.sources ? h('p', { class: 'small', 'data-key': 'rules-sources' }, h('strong', {}, `${t('rules.sources')} `), p.sources) : null,
       lines.length
         ? h(
             'section',

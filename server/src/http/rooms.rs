@@ -21,6 +21,9 @@ struct PresetEntry<V> {
     /// The variant's one-line description, beside its name: what a lobby
     /// shows under the name (the bots read the same catalog).
     description: String,
+    /// The sources its rules follow and its choices where they disagree
+    /// (the rules page shows them).
+    sources: &'static str,
     variant: V,
 }
 
@@ -29,14 +32,16 @@ pub(super) async fn variants() -> Json<serde_json::Value> {
         .iter()
         .filter_map(|&name| {
             let variant = capicua_engine::preset(name)?;
-            Some(PresetEntry { name, description: variant.description.clone(), variant })
+            let sources = capicua_engine::preset_sources(name).unwrap_or_default();
+            Some(PresetEntry { name, description: variant.description.clone(), sources, variant })
         })
         .collect();
     let poly_presets: Vec<PresetEntry<_>> = capicua_engine::poly::POLY_PRESETS
         .iter()
         .filter_map(|&name| {
             let variant = capicua_engine::poly::poly_preset(name)?;
-            Some(PresetEntry { name, description: variant.description.clone(), variant })
+            let sources = capicua_engine::preset_sources(name).unwrap_or_default();
+            Some(PresetEntry { name, description: variant.description.clone(), sources, variant })
         })
         .collect();
     // The rule catalog lets a client build its variant menus: every option

@@ -43,6 +43,13 @@ async fn variants_list_presets_with_descriptions_and_the_strategies() {
     assert!(presets.iter().all(|p| p["name"].is_string() && p["description"].is_string()), "{presets:?}");
     assert!(body["strategies"].as_array().is_some_and(|s| !s.is_empty()));
     assert!(body["poly-presets"].is_array() && !body["catalog"].is_null(), "{body}");
+    // Each preset names the sources its rules follow, for its rules page.
+    let poly = body["poly-presets"].as_array().unwrap();
+    for p in presets.iter().chain(poly) {
+        assert!(p["sources"].as_str().is_some_and(|s| s.len() > 40), "{} names no sources: {p}", p["name"]);
+    }
+    let longana = presets.iter().find(|p| p["name"] == "longana").expect("longana");
+    assert!(longana["sources"].as_str().unwrap().contains("pagat.com"), "{longana}");
 }
 
 #[tokio::test]

@@ -120,6 +120,7 @@ export default {
   'rules.all': 'Every game',
   'rules.play': 'Play it from the lobby',
   'rules.of': 'Rules of {name}',
+  'rules.sources': 'Sources and choices:',
   'rules.players-n': '{n} players',
   'rules.players-range': '{min} to {max} players',
   'rules.double': 'double-{n} set',

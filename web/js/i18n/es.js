@@ -120,6 +120,7 @@ export default {
   'rules.all': 'Todas las modalidades',
   'rules.play': 'Jugarla desde el salón',
   'rules.of': 'Reglas de {name}',
+  'rules.sources': 'Fuentes y elecciones:',
   'rules.players-n': '{n} jugadores',
   'rules.players-range': 'de {min} a {max} jugadores',
   'rules.double': 'juego del doble {n}',
