@@ -23,9 +23,8 @@
 //!   hangs up stops its review at once. A finished review is stored in the
 //!   database and served from there by every server afterwards.
 
-use std::collections::{HashMap, HashSet};
 use std::net::IpAddr;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::extract::State;
@@ -43,6 +42,7 @@ use crate::api::{ApiError, ApiPath, ApiQuery};
 use crate::cpu::Class;
 use crate::db::Play;
 use crate::metrics::Metrics;
+use crate::state::hints::Hints;
 use crate::{AppState, ConnId, Outbox};
 
 /// Deals sampled for a hint: the hosted `pimc`'s own budget, so the hint
@@ -67,22 +67,6 @@ const HINTS_CACHED: usize = 1024;
 /// Reviews kept in memory (by game and seat); the cache starts over beyond
 /// this (the database keeps them all).
 const REVIEWS_CACHED: usize = 64;
-
-/// The shared state of hints and reviews.
-#[derive(Default)]
-pub(crate) struct Hints {
-    /// Connections with a hint being computed.
-    asking: Mutex<HashSet<ConnId>>,
-    /// Answered hints by (room, sequence number, seat).
-    cached: Mutex<HashMap<(RoomId, u64, u8), ServerMsg>>,
-    /// Served reviews by (game, seat): their JSON.
-    reviews: Mutex<HashMap<(i64, u8), Arc<str>>>,
-    /// Client addresses with a review being computed.
-    reviewing: Mutex<HashSet<IpAddr>>,
-    /// Raised when the server shuts down: a review (many analyses in a
-    /// row) ends at once instead of holding the process up.
-    pub(crate) stop: StopFlag,
-}
 
 /// A hint to compute: a copy of the game at a seat's pending prompt.
 pub(crate) struct HintJob {

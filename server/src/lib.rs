@@ -37,6 +37,7 @@ pub(crate) mod http;
 pub mod ladder;
 pub(crate) mod limits;
 pub(crate) mod lobby;
+pub(crate) mod matchmaking;
 pub(crate) mod metrics;
 pub(crate) mod nodes;
 pub(crate) mod outbox;
@@ -45,6 +46,7 @@ pub mod record;
 pub(crate) mod replays;
 pub(crate) mod replicas;
 pub(crate) mod room;
+pub(crate) mod room_cmd;
 pub(crate) mod serve;
 pub(crate) mod state;
 pub(crate) mod table;
@@ -54,8 +56,8 @@ pub(crate) mod web;
 pub use config::{BadOrigin, Config, CorsOrigins};
 pub use db::Db;
 pub use serve::{Listener, ServerError, run};
-// Public only because public signatures name them (`ladder::spawn`,
-// `tournament::spawn_scheduler`, a `Client` in the registries): the server
+// Public only because public signatures name them
+// (`tournament::spawn_scheduler`, a `Client` in the registries): the server
 // is their only user.
 pub use client::{Client, ConnId, Identity};
 pub use lobby::RoomHandle;

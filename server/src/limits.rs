@@ -1,5 +1,7 @@
-//! Limits on what one client may take from the server: open rooms per
-//! owner (a registered player, or a guest's address) and HTTP API requests
+//! Limits on what one client may take from the server: open TCP
+//! connections per address and in all (the accept loop's caps, with their
+//! reserve), open rooms per owner (a registered player, or a guest's
+//! address), HTTP API requests per address, and replay answers in flight
 //! per address.
 //!
 //! The WebSocket has its own per-connection rate limit (in `conn`); these
@@ -13,7 +15,7 @@
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
 use std::num::NonZeroU32;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -205,6 +207,194 @@ impl HttpLimits {
     }
 }
 
+// --- connections per address and in all ------------------------------------
+
+/// Connections the reserve takes past the caps, server-wide.
+pub(crate) const RESERVE: usize = 16;
+/// Descriptors kept out of the connection budget: the database (and its
+/// journal), log files, the listener, the blocking pool's files, the
+/// reserve.
+const FD_MARGIN: usize = 128 + RESERVE;
+
+/// How many connections this process can hold at once: its descriptor
+/// limit (`RLIMIT_NOFILE`, raised to the hard limit if it can be) less
+/// [`FD_MARGIN`]; `None` where the limit cannot be read.
+pub(crate) fn fd_budget() -> Option<usize> {
+    #[cfg(unix)]
+    {
+        use rustix::process::{Resource, getrlimit, setrlimit};
+        let mut lim = getrlimit(Resource::Nofile);
+        if let (Some(cur), Some(max)) = (lim.current, lim.maximum)
+            && cur < max
+        {
+            let raised = rustix::process::Rlimit { current: Some(max), maximum: Some(max) };
+            if setrlimit(Resource::Nofile, raised).is_ok() {
+                lim = raised;
+            }
+        }
+        // `None` is no limit.
+        let cur = lim.current.map_or(usize::MAX, |c| usize::try_from(c).unwrap_or(usize::MAX));
+        Some(cur.saturating_sub(FD_MARGIN).max(1))
+    }
+    #[cfg(not(unix))]
+    {
+        None
+    }
+}
+
+/// Whether a new connection is served in full, from the reserve, or not.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Admit {
+    /// Within the caps.
+    Full(Held),
+    /// Past a cap: `/healthz`, `/metrics` and the admin only.
+    Reserve(Held),
+    /// Past a cap with the reserve full: closed at once.
+    Refused,
+}
+
+/// Open connections per address and in all; what a connection holds is
+/// given back when its [`Held`] drops.
+#[derive(Debug)]
+pub(crate) struct ConnCounts {
+    per_addr: usize,
+    total: usize,
+    inner: Mutex<Counts>,
+    reserve: AtomicUsize,
+}
+
+#[derive(Debug, Default)]
+struct Counts {
+    by_addr: HashMap<IpAddr, usize>,
+    total: usize,
+}
+
+/// One connection's place in the counts.
+#[derive(Debug)]
+pub(crate) struct Held {
+    counts: Arc<ConnCounts>,
+    /// `None`: a trusted proxy's connection, not counted by address.
+    addr: Option<IpAddr>,
+    reserve: bool,
+}
+
+impl PartialEq for Held {
+    fn eq(&self, other: &Held) -> bool {
+        self.addr == other.addr && self.reserve == other.reserve
+    }
+}
+impl Eq for Held {}
+
+impl ConnCounts {
+    /// At most `per_addr` connections from one address (0: no limit) and
+    /// `total` in all.
+    pub(crate) fn new(per_addr: usize, total: usize) -> Arc<ConnCounts> {
+        Arc::new(ConnCounts { per_addr, total, inner: Mutex::default(), reserve: AtomicUsize::new(0) })
+    }
+
+    /// Counts a connection from `addr` (`None`: not counted by address).
+    pub(crate) fn admit(self: &Arc<Self>, addr: Option<IpAddr>) -> Admit {
+        let mut c = self.inner.lock().expect("connection counts lock");
+        let mine = addr.map_or(0, |a| c.by_addr.get(&a).copied().unwrap_or(0));
+        let over_addr = addr.is_some() && self.per_addr > 0 && mine >= self.per_addr;
+        if !over_addr && c.total < self.total {
+            c.total += 1;
+            if let Some(a) = addr {
+                *c.by_addr.entry(a).or_default() += 1;
+            }
+            return Admit::Full(Held { counts: self.clone(), addr, reserve: false });
+        }
+        drop(c);
+        let taken = self.reserve.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |r| (r < RESERVE).then_some(r + 1));
+        match taken {
+            Ok(_) => Admit::Reserve(Held { counts: self.clone(), addr: None, reserve: true }),
+            Err(_) => Admit::Refused,
+        }
+    }
+
+    /// Connections open in all (the reserve's not included).
+    #[cfg(test)]
+    pub(crate) fn total(&self) -> usize {
+        self.inner.lock().expect("connection counts lock").total
+    }
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        if self.reserve {
+            self.counts.reserve.fetch_sub(1, Ordering::SeqCst);
+            return;
+        }
+        let mut c = self.counts.inner.lock().expect("connection counts lock");
+        c.total -= 1;
+        if let Some(a) = self.addr
+            && let Some(n) = c.by_addr.get_mut(&a)
+        {
+            *n -= 1;
+            if *n == 0 {
+                // An address gone must not stay in memory.
+                c.by_addr.remove(&a);
+            }
+        }
+    }
+}
+
+// --- replay answers per address ---------------------------------------------
+
+/// Replay requests being answered, per address.
+pub(crate) struct ReplayGate {
+    max: usize,
+    held: Mutex<HashMap<IpAddr, usize>>,
+}
+
+/// One replay request being answered: dropping it (its answer was sent, or
+/// refused, or the client left) frees the slot.
+pub(crate) struct ReplayPermit {
+    gate: Arc<ReplayGate>,
+    addr: IpAddr,
+}
+
+impl ReplayGate {
+    /// At most `max` requests of one address at once; 0 is no limit.
+    pub(crate) fn new(max: usize) -> Arc<ReplayGate> {
+        Arc::new(ReplayGate { max, held: Mutex::new(HashMap::new()) })
+    }
+
+    /// A slot for `addr`, or `None` when it holds `max` already.
+    pub(crate) fn take(self: &Arc<Self>, addr: IpAddr) -> Option<ReplayPermit> {
+        if self.max > 0 {
+            let mut held = self.held.lock().expect("replay gate lock");
+            let n = held.entry(addr).or_insert(0);
+            if *n >= self.max {
+                return None;
+            }
+            *n += 1;
+        }
+        Some(ReplayPermit { gate: self.clone(), addr })
+    }
+
+    /// Requests of `addr` being answered.
+    #[cfg(test)]
+    pub(crate) fn held(&self, addr: IpAddr) -> usize {
+        self.held.lock().expect("replay gate lock").get(&addr).copied().unwrap_or(0)
+    }
+}
+
+impl Drop for ReplayPermit {
+    fn drop(&mut self) {
+        if self.gate.max == 0 {
+            return;
+        }
+        let mut held = self.gate.held.lock().expect("replay gate lock");
+        if let Some(n) = held.get_mut(&self.addr) {
+            *n -= 1;
+            if *n == 0 {
+                held.remove(&self.addr);
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -274,5 +464,51 @@ mod tests {
         assert!(limits.check(a, false).is_err());
         let open = HttpLimits::new(0, 0, 0);
         assert!((0..1000).all(|_| open.check(a, true).is_ok()));
+    }
+
+    #[test]
+    fn an_address_at_its_cap_goes_to_the_reserve_then_is_refused() {
+        let counts = ConnCounts::new(2, 100);
+        let a: IpAddr = "10.0.0.1".parse().unwrap();
+        let b: IpAddr = "10.0.0.2".parse().unwrap();
+        let held: Vec<Admit> = (0..2).map(|_| counts.admit(Some(a))).collect();
+        assert!(held.iter().all(|h| matches!(h, Admit::Full(_))));
+        // Another address is not affected.
+        assert!(matches!(counts.admit(Some(b)), Admit::Full(_)));
+        let reserve: Vec<Admit> = (0..RESERVE).map(|_| counts.admit(Some(a))).collect();
+        assert!(reserve.iter().all(|h| matches!(h, Admit::Reserve(_))));
+        assert_eq!(counts.admit(Some(a)), Admit::Refused);
+        drop(reserve);
+        assert!(matches!(counts.admit(Some(a)), Admit::Reserve(_)));
+        drop(held);
+        assert!(matches!(counts.admit(Some(a)), Admit::Full(_)));
+    }
+
+    #[test]
+    fn the_total_cap_holds_across_addresses_and_uncounted_peers() {
+        let counts = ConnCounts::new(0, 3);
+        let held: Vec<Admit> = (0..3).map(|i| counts.admit(Some(IpAddr::from([10, 0, 0, i])))).collect();
+        assert!(held.iter().all(|h| matches!(h, Admit::Full(_))));
+        assert!(matches!(counts.admit(None), Admit::Reserve(_)));
+        assert_eq!(counts.total(), 3);
+        drop(held);
+        assert_eq!(counts.total(), 0);
+        assert!(counts.inner.lock().unwrap().by_addr.is_empty(), "addresses gone are forgotten");
+    }
+
+    #[test]
+    fn an_address_holds_at_most_its_replays_and_a_finished_one_frees_its_slot() {
+        let gate = ReplayGate::new(2);
+        let (a, b) = (IpAddr::from([10, 0, 0, 1]), IpAddr::from([10, 0, 0, 2]));
+        let first = gate.take(a).expect("first");
+        let _second = gate.take(a).expect("second");
+        assert!(gate.take(a).is_none(), "a third at once");
+        let _other = gate.take(b).expect("another address is counted apart");
+        drop(first);
+        assert_eq!(gate.held(a), 1);
+        assert!(gate.take(a).is_some(), "a slot was freed");
+        let open = ReplayGate::new(0);
+        let all: Vec<_> = (0..100).map(|_| open.take(a).expect("no limit")).collect();
+        drop(all);
     }
 }

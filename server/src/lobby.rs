@@ -13,7 +13,7 @@ use capicua_protocol::{RoomId, RoomInfo};
 use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore, mpsc};
 
 use crate::ConnId;
-use crate::room::RoomCmd;
+use crate::room_cmd::RoomCmd;
 
 /// A running room, as the lobby holds it.
 #[derive(Clone)]

@@ -15,9 +15,7 @@
 //! handed to the socket, so a client that never reads its answers holds at
 //! most that many pages, and the rest of its requests get `429`.
 
-use std::collections::HashMap;
-use std::net::IpAddr;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use axum::body::{Body, Bytes};
 use axum::extract::State;
@@ -41,60 +39,6 @@ pub(crate) const MAX_PAGE_STEPS: usize = 1000;
 /// go once the last one is taken, so the bytes a slow reader still holds
 /// past it are at most the transport's buffer.
 const CHUNK: usize = 64 * 1024;
-
-/// Replay requests being answered, per address.
-pub(crate) struct ReplayGate {
-    max: usize,
-    held: Mutex<HashMap<IpAddr, usize>>,
-}
-
-/// One replay request being answered: dropping it (its answer was sent, or
-/// refused, or the client left) frees the slot.
-pub(crate) struct ReplayPermit {
-    gate: Arc<ReplayGate>,
-    addr: IpAddr,
-}
-
-impl ReplayGate {
-    /// At most `max` requests of one address at once; 0 is no limit.
-    pub(crate) fn new(max: usize) -> Arc<ReplayGate> {
-        Arc::new(ReplayGate { max, held: Mutex::new(HashMap::new()) })
-    }
-
-    /// A slot for `addr`, or `None` when it holds `max` already.
-    pub(crate) fn take(self: &Arc<Self>, addr: IpAddr) -> Option<ReplayPermit> {
-        if self.max > 0 {
-            let mut held = self.held.lock().expect("replay gate lock");
-            let n = held.entry(addr).or_insert(0);
-            if *n >= self.max {
-                return None;
-            }
-            *n += 1;
-        }
-        Some(ReplayPermit { gate: self.clone(), addr })
-    }
-
-    /// Requests of `addr` being answered.
-    #[cfg(test)]
-    pub(crate) fn held(&self, addr: IpAddr) -> usize {
-        self.held.lock().expect("replay gate lock").get(&addr).copied().unwrap_or(0)
-    }
-}
-
-impl Drop for ReplayPermit {
-    fn drop(&mut self) {
-        if self.gate.max == 0 {
-            return;
-        }
-        let mut held = self.gate.held.lock().expect("replay gate lock");
-        if let Some(n) = held.get_mut(&self.addr) {
-            *n -= 1;
-            if *n == 0 {
-                held.remove(&self.addr);
-            }
-        }
-    }
-}
 
 #[derive(Deserialize)]
 pub(crate) struct ReplayQuery {
@@ -417,22 +361,6 @@ fn write_steps<M, S: Serialize>(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn an_address_holds_at_most_its_replays_and_a_finished_one_frees_its_slot() {
-        let gate = ReplayGate::new(2);
-        let (a, b) = (IpAddr::from([10, 0, 0, 1]), IpAddr::from([10, 0, 0, 2]));
-        let first = gate.take(a).expect("first");
-        let _second = gate.take(a).expect("second");
-        assert!(gate.take(a).is_none(), "a third at once");
-        let _other = gate.take(b).expect("another address is counted apart");
-        drop(first);
-        assert_eq!(gate.held(a), 1);
-        assert!(gate.take(a).is_some(), "a slot was freed");
-        let open = ReplayGate::new(0);
-        let all: Vec<_> = (0..100).map(|_| open.take(a).expect("no limit")).collect();
-        drop(all);
-    }
 
     #[test]
     fn a_page_stops_before_the_step_that_would_pass_its_bytes_but_keeps_one() {

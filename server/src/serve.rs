@@ -10,7 +10,7 @@ use tokio::net::TcpListener;
 
 use crate::config::Config;
 use crate::state::AppState;
-use crate::{Db, accept, db, http, ladder, nodes, room, tournament};
+use crate::{Db, accept, db, http, matchmaking, nodes, room, tournament};
 
 /// Errors of the server as a whole.
 #[derive(Debug, thiserror::Error)]
@@ -83,7 +83,7 @@ pub async fn run(
     let app = http::router(state.clone());
     tournament::spawn_scheduler(state.clone());
     tournament::spawn_host(state.clone());
-    ladder::spawn(state.clone());
+    matchmaking::spawn(state.clone());
     let mut http_shutdown = shutdown_rx.clone();
     let stopped = async move {
         crate::shutdown_signalled(&mut http_shutdown).await;

@@ -1,4 +1,12 @@
 //! [`AppState`]: what every task of the server shares, in an `Arc`.
+//!
+//! Every part it holds is a type of a module that never reads `AppState`
+//! back (`limits`, `lobby`, `ladder`, `cpu`, ...), or data kept here
+//! ([`tournaments`], [`hints`]) whose methods are in `tournament` and
+//! `hints`, which read the state: so no module loops through it.
+
+pub(crate) mod hints;
+pub(crate) mod tournaments;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -7,7 +15,7 @@ use capicua_protocol::RoomId;
 use tokio::sync::{mpsc, watch};
 
 use crate::lobby::{Lobby, RoomHandle};
-use crate::{ConnId, Db, Flusher, accept, config::Config, cpu, hints, ladder, limits, metrics, replays, tournament};
+use crate::{ConnId, Db, Flusher, config::Config, cpu, ladder, limits, metrics};
 
 /// State shared by every task: held in an `Arc`.
 pub struct AppState {
@@ -20,17 +28,17 @@ pub struct AppState {
     /// Counters for `/metrics`.
     pub(crate) metrics: metrics::Metrics,
     /// Tournaments: assignments, subscribers, running tournaments.
-    pub(crate) tournaments: tournament::Registry,
+    pub(crate) tournaments: tournaments::Registry,
     /// The ladder: who is on which, the pools of those waiting.
     pub(crate) ladder: ladder::Ladder,
     /// Sends the deferred frames of connections that batch events.
     pub(crate) flusher: Arc<Flusher>,
     /// Open TCP connections per address and in all (the accept loop's
     /// caps).
-    pub(crate) conn_counts: Arc<accept::ConnCounts>,
+    pub(crate) conn_counts: Arc<limits::ConnCounts>,
     /// Open WebSockets per client address behind a trusted proxy (its
     /// TCP connections are not counted by address).
-    pub(crate) proxied_counts: Arc<accept::ConnCounts>,
+    pub(crate) proxied_counts: Arc<limits::ConnCounts>,
     /// Open rooms per owner.
     pub(crate) room_quota: Arc<limits::RoomQuota>,
     /// HTTP API requests per address.
@@ -55,7 +63,7 @@ pub struct AppState {
     /// Whether this server runs the tournaments (elected, on PostgreSQL).
     pub(crate) scheduler: AtomicBool,
     /// Replay requests being answered, per address.
-    pub(crate) replays: Arc<replays::ReplayGate>,
+    pub(crate) replays: Arc<limits::ReplayGate>,
 }
 
 impl AppState {
@@ -69,22 +77,22 @@ impl AppState {
         let cpu = cpu::Cpu::new(config.max_searches);
         let state = Arc::new(AppState {
             lobby: Lobby::new(config.max_connections),
-            conn_counts: accept::ConnCounts::new(
+            conn_counts: limits::ConnCounts::new(
                 config.max_connections_per_addr,
-                accept::fd_budget().unwrap_or(usize::MAX),
+                limits::fd_budget().unwrap_or(usize::MAX),
             ),
-            proxied_counts: accept::ConnCounts::new(config.max_connections_per_addr, usize::MAX),
+            proxied_counts: limits::ConnCounts::new(config.max_connections_per_addr, usize::MAX),
             room_quota: limits::RoomQuota::new(config.max_rooms_per_owner),
             http_limits: limits::HttpLimits::new(
                 config.http_writes_per_min,
                 config.http_reads_per_min,
                 config.registrations_per_min,
             ),
-            replays: replays::ReplayGate::new(config.replays_per_addr),
+            replays: limits::ReplayGate::new(config.replays_per_addr),
             config,
             db,
             metrics: metrics::Metrics::default(),
-            tournaments: tournament::Registry::default(),
+            tournaments: tournaments::Registry::default(),
             ladder: ladder::Ladder::default(),
             flusher,
             hints: hints::Hints::default(),

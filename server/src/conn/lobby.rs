@@ -52,8 +52,8 @@ impl Conn {
     /// `join-ladder` and `leave-ladder`.
     pub(super) async fn on_ladder(&mut self, id: Option<u64>, client: &Client, msg: ClientMsg) {
         match msg {
-            ClientMsg::JoinLadder { variant } => crate::ladder::join(&self.state, client, variant, id).await,
-            ClientMsg::LeaveLadder => crate::ladder::leave(&self.state, client, id),
+            ClientMsg::JoinLadder { variant } => crate::matchmaking::join(&self.state, client, variant, id).await,
+            ClientMsg::LeaveLadder => crate::matchmaking::leave(&self.state, client, id),
             _ => unreachable!("routed to the ladder: {msg:?}"),
         }
     }

@@ -37,8 +37,8 @@ use serde::{Deserialize, Serialize};
 use crate::AppState;
 use crate::api::{ApiError, ApiPath, ApiQuery, Caller};
 use crate::db::tournaments::{self, ControlAction, ControlOutcome, StoredResult, StoredTable, Summary};
+use crate::state::tournaments::Replayed;
 use crate::tournament::TournamentError;
-use crate::tournament::replays::Replayed;
 use crate::tournament::store::{self, SpecFormat};
 
 /// The tournament routes (merged into [`super::router`]).

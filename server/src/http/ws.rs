@@ -23,7 +23,7 @@ pub(super) async fn ws(
     let proxied = match (tcp_peer, peer) {
         (Some(t), Some(p)) if state.config.trusted_proxies.contains(&t) && t != p => {
             match state.proxied_counts.admit(Some(p)) {
-                crate::accept::Admit::Full(held) => Some(held),
+                crate::limits::Admit::Full(held) => Some(held),
                 _ => {
                     crate::metrics::Metrics::inc(&state.metrics.connections_refused);
                     return crate::api::ApiError::new(

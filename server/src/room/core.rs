@@ -32,12 +32,12 @@ use tokio::time::Instant;
 use self::clock::Clocks;
 use self::play::Match;
 use super::chat::ChatBucket;
-use super::command::{From, RoomCmd};
 use super::effect::{self, Effect, Member, Push};
 use super::seats::{Creator, Seats};
 use super::settings::{Settings, TableOptions};
 use crate::ConnId;
 use crate::bots::{self, HostedStrategy};
+use crate::room_cmd::{From, RoomCmd};
 use crate::table::AnyMove;
 
 /// Stream of the timeout policy's bot; seat `i`'s hosted bot uses `1 + i`.

@@ -1,7 +1,9 @@
 //! Rooms: a task per room, owning its seats and its match; the engine is
 //! the referee.
 //!
-//! - [`command`]: what a room is asked, and by whom ([`RoomCmd`]).
+//! - [`RoomCmd`] (in `room_cmd`, out of this module so that the lobby can
+//!   hold a room's channel without depending on rooms): what a room is
+//!   asked, and by whom.
 //! - [`core`]: what a room decides, with no IO ([`RoomCore`]: commands and
 //!   clock ticks in, effects out), unit-tested without sockets, database or
 //!   sleeping; made of its seats ([`seats`]), the match in play ([`play`]),
@@ -15,7 +17,6 @@
 //! so the match needs no lock: the task applies commands one at a time.
 
 mod chat;
-pub(crate) mod command;
 mod core;
 mod effect;
 mod members;
@@ -32,7 +33,6 @@ use capicua_protocol::{RoomInfo, RoomSpec};
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 
-pub(crate) use self::command::{From, RoomCmd};
 use self::core::RoomCore;
 pub(crate) use self::seats::{Creator, Owner};
 use self::settings::Settings;
@@ -41,6 +41,7 @@ use self::spec::settings_named;
 pub(crate) use self::spec::{CreateError, MAX_VARIANT_FILE_BYTES, settings};
 use self::task::RoomTask;
 use crate::limits::{RoomOwner, RoomSlot, TooManyRooms};
+pub(crate) use crate::room_cmd::{From, RoomCmd};
 use crate::table::RoomRules;
 use crate::{AppState, RoomHandle};
 

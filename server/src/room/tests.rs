@@ -9,7 +9,6 @@ use capicua_engine::poly::{PolyEvent, PolyMove};
 use capicua_protocol::{ErrorCode, Family, RoomSpec, ServerFrame, ServerMsg, TimeControl, TimeoutPolicy, poly, tiles};
 use tokio::time::Instant;
 
-use super::command::{From, RoomCmd};
 use super::core::RoomCore;
 use super::effect::{BotFill, Effect, Push, Think};
 use super::settings::{HostedSeat, TableOptions};
@@ -17,6 +16,7 @@ use super::{CreateError, settings};
 use crate::bots::HostedStrategy;
 use crate::outbox::{Flusher, Outbox};
 use crate::record::GameRecord;
+use crate::room_cmd::{From, RoomCmd};
 use crate::table::AnyMove;
 use crate::{Client, ConnId, Identity};
 

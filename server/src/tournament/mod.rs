@@ -43,17 +43,16 @@ pub(crate) mod replays;
 pub(crate) mod runner;
 pub mod store;
 
-use std::collections::{HashMap, HashSet};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use capicua_protocol::{Assignment, ErrorCode, Progress, ServerMsg, TournamentId};
 use capicua_tournament::{
     ArenaError, ConfigError, ControlError, LogError, MatchResult, ParseError, RecordError, SeatResult,
 };
-use tokio::sync::Notify;
 
 use crate::db::{DbError, GameRecord, TableLink};
+use crate::state::tournaments::{Registry, RegistryInner, Wake};
 use crate::{AppState, Client};
 
 /// Errors of tournaments on the server.
@@ -203,37 +202,13 @@ pub(crate) fn table_entropy(secret: &[u8; 32], round: u32, table: u32) -> u64 {
     rng.next_u64()
 }
 
-#[derive(Default)]
-struct Inner {
-    running: HashSet<TournamentId>,
-    /// Connections of players awaiting assignments.
-    waiting: HashMap<i64, Vec<Client>>,
-    /// Tables due, by player.
-    assignments: HashMap<i64, Vec<Assignment>>,
-    subscribers: HashMap<TournamentId, Vec<Client>>,
-    /// The wake-up channel of each running tournament's runner.
-    runners: HashMap<TournamentId, tokio::sync::mpsc::UnboundedSender<runner::Wake>>,
-}
-
-/// The server's tournament state: who waits for tables, who follows which
-/// tournament, which tournaments run here.
-#[derive(Default)]
-pub struct Registry {
-    inner: Mutex<Inner>,
-    wake: Arc<Notify>,
-    /// Wakes this node's host task: a table was placed here.
-    host: Notify,
-    /// Replayed tournaments for the detail endpoint.
-    pub replays: replays::ReplayCache,
-}
-
 impl Registry {
     /// Asks the scheduler to look for new tournaments now.
-    pub fn wake(&self) {
+    pub(crate) fn wake(&self) {
         self.wake.notify_one();
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, RegistryInner> {
         self.inner.lock().expect("tournament registry lock")
     }
 
@@ -281,7 +256,7 @@ impl Registry {
     /// table placements now.
     fn nudge(&self, tournament: TournamentId) {
         if let Some(tx) = self.lock().runners.get(&tournament) {
-            let _ = tx.send(runner::Wake::Placements);
+            let _ = tx.send(Wake::Placements);
         }
     }
 
@@ -293,7 +268,7 @@ impl Registry {
     /// took a control.
     pub(crate) fn poke(&self, tournament: TournamentId) {
         if let Some(tx) = self.lock().runners.get(&tournament) {
-            let _ = tx.send(runner::Wake::Control);
+            let _ = tx.send(Wake::Control);
         }
     }
 

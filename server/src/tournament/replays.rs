@@ -3,46 +3,23 @@
 //! `GET /api/tournaments/{id}` shows the rounds and pairings, which only a
 //! replay of the recorded results gives. Replaying from scratch on every
 //! request cost seconds at 100,000 results; the cache keeps each replayed
-//! [`Tournament`] and applies only the log entries (results, organiser's
+//! [`Tournament`](capicua_tournament::Tournament) and applies only the log entries (results, organiser's
 //! controls) stored since its last read.
-
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
-
-use capicua_tournament::Tournament;
 
 use super::TournamentError;
 use super::store;
 use crate::db::Db;
-use crate::db::tournaments::{Logged, StoredResult};
-
-/// A tournament replayed up to its stored log's last entries.
-pub struct Replayed {
-    /// The state after the log below.
-    pub tournament: Tournament,
-    /// The results recorded, in order.
-    pub results: Vec<StoredResult>,
-    /// The id of the last control of the log replayed (0: none).
-    pub last_control: i64,
-}
+use crate::db::tournaments::Logged;
+use crate::state::tournaments::{ReplayCache, Replayed};
 
 /// Tournaments kept: beyond this many, the cache starts over (each entry
 /// holds its results, so the bound is on memory).
 const MAX_CACHED: usize = 16;
 
-/// Replayed tournaments by id.
-#[derive(Default)]
-pub struct ReplayCache {
-    // A std mutex over the map (held for a lookup only), and an async one
-    // per tournament: requests for one tournament wait for a single replay
-    // instead of each doing its own, while other tournaments go on.
-    entries: Mutex<HashMap<i64, Arc<tokio::sync::Mutex<Option<Replayed>>>>>,
-}
-
 impl ReplayCache {
     /// The tournament's replayed state brought up to date with the store,
     /// or `None` when there is no such tournament.
-    pub async fn current(
+    pub(crate) async fn current(
         &self,
         db: &Db,
         id: i64,

@@ -34,28 +34,11 @@ use super::{TournamentError, placement, store};
 use crate::AppState;
 use crate::db::Topology;
 use crate::db::tournaments::Logged;
+use crate::state::tournaments::Wake;
 
 /// Rooms opened for one table before the tournament is marked failed
 /// (the organiser may resume it once the cause is fixed: the count starts again).
 const MAX_ATTEMPTS: u32 = 5;
-
-/// What wakes a runner.
-#[derive(Debug)]
-pub(crate) enum Wake {
-    /// A table's room ended: its stored game, or `None` when it ended without one.
-    Table {
-        /// The round.
-        round: u32,
-        /// The table.
-        table: u32,
-        /// The stored game.
-        game: Option<i64>,
-    },
-    /// The organiser took a control: read the status and the log again.
-    Control,
-    /// A table placed on this node ended: look at the placements now.
-    Placements,
-}
 
 /// Where a table of the round in progress plays.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

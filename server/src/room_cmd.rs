@@ -1,5 +1,8 @@
 //! What a room is asked to do, and by whom: one command type, from the
 //! connection (or the server) to the room's core.
+//!
+//! It stands beside `room` rather than in it: the lobby holds each room's
+//! channel of commands, and a room reads the lobby.
 
 use capicua_protocol::PromptId;
 use tokio::sync::oneshot;
