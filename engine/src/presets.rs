@@ -394,7 +394,7 @@ fn bergen() -> Variant {
 fn mexican_train() -> Variant {
     Variant {
         name: "mexican-train".into(),
-        description: "Mexican Train: double-twelve trains from a hub, a public train, a double covered by its player (else by the next seats) before any other play, lowest total after 13 rounds wins.".into(),
+        description: "Mexican Train: double-twelve trains from a hub and a public train; a double is covered by its player before any other play; lowest total after 13 rounds.".into(),
         tiles: TileSpec { max_pip: 12, value: TileValue::PipSum },
         players: PlayersSpec { min: 2, max: 10, teams: Teams::None },
         deal: DealSpec {

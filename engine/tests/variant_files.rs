@@ -35,7 +35,7 @@ fn is_poly_file(path: &Path) -> bool {
         toml::from_str::<toml::Table>(&text).ok().and_then(|t| serde_json::to_value(t).ok()).unwrap_or_default()
     };
     doc.get("faces").is_some()
-        || doc.get("base").and_then(|b| b.as_str()).is_some_and(|b| poly::POLY_PRESETS.contains(&b))
+        || doc.get("base").and_then(|b| b.as_str()).is_some_and(|b| poly::poly_preset(b).is_some())
 }
 
 fn load(path: &Path) -> Result<Rules, VariantFileError> {

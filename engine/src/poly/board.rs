@@ -9,7 +9,23 @@ use serde::{Deserialize, Serialize};
 use arrayvec::ArrayVec;
 
 use super::tile::{MAX_FACES, MAX_POLY_PIP, PolyTile, PolyTileId};
-use super::variant::PolyMatching;
+
+/// What a tile on a lattice must agree on with the tiles already placed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "kebab-case")]
+pub enum PolyMatching {
+    /// Pips sit on the sides: every side touching a placed tile shows the
+    /// pips of that tile's touching side.
+    #[default]
+    Edges,
+    /// Pips sit on the corners (Tri-Ominos, Quad-Ominos): a tile's pips are
+    /// its corners clockwise, corner `i` at the clockwise start of side `i`;
+    /// every corner on a vertex already on the board shows that vertex's
+    /// number, and the tile shares at least one whole side with a placed
+    /// tile. Triangle and square lattices only.
+    Corners,
+}
 
 /// A regular tiling of the plane by cells of one shape.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

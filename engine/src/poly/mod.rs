@@ -112,11 +112,11 @@ mod tile;
 mod variant;
 mod view;
 
-pub use board::{BoardKind, Lattice, PlacedTile, PolyBoard, PolySpot};
+pub use board::{BoardKind, Lattice, PlacedTile, PolyBoard, PolyMatching, PolySpot};
 pub use game::{PolyEvent, PolyEvents, PolyGame, PolyIllegal, PolyMove, PolyMoveList, PolyOutcome};
 pub use tile::{MAX_FACES, MAX_POLY_PIP, MAX_POLY_TILES, PolyTile, PolyTileId, PolyTileSet, SetRule};
 pub use variant::{
     FileRules, MAX_POLY_HANDS, MAX_POLY_SEATS, POLY_PRESET_ALIASES, POLY_PRESETS, PolyBonuses, PolyMatchTarget,
-    PolyMatching, PolyOpening, PolyPlayPoints, PolyRules, PolyScoring, PolyStuck, PolyVariant, SeatRange, poly_preset,
+    PolyOpening, PolyPlayPoints, PolyRules, PolyScoring, PolyStuck, PolyVariant, SeatRange, poly_preset,
 };
 pub use view::{PolyView, PolyViewSnapshot};

@@ -4,10 +4,11 @@
 
 use std::sync::Arc;
 
+use super::board::PolyMatching;
 use super::board::{BoardKind, PolyBoard};
 use super::game::{PolyGame, PolyOutcome};
 use super::tile::{PolyTileId, PolyTileSet};
-use super::variant::{PolyMatching, PolyRules, PolyScoring, PolyVariant};
+use super::variant::{PolyRules, PolyScoring, PolyVariant};
 use super::view::PolyViewSnapshot;
 use crate::error::SetupError;
 

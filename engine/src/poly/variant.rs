@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::board::{BoardKind, Lattice};
+use super::board::{BoardKind, Lattice, PolyMatching};
 use super::tile::{MAX_POLY_PIP, MAX_POLY_TILES, PolyTileSet, SetRule};
 use crate::error::VariantError;
 use crate::file::{VariantFileError, file_error, parse_file};
@@ -70,23 +70,6 @@ pub struct PolyVariant {
     /// scoring (all zero by default).
     #[serde(default, skip_serializing_if = "is_default")]
     pub bonuses: PolyBonuses,
-}
-
-/// What a tile on a lattice must agree on with the tiles already placed.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(rename_all = "kebab-case")]
-pub enum PolyMatching {
-    /// Pips sit on the sides: every side touching a placed tile shows the
-    /// pips of that tile's touching side.
-    #[default]
-    Edges,
-    /// Pips sit on the corners (Tri-Ominos, Quad-Ominos): a tile's pips are
-    /// its corners clockwise, corner `i` at the clockwise start of side `i`;
-    /// every corner on a vertex already on the board shows that vertex's
-    /// number, and the tile shares at least one whole side with a placed
-    /// tile. Triangle and square lattices only.
-    Corners,
 }
 
 /// Who leads each hand.
@@ -471,7 +454,7 @@ pub fn poly_preset(name: &str) -> Option<PolyVariant> {
             name,
             BoardKind::Lattice(Lattice::Triangle),
             PolyStuck::DrawUpTo(3),
-            "Edge triominoes: triangles with a number from 0 to 5 on each side (not at the corners, as in Tri-Ominos), laid so that touching sides match; first to 400 wins.",
+            "Edge triominoes: triangles with 0 to 5 on each side (not at the corners), laid so that touching sides match; first to 400 wins.",
         ),
         "graph-triominoes" => tri(
             name,
@@ -481,7 +464,7 @@ pub fn poly_preset(name: &str) -> Option<PolyVariant> {
         ),
         "edge-quadominoes" | "quadominoes" => PolyVariant {
             name: name.into(),
-            description: "Edge quadominoes: squares with a number from 0 to 3 on each side (not at the corners, as in Quad-Ominos), laid so that touching sides match; first to 200 wins.".into(),
+            description: "Edge quadominoes: squares with 0 to 3 on each side (not at the corners), laid so that touching sides match; first to 200 wins.".into(),
             faces: 4,
             max_pip: 3,
             set: SetRule::All,
@@ -558,12 +541,12 @@ fn corner_preset(name: &str) -> Option<PolyVariant> {
                 name,
                 BoardKind::Lattice(Lattice::Triangle),
                 PolyStuck::DrawUpTo(3),
-                "Tri-Ominos as sold: 56 triangles with a number from 0 to 5 at each corner, laid so that every shared corner agrees; bonuses for bridges and hexagons, penalties for drawing and passing; first to 400 wins.",
+                "Tri-Ominos: 56 triangles with a number at each corner, every shared corner agreeing; bonuses for bridges and hexagons; first to 400 wins.",
             )
         },
         "quad-ominos" => PolyVariant {
             name: name.into(),
-            description: "Quad-Ominos: squares with a number from 0 to 5 at each corner, laid so that every shared corner agrees; the highest quad opens, each tile scores its numbers; first to 800 wins.".into(),
+            description: "Quad-Ominos: squares with a number from 0 to 5 at each corner, every shared corner agreeing; the highest quad opens; first to 800 wins.".into(),
             faces: 4,
             max_pip: 5,
             set: SetRule::Ascending,
