@@ -578,6 +578,169 @@ async fn standings_show_the_ratings_and_a_tournament_whose_tables_open_as_replay
     b.close().await;
 }
 
+/// A Swiss of six hosted bots, one withdrawn as it starts (five left: a
+/// bye in every round after the withdrawal) and one result corrected;
+/// played to its end.
+async fn swiss_with_a_bye_a_withdrawal_and_a_correction(server: &TestServer) -> i64 {
+    let spec = json!({
+        "name": "club swiss", "seed": 3, "table": "duel", "variants": ["block"],
+        "entrants": ["bot:random#1", "bot:random#2", "bot:random#3", "bot:heuristic", "bot:smart", "bot:bota-gorda"],
+        "stages": [{"format": "swiss", "rounds": 3}],
+    });
+    let (status, created) = server.post_json("/api/tournaments", Some(ADMIN), &spec.to_string()).await;
+    assert_eq!(status, 201, "{created}");
+    let id = created["id"].as_i64().unwrap();
+    let (status, body) = server
+        .post_json(
+            &format!("/api/tournaments/{id}/withdraw"),
+            Some(ADMIN),
+            &json!({"entrant": "bot:smart", "by": "marta"}).to_string(),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    wait_for("the Swiss to finish", Duration::from_secs(90), async || {
+        let t = server.get_json(&format!("/api/tournaments/{id}")).await;
+        if t["status"] == "finished" { Ok(()) } else { Err(t["status"].clone()) }
+    })
+    .await;
+    // The organiser turns round 1, table 1 the other way.
+    let detail = server.get_json(&format!("/api/tournaments/{id}")).await;
+    let played = &detail["rounds"][0]["tables"][0]["result"];
+    let winner = played["winner"].as_u64().map_or(0, |w| 1 - w);
+    let body = json!({"round": 0, "table": 0, "winner": winner, "scores": [played["seats"][1]["score"], played["seats"][0]["score"]], "by": "marta"});
+    let (status, e) = server.post_json(&format!("/api/tournaments/{id}/correct"), Some(ADMIN), &body.to_string()).await;
+    assert_eq!(status, 200, "{e}");
+    id
+}
+
+/// A tournament's page shows what an organiser reads out: every round's
+/// pairings with names, seats, scores and results, the byes, every
+/// tie-break as a column, the withdrawn entrant as withdrawn, the
+/// corrected table's result that counts, and links to its CSV exports.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_swiss_page_shows_pairings_byes_tie_breaks_a_withdrawal_and_a_correction() {
+    let _one = ONE_BROWSER.lock().await;
+    let server = admin_server().await;
+    let id = swiss_with_a_bye_a_withdrawal_and_a_correction(&server).await;
+    let detail = server.get_json(&format!("/api/tournaments/{id}")).await;
+    let standings = server.get_json(&format!("/api/tournaments/{id}/standings")).await;
+    let Some(b) = Browser::start(format!("http://{}", server.addr)).await else { return };
+    b.open(&format!("/#/standings/tournament/{id}")).await;
+    // The standings' columns: the counts, the byes, each tie-break, the status.
+    let head = b
+        .wait_js(
+            "the standings' columns",
+            "const t = [...document.querySelectorAll('table')].find((t) => t.querySelector('caption')?.textContent === 'standings of club swiss');
+             return t ? [...t.querySelectorAll('thead th')].map((th) => th.textContent) : null;",
+        )
+        .await;
+    let tie_breaks = strings(&detail["spec"]["scoring"]["tie-breaks"]);
+    assert_eq!(tie_breaks.len(), 4, "the default tie-breaks: {detail}");
+    let head = strings(&head);
+    assert_eq!(head[7], "Byes");
+    assert_eq!(head.len(), 9 + tie_breaks.len(), "{head:?}");
+    assert!(head.contains(&"Buchholz".to_string()) && head.contains(&"Head-to-head".to_string()), "{head:?}");
+    // Each row as the stored standings say: byes, tie-break values, status.
+    let rows = b
+        .wait_js(
+            "the standings' rows",
+            "const t = [...document.querySelectorAll('table')].find((t) => t.querySelector('caption')?.textContent === 'standings of club swiss');
+             return [...t.querySelectorAll('tbody tr')].map((r) => [...r.children].map((c) => c.textContent));",
+        )
+        .await;
+    for (row, s) in rows.as_array().unwrap().iter().zip(standings.as_array().unwrap()) {
+        let row = strings(row);
+        assert_eq!(row[1], s["name"].as_str().unwrap());
+        assert_eq!(row[7], s["byes"].to_string(), "{row:?} {s}");
+        for (i, v) in s["tie-breaks"].as_array().unwrap().iter().enumerate() {
+            assert_eq!(row[8 + i], v.to_string(), "tie-break {} of {row:?}", tie_breaks[i]);
+        }
+        let status = row.last().unwrap();
+        if s["name"] == "bot:smart" {
+            assert_eq!(status, "withdrawn", "{row:?}");
+        } else {
+            assert!(status != "withdrawn" && status != "out", "{row:?}");
+        }
+    }
+    // Every round's pairings: a row per table naming its seats, and the byes.
+    let rounds = detail["rounds"].as_array().unwrap();
+    assert_eq!(rounds.len(), 3, "{detail}");
+    let shown = b
+        .wait_js(
+            "the pairings",
+            "const ts = [...document.querySelectorAll('table.pairings')];
+             return ts.length === 3 ? ts.map((t) => ({
+               caption: t.querySelector('caption').textContent,
+               rows: [...t.querySelectorAll('tbody tr')].map((r) => [...r.children].map((c) => c.textContent)),
+               byes: t.parentElement.querySelector('.byes')?.textContent ?? null,
+             })) : null;",
+        )
+        .await;
+    let name_of = |e: &Value| detail["entrants"][e.as_u64().unwrap() as usize]["name"].as_str().unwrap().to_string();
+    for (r, shown) in rounds.iter().zip(shown.as_array().unwrap()) {
+        let n = r["number"].as_u64().unwrap() + 1;
+        assert_eq!(shown["caption"], json!(format!("pairings of round {n}")));
+        let tables = r["tables"].as_array().unwrap();
+        let rows = shown["rows"].as_array().unwrap();
+        assert_eq!(rows.len(), tables.len(), "round {n}: {shown}");
+        for (tb, row) in tables.iter().zip(rows) {
+            let row = strings(row);
+            for (i, seat) in tb["seats"].as_array().unwrap().iter().enumerate() {
+                let says = format!("{} (seat {})", seat["player"].as_str().unwrap(), i + 1);
+                assert!(row[1].contains(&says), "round {n}: {row:?} lacks {says}");
+            }
+            let result = &tb["result"];
+            let sides = tb["sides"].as_array().unwrap();
+            let expected = match result["winner"].as_u64() {
+                Some(w) => format!("{} won", name_of(&sides[w as usize][0])),
+                None => "drawn".to_string(),
+            };
+            assert!(row[3].starts_with(&expected), "round {n}: {row:?}, expected {expected}");
+            let scores: Vec<String> =
+                result["seats"].as_array().unwrap().iter().map(|s| s["score"].to_string()).collect();
+            assert_eq!(row[2], scores.join(" – "), "round {n}: {row:?}");
+        }
+        let byes: Vec<String> = r["byes"].as_array().unwrap().iter().map(name_of).collect();
+        if byes.is_empty() {
+            assert_eq!(shown["byes"], Value::Null, "round {n}");
+        } else {
+            assert_eq!(shown["byes"], json!(format!("Bye: {}.", byes.join(" and "))), "round {n}");
+        }
+    }
+    assert!(!rounds[2]["byes"].as_array().unwrap().is_empty(), "five entrants left: a bye: {detail}");
+    // The withdrawn entrant sits out the rounds after its withdrawal.
+    let last = &rounds[2];
+    let seated = |r: &Value, e: u64| {
+        r["tables"].as_array().unwrap().iter().any(|t| t["seats"].as_array().unwrap().iter().any(|s| s["entrant"] == e))
+    };
+    let smart = detail["entrants"].as_array().unwrap().iter().position(|e| e["name"] == "bot:smart").unwrap() as u64;
+    assert!(!seated(last, smart), "a withdrawn entrant is not paired: {last}");
+    // The export links answer.
+    let links = b
+        .wait_js(
+            "the CSV links",
+            "return [...document.querySelectorAll('.downloads a')].map((a) => a.getAttribute('href'))",
+        )
+        .await;
+    assert_eq!(strings(&links), ["standings", "pairings", "results"].map(|w| format!("/api/tournaments/{id}/{w}.csv")),);
+    b.screenshot("tournament").await;
+    b.close().await;
+    // On a phone the page never scrolls sideways: wide tables scroll in
+    // their card, the pairings read as cards.
+    let Some(b) = Browser::start_phone(format!("http://{}", server.addr), &[]).await else { return };
+    b.open(&format!("/#/standings/tournament/{id}")).await;
+    let wide = b
+        .wait_js(
+            "the pairings at a phone's width",
+            "return document.querySelectorAll('table.pairings').length === 3 ? [document.documentElement.scrollWidth - window.innerWidth] : null",
+        )
+        .await;
+    assert!(wide[0].as_i64().unwrap() <= 0, "the page is {} px wider than a phone", wide[0]);
+    b.client.execute("document.querySelector('table.pairings').scrollIntoView()", vec![]).await.unwrap();
+    b.screenshot("tournament-phone").await;
+    b.close().await;
+}
+
 /// Pictures for the README, saved only with `CAPICUA_SCREENSHOTS=1`: the
 /// lobby with rooms, a table mid-hand, a replay, the standings.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

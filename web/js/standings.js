@@ -160,33 +160,138 @@ function bracket(tn) {
   );
 }
 
-function tournamentBody(id, tn, standings) {
-  const rows = standings.map((s) => [
-    String(s.rank),
-    s.name,
-    String(s.points),
-    String(s.wins),
-    String(s.draws),
-    String(s.losses),
-    String(s.games),
-    s.disqualified ? t('st.disqualified') : s.eliminated ? t('st.out') : '',
-  ]);
-  const rounds = (tn.rounds || []).map((r) =>
+/** What a tie-break's value shows: "fewer is better" ones count up. */
+function tieBreakValue(name, v) {
+  return name === 'fewest-timeouts' || name === 'lot' ? String(Math.abs(v)) : String(v);
+}
+
+/** A standing's status: withdrawn, disqualified, out, or nothing. */
+function standingStatus(s, withdrawn) {
+  if (s.withdrawn || withdrawn.has(s.entrant)) return t('st.withdrawn');
+  if (s.disqualified) return t('st.disqualified');
+  return s.eliminated ? t('st.out') : '';
+}
+
+/** The standings with byes and every tie-break the tournament ranks by. */
+function standingsTable(tn, standings) {
+  const tieBreaks = tn.spec?.scoring?.['tie-breaks'] || [];
+  const withdrawn = new Set(tn.withdrawn || []);
+  const head = [t('st.rank'), t('st.entrant-col'), t('st.points'), t('st.won'), t('st.drawn'), t('st.lost'), t('st.games'), t('st.byes')]
+    .concat(tieBreaks.map((name) => t(`tb.${name}`)))
+    .concat([t('st.status')]);
+  const rows = standings.map((s) =>
+    [String(s.rank), s.name, String(s.points), String(s.wins), String(s.draws), String(s.losses), String(s.games), String(s.byes ?? 0)]
+      .concat(tieBreaks.map((name, i) => tieBreakValue(name, (s['tie-breaks'] || [])[i] ?? 0)))
+      .concat([standingStatus(s, withdrawn)]),
+  );
+  return h('div', { class: 'scroll-x' }, table(t('st.standings-of', { name: tn.name }), head, rows));
+}
+
+/** A side's score: the sum of its seats' match scores. */
+function sideScore(tb, side) {
+  const seats = tb.result?.seats || [];
+  return (tb.seats || []).reduce((sum, seat, i) => (seat.side === side ? sum + (seats[i]?.score ?? 0) : sum), 0);
+}
+
+/** Who sits where: "ana (seat 1) against ben (seat 2)"; a team's entrant
+ *  name leads its players ("Reds: ana (seat 1), cy (seat 3)"). */
+function seatsText(tn, tb) {
+  return (tb.sides || [])
+    .map((side, s) => {
+      const seats = (tb.seats || []).map((seat, i) => ({ ...seat, i })).filter((seat) => seat.side === s);
+      const players = joinNames(seats.map((seat) => t('st.seat-of', { player: seat.player, n: seat.i + 1 })));
+      const entrants = sideName(tn, side);
+      const sameNames = seats.every((seat) => seat.player === entrantName(tn, seat.entrant));
+      return sameNames ? players : `${entrants}: ${players}`;
+    })
+    .join(t('st.against'));
+}
+
+/** Where a table stands: its result, or in play (and where), or whom it waits for. */
+function tableState(tn, tb, inProgress) {
+  const parts = [];
+  if (tb.result) {
+    const w = tb.result.winner;
+    parts.push(w === null || w === undefined ? t('st.drawn-result') : t('st.won-by', { winner: sideName(tn, tb.sides[w]) }));
+    const c = tb.correction;
+    if (c) parts.push(c.by ? t('st.corrected-by', { by: c.by }) : t('st.corrected'));
+  } else if (tb.waiting?.length) {
+    parts.push(t('st.waiting-for', { names: joinNames(tb.waiting) }));
+  } else if (tb.room) {
+    parts.push(t('st.in-play'));
+  } else {
+    parts.push(t(inProgress ? 'st.to-open' : 'st.not-played'));
+  }
+  if (!tb.result && tb.node) parts.push(t('st.on-node', { node: tb.node.id, url: tb.node.url }));
+  return parts.join('; ');
+}
+
+/** One round's pairings: each table's seats, score and result, its byes. */
+function roundPairings(tn, r, open) {
+  const rows = (r.tables || []).map((tb) =>
     h(
-      'li',
+      'tr',
       {},
-      t(r['in-progress'] ? 'st.round-line-playing' : 'st.round-line', { n: r.number + 1, variant: r.variant }),
-      ' ',
-      (r.tables || []).map((tb, i) => [
-        i ? ', ' : '',
-        tb.game !== null && tb.game !== undefined
-          ? h('a', { href: `#/replay/${tb.game}` }, t('st.table', { n: tb.id + 1 }))
-          : tb.room
-            ? t('st.table-room', { n: tb.id + 1, room: tb.room })
-            : t('st.table', { n: tb.id + 1 }),
-      ]),
+      h(
+        'th',
+        { scope: 'row', 'data-label': t('st.table-col') },
+        tb.game !== null && tb.game !== undefined ? h('a', { href: `#/replay/${tb.game}` }, t('st.table', { n: tb.id + 1 })) : t('st.table', { n: tb.id + 1 }),
+      ),
+      h('td', { 'data-label': t('st.players-col') }, seatsText(tn, tb)),
+      h('td', { 'data-label': t('st.score-col') }, tb.result ? (tb.sides || []).map((_, s) => sideScore(tb, s)).join(' – ') : ''),
+      h('td', { 'data-label': t('st.result-col') }, tableState(tn, tb, r['in-progress'])),
     ),
   );
+  const title = t(r['in-progress'] ? 'st.round-line-playing' : 'st.round-line', { n: r.number + 1, variant: r.variant });
+  return h(
+    'details',
+    { class: 'round', open: open || null },
+    h('summary', {}, title),
+    rows.length
+      ? h(
+          'table',
+          { class: 'list cards pairings' },
+          h('caption', { class: 'visually-hidden' }, t('st.pairings-of', { n: r.number + 1 })),
+          h('thead', {}, h('tr', {}, [t('st.table-col'), t('st.players-col'), t('st.score-col'), t('st.result-col')].map((c) => h('th', { scope: 'col' }, c)))),
+          h('tbody', {}, rows),
+        )
+      : null,
+    r.byes?.length ? h('p', { class: 'byes' }, t('st.byes-line', { names: joinNames(r.byes.map((e) => entrantName(tn, e))) })) : null,
+  );
+}
+
+/** Who is here: entrants playing, waiting and missing (and the others, counted). */
+function presence(tn) {
+  const rows = tn.presence;
+  if (!Array.isArray(rows) || ['finished', 'cancelled'].includes(tn.status)) return null;
+  const name = (p) => {
+    const away = (p.players || []).filter((pl) => !pl.connected).map((pl) => pl.name);
+    return away.length && p.state !== 'withdrawn' && p.state !== 'out' ? t('st.not-connected', { name: p.name, players: joinNames(away) }) : p.name;
+  };
+  const group = (state) => rows.filter((p) => p.state === state);
+  const lines = ['playing', 'waiting', 'missing', 'idle', 'withdrawn', 'out']
+    .map((state) => [state, group(state)])
+    .filter(([, ps]) => ps.length)
+    .map(([state, ps]) =>
+      h('li', { class: `presence-${state}` }, h('strong', {}, t(`st.presence-${state}`, { n: ps.length })), ' ', joinNames(ps.map(name))),
+    );
+  return h(
+    'section',
+    { class: 'card', 'aria-labelledby': 'here-h' },
+    h('h2', { id: 'here-h' }, t('st.who-is-here')),
+    lines.length ? h('ul', { class: 'presence' }, lines) : h('p', { class: 'muted' }, t('st.nobody')),
+  );
+}
+
+/** Links to the tournament's exports, for a spreadsheet or a rating office. */
+function downloads(id) {
+  const link = (what) => h('a', { href: `/api/tournaments/${id}/${what}.csv`, download: `tournament-${id}-${what}.csv` }, t(`st.csv-${what}`));
+  return h('p', { class: 'downloads' }, t('st.download'), ' ', link('standings'), ' · ', link('pairings'), ' · ', link('results'));
+}
+
+function tournamentBody(id, tn, standings) {
+  const all = tn.rounds || [];
+  const rounds = all.map((r, i) => roundPairings(tn, r, r['in-progress'] || i === all.length - 1));
   const status = t(`tn-status.${tn.status}`);
   return [
     h('h1', {}, tn.name || t('st.tournament-n', { id })),
@@ -195,18 +300,16 @@ function tournamentBody(id, tn, standings) {
       { role: 'status', 'aria-label': t('st.status-label') },
       tn.winners?.length ? t('st.status-winners', { status, winners: tn.winners.join(', ') }) : t('st.status-line', { status }),
     ),
+    presence(tn),
     h(
       'section',
       { class: 'card', 'aria-labelledby': 'st-h' },
       h('h2', { id: 'st-h' }, t('st.standings')),
-      rows.length
-        ? table(t('st.standings-of', { name: tn.name }), [t('st.rank'), t('st.entrant-col'), t('st.points'), t('st.won'), t('st.drawn'), t('st.lost'), t('st.games'), ''], rows)
-        : h('p', { class: 'muted' }, t('st.no-result')),
+      standings.length ? standingsTable(tn, standings) : h('p', { class: 'muted' }, t('st.no-result')),
+      downloads(id),
     ),
     bracket(tn),
-    rounds.length
-      ? h('section', { class: 'card', 'aria-labelledby': 'rd-h' }, h('h2', { id: 'rd-h' }, t('st.rounds')), h('ul', {}, rounds))
-      : null,
+    rounds.length ? h('section', { class: 'card', 'aria-labelledby': 'rd-h' }, h('h2', { id: 'rd-h' }, t('st.rounds')), rounds) : null,
     h('p', {}, h('a', { href: '#/standings' }, t('st.all'))),
   ];
 }
