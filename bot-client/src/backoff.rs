@@ -223,11 +223,7 @@ pub fn up_line(server: &str, end: &OutageEnd) -> String {
     let what = if end.lost { "reconnected to" } else { "connected to" };
     let plural = if end.attempts == 1 { "" } else { "s" };
     let bots = if end.bots > 1 { format!(" by {} bots", end.bots) } else { String::new() };
-    format!(
-        "{what} {server} after {:.1} s ({} failed attempt{plural}{bots})",
-        end.after.as_secs_f64(),
-        end.attempts
-    )
+    format!("{what} {server} after {:.1} s ({} failed attempt{plural}{bots})", end.after.as_secs_f64(), end.attempts)
 }
 /// `30 s`, `1.5 s`: a duration for people.
 fn seconds(d: Duration) -> String {

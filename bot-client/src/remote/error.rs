@@ -300,9 +300,15 @@ mod tests {
             // Something accepts and hangs up before answering (a proxy in
             // front of a server that is down).
             (RemoteError::HandshakeCut, "connection closed before the WebSocket handshake"),
-            (RemoteError::Ws(W::Protocol(ProtocolError::HandshakeIncomplete)), "connection closed before the WebSocket handshake"),
+            (
+                RemoteError::Ws(W::Protocol(ProtocolError::HandshakeIncomplete)),
+                "connection closed before the WebSocket handshake",
+            ),
             // The server went away mid-session.
-            (RemoteError::Ws(W::Protocol(ProtocolError::ResetWithoutClosingHandshake)), "connection closed without a close frame"),
+            (
+                RemoteError::Ws(W::Protocol(ProtocolError::ResetWithoutClosingHandshake)),
+                "connection closed without a close frame",
+            ),
             (io(ErrorKind::ConnectionReset), "connection reset"),
             (RemoteError::Closed, "connection closed"),
             (RemoteError::Timeout, "no answer within 10 s"),
@@ -316,7 +322,8 @@ mod tests {
             assert!(!e.cause().contains("handshake failed"), "{e:?}");
         }
         // Only an answer that is not a WebSocket server's is a failed handshake.
-        let bad = RemoteError::Handshake { url: "ws://h/ws".into(), detail: ProtocolError::MissingUpgradeWebSocketHeader };
+        let bad =
+            RemoteError::Handshake { url: "ws://h/ws".into(), detail: ProtocolError::MissingUpgradeWebSocketHeader };
         assert!(bad.cause().starts_with("WebSocket handshake failed ("), "{}", bad.cause());
         assert!(bad.to_string().starts_with("ws://h/ws: WebSocket handshake failed ("), "{bad}");
     }

@@ -245,7 +245,11 @@ enum Followed {
 fn followed(answer: ServerMsg) -> Followed {
     match answer {
         ServerMsg::TournamentProgress { progress: Progress::Subscribed { status, .. }, .. } => {
-            if status.is_over() { Followed::Over } else { Followed::Following }
+            if status.is_over() {
+                Followed::Over
+            } else {
+                Followed::Following
+            }
         }
         ServerMsg::Error { code: ErrorCode::NoSuchTournament, .. } => Followed::NotYet,
         other => Followed::Failed(unexpected("subscribe-tournament", other)),
