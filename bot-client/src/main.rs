@@ -585,7 +585,7 @@ fn print_tables(r: &ArenaReport) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::CommandFactory;
+    use clap::{CommandFactory, FromArgMatches};
 
     /// The help paragraph of `capicua-bot play`'s flag `--FLAG`: its line
     /// and the indented lines after it.
@@ -606,14 +606,22 @@ mod tests {
         assert!(help.contains("not created yet is waited for"), "{help}");
     }
 
+    /// `capicua-bot play ARGS`, whatever `CAPICUA_TOKEN` the environment has.
+    fn play_args(args: &[&str]) -> PlayArgs {
+        let cmd = Cli::command().mut_subcommand("play", |p| p.mut_arg("token", |a| a.env(None::<&str>)));
+        let matches = cmd.try_get_matches_from(std::iter::once("capicua-bot").chain(args.iter().copied())).unwrap();
+        match Cli::from_arg_matches(&matches).unwrap().command {
+            Command::Play(args) => args,
+            _ => panic!("not play: {args:?}"),
+        }
+    }
+
     #[test]
     fn await_assignments_without_a_player_is_refused_naming_both_ways() {
-        let cli = Cli::try_parse_from(["capicua-bot", "play", "--await-assignments"]).unwrap();
-        let Command::Play(args) = cli.command else { panic!("play") };
-        let e = plan_play(&args).err().expect("refused without a player").to_string();
-        assert!(e.contains("--register NAME or --token"), "{e}");
-        let cli = Cli::try_parse_from(["capicua-bot", "play", "--register", "ana", "--tournament", "1"]).unwrap();
-        let Command::Play(args) = cli.command else { panic!("play") };
-        assert!(plan_play(&args).is_ok_and(|p| p.awaiting && p.players.len() == 1));
+        let e = plan_play(&play_args(&["play", "--await-assignments"])).err().expect("refused without a player");
+        assert!(e.to_string().contains("--register NAME or --token"), "{e}");
+        let plan = plan_play(&play_args(&["play", "--register", "ana", "--tournament", "1"])).unwrap();
+        assert!(plan.awaiting && plan.players.len() == 1);
+        assert!(plan_play(&play_args(&["play", "--token", "t", "--await-assignments"])).is_ok());
     }
 }
