@@ -96,10 +96,12 @@ struct PlayArgs {
     /// Stop each bot after this many matches (default: play until stopped).
     #[arg(long)]
     matches: Option<u64>,
-    /// Wait for tournament assignments (needs `--token`) instead of finding rooms.
+    /// Wait for tournament assignments instead of finding rooms (needs a
+    /// registered player: `--register NAME` or `--token`).
     #[arg(long)]
     await_assignments: bool,
-    /// With `--await-assignments` (implied): follow this tournament and stop when it ends.
+    /// With `--await-assignments` (implied): follow this tournament and stop
+    /// when it ends. A tournament not created yet is waited for.
     #[arg(long)]
     tournament: Option<i64>,
     /// With `--await-assignments`: another server of the same database
@@ -577,5 +579,49 @@ fn print_tables(r: &ArenaReport) {
             s.elo,
             s.decision
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::{CommandFactory, FromArgMatches};
+
+    /// The help paragraph of `capicua-bot play`'s flag `--FLAG`: its line
+    /// and the indented lines after it.
+    fn flag_help(flag: &str) -> String {
+        let mut cli = Cli::command();
+        let help = cli.find_subcommand_mut("play").expect("a play subcommand").render_long_help().to_string();
+        let mut lines = help.lines().skip_while(|l| !l.trim_start().starts_with(&format!("--{flag}")));
+        let head = lines.next().unwrap_or_else(|| panic!("no --{flag} in:\n{help}"));
+        let body = lines.take_while(|l| !l.trim_start().starts_with('-') && !l.trim().is_empty());
+        std::iter::once(head).chain(body).collect::<Vec<_>>().join(" ")
+    }
+
+    #[test]
+    fn await_assignments_help_names_both_ways_to_be_a_registered_player() {
+        let help = flag_help("await-assignments");
+        assert!(help.contains("--register NAME") && help.contains("--token"), "{help}");
+        let help = flag_help("tournament");
+        assert!(help.contains("not created yet is waited for"), "{help}");
+    }
+
+    /// `capicua-bot play ARGS`, whatever `CAPICUA_TOKEN` the environment has.
+    fn play_args(args: &[&str]) -> PlayArgs {
+        let cmd = Cli::command().mut_subcommand("play", |p| p.mut_arg("token", |a| a.env(None::<&str>)));
+        let matches = cmd.try_get_matches_from(std::iter::once("capicua-bot").chain(args.iter().copied())).unwrap();
+        match Cli::from_arg_matches(&matches).unwrap().command {
+            Command::Play(args) => args,
+            _ => panic!("not play: {args:?}"),
+        }
+    }
+
+    #[test]
+    fn await_assignments_without_a_player_is_refused_naming_both_ways() {
+        let e = plan_play(&play_args(&["play", "--await-assignments"])).err().expect("refused without a player");
+        assert!(e.to_string().contains("--register NAME or --token"), "{e}");
+        let plan = plan_play(&play_args(&["play", "--register", "ana", "--tournament", "1"])).unwrap();
+        assert!(plan.awaiting && plan.players.len() == 1);
+        assert!(plan_play(&play_args(&["play", "--token", "t", "--await-assignments"])).is_ok());
     }
 }

@@ -277,38 +277,169 @@ async fn bots_waiting_in_two_rooms_gather_in_the_fuller_one() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// The binary running, its stderr lines collected as they come.
+struct Watched {
+    child: tokio::process::Child,
+    lines: Arc<Mutex<Vec<String>>>,
+    reader: tokio::task::JoinHandle<()>,
+}
+
+impl Watched {
+    fn spawn(dir: &Path, args: &[&str]) -> Watched {
+        let mut child = bot(dir, args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+        let lines = Arc::new(Mutex::new(Vec::<String>::new()));
+        let reader = {
+            let lines = lines.clone();
+            let mut stderr = BufReader::new(child.stderr.take().unwrap()).lines();
+            tokio::spawn(async move {
+                while let Ok(Some(line)) = stderr.next_line().await {
+                    lines.lock().unwrap().push(line);
+                }
+            })
+        };
+        Watched { child, lines, reader }
+    }
+
+    /// The stderr lines so far.
+    fn lines(&self) -> Vec<String> {
+        self.lines.lock().unwrap().clone()
+    }
+
+    /// Waits for a stderr line that `wanted` accepts, and returns it.
+    async fn line(&self, what: &str, wanted: impl Fn(&str) -> bool) -> String {
+        wait_for(what, WAIT, async || self.lines().into_iter().find(|l| wanted(l)).ok_or_else(|| self.lines())).await
+    }
+
+    /// Waits for the run to end (within [`RUN`]): its status, stdout and stderr lines.
+    async fn finish(mut self) -> (std::process::ExitStatus, String, Vec<String>) {
+        let mut stdout = String::new();
+        let mut out = self.child.stdout.take().unwrap();
+        let status = tokio::time::timeout(RUN, async {
+            tokio::io::AsyncReadExt::read_to_string(&mut out, &mut stdout).await.unwrap();
+            self.child.wait().await.unwrap()
+        })
+        .await
+        .unwrap_or_else(|_| panic!("the bot ran past {RUN:?}; stderr: {:?}", self.lines()));
+        self.reader.await.unwrap();
+        let stderr = self.lines.lock().unwrap().clone();
+        (status, stdout, stderr)
+    }
+}
+
+const ADMIN: &str = "s3cret";
+
+/// A tournament of one block duel: `entrant` against a hosted bot.
+async fn create_duel(server: &TestServer, entrant: &str) -> i64 {
+    let spec = serde_json::json!({
+        "name": "duel night", "seed": 3, "table": "duel", "variants": ["block"],
+        "entrants": [entrant, "bot:random"], "stages": [{"format": "round-robin"}],
+    });
+    let (status, created) = server.post_json("/api/tournaments", Some(ADMIN), &spec.to_string()).await;
+    assert_eq!(status, 201, "{created}");
+    created["id"].as_i64().unwrap()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_bot_registered_by_name_plays_its_tournament_tables() {
-    const ADMIN: &str = "s3cret";
+async fn a_bot_registered_by_name_waits_for_its_tournament_to_be_created_and_plays_it() {
     let config = capicua_server::Config { admin_token: Some(ADMIN.into()), ..common::config() };
     let server = TestServer::start_with(temp_db(), config).await;
     let dir = temp_dir("tournament");
     let url = server.url();
-    // The name is registered (and its token kept) before anything else is
-    // asked of the server: here, a tournament that does not exist.
-    let out = run(&dir, &["play", "--server", &url, "--register", "ana", "--tournament", "99"]).await;
-    let stderr = text(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
-    let lines: Vec<&str> = stderr.lines().collect();
-    assert_eq!(lines[0], format!("registered ana on {url}; its token is in ana.token"), "{stderr}");
-    assert_eq!(lines[1], "error: server error no-such-tournament: no tournament 99", "{stderr}");
+    // The players register and start their bots; the organiser creates
+    // the tournament naming them afterwards.
+    let bot = Watched::spawn(&dir, &["play", "--server", &url, "--register", "ana", "--tournament", "1"]);
+    let waiting = format!("tournament 1 does not exist yet on {url}; waiting for it to be created");
+    bot.line("the bot to say it waits", |l| l == waiting).await;
+    assert_eq!(bot.lines()[0], format!("registered ana on {url}; its token is in ana.token"));
     assert!(dir.join("ana.token").exists());
-    let spec = serde_json::json!({
-        "name": "duel night", "seed": 3, "table": "duel", "variants": ["block"],
-        "entrants": ["ana", "bot:random"], "stages": [{"format": "round-robin"}],
-    });
-    let (status, created) = server.post_json("/api/tournaments", Some(ADMIN), &spec.to_string()).await;
-    assert_eq!(status, 201, "{created}");
-    let id = created["id"].as_i64().unwrap().to_string();
-    let (stdout, stderr) = run_ok(&dir, &["play", "--server", &url, "--register", "ana", "--tournament", &id]).await;
-    assert!(stderr.contains("playing as ana (token from ana.token)"), "{stderr}");
+    assert_eq!(create_duel(&server, "ana").await, 1, "a fresh database numbers it 1");
+    let (status, stdout, stderr) = bot.finish().await;
+    assert!(status.success(), "{stderr:?}");
+    assert_eq!(stderr.iter().filter(|l| **l == waiting).count(), 1, "said once, not per look: {stderr:?}");
     let games = announced_games(&stdout, &server);
-    assert!(!games.is_empty(), "{stdout}");
-    for g in games {
-        assert!(seated_names(&server, g).await.contains(&"ana".to_string()));
-    }
-    let t = server.get_json(&format!("/api/tournaments/{id}")).await;
+    assert_eq!(games.len(), 1, "{stdout}");
+    assert!(seated_names(&server, games[0]).await.contains(&"ana".to_string()));
+    let t = server.get_json("/api/tournaments/1").await;
     assert_eq!(t["status"], "finished", "{t}");
+    // Started again for the finished tournament: its token is read back,
+    // and there is nothing left to play.
+    let (stdout, stderr) = run_ok(&dir, &["play", "--server", &url, "--register", "ana", "--tournament", "1"]).await;
+    assert!(stderr.contains("playing as ana (token from ana.token)"), "{stderr}");
+    assert!(!stderr.contains("does not exist"), "{stderr}");
+    assert_eq!(stdout, "");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A TCP proxy to `to` on `addr`: the server as the bots see it. Aborting
+/// the task closes the listener and drops every connection through it,
+/// as a server that dies does.
+async fn forwarding(addr: SocketAddr, to: SocketAddr) -> tokio::task::JoinHandle<()> {
+    let listener = tokio::net::TcpListener::bind(addr).await.unwrap();
+    tokio::spawn(async move {
+        // Dropped with the task: every connection through it ends.
+        let mut conns = tokio::task::JoinSet::new();
+        while let Ok((mut inbound, _)) = listener.accept().await {
+            conns.spawn(async move {
+                if let Ok(mut outbound) = tokio::net::TcpStream::connect(to).await {
+                    let _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound).await;
+                }
+            });
+        }
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_lost_mid_session_is_told_by_cause_and_counted_as_one_reconnect() {
+    let config = capicua_server::Config { admin_token: Some(ADMIN.into()), ..common::config() };
+    let server = TestServer::start_with(temp_db(), config).await;
+    let dir = temp_dir("outage");
+    let addr = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
+    let url = format!("ws://{addr}/ws");
+    let proxy = forwarding(addr, server.addr).await;
+    let bot = Watched::spawn(&dir, &["play", "--server", &url, "--register", "ana", "--tournament", "1"]);
+    let waiting = format!("tournament 1 does not exist yet on {url}; waiting for it to be created");
+    // Said once connected: the session is up.
+    bot.line("the bot to wait for its tournament", |l| l == waiting).await;
+
+    // The server dies: its connections drop, then nothing listens.
+    proxy.abort();
+    let _ = proxy.await;
+    let lost = bot.line("the lost connection to be told", |l| l.starts_with("lost the connection to")).await;
+    assert!(lost.starts_with(&format!("lost the connection to {url}: ")), "{lost}");
+    assert!(lost.ends_with("; retrying with backoff up to 30 s"), "{lost}");
+    let refused = format!("still cannot reach {url}: connection refused");
+    bot.line("the refusals to be told", |l| l == refused).await;
+    // Up but hanging up on every connection (a proxy before a server still
+    // down): another cause, told once; the attempts are not reconnects.
+    let accepted = Arc::new(Mutex::new(0));
+    let dropper = drop_connections(addr, accepted.clone()).await;
+    wait_until("two attempts hung up on", WAIT, async || *accepted.lock().unwrap() >= 2).await;
+    let cut = format!("still cannot reach {url}: connection closed before the WebSocket handshake");
+    bot.line("the hang-ups to be told", |l| l == cut).await;
+    dropper.abort();
+    let _ = dropper.await;
+
+    // Back: one line telling how long and how many attempts.
+    let _proxy = forwarding(addr, server.addr).await;
+    let back = bot.line("the bot to be back", |l| l.starts_with("reconnected to")).await;
+    let attempts: u32 = back
+        .strip_prefix(&format!("reconnected to {url} after "))
+        .and_then(|rest| rest.split(" s (").nth(1))
+        .and_then(|rest| rest.strip_suffix(" failed attempts)"))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{back:?}"));
+    assert!(attempts >= 4, "lost, refused, hung up on twice: {back}");
+
+    assert_eq!(create_duel(&server, "ana").await, 1);
+    let (status, stdout, stderr) = bot.finish().await;
+    assert!(status.success(), "{stderr:?}");
+    assert_eq!(stdout.lines().filter(|l| l.starts_with("game ")).count(), 1, "{stdout}");
+    // All it said: who it plays as, the wait (once), one line per cause of
+    // the outage and one for its end (none per attempt), and its tally.
+    let registered = format!("registered ana on {url}; its token is in ana.token");
+    let (tally, said) = stderr.split_last().unwrap();
+    assert_eq!(said, [registered, waiting, lost, refused, cut, back]);
+    assert!(tally.starts_with("moves ") && tally.ends_with(", reconnects 1"), "one outage, one reconnect: {tally}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -364,12 +495,14 @@ async fn an_unreachable_server_is_told_once_and_the_bots_play_once_it_is_up() {
     let seen = || lines.lock().unwrap().clone();
     wait_until("the outage to be told", WAIT, async || seen().contains(&told)).await;
 
-    // Up but dropping every connection: the bots keep trying, quietly.
+    // Up but dropping every connection: the bots keep trying, telling the
+    // new cause once.
     let accepted = Arc::new(Mutex::new(0));
     let dropper = drop_connections(addr, accepted.clone()).await;
     wait_until("the bots to retry several times", Duration::from_secs(60), async || *accepted.lock().unwrap() >= 8)
         .await;
-    assert_eq!(seen(), std::slice::from_ref(&told), "one line for the whole outage, not one per attempt or bot");
+    let cut = format!("still cannot reach {url}: connection closed before the WebSocket handshake");
+    assert_eq!(seen(), [told.clone(), cut], "one line per cause, not one per attempt or bot");
     dropper.abort();
     let _ = dropper.await;
 
@@ -392,7 +525,11 @@ async fn an_unreachable_server_is_told_once_and_the_bots_play_once_it_is_up() {
     let stderr = seen();
     assert!(status.success(), "{stderr:?}");
     assert_eq!(stderr.iter().filter(|l| l.contains("retrying")).count(), 1, "{stderr:?}");
-    assert_eq!(stderr.iter().filter(|l| **l == format!("reconnected to {url}")).count(), 1, "{stderr:?}");
+    // The bots never got through before: they connect, they do not reconnect.
+    let back: Vec<_> = stderr.iter().filter(|l| l.starts_with(&format!("connected to {url} after "))).collect();
+    assert_eq!(back.len(), 1, "{stderr:?}");
+    assert!(back[0].ends_with(" by 4 bots)"), "{stderr:?}");
+    assert!(stderr.last().unwrap().ends_with(", reconnects 0"), "{stderr:?}");
     assert_eq!(stdout.lines().filter(|l| l.starts_with("game ") && l.contains(" stored: ")).count(), 1, "{stdout}");
     stop.send(()).unwrap();
     tokio::time::timeout(Duration::from_secs(30), server).await.expect("stops").unwrap().unwrap();

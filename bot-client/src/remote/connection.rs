@@ -10,6 +10,28 @@ use super::CONNECT_TIMEOUT;
 use super::error::{RemoteError, unexpected};
 use crate::transport::{ServerAddr, Transport};
 
+/// What a failed WebSocket handshake with `url` (the TCP or Unix
+/// connection made) means: an HTTP answer other than the upgrade, a
+/// connection cut before any answer (nobody really there: retry), or an
+/// answer that is not a WebSocket server's.
+fn handshake_error(url: String, e: tokio_tungstenite::tungstenite::Error) -> RemoteError {
+    use tokio_tungstenite::tungstenite::Error as WsError;
+    use tokio_tungstenite::tungstenite::error::ProtocolError;
+    match e {
+        WsError::Http(response) => RemoteError::Http {
+            url,
+            status: response.status().as_u16(),
+            reason: response.status().canonical_reason().unwrap_or("").to_string(),
+        },
+        WsError::Io(_)
+        | WsError::ConnectionClosed
+        | WsError::AlreadyClosed
+        | WsError::Protocol(ProtocolError::HandshakeIncomplete) => RemoteError::HandshakeCut,
+        WsError::Protocol(detail) => RemoteError::Handshake { url, detail },
+        e => e.into(),
+    }
+}
+
 /// A WebSocket connection speaking the protocol.
 pub struct Connection {
     ws: WebSocketStream<Transport>,
@@ -50,15 +72,9 @@ impl Connection {
                 (url.as_str().into_client_request()?, Transport::Tcp(tcp), url.clone())
             }
         };
-        let (ws, _) =
-            tokio_tungstenite::client_async_with_config(request, stream, Some(config)).await.map_err(|e| match e {
-                WsError::Http(response) => RemoteError::Http {
-                    url,
-                    status: response.status().as_u16(),
-                    reason: response.status().canonical_reason().unwrap_or("").to_string(),
-                },
-                e => e.into(),
-            })?;
+        let (ws, _) = tokio_tungstenite::client_async_with_config(request, stream, Some(config))
+            .await
+            .map_err(|e| handshake_error(url, e))?;
         Ok(Connection { ws, next_id: 0 })
     }
 

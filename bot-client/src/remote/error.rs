@@ -29,6 +29,22 @@ pub enum RemoteError {
         /// Its reason phrase.
         reason: String,
     },
+    /// The server answered the WebSocket handshake, but not as a WebSocket
+    /// server does (a 101 without the upgrade headers, a response that is
+    /// not HTTP): not a capicua server's WebSocket.
+    #[error("{url}: WebSocket handshake failed ({detail}); is this a capicua server's /ws address?")]
+    Handshake {
+        /// The address tried.
+        url: String,
+        /// What was wrong with the answer.
+        detail: tokio_tungstenite::tungstenite::error::ProtocolError,
+    },
+    /// The server accepted the connection and closed or reset it before
+    /// the WebSocket handshake completed: a proxy in front of a server
+    /// that is down, or a server going down or out of room. Nothing was
+    /// refused: retrying may succeed.
+    #[error("connection closed before the WebSocket handshake")]
+    HandshakeCut,
     /// Connecting and the handshake took longer than [`CONNECT_TIMEOUT`].
     #[error("no answer within {} s", CONNECT_TIMEOUT.as_secs())]
     Timeout,
@@ -139,7 +155,7 @@ impl RemoteError {
         match self {
             RemoteError::Ws(W::Io(_) | W::ConnectionClosed | W::AlreadyClosed | W::Protocol(_)) => true,
             RemoteError::Http { status, .. } => *status >= 500 || *status == 429,
-            RemoteError::Timeout | RemoteError::Closed | RemoteError::NoSeat => true,
+            RemoteError::Timeout | RemoteError::Closed | RemoteError::NoSeat | RemoteError::HandshakeCut => true,
             RemoteError::Refused { code, .. } => close::may_reconnect(*code),
             RemoteError::Server { code, .. } => matches!(
                 code,
@@ -155,22 +171,35 @@ impl RemoteError {
         }
     }
 
-    /// What went wrong in a few words, for the line telling an outage.
+    /// What went wrong in a few words, for the lines telling an outage:
+    /// a server that cannot be reached (refused, closed before the
+    /// handshake) is told apart from a connection lost mid-session and
+    /// from a handshake the server really answered wrongly.
     pub fn cause(&self) -> String {
         use std::io::ErrorKind;
         use tokio_tungstenite::tungstenite::Error as W;
+        use tokio_tungstenite::tungstenite::error::ProtocolError as P;
         match self {
             RemoteError::Ws(W::Io(e)) => match e.kind() {
                 ErrorKind::ConnectionRefused => "connection refused".into(),
                 ErrorKind::ConnectionReset => "connection reset".into(),
                 ErrorKind::ConnectionAborted => "connection aborted".into(),
-                ErrorKind::UnexpectedEof => "connection closed".into(),
+                ErrorKind::UnexpectedEof | ErrorKind::BrokenPipe => "connection closed".into(),
                 ErrorKind::TimedOut => "timed out".into(),
                 ErrorKind::NotFound => "no such socket".into(),
                 _ => e.to_string(),
             },
             RemoteError::Ws(W::ConnectionClosed | W::AlreadyClosed) | RemoteError::Closed => "connection closed".into(),
-            RemoteError::Ws(W::Protocol(p)) => format!("WebSocket handshake failed ({p})"),
+            // The server went away mid-session (stopped, crashed, or a
+            // proxy dropped it) without a WebSocket close frame.
+            RemoteError::Ws(W::Protocol(P::ResetWithoutClosingHandshake)) => {
+                "connection closed without a close frame".into()
+            }
+            RemoteError::Ws(W::Protocol(P::HandshakeIncomplete)) | RemoteError::HandshakeCut => {
+                RemoteError::HandshakeCut.to_string()
+            }
+            RemoteError::Ws(W::Protocol(p)) => format!("WebSocket protocol error ({p})"),
+            RemoteError::Handshake { detail, .. } => format!("WebSocket handshake failed ({detail})"),
             RemoteError::Http { status, reason, .. } => format!("HTTP {status} {reason}"),
             other => other.to_string(),
         }
@@ -198,6 +227,8 @@ pub(crate) fn code_name(code: &ErrorCode) -> String {
 mod tests {
     use super::*;
     use crate::transport::AddrError;
+    use tokio_tungstenite::tungstenite::Error as W;
+    use tokio_tungstenite::tungstenite::error::ProtocolError;
 
     #[test]
     fn server_errors_carry_the_protocol_code_and_print_its_wire_name() {
@@ -211,7 +242,6 @@ mod tests {
 
     #[test]
     fn errors_are_transient_only_when_retrying_may_help() {
-        use tokio_tungstenite::tungstenite::Error as W;
         let server = |code| RemoteError::Server { code, message: String::new() };
         let http = |status| RemoteError::Http { url: "ws://h/ws".into(), status, reason: String::new() };
         let io = |kind| RemoteError::Ws(W::Io(std::io::Error::from(kind)));
@@ -220,6 +250,8 @@ mod tests {
             io(std::io::ErrorKind::ConnectionReset),
             RemoteError::Timeout,
             RemoteError::Closed,
+            RemoteError::HandshakeCut,
+            RemoteError::Ws(W::Protocol(ProtocolError::ResetWithoutClosingHandshake)),
             http(500),
             http(503),
             http(429),
@@ -250,11 +282,49 @@ mod tests {
             server(ErrorCode::NameTaken),
             RemoteError::NameTaken { name: "b".into(), server: "ws://h/ws".into(), path: "b.token".into() },
             RemoteError::Unexpected { request: "join", answer: String::new() },
+            RemoteError::Handshake { url: "ws://h/ws".into(), detail: ProtocolError::MissingUpgradeWebSocketHeader },
         ];
         for e in &permanent {
             assert!(!e.is_transient(), "{e:?}");
         }
-        assert_eq!(io(std::io::ErrorKind::ConnectionRefused).cause(), "connection refused");
         assert!(http(404).to_string().contains("answered HTTP 404"), "{}", http(404));
+    }
+
+    #[test]
+    fn an_unreachable_server_a_lost_connection_and_a_bad_handshake_are_told_apart() {
+        use std::io::ErrorKind;
+        let io = |kind| RemoteError::Ws(W::Io(std::io::Error::from(kind)));
+        let cases = [
+            // Nothing listening: the reconnect attempts of a bot whose server died.
+            (io(ErrorKind::ConnectionRefused), "connection refused"),
+            // Something accepts and hangs up before answering (a proxy in
+            // front of a server that is down).
+            (RemoteError::HandshakeCut, "connection closed before the WebSocket handshake"),
+            (
+                RemoteError::Ws(W::Protocol(ProtocolError::HandshakeIncomplete)),
+                "connection closed before the WebSocket handshake",
+            ),
+            // The server went away mid-session.
+            (
+                RemoteError::Ws(W::Protocol(ProtocolError::ResetWithoutClosingHandshake)),
+                "connection closed without a close frame",
+            ),
+            (io(ErrorKind::ConnectionReset), "connection reset"),
+            (RemoteError::Closed, "connection closed"),
+            (RemoteError::Timeout, "no answer within 10 s"),
+            (
+                RemoteError::Refused { code: close::GOING_AWAY, reason: "shutting down".into() },
+                "closed by the server with code 1001: shutting down",
+            ),
+        ];
+        for (e, want) in &cases {
+            assert_eq!(e.cause(), *want, "{e:?}");
+            assert!(!e.cause().contains("handshake failed"), "{e:?}");
+        }
+        // Only an answer that is not a WebSocket server's is a failed handshake.
+        let bad =
+            RemoteError::Handshake { url: "ws://h/ws".into(), detail: ProtocolError::MissingUpgradeWebSocketHeader };
+        assert!(bad.cause().starts_with("WebSocket handshake failed ("), "{}", bad.cause());
+        assert!(bad.to_string().starts_with("ws://h/ws: WebSocket handshake failed ("), "{bad}");
     }
 }

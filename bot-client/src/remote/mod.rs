@@ -11,9 +11,10 @@
 //! Errors are transient or permanent ([`RemoteError::is_transient`]): a bot
 //! retries the transient ones (an unreachable or restarting server, a
 //! dropped connection) with the backoff of [`crate::backoff`], saying so
-//! once per outage, and stops on a permanent one (a bad address, an HTTP
-//! answer that is not a WebSocket upgrade, a refused token, a request the
-//! server calls bad), since retrying cannot fix it.
+//! once per outage and cause, and stops on a permanent one (a bad address,
+//! an HTTP answer that is not a WebSocket upgrade, a refused token, a
+//! request the server calls bad), since retrying cannot fix it. A bot
+//! following a tournament that does not exist yet waits for it.
 //!
 //! Bots named by `--register` get their tokens first ([`tokens_for`]): from
 //! their token files ([`crate::token_file`]), or by registering.

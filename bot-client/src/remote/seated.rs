@@ -3,7 +3,8 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 use capicua_protocol::{Assignment, ClientMsg, ErrorCode, Progress, RoomId, ServerMsg};
 use capicua_strategy::poly::build_poly;
@@ -36,20 +37,23 @@ pub struct AwaitConfig {
 /// Waits for tournament assignments and plays them: joins the reserved
 /// seat, says ready, answers prompts; reconnects with backoff (and asks for
 /// its assignments again) when the connection drops. With a tournament,
-/// returns when that tournament is over.
+/// returns when that tournament is over; a tournament that does not exist
+/// yet is waited for (players register before the organiser creates it).
 pub async fn await_assignments(cfg: AwaitConfig, tally: Arc<Tally>) -> Result<(), RemoteError> {
     spec::build(&cfg.strategy, 0)?;
     let servers: Vec<String> = std::iter::once(cfg.server.clone()).chain(cfg.fallbacks.iter().cloned()).collect();
     // A tournament seat is reserved by name: an answer that is not the
     // expected one will not change, so only transient errors reconnect.
-    reconnecting(&servers, 0, &tally, Session::Assignments(&cfg)).await
+    let told_not_yet = AtomicBool::new(false);
+    reconnecting(&servers, 0, &tally, Session::Assignments(&cfg, &told_not_yet)).await
 }
 
 /// What one connection of a seated bot does.
 #[derive(Clone, Copy)]
 enum Session<'a> {
-    /// Plays its tournament assignments ([`await_assignments`]).
-    Assignments(&'a AwaitConfig),
+    /// Plays its tournament assignments ([`await_assignments`]); the flag
+    /// tells whether the wait for the tournament to exist was told.
+    Assignments(&'a AwaitConfig, &'a AtomicBool),
     /// Plays on a ladder ([`ladder`]).
     Ladder(&'a LadderConfig),
 }
@@ -58,7 +62,7 @@ impl Session<'_> {
     /// The registered player's token the connection says `hello` with.
     fn token(&self) -> &str {
         match self {
-            Session::Assignments(cfg) => &cfg.token,
+            Session::Assignments(cfg, _) => &cfg.token,
             Session::Ladder(cfg) => &cfg.token,
         }
     }
@@ -89,7 +93,7 @@ async fn reconnecting(
             backoff.reset();
             tally.recovered(index, server);
             match session {
-                Session::Assignments(cfg) => assignment_session(cfg, conn, addr, tally).await,
+                Session::Assignments(cfg, told) => assignment_session((cfg, told), conn, addr, tally).await,
                 Session::Ladder(cfg) => ladder_session(cfg, conn, addr, tally).await,
             }
         }
@@ -169,21 +173,16 @@ async fn ladder_session(
 }
 
 async fn assignment_session(
-    cfg: &AwaitConfig,
+    (cfg, told_not_yet): (&AwaitConfig, &AtomicBool),
     mut conn: Connection,
     addr: &ServerAddr,
     tally: &Arc<Tally>,
 ) -> Result<(), RemoteError> {
-    if let Some(t) = cfg.tournament {
-        match conn.request(ClientMsg::SubscribeTournament { tournament: t }, |_| {}).await? {
-            ServerMsg::TournamentProgress { progress: Progress::Subscribed { status, .. }, .. } => {
-                if status.is_over() {
-                    conn.close().await;
-                    return Ok(());
-                }
-            }
-            other => return Err(unexpected("subscribe-tournament", other)),
-        }
+    if let Some(t) = cfg.tournament
+        && !follow(&mut conn, t, addr, told_not_yet).await?
+    {
+        conn.close().await;
+        return Ok(());
     }
     // Seats given back by `hello` resend their prompt; assignments follow.
     let await_id = conn.send(ClientMsg::AwaitAssignments).await?;
@@ -220,6 +219,65 @@ async fn assignment_session(
                 }
             }
             _ => {}
+        }
+    }
+}
+
+/// The longest wait between two looks for a tournament that does not exist
+/// yet: it starts within a few seconds of being created, and a look is one
+/// small request.
+const TOURNAMENT_POLL_CAP: Duration = Duration::from_secs(4);
+
+/// What the answer to `subscribe-tournament` means for a bot following it.
+#[derive(Debug)]
+enum Followed {
+    /// Subscribed to a tournament not over yet: wait for its tables.
+    Following,
+    /// The tournament is over: nothing to play.
+    Over,
+    /// No such tournament yet: an organiser may create it after the
+    /// players registered, so look again later.
+    NotYet,
+    /// Any other answer, which waiting will not change.
+    Failed(RemoteError),
+}
+
+fn followed(answer: ServerMsg) -> Followed {
+    match answer {
+        ServerMsg::TournamentProgress { progress: Progress::Subscribed { status, .. }, .. } => {
+            if status.is_over() {
+                Followed::Over
+            } else {
+                Followed::Following
+            }
+        }
+        ServerMsg::Error { code: ErrorCode::NoSuchTournament, .. } => Followed::NotYet,
+        other => Followed::Failed(unexpected("subscribe-tournament", other)),
+    }
+}
+
+/// The line telling that the bot waits for tournament `t` to be created.
+fn not_yet_line(t: i64, server: &str) -> String {
+    format!("tournament {t} does not exist yet on {server}; waiting for it to be created")
+}
+
+/// Subscribes to tournament `t`, looking again with randomized backoff
+/// (capped at [`TOURNAMENT_POLL_CAP`]) while it does not exist yet, and
+/// saying so once per process (`told`). True when the tournament is
+/// followed, false when it is already over.
+async fn follow(conn: &mut Connection, t: i64, addr: &ServerAddr, told: &AtomicBool) -> Result<bool, RemoteError> {
+    let mut backoff = Backoff::from_os_with_limits(crate::backoff::BASE, TOURNAMENT_POLL_CAP);
+    loop {
+        match followed(conn.request(ClientMsg::SubscribeTournament { tournament: t }, |_| {}).await?) {
+            Followed::Following => return Ok(true),
+            Followed::Over => return Ok(false),
+            Followed::Failed(e) => return Err(e),
+            Followed::NotYet => {
+                if !told.swap(true, Ordering::Relaxed) {
+                    eprintln!("{}", not_yet_line(t, &addr.as_server()));
+                }
+                tokio::time::sleep(backoff.next_delay()).await;
+            }
         }
     }
 }
@@ -332,4 +390,33 @@ async fn play_seated(
         other => return Ok(Some(other)),
     }
     Ok(None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use capicua_protocol::TournamentStatus;
+
+    fn subscribed(status: TournamentStatus) -> ServerMsg {
+        ServerMsg::TournamentProgress { tournament: 1, progress: Progress::Subscribed { status, results: 0 } }
+    }
+
+    #[test]
+    fn a_tournament_not_created_yet_is_waited_for_and_other_answers_are_final() {
+        let no_such =
+            ServerMsg::Error { code: ErrorCode::NoSuchTournament, message: "no tournament 1".into(), url: None };
+        assert!(matches!(followed(no_such), Followed::NotYet));
+        assert!(matches!(followed(subscribed(TournamentStatus::Pending)), Followed::Following));
+        assert!(matches!(followed(subscribed(TournamentStatus::Running)), Followed::Following));
+        assert!(matches!(followed(subscribed(TournamentStatus::Finished)), Followed::Over));
+        let refused = ServerMsg::Error { code: ErrorCode::Unauthorized, message: "no".into(), url: None };
+        assert!(matches!(
+            followed(refused),
+            Followed::Failed(RemoteError::Server { code: ErrorCode::Unauthorized, .. })
+        ));
+        assert_eq!(
+            not_yet_line(3, "ws://h/ws"),
+            "tournament 3 does not exist yet on ws://h/ws; waiting for it to be created"
+        );
+    }
 }

@@ -3,11 +3,12 @@
 use std::collections::HashSet;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
 
 use capicua_protocol::{GameId, RoomId};
 
 use super::error::RemoteError;
-use crate::backoff::Outage;
+use crate::backoff::{self, Outage, Recovery, Told};
 use crate::transport::ServerAddr;
 
 /// Counters and reports shared by the bots of one process.
@@ -19,8 +20,11 @@ pub struct Tally {
     pub games: AtomicU64,
     /// Error frames received.
     pub errors: AtomicU64,
-    /// Reconnects.
+    /// Connections got back: a bot that had been connected failed, then
+    /// connected again (however many attempts that took).
     pub reconnects: AtomicU64,
+    /// The bots that have been connected at least once.
+    connected: Mutex<HashSet<u64>>,
     /// The bots that cannot reach the server right now.
     pub outage: Outage,
     /// Matches already reported: by stored game id, or by room and sequence
@@ -50,20 +54,29 @@ impl Tally {
         })
     }
 
-    /// Bot `bot` failed with a transient error: tells the outage if it is
-    /// the first bot to fail, and counts a reconnect.
+    /// Bot `bot` failed an attempt with a transient error (`connected`: it
+    /// had a connection and lost it): tells the outage when it starts or
+    /// shows a new cause.
     pub(crate) fn failed(&self, bot: u64, server: &str, e: &RemoteError, connected: bool) {
-        self.reconnects.fetch_add(1, Ordering::Relaxed);
-        if self.outage.failed(bot) {
-            eprintln!("{}", crate::backoff::down_line(server, &e.cause(), connected));
+        let cause = e.cause();
+        match self.outage.failed(bot, &cause, connected, Instant::now()) {
+            Told::Start => eprintln!("{}", backoff::down_line(server, &cause, connected)),
+            Told::NewCause => eprintln!("{}", backoff::still_line(server, &cause)),
+            Told::Quiet => {}
         }
     }
 
-    /// Bot `bot` is connected: tells the end of the outage if it was the
-    /// last bot retrying.
+    /// Bot `bot` is connected: counts a reconnect if it had been connected
+    /// before and failed since, and tells the end of the outage if it was
+    /// the last bot retrying.
     pub(crate) fn recovered(&self, bot: u64, server: &str) {
-        if self.outage.recovered(bot) {
-            eprintln!("{}", crate::backoff::up_line(server));
+        let first = self.connected.lock().expect("connected lock").insert(bot);
+        let recovery = self.outage.recovered(bot, Instant::now());
+        if !first && recovery != Recovery::Up {
+            self.reconnects.fetch_add(1, Ordering::Relaxed);
+        }
+        if let Recovery::Over(end) = recovery {
+            eprintln!("{}", backoff::up_line(server, &end));
         }
     }
 }
@@ -85,5 +98,39 @@ mod tests {
         let lost = tally.match_over(&unix, 4, 9, None).unwrap();
         assert!(lost.contains("could not store"), "{lost}");
         assert_eq!(tally.match_over(&unix, 4, 9, None), None);
+    }
+
+    #[test]
+    fn a_reconnect_is_a_connection_got_back_not_an_attempt() {
+        let tally = Tally::default();
+        let refused = RemoteError::Ws(tokio_tungstenite::tungstenite::Error::Io(std::io::Error::from(
+            std::io::ErrorKind::ConnectionRefused,
+        )));
+        let reconnects = || tally.reconnects.load(Ordering::Relaxed);
+        // A server not up yet: attempts fail, then the first connection is
+        // no reconnect.
+        tally.failed(0, "ws://h/ws", &refused, false);
+        tally.failed(0, "ws://h/ws", &refused, false);
+        tally.recovered(0, "ws://h/ws");
+        assert_eq!(reconnects(), 0);
+        // One outage of six failed attempts: one reconnect.
+        tally.failed(0, "ws://h/ws", &RemoteError::Closed, true);
+        for _ in 0..5 {
+            tally.failed(0, "ws://h/ws", &refused, false);
+        }
+        assert_eq!(reconnects(), 0, "attempts are not reconnects");
+        tally.recovered(0, "ws://h/ws");
+        assert_eq!(reconnects(), 1);
+        // A session that starts again without failing (a room closed).
+        tally.recovered(0, "ws://h/ws");
+        assert_eq!(reconnects(), 1);
+        // Two bots back from one outage: two reconnects.
+        tally.recovered(1, "ws://h/ws");
+        tally.failed(0, "ws://h/ws", &RemoteError::Closed, true);
+        tally.failed(1, "ws://h/ws", &RemoteError::Closed, true);
+        tally.failed(1, "ws://h/ws", &refused, false);
+        tally.recovered(1, "ws://h/ws");
+        tally.recovered(0, "ws://h/ws");
+        assert_eq!(reconnects(), 3);
     }
 }
