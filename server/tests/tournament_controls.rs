@@ -605,3 +605,63 @@ async fn a_late_entrant_joins_a_swiss_from_the_next_round_planned_over_http_and_
     let again = server.get_json(&detail_path(id)).await;
     assert_eq!((&again["standings"], &again["entrants"]), (&done["standings"], &done["entrants"]));
 }
+
+/// The progress events of a subscriber other than round starts (a round may
+/// open before or after it subscribed).
+fn controls_seen(c: &Client) -> Vec<String> {
+    progress(c)
+        .iter()
+        .filter(|e| e["event"] != "round-started")
+        .map(|e| format!("{} by {}", e["event"].as_str().unwrap(), e["by"].as_str().unwrap_or("-")))
+        .collect()
+}
+
+/// Two servers on one PostgreSQL database: a control taken on either
+/// reaches the tournament's followers on both, once each, whichever node
+/// runs the tournament.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn controls_taken_on_one_node_reach_the_followers_of_every_node() {
+    let Some(pg) = capicua_pgtest::require("controls_taken_on_one_node_reach_the_followers_of_every_node") else {
+        return;
+    };
+    let database = pg.fresh_database();
+    let a = admin_server_on(PathBuf::from(&database)).await;
+    let b = admin_server_on(PathBuf::from(&database)).await;
+    register(&a, &["ana", "ben"]).await;
+    let id = create(&a, json!(["ana", "ben", "bot:random#1", "bot:random#2"])).await;
+    let mut watchers = Vec::new();
+    for server in [&a, &b] {
+        let mut w = server.guest().await;
+        let r = w.request(json!({"type": "subscribe-tournament", "tournament": id})).await;
+        assert_eq!(r["progress"]["event"], "subscribed", "{r}");
+        watchers.push(w);
+    }
+    // The tables wait for ana and ben; the organiser works from both desks.
+    let steps = [(&b, "pause", "b-desk"), (&a, "withdraw", "a-desk"), (&b, "resume", "b-desk"), (&a, "pause", "a-desk")];
+    let mut expected = vec!["subscribed by -".to_string()];
+    for (server, name, by) in steps {
+        let body = if name == "withdraw" { json!({"entrant": "bot:random#2", "by": by}) } else { json!({"by": by}) };
+        let (s, e) = control(server, id, name, body).await;
+        assert_eq!(s, 200, "{name} on {by}: {e}");
+        let event = match name {
+            "pause" => "paused",
+            "resume" => "resumed",
+            _ => "withdrawn",
+        };
+        expected.push(format!("{event} by {by}"));
+        // Each follower reads until it has seen the control (a frame waits
+        // at most `WAIT`).
+        for w in &mut watchers {
+            while controls_seen(w).len() < expected.len() {
+                w.recv().await;
+            }
+        }
+    }
+    for (w, node) in watchers.iter().zip(["a", "b"]) {
+        assert_eq!(controls_seen(w), expected, "node {node}'s follower, once each and in order");
+    }
+    // The tournament is paused whichever node is asked.
+    for server in [&a, &b] {
+        assert_eq!(server.get_json(&format!("/api/tournaments/{id}")).await["status"], "paused");
+    }
+}

@@ -25,6 +25,9 @@ pub(crate) struct RegistryInner {
     pub(crate) subscribers: HashMap<TournamentId, Vec<Client>>,
     /// The wake-up channel of each running tournament's runner.
     pub(crate) runners: HashMap<TournamentId, tokio::sync::mpsc::UnboundedSender<Wake>>,
+    /// Controls taken on this node (by their audit id) that its followers
+    /// were told of when they were taken; the relay skips them.
+    pub(crate) told_here: HashSet<(TournamentId, i64)>,
 }
 
 /// The server's tournament state: who waits for tables, who follows which

@@ -36,6 +36,7 @@
 //! played again from its start in a new room (the interrupted moves are not
 //! kept).
 
+mod announce;
 mod host;
 pub(crate) mod placement;
 mod relay;
@@ -243,13 +244,25 @@ impl Registry {
 
     /// The tournaments someone follows here that run on another node.
     fn followed_elsewhere(&self) -> Vec<TournamentId> {
+        let all = self.followed();
+        let inner = self.lock();
+        all.into_iter().filter(|id| !inner.runners.contains_key(id)).collect()
+    }
+
+    /// Every tournament someone follows here.
+    fn followed(&self) -> Vec<TournamentId> {
         let mut inner = self.lock();
-        let inner = &mut *inner;
         inner.subscribers.retain(|_, subs| {
             subs.retain(|c| c.out.is_open());
             !subs.is_empty()
         });
-        inner.subscribers.keys().filter(|id| !inner.runners.contains_key(id)).copied().collect()
+        inner.subscribers.keys().copied().collect()
+    }
+
+    /// Marks a control taken here (its audit id) as told to this node's
+    /// followers, so the relay does not tell it again.
+    pub(crate) fn told(&self, tournament: TournamentId, control: i64) {
+        self.lock().told_here.insert((tournament, control));
     }
 
     /// Tells the tournament's runner, if one runs here, to look at its

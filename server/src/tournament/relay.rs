@@ -6,12 +6,18 @@
 //! served here instead: every look of the node's host task replays the
 //! tournament's new log entries ([`super::replays::ReplayCache`]) and
 //! publishes what they show: rounds started, tables finished, the end.
+//!
+//! The organiser's controls may be taken on any node. The node taking one
+//! tells its own followers at once; every node reads the controls taken
+//! since it last looked ([`look_controls`]) and tells its followers those
+//! taken elsewhere, and wakes the tournament's runner if it runs here.
 
 use std::collections::HashMap;
 
 use capicua_protocol::{Progress, TournamentId, TournamentStatus};
 
 use super::TournamentError;
+use super::announce::control_progress;
 use super::runner::round_started;
 use crate::AppState;
 
@@ -61,6 +67,42 @@ pub(crate) async fn look(
             r.finished = true;
             let winners = t.winners().iter().map(|w| t.entrants()[w.index()].name.clone()).collect();
             state.tournaments.publish(id, Progress::Finished { winners });
+        }
+    }
+    Ok(())
+}
+
+/// Tells this node's followers of every tournament followed here (run here
+/// or elsewhere) the controls taken on other nodes since the last look:
+/// `seen` holds, per tournament, the audit id last looked at (a tournament
+/// first followed starts from where its trail stands).
+pub(crate) async fn look_controls(state: &AppState, seen: &mut HashMap<TournamentId, i64>) -> Result<(), TournamentError> {
+    let followed = state.tournaments.followed();
+    seen.retain(|id, _| followed.contains(id));
+    state.tournaments.lock().told_here.retain(|(id, _)| followed.contains(id));
+    for id in followed {
+        let trail = state.db.tournament_audit(id).await?;
+        let last = trail.last().map_or(0, |a| a.id);
+        let Some(cursor) = seen.insert(id, last) else { continue };
+        let new: Vec<_> = trail.into_iter().filter(|a| a.id > cursor).collect();
+        if new.is_empty() {
+            continue;
+        }
+        let elsewhere: Vec<_> = {
+            let mut inner = state.tournaments.lock();
+            new.into_iter().filter(|a| !inner.told_here.remove(&(id, a.id))).collect()
+        };
+        if elsewhere.is_empty() {
+            continue;
+        }
+        // A runner here reads the status and the log again.
+        state.tournaments.poke(id);
+        let Some(guard) = state.tournaments.replays.current(&state.db, id).await? else { continue };
+        let Some(replayed) = guard.as_ref() else { continue };
+        for a in elsewhere {
+            if let Some(p) = control_progress(&a.action, a.control.as_ref(), a.by, &replayed.tournament) {
+                state.tournaments.publish(id, p);
+            }
         }
     }
     Ok(())
