@@ -222,7 +222,7 @@ async fn a_round_robin_shows_who_is_here_its_pairings_its_correction_and_its_wit
         shown.lines().any(|l| l.trim_start().starts_with("cy: missing") && l.ends_with("not connected: cy")),
         "{shown}"
     );
-    assert!(shown.contains(&format!("table 1: node ")) && shown.contains(&url), "{shown}");
+    assert!(shown.contains("table 1: node ") && shown.contains(&url), "{shown}");
 
     // The pairings of the waiting round: each table waits for its players.
     let pairings = server.get_json(&format!("/api/tournaments/{id}/pairings?round=0")).await;
