@@ -134,6 +134,12 @@ impl Lobby {
         self.acting.lock().expect("acting lock").insert(player, now).filter(|old| old.conn != conn)
     }
 
+    /// Whether a connection of this server acts for `player` (a live
+    /// WebSocket that said hello with the player's token).
+    pub(crate) fn is_acting(&self, player: i64) -> bool {
+        self.acting.lock().expect("acting lock").contains_key(&player)
+    }
+
     /// Forgets `conn` as the connection acting for `player`, unless a newer
     /// one took over.
     pub(crate) fn release(&self, player: i64, conn: ConnId) {

@@ -29,6 +29,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::AppState;
 use crate::api::{ApiError, ApiPath, ApiQuery};
+use crate::db::tournaments::GameCorrection;
 use crate::db::{Play, SeatRecord, StoredGame};
 
 /// The most steps in one page, and the default `limit`: the byte bound
@@ -82,10 +83,21 @@ struct ReplayHead<'a, V, View> {
     seat: Option<u8>,
     /// Who sat where.
     seats: &'a [SeatRecord],
-    /// Final scores by side.
+    /// Final scores by side: of the result that counts (the organiser's
+    /// correction of a tournament table, if any).
     scores: &'a [i32],
-    /// The winning side.
+    /// The winning side of the result that counts.
     winner: Option<u8>,
+    /// The scores as played, when a correction replaced them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    played_scores: Option<&'a [i32]>,
+    /// The winning side as played, when a correction replaced it (absent
+    /// otherwise; `null` for a draw as played).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    played_winner: Option<Option<u8>>,
+    /// The organiser's correction of the tournament table this game was.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    correction: Option<&'a GameCorrection>,
     /// The seat whose side forfeited.
     forfeit: Option<u8>,
     /// The view at the start.
@@ -200,6 +212,7 @@ pub(crate) async fn game(
         .await
         .map_err(ApiError::internal)?
         .ok_or_else(|| ApiError::of(ErrorCode::NoSuchGame, format!("no game {id}")))?;
+    let correction = state.db.game_correction(id).await.map_err(ApiError::internal)?;
     if let Some(s) = q.seat
         && s >= g.play.seats()
     {
@@ -217,7 +230,7 @@ pub(crate) async fn game(
     let window = Window { seat: q.seat, from, limit, budget: state.config.replay_page_bytes };
     // Replaying thousands of moves is CPU work: off the workers that move
     // every connection's bytes.
-    let body = tokio::task::spawn_blocking(move || page(g, window)).await.map_err(ApiError::internal)??;
+    let body = tokio::task::spawn_blocking(move || page(g, correction, window)).await.map_err(ApiError::internal)??;
     let body = Bytes::from(body);
     let chunks: Vec<Bytes> =
         (0..body.len()).step_by(CHUNK).map(|at| body.slice(at..(at + CHUNK).min(body.len()))).collect();
@@ -233,9 +246,11 @@ pub(crate) async fn game(
 }
 
 /// The page's JSON body.
-fn page(g: StoredGame, w: Window) -> Result<Vec<u8>, ApiError> {
+fn page(g: StoredGame, correction: Option<GameCorrection>, w: Window) -> Result<Vec<u8>, ApiError> {
     let StoredGame { id, room_id: room, play, seed, scores, winner, forfeit, seats, .. } = g;
-    let facts = Facts { id, room, seats, scores, winner, forfeit, total: play.plies() };
+    let sides: Vec<u8> = seats.iter().map(|s| s.side).collect();
+    let counted = correction.as_ref().map(|c| c.by_side(&sides, &scores));
+    let facts = Facts { id, room, seats, scores, winner, forfeit, total: play.plies(), correction, counted };
     match play {
         Play::Tiles { variant, seating, moves } => tiles_page(&facts, &variant, seating, &moves, seed, w),
         Play::Poly { variant, seats, moves } => poly_page(&facts, &variant, seats, moves, seed, w),
@@ -252,6 +267,10 @@ struct Facts {
     forfeit: Option<u8>,
     /// The game's steps.
     total: usize,
+    /// The organiser's correction of its tournament table.
+    correction: Option<GameCorrection>,
+    /// The corrected result by side (scores, winner), when corrected.
+    counted: Option<(Vec<i32>, Option<u8>)>,
 }
 
 impl Facts {
@@ -264,8 +283,11 @@ impl Facts {
             variant,
             seat: w.seat,
             seats: &self.seats,
-            scores: &self.scores,
-            winner: self.winner,
+            scores: self.counted.as_ref().map_or(&self.scores, |c| &c.0),
+            winner: self.counted.as_ref().map_or(self.winner, |c| c.1),
+            played_scores: self.counted.as_ref().map(|_| &self.scores[..]),
+            played_winner: self.counted.as_ref().map(|_| self.winner),
+            correction: self.correction.as_ref(),
             forfeit: self.forfeit,
             start,
             total_steps: self.total,

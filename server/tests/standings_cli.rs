@@ -6,6 +6,7 @@ mod common;
 use std::process::Command;
 
 use common::temp_db;
+use serde_json::json;
 
 /// Runs `args` to the end: (exit success, stdout, stderr).
 fn run(args: &[&str]) -> (bool, String, String) {
@@ -23,7 +24,8 @@ fn run(args: &[&str]) -> (bool, String, String) {
 
 /// Stores a tournament from `spec` with the command line; its id.
 fn create(db: &str, spec: &str) -> i64 {
-    let file = std::env::temp_dir().join(format!("capicua-standings-{}-{}.toml", std::process::id(), db.len()));
+    // Named after the database: tests running at once each write their own.
+    let file = std::path::PathBuf::from(format!("{db}.spec.toml"));
     std::fs::write(&file, spec).unwrap();
     let (ok, stdout, stderr) = run(&["tournament", "create", "--database", db, "--file", file.to_str().unwrap()]);
     let _ = std::fs::remove_file(file);
@@ -205,4 +207,40 @@ async fn the_table_shows_what_ranks_it() {
     let lines: Vec<&str> = stdout.lines().collect();
     assert_eq!(&words(lines[2])[10..], ["tb1", "tb2", "tb3", "tb4"], "{stdout}");
     assert_eq!(words(lines[3]), ["1", "bot:heuristic", "0", "3", "1", "0", "1", "0", "2", "150", "0", "1", "15", "0"]);
+}
+
+/// An entrant the organiser withdrew may also be out of a knockout: the
+/// table says why it left, `(withdrawn)`, not `(eliminated)`.
+#[tokio::test]
+async fn a_withdrawn_entrant_reads_withdrawn_not_eliminated() {
+    let path = temp_db();
+    let db = path.to_str().unwrap();
+    let cup = create(db, CUP);
+    let store = capicua_server::Db::open(db).await.unwrap();
+    for (rank, name, withdrawn) in [(1, "bot:heuristic", false), (2, "bot:random", true)] {
+        sqlx::query(
+            "INSERT INTO tournament_standing_rows (tournament_id, rank, entrant_id, entrant, points, wins, draws,
+             losses, games, byes, timeouts, score, stage, eliminated, disqualified, reprieves, tie_breaks, withdrawn)
+             VALUES (?, ?, ?, ?, 0, 0, 0, 0, 0, 0, 0, 0, 0, ?, 0, 0, '[0, 0, 0, 0]', ?)",
+        )
+        .bind(cup)
+        .bind(rank)
+        .bind(rank - 1)
+        .bind(name)
+        .bind(withdrawn)
+        .bind(withdrawn)
+        .execute(store.pool())
+        .await
+        .unwrap();
+    }
+    store.close().await;
+    let (ok, stdout, stderr) = run(&["standings", "--database", db, "--tournament", &cup.to_string()]);
+    assert!(ok, "{stderr}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(words(lines[3]).last(), Some(&"0"), "{stdout}");
+    assert_eq!(words(lines[4]).last(), Some(&"(withdrawn)"), "{stdout}");
+    let (ok, json, stderr) = run(&["standings", "--database", db, "--tournament", &cup.to_string(), "--json"]);
+    assert!(ok, "{stderr}");
+    let rows: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!((&rows[0]["withdrawn"], &rows[1]["withdrawn"]), (&json!(false), &json!(true)), "{rows}");
 }

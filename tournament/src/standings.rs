@@ -44,6 +44,11 @@ pub struct Standing {
     pub eliminated: bool,
     /// Disqualified (ranks below everyone not disqualified).
     pub disqualified: bool,
+    /// Withdrawn by the organiser: seated in no round planned after the
+    /// withdrawal, never a winner. Absent in rows stored before the field
+    /// existed, which read as not withdrawn.
+    #[serde(default)]
+    pub withdrawn: bool,
     /// Times the lenient referee let it stay in.
     pub reprieves: u32,
 }

@@ -340,6 +340,7 @@ impl Tournament {
                     stage: self.stage_reached[e.index()],
                     eliminated: self.eliminated[e.index()],
                     disqualified: self.disqualified[e.index()],
+                    withdrawn: self.withdrawn[e.index()],
                     reprieves: s.reprieves,
                 }
             })

@@ -14,6 +14,7 @@ pub(crate) mod board;
 pub(crate) mod health;
 pub(crate) mod http;
 pub(crate) mod ladder;
+pub(crate) mod pairings;
 pub(crate) mod register;
 pub(crate) mod schema;
 pub(crate) mod serve;

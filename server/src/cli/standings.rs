@@ -66,8 +66,12 @@ pub(crate) async fn tournament(database: &str, id: i64, json: bool) -> anyhow::R
         for (label, value) in order.tie_break_labels.iter().zip(&r.tie_breaks) {
             line.push_str(&format!(" {value:>w$}", w = label.len().max(5)));
         }
+        // Withdrawn first: a withdrawn entrant may also be marked as not
+        // advancing, but it left by the organiser's hand, not by losing.
         if r.disqualified {
             line.push_str("  (disqualified)");
+        } else if r.withdrawn {
+            line.push_str("  (withdrawn)");
         } else if r.eliminated {
             line.push_str("  (eliminated)");
         }

@@ -1,5 +1,7 @@
 //! `capicua-server tournament`: creating and listing tournaments in the
-//! database, and an organiser's controls through the serving server.
+//! database, and an organiser's controls, pairings, who is here and
+//! exports through the serving server (which alone knows its rooms and
+//! connections).
 
 use std::time::Duration;
 
@@ -62,6 +64,34 @@ pub(crate) enum TournamentCommand {
         #[command(flatten)]
         to: Organiser,
     },
+    /// Prints each round's pairings from the serving server: its tables'
+    /// seats, results (and who corrected them), games, open tables' state,
+    /// and the byes. Rounds and tables are numbered from 1 here.
+    Pairings {
+        #[command(flatten)]
+        from: Reader,
+        /// Only this round (from 1, as printed).
+        #[arg(long)]
+        round: Option<u32>,
+    },
+    /// Shows a tournament as the serving server sees it now: its status,
+    /// who is here (playing, waiting, missing) and the node of each open table.
+    Show {
+        #[command(flatten)]
+        from: Reader,
+    },
+    /// Prints the standings, pairings or results of a tournament from the
+    /// serving server, as CSV (a header row) or JSON.
+    Export {
+        #[command(flatten)]
+        from: Reader,
+        /// What to export.
+        #[arg(long, value_enum)]
+        what: Export,
+        /// The format.
+        #[arg(long, value_enum, default_value = "csv")]
+        format: ExportFormat,
+    },
     /// Corrects a recorded result; the standings are recomputed.
     Correct {
         #[command(flatten)]
@@ -98,6 +128,35 @@ pub(crate) struct Organiser {
     by: Option<String>,
 }
 
+/// Where a reading command asks: the serving server, whose public API
+/// answers it (no token needed).
+#[derive(clap::Args)]
+pub(crate) struct Reader {
+    /// The tournament's id.
+    id: i64,
+    /// The serving server's base URL (plain `http://HOST[:PORT]`).
+    #[arg(long, env = "CAPICUA_SERVER", default_value = "http://127.0.0.1:8080")]
+    server: String,
+}
+
+/// What `tournament export` prints.
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub(crate) enum Export {
+    /// One row per entrant, leader first.
+    Standings,
+    /// One row per seat of every table, and per bye.
+    Pairings,
+    /// One row per recorded result.
+    Results,
+}
+
+/// How `tournament export` prints it.
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub(crate) enum ExportFormat {
+    Csv,
+    Json,
+}
+
 /// Runs one `tournament` command on `database`.
 pub(crate) async fn run(command: TournamentCommand, database: &str, allow_foreign_tables: bool) -> anyhow::Result<()> {
     match command {
@@ -105,6 +164,9 @@ pub(crate) async fn run(command: TournamentCommand, database: &str, allow_foreig
             create(&file, starts_at.as_deref(), database, allow_foreign_tables).await
         }
         TournamentCommand::List => list(database).await,
+        TournamentCommand::Pairings { from, round } => super::pairings::print(&from, round).await,
+        TournamentCommand::Show { from } => super::pairings::show(&from).await,
+        TournamentCommand::Export { from, what, format } => export(&from, what, format).await,
         control => organise(control).await,
     }
 }
@@ -186,8 +248,12 @@ fn control_of(command: TournamentCommand) -> anyhow::Result<(Organiser, &'static
             }
             (to, "correct", body)
         }
-        TournamentCommand::Create { .. } | TournamentCommand::List => {
-            unreachable!("create and list go to the database, not the server")
+        TournamentCommand::Create { .. }
+        | TournamentCommand::List
+        | TournamentCommand::Pairings { .. }
+        | TournamentCommand::Show { .. }
+        | TournamentCommand::Export { .. } => {
+            unreachable!("create, list and the reading commands are no controls")
         }
     })
 }
@@ -217,6 +283,58 @@ async fn organise(command: TournamentCommand) -> anyhow::Result<()> {
     match json.as_ref().and_then(|j| j.get("status")?.as_str().map(String::from)) {
         Some(state) => outln!("tournament {} {control}: done (status {state})", to.id),
         None => outln!("tournament {} {control}: done", to.id),
+    }
+    Ok(())
+}
+
+impl Reader {
+    /// `GET` of `path` under the tournament's API URL: the answer's body,
+    /// or the server's error.
+    pub(crate) async fn get(&self, path: &str) -> anyhow::Result<String> {
+        let url = format!("{}/api/tournaments/{}{path}", self.server.trim_end_matches('/'), self.id);
+        let call = super::http::request("GET", &url, None, None);
+        let answer = tokio::time::timeout(Duration::from_secs(30), call)
+            .await
+            .map_err(|_| anyhow::anyhow!("{url}: no answer within 30 s"))??;
+        if !(200..300).contains(&answer.status) {
+            let reason = serde_json::from_str::<serde_json::Value>(&answer.body)
+                .ok()
+                .and_then(|j| Some(format!("{}: {}", j.get("code")?.as_str()?, j.get("message")?.as_str()?)))
+                .unwrap_or_else(|| answer.body.split_whitespace().collect::<Vec<_>>().join(" "));
+            anyhow::bail!("tournament {}: HTTP status {}: {reason}", self.id, answer.status);
+        }
+        Ok(answer.body)
+    }
+
+    /// [`Reader::get`] as JSON.
+    pub(crate) async fn get_json(&self, path: &str) -> anyhow::Result<serde_json::Value> {
+        let body = self.get(path).await?;
+        serde_json::from_str(&body).with_context(|| format!("the server's answer to {path} is not JSON"))
+    }
+}
+
+/// Prints an export as the serving server writes it.
+async fn export(from: &Reader, what: Export, format: ExportFormat) -> anyhow::Result<()> {
+    let name = match what {
+        Export::Standings => "standings",
+        Export::Pairings => "pairings",
+        Export::Results => "results",
+    };
+    let body = match format {
+        ExportFormat::Csv => from.get(&format!("/{name}.csv")).await?,
+        ExportFormat::Json => serde_json::to_string_pretty(&from.get_json(&format!("/{name}")).await?)?,
+    };
+    // The CSV ends its last row itself; JSON gets a final line break.
+    match format {
+        ExportFormat::Csv => {
+            use std::io::Write;
+            let mut out = std::io::stdout().lock();
+            match out.write_all(body.as_bytes()).and_then(|()| out.flush()) {
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(0),
+                r => r.context("writing to stdout")?,
+            }
+        }
+        ExportFormat::Json => outln!("{body}"),
     }
     Ok(())
 }

@@ -13,10 +13,14 @@
 //! - [`control`]: status changes and the organiser's controls, as
 //!   [`capicua_tournament::ControlAction`] decides them, and the audit trail;
 //! - [`tables`]: rounds' and arenas' stored tables and their rooms;
-//! - [`standings`]: the rows behind the `tournament_standings` view.
+//! - [`standings`]: the rows behind the `tournament_standings` view;
+//! - [`corrections`]: the correction that counts for a stored game;
+//! - [`presence`]: the node of each open table.
 
 pub mod control;
+pub mod corrections;
 pub mod log;
+pub mod presence;
 pub mod standings;
 pub mod tables;
 
@@ -30,7 +34,9 @@ use super::{Db, DbError, now_secs};
 
 pub use capicua_tournament::ControlAction;
 pub use control::{AuditEntry, ControlOutcome, Deleted};
+pub use corrections::GameCorrection;
 pub use log::{LogTail, Logged, StoredControl, StoredResult};
+pub use presence::TableNode;
 pub use tables::StoredTable;
 
 pub use crate::record::TableLink;

@@ -1,4 +1,5 @@
-//! Stored games and ratings: `GET /api/games` (a page of games),
+//! Stored games and ratings: `GET /api/games` (a page of games, each as
+//! its result counts: a corrected tournament table shows its correction),
 //! `GET /api/leaderboard`, `GET /api/leaderboards`.
 
 use std::sync::Arc;
@@ -7,11 +8,40 @@ use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
 use capicua_protocol::ErrorCode;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::AppState;
 use crate::api::{ApiError, ApiQuery};
+use crate::db::tournaments::GameCorrection;
 use crate::db::{GameSummary, Standing};
+
+/// A game of `GET /api/games`: its summary, whose `scores` and `winner` are
+/// the result that counts; for a tournament table the organiser
+/// corrected, also the result as played and the correction.
+#[derive(Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub(super) struct Listed {
+    #[serde(flatten)]
+    game: GameSummary,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    played_scores: Option<Vec<i32>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    played_winner: Option<Option<u8>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    correction: Option<GameCorrection>,
+}
+
+/// `game` as it counts: corrected by `correction`, if any.
+fn listed(mut game: GameSummary, correction: Option<GameCorrection>) -> Listed {
+    let Some(c) = correction else {
+        return Listed { game, played_scores: None, played_winner: None, correction: None };
+    };
+    let sides: Vec<u8> = game.seats.iter().map(|s| s.side).collect();
+    let (scores, winner) = c.by_side(&sides, &game.scores);
+    let played_scores = Some(std::mem::replace(&mut game.scores, scores));
+    let played_winner = Some(std::mem::replace(&mut game.winner, winner));
+    Listed { game, played_scores, played_winner, correction: Some(c) }
+}
 
 /// The longest page of `GET /api/games`.
 const GAMES_LIMIT: u32 = 100;
@@ -30,7 +60,7 @@ pub(super) struct GamesQuery {
 pub(super) async fn games(
     State(state): State<Arc<AppState>>,
     ApiQuery(q): ApiQuery<GamesQuery>,
-) -> Result<Json<Vec<GameSummary>>, ApiError> {
+) -> Result<Json<Vec<Listed>>, ApiError> {
     let bad = |m: String| ApiError::new(StatusCode::BAD_REQUEST, ErrorCode::BadRequest, m);
     let limit = q.limit.unwrap_or(20);
     if !(1..=GAMES_LIMIT).contains(&limit) {
@@ -45,7 +75,21 @@ pub(super) async fn games(
         );
     }
     let games = state.db.recent_games(limit, q.before, q.player.as_deref()).await.map_err(ApiError::internal)?;
-    Ok(Json(games))
+    let (lo, hi) = games.iter().fold((i64::MAX, i64::MIN), |(lo, hi), g| (lo.min(g.id), hi.max(g.id)));
+    let maybe = if games.is_empty() {
+        Vec::new()
+    } else {
+        state.db.maybe_corrected_games(lo, hi).await.map_err(ApiError::internal)?
+    };
+    let mut out = Vec::with_capacity(games.len());
+    for g in games {
+        let correction = match maybe.contains(&g.id) {
+            true => state.db.game_correction(g.id).await.map_err(ApiError::internal)?,
+            false => None,
+        };
+        out.push(listed(g, correction));
+    }
+    Ok(Json(out))
 }
 
 #[derive(Deserialize)]

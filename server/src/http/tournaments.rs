@@ -3,7 +3,10 @@
 //! organiser's controls (admin): `POST /api/tournaments/{id}/pause`,
 //! `resume`, `cancel`, `withdraw`, `correct`, `enter` (a late entrant into a
 //! Swiss or an arena), `DELETE /api/tournaments/{id}`
-//! (one not started), and their audit trail, `GET /api/tournaments/{id}/audit`.
+//! (one not started), and their audit trail, `GET /api/tournaments/{id}/audit`;
+//! each round's pairings and the recorded results,
+//! `GET /api/tournaments/{id}/pairings` and `/results` ([`pairings`]), and
+//! their CSV exports with the standings' ([`exports`]).
 //!
 //! Errors answer `{"code", "message"}` like every HTTP error of the server,
 //! plus `"field"` when a spec field is at fault (its path for a parse error:
@@ -41,6 +44,11 @@ use crate::state::tournaments::Replayed;
 use crate::tournament::TournamentError;
 use crate::tournament::store::{self, SpecFormat};
 
+mod exports;
+mod pairings;
+mod presence;
+mod reads;
+
 /// The tournament routes (merged into [`super::router`]).
 pub(super) fn routes() -> Router<Arc<AppState>> {
     Router::new()
@@ -48,6 +56,11 @@ pub(super) fn routes() -> Router<Arc<AppState>> {
         .route("/api/tournaments", get(list).post(create).layer(DefaultBodyLimit::max(store::MAX_SPEC_BYTES)))
         .route("/api/tournaments/{id}", get(detail).delete(delete))
         .route("/api/tournaments/{id}/standings", get(standings))
+        .route("/api/tournaments/{id}/pairings", get(reads::pairings_json))
+        .route("/api/tournaments/{id}/results", get(reads::results_json))
+        .route("/api/tournaments/{id}/standings.csv", get(reads::standings_csv))
+        .route("/api/tournaments/{id}/pairings.csv", get(reads::pairings_csv))
+        .route("/api/tournaments/{id}/results.csv", get(reads::results_csv))
         .route("/api/tournaments/{id}/audit", get(audit))
         .route("/api/tournaments/{id}/{control}", post(control).layer(DefaultBodyLimit::max(MAX_CONTROL_BYTES)))
 }
@@ -402,6 +415,9 @@ struct TableDetail {
     /// The reserved seats of its open room not yet taken and ready: the
     /// players it waits for (empty once its match is under way or over).
     waiting: Vec<String>,
+    /// The node where its room is open (or placed to open), while it has
+    /// no result.
+    node: Option<tournaments::TableNode>,
 }
 
 /// One round.
@@ -432,24 +448,18 @@ struct Detail {
     standings: Vec<Standing>,
     winners: Vec<String>,
     stop_reason: Option<StopReason>,
+    /// Who is here: one row per entrant (see [`presence`]).
+    presence: Vec<presence::PresenceRow>,
 }
 
 /// The players a table's open room still waits for: its reserved seats
 /// (the table's seats in order) that are empty or not ready. None once the
-/// room's match has started or the room is gone.
+/// room's match has started or the room is not this server's.
 fn waiting(state: &AppState, room: u64, table: &Table) -> Vec<String> {
-    let Some(handle) = state.room(room) else { return Vec::new() };
-    let info = handle.info.lock().expect("room info lock");
-    if info.status != capicua_protocol::RoomStatus::Waiting {
-        return Vec::new();
+    match pairings::live(state, room as i64, table) {
+        pairings::Live::Waiting(who) => who,
+        pairings::Live::Playing | pairings::Live::Unknown => Vec::new(),
     }
-    table
-        .seats
-        .iter()
-        .zip(&info.seats)
-        .filter(|(_, s)| !s.occupant.as_ref().is_some_and(|o| o.ready))
-        .map(|(t, _)| t.player.clone())
-        .collect()
 }
 
 /// `GET /api/tournaments/{id}?from-round=A&to-round=B`: which rounds to
@@ -468,6 +478,8 @@ async fn detail(
 ) -> Result<Json<Detail>, ApiError> {
     let summary = state.db.tournament_summary(id).await?.ok_or_else(|| not_found(id))?;
     let (from, to) = (range.from_round.unwrap_or(0), range.to_round.unwrap_or(u32::MAX));
+    // Read before the replay below is held: it takes the same replay.
+    let presence = reads::presence_of(&state, id, &summary).await?;
     let replayed = state.tournaments.replays.current(&state.db, id).await?;
     let Some(Some(Replayed { tournament: t, results, .. })) = replayed.as_deref() else {
         return Err(not_found(id));
@@ -479,6 +491,7 @@ async fn detail(
         .into_iter()
         .map(|s| ((s.round, s.table.id), s))
         .collect();
+    let nodes = state.db.tournament_table_nodes(id).await?;
     let by_table: HashMap<(u32, u32), &StoredResult> = results
         .iter()
         .filter(|r| (from..=to).contains(&r.result.round))
@@ -507,6 +520,10 @@ async fn detail(
                         (true, None, Some(room)) => waiting(&state, room as u64, tb),
                         _ => Vec::new(),
                     },
+                    node: match (in_progress, res) {
+                        (true, None) => nodes.get(&(r.number, tb.id)).cloned(),
+                        _ => None,
+                    },
                 }
             })
             .collect(),
@@ -525,6 +542,7 @@ async fn detail(
         standings: t.standings(),
         winners,
         stop_reason: t.stop_reason(),
+        presence,
     }))
 }
 

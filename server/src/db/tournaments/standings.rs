@@ -17,8 +17,8 @@ pub(in crate::db) async fn write_standings(
     for s in standings {
         sqlx::query(
             "INSERT INTO tournament_standing_rows (tournament_id, rank, entrant_id, entrant, points, wins, draws,
-             losses, games, byes, timeouts, score, stage, eliminated, disqualified, reprieves, tie_breaks)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)",
+             losses, games, byes, timeouts, score, stage, eliminated, disqualified, reprieves, tie_breaks, withdrawn)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)",
         )
         .bind(id)
         .bind(s.rank as i64)
@@ -37,6 +37,7 @@ pub(in crate::db) async fn write_standings(
         .bind(i64::from(s.disqualified))
         .bind(s.reprieves as i64)
         .bind(serde_json::to_string(&s.tie_breaks)?)
+        .bind(i64::from(s.withdrawn))
         .execute(&mut **tx)
         .await?;
     }
@@ -83,13 +84,15 @@ impl Db {
             eliminated: bool,
             #[sqlx(try_from = "Flag")]
             disqualified: bool,
+            #[sqlx(try_from = "Flag")]
+            withdrawn: bool,
             tie_breaks: String,
             #[sqlx(try_from = "i64")]
             reprieves: u32,
         }
         let rows: Vec<StandingRow> = sqlx::query_as(
             "SELECT rank, entrant, entrant_id, points, wins, draws, losses, games, byes, timeouts, score, stage,
-             eliminated, disqualified, tie_breaks, reprieves FROM tournament_standings WHERE tournament_id = $1 ORDER BY rank",
+             eliminated, disqualified, withdrawn, tie_breaks, reprieves FROM tournament_standings WHERE tournament_id = $1 ORDER BY rank",
         )
         .bind(id)
         .fetch_all(&self.pool)
@@ -111,6 +114,7 @@ impl Db {
                     stage: r.stage,
                     eliminated: r.eliminated,
                     disqualified: r.disqualified,
+                    withdrawn: r.withdrawn,
                     tie_breaks: serde_json::from_str(&r.tie_breaks)?,
                     reprieves: r.reprieves,
                 })
