@@ -696,6 +696,9 @@ async fn a_swiss_page_shows_pairings_byes_tie_breaks_a_withdrawal_and_a_correcti
                 None => "drawn".to_string(),
             };
             assert!(row[3].starts_with(&expected), "round {n}: {row:?}, expected {expected}");
+            // The corrected table says so, and by whom.
+            let corrected = n == 1 && tb["id"] == 0;
+            assert_eq!(row[3].contains("corrected by marta"), corrected, "round {n}: {row:?}");
             let scores: Vec<String> =
                 result["seats"].as_array().unwrap().iter().map(|s| s["score"].to_string()).collect();
             assert_eq!(row[2], scores.join(" – "), "round {n}: {row:?}");
@@ -738,6 +741,74 @@ async fn a_swiss_page_shows_pairings_byes_tie_breaks_a_withdrawal_and_a_correcti
     assert!(wide[0].as_i64().unwrap() <= 0, "the page is {} px wider than a phone", wide[0]);
     b.client.execute("document.querySelector('table.pairings').scrollIntoView()", vec![]).await.unwrap();
     b.screenshot("tournament-phone").await;
+    b.close().await;
+}
+
+/// While a round waits for its players, the page says who is here: the
+/// connected player waiting, the registered one who is not connected as
+/// missing, and, at the table, whom it waits for.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_running_tournament_page_says_who_is_here_and_who_is_missing() {
+    let _one = ONE_BROWSER.lock().await;
+    let server = admin_server().await;
+    let (registering, ana_token) = server.player("ana").await;
+    drop(registering);
+    let (registering, _) = server.player("ben").await;
+    drop(registering);
+    let mut ana = server.client().await;
+    ana.hello(Some(&ana_token)).await;
+    let r = ana.request(json!({"type": "await-assignments"})).await;
+    assert_eq!(r["type"], "awaiting", "{r}");
+    let spec = json!({
+        "name": "club night", "seed": 3, "table": "duel", "variants": ["block"],
+        "entrants": ["ana", "ben", "bot:random#1", "bot:random#2"],
+        "stages": [{"format": "round-robin"}],
+        "clock": {"move-ms": 30000, "no-show-secs": 600}
+    });
+    let (status, created) = server.post_json("/api/tournaments", Some(ADMIN), &spec.to_string()).await;
+    assert_eq!(status, 201, "{created}");
+    let id = created["id"].as_i64().unwrap();
+    let state_of = |d: &Value, name: &str| {
+        d["presence"].as_array().unwrap().iter().find(|p| p["name"] == name).map(|p| p["state"].clone())
+    };
+    let detail = wait_for("ben missing and ana waiting", Duration::from_secs(30), async || {
+        let d = server.get_json(&format!("/api/tournaments/{id}")).await;
+        let states = (state_of(&d, "ana"), state_of(&d, "ben"));
+        if states == (Some(json!("waiting")), Some(json!("missing"))) { Ok(d) } else { Err(d["presence"].clone()) }
+    })
+    .await;
+    let Some(b) = Browser::start(format!("http://{}", server.addr)).await else { return };
+    b.open(&format!("/#/standings/tournament/{id}")).await;
+    let lines = b
+        .wait_js(
+            "who is here",
+            "const s = document.querySelector('section[aria-labelledby=\"here-h\"]');
+             return s ? [...s.querySelectorAll('li')].map((li) => li.textContent) : null;",
+        )
+        .await;
+    let lines = strings(&lines);
+    assert!(lines.contains(&"Missing (1): ben (not connected)".to_string()), "{lines:?}");
+    assert!(lines.iter().any(|l| l.starts_with("Connected and waiting") && l.contains("ana")), "{lines:?}");
+    // ben's table says it waits for him.
+    let round = &detail["rounds"][0];
+    let bens = round["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|t| t["seats"].as_array().unwrap().iter().any(|s| s["player"] == "ben"))
+        .unwrap();
+    let result = b
+        .wait_js(
+            "ben's table",
+            &format!(
+                "const t = document.querySelector('table.pairings');
+                 return t ? t.querySelectorAll('tbody tr')[{bens}].children[3].textContent : null;"
+            ),
+        )
+        .await;
+    let result = result.as_str().unwrap();
+    assert!(result.starts_with("waiting for") && result.contains("ben"), "{result}");
+    b.screenshot("tournament-running").await;
     b.close().await;
 }
 

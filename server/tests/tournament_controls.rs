@@ -645,7 +645,8 @@ async fn controls_taken_on_one_node_reach_the_followers_of_every_node() {
         watchers.push(w);
     }
     // The tables wait for ana and ben; the organiser works from both desks.
-    let steps = [(&b, "pause", "b-desk"), (&a, "withdraw", "a-desk"), (&b, "resume", "b-desk"), (&a, "pause", "a-desk")];
+    let steps =
+        [(&b, "pause", "b-desk"), (&a, "withdraw", "a-desk"), (&b, "resume", "b-desk"), (&a, "pause", "a-desk")];
     let mut expected = vec!["subscribed by -".to_string()];
     for (server, name, by) in steps {
         let body = if name == "withdraw" { json!({"entrant": "bot:random#2", "by": by}) } else { json!({"by": by}) };

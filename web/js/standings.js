@@ -213,8 +213,7 @@ function tableState(tn, tb, inProgress) {
   if (tb.result) {
     const w = tb.result.winner;
     parts.push(w === null || w === undefined ? t('st.drawn-result') : t('st.won-by', { winner: sideName(tn, tb.sides[w]) }));
-    const c = tb.correction;
-    if (c) parts.push(c.by ? t('st.corrected-by', { by: c.by }) : t('st.corrected'));
+    if (tb['corrected-by']) parts.push(t('st.corrected-by', { by: tb['corrected-by'] }));
   } else if (tb.waiting?.length) {
     parts.push(t('st.waiting-for', { names: joinNames(tb.waiting) }));
   } else if (tb.room) {
@@ -266,7 +265,9 @@ function presence(tn) {
   if (!Array.isArray(rows) || ['finished', 'cancelled'].includes(tn.status)) return null;
   const name = (p) => {
     const away = (p.players || []).filter((pl) => !pl.connected).map((pl) => pl.name);
-    return away.length && p.state !== 'withdrawn' && p.state !== 'out' ? t('st.not-connected', { name: p.name, players: joinNames(away) }) : p.name;
+    if (!away.length || p.state === 'withdrawn' || p.state === 'out') return p.name;
+    // A team names who of it is away; a player alone is simply away.
+    return away.length === 1 && away[0] === p.name ? t('st.not-connected-self', { name: p.name }) : t('st.not-connected', { name: p.name, players: joinNames(away) });
   };
   const group = (state) => rows.filter((p) => p.state === state);
   const lines = ['playing', 'waiting', 'missing', 'idle', 'withdrawn', 'out']

@@ -42,6 +42,7 @@ use crate::api::{ApiError, ApiPath, ApiQuery, Caller};
 use crate::db::tournaments::{self, ControlAction, ControlOutcome, StoredResult, StoredTable, Summary};
 use crate::state::tournaments::Replayed;
 use crate::tournament::TournamentError;
+use crate::tournament::announce::control_progress;
 use crate::tournament::store::{self, SpecFormat};
 
 mod exports;
@@ -165,7 +166,9 @@ async fn control(
     let body = body.map_err(|e| ApiError::body(&e, ErrorCode::BadRequest, MAX_CONTROL_BYTES))?;
     let (action, by) = action_of(&state, id, &name, &body).await?;
     let outcome = state.db.take_tournament_control(id, &action, &by).await?;
-    let progress = progress_of(id, outcome, &action, by)?;
+    let (progress, control) = progress_of(id, outcome, &action, by)?;
+    // This node's followers are told now; the other nodes' relays tell theirs.
+    state.tournaments.told(id, control);
     state.tournaments.publish(id, progress);
     // The runner (if one runs here) reads the status and the log again; a
     // resumed tournament is runnable, for the scheduler.
@@ -249,39 +252,34 @@ fn corrected(t: &Tournament, b: CorrectBody) -> Result<MatchResult, ApiError> {
 
 /// What the tournament's followers hear of a control taken, or the error
 /// of one refused.
-fn progress_of(id: i64, outcome: ControlOutcome, action: &ControlAction, by: String) -> Result<Progress, ApiError> {
-    Ok(match outcome {
-        ControlOutcome::NoSuchTournament => return Err(not_found(id)),
+fn progress_of(
+    id: i64,
+    outcome: ControlOutcome,
+    action: &ControlAction,
+    by: String,
+) -> Result<(Progress, i64), ApiError> {
+    match outcome {
+        ControlOutcome::NoSuchTournament => Err(not_found(id)),
         ControlOutcome::WrongStatus(status) => {
-            return Err(conflict(format!("tournament {id} is {status}: it cannot {}", action.name())));
+            Err(conflict(format!("tournament {id} is {status}: it cannot {}", action.name())))
         }
-        ControlOutcome::Refused(e) => {
-            return Err(match e {
-                ControlError::NoSuchEntrant(_)
-                | ControlError::NoSuchResult { .. }
-                | ControlError::Shape(_)
-                | ControlError::BadEntrant(_) => bad_control(e.to_string()),
-                _ => conflict(e.to_string()),
-            });
+        ControlOutcome::Refused(e) => Err(match e {
+            ControlError::NoSuchEntrant(_)
+            | ControlError::NoSuchResult { .. }
+            | ControlError::Shape(_)
+            | ControlError::BadEntrant(_) => bad_control(e.to_string()),
+            _ => conflict(e.to_string()),
+        }),
+        ControlOutcome::Taken { tournament, control, .. } => {
+            let logged = match action {
+                ControlAction::Log(c) => Some(c),
+                _ => None,
+            };
+            let progress = control_progress(action.name(), logged, by, &tournament)
+                .ok_or_else(|| ApiError::internal(format!("control {control} of tournament {id} tells nothing")))?;
+            Ok((progress, control))
         }
-        ControlOutcome::Taken { tournament, .. } => match action {
-            ControlAction::Pause => Progress::Paused { by },
-            ControlAction::Resume => Progress::Resumed { by },
-            ControlAction::Cancel => Progress::Cancelled { by },
-            ControlAction::Log(Control::Withdraw { entrant, .. }) => Progress::Withdrawn {
-                entrant: entrant.0,
-                name: tournament.entrants()[entrant.index()].name.clone(),
-                by,
-            },
-            ControlAction::Log(Control::Correct { result }) => {
-                Progress::Corrected { round: result.round, table: result.table, winner: result.winner, by }
-            }
-            ControlAction::Log(Control::Enter { .. }) => {
-                let e = tournament.entrants().last().expect("the entrant just entered");
-                Progress::Entered { entrant: e.id.0, name: e.name.clone(), by }
-            }
-        },
-    })
+    }
 }
 
 /// `DELETE /api/tournaments/{id}` (admin): a tournament that has not
@@ -418,6 +416,8 @@ struct TableDetail {
     /// The node where its room is open (or placed to open), while it has
     /// no result.
     node: Option<tournaments::TableNode>,
+    /// Who corrected its result (the last correction), when it was.
+    corrected_by: Option<String>,
 }
 
 /// One round.
@@ -492,6 +492,7 @@ async fn detail(
         .map(|s| ((s.round, s.table.id), s))
         .collect();
     let nodes = state.db.tournament_table_nodes(id).await?;
+    let corrections = pairings::corrections(&state, id).await?;
     let by_table: HashMap<(u32, u32), &StoredResult> = results
         .iter()
         .filter(|r| (from..=to).contains(&r.result.round))
@@ -524,6 +525,7 @@ async fn detail(
                         (true, None) => nodes.get(&(r.number, tb.id)).cloned(),
                         _ => None,
                     },
+                    corrected_by: corrections.get(&(r.number, tb.id)).map(|c| c.by.clone()),
                 }
             })
             .collect(),

@@ -28,6 +28,9 @@ pub(crate) struct RegistryInner {
     /// Controls taken on this node (by their audit id) that its followers
     /// were told of when they were taken; the relay skips them.
     pub(crate) told_here: HashSet<(TournamentId, i64)>,
+    /// Per followed tournament, the audit id of the last control its
+    /// followers here were told of (set when the first one subscribes).
+    pub(crate) controls_told: HashMap<TournamentId, i64>,
 }
 
 /// The server's tournament state: who waits for tables, who follows which

@@ -10,7 +10,12 @@ use capicua_tournament::{Control, EntrantSpec, Tournament};
 /// name there (`pause`, `withdraw`...), `control` its entry of the log,
 /// `t` the tournament after it. `None` for an entry that is not an
 /// organiser's control (or does not fit the tournament).
-pub(crate) fn control_progress(action: &str, control: Option<&Control>, by: String, t: &Tournament) -> Option<Progress> {
+pub(crate) fn control_progress(
+    action: &str,
+    control: Option<&Control>,
+    by: String,
+    t: &Tournament,
+) -> Option<Progress> {
     Some(match (action, control) {
         ("pause", _) => Progress::Paused { by },
         ("resume", _) => Progress::Resumed { by },

@@ -40,6 +40,9 @@ pub(crate) fn spawn(state: Arc<AppState>) {
             if let Err(e) = super::relay::look(&state, &mut relayed).await {
                 tracing::warn!(error = %e, "relaying tournament progress");
             }
+            if let Err(e) = super::relay::look_controls(&state).await {
+                tracing::warn!(error = %e, "relaying the organiser's controls");
+            }
         }
     });
 }

@@ -36,7 +36,7 @@
 //! played again from its start in a new room (the interrupted moves are not
 //! kept).
 
-mod announce;
+pub(crate) mod announce;
 mod host;
 pub(crate) mod placement;
 mod relay;
@@ -323,11 +323,19 @@ pub(crate) fn await_assignments(state: &AppState, client: &Client, id: Option<u6
 
 /// `subscribe-tournament`: answers with where it stands, then streams progress.
 pub(crate) async fn subscribe(state: &AppState, client: &Client, tournament: TournamentId, id: Option<u64>) {
+    // The organiser's controls the followers here are told of start after
+    // the last one taken before this subscription (see `relay`).
+    let controls = state.db.tournament_audit(tournament).await.map(|trail| trail.last().map_or(0, |a| a.id));
     match state.db.tournament_summary(tournament).await {
         Ok(Some(s)) => {
             // Registered before the answer is sent: no event can fall in between
             // unseen (at worst one is seen twice).
-            state.tournaments.lock().subscribers.entry(tournament).or_default().push(client.clone());
+            let mut inner = state.tournaments.lock();
+            inner.subscribers.entry(tournament).or_default().push(client.clone());
+            if let Ok(last) = controls {
+                inner.controls_told.entry(tournament).or_insert(last);
+            }
+            drop(inner);
             client.out.send(
                 id,
                 ServerMsg::TournamentProgress {

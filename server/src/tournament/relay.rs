@@ -73,24 +73,24 @@ pub(crate) async fn look(
 }
 
 /// Tells this node's followers of every tournament followed here (run here
-/// or elsewhere) the controls taken on other nodes since the last look:
-/// `seen` holds, per tournament, the audit id last looked at (a tournament
-/// first followed starts from where its trail stands).
-pub(crate) async fn look_controls(state: &AppState, seen: &mut HashMap<TournamentId, i64>) -> Result<(), TournamentError> {
+/// or elsewhere) the controls taken on other nodes since the last control
+/// they were told of (see `subscribe`).
+pub(crate) async fn look_controls(state: &AppState) -> Result<(), TournamentError> {
     let followed = state.tournaments.followed();
-    seen.retain(|id, _| followed.contains(id));
-    state.tournaments.lock().told_here.retain(|(id, _)| followed.contains(id));
+    {
+        let mut inner = state.tournaments.lock();
+        inner.controls_told.retain(|id, _| followed.contains(id));
+        inner.told_here.retain(|(id, _)| followed.contains(id));
+    }
     for id in followed {
         let trail = state.db.tournament_audit(id).await?;
         let last = trail.last().map_or(0, |a| a.id);
-        let Some(cursor) = seen.insert(id, last) else { continue };
-        let new: Vec<_> = trail.into_iter().filter(|a| a.id > cursor).collect();
-        if new.is_empty() {
-            continue;
-        }
         let elsewhere: Vec<_> = {
             let mut inner = state.tournaments.lock();
-            new.into_iter().filter(|a| !inner.told_here.remove(&(id, a.id))).collect()
+            let inner = &mut *inner;
+            let told = inner.controls_told.entry(id).or_insert(last);
+            let cursor = std::mem::replace(told, last.max(*told));
+            trail.into_iter().filter(|a| a.id > cursor).filter(|a| !inner.told_here.remove(&(id, a.id))).collect()
         };
         if elsewhere.is_empty() {
             continue;

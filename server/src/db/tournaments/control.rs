@@ -25,6 +25,8 @@ pub enum ControlOutcome {
         tournament: Box<Tournament>,
         /// The result a correction replaced.
         old: Option<MatchResult>,
+        /// Its id in the audit trail.
+        control: i64,
     },
     /// No such tournament.
     NoSuchTournament,
@@ -103,7 +105,7 @@ impl Db {
             }
         }
         tx.commit().await?;
-        Ok(ControlOutcome::Taken { tournament: Box::new(t), old })
+        Ok(ControlOutcome::Taken { tournament: Box::new(t), old, control: control_id })
     }
 }
 
