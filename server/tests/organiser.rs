@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use capicua_server::Config;
-use common::{Client, TestServer, WAIT, on_both, wait_for};
+use common::{Client, TestServer, WAIT, on_both, play_round, wait_for};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -42,34 +42,6 @@ async fn connect(server: &TestServer, token: &str) -> Client {
     let r = c.request(json!({"type": "await-assignments"})).await;
     assert_eq!(r["type"], "awaiting", "{r}");
     c
-}
-
-/// The players of `clients` seated in `round`, each playing its table out.
-async fn play_round(clients: &mut HashMap<String, Client>, round: &Value) {
-    let n = round["number"].as_u64().unwrap();
-    let seated: Vec<String> = round["tables"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|t| t["seats"].as_array().unwrap().iter().map(|s| s["player"].as_str().unwrap().to_string()))
-        .filter(|p| clients.contains_key(p))
-        .collect();
-    let mut tasks = Vec::new();
-    for (i, name) in seated.into_iter().enumerate() {
-        let mut c = clients.remove(&name).unwrap();
-        tasks.push(tokio::spawn(async move {
-            let a = c.recv_type("assignment").await;
-            let room = a["room"].as_u64().unwrap();
-            c.join(room, Some(a["seat"].as_u64().unwrap() as u8)).await;
-            c.ready(room).await;
-            let (c, _) = common::play_until_over(c, room, i as u64 * 31 + n).await;
-            (name, c)
-        }));
-    }
-    for t in tasks {
-        let (name, c) = t.await.expect("a player's table");
-        clients.insert(name, c);
-    }
 }
 
 /// The presence row of entrant `name`.

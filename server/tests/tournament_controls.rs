@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use capicua_server::Config;
-use common::{Client, TestServer, WAIT, on_both, wait_for};
+use common::{Client, TestServer, WAIT, on_both, play_round, wait_for};
 use serde_json::{Value, json};
 
 on_both!(
@@ -98,35 +98,6 @@ async fn round_open(server: &TestServer, id: i64, r: usize) -> Value {
         if !tables.is_empty() && tables.iter().all(|t| t["room"].is_u64()) { Ok(round) } else { Err(d) }
     })
     .await
-}
-
-/// The players of `clients` seated in `round`, each playing its table out.
-async fn play_round(clients: &mut HashMap<String, Client>, round: &Value) {
-    let n = round["number"].as_u64().unwrap();
-    let seated: Vec<String> = round["tables"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|t| t["seats"].as_array().unwrap().iter().map(|s| s["player"].as_str().unwrap().to_string()))
-        .filter(|p| clients.contains_key(p))
-        .collect();
-    let mut tasks = Vec::new();
-    for (i, name) in seated.into_iter().enumerate() {
-        let mut c = clients.remove(&name).unwrap();
-        tasks.push(tokio::spawn(async move {
-            let a = c.recv_type("assignment").await;
-            assert_eq!(a["round"], json!(n), "{a}");
-            let room = a["room"].as_u64().unwrap();
-            c.join(room, Some(a["seat"].as_u64().unwrap() as u8)).await;
-            c.ready(room).await;
-            let (c, _) = common::play_until_over(c, room, i as u64 * 31 + n).await;
-            (name, c)
-        }));
-    }
-    for t in tasks {
-        let (name, c) = t.await.expect("a player's table");
-        clients.insert(name, c);
-    }
 }
 
 /// The `tournament-progress` events a subscriber has received, in order.

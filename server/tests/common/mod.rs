@@ -616,3 +616,33 @@ pub async fn check_standings_replay(pool: &sqlx::AnyPool, id: i64, config: capic
         t.standings().iter().map(|s| (s.rank as i64, s.name.clone(), s.points)).collect();
     assert_eq!(view, want);
 }
+
+/// The players of `clients` seated in `round` (a tournament detail's
+/// round), each playing its table out from its assignment.
+pub async fn play_round(clients: &mut std::collections::HashMap<String, Client>, round: &Value) {
+    let n = round["number"].as_u64().unwrap();
+    let seated: Vec<String> = round["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|t| t["seats"].as_array().unwrap().iter().map(|s| s["player"].as_str().unwrap().to_string()))
+        .filter(|p| clients.contains_key(p))
+        .collect();
+    let mut tasks = Vec::new();
+    for (i, name) in seated.into_iter().enumerate() {
+        let mut c = clients.remove(&name).unwrap();
+        tasks.push(tokio::spawn(async move {
+            let a = c.recv_type("assignment").await;
+            assert_eq!(a["round"], json!(n), "{a}");
+            let room = a["room"].as_u64().unwrap();
+            c.join(room, Some(a["seat"].as_u64().unwrap() as u8)).await;
+            c.ready(room).await;
+            let (c, _) = play_until_over(c, room, i as u64 * 31 + n).await;
+            (name, c)
+        }));
+    }
+    for t in tasks {
+        let (name, c) = t.await.expect("a player's table");
+        clients.insert(name, c);
+    }
+}
