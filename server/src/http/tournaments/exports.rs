@@ -30,7 +30,8 @@ fn opt<T: ToString>(v: Option<T>) -> String {
 }
 
 /// The standings, leader first; one tie-break column per tie-break of the
-/// spec, named as the spec names it.
+/// spec, named `tie-break-` and the spec's name for it (`wins` is a count
+/// of its own too, and a spreadsheet wants unique column names).
 pub(super) fn standings(rows: &[Standing], tie_breaks: &[TieBreak]) -> String {
     let mut header: Vec<String> = [
         "rank",
@@ -53,7 +54,7 @@ pub(super) fn standings(rows: &[Standing], tie_breaks: &[TieBreak]) -> String {
     .iter()
     .map(|s| s.to_string())
     .collect();
-    header.extend(tie_breaks.iter().map(|t| t.name().to_string()));
+    header.extend(tie_breaks.iter().map(|t| format!("tie-break-{}", t.name())));
     let mut out = line(&header);
     for s in rows {
         let mut row = vec![
