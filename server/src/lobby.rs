@@ -140,6 +140,11 @@ impl Lobby {
         self.acting.lock().expect("acting lock").contains_key(&player)
     }
 
+    /// The players a connection of this server acts for.
+    pub(crate) fn acting_players(&self) -> Vec<i64> {
+        self.acting.lock().expect("acting lock").keys().copied().collect()
+    }
+
     /// Forgets `conn` as the connection acting for `player`, unless a newer
     /// one took over.
     pub(crate) fn release(&self, player: i64, conn: ConnId) {

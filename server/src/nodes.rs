@@ -52,13 +52,17 @@ pub(crate) async fn join(state: &Arc<AppState>, url: &str) -> Result<(), DbError
             let rooms = state.lobby.room_count() as i64;
             let connections = state.lobby.connections() as i64;
             // Only another node reads the lobby: on SQLite there is none.
-            let rooms_json = if state.db.topology() == Topology::Cluster {
-                serde_json::to_string(&state.lobby.listed()).unwrap_or_else(|_| "[]".into())
+            let (rooms_json, players_json) = if state.db.topology() == Topology::Cluster {
+                (
+                    serde_json::to_string(&state.lobby.listed()).unwrap_or_else(|_| "[]".into()),
+                    serde_json::to_string(&state.lobby.acting_players()).unwrap_or_else(|_| "[]".into()),
+                )
             } else {
-                "[]".into()
+                ("[]".into(), "[]".into())
             };
             let scheduler = state.scheduler.load(std::sync::atomic::Ordering::Relaxed);
-            if let Err(e) = state.db.beat(&Beat { rooms, connections, rooms_json: &rooms_json, scheduler }).await {
+            let beat = Beat { rooms, connections, rooms_json: &rooms_json, players_json: &players_json, scheduler };
+            if let Err(e) = state.db.beat(&beat).await {
                 tracing::warn!(error = %e, "the node's beat failed");
             }
         }

@@ -327,3 +327,38 @@ async fn played_game(server: &TestServer, id: i64, table: usize) -> i64 {
     let p = server.get_json(&format!("/api/tournaments/{id}/pairings?round=0")).await;
     p["rounds"][0]["tables"][table]["game"].as_i64().unwrap_or_else(|| panic!("{p}"))
 }
+
+/// Two servers on one PostgreSQL database: a player connected to either is
+/// here, whichever node the organiser asks; one connected to neither is not.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_player_connected_to_another_node_is_here() {
+    let Some(pg) = capicua_pgtest::require("a_player_connected_to_another_node_is_here") else {
+        return;
+    };
+    let database = pg.fresh_database();
+    let config = || Config { admin_token: Some(ADMIN.into()), ..common::config() };
+    let a = TestServer::start_with(PathBuf::from(&database), config()).await;
+    let b = TestServer::start_with(PathBuf::from(&database), config()).await;
+    let tokens = register(&a, &["ana", "ben", "cy"]).await;
+    let _ana = connect(&a, &tokens["ana"]).await;
+    let _ben = connect(&b, &tokens["ben"]).await;
+    let spec = json!({
+        "name": "two halls", "seed": 3, "table": "duel", "variants": ["block"],
+        "entrants": ["ana", "ben", "cy", "bot:random"],
+        "stages": [{"format": "round-robin"}],
+        "clock": {"move-ms": 30000, "no-show-secs": 600}
+    });
+    let (status, created) = a.post_json("/api/tournaments", Some(ADMIN), &spec.to_string()).await;
+    assert_eq!(status, 201, "{created}");
+    let id = created["id"].as_i64().unwrap();
+    for server in [&a, &b] {
+        // Each node learns the other's players at its next beat.
+        wait_for("ana and ben here, cy not, on either node", WAIT, async || {
+            let d = server.get_json(&format!("/api/tournaments/{id}")).await;
+            let connected = |name: &str| presence(&d, name)["players"][0]["connected"].clone();
+            let seen = [connected("ana"), connected("ben"), connected("cy")];
+            if seen == [json!(true), json!(true), json!(false)] { Ok(()) } else { Err(d["presence"].clone()) }
+        })
+        .await;
+    }
+}

@@ -53,6 +53,8 @@ pub struct Beat<'a> {
     pub connections: i64,
     /// Its listed rooms as JSON (a `list-rooms` reply's `rooms`).
     pub rooms_json: &'a str,
+    /// The registered players connected to it, their ids as a JSON array.
+    pub players_json: &'a str,
     /// Whether it runs the tournaments.
     pub scheduler: bool,
 }
@@ -82,8 +84,8 @@ impl Db {
     pub async fn beat(&self, beat: &Beat<'_>) -> Result<(), DbError> {
         let Some(id) = self.node_id() else { return Ok(()) };
         sqlx::query(
-            "UPDATE nodes SET heartbeat_at = $1, rooms = $2, connections = $3, rooms_json = $4, scheduler = $5
-             WHERE id = $6",
+            "UPDATE nodes SET heartbeat_at = $1, rooms = $2, connections = $3, rooms_json = $4, scheduler = $5,
+             players_json = $7 WHERE id = $6",
         )
         .bind(now_ms() as i64)
         .bind(beat.rooms)
@@ -91,6 +93,7 @@ impl Db {
         .bind(beat.rooms_json)
         .bind(i64::from(beat.scheduler))
         .bind(id)
+        .bind(beat.players_json)
         .execute(&self.pool)
         .await?;
         Ok(())
@@ -119,6 +122,23 @@ impl Db {
         .bind(live_since())
         .fetch_all(&self.pool)
         .await?)
+    }
+
+    /// The registered players connected to the other live nodes, as of
+    /// their last beats.
+    pub async fn players_elsewhere(&self) -> Result<std::collections::HashSet<i64>, DbError> {
+        let rows: Vec<String> = sqlx::query_scalar(
+            "SELECT players_json FROM nodes WHERE stopped_at IS NULL AND heartbeat_at >= $1 AND id <> $2",
+        )
+        .bind(live_since())
+        .bind(self.node_id().unwrap_or(0))
+        .fetch_all(&self.pool)
+        .await?;
+        let mut out = std::collections::HashSet::new();
+        for json in rows {
+            out.extend(serde_json::from_str::<Vec<i64>>(&json)?);
+        }
+        Ok(out)
     }
 
     /// The other live nodes' URLs and listed rooms (JSON), oldest first.

@@ -2,10 +2,12 @@
 //! entrant, from its open table, its players' connections and what the
 //! tournament still needs of it.
 //!
-//! "Connected" is what this server knows: a live WebSocket acting for the
-//! player on this node (on PostgreSQL, a player connected to another node
-//! reads as not connected here), or a hosted bot, which the server hosts
-//! itself. The state is decided by [`state_of`], without IO.
+//! "Connected": a live WebSocket acting for the player on this node or,
+//! on PostgreSQL, on another live node as of that node's last beat (every
+//! node writes its players' ids at each beat), or a hosted bot, which the
+//! server hosts itself. The state is decided by [`state_of`], without IO.
+
+use std::collections::HashSet;
 
 use capicua_tournament::EntrantId;
 use serde::Serialize;
@@ -119,9 +121,13 @@ pub(super) async fn rows(
     let standings = t.standings();
     let withdrawn = t.withdrawn();
     let round_in_play = rounds.iter().any(|r| r.in_progress);
+    let elsewhere = match state.db.topology() {
+        crate::db::Topology::Cluster => state.db.players_elsewhere().await?,
+        crate::db::Topology::Single => HashSet::new(),
+    };
     let mut out = Vec::new();
     for e in t.entrants() {
-        let (players, awaiting) = players_of(state, &e.members).await?;
+        let (players, awaiting) = players_of(state, &e.members, &elsewhere).await?;
         let open = open_table(rounds, e.id);
         let s = standings.iter().find(|s| s.entrant == e.id);
         let facts = Facts {
@@ -155,8 +161,13 @@ fn open_table(rounds: &[PairedRound], e: EntrantId) -> Option<(TableRef, TableSt
     })
 }
 
-/// Each member's connection here, and whether all of them await assignments.
-async fn players_of(state: &AppState, members: &[String]) -> Result<(Vec<PlayerPresence>, bool), ApiError> {
+/// Each member's connection (here, or to another node: `elsewhere`), and
+/// whether all of them await assignments here.
+async fn players_of(
+    state: &AppState,
+    members: &[String],
+    elsewhere: &HashSet<i64>,
+) -> Result<(Vec<PlayerPresence>, bool), ApiError> {
     let mut players = Vec::new();
     let mut awaiting = true;
     for name in members {
@@ -165,7 +176,7 @@ async fn players_of(state: &AppState, members: &[String]) -> Result<(Vec<PlayerP
             Member::Player(_) => match state.db.player_id(name).await? {
                 Some(pid) => {
                     let waits = state.tournaments.inner.lock().expect("registry lock").waiting.contains_key(&pid);
-                    (state.lobby.is_acting(pid) || waits, waits)
+                    (state.lobby.is_acting(pid) || waits || elsewhere.contains(&pid), waits)
                 }
                 None => (false, false),
             },
