@@ -15,6 +15,7 @@ pub(crate) mod health;
 pub(crate) mod http;
 pub(crate) mod ladder;
 pub(crate) mod pairings;
+pub(crate) mod reader;
 pub(crate) mod register;
 pub(crate) mod schema;
 pub(crate) mod serve;

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::tournament::Reader;
+use super::reader::Reader;
 
 /// Prints every round's pairings (or round `round`'s, from 1).
 pub(crate) async fn print(from: &Reader, round: Option<u32>) -> anyhow::Result<()> {
