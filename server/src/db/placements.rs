@@ -1,6 +1,7 @@
 //! Where tournament tables play (`migrations/0011_table_placements.sql`):
 //! on PostgreSQL the scheduler places each table on the least loaded live
-//! node, and that node opens its room. A placement moves through
+//! node (live: its node lock held, see [`super::nodes`]), and that node
+//! opens its room. A placement moves through
 //! [`PlacementState`]s; each move is one conditional `UPDATE`, so a node
 //! and the scheduler never both decide a placement's fate.
 
@@ -14,8 +15,8 @@ use super::{Db, DbError, now_ms};
 
 /// How long a placement may wait for its node to open it: a live node
 /// claims its placements within a quarter of a second, so one that has not
-/// after this is not taking tables (it died since its last beat, or it is
-/// stuck), and the table goes to another node.
+/// after this is not taking tables (it is stuck: a dead node's placements
+/// are lost as soon as its lock is gone), and the table goes to another node.
 pub const CLAIM_WITHIN: Duration = Duration::from_secs(3);
 
 /// Where a placement stands (`table_placements.state`).
@@ -54,10 +55,25 @@ pub struct Watched {
     pub table: u32,
     /// Where it stands.
     pub state: PlacementState,
-    /// Whether its node is live and taking tables (it claims its
-    /// placements within [`CLAIM_WITHIN`]).
+    /// The node it is placed on.
+    #[sqlx(rename = "node_id")]
+    pub node: i64,
+    /// Whether its node is live (see [`super::nodes`]).
     #[sqlx(try_from = "super::columns::Flag")]
-    pub live: bool,
+    pub node_live: bool,
+    /// Whether it is still placed after [`CLAIM_WITHIN`]: its node is not
+    /// taking tables.
+    #[sqlx(try_from = "super::columns::Flag")]
+    pub overdue: bool,
+}
+
+/// A placement lost with its node ([`Db::lose_placement`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lost {
+    /// Before its node opened the room.
+    Unopened,
+    /// With its room open.
+    InPlay,
 }
 
 /// A placed table: which, and what its room is.
@@ -94,16 +110,21 @@ pub struct OpenElsewhere {
 impl Db {
     /// The live node with the least load: rooms open at its last beat, plus
     /// tables placed on it or opened there since. Ties go to the oldest node.
-    /// A node with a placement unclaimed for [`CLAIM_WITHIN`] is passed over.
+    /// A node with a placement unclaimed for [`CLAIM_WITHIN`] is passed over,
+    /// and so is one that lost a placement unopened lately (within
+    /// [`super::nodes::DEAD_AFTER`]): a stuck node's lock stays held, and it
+    /// would be given table after table, each lost [`CLAIM_WITHIN`] later.
     pub async fn least_loaded_node(&self) -> Result<Option<i64>, DbError> {
-        let row = sqlx::query(
+        let row = sqlx::query(&format!(
             "SELECT n.id, n.rooms + (SELECT COUNT(*) FROM table_placements p WHERE p.node_id = n.id
                  AND (p.state = 'placed' OR (p.state = 'open' AND p.opened_at > n.heartbeat_at))) AS load
-             FROM nodes n WHERE n.stopped_at IS NULL AND n.heartbeat_at >= $1
+             FROM nodes n WHERE {}
                AND NOT EXISTS (SELECT 1 FROM table_placements q
-                               WHERE q.node_id = n.id AND q.state = 'placed' AND q.placed_at < $2)
+                               WHERE q.node_id = n.id AND ((q.state = 'placed' AND q.placed_at < $2)
+                                 OR (q.state = 'lost' AND q.opened_at IS NULL AND q.ended_at >= $1)))
              ORDER BY load, n.id LIMIT 1",
-        )
+            self.live_sql("n", "$1")
+        ))
         .bind(live_since())
         .bind(claim_since())
         .fetch_optional(&self.pool)
@@ -134,13 +155,16 @@ impl Db {
         .await?)
     }
 
-    /// The placements this node is to open, oldest first.
+    /// The placements this node is to open, oldest first; none while the
+    /// database does not show this node's lock held: the other nodes count
+    /// it dead then, and place its tables elsewhere.
     pub async fn placed_here(&self) -> Result<Vec<PlacedTable>, DbError> {
         let Some(node) = self.node_id() else { return Ok(Vec::new()) };
-        Ok(sqlx::query_as(
+        Ok(sqlx::query_as(&format!(
             "SELECT id, tournament_id, round, table_no, table_json FROM table_placements
-             WHERE node_id = $1 AND state = 'placed' ORDER BY id",
-        )
+             WHERE node_id = $1 AND state = 'placed' AND {} ORDER BY id",
+            self.locked_sql("$1")
+        ))
         .bind(node)
         .fetch_all(&self.pool)
         .await?)
@@ -164,6 +188,18 @@ impl Db {
         Ok(done.rows_affected() == 1)
     }
 
+    /// Marks a placement placed or open `lost` (its node died or is not
+    /// taking tables); `None` when it was neither any more (another party
+    /// decided first).
+    pub async fn lose_placement(&self, id: i64) -> Result<Option<Lost>, DbError> {
+        use PlacementState::{Open, Placed};
+        // Placed first: a claim moves it to open, never back.
+        if self.move_placement(id, &[Placed], PlacementState::Lost).await? {
+            return Ok(Some(Lost::Unopened));
+        }
+        Ok(self.move_placement(id, &[Open], PlacementState::Lost).await?.then_some(Lost::InPlay))
+    }
+
     /// Records the room a placement's node opened.
     pub async fn set_placement_room(&self, id: i64, room: u64) -> Result<(), DbError> {
         sqlx::query("UPDATE table_placements SET room_id = $1 WHERE id = $2")
@@ -177,14 +213,15 @@ impl Db {
     /// The placements of a tournament's round that still matter to its
     /// runner (placed, open, done or ended), with whether their node is live.
     pub async fn watch_placements(&self, tournament: i64, round: u32) -> Result<Vec<Watched>, DbError> {
-        Ok(sqlx::query_as(
-            "SELECT p.id, p.table_no, p.state,
-                    CASE WHEN n.stopped_at IS NULL AND n.heartbeat_at >= $1
-                              AND NOT (p.state = 'placed' AND p.placed_at < $4) THEN 1 ELSE 0 END AS live
+        Ok(sqlx::query_as(&format!(
+            "SELECT p.id, p.table_no, p.state, p.node_id,
+                    CASE WHEN {} THEN 1 ELSE 0 END AS node_live,
+                    CASE WHEN p.state = 'placed' AND p.placed_at < $4 THEN 1 ELSE 0 END AS overdue
              FROM table_placements p JOIN nodes n ON n.id = p.node_id
              WHERE p.tournament_id = $2 AND p.round = $3 AND p.state IN ('placed', 'open', 'done', 'ended')
              ORDER BY p.id",
-        )
+            self.live_sql("n", "$1")
+        ))
         .bind(live_since())
         .bind(tournament)
         .bind(i64::from(round))
@@ -220,13 +257,13 @@ impl Db {
 
     /// The tables open on the other live nodes, with their rooms.
     pub async fn open_elsewhere(&self) -> Result<Vec<OpenElsewhere>, DbError> {
-        Ok(sqlx::query_as(
+        Ok(sqlx::query_as(&format!(
             "SELECT p.id, p.tournament_id, p.round, p.table_no, p.room_id, n.url, p.table_json
              FROM table_placements p JOIN nodes n ON n.id = p.node_id
-             WHERE p.state = 'open' AND p.room_id IS NOT NULL AND p.node_id <> $1
-               AND n.stopped_at IS NULL AND n.heartbeat_at >= $2
+             WHERE p.state = 'open' AND p.room_id IS NOT NULL AND p.node_id <> $1 AND {}
              ORDER BY p.id",
-        )
+            self.live_sql("n", "$2")
+        ))
         .bind(self.node_id().unwrap_or(0))
         .bind(live_since())
         .fetch_all(&self.pool)
