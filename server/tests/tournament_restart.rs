@@ -246,6 +246,15 @@ fn check_logs(logs: &[std::path::PathBuf]) {
     }
 }
 
+/// The node id of the server logging to `log`, once it has recorded itself.
+async fn node_when_up(log: &Path) -> i64 {
+    wait_for(&format!("{} to be a node", log.display()), Duration::from_secs(30), async || {
+        let text = std::fs::read_to_string(log).unwrap_or_default();
+        if text.contains("serving as a node of the database") { Ok(node_of(log)) } else { Err(()) }
+    })
+    .await
+}
+
 /// Tables whose room is open on `node` (by their placement).
 async fn tables_open_on(pool: &AnyPool, node: i64) -> i64 {
     sqlx::query("SELECT COUNT(*) FROM table_placements WHERE node_id = $1 AND state = 'open' AND room_id IS NOT NULL")
@@ -613,7 +622,7 @@ async fn a_tournament_spread_over_servers_and_killed_scores_as_one_server_does()
             })
             .await;
             let victim = if scheduler { s } else { (0..nodes.len()).find(|&i| i != s && nodes[i].is_some()).unwrap() };
-            let node = node_of(&logs[victim]);
+            let node = node_when_up(&logs[victim]).await;
             wait_for(&format!("a result stored and a table in play on {what}"), Duration::from_secs(60), async || {
                 let (st, count) = status(&pool).await;
                 assert_ne!(st, "finished", "the tournament finished before the kill: make it bigger");
@@ -682,11 +691,7 @@ async fn a_node_that_opens_no_table_loses_its_placements_and_each_counts_as_an_a
     let mut a = serve(&db, &logs[0]);
     wait_until("A to run the tournaments", Duration::from_secs(30), async || schedules(&logs[0])).await;
     let mut b = serve(&db, &logs[1]);
-    let frozen = wait_for("B to be a node", Duration::from_secs(30), async || {
-        let text = std::fs::read_to_string(&logs[1]).unwrap_or_default();
-        if text.contains("serving as a node of the database") { Ok(node_of(&logs[1])) } else { Err(()) }
-    })
-    .await;
+    let frozen = node_when_up(&logs[1]).await;
     let stop = Command::new("kill").args(["-STOP", &b.0.id().to_string()]).status().unwrap();
     assert!(stop.success());
     let (spec, expected) = create_round_robin(&db, &dir, &hosted(6));

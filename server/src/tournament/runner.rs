@@ -408,17 +408,17 @@ async fn open_table(
 }
 
 /// Notes this node as the one running the tournament (PostgreSQL); when
-/// another ran it before (it died or stopped, and this node's scheduler
-/// took over), the failover joins the audit trail. On SQLite the one
+/// another ran it before and died (no clean stop: a restart or a handover
+/// is no incident), the failover joins the audit trail. On SQLite the one
 /// server restarting is no failover.
 async fn take_over(state: &AppState, id: TournamentId) -> Result<(), TournamentError> {
     if state.db.topology() != Topology::Cluster {
         return Ok(());
     }
     let Some(node) = state.db.node_id() else { return Ok(()) };
-    if let Some((from, from_stopped)) = state.db.take_over_tournament(id, node).await? {
-        tracing::info!(tournament = id, node, from, from_stopped, "took the tournament over from another node");
-        let incident = Incident::SchedulerFailover { node, from, from_stopped, at: crate::db::now_ms() };
+    if let Some((from, false)) = state.db.take_over_tournament(id, node).await? {
+        tracing::info!(tournament = id, node, from, "took the tournament over from a node that died");
+        let incident = Incident::SchedulerFailover { node, from, at: crate::db::now_ms() };
         state.db.record_incident(id, node, &incident).await?;
     }
     Ok(())

@@ -155,15 +155,13 @@ pub enum Incident {
         /// When.
         at: u64,
     },
-    /// Another node's scheduler took the tournament over.
+    /// Another node's scheduler took the tournament over from one that died.
     #[serde(rename_all = "kebab-case")]
     SchedulerFailover {
         /// The node now running it.
         node: i64,
         /// The node that ran it before.
         from: i64,
-        /// Whether that node stopped cleanly (else it died).
-        from_stopped: bool,
         /// When the new node took it over.
         at: u64,
     },
