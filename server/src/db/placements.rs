@@ -8,7 +8,9 @@
 use std::time::Duration;
 
 use sqlx::Row;
+use sqlx::postgres::PgListener;
 
+use super::backend::Backend;
 use super::columns::text_column;
 use super::nodes::live_since;
 use super::{Db, DbError, now_ms};
@@ -18,6 +20,47 @@ use super::{Db, DbError, now_ms};
 /// after this is not taking tables (it is stuck: a dead node's placements
 /// are lost as soon as its lock is gone), and the table goes to another node.
 pub const CLAIM_WITHIN: Duration = Duration::from_secs(3);
+
+/// The PostgreSQL channel on which placements are announced (see
+/// [`News`]): a node hears of a table placed on it, and a runner of its
+/// placement's moves, at once rather than at its next look.
+const CHANNEL: &str = "capicua_placements";
+
+/// What the placements channel says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum News {
+    /// A table was placed on this node.
+    Placed {
+        /// The node.
+        node: i64,
+    },
+    /// A placement of this tournament moved (opened, ended, lost...).
+    Moved {
+        /// The tournament.
+        tournament: i64,
+    },
+}
+
+impl News {
+    /// The notification's payload.
+    fn payload(self) -> String {
+        match self {
+            News::Placed { node } => format!("placed {node}"),
+            News::Moved { tournament } => format!("moved {tournament}"),
+        }
+    }
+
+    /// Reads a notification's payload; `None` for anything else.
+    pub fn parse(payload: &str) -> Option<News> {
+        let (what, id) = payload.split_once(' ')?;
+        let id = id.parse().ok()?;
+        match what {
+            "placed" => Some(News::Placed { node: id }),
+            "moved" => Some(News::Moved { tournament: id }),
+            _ => None,
+        }
+    }
+}
 
 /// Where a placement stands (`table_placements.state`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -141,7 +184,7 @@ impl Db {
         node: i64,
         table_json: &str,
     ) -> Result<i64, DbError> {
-        Ok(sqlx::query_scalar(
+        let id = sqlx::query_scalar(
             "INSERT INTO table_placements (tournament_id, round, table_no, node_id, state, table_json, placed_at)
              VALUES ($1, $2, $3, $4, 'placed', $5, $6) RETURNING id",
         )
@@ -152,7 +195,28 @@ impl Db {
         .bind(table_json)
         .bind(now_ms() as i64)
         .fetch_one(&self.pool)
-        .await?)
+        .await?;
+        self.announce(News::Placed { node }).await?;
+        Ok(id)
+    }
+
+    /// Announces placement news to every node listening (PostgreSQL; the
+    /// nodes also look every quarter of a second, so news is a shortcut,
+    /// never the only way a node learns).
+    async fn announce(&self, news: News) -> Result<(), DbError> {
+        if self.backend == Backend::Postgres {
+            sqlx::query("SELECT pg_notify($1, $2)").bind(CHANNEL).bind(news.payload()).execute(&self.pool).await?;
+        }
+        Ok(())
+    }
+
+    /// A listener to the placements channel (PostgreSQL; `None` on SQLite),
+    /// on a connection of its own; [`News::parse`] reads what it hears.
+    pub async fn listen_placements(&self) -> Result<Option<PgListener>, DbError> {
+        let Some(url) = &self.postgres_url else { return Ok(None) };
+        let mut listener = PgListener::connect(url).await?;
+        listener.listen(CHANNEL).await?;
+        Ok(Some(listener))
     }
 
     /// The placements this node is to open, oldest first; none while the
@@ -176,16 +240,19 @@ impl Db {
     pub async fn move_placement(&self, id: i64, from: &[PlacementState], to: PlacementState) -> Result<bool, DbError> {
         let states: Vec<String> = from.iter().map(|s| format!("'{}'", s.column_name())).collect();
         let stamp = if to == PlacementState::Open { "opened_at" } else { "ended_at" };
-        let done = sqlx::query(&format!(
-            "UPDATE table_placements SET state = $1, {stamp} = $2 WHERE id = $3 AND state IN ({})",
+        let moved: Option<i64> = sqlx::query_scalar(&format!(
+            "UPDATE table_placements SET state = $1, {stamp} = $2 WHERE id = $3 AND state IN ({}) RETURNING tournament_id",
             states.join(", ")
         ))
         .bind(to)
         .bind(now_ms() as i64)
         .bind(id)
-        .execute(&self.pool)
+        .fetch_optional(&self.pool)
         .await?;
-        Ok(done.rows_affected() == 1)
+        if let Some(tournament) = moved {
+            self.announce(News::Moved { tournament }).await?;
+        }
+        Ok(moved.is_some())
     }
 
     /// Marks a placement placed or open `lost` (its node died or is not
@@ -274,4 +341,19 @@ impl Db {
 /// The oldest placement (unix ms) still waiting for its node in time.
 fn claim_since() -> i64 {
     now_ms() as i64 - CLAIM_WITHIN.as_millis() as i64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn news_reads_back_as_it_was_announced_and_nothing_else_is_news() {
+        for news in [News::Placed { node: 3 }, News::Moved { tournament: 12 }] {
+            assert_eq!(News::parse(&news.payload()), Some(news));
+        }
+        for noise in ["", "placed", "placed x", "opened 3", "placed 3 4"] {
+            assert_eq!(News::parse(noise), None, "{noise:?}");
+        }
+    }
 }
