@@ -2,7 +2,7 @@
 -- (`tournament_controls`, served at GET /api/tournaments/{id}/audit): a
 -- node seen dead with tables of it (`node-crashed`), a placement lost with
 -- its node (`placement-lost`), a table played again (`table-replayed`),
--- another node's scheduler taking the tournament over
+-- another node's scheduler taking the tournament over from one that died
 -- (`scheduler-failover`). Such a row has `action` the incident, `by_name`
 -- the node that saw it (`node 3`), no `control_json` (it is no entry of
 -- the log), and `detail_json` what happened: node ids, round, table, why,
