@@ -8,7 +8,7 @@ use std::sync::Arc;
 use capicua_protocol::RoomInfo;
 
 use crate::AppState;
-use crate::db::nodes::{BEAT, Beat};
+use crate::db::nodes::{BEAT, Beat, Held, NodeLock};
 use crate::db::{DbError, Topology};
 
 /// The lobby: this server's listed rooms, then those of every other live
@@ -34,20 +34,27 @@ pub(crate) async fn lobby(state: &AppState) -> Vec<RoomInfo> {
     list
 }
 
-/// Records this server as a node reached at `url` and beats until the
-/// server shuts down.
+/// Records this server as a node reached at `url`, takes its node lock
+/// (PostgreSQL: the other nodes count it live while the database shows the
+/// lock held) and beats until the server shuts down, checking the lock at
+/// each beat and taking it again if its connection was lost.
 pub(crate) async fn join(state: &Arc<AppState>, url: &str) -> Result<(), DbError> {
     let id = state.db.register_node(url).await?;
+    let mut lock = state.db.lock_node().await?;
     tracing::info!(node = id, url, "serving as a node of the database");
     let state = state.clone();
     tokio::spawn(async move {
         let mut shutdown = state.shutdown();
         let mut every = tokio::time::interval(BEAT);
         every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let mut held = true;
         loop {
             tokio::select! {
                 _ = every.tick() => {}
                 _ = crate::shutdown_signalled(&mut shutdown) => return,
+            }
+            if let Some(lock) = &mut lock {
+                held = keep_lock(lock, id, held).await;
             }
             let rooms = state.lobby.room_count() as i64;
             let connections = state.lobby.connections() as i64;
@@ -68,4 +75,27 @@ pub(crate) async fn join(state: &Arc<AppState>, url: &str) -> Result<(), DbError
         }
     });
     Ok(())
+}
+
+/// Checks the node lock, saying when it is lost and when it is held again
+/// (`held`: as the last check found it); returns whether it is held.
+/// Without it the other nodes count this one dead, its tables are played
+/// elsewhere and it takes no new ones (see `Db::placed_here`).
+async fn keep_lock(lock: &mut NodeLock, node: i64, held: bool) -> bool {
+    match lock.keep().await {
+        Held::Still => true,
+        Held::Again => {
+            tracing::info!(node, "this node holds its lock on the database again: it takes tables");
+            true
+        }
+        Held::Lost => {
+            if held {
+                tracing::warn!(
+                    node,
+                    "this node lost its lock on the database: the other nodes count it dead and it takes no tables"
+                );
+            }
+            false
+        }
+    }
 }

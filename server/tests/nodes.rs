@@ -2,7 +2,8 @@
 //! node, lists every live node's rooms in its lobby, and answers a message
 //! for a room another node hosts with `wrong-node` and that node's URL,
 //! where the room is joined. A node that stops leaves the lists at once.
-//! On SQLite the one server lists itself.
+//! Each node holds a lock of its own on the database, which it takes again
+//! when its session is lost. On SQLite the one server lists itself.
 
 mod common;
 
@@ -128,4 +129,51 @@ async fn one_server_on_sqlite_lists_itself_as_the_only_node() {
     let mut c = server.guest().await;
     let r = c.request(json!({"type": "join", "room": 999})).await;
     assert_eq!(r["code"], "no-such-room", "{r}");
+}
+
+/// The backend holding node `node`'s lock (`pg_advisory_lock` keyed
+/// "capn" and the node id), if any.
+async fn lock_holder(pool: &sqlx::AnyPool, node: i64) -> Option<i32> {
+    sqlx::query_scalar(
+        "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 2
+           AND classid = 1667330158 AND objid::bigint = $1
+           AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
+    )
+    .bind(node)
+    .fetch_optional(pool)
+    .await
+    .unwrap()
+}
+
+#[tokio::test]
+async fn a_node_holds_a_lock_of_its_own_and_takes_it_again_when_its_session_ends() {
+    let Some(pg) = capicua_pgtest::require("a_node_holds_a_lock_of_its_own") else {
+        return;
+    };
+    let database = pg.fresh_database();
+    let a = TestServer::start_with(PathBuf::from(&database), config()).await;
+    sqlx::any::install_default_drivers();
+    let pool = sqlx::AnyPool::connect(&capicua_server::db::database_url(&database)).await.unwrap();
+    let id = wait_for("the node listed", Duration::from_secs(10), async || {
+        let nodes = a.get_json("/api/nodes").await;
+        nodes[0]["id"].as_i64().ok_or(nodes)
+    })
+    .await;
+    let first =
+        wait_for("the node's lock held", Duration::from_secs(10), async || lock_holder(&pool, id).await.ok_or(()))
+            .await;
+    // The database ends the lock's session, as when its connection drops:
+    // the node takes its lock again, on a new session, and stays listed.
+    let ended: bool = sqlx::query_scalar("SELECT pg_terminate_backend($1)").bind(first).fetch_one(&pool).await.unwrap();
+    assert!(ended);
+    wait_for("the node's lock held again by a new session", Duration::from_secs(10), async || {
+        match lock_holder(&pool, id).await {
+            Some(pid) if pid != first => Ok(()),
+            other => Err(other),
+        }
+    })
+    .await;
+    let nodes = a.get_json("/api/nodes").await;
+    assert_eq!(nodes[0]["id"], json!(id), "{nodes}");
+    pool.close().await;
 }

@@ -8,6 +8,12 @@
 //! the dead are played again on the living, another server takes the
 //! tournament over, and the bots fail over to the servers left.
 //!
+//! On PostgreSQL a node counts dead the moment its session with the
+//! database ends: each kill's tables open on a living node within 2 s
+//! (printed as `failover: ...`), no table is placed on the dead, and the
+//! tournament's audit trail records the crash, the lost placements, the
+//! replayed tables and the scheduler's failover.
+//!
 //! `CAPICUA_RESTART_ENTRANTS` (default 8) and `CAPICUA_FAILOVER_ENTRANTS`
 //! (default 10) scale them.
 
@@ -15,10 +21,10 @@ mod common;
 
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::time::Duration;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use capicua_tournament::{Tournament, TournamentSpec};
-use common::wait_for;
+use common::{wait_for, wait_until};
 use sqlx::{AnyPool, Row};
 
 const BIN: &str = env!("CARGO_BIN_EXE_capicua-server");
@@ -74,6 +80,179 @@ fn node_of(log: &Path) -> i64 {
     let line = text.lines().find(|l| l.contains("serving as a node of the database")).expect("the server is a node");
     let id = line.split("node=").nth(1).and_then(|rest| rest.split_whitespace().next()).expect("node=ID");
     id.parse().unwrap()
+}
+
+/// The wall clock in unix ms, as the servers stamp placements.
+fn now_ms() -> i64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_millis() as i64
+}
+
+/// How soon after a kill its tables must be open on a living node.
+const FAILOVER_WITHIN: Duration = Duration::from_secs(2);
+
+/// What a kill left: the node, when (unix ms), and its placements placed
+/// or open at that moment without a stored match (the living may have
+/// marked them lost since): (placement, round, table, whether its room
+/// was open).
+struct Killed {
+    node: i64,
+    at: i64,
+    tables: Vec<(i64, i64, i64, bool)>,
+}
+
+impl Killed {
+    /// Whether a table was in play on the node when it died.
+    fn in_play(&self) -> bool {
+        self.tables.iter().any(|t| t.3)
+    }
+}
+
+/// kill -9 the server running node `node`, noting its tables.
+async fn kill_node(pool: &AnyPool, server: &mut Server, node: i64) -> Killed {
+    let at = now_ms();
+    server.kill9();
+    let tables = sqlx::query(
+        "SELECT p.id, p.round, p.table_no, p.opened_at IS NOT NULL FROM table_placements p
+         WHERE p.node_id = $1 AND (p.state IN ('placed', 'open') OR (p.state = 'lost' AND p.ended_at >= $2))
+           AND NOT EXISTS (SELECT 1 FROM tournament_matches m WHERE m.tournament_id = p.tournament_id
+                           AND m.round = p.round AND m.table_no = p.table_no)",
+    )
+    .bind(node)
+    .bind(at)
+    .fetch_all(pool)
+    .await
+    .unwrap()
+    .iter()
+    .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3)))
+    .collect();
+    Killed { node, at, tables }
+}
+
+/// Waits until every table the kill took is open again on another node
+/// (or had its match stored just before the kill); prints and checks how
+/// long after the kill the last one opened, and that nothing was placed
+/// on the dead node after it died. `what` names the kill.
+async fn check_failover(pool: &AnyPool, k: &Killed, what: &str) {
+    let tables = k.tables.clone();
+    let reopened = wait_for(&format!("the tables of dead node {} open elsewhere", k.node), Duration::from_secs(30), async || {
+        let mut last = None;
+        for &(placement, round, table, _) in &tables {
+            let r = sqlx::query(
+                "SELECT (SELECT MIN(opened_at) FROM table_placements WHERE tournament_id = 1 AND round = $1
+                         AND table_no = $2 AND id > $3 AND opened_at IS NOT NULL),
+                        (SELECT COUNT(*) FROM table_placements WHERE tournament_id = 1 AND round = $1
+                         AND table_no = $2 AND id > $3),
+                        (SELECT COUNT(*) FROM tournament_matches WHERE tournament_id = 1 AND round = $1 AND table_no = $2)",
+            )
+            .bind(round)
+            .bind(table)
+            .bind(placement)
+            .fetch_one(pool)
+            .await
+            .unwrap();
+            let (opened, later, stored): (Option<i64>, i64, i64) = (r.get(0), r.get(1), r.get(2));
+            match opened {
+                Some(at) => last = last.max(Some(at)),
+                // Its match was stored as the node died: nothing to play again.
+                None if later == 0 && stored == 1 => {}
+                None => return Err(format!("round {round} table {table} not open again")),
+            }
+        }
+        Ok(last)
+    })
+    .await;
+    if let Some(at) = reopened {
+        let after = Duration::from_millis((at - k.at).max(0) as u64);
+        eprintln!(
+            "failover: {what} (node {}) killed with {} table(s) on it; they opened elsewhere {:.2} s after the kill",
+            k.node,
+            k.tables.len(),
+            after.as_secs_f64()
+        );
+        assert!(after < FAILOVER_WITHIN, "{what}: its tables opened elsewhere {after:?} after the kill");
+    }
+    // A node is dead once its session ended (the process dies within
+    // milliseconds of the kill): nothing is placed on it after.
+    let placed: i64 = sqlx::query("SELECT COUNT(*) FROM table_placements WHERE node_id = $1 AND placed_at > $2")
+        .bind(k.node)
+        .bind(k.at + 500)
+        .fetch_one(pool)
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(placed, 0, "tables placed on dead node {}", k.node);
+}
+
+/// The tournament's audit trail, as a node serves it.
+async fn audit(pool: &AnyPool, node: i64) -> serde_json::Value {
+    let url: String =
+        sqlx::query_scalar("SELECT url FROM nodes WHERE id = $1").bind(node).fetch_one(pool).await.unwrap();
+    let addr = url.strip_prefix("http://").unwrap().parse().unwrap();
+    let (status, body) = common::http_get(addr, "/api/tournaments/1/audit").await;
+    assert_eq!(status, 200, "{body}");
+    serde_json::from_str(&body).unwrap()
+}
+
+/// The audit entries of one incident.
+fn incidents<'a>(audit: &'a serde_json::Value, action: &str) -> Vec<&'a serde_json::Value> {
+    audit.as_array().unwrap().iter().filter(|e| e["action"] == action).collect()
+}
+
+/// Checks that each kill is in the audit trail: the dead node's crash with
+/// its tables, each placement lost, each table played again (why, which
+/// attempt); and, for a scheduler's kill, the failover to the next one.
+fn check_audit(audit: &serde_json::Value, kills: &[&Killed], schedulers: &[(i64, i64)]) {
+    for k in kills.iter().filter(|k| !k.tables.is_empty()) {
+        let crashed = incidents(audit, "node-crashed");
+        assert!(crashed.iter().any(|e| e["detail"]["node"] == k.node), "node {} crashed: {audit}", k.node);
+        for &(placement, round, table, in_play) in &k.tables {
+            let lost = incidents(audit, "placement-lost");
+            let entry = lost.iter().find(|e| e["detail"]["placement"] == placement);
+            // Stored as the node died: not lost.
+            let Some(entry) = entry else { continue };
+            assert_eq!(entry["detail"]["node"], k.node, "{entry}");
+            assert_eq!(entry["detail"]["in-play"], in_play, "{entry}");
+            assert!(entry["detail"]["at"].as_i64().unwrap() >= k.at, "{entry}");
+            // Its replay is the table's next one after the loss.
+            let replayed = incidents(audit, "table-replayed");
+            let after = |e: &&&serde_json::Value| {
+                e["detail"]["round"] == round
+                    && e["detail"]["table"] == table
+                    && e["id"].as_i64() > entry["id"].as_i64()
+            };
+            let again = replayed.iter().find(after);
+            let again = again.unwrap_or_else(|| panic!("round {round} table {table} replayed: {audit}"));
+            assert!(again["detail"]["attempt"].as_i64().unwrap() >= 2, "{again}");
+            assert!(again["detail"]["why"].as_str().unwrap().contains(&format!("node {}", k.node)), "{again}");
+        }
+    }
+    for &(from, to) in schedulers {
+        let failovers = incidents(audit, "scheduler-failover");
+        assert!(
+            failovers
+                .iter()
+                .any(|e| e["detail"]["from"] == from && e["detail"]["node"] == to && e["by"] == format!("node {to}")),
+            "node {to} took over from node {from}: {audit}"
+        );
+    }
+}
+
+/// No log of a node reads as trouble where there is none: a standby
+/// waiting for the scheduler lock is no slow statement.
+fn check_logs(logs: &[std::path::PathBuf]) {
+    for log in logs {
+        let text = std::fs::read_to_string(log).unwrap_or_default();
+        assert!(!text.contains("slow statement"), "{}: {text}", log.display());
+    }
+}
+
+/// The node id of the server logging to `log`, once it has recorded itself.
+async fn node_when_up(log: &Path) -> i64 {
+    wait_for(&format!("{} to be a node", log.display()), Duration::from_secs(30), async || {
+        let text = std::fs::read_to_string(log).unwrap_or_default();
+        if text.contains("serving as a node of the database") { Ok(node_of(log)) } else { Err(()) }
+    })
+    .await
 }
 
 /// Tables whose room is open on `node` (by their placement).
@@ -309,19 +488,23 @@ async fn three_servers_on_postgres_finish_a_tournament_whichever_is_killed() {
     let first = scheduler(&nodes).await;
     let standby = (0..3).find(|&i| i != first).unwrap();
     let done = results_and_play(2, standby).await;
-    nodes[standby].take().unwrap().kill9();
+    let standby_kill = kill_node(&pool, &mut nodes[standby].take().unwrap(), node_of(&logs[standby])).await;
+    check_failover(&pool, &standby_kill, "a standby").await;
     // The scheduler dies with a table of its own in play (a duel of bots
     // takes milliseconds: if the table ended between the look and the
     // kill, the next scheduler is killed the same way, while two servers
     // are left).
-    let mut kills = 0;
+    let mut kills = Vec::new();
+    let mut schedulers = Vec::new();
     let mut at_least = done + 2;
     let before = loop {
         let s = scheduler(&nodes).await;
+        schedulers.push(node_of(&logs[s]));
         results_and_play(at_least, s).await;
-        nodes[s].take().unwrap().kill9();
-        kills += 1;
-        if tables_open_on(&pool, node_of(&logs[s])).await > 0 || nodes.iter().flatten().count() == 1 {
+        let k = kill_node(&pool, &mut nodes[s].take().unwrap(), node_of(&logs[s])).await;
+        let caught = k.in_play();
+        kills.push(k);
+        if caught || nodes.iter().flatten().count() == 1 {
             break matches(&pool).await;
         }
         at_least = matches(&pool).await.len() as i64 + 1;
@@ -330,7 +513,16 @@ async fn three_servers_on_postgres_finish_a_tournament_whichever_is_killed() {
     // The last server standing takes over and finishes it.
     let last = scheduler(&nodes).await;
     assert!(nodes[last].is_some());
+    schedulers.push(node_of(&logs[last]));
+    for k in &kills {
+        check_failover(&pool, k, "the scheduler").await;
+    }
     wait_finished(&pool).await;
+    let trail = audit(&pool, node_of(&logs[last])).await;
+    let all: Vec<&Killed> = std::iter::once(&standby_kill).chain(&kills).collect();
+    let handovers: Vec<(i64, i64)> = schedulers.windows(2).map(|w| (w[0], w[1])).collect();
+    check_audit(&trail, &all, &handovers);
+    check_logs(&logs);
     // Every remote bot hears the end from the server it waits on.
     for b in bots {
         tokio::time::timeout(Duration::from_secs(60), b).await.expect("the bots hear the end").unwrap().unwrap();
@@ -344,12 +536,42 @@ async fn three_servers_on_postgres_finish_a_tournament_whichever_is_killed() {
         .unwrap()
         .get(0);
     eprintln!(
-        "killed a standby and {kills} scheduler(s); {} of {expected} matches were stored before; {lost} placement(s) lost with their node",
+        "killed a standby and {} scheduler(s); {} of {expected} matches were stored before; {lost} placement(s) lost with their node",
+        kills.len(),
         before.len()
     );
     check_finished(&pool, &spec, expected, &before).await;
+    check_attempts(&pool).await;
+    // How soon a node opens a table placed on it (a figure, not a bound:
+    // the nodes hear of placements at once, and look every 250 ms anyway).
+    let r = sqlx::query(
+        "SELECT CAST(AVG(opened_at - placed_at) AS BIGINT), MAX(opened_at - placed_at), COUNT(*)
+         FROM table_placements WHERE opened_at IS NOT NULL",
+    )
+    .fetch_one(&pool)
+    .await
+    .unwrap();
+    let (mean, max, n): (i64, i64, i64) = (r.get(0), r.get(1), r.get(2));
+    eprintln!("placements: {n} opened, {mean} ms after placing on average, {max} ms at most");
     pool.close().await;
     let _ = std::fs::remove_dir_all(dir);
+}
+
+/// Every placement that opened a room, or was lost before its room opened,
+/// counts as an attempt of its table.
+async fn check_attempts(pool: &AnyPool) {
+    let short: Vec<(i64, i64, i64)> = sqlx::query(
+        "SELECT t.round, t.table_no, t.attempts FROM tournament_tables t WHERE t.attempts <
+           (SELECT COUNT(*) FROM table_placements p WHERE p.tournament_id = t.tournament_id AND p.round = t.round
+            AND p.table_no = t.table_no AND (p.room_id IS NOT NULL OR (p.state = 'lost' AND p.opened_at IS NULL)))",
+    )
+    .fetch_all(pool)
+    .await
+    .unwrap()
+    .iter()
+    .map(|r| (r.get(0), r.get(1), r.get(2)))
+    .collect();
+    assert!(short.is_empty(), "tables counting fewer attempts than their placements: {short:?}");
 }
 
 /// The standings view: (rank, entrant, points, wins, draws, losses, score).
@@ -395,39 +617,51 @@ async fn a_tournament_spread_over_servers_and_killed_scores_as_one_server_does()
         sqlx::query("SELECT deal_secret FROM tournaments WHERE id = 1").fetch_one(&pool).await.unwrap().get(0);
     let mut logs: Vec<_> = (0..3).map(|i| dir.join(format!("node{i}.log"))).collect();
     let mut nodes: Vec<Option<Server>> = logs.iter().map(|log| Some(serve(&db, log))).collect();
-    let mut misses = 0;
-    let before = loop {
-        let s = wait_for("one server to run the tournaments", Duration::from_secs(30), async || {
-            let running: Vec<usize> = (0..nodes.len()).filter(|&i| nodes[i].is_some() && schedules(&logs[i])).collect();
-            if running.len() == 1 { Ok(running[0]) } else { Err(running) }
-        })
-        .await;
-        let node = node_of(&logs[s]);
-        wait_for("a result stored and a table in play on the scheduler", Duration::from_secs(60), async || {
-            let (st, count) = status(&pool).await;
-            assert_ne!(st, "finished", "the tournament finished before the kill: make it bigger");
-            let in_play = tables_open_on(&pool, node).await;
-            if count >= 1 && in_play > 0 { Ok(()) } else { Err((count, in_play)) }
-        })
-        .await;
-        nodes[s].take().unwrap().kill9();
-        if tables_open_on(&pool, node).await > 0 {
-            break matches(&pool).await;
-        }
-        // The table ended between the look and the kill (a duel of bots is
-        // quick on a busy machine): kill the next scheduler, with a fresh
-        // server in the dead one's place so that the cluster stays three.
-        misses += 1;
-        assert!(misses < 6, "no kill of the scheduler caught a table in play in {misses} tries");
-        let log = dir.join(format!("node{}.log", logs.len()));
-        nodes.push(Some(serve(&db, &log)));
-        logs.push(log);
-    };
+    // A standby dies with a table in play, then the scheduler does. A duel
+    // of bots is quick on a busy machine: if the table ended between the
+    // look and the kill, the next one is killed the same way, with a fresh
+    // server in the dead one's place so that the cluster stays three.
+    let mut kills = Vec::new();
+    for scheduler in [false, true] {
+        let what = if scheduler { "the scheduler" } else { "a standby" };
+        let mut misses = 0;
+        let k = loop {
+            let s = wait_for("one server to run the tournaments", Duration::from_secs(30), async || {
+                let running: Vec<usize> =
+                    (0..nodes.len()).filter(|&i| nodes[i].is_some() && schedules(&logs[i])).collect();
+                if running.len() == 1 { Ok(running[0]) } else { Err(running) }
+            })
+            .await;
+            let victim = if scheduler { s } else { (0..nodes.len()).find(|&i| i != s && nodes[i].is_some()).unwrap() };
+            let node = node_when_up(&logs[victim]).await;
+            wait_for(&format!("a result stored and a table in play on {what}"), Duration::from_secs(60), async || {
+                let (st, count) = status(&pool).await;
+                assert_ne!(st, "finished", "the tournament finished before the kill: make it bigger");
+                let in_play = tables_open_on(&pool, node).await;
+                if count >= 1 && in_play > 0 { Ok(()) } else { Err((count, in_play)) }
+            })
+            .await;
+            let k = kill_node(&pool, &mut nodes[victim].take().unwrap(), node).await;
+            let log = dir.join(format!("node{}.log", logs.len()));
+            nodes.push(Some(serve(&db, &log)));
+            logs.push(log);
+            if k.in_play() {
+                break k;
+            }
+            misses += 1;
+            assert!(misses < 6, "no kill of {what} caught a table in play in {misses} tries");
+        };
+        check_failover(&pool, &k, what).await;
+        kills.push(k);
+    }
+    let before = matches(&pool).await;
     wait_finished(&pool).await;
     for node in nodes.iter_mut().flatten() {
         node.kill9();
     }
     check_finished(&pool, &spec, expected, &before).await;
+    check_attempts(&pool).await;
+    check_logs(&logs);
     let spread = results_by_table(&pool).await;
     let spread_view = standings_view(&pool).await;
     pool.close().await;
@@ -450,6 +684,66 @@ async fn a_tournament_spread_over_servers_and_killed_scores_as_one_server_does()
         assert_eq!(spread.get(table), Some(result), "round {} table {}", table.0, table.1);
     }
     assert_eq!(standings_view(&pool).await, spread_view);
+    pool.close().await;
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[tokio::test]
+async fn a_node_that_opens_no_table_loses_its_placements_and_each_counts_as_an_attempt() {
+    let Some(pg) = capicua_pgtest::require("a_node_that_opens_no_table_loses_its_placements") else {
+        return;
+    };
+    let dir = fresh_dir("frozen");
+    let db = pg.fresh_database();
+    let pool = pool(&db).await;
+    let logs = [dir.join("a.log"), dir.join("b.log")];
+    // A runs the tournaments; B is a node that freezes: its sessions with
+    // the database stay open (it is live to the others), but it opens nothing.
+    let mut a = serve(&db, &logs[0]);
+    wait_until("A to run the tournaments", Duration::from_secs(30), async || schedules(&logs[0])).await;
+    let mut b = serve(&db, &logs[1]);
+    let frozen = node_when_up(&logs[1]).await;
+    let stop = Command::new("kill").args(["-STOP", &b.0.id().to_string()]).status().unwrap();
+    assert!(stop.success());
+    let (spec, expected) = create_round_robin(&db, &dir, &hosted(6));
+    // Some table is placed on B, waits there in vain, and is lost.
+    let (placement, round, table): (i64, i64, i64) =
+        wait_for("a placement on the frozen node lost", Duration::from_secs(30), async || {
+            let row =
+                sqlx::query("SELECT id, round, table_no FROM table_placements WHERE node_id = $1 AND state = 'lost'")
+                    .bind(frozen)
+                    .fetch_optional(&pool)
+                    .await
+                    .unwrap();
+            row.map(|r| (r.get(0), r.get(1), r.get(2))).ok_or(())
+        })
+        .await;
+    b.kill9();
+    wait_finished(&pool).await;
+    let trail = audit(&pool, node_of(&logs[0])).await;
+    a.kill9();
+    let lost = incidents(&trail, "placement-lost");
+    let entry = lost.iter().find(|e| e["detail"]["placement"] == placement).expect("the placement lost");
+    assert_eq!(entry["detail"]["in-play"], false, "{entry}");
+    assert_eq!(entry["detail"]["node"], frozen, "{entry}");
+    let why = entry["detail"]["why"].as_str().unwrap();
+    assert!(why.contains(&format!("node {frozen} did not open the table within 3 s")), "{why}");
+    let replayed = incidents(&trail, "table-replayed");
+    let again = replayed.iter().find(|e| e["detail"]["round"] == round && e["detail"]["table"] == table);
+    let again = again.unwrap_or_else(|| panic!("round {round} table {table} replayed: {trail}"));
+    assert_eq!(again["detail"]["attempt"], 2, "{again}");
+    // The lost placement is the table's first attempt; its room elsewhere the second.
+    let attempts: i64 = sqlx::query("SELECT attempts FROM tournament_tables WHERE round = $1 AND table_no = $2")
+        .bind(round)
+        .bind(table)
+        .fetch_one(&pool)
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(attempts, 2);
+    check_attempts(&pool).await;
+    check_finished(&pool, &spec, expected, &[]).await;
+    check_logs(&logs);
     pool.close().await;
     let _ = std::fs::remove_dir_all(dir);
 }

@@ -11,9 +11,11 @@
 //! On a SQLite file there is only ever one server (a file lock beside the
 //! database, taken by the binary), so it schedules without an election.
 
+use std::str::FromStr;
 use std::time::Duration;
 
-use sqlx::{Connection, PgConnection};
+use sqlx::postgres::PgConnectOptions;
+use sqlx::{ConnectOptions, Connection, PgConnection};
 
 use super::DbError;
 
@@ -35,7 +37,7 @@ impl SchedulerLock {
     /// database at `url` (at once when nobody holds it). Fails when the
     /// database cannot be reached or drops the connection while waiting.
     pub async fn acquire(url: &str) -> Result<SchedulerLock, DbError> {
-        let mut conn = PgConnection::connect(url).await?;
+        let mut conn = lock_connection(url).await?;
         sqlx::query("SELECT pg_advisory_lock($1)").bind(SCHEDULER_KEY).execute(&mut conn).await?;
         Ok(SchedulerLock { conn })
     }
@@ -47,4 +49,12 @@ impl SchedulerLock {
     pub async fn is_held(&mut self) -> bool {
         matches!(tokio::time::timeout(PING_TIMEOUT, self.conn.ping()).await, Ok(Ok(())))
     }
+}
+
+/// A connection of its own for a session-level advisory lock, which it
+/// holds for as long as it lives. Its statements are not logged: a standby
+/// waits minutes in `pg_advisory_lock` by design, and a "slow statement"
+/// warning would read as trouble with the database.
+pub(super) async fn lock_connection(url: &str) -> Result<PgConnection, DbError> {
+    Ok(PgConnectOptions::from_str(url)?.disable_statement_logging().connect().await?)
 }

@@ -6,17 +6,26 @@
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::mpsc;
 
 use super::TournamentError;
 use super::placement::{LOOK, TablePlan, assignments, host_table};
 use crate::AppState;
-use crate::db::placements::PlacementState;
+use crate::db::placements::{News, PlacementState};
+
+/// How long the host waits before listening again after its listener failed
+/// (it looks every [`LOOK`] meanwhile).
+const LISTEN_AGAIN: Duration = Duration::from_secs(5);
 
 /// Starts this node's host task (PostgreSQL only): every [`LOOK`], and at
-/// once when this node's own scheduler places a table here, it opens the
-/// tables placed on this node, closes those of cancelled tournaments,
-/// sends the players connected here their tables open on other nodes, and
-/// relays the progress of tournaments run elsewhere to the followers here.
+/// once when a table is placed here or a placement moves (the placements
+/// channel's [`News`]), it opens the tables placed on this node, closes
+/// those of cancelled tournaments, sends the players connected here their
+/// tables open on other nodes, and relays the progress of tournaments run
+/// elsewhere to the followers here. News of a placement's move also wakes
+/// its tournament's runner, if it runs here.
 pub(crate) fn spawn(state: Arc<AppState>) {
     tokio::spawn(async move {
         let mut shutdown = state.shutdown();
@@ -28,10 +37,19 @@ pub(crate) fn spawn(state: Arc<AppState>) {
         let mut closed: HashSet<i64> = HashSet::new();
         // What this node's followers were told of tournaments run elsewhere.
         let mut relayed = HashMap::new();
+        let mut news = listen(state.clone());
         loop {
             tokio::select! {
                 _ = every.tick() => {}
                 _ = state.tournaments.host.notified() => {}
+                Some(heard) = news.recv() => {
+                    // One look for a burst of news.
+                    for heard in std::iter::once(heard).chain(std::iter::from_fn(|| news.try_recv().ok())) {
+                        if let News::Moved { tournament } = heard {
+                            state.tournaments.nudge(tournament);
+                        }
+                    }
+                }
                 _ = crate::shutdown_signalled(&mut shutdown) => return,
             }
             if let Err(e) = look(&state, &mut delivered, &mut closed).await {
@@ -45,6 +63,50 @@ pub(crate) fn spawn(state: Arc<AppState>) {
             }
         }
     });
+}
+
+/// Listens to the placements channel in a task of its own (a
+/// notification half read must never be dropped by a `select!`), passing
+/// on the news heard. While it cannot listen (the database unreachable) it
+/// tries again every [`LISTEN_AGAIN`], and the host only looks every
+/// [`LOOK`]. It ends with the server, or on SQLite at once.
+fn listen(state: Arc<AppState>) -> mpsc::UnboundedReceiver<News> {
+    let (tx, rx) = mpsc::unbounded_channel();
+    tokio::spawn(async move {
+        let mut shutdown = state.shutdown();
+        loop {
+            let heard = tokio::select! {
+                heard = pass_on(&state, &tx) => heard,
+                _ = crate::shutdown_signalled(&mut shutdown) => return,
+            };
+            match heard {
+                Ok(false) => return,
+                Ok(true) => {}
+                Err(e) => {
+                    tracing::warn!(error = %e, "listening for table placements; looking every {LOOK:?} meanwhile")
+                }
+            }
+            tokio::select! {
+                _ = tokio::time::sleep(LISTEN_AGAIN) => {}
+                _ = crate::shutdown_signalled(&mut shutdown) => return,
+            }
+        }
+    });
+    rx
+}
+
+/// Passes on the news heard until listening fails; `Ok(false)` when there
+/// is nothing to listen to (SQLite) or nobody to tell.
+async fn pass_on(state: &AppState, tx: &mpsc::UnboundedSender<News>) -> Result<bool, TournamentError> {
+    let Some(mut listener) = state.db.listen_placements().await? else { return Ok(false) };
+    loop {
+        let heard = listener.recv().await?;
+        if let Some(news) = News::parse(heard.payload())
+            && tx.send(news).is_err()
+        {
+            return Ok(false);
+        }
+    }
 }
 
 async fn look(

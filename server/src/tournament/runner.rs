@@ -21,6 +21,7 @@
 //! cancelled, it closes the rooms of its tables in play and ends.
 
 mod arena;
+mod watch;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -34,9 +35,11 @@ use super::{TournamentError, placement, store};
 use crate::AppState;
 use crate::db::Topology;
 use crate::db::tournaments::Logged;
+use crate::db::tournaments::log::Incident;
 use crate::state::tournaments::Wake;
 
-/// Rooms opened for one table before the tournament is marked failed
+/// Attempts of one table (rooms opened here, or placements on a node,
+/// whether or not its room opened) before the tournament is marked failed
 /// (the organiser may resume it once the cause is fixed: the count starts again).
 const MAX_ATTEMPTS: u32 = 5;
 
@@ -98,8 +101,10 @@ async fn drive(
 struct Book {
     /// Tables of the current round in play, by table: where.
     open: HashMap<u32, Placed>,
-    /// Rooms opened per (round, table).
+    /// Attempts per (round, table).
     attempts: HashMap<(u32, u32), u32>,
+    /// Why each table of the current round freed since is played again.
+    why: HashMap<u32, watch::Why>,
     /// The round whose tables `open` holds.
     current: Option<u32>,
     /// The organiser paused the tournament.
@@ -132,7 +137,14 @@ impl Book {
         }
         self.current = Some(round);
         self.open.clear();
+        self.why.clear();
         Step::Begin
+    }
+
+    /// A table no longer in play, to be played again for `why`.
+    fn free(&mut self, table: u32, why: watch::Why) {
+        self.open.remove(&table);
+        self.why.insert(table, why);
     }
 
     /// The `pending` tables not in play.
@@ -147,7 +159,7 @@ impl Book {
             return Ok(());
         }
         Err(TournamentError::Room(format!(
-            "round {round} table {table}: {MAX_ATTEMPTS} rooms ended without a stored match"
+            "round {round} table {table}: {MAX_ATTEMPTS} attempts ended without a stored match"
         )))
     }
 
@@ -220,6 +232,7 @@ impl<'a> Runner<'a> {
         if !db.transition_tournament(id, Transition::Start, None).await? {
             return Ok(None);
         }
+        take_over(state, id).await?;
         let spread = db.topology() == Topology::Cluster;
         let mut runner = Runner { state, id, t, cursor, secret, spread, book: Book::default(), tx };
         // A withdrawal taken before that plans round 0 again: read it before planning.
@@ -269,7 +282,7 @@ impl<'a> Runner<'a> {
     async fn begin(&mut self, round: &Round) -> Result<bool, TournamentError> {
         self.state.db.save_tournament_round(self.id, round).await?;
         self.state.tournaments.publish(self.id, round_started(round));
-        if self.spread && watch(self.state, self.id, round.number, &self.t, &mut self.book.open).await? {
+        if self.spread && watch::watch(self.state, self.id, round.number, &self.t, &mut self.book).await? {
             self.catch_up().await?;
             return Ok(true);
         }
@@ -280,7 +293,9 @@ impl<'a> Runner<'a> {
     /// node by load (PostgreSQL) or opens its room here.
     async fn open_tables(&mut self, round: &Round) -> Result<(), TournamentError> {
         let (state, id) = (self.state, self.id);
-        for table_no in self.book.unplaced(&self.t.pending_tables()) {
+        let unplaced = self.book.unplaced(&self.t.pending_tables());
+        watch::record_replays(state, id, round.number, &unplaced, &mut self.book.why).await?;
+        for table_no in unplaced {
             self.book.attempt(round.number, table_no)?;
             let clock = self.t.config().spec().clock.clone();
             let v = variant(self.t.config(), &round.variant)?;
@@ -311,7 +326,7 @@ impl<'a> Runner<'a> {
                 Ok(Some(true))
             }
             Wake::Placements if self.spread => {
-                Ok(Some(watch(self.state, self.id, round, &self.t, &mut self.book.open).await?))
+                Ok(Some(watch::watch(self.state, self.id, round, &self.t, &mut self.book).await?))
             }
             Wake::Placements => Ok(Some(false)),
             // A table of a round already over.
@@ -328,7 +343,7 @@ impl<'a> Runner<'a> {
                 // The room ended without a stored match: play it again from the start.
                 tracing::warn!(tournament = self.id, round, table, "table interrupted; replaying it");
                 self.state.tournaments.unassign(self.id, round, table);
-                self.book.open.remove(&table);
+                self.book.free(table, watch::Why::Ended);
                 tokio::time::sleep(Duration::from_millis(100)).await;
                 Ok(Some(false))
             }
@@ -392,51 +407,21 @@ async fn open_table(
     Ok(room)
 }
 
-/// Looks at the placements of the round in progress (PostgreSQL): a done
-/// one settles (its result is in the log), an ended one or one whose node
-/// died frees its table to be placed again, and one a previous scheduler
-/// placed on a live node is adopted. Returns whether the log is to be read
-/// (a freed table is placed again only if its result is not in the log).
-async fn watch(
-    state: &Arc<AppState>,
-    id: TournamentId,
-    round: u32,
-    t: &Tournament,
-    open: &mut HashMap<u32, Placed>,
-) -> Result<bool, TournamentError> {
-    use crate::db::placements::PlacementState::{Done, Ended, Lost, Open, Placed as Waiting};
-    let pending = t.pending_tables();
-    let mut fresh = false;
-    for w in state.db.watch_placements(id, round).await? {
-        let waiting = matches!(w.state, Waiting | Open);
-        match open.get(&w.table) {
-            Some(&Placed::Placement(p)) if p == w.id => {
-                let freed = match w.state {
-                    Done => {
-                        open.insert(w.table, Placed::Settled);
-                        fresh = true;
-                        false
-                    }
-                    Ended => true,
-                    _ if !w.live => state.db.move_placement(w.id, &[Waiting, Open], Lost).await?,
-                    _ => false,
-                };
-                if freed {
-                    tracing::warn!(tournament = id, round, table = w.table, "table interrupted; replaying it");
-                    open.remove(&w.table);
-                    fresh = true;
-                }
-            }
-            None if waiting && w.live && pending.contains(&w.table) => {
-                open.insert(w.table, Placed::Placement(w.id));
-            }
-            None if waiting && !w.live => {
-                state.db.move_placement(w.id, &[Waiting, Open], Lost).await?;
-            }
-            _ => {}
-        }
+/// Notes this node as the one running the tournament (PostgreSQL); when
+/// another ran it before and died (no clean stop: a restart or a handover
+/// is no incident), the failover joins the audit trail. On SQLite the one
+/// server restarting is no failover.
+async fn take_over(state: &AppState, id: TournamentId) -> Result<(), TournamentError> {
+    if state.db.topology() != Topology::Cluster {
+        return Ok(());
     }
-    Ok(fresh)
+    let Some(node) = state.db.node_id() else { return Ok(()) };
+    if let Some((from, false)) = state.db.take_over_tournament(id, node).await? {
+        tracing::info!(tournament = id, node, from, "took the tournament over from a node that died");
+        let incident = Incident::SchedulerFailover { node, from, at: crate::db::now_ms() };
+        state.db.record_incident(id, node, &incident).await?;
+    }
+    Ok(())
 }
 
 /// Applies the log entries (results and controls) committed after

@@ -216,7 +216,9 @@ pub enum Deleted {
 pub struct AuditEntry {
     /// The order taken.
     pub id: i64,
-    /// `cancel`, `pause`, `resume`, `withdraw` or `correct`.
+    /// `cancel`, `pause`, `resume`, `withdraw` or `correct`; or an
+    /// incident: `node-crashed`, `placement-lost`, `table-replayed`,
+    /// `scheduler-failover`.
     pub action: String,
     /// Who took it.
     pub by: String,
@@ -228,6 +230,9 @@ pub struct AuditEntry {
     /// The result a correction replaced.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub old: Option<MatchResult>,
+    /// What happened, for an incident (`super::log::Incident`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<serde_json::Value>,
 }
 
 impl Db {
@@ -266,9 +271,10 @@ impl Db {
             at: i64,
             control_json: Option<String>,
             old_json: Option<String>,
+            detail_json: Option<String>,
         }
         let rows: Vec<AuditRow> = sqlx::query_as(
-            "SELECT id, action, by_name, at, control_json, old_json FROM tournament_controls
+            "SELECT id, action, by_name, at, control_json, old_json, detail_json FROM tournament_controls
              WHERE tournament_id = $1 ORDER BY id",
         )
         .bind(id)
@@ -283,6 +289,7 @@ impl Db {
                     at: r.at,
                     control: r.control_json.as_deref().map(serde_json::from_str).transpose()?,
                     old: r.old_json.as_deref().map(serde_json::from_str).transpose()?,
+                    detail: r.detail_json.as_deref().map(serde_json::from_str).transpose()?,
                 })
             })
             .collect()

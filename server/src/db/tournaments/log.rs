@@ -2,15 +2,17 @@
 //! order) and the organiser's controls of the log (`tournament_controls`
 //! with a `control_json`), merged in the order they were committed; and the
 //! writer's side of it: a result inserted with its game, the replica it
-//! keeps to write standings in the same transaction.
+//! keeps to write standings in the same transaction. And the incidents of a
+//! tournament run on several servers ([`Incident`]), which join the audit
+//! trail of controls.
 
 use capicua_tournament::{Control, Entry, MatchResult, Tournament};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use sqlx::{Any, AnyConnection, Transaction};
 
 use super::tables::arena_rounds_from;
 use super::{SpecDefaults, SpecFormat, TableLink, parse_spec};
-use crate::db::{Db, DbError};
+use crate::db::{Db, DbError, now_secs};
 
 /// A recorded result.
 #[derive(Clone, Debug, Serialize)]
@@ -103,7 +105,152 @@ impl LogTail {
     }
 }
 
+/// What befell a tournament on a cluster of servers, as its audit trail
+/// records it (`tournament_controls` rows with a `detail_json`; the action
+/// is the incident's name, `by` the node that saw it). Times are unix ms.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "incident", rename_all = "kebab-case")]
+pub enum Incident {
+    /// A node was seen dead (its node lock gone) with tables of the
+    /// tournament placed or in play on it: they are lost.
+    #[serde(rename_all = "kebab-case")]
+    NodeCrashed {
+        /// The dead node.
+        node: i64,
+        /// Its tables lost.
+        tables: Vec<TableAt>,
+        /// When it was seen dead.
+        seen_at: u64,
+    },
+    /// A placement was lost: its node died, or did not open it in time.
+    #[serde(rename_all = "kebab-case")]
+    PlacementLost {
+        /// Its node.
+        node: i64,
+        /// The placement.
+        placement: i64,
+        /// The round.
+        round: u32,
+        /// The table in its round.
+        table: u32,
+        /// Whether its room was open (else it never opened: the placement
+        /// still counts as one of the table's attempts).
+        in_play: bool,
+        /// Why, for people.
+        why: String,
+        /// When.
+        at: u64,
+    },
+    /// A table is played again from its start.
+    #[serde(rename_all = "kebab-case")]
+    TableReplayed {
+        /// The round.
+        round: u32,
+        /// The table in its round.
+        table: u32,
+        /// Why, for people.
+        why: String,
+        /// Which attempt this is (the first play is 1).
+        attempt: i64,
+        /// When.
+        at: u64,
+    },
+    /// Another node's scheduler took the tournament over from one that died.
+    #[serde(rename_all = "kebab-case")]
+    SchedulerFailover {
+        /// The node now running it.
+        node: i64,
+        /// The node that ran it before.
+        from: i64,
+        /// When the new node took it over.
+        at: u64,
+    },
+}
+
+/// A table of a round.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TableAt {
+    /// The round.
+    pub round: u32,
+    /// The table in its round.
+    pub table: u32,
+}
+
+impl Incident {
+    /// The audit trail's action for it.
+    pub fn action(&self) -> &'static str {
+        match self {
+            Incident::NodeCrashed { .. } => "node-crashed",
+            Incident::PlacementLost { .. } => "placement-lost",
+            Incident::TableReplayed { .. } => "table-replayed",
+            Incident::SchedulerFailover { .. } => "scheduler-failover",
+        }
+    }
+}
+
 impl Db {
+    /// Records an incident seen by node `by` in the tournament's audit
+    /// trail. A placement lost before its room opened counts as one more
+    /// attempt of its table, in the same transaction (an opened room was
+    /// counted when it opened).
+    pub async fn record_incident(&self, id: i64, by: i64, incident: &Incident) -> Result<(), DbError> {
+        let mut tx = self.pool.begin().await?;
+        sqlx::query(
+            "INSERT INTO tournament_controls (tournament_id, after_seq, action, by_name, at, detail_json)
+             VALUES ($1, (SELECT COALESCE(MAX(seq), 0) FROM tournament_matches), $2, $3, $4, $5)",
+        )
+        .bind(id)
+        .bind(incident.action())
+        .bind(format!("node {by}"))
+        .bind(now_secs())
+        .bind(serde_json::to_string(incident)?)
+        .execute(&mut *tx)
+        .await?;
+        if let Incident::PlacementLost { round, table, in_play: false, .. } = incident {
+            sqlx::query(
+                "UPDATE tournament_tables SET attempts = attempts + 1 WHERE tournament_id = $1 AND round = $2 AND table_no = $3",
+            )
+            .bind(id)
+            .bind(i64::from(*round))
+            .bind(i64::from(*table))
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// The attempts stored for each table of a round (rooms opened and
+    /// placements lost before their room opened), by table.
+    pub async fn table_attempts(&self, id: i64, round: u32) -> Result<Vec<(u32, i64)>, DbError> {
+        let rows: Vec<(i64, i64)> =
+            sqlx::query_as("SELECT table_no, attempts FROM tournament_tables WHERE tournament_id = $1 AND round = $2")
+                .bind(id)
+                .bind(i64::from(round))
+                .fetch_all(&self.pool)
+                .await?;
+        Ok(rows.into_iter().map(|(t, a)| (t as u32, a)).collect())
+    }
+
+    /// Notes that node `node` runs the tournament now; returns the node that
+    /// ran it before, if another, and whether that one stopped cleanly.
+    pub async fn take_over_tournament(&self, id: i64, node: i64) -> Result<Option<(i64, bool)>, DbError> {
+        let mut tx = self.pool.begin().await?;
+        let before: Option<(i64, Option<i64>)> = sqlx::query_as(
+            "SELECT n.id, n.stopped_at FROM tournaments t JOIN nodes n ON n.id = t.runner_node WHERE t.id = $1",
+        )
+        .bind(id)
+        .fetch_optional(&mut *tx)
+        .await?;
+        sqlx::query("UPDATE tournaments SET runner_node = $1 WHERE id = $2")
+            .bind(node)
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(before.filter(|b| b.0 != node).map(|(n, stopped)| (n, stopped.is_some())))
+    }
+
     /// Results recorded after `seq`, in order.
     pub async fn tournament_results_after(&self, id: i64, seq: i64) -> Result<Vec<StoredResult>, DbError> {
         let rows: Vec<MatchRow> = sqlx::query_as(

@@ -123,6 +123,7 @@ impl<'a> Arena<'a> {
         if !db.transition_tournament(id, Transition::Start, None).await? {
             return Ok(None);
         }
+        super::take_over(state, id).await?;
         catch_up(state, id, &mut t, &mut HashMap::new(), &mut cursor).await?;
         tracing::info!(
             tournament = id,
