@@ -15,6 +15,23 @@
 //! `Tournament::replay` alone (the restart cost).
 //!
 //! `cargo run --release -p capicua-server --example tournament_perf -- scale 1000,10000,100000`
+//!
+//! **Nodes**: the same round robin, back to back, on one SQLite server, one
+//! PostgreSQL node and three PostgreSQL nodes on this machine: 24 entrants
+//! (12 `capicua-bot play --tournament` processes, each waiting on one node
+//! with the others as fallbacks, and 12 hosted `bot:random#N`), two legs of
+//! duels, 552 tables. Each table is a one-hand block match, so the time a
+//! table costs around its game (placing it, opening its room, seating its
+//! players, storing its result, starting the next round) dominates, not the
+//! game. Prints tables a minute from the tournament's start to its end (its
+//! status polled every 5 ms), the ratios pg1/sqlite and pg3/pg1 and, on
+//! PostgreSQL, where a round's time goes (read from `table_placements`).
+//! Uses the binaries beside the example (`target/<profile>/`); PostgreSQL
+//! is a throwaway server of `capicua-pgtest` (no fsync), or a new database
+//! on `CAPICUA_PG_URL`'s server. `CAPICUA_PERF_ENTRANTS`, `_LEGS`, `_HANDS`
+//! and `_NODES` change the sizes.
+//!
+//! `cargo build -p capicua-server -p capicua-bot && cargo run -p capicua-server --example tournament_perf -- nodes`
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -584,14 +601,17 @@ async fn measure(database: &str, n: usize, run: &NodesRun, variant: &Path) -> an
 /// means over the rounds and tables, in ms.
 struct Gaps {
     /// A round's first table placed → its last table ended.
-    round: f64,
+    round: Option<f64>,
     /// A round's last table ended → the next round's first table placed.
-    end_to_placed: f64,
+    end_to_placed: Option<f64>,
+    /// A round's first table placed → its last table placed, and its first
+    /// room opened → its last opened.
+    spread: (Option<f64>, Option<f64>),
     /// A table placed → its room opened, on the scheduler's node and on others.
-    placed_to_open: (f64, f64),
+    placed_to_open: (Option<f64>, Option<f64>),
     /// A table's room opened → its match stored, hosted bots only and with
     /// a remote bot.
-    open_to_end: (f64, f64),
+    open_to_end: (Option<f64>, Option<f64>),
 }
 
 /// One done placement: round, placed, opened, ended (unix ms), whether on
@@ -617,12 +637,15 @@ impl Gaps {
             let remote = plan["reserved"].as_array().is_some_and(|seats| seats.iter().any(|s| !s.is_null()));
             done.push((r.get(0), r.get(1), r.get(2), r.get(3), r.get::<i64, _>(4) != 0, remote));
         }
-        let mut rounds: std::collections::BTreeMap<i64, (i64, i64)> = Default::default();
-        for &(round, placed, _, ended, _, _) in &done {
-            let e = rounds.entry(round).or_insert((placed, ended));
-            *e = (e.0.min(placed), e.1.max(ended));
+        // Per round: first and last placed, first and last opened, last ended.
+        let mut rounds: std::collections::BTreeMap<i64, [i64; 5]> = Default::default();
+        for &(round, placed, opened, ended, _, _) in &done {
+            let e = rounds.entry(round).or_insert([placed, placed, opened, opened, ended]);
+            *e = [e[0].min(placed), e[1].max(placed), e[2].min(opened), e[3].max(opened), e[4].max(ended)];
         }
-        let spans: Vec<(i64, i64)> = rounds.into_values().collect();
+        let placing: Vec<f64> = rounds.values().map(|e| (e[1] - e[0]) as f64).collect();
+        let opening_all: Vec<f64> = rounds.values().map(|e| (e[3] - e[2]) as f64).collect();
+        let spans: Vec<(i64, i64)> = rounds.into_values().map(|e| (e[0], e[4])).collect();
         let between: Vec<f64> = spans.windows(2).map(|w| (w[1].0 - w[0].1) as f64).collect();
         let span: Vec<f64> = spans.iter().map(|(a, b)| (b - a) as f64).collect();
         let pick = |f: &dyn Fn(&PlacementRow) -> bool, g: &dyn Fn(&PlacementRow) -> i64| {
@@ -633,14 +656,21 @@ impl Gaps {
         Ok(Some(Gaps {
             round: mean(&span),
             end_to_placed: mean(&between),
+            spread: (mean(&placing), mean(&opening_all)),
             placed_to_open: (pick(&|r| r.4, &opening), pick(&|r| !r.4, &opening)),
             open_to_end: (pick(&|r| !r.5, &playing), pick(&|r| r.5, &playing)),
         }))
     }
 }
 
-fn mean(v: &[f64]) -> f64 {
-    v.iter().sum::<f64>() / v.len() as f64
+/// The mean, `None` for no values.
+fn mean(v: &[f64]) -> Option<f64> {
+    (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+}
+
+/// `mean` with one decimal, `-` for none.
+fn ms(v: Option<f64>) -> String {
+    v.map_or("-".into(), |v| format!("{v:.1}"))
 }
 
 fn report(label: &str, m: &Measured) -> f64 {
@@ -653,9 +683,17 @@ fn report(label: &str, m: &Measured) -> f64 {
     );
     if let Some(g) = &m.gaps {
         print!(
-            "\n    mean ms: a round placed -> ended {:.1}, ended -> next round placed {:.1}; a table placed -> open \
-             {:.1} on the scheduler's node, {:.1} on others; open -> stored {:.1} hosted bots only, {:.1} with a remote bot",
-            g.round, g.end_to_placed, g.placed_to_open.0, g.placed_to_open.1, g.open_to_end.0, g.open_to_end.1
+            "\n    mean ms: a round placed -> ended {}, ended -> next round placed {}; its tables placed within {}, \
+             opened within {}; a table placed -> open {} on the scheduler's node, {} on others; \
+             open -> stored {} hosted bots only, {} with a remote bot",
+            ms(g.round),
+            ms(g.end_to_placed),
+            ms(g.spread.0),
+            ms(g.spread.1),
+            ms(g.placed_to_open.0),
+            ms(g.placed_to_open.1),
+            ms(g.open_to_end.0),
+            ms(g.open_to_end.1)
         );
     }
     println!();
