@@ -15,6 +15,23 @@
 //! `Tournament::replay` alone (the restart cost).
 //!
 //! `cargo run --release -p capicua-server --example tournament_perf -- scale 1000,10000,100000`
+//!
+//! **Nodes**: the same round robin, back to back, on one SQLite server, one
+//! PostgreSQL node and three PostgreSQL nodes on this machine: 24 entrants
+//! (12 `capicua-bot play --tournament` processes, each waiting on one node
+//! with the others as fallbacks, and 12 hosted `bot:random#N`), two legs of
+//! duels, 552 tables. Each table is a one-hand block match, so the time a
+//! table costs around its game (placing it, opening its room, seating its
+//! players, storing its result, starting the next round) dominates, not the
+//! game. Prints tables a minute from the tournament's start to its end (its
+//! status polled every 5 ms), the ratios pg1/sqlite and pg3/pg1 and, on
+//! PostgreSQL, where a round's time goes (read from `table_placements`).
+//! Uses the binaries beside the example (`target/<profile>/`); PostgreSQL
+//! is a throwaway server of `capicua-pgtest` (no fsync), or a new database
+//! on `CAPICUA_PG_URL`'s server. `CAPICUA_PERF_ENTRANTS`, `_LEGS`, `_HANDS`
+//! and `_NODES` change the sizes.
+//!
+//! `cargo build -p capicua-server -p capicua-bot && cargo run -p capicua-server --example tournament_perf -- nodes`
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -39,7 +56,8 @@ async fn main() -> anyhow::Result<()> {
             let sizes: Vec<usize> = sizes.split(',').map(|s| s.parse()).collect::<Result<_, _>>()?;
             scale(&sizes).await
         }
-        _ => bail!("usage: tournament_perf live MATCHES | scale N1,N2,..."),
+        Some("nodes") => nodes_mode().await,
+        _ => bail!("usage: tournament_perf live MATCHES | scale N1,N2,... | nodes"),
     }
 }
 
@@ -351,5 +369,364 @@ async fn scale(sizes: &[usize]) -> anyhow::Result<()> {
         db.close().await;
         let _ = std::fs::remove_dir_all(&dir);
     }
+    Ok(())
+}
+
+/// Sizes of the `nodes` comparison, from the environment.
+struct NodesRun {
+    /// Entrants, half of them remote bot processes (`CAPICUA_PERF_ENTRANTS`, default 24).
+    entrants: usize,
+    /// Round-robin legs (`CAPICUA_PERF_LEGS`, default 2: 552 tables for 24).
+    legs: u32,
+    /// Hands a table's block duel lasts (`CAPICUA_PERF_HANDS`, default 1).
+    hands: u32,
+    /// Nodes of the cluster run (`CAPICUA_PERF_NODES`, default 3).
+    nodes: usize,
+}
+
+fn env_or<T: std::str::FromStr>(name: &str, default: T) -> anyhow::Result<T> {
+    match std::env::var(name) {
+        Ok(v) => v.parse().map_err(|_| anyhow::anyhow!("{name}={v:?}: not a number")),
+        Err(_) => Ok(default),
+    }
+}
+
+impl NodesRun {
+    fn from_env() -> anyhow::Result<NodesRun> {
+        let run = NodesRun {
+            entrants: env_or("CAPICUA_PERF_ENTRANTS", 24)?,
+            legs: env_or("CAPICUA_PERF_LEGS", 2)?,
+            hands: env_or("CAPICUA_PERF_HANDS", 1)?,
+            nodes: env_or("CAPICUA_PERF_NODES", 3)?,
+        };
+        anyhow::ensure!(
+            run.entrants >= 2 && run.legs >= 1 && run.hands >= 1 && run.nodes >= 1,
+            "sizes must be positive"
+        );
+        Ok(run)
+    }
+
+    fn remote(&self) -> usize {
+        self.entrants / 2
+    }
+
+    fn tables(&self) -> usize {
+        self.entrants * (self.entrants - 1) / 2 * self.legs as usize
+    }
+
+    /// The spec: remote players `p0..`, hosted `bot:random#..`, a duel round
+    /// robin of the block variant file `variant`.
+    fn spec(&self, variant: &Path) -> String {
+        let mut names: Vec<String> = (0..self.remote()).map(|i| format!("\"p{i}\"")).collect();
+        names.extend((self.remote()..self.entrants).map(|i| format!("\"bot:random#{i}\"")));
+        format!(
+            "name = \"nodes perf\"\nseed = 7\ntable = \"duel\"\nvariants = [{:?}]\nentrants = [{}]\n\n\
+             [[stages]]\nformat = \"round-robin\"\nlegs = {}\n",
+            variant.display().to_string(),
+            names.join(", "),
+            self.legs
+        )
+    }
+}
+
+/// The binaries beside this example's (`target/<profile>/`), so a release
+/// run uses release binaries and a dev run dev ones.
+fn sibling_bin(name: &str) -> anyhow::Result<PathBuf> {
+    let exe = std::env::current_exe()?;
+    let dir = exe.parent().and_then(Path::parent).context("example outside target/<profile>/examples")?;
+    let p = dir.join(name);
+    if !p.exists() {
+        bail!("{} missing: cargo build [--release] -p capicua-server -p capicua-bot", p.display());
+    }
+    Ok(p)
+}
+
+/// A fresh PostgreSQL database: on `CAPICUA_PG_URL`'s server if set (a URL
+/// whose role may create databases), else on a throwaway server started
+/// by `capicua-pgtest`.
+async fn fresh_pg(n: usize) -> anyhow::Result<String> {
+    use sqlx::Connection;
+    if let Ok(url) = std::env::var("CAPICUA_PG_URL") {
+        let name = format!("capicua_perf_{}_{n}", std::process::id());
+        let mut conn = sqlx::PgConnection::connect(&url).await?;
+        sqlx::query(&format!("CREATE DATABASE {name}")).execute(&mut conn).await?;
+        conn.close().await?;
+        let base = url.rsplit_once('/').map(|(b, _)| b).context("CAPICUA_PG_URL has no /database")?;
+        return Ok(format!("{base}/{name}"));
+    }
+    let pg = capicua_pgtest::server().context("no PostgreSQL installed (or set CAPICUA_PG_URL)")?;
+    Ok(tokio::task::spawn_blocking(|| pg.fresh_database()).await?)
+}
+
+/// Free 127.0.0.1 addresses, one per node.
+async fn free_addrs(n: usize) -> anyhow::Result<Vec<SocketAddr>> {
+    let mut held = vec![];
+    for _ in 0..n {
+        held.push(TcpListener::bind("127.0.0.1:0").await?);
+    }
+    held.iter().map(|l| Ok(l.local_addr()?)).collect()
+}
+
+/// Started processes, killed when dropped.
+struct Procs(Vec<std::process::Child>);
+
+impl Drop for Procs {
+    fn drop(&mut self) {
+        for c in &mut self.0 {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+/// One timed tournament: its tables a minute and the gaps read from its
+/// placements (PostgreSQL only).
+struct Measured {
+    secs: f64,
+    tables: i64,
+    rounds: i64,
+    gaps: Option<Gaps>,
+}
+
+/// Prepares `database`: the remote players registered, the tournament
+/// created to start `lead` from now. Returns its id and the tokens.
+async fn prepare(database: &str, run: &NodesRun, variant: &Path, lead: Duration) -> anyhow::Result<(i64, Vec<String>)> {
+    let db = Db::open(database).await?;
+    let mut tokens = vec![];
+    for i in 0..run.remote() {
+        tokens.push(db.register(&format!("p{i}")).await?.1);
+    }
+    let starts = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH)? + lead;
+    let (id, _) = store::create(
+        &db,
+        &run.spec(variant),
+        SpecFormat::Toml,
+        capicua_strategy::SearchCaps::default(),
+        store::Origin::Operator,
+        Some(starts.as_secs() as i64 + 1),
+    )
+    .await?;
+    db.close().await;
+    Ok((id, tokens))
+}
+
+/// Starts `n` servers on `database`, waits until they are all listed as
+/// live, then one remote bot process per token (bot `i` waits on node
+/// `i % n`, the others as fallbacks).
+async fn start_cluster(database: &str, n: usize, id: i64, tokens: &[String]) -> anyhow::Result<Procs> {
+    let (server_bin, bot_bin) = (sibling_bin("capicua-server")?, sibling_bin("capicua-bot")?);
+    let addrs = free_addrs(n).await?;
+    let mut procs = Procs(vec![]);
+    for a in &addrs {
+        procs.0.push(
+            Command::new(&server_bin)
+                .args(["serve", "--listen", &a.to_string(), "--public-url", &format!("http://{a}"), "--database"])
+                .arg(database)
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()?,
+        );
+    }
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        if let Ok((200, body)) = http_get(addrs[0], "/api/nodes").await
+            && serde_json::from_str::<Vec<serde_json::Value>>(&body).map(|v| v.len()).unwrap_or(0) >= n
+        {
+            break;
+        }
+        anyhow::ensure!(Instant::now() < deadline, "{n} nodes not live within 60 s");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let ws: Vec<String> = addrs.iter().map(|a| format!("ws://{a}/ws")).collect();
+    for (i, t) in tokens.iter().enumerate() {
+        let mut c = Command::new(&bot_bin);
+        c.args(["play", "--strategy", "heuristic", "--token", t, "--server", &ws[i % n], "--tournament"]);
+        c.arg(id.to_string());
+        for k in 1..n {
+            c.args(["--fallback", &ws[(i + k) % n]]);
+        }
+        procs.0.push(c.stdout(Stdio::null()).stderr(Stdio::null()).spawn()?);
+    }
+    Ok(procs)
+}
+
+/// Times tournament `id` from its start to its end, as seen by polling its
+/// status every 5 ms.
+async fn time_tournament(pool: &sqlx::AnyPool, id: i64, limit: Duration) -> anyhow::Result<f64> {
+    let status = async || -> anyhow::Result<String> {
+        Ok(sqlx::query("SELECT status FROM tournaments WHERE id = $1").bind(id).fetch_one(pool).await?.get(0))
+    };
+    let deadline = Instant::now() + limit;
+    while status().await? == "pending" {
+        anyhow::ensure!(Instant::now() < deadline, "tournament {id} did not start");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let t0 = Instant::now();
+    loop {
+        let s = status().await?;
+        if s == "finished" {
+            return Ok(t0.elapsed().as_secs_f64());
+        }
+        anyhow::ensure!(s == "running", "tournament {id} is {s}");
+        anyhow::ensure!(Instant::now() < deadline, "tournament {id} did not finish in {limit:?}");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
+/// Plays the round robin on `n` servers of `database` and times it.
+async fn measure(database: &str, n: usize, run: &NodesRun, variant: &Path) -> anyhow::Result<Measured> {
+    let lead = Duration::from_secs(3 + n as u64);
+    let (id, tokens) = prepare(database, run, variant, lead).await?;
+    let procs = start_cluster(database, n, id, &tokens).await?;
+    sqlx::any::install_default_drivers();
+    let pool = sqlx::AnyPool::connect(&capicua_server::db::database_url(database)).await?;
+    let secs = time_tournament(&pool, id, Duration::from_secs(1800)).await?;
+    let tables: i64 = sqlx::query("SELECT COUNT(*) FROM tournament_matches WHERE tournament_id = $1")
+        .bind(id)
+        .fetch_one(&pool)
+        .await?
+        .get(0);
+    let rounds: i64 = sqlx::query("SELECT COUNT(DISTINCT round) FROM tournament_matches WHERE tournament_id = $1")
+        .bind(id)
+        .fetch_one(&pool)
+        .await?
+        .get(0);
+    let gaps = Gaps::read(&pool, id).await?;
+    drop(procs);
+    pool.close().await;
+    Ok(Measured { secs, tables, rounds, gaps })
+}
+
+/// Per-round timings from `table_placements` (written on PostgreSQL only):
+/// means over the rounds and tables, in ms.
+struct Gaps {
+    /// A round's first table placed → its last table ended.
+    round: Option<f64>,
+    /// A round's last table ended → the next round's first table placed.
+    end_to_placed: Option<f64>,
+    /// A round's first table placed → its last table placed, and its first
+    /// room opened → its last opened.
+    spread: (Option<f64>, Option<f64>),
+    /// A table placed → its room opened, on the scheduler's node and on others.
+    placed_to_open: (Option<f64>, Option<f64>),
+    /// A table's room opened → its match stored, hosted bots only and with
+    /// a remote bot.
+    open_to_end: (Option<f64>, Option<f64>),
+}
+
+/// One done placement: round, placed, opened, ended (unix ms), whether on
+/// the scheduler's node, whether a remote player sits at it.
+type PlacementRow = (i64, i64, i64, i64, bool, bool);
+
+impl Gaps {
+    async fn read(pool: &sqlx::AnyPool, id: i64) -> anyhow::Result<Option<Gaps>> {
+        let rows = sqlx::query(
+            "SELECT p.round, p.placed_at, p.opened_at, p.ended_at, n.scheduler, p.table_json
+             FROM table_placements p JOIN nodes n ON n.id = p.node_id
+             WHERE p.tournament_id = $1 AND p.state = 'done' AND p.opened_at IS NOT NULL AND p.ended_at IS NOT NULL",
+        )
+        .bind(id)
+        .fetch_all(pool)
+        .await?;
+        if rows.is_empty() {
+            return Ok(None);
+        }
+        let mut done: Vec<PlacementRow> = vec![];
+        for r in &rows {
+            let plan: serde_json::Value = serde_json::from_str(r.get::<&str, _>(5))?;
+            let remote = plan["reserved"].as_array().is_some_and(|seats| seats.iter().any(|s| !s.is_null()));
+            done.push((r.get(0), r.get(1), r.get(2), r.get(3), r.get::<i64, _>(4) != 0, remote));
+        }
+        // Per round: first and last placed, first and last opened, last ended.
+        let mut rounds: std::collections::BTreeMap<i64, [i64; 5]> = Default::default();
+        for &(round, placed, opened, ended, _, _) in &done {
+            let e = rounds.entry(round).or_insert([placed, placed, opened, opened, ended]);
+            *e = [e[0].min(placed), e[1].max(placed), e[2].min(opened), e[3].max(opened), e[4].max(ended)];
+        }
+        let placing: Vec<f64> = rounds.values().map(|e| (e[1] - e[0]) as f64).collect();
+        let opening_all: Vec<f64> = rounds.values().map(|e| (e[3] - e[2]) as f64).collect();
+        let spans: Vec<(i64, i64)> = rounds.into_values().map(|e| (e[0], e[4])).collect();
+        let between: Vec<f64> = spans.windows(2).map(|w| (w[1].0 - w[0].1) as f64).collect();
+        let span: Vec<f64> = spans.iter().map(|(a, b)| (b - a) as f64).collect();
+        let pick = |f: &dyn Fn(&PlacementRow) -> bool, g: &dyn Fn(&PlacementRow) -> i64| {
+            mean(&done.iter().filter(|r| f(r)).map(|r| g(r) as f64).collect::<Vec<_>>())
+        };
+        let opening = |r: &PlacementRow| r.2 - r.1;
+        let playing = |r: &PlacementRow| r.3 - r.2;
+        Ok(Some(Gaps {
+            round: mean(&span),
+            end_to_placed: mean(&between),
+            spread: (mean(&placing), mean(&opening_all)),
+            placed_to_open: (pick(&|r| r.4, &opening), pick(&|r| !r.4, &opening)),
+            open_to_end: (pick(&|r| !r.5, &playing), pick(&|r| r.5, &playing)),
+        }))
+    }
+}
+
+/// The mean, `None` for no values.
+fn mean(v: &[f64]) -> Option<f64> {
+    (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+}
+
+/// `mean` with one decimal, `-` for none.
+fn ms(v: Option<f64>) -> String {
+    v.map_or("-".into(), |v| format!("{v:.1}"))
+}
+
+fn report(label: &str, m: &Measured) -> f64 {
+    let per_min = m.tables as f64 * 60.0 / m.secs;
+    print!(
+        "{label:<18} {:>4} tables in {:>6.2} s: {per_min:>6.0} tables a minute, {:>5.1} ms a round",
+        m.tables,
+        m.secs,
+        m.secs * 1000.0 / m.rounds as f64
+    );
+    if let Some(g) = &m.gaps {
+        print!(
+            "\n    mean ms: a round placed -> ended {}, ended -> next round placed {}; its tables placed within {}, \
+             opened within {}; a table placed -> open {} on the scheduler's node, {} on others; \
+             open -> stored {} hosted bots only, {} with a remote bot",
+            ms(g.round),
+            ms(g.end_to_placed),
+            ms(g.spread.0),
+            ms(g.spread.1),
+            ms(g.placed_to_open.0),
+            ms(g.placed_to_open.1),
+            ms(g.open_to_end.0),
+            ms(g.open_to_end.1)
+        );
+    }
+    println!();
+    per_min
+}
+
+async fn nodes_mode() -> anyhow::Result<()> {
+    let run = NodesRun::from_env()?;
+    let dir = std::env::temp_dir().join(format!("capicua-nodes-perf-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    let variant = dir.join("block-duel.toml");
+    std::fs::write(
+        &variant,
+        format!("name = \"block-perf\"\nbase = \"block\"\ntarget = {{ hands = {} }}\n", run.hands),
+    )?;
+    let profile = if cfg!(debug_assertions) { "dev profile (opt-level 1)" } else { "release" };
+    println!(
+        "{} tables: a duel round robin ({} legs) of {} entrants, {} remote `capicua-bot play --strategy heuristic` \
+         processes and {} hosted bot:random; each table a {}-hand block match; {profile} binaries; PostgreSQL: {}",
+        run.tables(),
+        run.legs,
+        run.entrants,
+        run.remote(),
+        run.entrants - run.remote(),
+        run.hands,
+        if std::env::var("CAPICUA_PG_URL").is_ok() { "CAPICUA_PG_URL" } else { "capicua-pgtest (fsync off)" }
+    );
+    let sqlite = dir.join("perf.db");
+    let s = report("sqlite, 1 server", &measure(sqlite.to_str().context("path")?, 1, &run, &variant).await?);
+    let p1 = report("postgres, 1 node", &measure(&fresh_pg(1).await?, 1, &run, &variant).await?);
+    let label = format!("postgres, {} nodes", run.nodes);
+    let pn = report(&label, &measure(&fresh_pg(2).await?, run.nodes, &run, &variant).await?);
+    println!("pg1/sqlite {:.2}, pg{}/pg1 {:.2}", p1 / s, run.nodes, pn / p1);
+    let _ = std::fs::remove_dir_all(&dir);
     Ok(())
 }
