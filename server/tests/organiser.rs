@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use capicua_server::Config;
-use common::{Client, TestServer, WAIT, on_both, play_round, wait_for};
+use common::{Client, TestServer, WAIT, on_both, play_round, register, wait_for};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -25,15 +25,6 @@ async fn control(server: &TestServer, id: i64, name: &str, body: Value) -> (u16,
     server.post_json(&format!("/api/tournaments/{id}/{name}"), Some(ADMIN), &body.to_string()).await
 }
 
-/// Registers `names` (their registering connections closed); their tokens.
-async fn register(server: &TestServer, names: &[&str]) -> HashMap<String, String> {
-    let mut out = HashMap::new();
-    for name in names {
-        let (_, token) = server.player(name).await;
-        out.insert(name.to_string(), token);
-    }
-    out
-}
 
 /// Connects `name` as itself, awaiting assignments.
 async fn connect(server: &TestServer, token: &str) -> Client {

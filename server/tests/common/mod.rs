@@ -646,3 +646,13 @@ pub async fn play_round(clients: &mut std::collections::HashMap<String, Client>,
         clients.insert(name, c);
     }
 }
+
+/// Registers `names` (their registering connections closed); their tokens.
+pub async fn register(server: &TestServer, names: &[&str]) -> std::collections::HashMap<String, String> {
+    let mut out = std::collections::HashMap::new();
+    for name in names {
+        let (_, token) = server.player(name).await;
+        out.insert(name.to_string(), token);
+    }
+    out
+}
