@@ -564,6 +564,8 @@ async fn standings_show_the_ratings_and_a_tournament_whose_tables_open_as_replay
         )
         .await;
     assert_eq!(link, json!(format!("#/replay/{game}")));
+    // Earlier rounds are folded: open round 1 as a person would, then its table 1.
+    b.client.find(Locator::XPath("//summary[text()='Round 1 (block)']")).await.unwrap().click().await.unwrap();
     b.client.find(Locator::LinkText("table 1")).await.unwrap().click().await.unwrap();
     let steps = server.get_json(&format!("/api/games/{game}")).await["steps"].as_array().unwrap().len();
     let status = format!("Move 0 of {steps}");
