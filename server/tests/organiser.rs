@@ -25,7 +25,6 @@ async fn control(server: &TestServer, id: i64, name: &str, body: Value) -> (u16,
     server.post_json(&format!("/api/tournaments/{id}/{name}"), Some(ADMIN), &body.to_string()).await
 }
 
-
 /// Connects `name` as itself, awaiting assignments.
 async fn connect(server: &TestServer, token: &str) -> Client {
     let mut c = server.client().await;

@@ -35,7 +35,6 @@ async fn control(server: &TestServer, id: i64, name: &str, body: Value) -> (u16,
     server.post_json(&format!("/api/tournaments/{id}/{name}"), Some(ADMIN), &body.to_string()).await
 }
 
-
 /// Connects each player as itself, awaiting assignments.
 async fn connect(server: &TestServer, tokens: &HashMap<String, String>) -> HashMap<String, Client> {
     let mut out = HashMap::new();
