@@ -136,3 +136,25 @@ async fn remote_bots_play_over_a_unix_socket() {
     assert!(db.game(1).await.unwrap().is_some(), "the match is stored");
     let _ = std::fs::remove_file(&socket);
 }
+
+/// Without the `websockets` package (Python started without its site
+/// packages) the example bot says what to install in one line, not a
+/// traceback.
+#[test]
+fn the_python_example_bot_without_websockets_says_what_to_install() {
+    let Some(python) =
+        ["python3", "python"].into_iter().find(|p| std::process::Command::new(p).arg("-V").output().is_ok())
+    else {
+        assert!(
+            std::env::var_os("CAPICUA_REQUIRE_PYTHON").is_none(),
+            "CAPICUA_REQUIRE_PYTHON is set but python3 is not installed"
+        );
+        eprintln!("skipped: python3 is not installed");
+        return;
+    };
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/python-bot/bot.py");
+    let out = std::process::Command::new(python).args(["-I", "-S", script, "--help"]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert_eq!(stderr.trim(), "bot.py needs the websockets package: pip install websockets");
+}

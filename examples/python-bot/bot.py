@@ -19,7 +19,11 @@ import json
 import random
 import sys
 
-import websockets
+try:
+    import websockets
+except ImportError:
+    # One line a newcomer can act on, not a traceback.
+    sys.exit("bot.py needs the websockets package: pip install websockets")
 
 PROTOCOL_VERSION = 2
 

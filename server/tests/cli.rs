@@ -196,3 +196,13 @@ async fn standings_and_the_ladder_show_wins_draws_and_losses() {
     let (ok, _, err) = run(&["ladder", "--variant", "../x", "--database", path]);
     assert!(!ok && err.contains("unknown preset"), "{err}");
 }
+
+/// `serve --port N`, the flag many servers have, says which flag it is
+/// here instead of starting (or failing on an unknown argument).
+#[test]
+fn serve_with_a_port_flag_names_listen() {
+    let (ok, _, stderr) = run(&["serve", "--port", "9000", "--database", "/nonexistent/never-created.db"]);
+    assert!(!ok, "{stderr}");
+    assert!(stderr.contains("--listen 127.0.0.1:9000"), "{stderr}");
+    assert!(!std::path::Path::new("/nonexistent/never-created.db").exists());
+}

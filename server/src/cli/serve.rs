@@ -70,6 +70,9 @@ pub(crate) struct ServeArgs {
     pub(crate) memory: MemoryLimits,
     #[command(flatten)]
     pub(crate) cpu: CpuLimits,
+    /// Not a flag: taken only to say that `--listen` sets the port.
+    #[arg(long, hide = true)]
+    pub(crate) port: Option<String>,
 }
 
 /// What a hosted bot may spend on a move. Clients name the strategies of
@@ -203,6 +206,9 @@ pub(crate) struct MemoryLimits {
 
 /// Serves until SIGINT or SIGTERM.
 pub(crate) async fn run(args: ServeArgs, allow_foreign_tables: bool) -> anyhow::Result<()> {
+    if let Some(port) = &args.port {
+        anyhow::bail!("there is no --port: the port is part of --listen (--listen 127.0.0.1:{port}, or HOST:{port})");
+    }
     let cors = capicua_server::CorsOrigins::parse(&args.cors_origins).context("--cors-origin")?;
     // The listener first: a server that cannot take connections (the port
     // is taken) must not create or migrate a database.
