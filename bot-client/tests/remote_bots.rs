@@ -37,7 +37,7 @@ async fn remote_bots_fill_a_room_with_hosted_bots_and_finish_matches() {
     let r = host.request(json!({"type": "fill-bots", "room": room, "strategy": "random"})).await;
     assert_eq!(r["type"], "ok", "{r}");
     tokio::time::timeout(Duration::from_secs(60), bots).await.expect("bots finish").unwrap().unwrap();
-    assert_eq!(tally.games.load(Ordering::Relaxed), 4, "two bots saw two matches each");
+    assert_eq!(tally.games.load(Ordering::Relaxed), 2, "two bots at one table: two matches, each counted once");
     assert!(tally.moves.load(Ordering::Relaxed) > 20);
     assert_eq!(tally.errors.load(Ordering::Relaxed), 0);
 }
@@ -63,7 +63,10 @@ async fn remote_bots_find_or_create_rooms_and_a_bad_token_is_final() {
     let cfg = four_random_block_bots(server.url());
     let tally = Arc::new(Tally::default());
     tokio::time::timeout(Duration::from_secs(60), play(cfg.clone(), tally.clone())).await.expect("in time").unwrap();
-    assert_eq!(tally.games.load(Ordering::Relaxed), 4);
+    // One match each, at one table or several: the tally counts the matches stored.
+    let stored = server.get_json("/api/games").await.as_array().unwrap().len() as u64;
+    assert!((1..=4).contains(&stored), "{stored}");
+    assert_eq!(tally.games.load(Ordering::Relaxed), stored);
     let bad = PlayConfig { token: Some("nope".into()), ..cfg };
     let err = tokio::time::timeout(Duration::from_secs(20), play(bad, Arc::new(Tally::default())))
         .await
@@ -128,7 +131,8 @@ async fn remote_bots_play_over_a_unix_socket() {
     let cfg = four_random_block_bots(format!("unix:{}", socket.display()));
     let tally = Arc::new(Tally::default());
     tokio::time::timeout(Duration::from_secs(60), play(cfg, tally.clone())).await.expect("in time").unwrap();
-    assert_eq!(tally.games.load(Ordering::Relaxed), 4, "every bot saw the match end");
+    let matches = tally.games.load(Ordering::Relaxed);
+    assert!((1..=4).contains(&matches), "four bots, one match each, counted once per table: {matches}");
     assert!(tally.moves.load(Ordering::Relaxed) > 5);
     stop.send(()).unwrap();
     tokio::time::timeout(Duration::from_secs(30), server).await.expect("stops").unwrap().unwrap();

@@ -220,10 +220,7 @@ impl Bot {
             }
             ServerMsg::GameOver { room: r, seq, game, .. } if r == room => {
                 decider.forget(room);
-                self.tally.games.fetch_add(1, Ordering::Relaxed);
-                if let Some(line) = self.tally.match_over(&self.addr, room, seq, game) {
-                    println!("{line}");
-                }
+                self.tally.ended(&self.addr, room, seq, game);
                 self.played += 1;
                 if self.cfg.matches.is_some_and(|m| self.played >= m) {
                     let _ = conn.send(ClientMsg::Leave { room }).await;

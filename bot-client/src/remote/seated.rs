@@ -382,10 +382,7 @@ async fn play_seated(
         }
         ServerMsg::GameOver { room, seq, game, .. } => {
             decider.forget(room);
-            tally.games.fetch_add(1, Ordering::Relaxed);
-            if let Some(line) = tally.match_over(addr, room, seq, game) {
-                println!("{line}");
-            }
+            tally.ended(addr, room, seq, game);
         }
         other => return Ok(Some(other)),
     }

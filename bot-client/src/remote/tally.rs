@@ -16,7 +16,8 @@ use crate::transport::ServerAddr;
 pub struct Tally {
     /// Moves accepted.
     pub moves: AtomicU64,
-    /// Matches finished (seen by each bot).
+    /// Matches finished, each once however many bots of this process sat
+    /// at it.
     pub games: AtomicU64,
     /// Error frames received.
     pub errors: AtomicU64,
@@ -52,6 +53,15 @@ impl Tally {
             (Some(id), None) => format!("game {id} stored"),
             (None, _) => format!("match in room {room} over; the server could not store it"),
         })
+    }
+
+    /// A bot saw a match end: the match counts, and its line is printed,
+    /// once however many bots of this process sat at it.
+    pub fn ended(&self, server: &ServerAddr, room: RoomId, seq: u64, game: Option<GameId>) {
+        if let Some(line) = self.match_over(server, room, seq, game) {
+            self.games.fetch_add(1, Ordering::Relaxed);
+            println!("{line}");
+        }
     }
 
     /// Bot `bot` failed an attempt with a transient error (`connected`: it
