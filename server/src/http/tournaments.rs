@@ -478,8 +478,10 @@ async fn detail(
 ) -> Result<Json<Detail>, ApiError> {
     let summary = state.db.tournament_summary(id).await?.ok_or_else(|| not_found(id))?;
     let (from, to) = (range.from_round.unwrap_or(0), range.to_round.unwrap_or(u32::MAX));
-    // Read before the replay below is held: it takes the same replay.
-    let presence = reads::presence_of(&state, id, &summary).await?;
+    // Read before the replay below is held: it takes the same replay. Its
+    // corrections also name who corrected each table.
+    let loaded = pairings::Loaded::read(&state, id).await?.ok_or_else(|| not_found(id))?;
+    let presence = reads::presence_of(&state, &loaded, &summary).await?;
     let replayed = state.tournaments.replays.current(&state.db, id).await?;
     let Some(Some(Replayed { tournament: t, results, .. })) = replayed.as_deref() else {
         return Err(not_found(id));
@@ -492,7 +494,6 @@ async fn detail(
         .map(|s| ((s.round, s.table.id), s))
         .collect();
     let nodes = state.db.tournament_table_nodes(id).await?;
-    let corrections = pairings::corrections(&state, id).await?;
     let by_table: HashMap<(u32, u32), &StoredResult> = results
         .iter()
         .filter(|r| (from..=to).contains(&r.result.round))
@@ -525,7 +526,7 @@ async fn detail(
                         (true, None) => nodes.get(&(r.number, tb.id)).cloned(),
                         _ => None,
                     },
-                    corrected_by: corrections.get(&(r.number, tb.id)).map(|c| c.by.clone()),
+                    corrected_by: loaded.corrections.get(&(r.number, tb.id)).map(|c| c.by.clone()),
                 }
             })
             .collect(),

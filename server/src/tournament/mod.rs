@@ -325,7 +325,7 @@ pub(crate) fn await_assignments(state: &AppState, client: &Client, id: Option<u6
 pub(crate) async fn subscribe(state: &AppState, client: &Client, tournament: TournamentId, id: Option<u64>) {
     // The organiser's controls the followers here are told of start after
     // the last one taken before this subscription (see `relay`).
-    let controls = state.db.tournament_audit(tournament).await.map(|trail| trail.last().map_or(0, |a| a.id));
+    let controls = state.db.last_tournament_audit(tournament).await;
     match state.db.tournament_summary(tournament).await {
         Ok(Some(s)) => {
             // Registered before the answer is sent: no event can fall in between

@@ -83,14 +83,23 @@ pub(crate) async fn look_controls(state: &AppState) -> Result<(), TournamentErro
         inner.told_here.retain(|(id, _)| followed.contains(id));
     }
     for id in followed {
-        let trail = state.db.tournament_audit(id).await?;
-        let last = trail.last().map_or(0, |a| a.id);
+        let cursor = state.tournaments.lock().controls_told.get(&id).copied();
+        let trail = match cursor {
+            Some(after) => state.db.tournament_audit_after(id, after).await?,
+            // Followed before the subscription set its cursor: from now on.
+            None => {
+                let last = state.db.last_tournament_audit(id).await?;
+                state.tournaments.lock().controls_told.entry(id).or_insert(last);
+                continue;
+            }
+        };
         let elsewhere: Vec<_> = {
             let mut inner = state.tournaments.lock();
             let inner = &mut *inner;
-            let told = inner.controls_told.entry(id).or_insert(last);
-            let cursor = std::mem::replace(told, last.max(*told));
-            trail.into_iter().filter(|a| a.id > cursor).filter(|a| !inner.told_here.remove(&(id, a.id))).collect()
+            if let (Some(told), Some(last)) = (inner.controls_told.get_mut(&id), trail.last()) {
+                *told = last.id.max(*told);
+            }
+            trail.into_iter().filter(|a| !inner.told_here.remove(&(id, a.id))).collect()
         };
         if elsewhere.is_empty() {
             continue;

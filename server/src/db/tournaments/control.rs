@@ -263,6 +263,12 @@ impl Db {
 
     /// A tournament's audit trail, oldest first.
     pub async fn tournament_audit(&self, id: i64) -> Result<Vec<AuditEntry>, DbError> {
+        self.tournament_audit_after(id, 0).await
+    }
+
+    /// The entries of a tournament's audit trail after entry `after`,
+    /// oldest first.
+    pub async fn tournament_audit_after(&self, id: i64, after: i64) -> Result<Vec<AuditEntry>, DbError> {
         #[derive(sqlx::FromRow)]
         struct AuditRow {
             id: i64,
@@ -275,9 +281,10 @@ impl Db {
         }
         let rows: Vec<AuditRow> = sqlx::query_as(
             "SELECT id, action, by_name, at, control_json, old_json, detail_json FROM tournament_controls
-             WHERE tournament_id = $1 ORDER BY id",
+             WHERE tournament_id = $1 AND id > $2 ORDER BY id",
         )
         .bind(id)
+        .bind(after)
         .fetch_all(&self.pool)
         .await?;
         rows.into_iter()
@@ -293,5 +300,14 @@ impl Db {
                 })
             })
             .collect()
+    }
+
+    /// The id of a tournament's last audit entry (0: none).
+    pub async fn last_tournament_audit(&self, id: i64) -> Result<i64, DbError> {
+        let last: Option<i64> = sqlx::query_scalar("SELECT MAX(id) FROM tournament_controls WHERE tournament_id = $1")
+            .bind(id)
+            .fetch_one(&self.pool)
+            .await?;
+        Ok(last.unwrap_or(0))
     }
 }

@@ -27,20 +27,6 @@ pub(super) struct Corrected {
     pub played: MatchResult,
 }
 
-/// The corrected tables of tournament `id`, by (round, table), from its
-/// audit trail.
-pub(super) async fn corrections(state: &AppState, id: i64) -> Result<HashMap<(u32, u32), Corrected>, ApiError> {
-    let mut corrections: HashMap<(u32, u32), Corrected> = HashMap::new();
-    for entry in state.db.tournament_audit(id).await? {
-        let (Some(Control::Correct { result }), Some(old)) = (entry.control, entry.old) else { continue };
-        let at = (result.round, result.table);
-        // The first correction replaced the result as played; the last one counts.
-        let played = corrections.remove(&at).map_or(old, |c| c.played);
-        corrections.insert(at, Corrected { by: entry.by, at: entry.at, played });
-    }
-    Ok(corrections)
-}
-
 /// What the pages of a tournament's tables read: the tournament replayed,
 /// the stored tables and games, the corrections.
 pub(super) struct Loaded {
@@ -61,7 +47,14 @@ impl Loaded {
         let Some(Some(r)) = replayed.as_deref() else { return Ok(None) };
         let games = r.results.iter().map(|s| ((s.result.round, s.result.table), s.game)).collect();
         let rooms = state.db.tournament_tables(id).await?.into_iter().map(|s| ((s.round, s.table.id), s)).collect();
-        let corrections = corrections(state, id).await?;
+        let mut corrections: HashMap<(u32, u32), Corrected> = HashMap::new();
+        for entry in state.db.tournament_audit(id).await? {
+            let (Some(Control::Correct { result }), Some(old)) = (entry.control, entry.old) else { continue };
+            let at = (result.round, result.table);
+            // The first correction replaced the result as played; the last one counts.
+            let played = corrections.remove(&at).map_or(old, |c| c.played);
+            corrections.insert(at, Corrected { by: entry.by, at: entry.at, played });
+        }
         Ok(Some(Loaded { t: r.tournament.clone(), games, rooms, corrections }))
     }
 

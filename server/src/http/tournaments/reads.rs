@@ -18,17 +18,16 @@ use crate::db::tournaments::Summary;
 /// server's rooms say, and every entrant's state.
 pub(super) async fn presence_of(
     state: &AppState,
-    id: i64,
+    l: &Loaded,
     summary: &Summary,
 ) -> Result<Vec<presence::PresenceRow>, ApiError> {
     use capicua_protocol::TournamentStatus::{Paused, Pending, Running};
-    let Some(l) = Loaded::read(state, id).await? else { return Err(not_found(id)) };
     let live = matches!(summary.status, Pending | Running | Paused) && !l.t.is_finished();
     let open: Vec<pairings::PairedRound> = l
         .rounds()
         .iter()
         .filter(|(_, in_progress)| *in_progress)
-        .map(|(r, _)| pairings::pair_round(&l, r, true, &|room, tb| pairings::live(state, room, tb)))
+        .map(|(r, _)| pairings::pair_round(l, r, true, &|room, tb| pairings::live(state, room, tb)))
         .collect();
     presence::rows(state, &l.t, live, &open).await
 }
