@@ -580,16 +580,19 @@ async fn standings_show_the_ratings_and_a_tournament_whose_tables_open_as_replay
     b.close().await;
 }
 
-/// A Swiss of six hosted bots, one withdrawn as it starts (five left: a
-/// bye in every round after the withdrawal) and one result corrected;
-/// played to its end.
+/// A Swiss of six hosted bots, one withdrawn before it starts (five left:
+/// a bye in every round) and one result corrected; played to its end. It
+/// starts two seconds after its creation, so the withdrawal comes first
+/// however fast the bots play.
 async fn swiss_with_a_bye_a_withdrawal_and_a_correction(server: &TestServer) -> i64 {
     let spec = json!({
         "name": "club swiss", "seed": 3, "table": "duel", "variants": ["block"],
         "entrants": ["bot:random#1", "bot:random#2", "bot:random#3", "bot:heuristic", "bot:smart", "bot:bota-gorda"],
         "stages": [{"format": "swiss", "rounds": 3}],
     });
-    let (status, created) = server.post_json("/api/tournaments", Some(ADMIN), &spec.to_string()).await;
+    let starts_at = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() + 2;
+    let (status, created) =
+        server.post_json(&format!("/api/tournaments?starts-at={starts_at}"), Some(ADMIN), &spec.to_string()).await;
     assert_eq!(status, 201, "{created}");
     let id = created["id"].as_i64().unwrap();
     let (status, body) = server
