@@ -200,10 +200,15 @@ async fn an_address_gets_only_so_many_replays_at_once_and_the_next_is_refused() 
     let server = TestServer::start_with(path, cfg).await;
     let (_, _, page) = get_raw(server.addr, &format!("/api/games/{id}?seat=0")).await;
     assert!(page.len() > 6 << 20, "a page of {} bytes: a socket left unread could take it all in", page.len());
+    // Each reader pipelines several requests: the kernel buffers a
+    // socket's send side up to `tcp_wmem`'s maximum (4 MiB on a stock
+    // Linux, more on tuned hosts), so one page could fit and free its slot; eight in a row
+    // on a connection that is never read cannot.
+    let request = format!("GET /api/games/{id}?seat=0 HTTP/1.1\r\nHost: test\r\n\r\n").repeat(8);
     let mut held = Vec::new();
     for _ in 0..2 {
         let mut tcp = small_window(server.addr).await;
-        tcp.write_all(format!("GET /api/games/{id}?seat=0 HTTP/1.1\r\nHost: test\r\n\r\n").as_bytes()).await.unwrap();
+        tcp.write_all(request.as_bytes()).await.unwrap();
         held.push(tcp);
     }
     // A third, however small, is refused while those two are unread.
