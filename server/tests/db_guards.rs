@@ -231,6 +231,17 @@ async fn serve_binds_before_it_opens_the_database() {
     drop(taken);
 }
 
+#[test]
+fn serve_on_a_database_in_a_missing_folder_says_the_folder_is_missing_and_never_listens() {
+    let folder = std::env::temp_dir().join(format!("capicua-no-such-folder-{}", std::process::id()));
+    let db = folder.join("club.db");
+    let (ok, _, stderr) = run(&["serve", "--listen", "127.0.0.1:0", "--database", db.to_str().unwrap()]);
+    assert!(!ok);
+    assert!(stderr.contains(&format!("is in the folder {}, which does not exist", folder.display())), "{stderr}");
+    assert!(!stderr.contains("listening") && !stderr.contains("lock file"), "{stderr}");
+    assert!(!folder.exists());
+}
+
 /// Whether some process holds the serving lock of the database `path`.
 #[cfg(unix)]
 fn serving_lock_held(path: &Path) -> bool {
@@ -276,6 +287,7 @@ async fn a_second_server_on_one_database_refuses_to_start_and_readers_still_work
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success(), "{stderr}");
     assert!(stderr.contains(&format!("the database {db} is in use by another capicua-server")), "{stderr}");
+    assert!(!stderr.contains("listening"), "a refused server never says it listens: {stderr}");
     // Readers and `register` do not need the lock.
     let (ok, stdout, stderr) = run(&["standings", "--database", db]);
     assert!(ok, "{stderr}");

@@ -210,12 +210,16 @@ pub(crate) async fn run(args: ServeArgs, allow_foreign_tables: bool) -> anyhow::
         anyhow::bail!("there is no --port: the port is part of --listen (--listen 127.0.0.1:{port}, or HOST:{port})");
     }
     let cors = capicua_server::CorsOrigins::parse(&args.cors_origins).context("--cors-origin")?;
-    // The listener first: a server that cannot take connections (the port
-    // is taken) must not create or migrate a database.
-    let (listener, socket_file) = bind(&args.listen).await?;
+    // The serving lock first (a database another server serves, or one in
+    // a folder that does not exist, is refused before anything else), then
+    // the listener: a server that cannot take connections (the port is
+    // taken) must not create or migrate a database. "listening" is said
+    // once both the port and the database are the server's.
+    let serving = super::serving_lock::lock_for_serving(&args.database).await?;
+    let (listener, socket_file, listening) = bind(&args.listen).await?;
     let opened = open(&args, allow_foreign_tables).await;
-    let (_serving, db) = match opened {
-        Ok(opened) => opened,
+    let db = match opened {
+        Ok(db) => db,
         Err(e) => {
             if let Some(path) = socket_file {
                 let _ = std::fs::remove_file(path);
@@ -223,25 +227,22 @@ pub(crate) async fn run(args: ServeArgs, allow_foreign_tables: bool) -> anyhow::
             return Err(e);
         }
     };
+    let _serving = serving;
+    tracing::info!("{listening}");
     tracing::info!("database {}", args.database);
     capicua_server::run(listener, db, config(args, cors), shutdown_signal()).await?;
     Ok(())
 }
 
-/// Takes the serving lock (held until the process ends: the OS drops the
-/// lock with it), then opens the database.
-async fn open(
-    args: &ServeArgs,
-    allow_foreign_tables: bool,
-) -> anyhow::Result<(Option<super::serving_lock::Serving>, capicua_server::Db)> {
-    let serving = super::serving_lock::lock_for_serving(&args.database).await?;
+/// Opens the database (the serving lock is held: the OS drops it with the
+/// process).
+async fn open(args: &ServeArgs, allow_foreign_tables: bool) -> anyhow::Result<capicua_server::Db> {
     let options = capicua_server::db::OpenOptions {
         allow_foreign_tables,
         busy_timeout: Duration::from_millis(args.db_busy_ms),
         store_retry: Duration::from_millis(args.store_retry_ms),
     };
-    let db = super::open_with(&args.database, options).await?;
-    Ok((serving, db))
+    super::open_with(&args.database, options).await
 }
 
 /// The server's configuration from the options.
@@ -282,8 +283,9 @@ fn config(args: ServeArgs, cors: capicua_server::CorsOrigins) -> capicua_server:
 }
 
 /// Binds `--listen`: the listener, and the socket file of a `unix:` one
-/// (to remove if the server gives up before serving).
-async fn bind(listen: &str) -> anyhow::Result<(capicua_server::Listener, Option<&str>)> {
+/// (to remove if the server gives up before serving) and the line that
+/// says where it listens.
+async fn bind(listen: &str) -> anyhow::Result<(capicua_server::Listener, Option<&str>, String)> {
     let in_use = |e: std::io::Error| {
         if e.kind() == std::io::ErrorKind::AddrInUse {
             anyhow::anyhow!("listening on {listen}: address in use (is another server running there?)")
@@ -298,13 +300,12 @@ async fn bind(listen: &str) -> anyhow::Result<(capicua_server::Listener, Option<
                 std::fs::remove_file(path).with_context(|| format!("removing the old socket {path}"))?;
             }
             let l = tokio::net::UnixListener::bind(path).map_err(in_use)?;
-            tracing::info!("capicua-server listening on {listen} (WebSocket at /ws)");
-            Ok((l.into(), Some(path)))
+            Ok((l.into(), Some(path), format!("capicua-server listening on {listen} (WebSocket at /ws)")))
         }
         None => {
             let l = TcpListener::bind(listen).await.map_err(in_use)?;
-            tracing::info!("capicua-server listening on http://{} (WebSocket at /ws)", l.local_addr()?);
-            Ok((l.into(), None))
+            let line = format!("capicua-server listening on http://{} (WebSocket at /ws)", l.local_addr()?);
+            Ok((l.into(), None, line))
         }
     }
 }

@@ -25,6 +25,18 @@ pub(crate) async fn lock_for_serving(database: &str) -> anyhow::Result<Option<Se
     if url.contains(":memory:") || file.as_os_str().is_empty() || file == std::path::Path::new(":memory:") {
         return Ok(None);
     }
+    // A path in a folder that does not exist is the user's typo, not a
+    // lock-file problem: say so in their terms.
+    if let Some(folder) = file.parent()
+        && !folder.as_os_str().is_empty()
+        && !folder.is_dir()
+    {
+        anyhow::bail!(
+            "the database {database} is in the folder {}, which does not exist: create it first, or give \
+             --database a file in an existing folder",
+            folder.display()
+        );
+    }
     let mut lock_path = file.as_os_str().to_owned();
     lock_path.push(".lock");
     let lock_path = std::path::PathBuf::from(lock_path);
