@@ -83,7 +83,8 @@ async def main():
             created = await bot.request({"type": "create-room", "preset": args.preset})
             room = created["room"]["id"]
         seated = await bot.request({"type": "join", "room": room})
-        print(f"room {room}, seat {seated['seat']}", file=sys.stderr)
+        # People count seats from 1; the protocol, from 0.
+        print(f"room {room}, seat {seated['seat'] + 1} (protocol seat {seated['seat']})", file=sys.stderr)
         if args.fill_bots:
             await bot.request({"type": "fill-bots", "room": room, "strategy": args.fill_bots})
         await bot.request({"type": "ready", "room": room})

@@ -37,6 +37,12 @@ pub enum ServerMsg {
         /// given back, prompts follow).
         #[serde(default)]
         seats: Vec<SeatRef>,
+        /// Where people open this server's pages (its `--public-url`, or
+        /// `http://` and the address it listens on): a bot prints its game
+        /// links from it, not from the address it connected to (a container's
+        /// host name, say).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        site: Option<String>,
     },
     /// Answer to `register`: keep the token secret, it is shown only once.
     Registered {

@@ -455,11 +455,13 @@ fn server_samples() -> Vec<ServerMsg> {
             version: PROTOCOL_VERSION,
             player: PlayerInfo { name: "guest-1".into(), guest: true, admin: false },
             seats: vec![],
+            site: None,
         },
         ServerMsg::Welcome {
             version: PROTOCOL_VERSION,
             player: PlayerInfo { name: "ana".into(), guest: false, admin: false },
             seats: vec![SeatRef { room: 3, seat: 1 }, SeatRef { room: 5, seat: 0 }],
+            site: Some("http://127.0.0.1:8080".into()),
         },
         ServerMsg::Registered { name: "ana".into(), token: "ab12".into() },
         ServerMsg::Rooms { rooms: vec![] },

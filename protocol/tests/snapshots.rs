@@ -137,8 +137,9 @@ fn server_messages() {
                 version: 2,
                 player: PlayerInfo { name: "ana".into(), guest: false, admin: false },
                 seats: vec![SeatRef { room: 3, seat: 0 }],
+                site: Some("https://dominoes.example.org".into()),
             },
-            r#"{"id":1,"type":"welcome","version":2,"player":{"name":"ana","guest":false,"admin":false},"seats":[{"room":3,"seat":0}]}"#,
+            r#"{"id":1,"type":"welcome","version":2,"player":{"name":"ana","guest":false,"admin":false},"seats":[{"room":3,"seat":0}],"site":"https://dominoes.example.org"}"#,
         ),
         (
             ServerMsg::Registered { name: "ana".into(), token: "abc".into() },

@@ -76,6 +76,8 @@ pub async fn run(
 ) -> Result<(), ServerError> {
     let listener = listener.into();
     let url = config.public_url.clone().unwrap_or_else(|| listener.url());
+    // Told to every client in `welcome`: where people open this server.
+    let config = Config { public_url: Some(url.clone()), ..config };
     let (state, shutdown_tx, mut done_rx) = AppState::new(db.clone(), config);
     // Recorded before any room opens: every room is stored as this node's.
     nodes::join(&state, &url).await?;

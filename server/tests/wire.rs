@@ -68,7 +68,7 @@ async fn a_2_mib_frame_gets_its_error_and_close_1009() {
     assert_eq!(c.request(json!({"type": "ping"})).await["type"], "pong");
 }
 
-/// Before `hello` only `ping` is answered (PROTOCOL.md, Handshake): every
+/// Before `hello` only `ping` is answered (the protocol reference, Conventions): every
 /// other message gets `hello-required`, and the connection stays open.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn before_hello_only_ping_is_answered() {
@@ -83,8 +83,17 @@ async fn before_hello_only_ping_is_answered() {
         let r = c.request(m.clone()).await;
         assert_eq!(r["code"], "hello-required", "{m}: {r}");
     }
-    c.hello(None).await;
+    let welcome = c.hello(None).await;
     assert_eq!(c.request(json!({"type": "ping"})).await["type"], "pong");
+    // The welcome says where people open the server: its listening address
+    // here, `--public-url` when given.
+    assert_eq!(welcome["site"], format!("http://{}", server.addr), "{welcome}");
+    let public = TestServer::start_with(
+        common::temp_db(),
+        capicua_server::Config { public_url: Some("https://dominoes.example.org".into()), ..common::config() },
+    )
+    .await;
+    assert_eq!(public.client().await.hello(None).await["site"], "https://dominoes.example.org");
 }
 
 /// A second connection with a player's token takes the player over: the

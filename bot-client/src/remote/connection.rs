@@ -36,6 +36,8 @@ fn handshake_error(url: String, e: tokio_tungstenite::tungstenite::Error) -> Rem
 pub struct Connection {
     ws: WebSocketStream<Transport>,
     next_id: u64,
+    /// The server's `site`, once its `welcome` said it.
+    site: Option<String>,
 }
 
 impl Connection {
@@ -75,7 +77,7 @@ impl Connection {
         let (ws, _) = tokio_tungstenite::client_async_with_config(request, stream, Some(config))
             .await
             .map_err(|e| handshake_error(url, e))?;
-        Ok(Connection { ws, next_id: 0 })
+        Ok(Connection { ws, next_id: 0, site: None })
     }
 
     /// Sends a message with a fresh request id, returning the id.
@@ -124,6 +126,12 @@ impl Connection {
         Ok(self.greet(token, lean_prompts, batch_events).await?.1)
     }
 
+    /// Where people open the server's pages, as its `welcome` said (`None`
+    /// before the welcome, or from a server that does not say).
+    pub fn site(&self) -> Option<&str> {
+        self.site.as_deref()
+    }
+
     /// Says hello as [`Connection::hello_with`] does; returns who the
     /// connection acts for and the rooms where that player already sits.
     pub async fn greet(
@@ -134,7 +142,10 @@ impl Connection {
     ) -> Result<(PlayerInfo, Vec<SeatRef>), RemoteError> {
         let hello = ClientMsg::Hello { version: PROTOCOL_VERSION, token, lean_prompts, batch_events };
         match self.request(hello, |_| {}).await? {
-            ServerMsg::Welcome { player, seats, .. } => Ok((player, seats)),
+            ServerMsg::Welcome { player, seats, site, .. } => {
+                self.site = site;
+                Ok((player, seats))
+            }
             other => Err(unexpected("hello", other)),
         }
     }

@@ -133,6 +133,7 @@ impl Bot {
         let mut conn = Connection::connect(&self.server).await?;
         // Batched events: a bot decides from its prompt's view alone.
         let (_, seats) = conn.greet(self.token.clone(), false, true).await?;
+        self.tally.learn_site(conn.site());
         *connected = true;
         self.backoff.reset();
         self.tally.recovered(self.index, &self.server);

@@ -89,6 +89,7 @@ async fn reconnecting(
             // Seats given back by `hello` resend their prompts: the session
             // answers them.
             conn.hello_with(Some(session.token().to_string()), false, true).await?;
+            tally.learn_site(conn.site());
             connected = true;
             backoff.reset();
             tally.recovered(index, server);
@@ -306,6 +307,7 @@ async fn play_elsewhere(cfg: AwaitConfig, a: Assignment, tally: Arc<Tally>) {
         let played = async {
             let mut conn = Connection::connect(&server).await?;
             conn.hello_with(Some(cfg.token.clone()), false, true).await?;
+            tally.learn_site(conn.site());
             let seed = derive_seed(0xe15e, a.room);
             let mut decider = Decider::new(spec::build(&cfg.strategy, seed)?, build_poly(SEATED_POLY_STRATEGY, seed)?);
             play_seated(&mut conn, &mut decider, &tally, &addr, ServerMsg::Assignment(a.clone())).await?;

@@ -31,6 +31,10 @@ pub struct Tally {
     /// Matches already reported: by stored game id, or by room and sequence
     /// number when the server could not store one.
     reported: Mutex<HashSet<(Option<GameId>, RoomId, u64)>>,
+    /// The server's `site` (its public URL), once a welcome said it: game
+    /// links start there rather than at the address the bots dialled,
+    /// which may be a name only their network knows.
+    site: Mutex<Option<String>>,
 }
 
 impl Tally {
@@ -48,11 +52,24 @@ impl Tally {
         if !self.reported.lock().expect("report lock").insert(key) {
             return None;
         }
-        Some(match (game, game.and_then(|id| server.game_url(id))) {
+        let site = self.site.lock().expect("site lock").clone();
+        let url = |id: GameId| match site {
+            Some(site) => Some(format!("{site}/api/games/{id}")),
+            None => server.game_url(id),
+        };
+        Some(match (game, game.and_then(url)) {
             (Some(id), Some(url)) => format!("game {id} stored: {url}"),
             (Some(id), None) => format!("game {id} stored"),
             (None, _) => format!("match in room {room} over; the server could not store it"),
         })
+    }
+
+    /// Records the site a server's welcome gave (an `http://` or `https://`
+    /// URL; anything else is ignored).
+    pub fn learn_site(&self, site: Option<&str>) {
+        if let Some(site) = site.filter(|s| s.starts_with("http://") || s.starts_with("https://")) {
+            *self.site.lock().expect("site lock") = Some(site.trim_end_matches('/').to_string());
+        }
     }
 
     /// A bot saw a match end: the match counts, and its line is printed,
@@ -108,6 +125,19 @@ mod tests {
         let lost = tally.match_over(&unix, 4, 9, None).unwrap();
         assert!(lost.contains("could not store"), "{lost}");
         assert_eq!(tally.match_over(&unix, 4, 9, None), None);
+    }
+
+    #[test]
+    fn game_links_start_at_the_site_the_server_gave_not_the_address_dialled() {
+        let tally = Tally::default();
+        let inside = ServerAddr::parse("ws://server:8080/ws").unwrap();
+        tally.learn_site(Some("unix:/run/c.sock"));
+        tally.learn_site(None);
+        let line = tally.match_over(&inside, 1, 1, Some(1)).unwrap();
+        assert_eq!(line, "game 1 stored: http://server:8080/api/games/1", "no site yet: the address dialled");
+        tally.learn_site(Some("http://127.0.0.1:8080/"));
+        let line = tally.match_over(&inside, 1, 2, Some(2)).unwrap();
+        assert_eq!(line, "game 2 stored: http://127.0.0.1:8080/api/games/2");
     }
 
     #[test]

@@ -92,6 +92,7 @@ impl Conn {
                 version: PROTOCOL_VERSION,
                 player: PlayerInfo { name: ident.name.clone(), guest: ident.player_id.is_none(), admin: ident.admin },
                 seats: seats.clone(),
+                site: self.state.config.public_url.clone(),
             },
         );
         // After the welcome: each room sends its state and the pending prompt.
