@@ -45,6 +45,10 @@ enum Command {
     Load(LoadArgs),
     /// Play seeded matches of 3-, 4- or 6-faced tiles (Tri-Ominos and kin) between poly strategies.
     PolyArena(poly_arena::PolyArenaArgs),
+    /// Prints this command line's reference as Markdown (the book's
+    /// options page is this output).
+    #[command(hide = true)]
+    MarkdownHelp,
 }
 
 /// Arguments of `capicua-bot play`.
@@ -210,6 +214,12 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<()> {
     match cli.command {
+        Command::MarkdownHelp => {
+            let options =
+                clap_markdown::MarkdownOptions::new().title("capicua-bot options".to_string()).show_footer(false);
+            print!("{}", clap_markdown::help_markdown_custom::<Cli>(&options));
+            Ok(())
+        }
         Command::Strategies => {
             for (name, description) in STRATEGIES {
                 println!("{name:<22} {description}");

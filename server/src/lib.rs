@@ -32,6 +32,7 @@ pub(crate) mod config;
 pub(crate) mod conn;
 pub(crate) mod cpu;
 pub mod db;
+pub(crate) mod docs;
 pub(crate) mod hints;
 pub(crate) mod http;
 pub mod ladder;

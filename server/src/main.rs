@@ -26,6 +26,10 @@ enum Command {
     Serve(ServeArgs),
     /// Prints the JSON Schema of every protocol message.
     Schema,
+    /// Prints this command line's reference as Markdown (the book's
+    /// options page is this output).
+    #[command(hide = true)]
+    MarkdownHelp,
     /// Prints the leaderboard of every rated variant (or one), or a tournament's standings.
     Standings {
         /// Database (a SQLite path or a PostgreSQL URL), opened read-only (it must exist).
@@ -115,12 +119,22 @@ fn error_chain(e: &anyhow::Error) -> String {
     line
 }
 
+/// `C`'s reference as a page of the book titled `title`.
+fn markdown_help<C: clap::CommandFactory>(title: &str) -> String {
+    let options = clap_markdown::MarkdownOptions::new().title(title.to_string()).show_footer(false);
+    clap_markdown::help_markdown_custom::<C>(&options)
+}
+
 /// Runs one command.
 async fn run(cli: Cli) -> anyhow::Result<()> {
     let allow_foreign_tables = cli.allow_foreign_tables;
     match cli.command {
         Command::Serve(args) => cli::serve::run(args, allow_foreign_tables).await,
         Command::Schema => cli::schema::run(),
+        Command::MarkdownHelp => {
+            print!("{}", markdown_help::<Cli>("capicua-server options"));
+            Ok(())
+        }
         Command::Standings { database, tournament: Some(id), json, .. } => {
             cli::standings::tournament(&database, id, json).await
         }

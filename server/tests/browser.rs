@@ -1,7 +1,7 @@
 //! The browser client in a real headless Chromium against a real server:
 //! a person's whole match by mouse, a registered player's reload, a replay
 //! stepped both ways, a hand played from the keyboard alone, and (with
-//! `CAPICUA_SCREENSHOTS=1`) the pictures in `docs/screenshots/`.
+//! `CAPICUA_SCREENSHOTS=1`) the pictures in `book/src/screenshots/`.
 //!
 //! The page is read through roles and accessible names only. Each test
 //! skips (passing, with a message) where Chromium or chromedriver is

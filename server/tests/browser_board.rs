@@ -6,7 +6,7 @@
 //! waiting to be covered; double-twelve numerals stay clear of the centre
 //! bar and large enough to read on a phone; triominoes speak of tiles
 //! beside tiles, and the graph board names the pips that meet. With
-//! `CAPICUA_SCREENSHOTS=1` it saves `docs/screenshots/all-fives-cross.png`,
+//! `CAPICUA_SCREENSHOTS=1` it saves `book/src/screenshots/all-fives-cross.png`,
 //! `mexican-train.png`, their `-phone` variants and `all-fives-table.png`.
 //!
 //! Read through roles and accessible names; skips (passing, with a

@@ -4,7 +4,7 @@
 //! markers and the double to cover in Spanish; the all-fives cross reads as
 //! "la línea"; triominoes speak of fichas beside fichas; the rules page
 //! words each rule of the server's catalog in Spanish. With
-//! `CAPICUA_SCREENSHOTS=1` it saves `docs/screenshots/mexican-train-es.png`
+//! `CAPICUA_SCREENSHOTS=1` it saves `book/src/screenshots/mexican-train-es.png`
 //! and `all-fives-cross-es.png` at 1280x800.
 //!
 //! Read through roles and accessible names; skips (passing, with a

@@ -3,7 +3,7 @@
 //! highlighted legal tiles, and it is the server's answer), plays the match
 //! out, and the replay from its seat lists its decisions against the
 //! strongest bot's, each a link to its step. With `CAPICUA_SCREENSHOTS=1`
-//! it saves `docs/screenshots/hint.png` and `review.png`.
+//! it saves `book/src/screenshots/hint.png` and `review.png`.
 //!
 //! Read through roles and accessible names only; skips (passing, with a
 //! message) where Chromium or chromedriver is missing, unless

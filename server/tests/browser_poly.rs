@@ -5,7 +5,7 @@
 //! the server has placed; then the stored match replays. A hexominoes room
 //! and a graph-board room are drawn too, a quadominoes room is played from
 //! the keyboard alone, and a watcher sees the board but no hand. With
-//! `CAPICUA_SCREENSHOTS=1` it saves `docs/screenshots/poly-triominoes.png`,
+//! `CAPICUA_SCREENSHOTS=1` it saves `book/src/screenshots/poly-triominoes.png`,
 //! `poly-hexominoes.png`,
 //! `poly-graph.png`, `poly-turning.png`, `poly-replay.png`,
 //! `poly-quadominoes.png` and `poly-watching.png`.

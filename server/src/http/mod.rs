@@ -61,6 +61,7 @@ pub(crate) fn router(state: Arc<AppState>) -> Router {
         // preflight still gets its headers).
         .method_not_allowed_fallback(method_not_allowed)
         .merge(api)
+        .merge(crate::docs::router())
         .merge(crate::web::router())
         // Outermost: the limits inside read the address it records.
         .layer(axum::middleware::from_fn_with_state(state.clone(), limits::client_addr))

@@ -309,14 +309,14 @@ impl Browser {
         v.as_str().unwrap_or_default().to_string()
     }
 
-    /// Saves a screenshot to `docs/screenshots/NAME.png`, only when
+    /// Saves a screenshot to `book/src/screenshots/NAME.png`, only when
     /// `CAPICUA_SCREENSHOTS=1` (so ordinary runs leave the tree alone).
     pub async fn screenshot(&self, name: &str) {
         if std::env::var("CAPICUA_SCREENSHOTS").as_deref() != Ok("1") {
             return;
         }
         let png = self.client.screenshot().await.expect("screenshot");
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/screenshots");
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../book/src/screenshots");
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join(format!("{name}.png")), png).unwrap();
     }
