@@ -1,14 +1,7 @@
-//! # capicua-bot
+#![doc = include_str!("../README.md")]
 //!
-//! Remote domino bots: play on a capicua server over its WebSocket
-//! protocol, and generate load against it.
+//! ## Modules
 //!
-//! The strategies themselves, the spec language naming them and the arena
-//! live in [`capicua_strategy`]; this crate connects them to a server. A
-//! remote bot receives each prompt's view as a snapshot and decides from a
-//! [`capicua_strategy::SnapshotSeat`], the same way a hosted bot decides.
-//!
-//! Modules:
 //! - [`remote`]: bots that find or join rooms, or await tournament
 //!   assignments, and answer every prompt (`capicua-bot play`);
 //! - [`load`]: many scripted tables at once, measuring throughput and

@@ -1,34 +1,8 @@
-//! # capicua-engine
+#![doc = include_str!("../README.md")]
 //!
-//! The rules of dominoes as data, and a referee that plays them.
+//! ## Beyond the classic choices
 //!
-//! A [`Variant`] is plain, serializable data: one field per rule choice
-//! (tile set, deal, lead, layout, matching, turn order, stuck policy, blocked
-//! hands, scoring, target, visibility). [`Variant::validate`] turns it into
-//! [`Rules`], the only thing a [`Game`] accepts. Classic games are named
-//! [`preset`]s of that data.
-//!
-//! The engine is pure: no IO, no clock, no global state. A game is fully
-//! determined by its rules, seating and seed; its move log replays it.
-//!
-//! ```
-//! use capicua_engine::{Game, Rules, Seat, Seating};
-//!
-//! let rules = Rules::preset("latin").unwrap();
-//! let mut game = Game::new(rules.into(), Seating::new(4), 2026).unwrap();
-//! while let Some(seat) = game.to_move() {
-//!     // A seat decides from its view only.
-//!     let view = game.view(seat);
-//!     let moves = view.legal_moves();
-//!     let m = moves[moves.len() / 2];
-//!     game.play(m).expect("a legal move is accepted");
-//! }
-//! let winner = game.outcome().unwrap().winner;
-//! assert!(game.scores().iter().any(|&s| s >= 100));
-//! # let _ = winner;
-//! ```
-//!
-//! Beyond the classic choices a variant may set end rules (`end`), a
+//! A variant may also set end rules (`end`), a
 //! ranking rule (`ranking`), a lenient referee ([`Game::referee_play`]),
 //! partial visibility, per-deal random tile values and conditional rules
 //! (`when`: "when CONDITION, use RULE", every combination compiled at
@@ -38,7 +12,8 @@
 //! implement [`Family`], so code that only runs a match (deal, legal moves,
 //! play, scores, views) is written once for either.
 //!
-//! Design notes:
+//! ## Design notes
+//!
 //! - Moves are small and `Copy`; [`Game::legal_moves`] returns a
 //!   fixed-capacity [`MoveList`] that never allocates.
 //! - Hands are 256-bit [`TileSet`]s; every matching rule compiles at

@@ -1,62 +1,14 @@
-//! # capicua-protocol
+#![doc = include_str!("../README.md")]
 //!
-//! The wire protocol between the capicua server and its clients (humans,
-//! remote bots, spectators): JSON text frames over a WebSocket, one message
-//! per frame, tagged by `type`. Both sides use these serde types, so the
-//! server and the Rust bot client cannot drift apart; other languages use the
-//! JSON Schema printed by `capicua-server schema` and `PROTOCOL.md`.
+//! ## Where to start
 //!
-//! Rules of the road:
-//! - The first client message is [`ClientMsg::Hello`] with
-//!   [`PROTOCOL_VERSION`]; a mismatch is answered with
-//!   [`ErrorCode::VersionMismatch`] and the connection is closed.
-//! - Every client frame may carry an `id`; the server echoes it in the reply
-//!   (a [`ServerFrame`] with the same `id`).
-//! - Every error carries a machine-readable [`ErrorCode`] and a human message.
-//! - A room plays one of two tile families: two-faced dominoes
-//!   ([`tiles`]) or tiles with 3, 4 or 6 faces ([`poly`]). The game
-//!   messages are the same for both; their game payload is a [`Family`],
-//!   tagged on the wire by `"family": "tiles"` or `"family": "poly"`.
-//! - A [`ServerMsg::Prompt`] carries the seat's view, its legal moves and a
-//!   prompt id; a [`ClientMsg::Move`] must echo that id, so a stale or
-//!   duplicated move is rejected instead of being applied to another turn.
-//! - Game messages of a room carry a per-room sequence number `seq` that
-//!   grows by one per broadcast; a gap means missed events, and
-//!   [`ClientMsg::Resync`] asks for the current state.
-//! - Every key and every enumerated value on the wire is kebab-case, in
-//!   these messages and in the engine's payloads inside them.
-//!
-//! ```
-//! use capicua_protocol::{ClientFrame, ClientMsg, PROTOCOL_VERSION};
-//! let hello = ClientFrame::new(
-//!     Some(1),
-//!     ClientMsg::Hello { version: PROTOCOL_VERSION, token: None, lean_prompts: false, batch_events: false },
-//! );
-//! let json = serde_json::to_string(&hello).unwrap();
-//! assert_eq!(json, r#"{"id":1,"type":"hello","version":2}"#);
-//! let back: ClientFrame = serde_json::from_str(&json).unwrap();
-//! assert_eq!(back, hello);
-//! ```
-//!
-//! A bot answers a prompt of either family the same way:
-//!
-//! ```
-//! use capicua_protocol::{ClientMsg, Family, ServerMsg};
-//! fn answer(msg: &ServerMsg) -> Option<ClientMsg> {
-//!     let ServerMsg::Prompt { room, prompt, turn, .. } = msg else { return None };
-//!     Some(match turn {
-//!         Family::Tiles(t) => ClientMsg::play(*room, *prompt, t.legal_moves[0]),
-//!         Family::Poly(p) => ClientMsg::play(*room, *prompt, p.legal_moves[0]),
-//!     })
-//! }
-//! let prompt = r#"{"type":"prompt","room":1,"prompt":3,"seat":0,"deadline-ms":900,
-//!     "family":"tiles","legal-moves":[{"kind":"draw"}]}"#;
-//! let reply = answer(&serde_json::from_str(prompt).unwrap()).unwrap();
-//! assert_eq!(
-//!     serde_json::to_string(&reply).unwrap(),
-//!     r#"{"type":"move","room":1,"prompt":3,"family":"tiles","move":{"kind":"draw"}}"#
-//! );
-//! ```
+//! - [`ClientMsg::Hello`] opens a connection, with [`PROTOCOL_VERSION`];
+//!   [`ErrorCode::VersionMismatch`] answers another version.
+//! - [`ServerMsg::Prompt`] asks a seat to move; [`ClientMsg::Move`] answers
+//!   it (built by [`ClientMsg::play`]), and [`ClientMsg::Resync`] asks for
+//!   the current state after a gap in `seq`.
+//! - [`Family`] tags every game payload: [`tiles`] or [`poly`].
+//! - [`json_schema`] describes every frame for clients in other languages.
 
 mod client;
 mod decode;

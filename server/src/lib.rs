@@ -1,24 +1,15 @@
 // Only what the binary, tests and tools use is `pub`: the lint keeps it so.
 #![warn(unreachable_pub)]
-//! # capicua-server
+#![doc = include_str!("../README.md")]
 //!
-//! The lobby, referee and persistence of capicua: HTTP and WebSocket on one
-//! port (axum), one task per room owning its match (a two-faced
-//! [`Game`](capicua_engine::Game) or a game of tiles with 3, 4 or 6 faces,
-//! behind [`table`]'s one interface), one receive task and one send task per
-//! connection, and sqlx's `Any` driver over SQLite (one server, the
-//! default) or PostgreSQL (several servers on one database).
+//! ## Where to start
 //!
-//! ```text
-//! client ──ws──▶ conn task ──RoomCmd──▶ room task (owns the match) ──▶ Outbox of each member ──▶ send task ──ws──▶ client
-//!                                           │ finished game
-//!                                           ▼
-//!                                   db writer task (batched transactions, ratings) ──▶ SQLite (WAL) or PostgreSQL
-//! ```
-//!
-//! [`run`] serves until its shutdown future resolves, then tells every
-//! connection and every room, waits for them, and lets the database writer
-//! commit what is queued.
+//! - [`run`] serves on a [`Listener`] with a [`Config`] and a [`Db`].
+//! - [`db`]: opening, checking and migrating the database ([`Db::open`],
+//!   [`Db::open_read_only`]), and every query.
+//! - [`tournament`]: hosted tournaments, driven by real rooms.
+//! - [`ladder`]: the always-on ladder for bots.
+//! - [`record`]: what a finished match leaves behind.
 
 // The library's API is what the `capicua-server` binary, its tests and
 // tools use: `run` with its `Config` and `Listener`, the persistence layer

@@ -1,32 +1,7 @@
-//! # capicua-strategy
+#![doc = include_str!("../README.md")]
 //!
-//! Domino strategies, the spec language that names them, and an arena that
-//! measures them.
+//! ## Modules
 //!
-//! One implementation of each strategy serves everywhere: the arena, the
-//! bots the server hosts and remote bot clients (`capicua-bot`). A strategy
-//! decides only from a [`SeatView`] — what its seat may know, never the
-//! hidden hands — and returns one of the seat's legal moves. The crate
-//! depends on the engine alone: no async runtime, no protocol, no CLI.
-//!
-//! ```
-//! use capicua_strategy::{referee::play_turn, spec::build};
-//! use capicua_engine::{Game, Rules, Seating};
-//!
-//! let mut game = Game::new(Rules::preset("latin").unwrap().into(), Seating::new(4), 7).unwrap();
-//! let mut bots: Vec<_> = ["smart", "random", "bota-gorda", "heuristic"]
-//!     .iter()
-//!     .enumerate()
-//!     .map(|(i, s)| build(s, i as u64).unwrap())
-//!     .collect();
-//! let mut scratch = Vec::new();
-//! while let Some(seat) = game.to_move() {
-//!     play_turn(&mut game, bots[seat.index()].as_mut(), &mut scratch).unwrap();
-//! }
-//! assert!(game.outcome().is_some());
-//! ```
-//!
-//! Modules:
 //! - [`seat_view`]: the [`SeatView`] trait and its three implementations
 //!   (engine view, in-process fast path, remote snapshot);
 //! - [`strategy`]: the [`Strategy`] trait and every strategy;

@@ -1,38 +1,6 @@
-//! # capicua-tournament
+#![doc = include_str!("../README.md")]
 //!
-//! Tournaments of dominoes (and of tiles with 3, 4 or 6 faces) as pure data and logic: scheduling, standings,
-//! stop and disqualification rules. No IO, no clock, no async; every random
-//! choice comes from the tournament seed (ChaCha8), so a configuration and
-//! the list of recorded results determine the whole state.
-//!
-//! A [`TournamentSpec`] (TOML/JSON, see `tournament/examples/`) is validated
-//! into a [`Config`]; a [`Tournament`] hands out [`Round`]s of [`Table`]s and
-//! takes [`MatchResult`]s until it is finished.
-//!
-//! ```
-//! use capicua_tournament::{MatchResult, SeatResult, Tournament, TournamentSpec};
-//!
-//! let spec: TournamentSpec = serde_json::from_str(r#"{
-//!     "name": "league", "seed": 1, "table": "duel", "variants": ["block", "draw"],
-//!     "entrants": ["ana", "ben", "eva", "leo", "mia"],
-//!     "stages": [{ "format": "round-robin" }],
-//!     "scoring": { "points": { "per-result": { "win": 3, "draw": 1, "loss": 0 } } }
-//! }"#).unwrap();
-//! let mut t = Tournament::new(spec.validate().unwrap());
-//! while let Some(round) = t.next_round() {
-//!     for table in &round.tables {
-//!         // The server plays `round.variant` with these seats; here the lower id wins.
-//!         let a = table.sides[0][0];
-//!         let b = table.sides[1][0];
-//!         let seats = vec![SeatResult::default(); table.seats.len()];
-//!         t.record(MatchResult { round: round.number, table: table.id, seats, winner: Some(u32::from(b < a)) }).unwrap();
-//!     }
-//! }
-//! let table = t.standings();
-//! assert_eq!(table[0].name, "ana");
-//! assert_eq!(table[0].points, 12);
-//! assert_eq!(t.rounds().len(), 5);
-//! ```
+//! ## Files
 //!
 //! | file | concept |
 //! |---|---|

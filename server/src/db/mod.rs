@@ -12,9 +12,9 @@
 //! - [`placements`]: where the scheduler placed each tournament table.
 //! - [`games`]: rooms, finished games as stored and read back, the compact
 //!   move log.
-//! - [`ratings`]: the ratings table as [`crate::ratings`] moves it, and the leaderboard.
+//! - [`ratings`]: the ratings table as `crate::ratings` moves it, and the leaderboard.
 //! - [`reviews`]: finished reviews, computed once per game and seat.
-//! - [`writer`]: the single writer task that stores finished games.
+//! - `writer`: the single writer task that stores finished games.
 //! - [`tournaments`]: the tables of `migrations/0002_tournaments.sql`, with
 //!   the status changes [`capicua_tournament::ControlAction`] decides.
 //! - [`Backend`] and [`Topology`]: the engine, and whether servers share it.

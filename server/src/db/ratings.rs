@@ -1,5 +1,5 @@
 //! The `ratings` table: Weng-Lin ratings per board as the writer commits
-//! them ([`crate::ratings`] decides how a game moves them), the
+//! them (`crate::ratings` decides how a game moves them), the
 //! leaderboard, and a replay of the stored games that must agree with it.
 
 use std::collections::HashMap;

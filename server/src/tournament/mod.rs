@@ -3,15 +3,15 @@
 //!
 //! - [`store`]: specs in and out of the database (parsing, checking
 //!   entrants, loading for replay); the rows are [`crate::db::tournaments`].
-//! - [`runner`]: one task per running tournament: opens a room per table of
+//! - `runner`: one task per running tournament: opens a room per table of
 //!   the round in progress, seats the entrants, waits for the committed
 //!   results, records them and moves on; an arena is run by `runner/arena.rs`
 //!   instead, which pairs entrants as their games end until its deadline.
-//! - [`placement`]: a table from plan to room; on PostgreSQL the scheduler
+//! - `placement`: a table from plan to room; on PostgreSQL the scheduler
 //!   places each table on the least loaded node, whose `host` task opens
 //!   it and sends every node's players their assignments, and `relay`
 //!   tells followers on the other nodes how the tournament goes.
-//! - [`http`]: `POST/GET /api/tournaments...`.
+//! - `http`: `POST/GET /api/tournaments...`.
 //!
 //! A scheduler task (started by [`crate::run`]) looks for `pending` and
 //! `running` tournaments at start, every second, and at once when one is
@@ -368,13 +368,13 @@ pub(crate) async fn subscribe(state: &AppState, client: &Client, tournament: Tou
 const POLL: Duration = Duration::from_secs(1);
 
 /// Starts the scheduler: runs every pending or running tournament, looking
-/// again every second and whenever [`Registry::wake`] is called.
+/// again every second and whenever `Registry::wake` is called.
 ///
 /// On PostgreSQL, where several servers may serve one database, it first
 /// waits to be elected ([`crate::db::SchedulerLock`]): a server that is not
 /// the scheduler serves rooms and stands by. While elected it checks its
 /// lock every look; a lost lock means another server may be scheduling, so
-/// this one stops serving ([`AppState::fail`]) rather than open tables the
+/// this one stops serving (`AppState::fail`) rather than open tables the
 /// other also opens.
 pub fn spawn_scheduler(state: Arc<AppState>) {
     // The periodic look is driven by a plain thread on the real clock, not
@@ -434,7 +434,7 @@ pub fn spawn_scheduler(state: Arc<AppState>) {
 }
 
 /// Starts this node's host task on PostgreSQL, where any node may be given
-/// tournament tables to open (see [`placement`]); on SQLite the scheduler
+/// tournament tables to open (see `placement`); on SQLite the scheduler
 /// opens them itself.
 pub fn spawn_host(state: Arc<AppState>) {
     if state.db.topology() == crate::db::Topology::Cluster {

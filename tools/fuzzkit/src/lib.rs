@@ -1,22 +1,4 @@
-//! # capicua-fuzzkit
-//!
-//! Hostile inputs for the workspace's fuzz tests. No nightly toolchain is
-//! needed: the fuzz tests are proptest properties whose inputs are
-//! structurally valid documents (protocol frames, variant files, tournament
-//! specs) with hostile edits, plus arbitrary bytes. Each test runs
-//! [`cases`] cases (`CAPICUA_FUZZ_CASES`, a few hundred by default, so CI
-//! stays quick; set it higher to fuzz for longer). A failing input is
-//! shrunk and kept by proptest in the test's `.proptest-regressions` file
-//! beside it, which is committed: every later run replays it first.
-//!
-//! ```
-//! use capicua_fuzzkit::{Edit, apply};
-//! use serde_json::json;
-//!
-//! let mut doc = json!({"a": {"b": [1, 2]}});
-//! apply(&mut doc, &[Edit { path: vec![0, 0, 1], what: 8, pick: 3 }]);
-//! assert_ne!(doc, json!({"a": {"b": [1, 2]}}));
-//! ```
+#![doc = include_str!("../README.md")]
 
 use proptest::prelude::*;
 use proptest::test_runner::Config;

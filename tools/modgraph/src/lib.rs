@@ -1,43 +1,6 @@
-//! # capicua-modgraph
+#![doc = include_str!("../README.md")]
 //!
-//! The module graph of every crate of the workspace, and its cycles.
-//!
-//! Each crate's modules are found by following `mod` declarations from its
-//! root file (`src/lib.rs`, `src/main.rs`, `src/bin/*`). The references of a
-//! module are its `use` declarations (`use crate::…`, `use super::…`, and
-//! `use child::…` relative to the module) and the `crate::…`, `super::…`
-//! and `self::…` paths in its code. Comments, string literals and items
-//! marked `#[cfg(test)]` (above all `mod tests`, which may import its parent
-//! freely) are not read.
-//!
-//! Granularity: edges join **sibling** modules. A reference from `a::x::p`
-//! to an item of `a::y::q` is the edge `a::x -> a::y` (each module stands for
-//! itself and all its descendants); references between a module and its
-//! ancestors or descendants are no edge. A path through a re-export counts
-//! as a reference to the module that defines the item. A cycle is a cycle
-//! among the children of one module (or among the top-level modules).
-//!
-//! The crate root is the one ancestor that does make edges: it is the node
-//! `crate` among the top-level modules, with an edge out for each top-level
-//! module whose items it names (`use`, re-export or path) and an edge in
-//! from each top-level module that names an item the root defines itself.
-//! A root that holds shared items and also calls into the modules using
-//! them is a loop (`http -> crate -> http`); a root of `mod` declarations
-//! and re-exports never is.
-//!
-//! ```
-//! use std::collections::BTreeMap;
-//! use std::path::{Path, PathBuf};
-//!
-//! let files = BTreeMap::from([
-//!     (PathBuf::from("src/lib.rs"), "mod a;\nmod b;\n"),
-//!     (PathBuf::from("src/a.rs"), "use crate::b::B;\npub struct A;\n"),
-//!     (PathBuf::from("src/b.rs"), "pub struct B(crate::a::A);\n"),
-//! ]);
-//! let graph = capicua_modgraph::analyze(Path::new("src/lib.rs"), |p| files.get(p).map(|s| s.to_string())).unwrap();
-//! assert_eq!(graph.cycles[0].modules, ["a", "b"]);
-//! assert_eq!(graph.cycles[0].edges[0].sites[0].to_string(), "src/a.rs:1 (crate::b::B)");
-//! ```
+//! ## Files
 //!
 //! | file | concept |
 //! |---|---|

@@ -1,23 +1,4 @@
-//! A throwaway PostgreSQL server for tests, started from the system's
-//! packages (Debian: `apt-get install postgresql`).
-//!
-//! [`server`] starts one server per test process, the first time it is
-//! called: `initdb` in a fresh directory under the temp dir, then `postgres`
-//! listening on 127.0.0.1 on a free port, tuned for throwaway data (no
-//! fsync). Each test takes its own empty database from
-//! [`PgServer::fresh_database`], so tests running in parallel never see
-//! each other's rows.
-//!
-//! Without PostgreSQL installed, [`server`] returns `None` and the caller
-//! skips its test, unless `CAPICUA_REQUIRE_POSTGRES=1` (CI), where that is a
-//! failure. A server that is installed but does not start is always a
-//! failure.
-//!
-//! `initdb` and `postgres` refuse to run as root: a root test process runs
-//! them as the `postgres` user the Debian package creates. The server dies
-//! with the test process (Linux's parent-death signal), so a test run never
-//! leaves one behind; the data directories of dead test processes are
-//! removed the next time a server starts.
+#![doc = include_str!("../README.md")]
 
 use std::fs;
 use std::io;

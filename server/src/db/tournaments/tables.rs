@@ -111,7 +111,7 @@ impl Db {
     }
 
     /// Notes the room opened for a table (one more attempt, unless the room's
-    /// stored match already noted it: see [`super::log::insert_match`]).
+    /// stored match already noted it: see `super::log::insert_match`).
     pub async fn set_tournament_table_room(&self, id: i64, round: u32, table: u32, room: u64) -> Result<(), DbError> {
         sqlx::query(
             "UPDATE tournament_tables SET attempts = attempts + (CASE WHEN room_id IS NOT DISTINCT FROM $1 THEN 0 ELSE 1 END), room_id = $2
