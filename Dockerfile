@@ -1,5 +1,5 @@
 # capicua's image: capicua-server and capicua-bot built from source, on a
-# small runtime image, run as a non-root user. README "Hosting in Docker".
+# small runtime image, run as a non-root user. The book's "Tournaments in Docker" (book/src/organising/docker.md).
 #
 #   docker-compose up --build        (docker-compose.yml builds this file)
 #   docker build -t capicua:local .
