@@ -78,7 +78,7 @@ pub struct TournamentSpec {
     #[serde(default)]
     pub disqualify: DisqualifySpec,
     /// How games turn into tournament points, and how ties are broken (see
-    /// [`ScoringSpec`]; `docs/tournaments.md` defines every rule and
+    /// [`ScoringSpec`]; `book/src/organising/scoring.md` defines every rule and
     /// tie-break with a worked example).
     #[serde(default)]
     pub scoring: ScoringSpec,

@@ -7,7 +7,7 @@ use crate::table::TableKind;
 use crate::tiebreak::TieBreak;
 
 /// Tournament scoring: the points a game is worth, and the order of the
-/// standings. `docs/tournaments.md` defines each rule and tie-break with a
+/// standings. `book/src/organising/scoring.md` defines each rule and tie-break with a
 /// worked example that its test recomputes.
 ///
 /// ```

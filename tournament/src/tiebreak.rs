@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 /// One tie-break criterion; higher values rank first.
 ///
 /// Each one's definition ([`TieBreak::definition`]) and a worked example
-/// are in `docs/tournaments.md`, whose examples a test recomputes.
+/// are in `book/src/organising/scoring.md`, whose examples a test recomputes.
 ///
 /// They apply in the configured order to entrants still level; `head-to-head`
 /// is computed among exactly the entrants still level at that point, and not
@@ -67,7 +67,7 @@ pub enum TieBreak {
 }
 
 impl TieBreak {
-    /// Every tie-break, in the order `docs/tournaments.md` defines them.
+    /// Every tie-break, in the order `book/src/organising/scoring.md` defines them.
     pub const ALL: [TieBreak; 11] = [
         TieBreak::HeadToHead,
         TieBreak::Wins,
@@ -109,7 +109,7 @@ impl TieBreak {
         }
     }
 
-    /// Its definition in one line, as `docs/tournaments.md` gives it above
+    /// Its definition in one line, as `book/src/organising/scoring.md` gives it above
     /// its worked example (higher values rank first).
     pub fn definition(self) -> &'static str {
         match self {

@@ -1,5 +1,5 @@
-//! Every `examples/*.toml` parses, validates and plays to the end; the README
-//! example is one of them.
+//! Every `examples/*.toml` parses, validates and plays to the end; the book's
+//! Formats and examples page shows one of them.
 
 mod common;
 
@@ -38,8 +38,12 @@ fn example_files_parse_validate_and_run() {
 }
 
 #[test]
-fn readme_example_is_an_example_file() {
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md")).unwrap();
+fn book_example_is_an_example_file() {
+    let page = concat!(env!("CARGO_MANIFEST_DIR"), "/../book/src/organising/index.md");
+    let page = std::fs::read_to_string(page).unwrap();
     let example = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/examples/club-night.toml")).unwrap();
-    assert!(readme.contains(example.trim()), "README's ## Tournaments shows examples/club-night.toml");
+    assert!(
+        page.contains(example.trim()),
+        "the book's Formats and examples page shows tournament/examples/club-night.toml"
+    );
 }

@@ -1,4 +1,4 @@
-//! `docs/tournaments.md` stays true: every tie-break a spec accepts has its
+//! `book/src/organising/scoring.md` stays true: every tie-break a spec accepts has its
 //! section there, with the one-line definition the code gives, and every
 //! worked example (a `standings-example` block and the table after it) is
 //! played through the crate and must give the numbers the document prints.
@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 
 use capicua_tournament::{MatchResult, SeatResult, Standing, TieBreak, Tournament, TournamentSpec};
 
-const DOC: &str = include_str!("../../docs/tournaments.md");
+const DOC: &str = include_str!("../../book/src/organising/scoring.md");
 
 /// Collapses runs of whitespace (line breaks included) into one space.
 fn squash(text: &str) -> String {
@@ -38,7 +38,8 @@ fn every_tie_break_a_spec_accepts_is_defined_in_the_document() {
     for tb in TieBreak::ALL {
         assert_eq!(serde_json::to_string(&tb).unwrap(), format!("\"{}\"", tb.name()));
         let heading = format!("### `{}`", tb.name());
-        let text = section(&heading).unwrap_or_else(|| panic!("docs/tournaments.md has no heading {heading}"));
+        let text =
+            section(&heading).unwrap_or_else(|| panic!("book/src/organising/scoring.md has no heading {heading}"));
         assert!(
             squash(&text).contains(tb.definition()),
             "the section {heading} does not give TieBreak::definition word for word: {:?}",
@@ -74,7 +75,7 @@ fn every_tie_break_has_a_worked_example() {
     for tb in TieBreak::ALL {
         assert!(
             examples.iter().any(|ex| ex.columns.iter().any(|c| c == tb.name())),
-            "no standings-example table of docs/tournaments.md has a `{}` column",
+            "no standings-example table of book/src/organising/scoring.md has a `{}` column",
             tb.name()
         );
     }

@@ -17,7 +17,7 @@ pub(crate) enum TournamentCommand {
     /// as pending; a serving server on the same database starts it within a second.
     /// Variant files it names are read from the current directory, validated
     /// and stored with it: a later change to a file changes no event.
-    /// docs/tournaments.md defines the formats, the scoring rules and every
+    /// book/src/organising/scoring.md defines the formats, the scoring rules and every
     /// tie-break of `scoring.tie-breaks`, each with a worked example.
     Create {
         /// The tournament file.
