@@ -6,7 +6,8 @@
     python3 bot.py --server ws://127.0.0.1:8080/ws --fill-bots random --matches 1
     python3 bot.py --preset triominoes --fill-bots greedy --matches 1
 
-Only the protocol is needed (see PROTOCOL.md): hello, join, ready, then
+Only the protocol is needed (see the book's Protocol reference,
+book/src/bots/protocol.md): hello, join, ready, then
 answer each `prompt` with a `move` carrying its `prompt` id, its `family`
 and one of its `legal-moves`. The family is `tiles` for dominoes and `poly`
 in rooms of tiles with 3, 4 or 6 faces (the presets triominoes,

@@ -10,7 +10,7 @@ use capicua_protocol::decode_client;
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
-/// Every kind of client message, as PROTOCOL.md writes them.
+/// Every kind of client message, as the book's Protocol reference writes them.
 fn examples() -> Vec<Value> {
     let latin = serde_json::to_value(capicua_engine::preset("latin").unwrap()).unwrap();
     vec![

@@ -1,5 +1,6 @@
 //! Snapshot tests: the exact JSON of every message. A change here is a
-//! protocol change: bump `PROTOCOL_VERSION` and update PROTOCOL.md.
+//! protocol change: bump `PROTOCOL_VERSION` and update the book's Protocol reference
+//! (book/src/bots/protocol*.md).
 
 use capicua_engine::poly::{PolyEvent, PolyGame, PolyMove, PolyRules, PolySpot, PolyTileId};
 use capicua_engine::{EndId, Event, Game, Move, Rules, Seat, Seating, Side, Tile};

@@ -54,7 +54,7 @@ async fn serve(method: Method, uri: Uri, headers: HeaderMap) -> Response {
         return crate::api::ApiError::new(
             StatusCode::NOT_FOUND,
             capicua_protocol::ErrorCode::NotFound,
-            format!("no API endpoint {path} (see PROTOCOL.md, \"HTTP API\")"),
+            format!("no API endpoint {path} (see /docs/bots/protocol-http.html, the book's HTTP API page)"),
         )
         .into_response();
     }

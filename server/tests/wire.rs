@@ -68,7 +68,7 @@ async fn a_2_mib_frame_gets_its_error_and_close_1009() {
     assert_eq!(c.request(json!({"type": "ping"})).await["type"], "pong");
 }
 
-/// Before `hello` only `ping` is answered (the protocol reference, Conventions): every
+/// Before `hello` only `ping` is answered (the book's Protocol reference, Conventions: Handshake): every
 /// other message gets `hello-required`, and the connection stays open.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn before_hello_only_ping_is_answered() {

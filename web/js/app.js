@@ -504,7 +504,7 @@ function removeTile(list, tile) {
   if (i >= 0) list.splice(i, 1);
 }
 
-/** Applies a move's public events to the table's view (PROTOCOL.md "Keeping a view current"). */
+/** Applies a move's public events to the table's view (the book's "Tiles, moves and views" page, "Keeping a view current"). */
 function applyEvents(t, events) {
   const v = t.view;
   let watched = false;

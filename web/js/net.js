@@ -1,4 +1,4 @@
-// The WebSocket connection: the public protocol of PROTOCOL.md, nothing
+// The WebSocket connection: the public protocol of the book's Protocol reference, nothing
 // private. Requests carry an `id` and resolve with the reply carrying it;
 // every other frame goes to `onFrame`. A dropped connection is reopened with
 // capped, jittered backoff and greeted again (with the stored token, so a

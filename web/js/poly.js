@@ -1,6 +1,6 @@
 // Tiles with 3, 4 or 6 faces: the board in SVG (triangle, square and hex
 // lattices, or the graph board as a tree), the hand, and the moves of a
-// poly room (PROTOCOL.md: the game messages of family `poly`).
+// poly room (the book's "Poly rooms" page: the game messages of family `poly`).
 //
 // Lattice cells follow the engine's conventions: sides numbered clockwise
 // on screen (y grows downwards); a tile turned by `rotation` shows its face
