@@ -55,7 +55,7 @@ enum Command {
 #[derive(clap::Args)]
 struct PlayArgs {
     /// The server: its WebSocket URL, or unix:PATH for a server listening on a Unix socket.
-    #[arg(long, default_value = "ws://127.0.0.1:8080/ws")]
+    #[arg(long, env = "CAPICUA_BOT_SERVER", default_value = "ws://127.0.0.1:8080/ws")]
     server: String,
     /// A registered player's token (without one: a guest, casual rooms only).
     #[arg(long, env = "CAPICUA_TOKEN", conflicts_with = "register")]
@@ -125,7 +125,7 @@ struct PlayArgs {
 #[derive(clap::Args)]
 struct LoadArgs {
     /// The server: its WebSocket URL, or unix:PATH for a server listening on a Unix socket.
-    #[arg(long, default_value = "ws://127.0.0.1:8080/ws")]
+    #[arg(long, env = "CAPICUA_BOT_SERVER", default_value = "ws://127.0.0.1:8080/ws")]
     server: String,
     /// Rooms to fill with 4 bots each.
     #[arg(long, default_value_t = 100)]

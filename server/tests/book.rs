@@ -271,29 +271,39 @@ fn command_paths(reference: &str) -> Vec<Vec<String>> {
 }
 
 /// The environment variables `bin`'s commands read, from their own help:
-/// (variable, command, option, its help's first line).
+/// (variable, command, option, its help's first sentence).
 fn environment(bin: &Path, reference: &str) -> Vec<(String, String, String, String)> {
     let mut out = Vec::new();
     for path in command_paths(reference) {
         let mut args: Vec<&str> = path[1..].iter().map(String::as_str).collect();
         args.push("--help");
         let help = output(bin, &args);
-        let mut option = String::new();
-        let mut first: Option<String> = None;
+        // Each option's lines: its `--name` line, then its wrapped help.
+        let mut options: Vec<(String, String)> = Vec::new();
         for line in help.lines() {
             let t = line.trim();
-            if line.starts_with("  ")
-                && (t.starts_with("--") || (t.starts_with('-') && t.len() > 1 && !t.starts_with("-h")))
+            let is_option = line.starts_with("  ") && !line.starts_with("          ") && t.starts_with('-');
+            if is_option {
+                let name = t.split([' ', ',', '=']).find(|w| w.starts_with("--")).unwrap_or(t).to_string();
+                // Short help keeps the text on the option's line, after two spaces.
+                let text = t.split_once("  ").map(|(_, text)| text.trim().to_string()).unwrap_or_default();
+                options.push((name, text));
+            } else if let Some((_, text)) = options.last_mut()
+                && !t.is_empty()
             {
-                option = t.split([' ', ',']).find(|w| w.starts_with("--")).unwrap_or(t).to_string();
-                first = None;
-            } else if !option.is_empty() && first.is_none() && !t.is_empty() {
-                first = Some(t.to_string());
+                text.push(' ');
+                text.push_str(t);
             }
-            if let Some(at) = t.find("[env: ") {
-                let name = t[at + 6..].split(['=', ']']).next().unwrap().to_string();
-                out.push((name, path.join(" "), option.clone(), first.clone().unwrap_or_default()));
-            }
+        }
+        for (option, text) in options {
+            let Some(at) = text.find("[env:") else { continue };
+            let name: String = text[at + 5..].trim_start().chars().take_while(|c| *c != '=' && *c != ']').collect();
+            let meaning = text[..at].trim();
+            let meaning = match meaning.find(". ") {
+                Some(end) => &meaning[..=end],
+                None => meaning,
+            };
+            out.push((name, path.join(" "), option, meaning.trim().to_string()));
         }
     }
     out
@@ -305,34 +315,44 @@ fn the_cli_and_environment_pages_are_the_binaries_own_definitions() {
     let server_ref = output(Path::new(SERVER), &["markdown-help"]);
     let bot_ref = output(&bot, &["markdown-help"]);
     for (page, text, needles) in [
-        ("running/cli-server.md", &server_ref, ["capicua-server serve", "--listen", "CAPICUA"]),
-        ("running/cli-bot.md", &bot_ref, ["capicua-bot play", "--register", "--matches"]),
+        ("running/cli-server.md", &server_ref, ["capicua-server serve", "--listen"]),
+        ("running/cli-bot.md", &bot_ref, ["capicua-bot play", "--register"]),
     ] {
-        for n in needles.iter().take(2) {
+        for n in needles {
             assert!(text.contains(n), "{page} names {n}");
         }
         generated(page, text);
     }
-    // One row per variable: the options it stands for, by command.
-    let mut vars: BTreeMap<String, (BTreeSet<String>, String)> = BTreeMap::new();
+    // One row per variable: its option, the commands that read it, and
+    // what it means.
+    type Row = (BTreeMap<String, BTreeSet<String>>, String);
+    let mut vars: BTreeMap<String, Row> = BTreeMap::new();
     for (bin, reference) in [(Path::new(SERVER), &server_ref), (bot.as_path(), &bot_ref)] {
-        for (name, command, option, help) in environment(bin, reference) {
-            let e = vars.entry(name).or_insert_with(|| (BTreeSet::new(), help.clone()));
-            e.0.insert(format!("`{command} {option}`"));
+        for (name, command, option, meaning) in environment(bin, reference) {
+            let e = vars.entry(name).or_insert_with(|| (BTreeMap::new(), meaning.clone()));
+            e.0.entry(option).or_default().insert(command);
         }
     }
-    assert!(vars.contains_key("CAPICUA_LISTEN") && vars.contains_key("CAPICUA_DATABASE"), "{vars:?}");
+    for want in ["CAPICUA_LISTEN", "CAPICUA_DATABASE", "CAPICUA_PUBLIC_URL", "CAPICUA_ADMIN_TOKEN", "CAPICUA_TOKEN"] {
+        assert!(vars.contains_key(want), "{want} is read: {:?}", vars.keys());
+    }
     let mut page = String::from(
         "# Environment variables\n\n\
          Every option below can be set by its environment variable instead of on the command line \
          (the command line wins when both are given). This page is generated from the binaries' own \
          option definitions; [capicua-server options](cli-server.md) and \
          [capicua-bot options](cli-bot.md) give each option in full.\n\n\
-         | Variable | Option | Meaning |\n|---|---|---|\n",
+         | Variable | Option | Read by | Meaning |\n|---|---|---|---|\n",
     );
-    for (name, (options, help)) in &vars {
-        let options: Vec<&str> = options.iter().map(String::as_str).collect();
-        page.push_str(&format!("| `{name}` | {} | {} |\n", options.join(", "), help.replace('|', "\\|")));
+    for (name, (options, meaning)) in &vars {
+        for (option, commands) in options {
+            let commands: Vec<String> = commands.iter().map(|c| format!("`{c}`")).collect();
+            page.push_str(&format!(
+                "| `{name}` | `{option}` | {} | {} |\n",
+                commands.join(", "),
+                meaning.replace('|', "\\|")
+            ));
+        }
     }
     generated("running/environment.md", &page);
 }
@@ -376,14 +396,18 @@ fn options_by_command(reference: &str) -> BTreeMap<String, BTreeSet<String>> {
         if let Some(p) = line.strip_prefix("## `").and_then(|r| r.strip_suffix('`')) {
             current = p.to_string();
             out.entry(current.clone()).or_default();
-        } else if let Some(rest) = line.strip_prefix("* `-") {
-            let spec = rest.split('`').next().unwrap_or_default();
-            for flag in spec.split([',', ' ']).filter(|w| w.starts_with('-')) {
-                out.get_mut(&current).unwrap().insert(format!("-{flag}").trim_start_matches("---").to_string());
-            }
-            if let Some(long) = spec.split([',', ' ']).find(|w| w.starts_with("-")) {
-                out.get_mut(&current).unwrap().insert(format!("-{long}"));
-            }
+        } else if line.starts_with("* `-") {
+            // `* `-c`, `--count <COUNT>` — ...`: every flag named in backticks.
+            let flags = line
+                .split(" — ")
+                .next()
+                .unwrap_or_default()
+                .split('`')
+                .skip(1)
+                .step_by(2)
+                .filter_map(|t| t.split(' ').next())
+                .filter(|f| f.starts_with('-'));
+            out.get_mut(&current).unwrap().extend(flags.map(str::to_string));
         }
     }
     out
@@ -400,23 +424,30 @@ fn check_commands(text: &str, refs: &[(&str, BTreeMap<String, BTreeSet<String>>)
         }
         // Each simple command of the line.
         for part in line.split(['|', ';', '&', '(', ')', '`']) {
-            let w = words(part);
-            let Some(at) =
-                w.iter().position(|t| refs.iter().any(|(bin, _)| t == bin || t.ends_with(&format!("/{bin}"))))
-            else {
-                // `cargo run [--release] -p BIN -- ARGS`
-                if let Some(p) = w.iter().position(|t| t == "-p")
-                    && w.first().is_some_and(|t| t == "cargo")
+            let mut w = words(part);
+            // `NAME=value command ...`: the command.
+            while w.first().is_some_and(|t| t.contains('=') && !t.starts_with('-')) {
+                w.remove(0);
+            }
+            // Cargo builds, tests and runs examples by package name: only
+            // `cargo run [--release] -p BIN -- ARGS` hands ARGS to a binary.
+            if w.first().is_some_and(|t| t == "cargo") {
+                let runs_binary = w.get(1).is_some_and(|t| t == "run")
+                    && !w.iter().take_while(|t| *t != "--").any(|t| t == "--example" || t == "--bin");
+                if runs_binary
+                    && let Some(p) = w.iter().position(|t| t == "-p")
                     && let Some(bin) = w.get(p + 1)
-                    && let Some(dash) = w.iter().position(|t| t == "--")
                     && let Some((name, r)) = refs.iter().find(|(b, _)| b == bin)
                 {
-                    problems.extend(check_args(name, r, &w[dash + 1..], line));
+                    let args = w.iter().position(|t| t == "--").map_or(&[][..], |dash| &w[dash + 1..]);
+                    problems.extend(check_args(name, r, args, line));
                 }
                 continue;
-            };
-            let bin = refs.iter().find(|(b, _)| w[at] == *b || w[at].ends_with(&format!("/{b}"))).unwrap();
-            problems.extend(check_args(bin.0, &bin.1, &w[at + 1..], line));
+            }
+            let named = |t: &String, b: &str| t == b || t.ends_with(&format!("/{b}"));
+            let Some(at) = w.iter().position(|t| refs.iter().any(|(b, _)| named(t, b))) else { continue };
+            let (bin, reference) = refs.iter().find(|(b, _)| named(&w[at], b)).unwrap();
+            problems.extend(check_args(bin, reference, &w[at + 1..], line));
         }
     }
     problems
@@ -430,6 +461,9 @@ fn check_args(bin: &str, reference: &BTreeMap<String, BTreeSet<String>>, args: &
     for a in args {
         if a.starts_with('>') || a.starts_with('<') || a == "2>&1" {
             break;
+        }
+        if a == "--" {
+            continue;
         }
         if let Some(flag) = a.strip_prefix("--").map(|f| format!("--{}", f.split('=').next().unwrap())) {
             if !allowed.contains(&flag) {
@@ -484,6 +518,11 @@ fn the_checker_catches_a_renamed_flag_and_an_unknown_subcommand_flag() {
     );
     assert_eq!(check_commands("capicua-server serve --port 80\n", &refs).len(), 1);
     assert_eq!(check_commands("echo hi && target/debug/capicua-server serve \\\n  --prot x\n", &refs).len(), 1);
+    assert!(
+        check_commands("cargo build -p capicua-server --features x && cargo test -p capicua-server --test y\n", &refs)
+            .is_empty()
+    );
+    assert_eq!(check_commands("FOO=1 cargo run --release -p capicua-server -- serve --prot 1\n", &refs).len(), 1);
 }
 
 // ------------------------------------------------------- runnable blocks
@@ -531,6 +570,7 @@ fn run_page(doc: &str, runnable: &[&Block], bins: &Path) -> Vec<String> {
             .env("PATH", &path)
             .env("CAPICUA_ADMIN_TOKEN", token)
             .env("CAPICUA_SERVER", format!("http://127.0.0.1:{port}"))
+            .env("CAPICUA_BOT_SERVER", format!("ws://127.0.0.1:{port}/ws"))
             .output()
             .expect("bash");
         eprintln!("{}:{}: ran in {:.1} s", b.doc, b.line, started.elapsed().as_secs_f64());
@@ -612,46 +652,42 @@ fn blocks_that_show_a_repository_file_equal_it() {
 fn messages(schema: &Value, side: &str) -> BTreeMap<String, (BTreeSet<String>, BTreeSet<String>)> {
     let root = &schema[side];
     let defs = root.get("$defs").or_else(|| root.get("definitions")).cloned().unwrap_or(Value::Null);
-    let resolve = |v: &Value| -> Value {
-        match v.get("$ref").and_then(Value::as_str) {
-            Some(r) => defs[r.rsplit('/').next().unwrap()].clone(),
-            None => v.clone(),
-        }
-    };
     let mut out = BTreeMap::new();
-    let variants =
-        root.get("oneOf").or_else(|| root.get("anyOf")).and_then(Value::as_array).cloned().unwrap_or_default();
-    for v in variants {
-        let v = resolve(&v);
-        let mut props = BTreeSet::new();
-        let mut required = BTreeSet::new();
-        let mut name = None;
-        let parts: Vec<Value> = std::iter::once(v.clone())
-            .chain(v.get("allOf").and_then(Value::as_array).cloned().unwrap_or_default().iter().map(&resolve))
-            .collect();
-        for part in parts {
-            if let Some(p) = part.get("properties").and_then(Value::as_object) {
-                for (k, val) in p {
-                    if k == "type" {
-                        name = val
-                            .get("const")
-                            .or_else(|| val.get("enum").and_then(|e| e.get(0)))
-                            .and_then(Value::as_str)
-                            .map(str::to_string);
-                    } else if k != "id" {
-                        props.insert(k.clone());
-                    }
-                }
-            }
-            for r in part.get("required").and_then(Value::as_array).into_iter().flatten() {
-                required.insert(r.as_str().unwrap().to_string());
-            }
-        }
+    for v in root.get("oneOf").or_else(|| root.get("anyOf")).and_then(Value::as_array).into_iter().flatten() {
+        let (mut props, mut required) = (BTreeSet::new(), BTreeSet::new());
+        collect(v, &defs, true, &mut props, &mut required);
+        let name = v["properties"]["type"]["const"].as_str().or_else(|| v["properties"]["type"]["enum"][0].as_str());
+        props.remove("type");
+        props.remove("id");
         if let Some(name) = name {
-            out.insert(name, (props, required));
+            out.insert(name.to_string(), (props, required));
         }
     }
     out
+}
+
+/// The properties of a schema node, through `$ref`, `allOf` (whose
+/// required ones stay required) and `oneOf`/`anyOf` (whose never are).
+fn collect(v: &Value, defs: &Value, binding: bool, props: &mut BTreeSet<String>, required: &mut BTreeSet<String>) {
+    if let Some(r) = v.get("$ref").and_then(Value::as_str) {
+        collect(&defs[r.rsplit('/').next().unwrap()], defs, binding, props, required);
+    }
+    if let Some(p) = v.get("properties").and_then(Value::as_object) {
+        props.extend(p.keys().cloned());
+    }
+    if binding {
+        for r in v.get("required").and_then(Value::as_array).into_iter().flatten() {
+            required.insert(r.as_str().unwrap_or_default().to_string());
+        }
+    }
+    for part in v.get("allOf").and_then(Value::as_array).into_iter().flatten() {
+        collect(part, defs, binding, props, required);
+    }
+    for key in ["oneOf", "anyOf"] {
+        for part in v.get(key).and_then(Value::as_array).into_iter().flatten() {
+            collect(part, defs, false, props, required);
+        }
+    }
 }
 
 /// The rows of the first table after `heading` in `page`: cells per row.
@@ -697,11 +733,15 @@ fn the_protocol_reference_names_every_message_and_field_of_the_schema() {
         };
         let cell = row.get(1).cloned().unwrap_or_default();
         let named: BTreeSet<String> = ticked(&cell).into_iter().collect();
+        // Every field is listed; `name?` marks an optional one, and a
+        // required one is never marked so. (An optional field may stand
+        // without `?` where the row says it is one of several.)
         for p in props {
-            let optional = !required.contains(p);
-            let want = if optional { format!("{p}?") } else { p.clone() };
-            if !named.contains(&want) {
-                problems.push(format!("client message `{kind}`: the book does not list `{want}`"));
+            let required = required.contains(p);
+            if !named.contains(p) && !named.contains(&format!("{p}?")) {
+                problems.push(format!("client message `{kind}`: the book does not list `{p}`"));
+            } else if required && named.contains(&format!("{p}?")) {
+                problems.push(format!("client message `{kind}`: `{p}` is required, the book writes `{p}?`"));
             }
         }
         for w in &named {

@@ -817,7 +817,7 @@ async fn a_running_tournament_page_says_who_is_here_and_who_is_missing() {
     b.close().await;
 }
 
-/// Pictures for the README, saved only with `CAPICUA_SCREENSHOTS=1`: the
+/// Pictures for the book, saved only with `CAPICUA_SCREENSHOTS=1`: the
 /// lobby with rooms, a table mid-hand, a replay, the standings.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn screenshots_of_the_lobby_a_table_a_replay_and_the_standings() {
@@ -1208,4 +1208,81 @@ async fn a_room_on_another_server_opens_on_that_server_from_the_lobby_or_a_link(
     )
     .await;
     b.close().await;
+}
+
+/// The manual is one click from the site's header, reads as a book on a
+/// desktop (the chapter list beside the page, every part named, links
+/// between pages and to a heading working) and on a phone (the page first
+/// and inside the screen's width, the chapter list one tap away).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_manual_is_one_click_from_the_site_and_reads_on_a_desktop_and_a_phone() {
+    let _one = ONE_BROWSER.lock().await;
+    let server = TestServer::start().await;
+    let base = format!("http://{}", server.addr);
+    let Some(b) = Browser::start(base.clone()).await else { return };
+    b.open("/").await;
+    b.click_named("Manual").await;
+    let heading = "const h = document.querySelector('main.book-page h1'); return h ? h.textContent : null;";
+    assert_eq!(b.wait_js("the manual's first page", heading).await, "Introduction");
+    let parts = b.js("return [...document.querySelectorAll('.book-toc li.part')].map((li) => li.textContent);").await;
+    assert_eq!(
+        parts,
+        json!(["Playing", "Writing a bot", "Organising tournaments", "Running a server", "Inside capicua"])
+    );
+    // Beside the page on a desktop: the chapter list and the page share the screen's top.
+    let side = b
+        .js("const n = document.querySelector('.book-nav').getBoundingClientRect();
+             const m = document.querySelector('.book-page').getBoundingClientRect();
+             return [n.right <= m.left, Math.abs(n.top - m.top) < 40];")
+        .await;
+    assert_eq!(side, json!([true, true]), "the chapter list stands beside the page");
+    b.click_named("protocol reference").await;
+    let h = b
+        .wait_js(
+            "the protocol reference",
+            "const h = document.querySelector('main.book-page h1');
+             return h && h.textContent === 'Protocol reference' ? [h.textContent, document.title] : null;",
+        )
+        .await;
+    assert_eq!(h, json!(["Protocol reference", "Protocol reference · capicua manual"]));
+    let current = b.js("return document.querySelector('.book-toc a[aria-current=\"page\"]').textContent;").await;
+    assert_eq!(current, "Protocol reference", "the chapter list marks the page being read");
+    // A link to a heading of another page lands on that heading.
+    b.open("/docs/introduction.html").await;
+    b.click_named("limits").await;
+    let landed = b
+        .wait_js(
+            "the limits page",
+            "const h = document.getElementById('per-address-limits');
+             return location.pathname.endsWith('/running/limits.html') && h
+                 ? [location.hash, h.textContent, Math.abs(h.getBoundingClientRect().top) < 80] : null;",
+        )
+        .await;
+    assert_eq!(landed, json!(["#per-address-limits", "Per-address limits", true]), "the link lands on its heading");
+    b.open("/docs/introduction.html").await;
+    b.screenshot("manual").await;
+    b.close().await;
+
+    let Some(p) = Browser::start_phone(base, &[]).await else { return };
+    p.open("/docs/bots/protocol.html").await;
+    p.wait_js("the protocol page", heading).await;
+    let fit = p
+        .js("const h = document.querySelector('main.book-page h1').getBoundingClientRect();
+             const n = document.querySelector('.book-nav').getBoundingClientRect();
+             return [document.documentElement.scrollWidth <= window.innerWidth, h.top < window.innerHeight / 3,
+                     n.top > h.top];")
+        .await;
+    assert_eq!(fit, json!([true, true, true]), "on a phone: no sideways scroll, the page first, the chapters after it");
+    p.tap_named("Chapters").await;
+    let at = p
+        .wait_js(
+            "the chapter list in view",
+            "const n = document.querySelector('.book-nav').getBoundingClientRect();
+             return n.top >= -1 && n.top < window.innerHeight ? [true] : null;",
+        )
+        .await;
+    assert_eq!(at, json!([true]));
+    p.open("/docs/bots/protocol.html").await;
+    p.screenshot("manual-phone").await;
+    p.close().await;
 }

@@ -42,7 +42,7 @@ pub struct PimcConfig {
 
 impl Default for PimcConfig {
     /// The strongest configuration measured within 20 ms a move on one core
-    /// (README, "Results"): 2000 samples weighted by a heavy-shedding
+    /// (the book, "The arena and the ladder"): 2000 samples weighted by a heavy-shedding
     /// opponent model (`beta` 3), rolled out with the deciding side
     /// blocking, solved exactly from 10 tiles in hand.
     fn default() -> PimcConfig {

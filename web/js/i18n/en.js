@@ -14,6 +14,7 @@ export default {
   'shell.replays': 'Replays',
   'shell.standings': 'Standings',
   'shell.rules': 'Rules',
+  'shell.manual': 'Manual',
   'shell.loading': 'Loading…',
   'shell.who': 'Signed in as {name}',
   'shell.who-guest': 'Playing as {name} (guest)',

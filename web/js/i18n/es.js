@@ -15,6 +15,7 @@ export default {
   'shell.replays': 'Repeticiones',
   'shell.standings': 'Clasificación',
   'shell.rules': 'Reglas',
+  'shell.manual': 'Manual',
   'shell.loading': 'Cargando…',
   'shell.who': 'Conectado como {name}',
   'shell.who-guest': 'Juegas como {name} (invitado)',
