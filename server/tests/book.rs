@@ -346,10 +346,27 @@ fn the_cli_and_environment_pages_are_the_binaries_own_definitions() {
     );
     for (name, (options, meaning)) in &vars {
         for (option, commands) in options {
-            let commands: Vec<String> = commands.iter().map(|c| format!("`{c}`")).collect();
+            // By binary: "every command" for a global option, else its
+            // subcommands.
+            let mut by_bin: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+            for c in commands {
+                let (bin, sub) = c.split_once(' ').unwrap_or((c.as_str(), ""));
+                by_bin.entry(bin).or_default().push(sub);
+            }
+            let read_by: Vec<String> = by_bin
+                .iter()
+                .map(|(bin, subs)| {
+                    if subs.contains(&"") {
+                        format!("every `{bin}` command")
+                    } else {
+                        let subs: Vec<String> = subs.iter().map(|s| format!("`{s}`")).collect();
+                        format!("`{bin}` {}", subs.join(", "))
+                    }
+                })
+                .collect();
             page.push_str(&format!(
                 "| `{name}` | `{option}` | {} | {} |\n",
-                commands.join(", "),
+                read_by.join("; "),
                 meaning.replace('|', "\\|")
             ));
         }
