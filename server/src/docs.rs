@@ -89,16 +89,7 @@ fn not_found(path: &str) -> Response {
          </main></body></html>",
         escape(path)
     );
-    (
-        StatusCode::NOT_FOUND,
-        [
-            (header::CONTENT_TYPE, HeaderValue::from_static("text/html; charset=utf-8")),
-            (header::CACHE_CONTROL, HeaderValue::from_static("no-store")),
-            (header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(CSP)),
-        ],
-        body,
-    )
-        .into_response()
+    crate::web::html_not_found(body.into_bytes(), CSP)
 }
 
 /// A page rendered once per version of its source: rendering is pure, so

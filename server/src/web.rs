@@ -95,12 +95,17 @@ async fn serve(method: Method, uri: Uri, headers: HeaderMap) -> Response {
 /// The 404 page (a page of its own: a mistyped address shows where to go).
 fn not_found() -> Response {
     let body = Assets::get("404.html").map(|f| f.data.into_owned()).unwrap_or_else(|| b"not found".to_vec());
+    html_not_found(body, CSP)
+}
+
+/// A 404 whose body is an HTML page, never cached, under `csp`.
+pub(crate) fn html_not_found(body: Vec<u8>, csp: &'static str) -> Response {
     (
         StatusCode::NOT_FOUND,
         [
             (header::CONTENT_TYPE, HeaderValue::from_static("text/html; charset=utf-8")),
             (header::CACHE_CONTROL, HeaderValue::from_static("no-store")),
-            (header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(CSP)),
+            (header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(csp)),
         ],
         body,
     )
