@@ -187,9 +187,9 @@ async fn a_spanish_browser_gets_the_lobby_in_spanish_and_the_switch_is_remembere
     };
     lobby(&b).await;
     let spanish = json!({ "lang": "es", "h1": "Dominó para personas y bots", "create": "Crear y sentarse",
-                          "nav": "Salón|Repeticiones|Clasificación|Reglas" });
+                          "nav": "Salón|Repeticiones|Clasificación|Reglas|Manual" });
     let english = json!({ "lang": "en", "h1": "Dominoes for people and bots", "create": "Create and sit down",
-                          "nav": "Lobby|Replays|Standings|Rules" });
+                          "nav": "Lobby|Replays|Standings|Rules|Manual" });
     b.wait_js("the lobby in Spanish", &format!("const w = (() => {{ {WORDS} }})(); return w.create && w")).await;
     assert_eq!(b.js(WORDS).await, spanish, "the browser's language chooses the page's");
     b.wait_js("the welcome in Spanish", "return document.getElementById('who').textContent.startsWith('Juegas como')")
