@@ -49,7 +49,15 @@ fn page(path: &str, headers: &HeaderMap) -> Response {
     let (body, kind, hash) = if let Some(stem) = path.strip_suffix(".html") {
         let source = format!("{stem}.md");
         let Some(file) = Book::get(&source) else { return not_found(path) };
-        let hash = file.metadata.sha256_hash();
+        // A page shows the chapter list too: its version is its source's
+        // and the summary's, so an edited summary is never served stale
+        // (the render cache and a browser's ETag both key on it).
+        let mut hash = file.metadata.sha256_hash();
+        if let Some(summary) = Book::get("SUMMARY.md") {
+            for (h, s) in hash.iter_mut().zip(summary.metadata.sha256_hash()) {
+                *h ^= s;
+            }
+        }
         (rendered(&source, &file.data, hash), "text/html; charset=utf-8", hash)
     } else {
         let kind = match path.rsplit_once('.').map(|(_, ext)| ext) {
@@ -92,8 +100,8 @@ fn not_found(path: &str) -> Response {
     crate::web::html_not_found(body.into_bytes(), CSP)
 }
 
-/// A page rendered once per version of its source: rendering is pure, so
-/// the cache is keyed by the source's hash (debug builds read the files
+/// A page rendered once per version of its source and the summary:
+/// rendering is pure, so the cache is keyed by their hash (debug builds read the files
 /// from disk, and an edited page renders again).
 fn rendered(source: &str, markdown: &[u8], hash: [u8; 32]) -> Arc<[u8]> {
     type Cache = Mutex<HashMap<String, ([u8; 32], Arc<[u8]>)>>;
