@@ -1,14 +1,16 @@
 //! `capicua-bot load`: fills N rooms with 4 remote bots each (uniform random
 //! legal moves from the prompt), plays for S seconds, and reports moves/s,
-//! finished games/s and the server's response time: move sent to
-//! `accepted` received. Bots answer at once, or after a think time drawn
+//! finished games/s and the server's response time: move sent to the
+//! table's next prompt received (and to `accepted`, for bots that ask for
+//! one). Bots answer at once, or after a think time drawn
 //! from an exponential distribution (as people and real bots think); a
 //! share of them (churn) drop their connection in the middle of a match
 //! and come back to their seat with their token, as phones and flaky
 //! networks do.
 //!
 //! The bots ask for lean prompts (no view: they choose from the legal moves
-//! alone) and read each frame into a small struct that skips everything but
+//! alone), and by default for no `accepted` (a move is known to be played
+//! once the table's next prompt comes), and read each frame into a small struct that skips everything but
 //! the fields they use, so the load client spends little of the machine's
 //! CPU on decoding.
 //!
@@ -32,7 +34,7 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::{Notify, mpsc};
 use tokio::task::JoinHandle;
 
-use crate::remote::{Connection, RemoteError, code_name, unexpected};
+use crate::remote::{Connection, Greeting, RemoteError, code_name, unexpected};
 
 /// What to load.
 #[derive(Clone, Debug)]
@@ -47,6 +49,9 @@ pub struct LoadConfig {
     pub preset: String,
     /// Ask for batched events (`hello`'s `batch-events`).
     pub batch_events: bool,
+    /// Ask for no `accepted` for legal moves (`hello`'s `skip-accepted`):
+    /// the server then writes one frame per move, the next seat's prompt.
+    pub skip_accepted: bool,
     /// Mean think time per move (exponentially distributed, capped at ten
     /// times the mean); `None`: answer at once.
     pub think: Option<Duration>,
@@ -81,19 +86,21 @@ pub struct LoadReport {
     pub connections: usize,
     /// Seconds measured.
     pub seconds: f64,
-    /// Moves accepted.
+    /// Moves played: each move the server answered with the table's next
+    /// prompt or the match's end.
     pub moves: u64,
-    /// Moves accepted per second.
+    /// Moves played per second.
     pub moves_per_sec: f64,
     /// Matches finished and stored in the measured window (the server
     /// announces a match only after its commit, with the stored game's id).
     pub finished_games: u64,
     /// Matches finished per second.
     pub finished_games_per_sec: f64,
-    /// Move sent to accepted received, median, milliseconds.
-    pub latency_p50_ms: f64,
+    /// Move sent to accepted received, median, milliseconds (`None` when
+    /// the bots skipped `accepted`).
+    pub latency_p50_ms: Option<f64>,
     /// Same, 99th percentile.
-    pub latency_p99_ms: f64,
+    pub latency_p99_ms: Option<f64>,
     /// Move sent to the table's next prompt received (whichever seat it
     /// goes to), median, milliseconds.
     pub next_prompt_p50_ms: f64,
@@ -176,7 +183,7 @@ struct Table {
 struct Behaviour {
     think: Option<Duration>,
     churns: bool,
-    batch_events: bool,
+    greeting: Greeting,
 }
 
 /// What `run` and every seat share.
@@ -236,8 +243,8 @@ pub async fn run(cfg: LoadConfig) -> Result<LoadReport, RemoteError> {
         moves_per_sec: moves as f64 / elapsed,
         finished_games: games,
         finished_games_per_sec: games as f64 / elapsed,
-        latency_p50_ms: percentile_ms(&latencies, 0.50),
-        latency_p99_ms: percentile_ms(&latencies, 0.99),
+        latency_p50_ms: (!cfg.skip_accepted).then(|| percentile_ms(&latencies, 0.50)),
+        latency_p99_ms: (!cfg.skip_accepted).then(|| percentile_ms(&latencies, 0.99)),
         next_prompt_p50_ms: percentile_ms(&to_prompt, 0.50),
         next_prompt_p99_ms: percentile_ms(&to_prompt, 0.99),
         errors: shared.counters.errors.load(Ordering::Relaxed),
@@ -266,7 +273,7 @@ async fn set_up_tables(cfg: &LoadConfig, counters: &Counters) -> Vec<(usize, Sea
                 None => Login::Guest,
             })
             .collect();
-        let setup = setup_table(cfg.server.clone(), cfg.preset.clone(), cfg.batch_events, cfg.rated, logins);
+        let setup = setup_table(cfg.server.clone(), cfg.preset.clone(), greeting(cfg), cfg.rated, logins);
         tables.push(tokio::spawn(setup));
     }
     let mut seated = Vec::new();
@@ -302,7 +309,7 @@ fn start_players(
             let seat = Seat {
                 server: cfg.server.clone(),
                 token,
-                how: Behaviour { think: cfg.think, churns, batch_events: cfg.batch_events },
+                how: Behaviour { think: cfg.think, churns, greeting: greeting(cfg) },
                 room,
                 table: table.clone(),
                 counts_games: i == 0,
@@ -427,6 +434,12 @@ fn churner(n: usize, churn: f64) -> bool {
     churn > 0.0 && ((n as f64 + 1.0) * churn).floor() > (n as f64 * churn).floor()
 }
 
+/// What every load bot asks for in its `hello`: lean prompts, and the
+/// events and `accepted` as configured.
+fn greeting(cfg: &LoadConfig) -> Greeting {
+    Greeting { lean_prompts: true, batch_events: cfg.batch_events, skip_accepted: cfg.skip_accepted }
+}
+
 /// How a seat of a table comes in.
 enum Login {
     /// A guest.
@@ -440,7 +453,7 @@ enum Login {
 async fn setup_table(
     server: String,
     preset: String,
-    batch_events: bool,
+    greeting: Greeting,
     rated: bool,
     logins: Vec<Login>,
 ) -> Result<(RoomId, Vec<(Connection, Option<String>)>), RemoteError> {
@@ -451,11 +464,11 @@ async fn setup_table(
         let mut c = Connection::connect(&server).await?;
         let token = match login {
             Login::Token(token) => {
-                c.hello_with(Some(token.clone()), true, batch_events).await?;
+                c.hello_with(Some(token.clone()), greeting).await?;
                 Some(token)
             }
             Login::Register => {
-                c.hello_with(None, true, batch_events).await?;
+                c.hello_with(None, greeting).await?;
                 let n = NEXT.fetch_add(1, Ordering::Relaxed);
                 let name = format!("load-{run}-{}-{n}", std::process::id());
                 match c.request(ClientMsg::Register { name }, |_| {}).await? {
@@ -464,7 +477,7 @@ async fn setup_table(
                 }
             }
             Login::Guest => {
-                c.hello_with(None, true, batch_events).await?;
+                c.hello_with(None, greeting).await?;
                 None
             }
         };
@@ -637,7 +650,6 @@ impl Bot {
                     && self.measuring()
                 {
                     self.latencies.push(t.elapsed().as_micros().min(u32::MAX as u128) as u32);
-                    counters.moves.fetch_add(1, Ordering::Relaxed);
                 }
             }
             ("game-over", ..) => self.on_game_over(conn, text).await?,
@@ -672,10 +684,13 @@ impl Bot {
         let table = &self.seat.table;
         // The first prompt at the table since its last move (a
         // prompt sent again after a reconnect finds none).
+        // It is how the table learns that move was played (with or
+        // without an `accepted`): it counts here.
         let moved = table.move_sent_us.swap(0, Ordering::Relaxed);
         if moved != 0 && self.measuring() {
             let waited = now_us(table.epoch).saturating_sub(moved);
             self.to_prompt.push(waited.min(u32::MAX as u64) as u32);
+            self.seat.shared.counters.moves.fetch_add(1, Ordering::Relaxed);
         }
         if self.seat.how.churns && !self.churned && self.next().is_multiple_of(10) {
             return Ok(After::Churn);
@@ -701,7 +716,7 @@ impl Bot {
         self.churned = true;
         let seat = &self.seat;
         let mut conn = Connection::connect(&seat.server).await?;
-        conn.hello_with(seat.token.clone(), true, seat.how.batch_events).await?;
+        conn.hello_with(seat.token.clone(), seat.how.greeting).await?;
         if self.measuring() {
             seat.shared.counters.reconnects.fetch_add(1, Ordering::Relaxed);
         }
@@ -714,9 +729,12 @@ impl Bot {
         let seat = &self.seat;
         seat.shared.counters.over(seat.room, over.seq, over.game);
         self.churned = false;
-        // The next match's first prompt waits for every seat's
+        // The match's last move was played (the first seat to hear counts
+        // it); the next match's first prompt waits for every seat's
         // `ready`: not a move's answer.
-        seat.table.move_sent_us.store(0, Ordering::Relaxed);
+        if seat.table.move_sent_us.swap(0, Ordering::Relaxed) != 0 && self.measuring() {
+            seat.shared.counters.moves.fetch_add(1, Ordering::Relaxed);
+        }
         if seat.counts_games && seat.shared.measuring.load(Ordering::Relaxed) && over.game.is_some() {
             seat.shared.counters.games.fetch_add(1, Ordering::Relaxed);
         }

@@ -55,6 +55,15 @@ pub enum ClientMsg {
         /// half as often.
         #[serde(default, skip_serializing_if = "is_false")]
         batch_events: bool,
+        /// No `accepted` for a legal move sent without an `id`: the client
+        /// learns that its move was played from the events (its own move
+        /// comes back as an event) or from its next prompt. An illegal,
+        /// late or misaddressed move still gets its `error` at once, and a
+        /// move sent with an `id` still gets its reply. For bots that play
+        /// the moves they are offered: the server writes one frame per move
+        /// instead of two.
+        #[serde(default, skip_serializing_if = "is_false")]
+        skip_accepted: bool,
     },
     /// Registers a new player name; the reply carries its secret token, shown
     /// once. The connection then acts for that player.
@@ -182,6 +191,19 @@ pub enum ClientMsg {
 }
 
 impl ClientMsg {
+    /// A `hello` of this protocol version with the token given (or as a
+    /// guest) and every option off: full prompts, live events, an
+    /// `accepted` for every move.
+    pub fn hello(token: Option<String>) -> ClientMsg {
+        ClientMsg::Hello {
+            version: crate::PROTOCOL_VERSION,
+            token,
+            lean_prompts: false,
+            batch_events: false,
+            skip_accepted: false,
+        }
+    }
+
     /// A `join` of a room by number: the seat given, or any empty one.
     pub fn join(room: RoomId, seat: Option<u8>) -> ClientMsg {
         ClientMsg::Join { room: Some(room), seat, invite: None }

@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 fn examples() -> Vec<Value> {
     let latin = serde_json::to_value(capicua_engine::preset("latin").unwrap()).unwrap();
     vec![
-        json!({"id": 1, "type": "hello", "version": 2, "token": "t", "lean-prompts": true, "batch-events": true}),
+        json!({"id": 1, "type": "hello", "version": 2, "token": "t", "lean-prompts": true, "batch-events": true, "skip-accepted": true}),
         json!({"id": 2, "type": "register", "name": "ana"}),
         json!({"id": 3, "type": "list-rooms"}),
         json!({"id": 4, "type": "create-room", "preset": "block", "seats": 2, "rated": false,

@@ -297,12 +297,19 @@ fn client_samples() -> Vec<ClientMsg> {
         private: true,
     };
     let mut samples = vec![
-        ClientMsg::Hello { version: PROTOCOL_VERSION, token: None, lean_prompts: false, batch_events: false },
+        ClientMsg::Hello {
+            version: PROTOCOL_VERSION,
+            token: None,
+            lean_prompts: false,
+            batch_events: false,
+            skip_accepted: false,
+        },
         ClientMsg::Hello {
             version: PROTOCOL_VERSION,
             token: Some("t0k".into()),
             lean_prompts: true,
             batch_events: true,
+            skip_accepted: true,
         },
         ClientMsg::Register { name: "ana".into() },
         ClientMsg::ListRooms,

@@ -19,12 +19,18 @@ fn server(id: Option<u64>, msg: ServerMsg) -> String {
 fn client_messages() {
     let cases: Vec<(ClientMsg, &str)> = vec![
         (
-            ClientMsg::Hello { version: 2, token: Some("t0k".into()), lean_prompts: false, batch_events: false },
+            ClientMsg::Hello {
+                version: 2,
+                token: Some("t0k".into()),
+                lean_prompts: false,
+                batch_events: false,
+                skip_accepted: false,
+            },
             r#"{"id":1,"type":"hello","version":2,"token":"t0k"}"#,
         ),
         (
-            ClientMsg::Hello { version: 2, token: None, lean_prompts: true, batch_events: true },
-            r#"{"id":1,"type":"hello","version":2,"lean-prompts":true,"batch-events":true}"#,
+            ClientMsg::Hello { version: 2, token: None, lean_prompts: true, batch_events: true, skip_accepted: true },
+            r#"{"id":1,"type":"hello","version":2,"lean-prompts":true,"batch-events":true,"skip-accepted":true}"#,
         ),
         (ClientMsg::Register { name: "ana".into() }, r#"{"id":1,"type":"register","name":"ana"}"#),
         (ClientMsg::ListRooms, r#"{"id":1,"type":"list-rooms"}"#),

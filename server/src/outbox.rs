@@ -74,6 +74,7 @@ struct Inner {
     closed: AtomicBool,
     lean: AtomicBool,
     batch: AtomicBool,
+    skip_accepted: AtomicBool,
     capacity: usize,
     /// Most bytes of frames queued at once.
     max_bytes: usize,
@@ -120,6 +121,7 @@ impl Outbox {
             closed: AtomicBool::new(false),
             lean: AtomicBool::new(false),
             batch: AtomicBool::new(false),
+            skip_accepted: AtomicBool::new(false),
             capacity,
             max_bytes,
             flusher: Arc::downgrade(flusher),
@@ -263,6 +265,18 @@ impl Outbox {
     /// Asks for batched events, as the client said in `hello`.
     pub fn set_batch_events(&self, batch: bool) {
         self.0.batch.store(batch, Ordering::Relaxed);
+    }
+
+    /// Asks for no `accepted` for legal moves sent without an id, as the
+    /// client said in `hello`.
+    pub fn set_skip_accepted(&self, skip: bool) {
+        self.0.skip_accepted.store(skip, Ordering::Relaxed);
+    }
+
+    /// Whether a legal move from this connection, sent without an id, goes
+    /// without its `accepted`.
+    pub fn skip_accepted(&self) -> bool {
+        self.0.skip_accepted.load(Ordering::Relaxed)
     }
 
     /// Whether the connection is still there.

@@ -103,6 +103,7 @@ fn load(server: &Server, tables: usize, seconds: u64, games: Option<u64>, player
         seconds,
         preset: "latin".into(),
         batch_events: true,
+        skip_accepted: true,
         think: None,
         churn: 0.0,
         server_pid: Some(server.child.id()),

@@ -264,6 +264,27 @@ async fn batched_events_arrive_complete_in_order_and_before_each_prompt() {
     assert!(prompts > 3);
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bot_that_skips_accepted_hears_its_moves_as_events_and_nothing_else_changes() {
+    let server = TestServer::start().await;
+    let mut skipping = server.client().await;
+    skipping.hello_options(json!({"batch-events": true, "skip-accepted": true})).await;
+    let mut pair = vec![server.batched_guest().await, skipping];
+    let room = seat_all(&mut pair, json!({"preset": "block", "seats": 2, "seed": 5})).await;
+    let (clients, _) = play_out(pair, room).await;
+    let count = |c: &common::Client, kind: &str| c.frames.iter().filter(|f| f["type"] == kind).count();
+    assert!(count(&clients[0], "accepted") > 3, "the other seat's moves are accepted as ever");
+    assert_eq!(count(&clients[1], "accepted"), 0, "no accepted for legal moves without an id");
+    assert_eq!(event_log(&clients[1]), event_log(&clients[0]), "the same events, in the same order");
+    // Its own moves come back to it as events: as many as it was prompted.
+    let own = event_log(&clients[1])
+        .iter()
+        .flat_map(|(_, events)| events.as_array().unwrap().clone())
+        .filter(|e| e["seat"] == json!(1) && matches!(e["event"].as_str(), Some("played" | "passed" | "drew")))
+        .count();
+    assert_eq!(own, count(&clients[1], "prompt"));
+}
+
 /// Every preset, two-faced and poly, is served with a one-line description
 /// beside its name, from the same catalog the bots read.
 #[tokio::test]

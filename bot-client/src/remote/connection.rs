@@ -32,6 +32,23 @@ fn handshake_error(url: String, e: tokio_tungstenite::tungstenite::Error) -> Rem
     }
 }
 
+/// What a connection asks for in its `hello` (each off by default).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Greeting {
+    /// Prompts without the view: for a bot that chooses from the legal
+    /// moves alone, or keeps its own view from the events.
+    pub lean_prompts: bool,
+    /// Events may wait for the next prompt or reply.
+    pub batch_events: bool,
+    /// No `accepted` for a legal move sent without an id.
+    pub skip_accepted: bool,
+}
+
+impl Greeting {
+    /// Full prompts with batched events: what a bot that reads its view needs.
+    pub const BATCHED: Greeting = Greeting { lean_prompts: false, batch_events: true, skip_accepted: false };
+}
+
 /// A WebSocket connection speaking the protocol.
 pub struct Connection {
     ws: WebSocketStream<Transport>,
@@ -112,18 +129,13 @@ impl Connection {
 
     /// Says hello; returns the rooms where this player already sits.
     pub async fn hello(&mut self, token: Option<String>) -> Result<Vec<SeatRef>, RemoteError> {
-        self.hello_with(token, false, false).await
+        self.hello_with(token, Greeting::default()).await
     }
 
-    /// Says hello, asking for lean prompts (no view) or not, and for batched
-    /// events (events may wait for the next prompt or reply) or not.
-    pub async fn hello_with(
-        &mut self,
-        token: Option<String>,
-        lean_prompts: bool,
-        batch_events: bool,
-    ) -> Result<Vec<SeatRef>, RemoteError> {
-        Ok(self.greet(token, lean_prompts, batch_events).await?.1)
+    /// Says hello with the options given; returns the rooms where this
+    /// player already sits.
+    pub async fn hello_with(&mut self, token: Option<String>, how: Greeting) -> Result<Vec<SeatRef>, RemoteError> {
+        Ok(self.greet(token, how).await?.1)
     }
 
     /// Where people open the server's pages, as its `welcome` said (`None`
@@ -137,10 +149,10 @@ impl Connection {
     pub async fn greet(
         &mut self,
         token: Option<String>,
-        lean_prompts: bool,
-        batch_events: bool,
+        how: Greeting,
     ) -> Result<(PlayerInfo, Vec<SeatRef>), RemoteError> {
-        let hello = ClientMsg::Hello { version: PROTOCOL_VERSION, token, lean_prompts, batch_events };
+        let Greeting { lean_prompts, batch_events, skip_accepted } = how;
+        let hello = ClientMsg::Hello { version: PROTOCOL_VERSION, token, lean_prompts, batch_events, skip_accepted };
         match self.request(hello, |_| {}).await? {
             ServerMsg::Welcome { player, seats, site, .. } => {
                 self.site = site;

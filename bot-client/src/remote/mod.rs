@@ -44,7 +44,7 @@ use std::time::Duration;
 /// then says nothing must not hold a bot forever.
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
-pub use connection::Connection;
+pub use connection::{Connection, Greeting};
 pub use error::RemoteError;
 pub(crate) use error::{code_name, unexpected};
 pub use play::{PlayConfig, PlayOptions, PlayVariant, play, play_as};

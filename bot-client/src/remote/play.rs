@@ -11,7 +11,7 @@ use capicua_strategy::poly::build_poly;
 use capicua_strategy::rng::derive_seed;
 use capicua_strategy::spec;
 
-use super::connection::Connection;
+use super::connection::{Connection, Greeting};
 use super::decider::Decider;
 use super::error::{RemoteError, code_name};
 pub use super::options::{PlayConfig, PlayOptions, PlayVariant};
@@ -132,7 +132,7 @@ impl Bot {
     async fn session(&mut self, connected: &mut bool) -> Result<SessionEnd, RemoteError> {
         let mut conn = Connection::connect(&self.server).await?;
         // Batched events: a bot decides from its prompt's view alone.
-        let (_, seats) = conn.greet(self.token.clone(), false, true).await?;
+        let (_, seats) = conn.greet(self.token.clone(), Greeting::BATCHED).await?;
         self.tally.learn_site(conn.site());
         *connected = true;
         self.backoff.reset();

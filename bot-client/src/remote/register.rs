@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use capicua_protocol::{ClientMsg, ErrorCode, ServerMsg};
 
-use super::connection::Connection;
+use super::connection::{Connection, Greeting};
 use super::error::{RemoteError, unexpected};
 use super::tally::Tally;
 use crate::backoff::Backoff;
@@ -93,7 +93,7 @@ async fn check_token(
     player: &Registration,
     token: &str,
 ) -> Result<String, RemoteError> {
-    match conn.greet(Some(token.to_string()), false, false).await {
+    match conn.greet(Some(token.to_string()), Greeting::default()).await {
         Ok((info, _)) if info.name == player.name => Ok(token.to_string()),
         Ok((info, _)) => Err(RemoteError::WrongPlayer {
             path: player.token_file.clone(),
@@ -109,7 +109,7 @@ async fn check_token(
 
 /// Registers `player`'s name, returning its new token.
 async fn register(conn: &mut Connection, server: &str, player: &Registration) -> Result<String, RemoteError> {
-    conn.greet(None, false, false).await?;
+    conn.greet(None, Greeting::default()).await?;
     match conn.request(ClientMsg::Register { name: player.name.clone() }, |_| {}).await? {
         ServerMsg::Registered { token, .. } => Ok(token),
         ServerMsg::Error { code: ErrorCode::NameTaken, .. } => Err(RemoteError::NameTaken {

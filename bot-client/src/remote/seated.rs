@@ -11,7 +11,7 @@ use capicua_strategy::poly::build_poly;
 use capicua_strategy::rng::derive_seed;
 use capicua_strategy::spec;
 
-use super::connection::Connection;
+use super::connection::{Connection, Greeting};
 use super::decider::Decider;
 use super::error::{RemoteError, code_name, unexpected};
 use super::tally::Tally;
@@ -88,7 +88,7 @@ async fn reconnecting(
             let mut conn = Connection::connect(server).await?;
             // Seats given back by `hello` resend their prompts: the session
             // answers them.
-            conn.hello_with(Some(session.token().to_string()), false, true).await?;
+            conn.hello_with(Some(session.token().to_string()), Greeting::BATCHED).await?;
             tally.learn_site(conn.site());
             connected = true;
             backoff.reset();
@@ -306,7 +306,7 @@ async fn play_elsewhere(cfg: AwaitConfig, a: Assignment, tally: Arc<Tally>) {
     for _ in 0..ELSEWHERE_TRIES {
         let played = async {
             let mut conn = Connection::connect(&server).await?;
-            conn.hello_with(Some(cfg.token.clone()), false, true).await?;
+            conn.hello_with(Some(cfg.token.clone()), Greeting::BATCHED).await?;
             tally.learn_site(conn.site());
             let seed = derive_seed(0xe15e, a.room);
             let mut decider = Decider::new(spec::build(&cfg.strategy, seed)?, build_poly(SEATED_POLY_STRATEGY, seed)?);

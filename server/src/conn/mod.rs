@@ -365,9 +365,10 @@ impl Conn {
     async fn on_frame(&mut self, ClientFrame { id, msg }: ClientFrame) -> Option<End> {
         let Some(client) = self.client() else {
             return match msg {
-                ClientMsg::Hello { version, token, lean_prompts, batch_events } => {
+                ClientMsg::Hello { version, token, lean_prompts, batch_events, skip_accepted } => {
                     self.out.set_lean_prompts(lean_prompts);
                     self.out.set_batch_events(batch_events);
+                    self.out.set_skip_accepted(skip_accepted);
                     self.hello(id, version, token).await
                 }
                 ClientMsg::Ping => {

@@ -22,12 +22,19 @@ pub(crate) struct Member {
     pub ident: Arc<Identity>,
     /// Prompts without the view (asked in `hello`).
     pub lean: bool,
+    /// No `accepted` for a legal move sent without an id (asked in `hello`).
+    pub skip_accepted: bool,
 }
 
 impl Member {
     /// The member a command's sender is.
     pub(crate) fn of(client: &Client) -> Member {
-        Member { conn: client.conn, ident: client.ident.clone(), lean: client.out.lean_prompts() }
+        Member {
+            conn: client.conn,
+            ident: client.ident.clone(),
+            lean: client.out.lean_prompts(),
+            skip_accepted: client.out.skip_accepted(),
+        }
     }
 }
 

@@ -67,6 +67,8 @@ struct Room {
     now: Instant,
     /// Every frame sent so far, in order.
     sent: Vec<Sent>,
+    /// Every connection woken after quiet frames, in order.
+    wakes: Vec<ConnId>,
     /// The last batch of effects other than frames.
     stored: Option<GameRecord>,
     closed: bool,
@@ -93,6 +95,7 @@ impl Room {
             core,
             now,
             sent: vec![],
+            wakes: vec![],
             stored: None,
             closed: false,
             done: None,
@@ -143,6 +146,7 @@ impl Room {
                     let frame: ServerFrame = serde_json::from_str(&frame).expect("frames decode");
                     self.sent.push(Sent { to, push, msg: frame.msg, id: frame.id });
                 }
+                Effect::Wake(conn) => self.wakes.push(conn),
                 Effect::Store(record) => self.stored = Some(*record),
                 Effect::Closed => self.closed = true,
                 Effect::MatchDone(game) => self.done = Some(game),

@@ -421,6 +421,19 @@ impl Client {
         if batch_events {
             m["batch-events"] = json!(true);
         }
+        self.hello_as(m).await
+    }
+
+    /// A guest's hello with these options besides the version (e.g.
+    /// `{"batch-events": true, "skip-accepted": true}`).
+    pub async fn hello_options(&mut self, options: Value) -> Value {
+        let mut m = options;
+        m["type"] = json!("hello");
+        m["version"] = json!(capicua_protocol::PROTOCOL_VERSION);
+        self.hello_as(m).await
+    }
+
+    async fn hello_as(&mut self, m: Value) -> Value {
         let r = self.request(m).await;
         assert_eq!(r["type"], "welcome", "{r}");
         r

@@ -24,7 +24,8 @@ pub async fn connect(ws: &str, token: Option<String>) -> anyhow::Result<Connecti
 /// does) without.
 pub async fn connect_with(ws: &str, token: Option<String>, batch_events: bool) -> anyhow::Result<Connection> {
     let mut conn = Connection::connect(ws).await?;
-    let hello = ClientMsg::Hello { version: PROTOCOL_VERSION, token, lean_prompts: true, batch_events };
+    let hello =
+        ClientMsg::Hello { version: PROTOCOL_VERSION, token, lean_prompts: true, batch_events, skip_accepted: false };
     expect(request(&mut conn, hello).await?, "welcome")?;
     Ok(conn)
 }

@@ -348,14 +348,17 @@ impl RoomCore {
         let game = self.play.game.as_mut().expect("a move needs a match in play");
         let events = game.play(m)?;
         // A member's `accepted` goes first, then the events, in one write:
-        // the reply is queued quietly and the mover woken after the broadcast.
-        if let Some((who, id, prompt)) = answers {
+        // the reply is queued quietly and the mover woken after the
+        // broadcast. A mover that skips `accepted` (and sent no id) gets
+        // nothing now: its move's events wait like everyone else's.
+        let accepted = answers.filter(|(who, id, _)| id.is_some() || !who.skip_accepted);
+        if let Some((who, id, prompt)) = accepted {
             effect::send(fx, who, id, ServerMsg::Accepted { room: self.settings.id, prompt }, Push::Quiet);
         }
         self.play.pending = None;
         fx.push(Effect::Count(Counter::Move));
         self.broadcast_events(fx, &events);
-        if let Some((who, ..)) = answers {
+        if let Some((who, ..)) = accepted {
             fx.push(Effect::Wake(who.conn));
         }
         Ok(())

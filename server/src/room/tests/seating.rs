@@ -65,6 +65,42 @@ fn the_match_starts_when_every_seat_is_ready() {
 }
 
 #[test]
+fn a_mover_that_skips_accepted_hears_of_a_legal_move_only_with_the_events() {
+    let mut room = Room::new(spec("latin"), TableOptions::default());
+    room.seat_four();
+    let skipping = |conn: ConnId| {
+        let client = member(conn, Some(conn as i64));
+        client.out.set_skip_accepted(true);
+        client
+    };
+    let (mover, prompt, legal) = room.prompt().expect("prompted");
+    // An illegal move is refused at once, as for anyone.
+    room.feed(RoomCmd::Move { client: skipping(mover), prompt, mv: AnyMove::Tiles(Move::Draw), id: None });
+    assert_eq!(room.last_error(mover), Some(ErrorCode::IllegalMove));
+
+    // A legal one without an id: no `accepted`, no wake-up; the move's
+    // events wait for the mover's next urgent frame, as everyone's do.
+    let (before, woken) = (room.sent.len(), room.wakes.len());
+    room.feed(RoomCmd::Move { client: skipping(mover), prompt, mv: AnyMove::Tiles(legal[0]), id: None });
+    let to_mover: Vec<&Sent> = room.sent[before..].iter().filter(|s| s.to == mover).collect();
+    assert!(!to_mover.is_empty(), "the mover hears its move");
+    for s in to_mover {
+        assert!(matches!(s.msg, ServerMsg::Events { .. }) && s.push == Push::Defer, "{:?} {:?}", s.msg, s.push);
+    }
+    assert!(!room.wakes[woken..].contains(&mover));
+    let (next, prompt, legal) = room.prompt().expect("the next seat is prompted");
+    assert_ne!(next, mover);
+
+    // A move sent with an id asks for its reply: it gets it.
+    let before = room.sent.len();
+    room.feed(RoomCmd::Move { client: skipping(next), prompt, mv: AnyMove::Tiles(legal[0]), id: Some(8) });
+    let reply = &room.sent[before];
+    assert!(matches!(reply.msg, ServerMsg::Accepted { prompt: p, .. } if p == prompt), "{:?}", reply.msg);
+    assert_eq!((reply.to, reply.id), (next, Some(8)));
+    assert!(room.wakes.contains(&next));
+}
+
+#[test]
 fn moves_are_accepted_refused_or_stale() {
     let mut room = Room::new(spec("latin"), TableOptions::default());
     room.seat_four();
