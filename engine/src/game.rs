@@ -172,6 +172,10 @@ struct Hot {
     /// Most tiles drawn in one turn; 0 for "until playable".
     draw_limit: u8,
     must_play_drawn: bool,
+    /// A seat that can play may also have a draw or a pass among its
+    /// moves (`may_pass`, or draws without `must_play_drawn`): when not,
+    /// move generation skips both questions.
+    extra_moves: bool,
     play_scoring: bool,
     order: TurnOrder,
     may_pass: bool,
@@ -214,6 +218,7 @@ impl Hot {
                 WhenUnable::Pass | WhenUnable::DrawUntilPlayable => 0,
             },
             must_play_drawn: v.stuck.must_play_drawn,
+            extra_moves: v.stuck.may_pass || (rules.draws() && !v.stuck.must_play_drawn),
             play_scoring: v.scoring.during_play != PlayScoring::None,
             order: v.turn.order,
             may_pass: v.stuck.may_pass,

@@ -4,7 +4,7 @@
 //! Hands and the tiles joining each open end are bitsets: a position's
 //! plays are a few ANDs per open end, unrolled per word count.
 
-use crate::board::{Board, OpenEnd};
+use crate::board::{Board, MAX_ENDS, OpenEnd};
 use crate::moves::{EndId, Move, MoveList};
 use crate::rules::Rules;
 use crate::seating::Seat;
@@ -78,18 +78,18 @@ fn push_plays_w<const W: usize>(
 #[inline(always)]
 fn push_plays_narrow(hand: u64, board: &Board, rules: &Rules, seat: Seat, restricted: bool, list: &mut MoveList) {
     let gated = restricted || board.must_cover() != 0;
-    let doubles = hand & rules.catalog().doubles().0[0];
+    // The hand in both halves, to AND with both faces' packed tables at once.
+    let both = hand | hand << 32;
+    let doubles = both & (rules.catalog().doubles().0[0] * 0x1_0000_0001);
     let joining = |i: usize, e: &OpenEnd| -> u64 {
-        let hand = if !gated || board.may_use(seat, i, restricted) {
-            hand
+        let usable = if !gated || board.may_use(seat, i, restricted) {
+            both
         } else if board.doubles_on_closed_arms() {
             doubles
         } else {
             return 0;
         };
-        let by_face0 = rules.joining_by_face(e.pip, 0).0[0];
-        let by_face1 = rules.joining_by_face(e.pip, 1).0[0];
-        (hand & by_face0) | (hand & by_face1) << 32
+        usable & rules.narrow_joining(e.pip)
     };
     let ends = board.ends();
     for (pair, two) in ends.chunks(2).enumerate() {
@@ -98,18 +98,35 @@ fn push_plays_narrow(hand: u64, board: &Board, rules: &Rules, seat: Seat, restri
         if let Some(e) = two.get(1) {
             bits |= (joining(first + 1, e) as u128) << 64;
         }
+        let moves = &NARROW_MOVES[pair];
         while bits != 0 {
             let b = bits.trailing_zeros();
             bits &= bits - 1;
-            let tile = Tile((b & 31) as u8);
-            let face = ((b >> 5) & 1) as u8;
-            let end = EndId((first as u32 + (b >> 6)) as u8);
             // Validation bounds the moves of any position by the capacity.
-            let pushed = list.try_push(Move::Play { tile, end, face });
+            let pushed = list.try_push(moves[b as usize & 127]);
             debug_assert!(pushed.is_ok(), "move list overflow");
         }
     }
 }
+
+/// The move of each bit of [`push_plays_narrow`]'s packed words, by pair
+/// of ends: bit `b` of pair `p` is tile `b & 31` joined by face
+/// `(b >> 5) & 1` to end `2 p + (b >> 6)`. Looked up rather than assembled
+/// from its fields, which cost a dozen instructions a move.
+static NARROW_MOVES: [[Move; 128]; MAX_ENDS.div_ceil(2)] = {
+    let mut t = [[Move::Pass; 128]; MAX_ENDS.div_ceil(2)];
+    let mut p = 0;
+    while p < t.len() {
+        let mut b = 0;
+        while b < 128 {
+            let (tile, face, end) = (Tile((b & 31) as u8), ((b >> 5) & 1) as u8, EndId((2 * p + (b >> 6)) as u8));
+            t[p][b] = Move::Play { tile, end, face };
+            b += 1;
+        }
+        p += 1;
+    }
+    t
+};
 
 /// Whether some tile of `tiles` joins some open end (arm access ignored).
 #[inline(always)]
@@ -118,8 +135,18 @@ fn any_joins_w<const W: usize>(tiles: &TileSet, board: &Board, rules: &Rules) ->
     // a plain loop of ANDs and ORs, with no exit that depends on the tiles.
     let must = board.must_cover();
     let mut joining = 0;
+    if must == 0 {
+        // The common case, without a test per end.
+        for e in board.ends() {
+            let p = rules.playable_on(e.pip);
+            for w in 0..W {
+                joining |= tiles.0[w] & p.0[w];
+            }
+        }
+        return joining != 0;
+    }
     for (i, e) in board.ends().iter().enumerate() {
-        if must != 0 && must >> i & 1 == 0 {
+        if must >> i & 1 == 0 {
             continue;
         }
         let p = rules.playable_on(e.pip);
@@ -256,7 +283,7 @@ impl Game {
         }
         if list.is_empty() {
             list.push(if self.may_draw() { Move::Draw } else { Move::Pass });
-        } else {
+        } else if self.hot.extra_moves {
             if !self.hot.must_play_drawn && self.drawn_this_turn > 0 && self.may_draw() {
                 list.push(Move::Draw);
             }
@@ -277,17 +304,23 @@ impl Game {
         let seat = self.to_move;
         match m {
             Move::Play { tile, end, face } => {
+                if self.hot.narrow && !self.hot.restricted && self.board.must_cover() == 0 {
+                    // Every end is open to every seat and every tile lives
+                    // in the first word: the hand, the tile and the end's
+                    // packed table answer in one AND (face 1 in the high half).
+                    let Some(e) = self.board.end(end) else {
+                        return self.board.is_empty() && self.is_legal_lead(seat, tile, end, face);
+                    };
+                    let both = self.hands[seat.index()].0[0] * 0x1_0000_0001;
+                    return tile.0 < 32
+                        && face < 2
+                        && (both & self.rules.narrow_joining(e.pip)) >> (tile.0 + 32 * face) & 1 != 0;
+                }
                 if !self.hands[seat.index()].contains(tile) {
                     return false;
                 }
                 if self.board.is_empty() {
-                    return end == EndId::LEAD
-                        && face == 0
-                        && match self.lead_req {
-                            LeadRequirement::Any => true,
-                            LeadRequirement::AnyDouble => tile.is_double(),
-                            LeadRequirement::Tile(t) => t == tile,
-                        };
+                    return self.is_legal_lead(seat, tile, end, face);
                 }
                 let Some(e) = self.board.end(end) else { return false };
                 self.board.may_lay(seat, end.0 as usize, tile, self.arms_restricted())
@@ -305,6 +338,19 @@ impl Game {
                 }
             }
         }
+    }
+
+    /// Whether `tile` by `face` on `end` is a legal lead for `seat` (the
+    /// table being empty).
+    fn is_legal_lead(&self, seat: Seat, tile: Tile, end: EndId, face: u8) -> bool {
+        self.hands[seat.index()].contains(tile)
+            && end == EndId::LEAD
+            && face == 0
+            && match self.lead_req {
+                LeadRequirement::Any => true,
+                LeadRequirement::AnyDouble => tile.is_double(),
+                LeadRequirement::Tile(t) => t == tile,
+            }
     }
 
     /// Whether some seat could still play or draw. Arm access is ignored:
