@@ -92,13 +92,16 @@ fn push_plays_narrow(hand: u64, board: &Board, rules: &Rules, seat: Seat, restri
         usable & rules.narrow_joining(e.pip)
     };
     let ends = board.ends();
-    for (pair, two) in ends.chunks(2).enumerate() {
-        let first = 2 * pair;
-        let mut bits = joining(first, &two[0]) as u128;
-        if let Some(e) = two.get(1) {
+    // Two ends at a time, indexed rather than chunked: a line layout (two
+    // ends, the common case) runs the body once with no iterator state.
+    let mut first = 0;
+    while first < ends.len() {
+        let mut bits = joining(first, &ends[first]) as u128;
+        if let Some(e) = ends.get(first + 1) {
             bits |= (joining(first + 1, e) as u128) << 64;
         }
-        let moves = &NARROW_MOVES[pair];
+        let moves = &NARROW_MOVES[first / 2];
+        first += 2;
         while bits != 0 {
             let b = bits.trailing_zeros();
             bits &= bits - 1;
@@ -304,7 +307,7 @@ impl Game {
         let seat = self.to_move;
         match m {
             Move::Play { tile, end, face } => {
-                if self.hot.narrow && !self.hot.restricted && self.board.must_cover() == 0 {
+                if self.hot.narrow_free && self.board.must_cover() == 0 {
                     // Every end is open to every seat and every tile lives
                     // in the first word: the hand, the tile and the end's
                     // packed table answer in one AND (face 1 in the high half).
@@ -333,7 +336,14 @@ impl Game {
             }
             Move::Pass => {
                 !self.board.is_empty() && {
-                    let able = self.has_play(seat);
+                    let able = if self.hot.narrow_free && self.board.must_cover() == 0 {
+                        // Every end is open to the seat: does any join its hand?
+                        let hand = self.hands[seat.index()].0[0];
+                        let ends = self.board.ends().iter();
+                        ends.fold(0, |j, e| j | hand & self.rules.playable_on(e.pip).0[0]) != 0
+                    } else {
+                        self.has_play(seat)
+                    };
                     (self.hot.may_pass && able) || (!able && !self.may_draw())
                 }
             }
