@@ -580,6 +580,10 @@ impl Game {
         self.log.push(m);
         match m {
             Move::Play { tile, end, face } => {
+                // Recorded first, next to the log entry, rather than between
+                // the layout's change and the checks that read it back: the
+                // same instructions, and the checked latin loop 1-6% faster.
+                self.history.push(Record { seat, action: Action::Play { tile, end, face } });
                 let hand = &mut self.hands[seat.index()];
                 let out = if self.hot.narrow {
                     // Every tile of a narrow catalog lives in the first word.
@@ -598,7 +602,6 @@ impl Game {
                 } else {
                     self.board.place(end, tile, face, seat);
                 }
-                self.history.push(Record { seat, action: Action::Play { tile, end, face } });
                 ev.push(Event::Played { seat, tile, end, face });
                 self.last_player = Some(seat);
                 if self.score_play(seat, ev) {
