@@ -162,6 +162,7 @@ impl Board {
     }
 
     /// A bitmask of the pips showing on open ends (bit `p` for pip `p`).
+    #[inline]
     pub fn open_pips(&self) -> u32 {
         self.ends().iter().fold(0, |m, e| m | 1 << e.pip)
     }
@@ -365,11 +366,16 @@ impl Board {
     }
 
     /// Opens every arm owned by `seat` (it passed).
+    #[inline]
     pub(crate) fn open_arms_of(&mut self, seat: Seat) {
         // Only longana arms and trains have owners.
-        if !matches!(self.layout, BoardLayout::Longana(_) | BoardLayout::Trains(_)) {
-            return;
+        if matches!(self.layout, BoardLayout::Longana(_) | BoardLayout::Trains(_)) {
+            self.open_owned_arms(seat);
         }
+    }
+
+    #[inline(never)]
+    fn open_owned_arms(&mut self, seat: Seat) {
         let len = self.len as usize;
         for e in &mut self.ends[..len] {
             if e.owner == Some(seat) {

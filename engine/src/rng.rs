@@ -67,6 +67,10 @@ pub(crate) type GameRng = SeededRng;
 
 impl SeededRng {
     /// The generator for `seed` on ChaCha stream `stream`.
+    // Inlined so the generator (a few hundred bytes with its block buffer)
+    // is built where it is used rather than copied out of a call: every
+    // deal makes one.
+    #[inline(always)]
     pub fn new(seed: u64, stream: u64) -> SeededRng {
         let mut state = seed;
         let mut key = [0u8; 32];
@@ -79,6 +83,7 @@ impl SeededRng {
     }
 
     /// The generator of a game purpose.
+    #[inline]
     pub(crate) fn for_purpose(seed: u64, purpose: Purpose) -> SeededRng {
         SeededRng::new(seed, purpose.stream())
     }

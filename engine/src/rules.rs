@@ -24,6 +24,11 @@ pub struct Rules {
     /// `by_face[e][f]`: the tiles that join an end showing `e` by face `f`
     /// (face 1 only for non-doubles: a double joins the same way either side).
     by_face: [[TileSet; 2]; PIP_VALUES],
+    /// `narrow_by_face[e]`: for a catalog of at most 32 tiles, the first
+    /// word of `by_face[e][0]` in the low half and of `by_face[e][1]` in
+    /// the high half: a hand copied into both halves ANDs with it into the
+    /// packed plays of the narrow move generator.
+    narrow_by_face: [u64; PIP_VALUES],
     max_ends: usize,
     /// For a variant with conditional rules: the rules in force for each
     /// set of active conditions (bit `i`: `when[i]` holds), index 0 unused.
@@ -76,7 +81,8 @@ impl Rules {
         let alternates = compile_when(v)?;
 
         let JoinTables { joins, playable, by_face, .. } = tables;
-        Ok(Rules { variant, catalog, joins, playable, by_face, max_ends, alternates })
+        let narrow_by_face = std::array::from_fn(|e| by_face[e][0].0[0] & 0xffff_ffff | by_face[e][1].0[0] << 32);
+        Ok(Rules { variant, catalog, joins, playable, by_face, narrow_by_face, max_ends, alternates })
     }
 
     /// A named preset, validated. See [`preset`](crate::preset) for the names.
@@ -126,6 +132,12 @@ impl Rules {
     #[inline]
     pub fn joining_by_face(&self, end: u8, face: usize) -> &TileSet {
         &self.by_face[end as usize][face]
+    }
+    /// [`Rules::joining_by_face`] of both faces packed into one word, for
+    /// a catalog of at most 32 tiles (face 1 in the high half).
+    #[inline]
+    pub(crate) fn narrow_joining(&self, end: u8) -> u64 {
+        self.narrow_by_face[end as usize]
     }
     /// Whether some open ends belong to a seat and are closed to the others
     /// until that seat passes: a longana's arms under `own-or-opened`, the

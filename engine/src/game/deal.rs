@@ -25,6 +25,17 @@ const IDENTITY_DECK: [Tile; MAX_TILES] = {
     d
 };
 
+/// The first 32 tile ids in order: the deck of a narrow catalog.
+const NARROW_DECK: [Tile; 32] = {
+    let mut d = [Tile(0); 32];
+    let mut i = 0;
+    while i < 32 {
+        d[i] = Tile(i as u8);
+        i += 1;
+    }
+    d
+};
+
 /// Redeals allowed before a hand is led by the designated seat with any tile.
 const MAX_REDEALS: u32 = 1000;
 
@@ -113,11 +124,24 @@ impl Game {
     }
 
     fn deal(&mut self, attempt: u32) {
+        if self.hot.narrow {
+            // A narrow catalog's deck fits 32 entries: copying the whole
+            // 256-entry deck cost more than shuffling it.
+            let mut deck = NARROW_DECK;
+            let len = self.rules.catalog().len();
+            self.deal_deck(&mut deck[..len], attempt);
+        } else {
+            let mut deck = IDENTITY_DECK;
+            let len = self.rules.catalog().len();
+            self.deal_deck(&mut deck[..len], attempt);
+        }
+    }
+
+    /// Shuffles `deck` (every tile id in order) and deals it.
+    #[inline(always)]
+    fn deal_deck(&mut self, deck: &mut [Tile], attempt: u32) {
         let n = self.table.seats() as usize;
         let h = self.rules.hand_size(self.table.seats()) as usize;
-        let len = self.rules.catalog().len();
-        let mut deck = IDENTITY_DECK;
-        let deck = &mut deck[..len];
         let mut rng = GameRng::for_purpose(self.seed, Purpose::Deal { hand: self.hand_no, attempt });
         rng.shuffle(deck);
         if self.rules.variant().deal.method == DealMethod::SameSuit {

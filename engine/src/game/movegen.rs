@@ -4,7 +4,7 @@
 //! Hands and the tiles joining each open end are bitsets: a position's
 //! plays are a few ANDs per open end, unrolled per word count.
 
-use crate::board::{Board, OpenEnd};
+use crate::board::{Board, MAX_ENDS, OpenEnd};
 use crate::moves::{EndId, Move, MoveList};
 use crate::rules::Rules;
 use crate::seating::Seat;
@@ -78,37 +78,93 @@ fn push_plays_w<const W: usize>(
 #[inline(always)]
 fn push_plays_narrow(hand: u64, board: &Board, rules: &Rules, seat: Seat, restricted: bool, list: &mut MoveList) {
     let gated = restricted || board.must_cover() != 0;
-    let doubles = hand & rules.catalog().doubles().0[0];
+    // The hand in both halves, to AND with both faces' packed tables at once.
+    let both = hand | hand << 32;
+    let doubles = both & (rules.catalog().doubles().0[0] * 0x1_0000_0001);
     let joining = |i: usize, e: &OpenEnd| -> u64 {
-        let hand = if !gated || board.may_use(seat, i, restricted) {
-            hand
+        let usable = if !gated || board.may_use(seat, i, restricted) {
+            both
         } else if board.doubles_on_closed_arms() {
             doubles
         } else {
             return 0;
         };
-        let by_face0 = rules.joining_by_face(e.pip, 0).0[0];
-        let by_face1 = rules.joining_by_face(e.pip, 1).0[0];
-        (hand & by_face0) | (hand & by_face1) << 32
+        usable & rules.narrow_joining(e.pip)
     };
     let ends = board.ends();
-    for (pair, two) in ends.chunks(2).enumerate() {
-        let first = 2 * pair;
-        let mut bits = joining(first, &two[0]) as u128;
-        if let Some(e) = two.get(1) {
-            bits |= (joining(first + 1, e) as u128) << 64;
+    // Two ends at a time, indexed rather than chunked: a line layout (two
+    // ends, the common case) runs the body once with no iterator state.
+    let mut first = 0;
+    while first < ends.len() {
+        let lo = joining(first, &ends[first]);
+        let hi = ends.get(first + 1).map_or(0, |e| joining(first + 1, e));
+        let moves = &NARROW_MOVES[first / 2];
+        first += 2;
+        let (lo_four, lo_count, lo_rest) = first_four(lo, &moves[0]);
+        let (hi_four, hi_count, hi_rest) = first_four(hi, &moves[1]);
+        if lo_rest | hi_rest == 0 && list.remaining_capacity() >= 8 {
+            // The common case, without a loop whose exit the predictor
+            // cannot foresee: four slots per end are always written and
+            // the list cut back to the moves found.
+            for (four, count) in [(lo_four, lo_count), (hi_four, hi_count)] {
+                let keep = list.len() + count;
+                let pushed = list.try_extend_from_slice(&four);
+                debug_assert!(pushed.is_ok(), "room was checked");
+                list.truncate(keep);
+            }
+            continue;
         }
+        let mut bits = lo as u128 | (hi as u128) << 64;
+        let moves = moves.as_flattened();
         while bits != 0 {
             let b = bits.trailing_zeros();
             bits &= bits - 1;
-            let tile = Tile((b & 31) as u8);
-            let face = ((b >> 5) & 1) as u8;
-            let end = EndId((first as u32 + (b >> 6)) as u8);
             // Validation bounds the moves of any position by the capacity.
-            let pushed = list.try_push(Move::Play { tile, end, face });
+            let pushed = list.try_push(moves[b as usize & 127]);
             debug_assert!(pushed.is_ok(), "move list overflow");
         }
     }
+}
+
+/// The move of each bit of [`push_plays_narrow`]'s packed words, by pair
+/// of ends and end of the pair: bit `b` of end `k` of pair `p` is tile
+/// `b & 31` joined by face `b >> 5` to end `2 p + k`. Looked up rather
+/// than assembled from its fields, which cost a dozen instructions a move.
+static NARROW_MOVES: [[[Move; 64]; 2]; MAX_ENDS.div_ceil(2)] = {
+    let mut t = [[[Move::Pass; 64]; 2]; MAX_ENDS.div_ceil(2)];
+    let mut p = 0;
+    while p < t.len() {
+        let mut k = 0;
+        while k < 2 {
+            let mut b = 0;
+            while b < 64 {
+                let (tile, face, end) = (Tile((b & 31) as u8), (b >> 5) as u8, EndId((2 * p + k) as u8));
+                t[p][k][b] = Move::Play { tile, end, face };
+                b += 1;
+            }
+            k += 1;
+        }
+        p += 1;
+    }
+    t
+};
+
+/// The moves of the first four bits of `bits` (in bit order; slots past
+/// the last bit hold any move), how many there are, and the bits left
+/// after them. The same work whatever the count: no branch to mispredict
+/// (and no `count_ones`, a dozen instructions without `popcnt`).
+#[inline(always)]
+fn first_four(bits: u64, moves: &[Move; 64]) -> ([Move; 4], usize, u64) {
+    let mut four = [Move::Pass; 4];
+    let mut count = 0;
+    let mut b = bits;
+    for slot in &mut four {
+        // An empty word's 64 trailing zeros pick a slot that is cut.
+        *slot = moves[(b.trailing_zeros() & 63) as usize];
+        count += (b != 0) as usize;
+        b &= b.wrapping_sub(1);
+    }
+    (four, count, b)
 }
 
 /// Whether some tile of `tiles` joins some open end (arm access ignored).
@@ -118,8 +174,18 @@ fn any_joins_w<const W: usize>(tiles: &TileSet, board: &Board, rules: &Rules) ->
     // a plain loop of ANDs and ORs, with no exit that depends on the tiles.
     let must = board.must_cover();
     let mut joining = 0;
+    if must == 0 {
+        // The common case, without a test per end.
+        for e in board.ends() {
+            let p = rules.playable_on(e.pip);
+            for w in 0..W {
+                joining |= tiles.0[w] & p.0[w];
+            }
+        }
+        return joining != 0;
+    }
     for (i, e) in board.ends().iter().enumerate() {
-        if must != 0 && must >> i & 1 == 0 {
+        if must >> i & 1 == 0 {
             continue;
         }
         let p = rules.playable_on(e.pip);
@@ -256,7 +322,7 @@ impl Game {
         }
         if list.is_empty() {
             list.push(if self.may_draw() { Move::Draw } else { Move::Pass });
-        } else {
+        } else if self.hot.extra_moves {
             if !self.hot.must_play_drawn && self.drawn_this_turn > 0 && self.may_draw() {
                 list.push(Move::Draw);
             }
@@ -277,17 +343,23 @@ impl Game {
         let seat = self.to_move;
         match m {
             Move::Play { tile, end, face } => {
+                if self.hot.narrow_free && self.board.must_cover() == 0 {
+                    // Every end is open to every seat and every tile lives
+                    // in the first word: the hand, the tile and the end's
+                    // packed table answer in one AND (face 1 in the high half).
+                    let Some(e) = self.board.end(end) else {
+                        return self.board.is_empty() && self.is_legal_lead(seat, tile, end, face);
+                    };
+                    let both = self.hands[seat.index()].0[0] * 0x1_0000_0001;
+                    return tile.0 < 32
+                        && face < 2
+                        && (both & self.rules.narrow_joining(e.pip)) >> (tile.0 + 32 * face) & 1 != 0;
+                }
                 if !self.hands[seat.index()].contains(tile) {
                     return false;
                 }
                 if self.board.is_empty() {
-                    return end == EndId::LEAD
-                        && face == 0
-                        && match self.lead_req {
-                            LeadRequirement::Any => true,
-                            LeadRequirement::AnyDouble => tile.is_double(),
-                            LeadRequirement::Tile(t) => t == tile,
-                        };
+                    return self.is_legal_lead(seat, tile, end, face);
                 }
                 let Some(e) = self.board.end(end) else { return false };
                 self.board.may_lay(seat, end.0 as usize, tile, self.arms_restricted())
@@ -300,11 +372,31 @@ impl Game {
             }
             Move::Pass => {
                 !self.board.is_empty() && {
-                    let able = self.has_play(seat);
+                    let able = if self.hot.narrow_free && self.board.must_cover() == 0 {
+                        // Every end is open to the seat: does any join its hand?
+                        let hand = self.hands[seat.index()].0[0];
+                        let ends = self.board.ends().iter();
+                        ends.fold(0, |j, e| j | hand & self.rules.playable_on(e.pip).0[0]) != 0
+                    } else {
+                        self.has_play(seat)
+                    };
                     (self.hot.may_pass && able) || (!able && !self.may_draw())
                 }
             }
         }
+    }
+
+    /// Whether `tile` by `face` on `end` is a legal lead for `seat` (the
+    /// table being empty).
+    fn is_legal_lead(&self, seat: Seat, tile: Tile, end: EndId, face: u8) -> bool {
+        self.hands[seat.index()].contains(tile)
+            && end == EndId::LEAD
+            && face == 0
+            && match self.lead_req {
+                LeadRequirement::Any => true,
+                LeadRequirement::AnyDouble => tile.is_double(),
+                LeadRequirement::Tile(t) => t == tile,
+            }
     }
 
     /// Whether some seat could still play or draw. Arm access is ignored:
