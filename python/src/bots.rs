@@ -18,8 +18,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 
 use crate::StrategyError;
-use crate::convert::{from_py, to_py};
-use crate::core::{AnyGame, AnyRules, move_json, to_json};
+use crate::convert::{from_py, py_of, to_py};
+use crate::core::{AnyGame, AnyRules, BareMove, to_json};
 use crate::game::{PyGame, PyView, rules_of};
 use crate::seat::{ErrorSlot, PyChooser};
 
@@ -158,7 +158,7 @@ impl PyStrategy {
             let rules = view_rules(&view, variant)?;
             self.choose_in_view(py, &rules, &view)?
         };
-        to_py(py, &move_json(&m))
+        py_of(py, &BareMove(&m))
     }
 
     /// `strategy(view)`: the same as `choose`, so a strategy is an arena

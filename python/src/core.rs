@@ -255,6 +255,14 @@ impl AnyGame {
     /// sees them (a poly `drew` names no tile: the drawer finds it in its
     /// next view).
     pub fn play(&mut self, m: AnyMove) -> Result<Vec<Value>, MoveError> {
+        match self.play_events(m)? {
+            AnyEvents::Tiles(e) => Ok(e.iter().map(to_json).collect()),
+            AnyEvents::Poly(e) => Ok(e.iter().map(to_json).collect()),
+        }
+    }
+
+    /// [`AnyGame::play`], the events as the engine's types.
+    pub fn play_events(&mut self, m: AnyMove) -> Result<AnyEvents, MoveError> {
         if self.to_move().is_none() {
             return Err(MoveError::Over);
         }
@@ -265,11 +273,11 @@ impl AnyGame {
         match (self, m) {
             (AnyGame::Tiles(g), AnyMove::Tiles(m)) => {
                 let events = Family::referee(g, m).map_err(|e| illegal(&m, &e))?;
-                Ok(events.iter().map(to_json).collect())
+                Ok(AnyEvents::Tiles(events.to_vec()))
             }
             (AnyGame::Poly(g), AnyMove::Poly(m)) => {
                 let events = Family::referee(g, m).map_err(|e| illegal(&m, &e))?;
-                Ok(events.iter().map(|e| to_json(&(*e).seen_by(None))).collect())
+                Ok(AnyEvents::Poly(events.iter().map(|e| e.seen_by(None)).collect()))
             }
             (g, m) => {
                 Err(MoveError::Shape { family: g.family(), reason: format!("{m} is a move of the other family") })
@@ -365,4 +373,27 @@ pub fn poly_view_json(snap: &capicua_engine::poly::PolyViewSnapshot, legal: &[An
         map.insert("legal-moves".into(), Value::Array(legal.iter().map(move_json).collect()));
     }
     value
+}
+
+/// A move of either family serialized as itself (no `family` tag), for
+/// handing to Python.
+pub struct BareMove<'a>(pub &'a AnyMove);
+
+impl serde::Serialize for BareMove<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            AnyMove::Tiles(m) => m.serialize(s),
+            AnyMove::Poly(m) => m.serialize(s),
+        }
+    }
+}
+
+/// The events of one move, of either family, as every seat sees them.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[serde(untagged)]
+pub enum AnyEvents {
+    /// Two-faced events (all public).
+    Tiles(Vec<capicua_engine::Event>),
+    /// Poly events, a `drew` naming no tile.
+    Poly(Vec<capicua_engine::poly::PolyEvent>),
 }

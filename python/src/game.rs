@@ -13,7 +13,7 @@ use pyo3::types::{PyDict, PyInt, PyString};
 use serde_json::Value;
 
 use crate::convert::{from_py, py_of, to_py};
-use crate::core::{AnyGame, AnyRules, LoadError, MoveError, move_json, poly_view_json, to_json};
+use crate::core::{AnyGame, AnyRules, BareMove, LoadError, MoveError, poly_view_json, to_json};
 use crate::{IllegalMoveError, VariantError};
 
 /// A [`LoadError`] as Python's `capicua.VariantError`.
@@ -95,6 +95,23 @@ impl PyGame {
         to_py(py, &self.rules.variant_json())
     }
 
+    /// Every tile of the set, by id: two-faced tiles as `(low, high)`,
+    /// poly tiles as their pips in order round the tile. An id indexes
+    /// this list (`TileSet` order for two-faced tiles).
+    #[getter]
+    fn tiles<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        match &self.rules {
+            AnyRules::Tiles(r) => {
+                let tiles: Vec<capicua_engine::Tile> = r.catalog().all().iter().collect();
+                py_of(py, &tiles)
+            }
+            AnyRules::Poly(r) => {
+                let tiles: Vec<Vec<u8>> = r.set().tiles().iter().map(|t| t.pips().to_vec()).collect();
+                py_of(py, &tiles)
+            }
+        }
+    }
+
     /// Seats at the table.
     #[getter]
     fn seats(&self) -> u8 {
@@ -134,8 +151,9 @@ impl PyGame {
     /// The legal moves of the seat to move, as dicts (`{"kind": "play",
     /// ...}`, `{"kind": "draw"}`, `{"kind": "pass"}`); empty once over.
     fn legal_moves<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let moves: Vec<Value> = self.game.legal_moves().iter().map(move_json).collect();
-        to_py(py, &Value::Array(moves))
+        let legal = self.game.legal_moves();
+        let moves: Vec<BareMove<'_>> = legal.iter().map(BareMove).collect();
+        py_of(py, &moves)
     }
 
     /// Plays a move of the seat to move: one of `legal_moves()` (a dict),
@@ -143,8 +161,8 @@ impl PyGame {
     /// illegal move raises `IllegalMoveError` and changes nothing.
     fn play<'py>(&mut self, py: Python<'py>, mv: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
         let m = move_arg(&self.game, mv)?;
-        let events = self.game.play(m).map_err(move_error)?;
-        to_py(py, &Value::Array(events))
+        let events = self.game.play_events(m).map_err(move_error)?;
+        py_of(py, &events)
     }
 
     /// What `seat` may know (`None`: a spectator), as the protocol's JSON

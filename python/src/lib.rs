@@ -41,6 +41,7 @@ fn capicua_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("IllegalMoveError", py.get_type::<IllegalMoveError>())?;
     m.add("StrategyError", py.get_type::<StrategyError>())?;
     m.add("RemoteError", py.get_type::<RemoteError>())?;
+    m.add("MAX_ENDS", capicua_engine::MAX_ENDS)?;
     m.add_class::<game::PyGame>()?;
     m.add_class::<game::PyView>()?;
     m.add_class::<bots::PyStrategy>()?;

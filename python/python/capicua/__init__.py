@@ -11,6 +11,7 @@ from collections.abc import Mapping as _Mapping
 
 from ._capicua import (
     Game,
+    MAX_ENDS,
     IllegalMoveError,
     RemoteError,
     Strategy,
@@ -54,4 +55,5 @@ __all__ = [
     "IllegalMoveError",
     "StrategyError",
     "RemoteError",
+    "MAX_ENDS",
 ]
