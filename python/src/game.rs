@@ -300,7 +300,16 @@ impl Snap {
         }
     }
 
-    fn legal_count(&self) -> usize {
+    /// The `i`th legal move.
+    pub fn legal_at(&self, i: usize) -> Option<AnyMove> {
+        match self {
+            Snap::Tiles(s) => s.legal_moves.get(i).map(|&m| AnyMove::Tiles(m)),
+            Snap::Poly(_, legal) => legal.get(i).copied(),
+        }
+    }
+
+    /// How many legal moves.
+    pub fn legal_count(&self) -> usize {
         match self {
             Snap::Tiles(s) => s.legal_moves.len(),
             Snap::Poly(_, legal) => legal.len(),

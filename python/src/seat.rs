@@ -57,16 +57,22 @@ impl PyChooser {
             return None;
         }
         Python::attach(|py| {
-            let legal = snap.legal();
-            let view = Py::new(py, PyView::new(snap)).ok()?;
-            let answer = match self.func.call1(py, (view,)) {
+            let view = match Py::new(py, PyView::new(snap)) {
+                Ok(v) => v,
+                Err(e) => {
+                    self.fail(e);
+                    return None;
+                }
+            };
+            let answer = match self.func.call1(py, (view.clone_ref(py),)) {
                 Ok(a) => a.into_bound(py),
                 Err(e) => {
                     self.fail(e);
                     return None;
                 }
             };
-            match chosen(&answer, &legal) {
+            // The view is frozen: its legal moves are read in place.
+            match chosen(&answer, &view.get().snap) {
                 Ok(m) => Some(m),
                 Err(e) => {
                     self.fail(e);
@@ -79,13 +85,17 @@ impl PyChooser {
 
 /// The legal move a function's answer names: an index, or a move's dict
 /// equal to one of them.
-fn chosen(answer: &Bound<'_, PyAny>, legal: &[AnyMove]) -> PyResult<AnyMove> {
+fn chosen(answer: &Bound<'_, PyAny>, snap: &Snap) -> PyResult<AnyMove> {
     if answer.is_instance_of::<PyInt>() {
         let i: i64 = answer.extract()?;
-        return usize::try_from(i).ok().and_then(|i| legal.get(i).copied()).ok_or_else(|| {
-            IllegalMoveError::new_err(format!("choose returned index {i}, not below the {} legal moves", legal.len()))
+        return usize::try_from(i).ok().and_then(|i| snap.legal_at(i)).ok_or_else(|| {
+            IllegalMoveError::new_err(format!(
+                "choose returned index {i}, not below the {} legal moves",
+                snap.legal_count()
+            ))
         });
     }
+    let legal = snap.legal();
     let value = from_py(answer)?;
     legal.iter().find(|m| move_json(m) == value).copied().ok_or_else(|| {
         IllegalMoveError::new_err(format!("choose returned {value}, not one of the {} legal moves", legal.len()))
