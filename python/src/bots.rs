@@ -19,8 +19,8 @@ use pyo3::types::{PyDict, PyString};
 
 use crate::StrategyError;
 use crate::convert::{from_py, py_of, to_py};
-use crate::core::{AnyGame, AnyRules, BareMove, to_json};
 use crate::game::{PyGame, PyView, rules_of};
+use crate::model::{AnyGame, AnyRules, BareMove, to_json};
 use crate::seat::{ErrorSlot, PyChooser};
 
 /// Every strategy name with a one-line description, by family.

@@ -13,7 +13,7 @@ use pyo3::types::{PyDict, PyInt, PyString};
 use serde_json::Value;
 
 use crate::convert::{from_py, py_of, to_py};
-use crate::core::{AnyGame, AnyRules, BareMove, LoadError, MoveError, poly_view_json, to_json};
+use crate::model::{AnyGame, AnyRules, BareMove, LoadError, MoveError, poly_view_json, to_json};
 use crate::{IllegalMoveError, VariantError};
 
 /// A [`LoadError`] as Python's `capicua.VariantError`.

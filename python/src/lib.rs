@@ -2,7 +2,7 @@
 //!
 //! ## Modules
 //!
-//! - [`core`]: a match of either tile family and what it hands out, as
+//! - [`model`]: a match of either tile family and what it hands out, as
 //!   JSON values (no Python needed: the Rust tests check it);
 //! - [`convert`]: JSON values to Python objects and back;
 //! - [`game`]: `capicua.Game` and `capicua.View`;
@@ -13,8 +13,9 @@
 
 pub mod bots;
 pub mod convert;
-pub mod core;
 pub mod game;
+pub mod model;
+pub mod remote;
 pub mod seat;
 
 use pyo3::create_exception;
@@ -49,5 +50,6 @@ fn capicua_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(bots::strategies, m)?)?;
     m.add_function(wrap_pyfunction!(bots::arena, m)?)?;
     m.add_function(wrap_pyfunction!(bots::random_hands, m)?)?;
+    m.add_function(wrap_pyfunction!(remote::play, m)?)?;
     Ok(())
 }

@@ -21,8 +21,8 @@ use pyo3::types::PyInt;
 
 use crate::IllegalMoveError;
 use crate::convert::from_py;
-use crate::core::move_json;
 use crate::game::{PyView, Snap};
+use crate::model::move_json;
 
 /// Where a Python strategy's first failure waits to be raised.
 pub type ErrorSlot = Arc<Mutex<Option<PyErr>>>;

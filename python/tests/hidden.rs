@@ -5,7 +5,7 @@
 
 use std::collections::HashSet;
 
-use capicua::core::{AnyGame, AnyRules};
+use capicua::model::{AnyGame, AnyRules};
 use capicua_engine::poly::{POLY_PRESETS, PolyViewSnapshot};
 use capicua_engine::{Game, PRESETS, Seat, TileSet, ViewSnapshot};
 use capicua_strategy::{SeatView, TableSeat};
