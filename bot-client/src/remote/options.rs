@@ -55,7 +55,10 @@ pub struct PlayOptions {
 /// per connection): strategies that no spec names, such as the Python
 /// package's functions.
 #[derive(Clone)]
-pub struct Strategies(pub Arc<dyn Fn(u64) -> (Box<dyn Strategy>, Box<dyn PolyStrategy>) + Send + Sync>);
+pub struct Strategies(pub Arc<BuildStrategies>);
+
+/// What [`Strategies`] calls: a bot's seed in, its two strategies out.
+pub type BuildStrategies = dyn Fn(u64) -> (Box<dyn Strategy>, Box<dyn PolyStrategy>) + Send + Sync;
 
 impl fmt::Debug for Strategies {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
