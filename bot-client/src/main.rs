@@ -370,7 +370,7 @@ async fn play_session(a: PlayArgs, plan: PlayPlan, tally: Arc<Tally>) -> Result<
         count: plan.count,
         matches: a.matches,
     };
-    let opts = PlayOptions { tokens, rated: a.rated, variant: plan.variant };
+    let opts = PlayOptions { tokens, rated: a.rated, variant: plan.variant, strategies: None };
     Ok(capicua_bot::remote::play_as(cfg, opts, tally).await?)
 }
 

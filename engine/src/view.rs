@@ -263,7 +263,14 @@ impl<'a> View<'a> {
             play_points: self.play_points().to_vec(),
             results: self.hand_results().to_vec(),
             outcome: self.outcome(),
-            legal_moves: self.legal_moves().to_vec(),
+            legal_moves: {
+                // Filled in place: a returned MoveList is a 4 KiB copy, more
+                // than the rest of a small snapshot (a Python strategy is
+                // handed one every move).
+                let mut legal = MoveList::new();
+                self.fill_legal_moves(&mut legal);
+                legal.to_vec()
+            },
         }
     }
 }

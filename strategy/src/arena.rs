@@ -20,7 +20,7 @@ use capicua_engine::{
 };
 use serde::Serialize;
 
-use crate::error::{ArenaError, BotError};
+use crate::error::{ArenaError, BotError, SpecError};
 use crate::referee::play_turn_seeing;
 use crate::rng::derive_seed;
 use crate::seat_view::TableSeat;
@@ -221,9 +221,9 @@ enum Player {
 
 impl Player {
     /// The strategy of `spec` (seeded again before every game).
-    fn build(spec: &str) -> Result<Player, ArenaError> {
-        let built = build(spec, 0)?;
-        Ok(if spec == "random" { Player::Random(Random::new(0)) } else { Player::Other(built) })
+    fn build(spec: &str, builder: &Builder) -> Result<Player, ArenaError> {
+        let built = builder(spec, 0)?;
+        Ok(if built.name() == "random" { Player::Random(Random::new(0)) } else { Player::Other(built) })
     }
 
     fn as_dyn(&mut self) -> &mut dyn Strategy {
@@ -280,9 +280,15 @@ fn play_quick(
     Ok((plays, passes, draws))
 }
 
+/// What turns a seat's spec into its strategy: [`build`] by default; a
+/// caller with strategies of its own (the Python package's functions)
+/// names them by specs of its own ([`Arena::with_builder`]).
+pub type Builder = dyn Fn(&str, u64) -> Result<Box<dyn Strategy>, SpecError> + Send + Sync;
+
 /// A configured arena.
 pub struct Arena {
     config: ArenaConfig,
+    builder: Arc<Builder>,
     rules: Arc<Rules>,
     table: Table,
     /// Team index of each slot (by the first game's seating), if teams.
@@ -299,6 +305,13 @@ pub struct Arena {
 impl Arena {
     /// Checks the configuration: the variant, the seating and every spec.
     pub fn new(config: ArenaConfig) -> Result<Arena, ArenaError> {
+        Arena::with_builder(config, Arc::new(|spec: &str, seed: u64| build(spec, seed)))
+    }
+
+    /// [`Arena::new`], the seats' strategies built by `builder` (called
+    /// once per seat and worker thread; the arena reseeds them before every
+    /// game).
+    pub fn with_builder(config: ArenaConfig, builder: Arc<Builder>) -> Result<Arena, ArenaError> {
         let mut variant = config.variant.clone();
         if config.mode == Mode::Hands {
             variant.target = MatchTarget::Hands(1);
@@ -310,7 +323,7 @@ impl Arena {
         let mut alternatives = false;
         let mut open = Vec::with_capacity(config.seats.len());
         for (i, s) in config.seats.iter().enumerate() {
-            let strategy = build(s, i as u64)?;
+            let strategy = builder(s, i as u64)?;
             alternatives |= strategy.proposes_alternatives();
             open.push(strategy.sees_all_hands());
         }
@@ -325,7 +338,7 @@ impl Arena {
                     as usize,
             ),
         };
-        Ok(Arena { config, rules, table, team_of_slot, sprt_rival, time_moves_or_alternatives, open })
+        Ok(Arena { config, builder, rules, table, team_of_slot, sprt_rival, time_moves_or_alternatives, open })
     }
 
     /// Plays the games; `progress` counts finished games as they finish.
@@ -361,6 +374,12 @@ impl Arena {
         let merged = Mutex::new(Tally::new(n, teams));
         let failure: Mutex<Option<ArenaError>> = Mutex::new(None);
         let threads = self.config.threads.max(1);
+        if threads == 1 {
+            // On the caller's own thread: a caller whose strategies need
+            // that thread (Python functions, called with the interpreter
+            // state of the thread that holds it) runs them there.
+            return self.worker(&cursor, end, progress);
+        }
         std::thread::scope(|scope| {
             for _ in 0..threads {
                 scope.spawn(|| {
@@ -385,7 +404,8 @@ impl Arena {
         let n = self.config.seats.len();
         let teams = self.team_of_slot.as_ref().map_or(0, |t| t.iter().max().map_or(0, |m| m + 1));
         let mut tally = Tally::new(n, teams);
-        let mut players: Vec<Player> = self.config.seats.iter().map(|s| Player::build(s)).collect::<Result<_, _>>()?;
+        let mut players: Vec<Player> =
+            self.config.seats.iter().map(|s| Player::build(s, self.builder.as_ref())).collect::<Result<_, _>>()?;
         let mut game = Game::new(self.rules.clone(), Seating::new(n as u8), 0)?;
         let mut proposals = Vec::with_capacity(4);
         let mut legal = MoveList::new();

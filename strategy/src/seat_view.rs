@@ -66,6 +66,15 @@ pub trait SeatView {
     /// whether or not the viewer sees the whole hand.
     fn shown_of(&self, s: Seat) -> TileSet;
 
+    /// The seat's view as data, the same snapshot a server sends it, for a
+    /// strategy that decides outside Rust (the Python package hands it to a
+    /// Python function). `None` where the view cannot be taken whole; the
+    /// implementations here all can. Never more than the seat's own view:
+    /// a table shown open ([`TableSeat::open`]) still gives the seat's.
+    fn snapshot(&self) -> Option<ViewSnapshot> {
+        None
+    }
+
     /// The value of a tile in this deal: what scoring counts (the per-deal
     /// value under random tile values, else the catalog's).
     fn tile_value(&self, t: Tile) -> i32 {
@@ -132,6 +141,9 @@ pub trait SeatView {
 impl SeatView for View<'_> {
     fn seat(&self) -> Seat {
         View::seat(self).unwrap_or(Seat(0))
+    }
+    fn snapshot(&self) -> Option<ViewSnapshot> {
+        Some(View::snapshot(self))
     }
     fn rules(&self) -> &Rules {
         View::rules(self)
@@ -230,6 +242,9 @@ impl SeatView for TableSeat<'_> {
     fn seat(&self) -> Seat {
         SeatView::seat(&self.view)
     }
+    fn snapshot(&self) -> Option<ViewSnapshot> {
+        Some(self.view.snapshot())
+    }
     fn rules(&self) -> &Rules {
         self.game.rules()
     }
@@ -324,6 +339,9 @@ impl<'a> SnapshotSeat<'a> {
 impl SeatView for SnapshotSeat<'_> {
     fn seat(&self) -> Seat {
         self.seat
+    }
+    fn snapshot(&self) -> Option<ViewSnapshot> {
+        Some(self.snap.clone())
     }
     fn rules(&self) -> &Rules {
         self.rules

@@ -47,7 +47,7 @@ pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 pub use connection::{Connection, Greeting};
 pub use error::RemoteError;
 pub(crate) use error::{code_name, unexpected};
-pub use play::{PlayConfig, PlayOptions, PlayVariant, play, play_as};
+pub use play::{PlayConfig, PlayOptions, PlayVariant, Strategies, play, play_as};
 pub use register::{Registration, tokens_for};
 pub use seated::{AwaitConfig, LadderConfig, await_assignments, ladder};
 pub use tally::Tally;

@@ -1,8 +1,13 @@
 //! What the bots of `capicua-bot play` are asked to do: the server, the
 //! strategies, which rooms to find or create, and who plays.
 
+use std::fmt;
+use std::sync::Arc;
+
 use capicua_engine::Variant;
 use capicua_protocol::RoomId;
+use capicua_strategy::Strategy;
+use capicua_strategy::poly::PolyStrategy;
 
 /// What `capicua-bot play` was asked.
 #[derive(Clone, Debug)]
@@ -41,6 +46,24 @@ pub struct PlayOptions {
     /// The full variant of the rooms to find or create, instead of
     /// [`PlayConfig::preset`].
     pub variant: Option<PlayVariant>,
+    /// Strategies of the caller's own, instead of those
+    /// [`PlayConfig::strategy`] and [`PlayConfig::poly_strategy`] name.
+    pub strategies: Option<Strategies>,
+}
+
+/// Builds a bot's strategy for each tile family from the bot's seed (once
+/// per connection): strategies that no spec names, such as the Python
+/// package's functions.
+#[derive(Clone)]
+pub struct Strategies(pub Arc<BuildStrategies>);
+
+/// What [`Strategies`] calls: a bot's seed in, its two strategies out.
+pub type BuildStrategies = dyn Fn(u64) -> (Box<dyn Strategy>, Box<dyn PolyStrategy>) + Send + Sync;
+
+impl fmt::Debug for Strategies {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Strategies(..)")
+    }
 }
 
 /// The rules of the rooms a bot finds or creates, from a variant file.

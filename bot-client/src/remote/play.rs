@@ -14,7 +14,7 @@ use capicua_strategy::spec;
 use super::connection::{Connection, Greeting};
 use super::decider::Decider;
 use super::error::{RemoteError, code_name};
-pub use super::options::{PlayConfig, PlayOptions, PlayVariant};
+pub use super::options::{PlayConfig, PlayOptions, PlayVariant, Strategies};
 use super::rooms::{FINDING, Wanted, find_seat, regroup};
 use super::tally::Tally;
 use crate::backoff::Backoff;
@@ -45,6 +45,7 @@ pub async fn play_as(cfg: PlayConfig, opts: PlayOptions, tally: Arc<Tally>) -> R
     let mut tasks = tokio::task::JoinSet::new();
     for (i, token) in tokens.into_iter().enumerate() {
         let bot = Bot {
+            strategies: opts.strategies.clone(),
             index: i as u64,
             token,
             cfg: cfg.clone(),
@@ -76,6 +77,8 @@ const MAX_MOVES: u32 = 3;
 
 /// One bot of [`play_as`].
 struct Bot {
+    /// The caller's strategies, if any (else the config's specs).
+    strategies: Option<Strategies>,
     index: u64,
     token: Option<String>,
     cfg: Arc<PlayConfig>,
@@ -152,8 +155,13 @@ impl Bot {
             }
         };
         let seed = derive_seed(self.index, u64::from(std::process::id()));
-        let mut decider =
-            Decider::new(spec::build(&self.cfg.strategy, seed)?, build_poly(&self.cfg.poly_strategy, seed)?);
+        let mut decider = match &self.strategies {
+            Some(Strategies(build)) => {
+                let (tiles, poly) = build(seed);
+                Decider::new(tiles, poly)
+            }
+            None => Decider::new(spec::build(&self.cfg.strategy, seed)?, build_poly(&self.cfg.poly_strategy, seed)?),
+        };
         if let Some(v) = &self.wanted.spec.variant {
             decider.know(v);
         }

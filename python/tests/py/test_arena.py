@@ -1,0 +1,57 @@
+"""capicua.arena: the strategy crate's arena with Python functions as seats."""
+
+import random
+
+import pytest
+
+import capicua
+
+
+def test_the_report_has_the_arenas_statistics_and_is_seeded():
+    a = capicua.arena("block", ["smart", "random"], games=400, seed=5)
+    b = capicua.arena("block", ["smart", capicua.strategy("random")], games=400, seed=5)
+    assert a["games"] == 400 and a["seats"][0]["strategy"] == "smart"
+    for key in ("wins", "losses", "ties", "win_rate", "ci95_low", "ci95_high", "mean_score"):
+        assert a["seats"][0][key] == b["seats"][0][key]
+    assert a["seats"][0]["ci95_low"] < a["seats"][0]["win_rate"] < a["seats"][0]["ci95_high"]
+    assert a["seats"][0]["win_rate"] > a["seats"][1]["win_rate"]
+
+
+def test_python_functions_sit_at_the_table():
+    seen = []
+
+    def first(view):
+        seen.append(view.seat)
+        assert isinstance(view, capicua.View) and view["to-move"] == view.seat
+        return view["legal-moves"][0]
+
+    rng = random.Random(1)
+
+    def by_index(view):
+        return rng.randrange(view.legal_count)
+
+    report = capicua.arena("latin", [first, by_index, first, by_index], games=40, seed=2)
+    assert report["seats"][0]["strategy"] == "python:first"
+    assert report["teams"] is not None
+    assert set(seen) == {0, 1, 2, 3}
+
+
+def test_a_functions_error_and_an_illegal_answer_stop_the_arena():
+    def boom(view):
+        raise KeyError("boom")
+
+    with pytest.raises(KeyError):
+        capicua.arena("block", [boom, "random"], games=10)
+
+    def cheat(view):
+        return {"kind": "draw"}
+
+    with pytest.raises(capicua.IllegalMoveError):
+        capicua.arena("block", [cheat, "random"], games=10)
+    with pytest.raises(capicua.StrategyError):
+        capicua.arena("block", ["nobody", "random"], games=10)
+
+
+def test_random_hands_runs_the_native_loop():
+    report = capicua.random_hands("block", 2000, seats=4)
+    assert report["games"] == 2000 and report["games_per_sec"] > 0
