@@ -4,8 +4,7 @@
 
 use std::sync::OnceLock;
 
-use capicua_engine::ViewSnapshot;
-use capicua_engine::poly::{POLY_PRESETS, PolyMove, PolyViewSnapshot};
+use capicua_engine::poly::{POLY_PRESETS, PolyMove};
 use capicua_protocol::AnyMove;
 use pyo3::exceptions::{PyKeyError, PyTypeError};
 use pyo3::prelude::*;
@@ -13,7 +12,7 @@ use pyo3::types::{PyDict, PyInt, PyString};
 use serde_json::Value;
 
 use crate::convert::{from_py, py_of, to_py};
-use crate::model::{AnyGame, AnyRules, BareMove, LoadError, MoveError, poly_view_json, to_json};
+use crate::model::{AnyGame, AnyRules, BareMove, LoadError, MoveError};
 use crate::{IllegalMoveError, VariantError};
 
 /// A [`LoadError`] as Python's `capicua.VariantError`.
@@ -218,25 +217,9 @@ impl PyGame {
     }
 }
 
-/// A seat's view as a strategy is handed it: read like the dict
-/// `Game.view(seat)` returns (`view["hand"]`, `view["legal-moves"]`), built
-/// into Python objects only when first read.
-pub enum Snap {
-    /// Two-faced dominoes (the snapshot carries the legal moves).
-    Tiles(Box<ViewSnapshot>),
-    /// Tiles with 3, 4 or 6 faces, and the viewer's legal moves.
-    Poly(Box<PolyViewSnapshot>, Vec<AnyMove>),
-}
+pub use crate::model::Snap;
 
 impl Snap {
-    /// The view as the protocol's JSON.
-    pub fn json(&self) -> Value {
-        match self {
-            Snap::Tiles(s) => to_json(s),
-            Snap::Poly(s, legal) => poly_view_json(s, legal),
-        }
-    }
-
     /// The view as Python objects: the keys of the protocol's JSON.
     pub fn to_py<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         match self {

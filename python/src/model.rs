@@ -5,8 +5,8 @@
 
 use std::sync::Arc;
 
-use capicua_engine::poly::{FileRules, POLY_PRESETS, PolyGame, PolyMove, PolyMoveList, PolyRules};
-use capicua_engine::{Family, Game, Move, MoveList, PRESETS, Rules, Seat, Seating};
+use capicua_engine::poly::{FileRules, POLY_PRESETS, PolyGame, PolyMove, PolyMoveList, PolyRules, PolyViewSnapshot};
+use capicua_engine::{Family, Game, Move, MoveList, PRESETS, Rules, Seat, Seating, ViewSnapshot};
 use capicua_protocol::AnyMove;
 use serde_json::{Value, json};
 
@@ -308,8 +308,7 @@ impl AnyGame {
     }
 
     /// What `seat` (`None`: a spectator) may know, as data.
-    pub fn snap(&self, seat: Option<u8>) -> crate::game::Snap {
-        use crate::game::Snap;
+    pub fn snap(&self, seat: Option<u8>) -> Snap {
         match self {
             AnyGame::Tiles(g) => Snap::Tiles(Box::new(Family::snapshot(g, seat.map(Seat)))),
             AnyGame::Poly(g) => {
@@ -396,4 +395,24 @@ pub enum AnyEvents {
     Tiles(Vec<capicua_engine::Event>),
     /// Poly events, a `drew` naming no tile.
     Poly(Vec<capicua_engine::poly::PolyEvent>),
+}
+
+/// A seat's view as a strategy is handed it: read like the dict
+/// `Game.view(seat)` returns (`view["hand"]`, `view["legal-moves"]`), built
+/// into Python objects only when first read.
+pub enum Snap {
+    /// Two-faced dominoes (the snapshot carries the legal moves).
+    Tiles(Box<ViewSnapshot>),
+    /// Tiles with 3, 4 or 6 faces, and the viewer's legal moves.
+    Poly(Box<PolyViewSnapshot>, Vec<AnyMove>),
+}
+
+impl Snap {
+    /// The view as the protocol's JSON.
+    pub fn json(&self) -> Value {
+        match self {
+            Snap::Tiles(s) => to_json(s),
+            Snap::Poly(s, legal) => poly_view_json(s, legal),
+        }
+    }
 }
