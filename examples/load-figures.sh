@@ -9,7 +9,8 @@
 #   examples/load-figures.sh 18080 2000 20 --live-events
 #
 # Linux only; builds nothing: run `cargo build --release -p capicua-server
-# -p capicua-bot` and start the server first, with `--max-rooms-per-player 0`
+# -p capicua-bot` and start the server first, with `--max-rooms-per-player 0
+# --max-connections-per-addr 0`
 # (every table is a room of the same guest address).
 set -euo pipefail
 port=$1 tables=$2 seconds=$3

@@ -28,11 +28,12 @@ use std::time::{Duration, Instant};
 
 use std::borrow::Cow;
 
-use capicua_engine::Move;
-use capicua_protocol::{ClientFrame, ClientMsg, ErrorCode, GameId, RoomId, RoomSpec, ServerMsg, TimeControl};
+use capicua_protocol::{ClientMsg, ErrorCode, GameId, RoomId, RoomSpec, ServerMsg, TimeControl};
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use tokio::sync::{Notify, mpsc};
 use tokio::task::JoinHandle;
+use tokio_tungstenite::tungstenite::Utf8Bytes;
 
 use crate::remote::{Connection, Greeting, RemoteError, code_name, unexpected};
 
@@ -507,19 +508,29 @@ async fn setup_table(
 const EVENTS_PREFIX: &str = r#"{"type":"events","#;
 
 /// The fields of a server frame a load bot reads; the rest (views, events)
-/// is skipped unparsed.
+/// is skipped unparsed, and the legal moves stay JSON text: a load bot
+/// sends one back as it came, so its own CPU (which the server's shares
+/// the machine with) goes on the wire, not on decoding and encoding moves.
 #[derive(Deserialize)]
 struct LeanFrame<'a> {
     #[serde(rename = "type", borrow)]
     kind: Cow<'a, str>,
     #[serde(default)]
     prompt: Option<u64>,
-    #[serde(default, rename = "legal-moves")]
-    legal_moves: Option<Vec<Move>>,
+    #[serde(default, borrow)]
+    family: Option<Cow<'a, str>>,
+    #[serde(default, rename = "legal-moves", borrow)]
+    legal_moves: Option<Vec<&'a RawValue>>,
     #[serde(default)]
     code: Option<ErrorCode>,
     #[serde(default)]
     message: Option<String>,
+}
+
+/// The `move` frame answering `prompt` with one of its legal moves, as the
+/// prompt gave it (JSON text): what `ClientMsg::play` would serialize.
+fn move_frame(room: RoomId, prompt: u64, family: &str, m: &RawValue) -> String {
+    format!(r#"{{"type":"move","room":{room},"prompt":{prompt},"family":"{family}","move":{}}}"#, m.get())
 }
 
 /// What a load bot reads of a `game-over` (parsed a second time, once per
@@ -601,7 +612,7 @@ struct Bot {
     /// When the move awaiting its `accepted` was sent.
     sent: Option<Instant>,
     /// The last move's frame, to send again if it was rate limited.
-    last_move: Option<String>,
+    last_move: Option<Utf8Bytes>,
     /// The xorshift state behind its choices, think times and churn.
     rng: u64,
     /// Whether it has churned this match: a churning seat leaves at about
@@ -643,7 +654,8 @@ impl Bot {
         let counters = &self.seat.shared.counters;
         match (frame.kind.as_ref(), frame.prompt, frame.legal_moves) {
             ("prompt", Some(prompt), Some(legal_moves)) if !legal_moves.is_empty() => {
-                return self.on_prompt(conn, prompt, &legal_moves).await;
+                let family = frame.family.as_deref().unwrap_or("tiles");
+                return self.on_prompt(conn, prompt, family, &legal_moves).await;
             }
             ("accepted", ..) => {
                 if let Some(t) = self.sent.take()
@@ -679,7 +691,8 @@ impl Bot {
         &mut self,
         conn: &mut Connection,
         prompt: u64,
-        legal_moves: &[Move],
+        family: &str,
+        legal_moves: &[&RawValue],
     ) -> Result<After, RemoteError> {
         let table = &self.seat.table;
         // The first prompt at the table since its last move (a
@@ -701,8 +714,7 @@ impl Bot {
             tokio::time::sleep(mean.mul_f64((-u.ln()).min(10.0))).await;
         }
         let m = legal_moves[(self.next() % legal_moves.len() as u64) as usize];
-        let room = self.seat.room;
-        let text = serde_json::to_string(&ClientFrame::new(None, ClientMsg::play(room, prompt, m)))?;
+        let text: Utf8Bytes = move_frame(self.seat.room, prompt, family, m).into();
         self.last_move = Some(text.clone());
         self.sent = Some(Instant::now());
         self.seat.table.move_sent_us.store(now_us(self.seat.table.epoch), Ordering::Relaxed);
@@ -746,7 +758,36 @@ impl Bot {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use capicua_protocol::{Family, ServerFrame, tiles};
+    use capicua_protocol::{AnyMove, ClientFrame, Family, ServerFrame, decode_client, tiles};
+
+    /// A load bot's move, echoed from a prompt's legal moves as text, is the
+    /// frame the protocol's own types make of that move, in both families.
+    #[test]
+    fn a_move_echoed_from_a_prompt_is_the_move_the_protocol_would_send() {
+        let prompts = [
+            r#"{"type":"prompt","room":3,"prompt":41,"seat":1,"deadline-ms":10,"family":"tiles","legal-moves":[{"kind":"pass"},{"kind":"draw"},{"kind":"play","tile":[2,5],"end":1,"face":0},{"kind":"play","tile":[6,6],"end":255,"face":0}]}"#,
+            r#"{"type":"prompt","room":3,"prompt":42,"seat":0,"deadline-ms":10,"family":"poly","legal-moves":[{"kind":"play","tile":25,"at":{"kind":"cell","x":0,"y":-1},"rotation":2},{"kind":"draw"}]}"#,
+        ];
+        for text in prompts {
+            // The prompt as the protocol reads it, and its moves.
+            let ServerFrame { msg: ServerMsg::Prompt { turn, .. }, .. } = serde_json::from_str(text).unwrap() else {
+                panic!("not a prompt: {text}")
+            };
+            let expected: Vec<AnyMove> = match turn {
+                Family::Tiles(t) => t.legal_moves.into_iter().map(AnyMove::Tiles).collect(),
+                Family::Poly(p) => p.legal_moves.into_iter().map(AnyMove::Poly).collect(),
+            };
+            let frame: LeanFrame = serde_json::from_str(text).unwrap();
+            let legal = frame.legal_moves.unwrap();
+            assert_eq!(legal.len(), expected.len());
+            for (raw, m) in legal.iter().zip(expected) {
+                let prompt = frame.prompt.unwrap();
+                let sent = move_frame(3, prompt, frame.family.as_deref().unwrap(), raw);
+                let ours = ClientFrame::new(None, ClientMsg::play(3, prompt, m));
+                assert_eq!(decode_client(&sent).map_err(|(_, e)| e.to_string()), Ok(ours), "{sent}");
+            }
+        }
+    }
 
     #[test]
     fn events_frames_start_with_the_skipped_prefix_and_prompts_do_not() {

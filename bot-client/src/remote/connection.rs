@@ -162,8 +162,12 @@ impl Connection {
         }
     }
 
-    /// Sends an already serialized client frame (no request id bookkeeping).
-    pub async fn send_text(&mut self, text: String) -> Result<(), RemoteError> {
+    /// Sends an already serialized client frame (no request id
+    /// bookkeeping): a `String` (moved, not copied) or shared bytes.
+    pub async fn send_text(
+        &mut self,
+        text: impl Into<tokio_tungstenite::tungstenite::Utf8Bytes>,
+    ) -> Result<(), RemoteError> {
         self.ws.send(Message::Text(text.into())).await?;
         Ok(())
     }
