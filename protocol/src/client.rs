@@ -8,6 +8,9 @@ use crate::family::AnyMove;
 use crate::room::{TimeControl, TimeoutPolicy};
 use crate::{PromptId, RoomId, TournamentId};
 
+/// The protocol version this crate speaks: what a client's `hello` says.
+pub const PROTOCOL_VERSION: u32 = 2;
+
 /// A frame sent by a client: an optional request id and a message.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ClientFrame {
@@ -34,7 +37,7 @@ pub enum ClientMsg {
     /// for that registered player (or as admin with the admin token); without
     /// one it is a guest.
     Hello {
-        /// Must equal [`PROTOCOL_VERSION`](crate::PROTOCOL_VERSION).
+        /// Must equal [`PROTOCOL_VERSION`].
         version: u32,
         /// A player's secret token, or the admin token.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -196,7 +199,7 @@ impl ClientMsg {
     /// `accepted` for every move.
     pub fn hello(token: Option<String>) -> ClientMsg {
         ClientMsg::Hello {
-            version: crate::PROTOCOL_VERSION,
+            version: PROTOCOL_VERSION,
             token,
             lean_prompts: false,
             batch_events: false,

@@ -21,7 +21,7 @@ mod server;
 pub mod tiles;
 mod tournament;
 
-pub use client::{ClientFrame, ClientMsg, RoomSpec};
+pub use client::{ClientFrame, ClientMsg, PROTOCOL_VERSION, RoomSpec};
 pub use decode::{DecodeError, TAG_KEYS, decode_client, decode_strict, non_string_tag};
 pub use errors::{ErrorCode, close};
 pub use family::{AnyMove, Family};
@@ -29,9 +29,6 @@ pub use ids::{GameId, PromptId, RoomId, TournamentId};
 pub use room::{Occupant, OccupantKind, RoomInfo, RoomStatus, SeatInfo, TimeControl, TimeoutPolicy};
 pub use server::{GameResult, HintMove, PlayerInfo, SeatRef, ServerFrame, ServerMsg};
 pub use tournament::{Assignment, Progress, TournamentStatus};
-
-/// The protocol version this crate speaks.
-pub const PROTOCOL_VERSION: u32 = 2;
 
 /// The largest text frame the server accepts, in bytes.
 pub const MAX_FRAME_BYTES: usize = 64 * 1024;

@@ -17,8 +17,8 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 
-use crate::StrategyError;
 use crate::convert::{from_py, py_of, to_py};
+use crate::errors::StrategyError;
 use crate::game::{PyGame, PyView, rules_of};
 use crate::model::{AnyGame, AnyRules, BareMove, to_json};
 use crate::seat::{ErrorSlot, PyChooser};

@@ -12,8 +12,8 @@ use pyo3::types::{PyDict, PyInt, PyString};
 use serde_json::Value;
 
 use crate::convert::{from_py, py_of, to_py};
+use crate::errors::{IllegalMoveError, VariantError};
 use crate::model::{AnyGame, AnyRules, BareMove, LoadError, MoveError};
-use crate::{IllegalMoveError, VariantError};
 
 /// A [`LoadError`] as Python's `capicua.VariantError`.
 pub(crate) fn variant_error(e: LoadError) -> PyErr {

@@ -29,6 +29,8 @@ pub mod remote;
 pub mod seat;
 
 #[cfg(feature = "python")]
+mod errors;
+#[cfg(feature = "python")]
 mod module;
 #[cfg(feature = "python")]
-pub use module::{IllegalMoveError, RemoteError, StrategyError, VariantError};
+pub use errors::{IllegalMoveError, RemoteError, StrategyError, VariantError};

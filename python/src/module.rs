@@ -1,20 +1,9 @@
-//! The extension module `capicua._capicua` and its exceptions.
+//! The extension module `capicua._capicua`.
 
-use pyo3::create_exception;
-use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
+use crate::errors::{IllegalMoveError, RemoteError, StrategyError, VariantError};
 use crate::{bots, game, remote};
-
-create_exception!(capicua, VariantError, PyValueError, "A preset name or variant file the engine refused.");
-create_exception!(capicua, IllegalMoveError, PyValueError, "A move that is not one of the legal moves.");
-create_exception!(capicua, StrategyError, PyValueError, "A strategy spec that names no strategy, or a bad arena.");
-create_exception!(
-    capicua,
-    RemoteError,
-    pyo3::exceptions::PyRuntimeError,
-    "Remote play stopped on an error retrying cannot fix."
-);
 
 /// The extension module, `capicua._capicua`; `capicua/__init__.py`
 /// re-exports it.

@@ -22,9 +22,9 @@ use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::PyString;
 
-use crate::RemoteError;
 use crate::bots::PyStrategy;
 use crate::convert::to_py;
+use crate::errors::RemoteError;
 use crate::game::variant_error;
 use crate::model::AnyRules;
 use crate::seat::{ErrorSlot, PyChooser};

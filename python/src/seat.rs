@@ -19,8 +19,8 @@ use capicua_strategy::seat_view::SeatView;
 use pyo3::prelude::*;
 use pyo3::types::PyInt;
 
-use crate::IllegalMoveError;
 use crate::convert::from_py;
+use crate::errors::IllegalMoveError;
 use crate::game::{PyView, Snap};
 use crate::model::move_json;
 
