@@ -369,7 +369,7 @@ impl Conn {
                     self.out.set_lean_prompts(lean_prompts);
                     self.out.set_batch_events(batch_events);
                     self.out.set_skip_accepted(skip_accepted);
-                    self.hello(id, version, token).await
+                    Box::pin(self.hello(id, version, token)).await
                 }
                 ClientMsg::Ping => {
                     self.out.send(id, ServerMsg::Pong);
@@ -381,12 +381,16 @@ impl Conn {
                 }
             };
         };
+        // The connection's task is as large as its largest await for as
+        // long as the connection lives: the handlers that reach the database
+        // or the lobby (a few times a match at most) are boxed, so the task
+        // stays small; a move's path (`on_room`) is not.
         match route(&msg) {
-            Route::Session => self.on_session(id, msg).await,
-            Route::Lobby => self.on_lobby(id, &client, msg).await,
+            Route::Session => Box::pin(self.on_session(id, msg)).await,
+            Route::Lobby => Box::pin(self.on_lobby(id, &client, msg)).await,
             Route::Room => self.on_room(id, client, msg).await,
-            Route::Tournament => self.on_tournament(id, &client, msg).await,
-            Route::Ladder => self.on_ladder(id, &client, msg).await,
+            Route::Tournament => Box::pin(self.on_tournament(id, &client, msg)).await,
+            Route::Ladder => Box::pin(self.on_ladder(id, &client, msg)).await,
         }
         None
     }
@@ -451,7 +455,8 @@ impl Conn {
             _ => unreachable!("routed to rooms: {msg:?}"),
         };
         if !sent {
-            self.no_such_room(id, room).await;
+            // Boxed: it may ask the database (see `on_frame`).
+            Box::pin(self.no_such_room(id, room)).await;
         }
     }
 

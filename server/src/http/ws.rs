@@ -40,9 +40,10 @@ pub(super) async fn ws(
     // Above our own protocol limit, so an oversize frame gets a clear error
     // code from us before the connection closes.
     // A small read buffer: the transport zero-fills the whole buffer on
-    // every read, and at the default 128 KiB that memset dominated a
-    // profile of small-frame traffic.
-    upgrade.max_message_size(1 << 20).max_frame_size(1 << 20).read_buffer_size(4096).on_upgrade(
+    // every read (at the default 128 KiB that memset dominated a profile of
+    // small-frame traffic), and every connection holds one for its life.
+    // Clients' frames are a few hundred bytes; a larger one takes more reads.
+    upgrade.max_message_size(1 << 20).max_frame_size(1 << 20).read_buffer_size(1024).on_upgrade(
         move |socket| async move {
             let _proxied = proxied;
             let (sink, stream) = socket.split();

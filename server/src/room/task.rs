@@ -131,11 +131,16 @@ impl RoomTask {
                             crate::hints::hint(&self.state, out.clone(), *job);
                         }
                     }
+                    // The database's futures are boxed: a task is as large
+                    // as its largest await for as long as it lives (a room,
+                    // for hours), and these run once a match or less.
                     Effect::RegisterBots(fill) => {
-                        let row = hosted_bot_row(&self.state, &fill.strategy).await;
+                        let row = Box::pin(hosted_bot_row(&self.state, &fill.strategy)).await;
                         follow_up = Some(FollowUp::Registered(fill, row));
                     }
-                    Effect::Store(record) => follow_up = Some(FollowUp::Stored(store(&self.state, *record).await)),
+                    Effect::Store(record) => {
+                        follow_up = Some(FollowUp::Stored(Box::pin(store(&self.state, *record)).await));
+                    }
                     Effect::MatchDone(game) => {
                         if let Some(tx) = self.on_stored.take() {
                             let _ = tx.send(game);
