@@ -167,23 +167,33 @@ fn first_four(bits: u64, moves: &[Move; 64]) -> ([Move; 4], usize, u64) {
     (four, count, b)
 }
 
+/// Whether some tile of `tiles` joins some open end, every end counted
+/// (arm access and ends that must be covered ignored). Every end is looked
+/// at, without stopping at the first that fits: a plain loop of ANDs and
+/// ORs, with no exit that depends on the tiles (the predictor cannot
+/// foresee one).
+#[inline(always)]
+fn joins_any_end_w<const W: usize>(tiles: &TileSet, board: &Board, rules: &Rules) -> bool {
+    let mut joining = 0;
+    for e in board.ends() {
+        let p = rules.playable_on(e.pip);
+        for w in 0..W {
+            joining |= tiles.0[w] & p.0[w];
+        }
+    }
+    joining != 0
+}
+
 /// Whether some tile of `tiles` joins some open end (arm access ignored).
 #[inline(always)]
 fn any_joins_w<const W: usize>(tiles: &TileSet, board: &Board, rules: &Rules) -> bool {
-    // Every end is looked at, without stopping at the first that fits:
-    // a plain loop of ANDs and ORs, with no exit that depends on the tiles.
     let must = board.must_cover();
-    let mut joining = 0;
     if must == 0 {
         // The common case, without a test per end.
-        for e in board.ends() {
-            let p = rules.playable_on(e.pip);
-            for w in 0..W {
-                joining |= tiles.0[w] & p.0[w];
-            }
-        }
-        return joining != 0;
+        return joins_any_end_w::<W>(tiles, board, rules);
     }
+    // Only the ends that must be covered, each looked at as above.
+    let mut joining = 0;
     for (i, e) in board.ends().iter().enumerate() {
         if must >> i & 1 == 0 {
             continue;
@@ -200,17 +210,8 @@ fn any_joins_w<const W: usize>(tiles: &TileSet, board: &Board, rules: &Rules) ->
 fn has_play_w<const W: usize>(hand: &TileSet, board: &Board, rules: &Rules, seat: Seat, restricted: bool) -> bool {
     let gated = restricted || board.must_cover() != 0;
     if !gated {
-        // Every end, without stopping at the first that fits: whether the
-        // seat can play is what a pass decides, and the predictor cannot
-        // foresee it.
-        let mut joining = 0;
-        for e in board.ends() {
-            let p = rules.playable_on(e.pip);
-            for w in 0..W {
-                joining |= hand.0[w] & p.0[w];
-            }
-        }
-        return joining != 0;
+        // Whether the seat can play is what a pass decides.
+        return joins_any_end_w::<W>(hand, board, rules);
     }
     let doubles = hand.and(rules.catalog().doubles());
     board.ends().iter().enumerate().any(|(i, e)| {
@@ -374,9 +375,7 @@ impl Game {
                 !self.board.is_empty() && {
                     let able = if self.hot.narrow_free && self.board.must_cover() == 0 {
                         // Every end is open to the seat: does any join its hand?
-                        let hand = self.hands[seat.index()].0[0];
-                        let ends = self.board.ends().iter();
-                        ends.fold(0, |j, e| j | hand & self.rules.playable_on(e.pip).0[0]) != 0
+                        joins_any_end_w::<1>(&self.hands[seat.index()], &self.board, &self.rules)
                     } else {
                         self.has_play(seat)
                     };
