@@ -695,10 +695,9 @@ impl Bot {
         legal_moves: &[&RawValue],
     ) -> Result<After, RemoteError> {
         let table = &self.seat.table;
-        // The first prompt at the table since its last move (a
-        // prompt sent again after a reconnect finds none).
-        // It is how the table learns that move was played (with or
-        // without an `accepted`): it counts here.
+        // The first prompt at the table since its last move (a prompt sent
+        // again after a reconnect finds none) is how the table learns that
+        // the move was played, with or without an `accepted`: it counts here.
         let moved = table.move_sent_us.swap(0, Ordering::Relaxed);
         if moved != 0 && self.measuring() {
             let waited = now_us(table.epoch).saturating_sub(moved);
