@@ -43,6 +43,7 @@ mod scoring;
 
 use events::{Event, Events, HandEnd, HandResult, Outcome};
 use ext::Ext;
+use scoring::append;
 
 /// A safety net for targets that may never be reached (an exact target
 /// always overshot, scores that stay tied): after this many hands the match
@@ -577,6 +578,8 @@ impl Game {
     #[inline(always)]
     fn apply(&mut self, m: Move, ev: &mut Events) {
         let seat = self.to_move;
+        // Whether the move ends a hand, for the rules that watch moves.
+        let results = if self.hot.watch { self.results.len() } else { 0 };
         self.log.push(m);
         match m {
             Move::Play { tile, end, face } => {
@@ -608,7 +611,7 @@ impl Game {
                     return;
                 }
                 if out {
-                    self.end_hand(HandEnd::Out { seat, capicua }, ev);
+                    append(ev, &self.end_hand_events(HandEnd::Out { seat, capicua }));
                 } else if self.hot.cover_own_double && self.laid_a_double_to_cover(tile, end) {
                     self.keep_turn_to_cover();
                 } else {
@@ -639,7 +642,8 @@ impl Game {
             }
         }
         if self.hot.watch {
-            self.after_move(seat, m, ev);
+            let ended = self.results.len() != results;
+            append(ev, &self.after_move(seat, m, ended));
         }
     }
 
@@ -682,18 +686,21 @@ impl Game {
         if !capped && self.anyone_can_move() {
             return;
         }
-        self.stuck(capped, ev);
+        append(ev, &self.stuck(capped));
     }
 
     /// Nobody can move (or the turn cap is reached): the hand is blocked,
     /// unless a conditional rule ("nobody can play") gives the seats a move.
+    /// Its events come back by value (see [`Game::score_ends`]).
     #[inline(never)]
-    fn stuck(&mut self, capped: bool, ev: &mut Events) {
+    fn stuck(&mut self, capped: bool) -> Events {
+        let mut ev = Events::new();
         if !capped && self.hot.conditional && self.rescued_by_conditions() {
-            return;
+            return ev;
         }
         let blocker = self.last_player.unwrap_or(self.leader);
-        self.end_hand(HandEnd::Blocked { blocker }, ev);
+        self.end_hand(HandEnd::Blocked { blocker }, &mut ev);
+        ev
     }
 
     /// The seat to move after `seat` under the turn orders other than

@@ -5,7 +5,7 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use super::events::{Event, Events, HandEnd};
+use super::events::{Events, HandEnd};
 use super::ext::{Ext, ON_DRAW, ON_PASS, ON_PLAY};
 use super::{Game, Hot};
 use crate::moves::Move;
@@ -57,14 +57,21 @@ impl Game {
     }
 
     /// After a move by `seat`: counts passes, applies the end rules and
-    /// re-evaluates the conditions the move may have changed.
+    /// re-evaluates the conditions the move may have changed. `ended`: the
+    /// move ended a hand. Returns what happened.
     #[cold]
     #[inline(never)]
-    pub(super) fn after_move(&mut self, seat: Seat, m: Move, ev: &mut Events) {
-        if ev.iter().any(|e| matches!(e, Event::HandOver { .. } | Event::MatchOver { .. })) {
+    pub(super) fn after_move(&mut self, seat: Seat, m: Move, ended: bool) -> Events {
+        let mut ev = Events::new();
+        if ended {
             // A new hand (or none): its state was reset when it was dealt.
-            return;
+            return ev;
         }
+        self.after_move_into(seat, m, &mut ev);
+        ev
+    }
+
+    fn after_move_into(&mut self, seat: Seat, m: Move, ev: &mut Events) {
         let bit = 1u16 << seat.0;
         let kind = match m {
             Move::Play { .. } => {

@@ -8,6 +8,14 @@ use super::{Game, MAX_HANDS_PER_MATCH, MAX_MOVES_PER_MATCH};
 use crate::seating::{MAX_SEATS, Seat, Side};
 use crate::variant::{BlockedCompare, BlockedTie, Capicua, HandPoints, MatchTarget, PlayScoring};
 
+/// Appends the events of a step taken out of line to the move's own.
+#[inline(always)]
+pub(super) fn append(ev: &mut Events, more: &Events) {
+    for &e in more {
+        ev.push(e);
+    }
+}
+
 impl Game {
     /// Adds `points` to `side`, honouring an exact target. Returns the points
     /// actually scored.
@@ -28,15 +36,30 @@ impl Game {
         }
     }
 
-    /// Scores the ends after a play. Returns true when this ended the match.
+    /// Scores the ends after a play, appending what happened to `ev`.
+    /// Returns true when this ended the match.
     #[inline(always)]
     pub(super) fn score_play(&mut self, seat: Seat, ev: &mut Events) -> bool {
-        self.hot.play_scoring && self.score_ends(seat, ev)
+        if !self.hot.play_scoring {
+            return false;
+        }
+        let (over, scored) = self.score_ends(seat);
+        append(ev, &scored);
+        over
     }
 
-    /// [`Game::score_play`] for a variant that scores during play.
+    /// [`Game::score_play`] for a variant that scores during play: whether
+    /// the match ended, and the events. Its events come back by value, so
+    /// the play's own list never leaves the caller (a list passed to a call
+    /// that is not inlined lives in memory and its every push is kept).
     #[inline(never)]
-    fn score_ends(&mut self, seat: Seat, ev: &mut Events) -> bool {
+    fn score_ends(&mut self, seat: Seat) -> (bool, Events) {
+        let mut ev = Events::new();
+        let over = self.score_ends_into(seat, &mut ev);
+        (over, ev)
+    }
+
+    fn score_ends_into(&mut self, seat: Seat, ev: &mut Events) -> bool {
         let rule = self.rules.variant().scoring.during_play;
         let sum = if matches!(rule, PlayScoring::Headers) { 0 } else { self.board.end_sum() as i32 };
         let points = match rule {
@@ -136,6 +159,15 @@ impl Game {
                 None
             }
         })
+    }
+
+    /// [`Game::end_hand`] with its events returned by value (see
+    /// [`Game::score_ends`]).
+    #[inline(never)]
+    pub(super) fn end_hand_events(&mut self, end: HandEnd) -> Events {
+        let mut ev = Events::new();
+        self.end_hand(end, &mut ev);
+        ev
     }
 
     /// Ends the hand: decides its winner, scores it, records it, then
