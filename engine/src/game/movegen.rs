@@ -80,6 +80,28 @@ fn push_plays_narrow(hand: u64, board: &Board, rules: &Rules, seat: Seat, restri
     let gated = restricted || board.must_cover() != 0;
     // The hand in both halves, to AND with both faces' packed tables at once.
     let both = hand | hand << 32;
+    let ends = board.ends();
+    if let [a, b] = ends
+        && !gated
+    {
+        // A line of two ends open to all (every line layout, and a spinner
+        // before its short sides open): the loop below unrolled, with
+        // nothing to look up per end but its packed table.
+        let lo = both & rules.narrow_joining(a.pip);
+        let hi = both & rules.narrow_joining(b.pip);
+        let (lo_four, lo_count, lo_rest) = first_four(lo, &NARROW_MOVES[0][0]);
+        let (hi_four, hi_count, hi_rest) = first_four(hi, &NARROW_MOVES[0][1]);
+        if lo_rest | hi_rest == 0 && list.remaining_capacity() >= 8 {
+            let start = list.len();
+            let pushed = list.try_extend_from_slice(&lo_four);
+            debug_assert!(pushed.is_ok(), "room was checked");
+            list.truncate(start + lo_count);
+            let pushed = list.try_extend_from_slice(&hi_four);
+            debug_assert!(pushed.is_ok(), "room was checked");
+            list.truncate(start + lo_count + hi_count);
+            return;
+        }
+    }
     let doubles = both & (rules.catalog().doubles().0[0] * 0x1_0000_0001);
     let joining = |i: usize, e: &OpenEnd| -> u64 {
         let usable = if !gated || board.may_use(seat, i, restricted) {
@@ -91,7 +113,6 @@ fn push_plays_narrow(hand: u64, board: &Board, rules: &Rules, seat: Seat, restri
         };
         usable & rules.narrow_joining(e.pip)
     };
-    let ends = board.ends();
     // Two ends at a time, indexed rather than chunked: a line layout (two
     // ends, the common case) runs the body once with no iterator state.
     let mut first = 0;
@@ -159,8 +180,10 @@ fn first_four(bits: u64, moves: &[Move; 64]) -> ([Move; 4], usize, u64) {
     let mut count = 0;
     let mut b = bits;
     for slot in &mut four {
-        // An empty word's 64 trailing zeros pick a slot that is cut.
-        *slot = moves[(b.trailing_zeros() & 63) as usize];
+        // The top bit set too: the word is never empty, so finding its
+        // lowest bit needs no case for zero (an empty word picks slot 63,
+        // which is cut), and the index is known to be in bounds.
+        *slot = moves[(b | 1 << 63).trailing_zeros() as usize];
         count += (b != 0) as usize;
         b &= b.wrapping_sub(1);
     }
