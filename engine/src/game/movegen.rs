@@ -198,6 +198,14 @@ fn first_four(bits: u64, moves: &[Move; 64]) -> ([Move; 4], usize, u64) {
 #[inline(always)]
 fn joins_any_end_w<const W: usize>(tiles: &TileSet, board: &Board, rules: &Rules) -> bool {
     let mut joining = 0;
+    if let [a, b] = board.ends() {
+        // A line (the common layout): both ends at once, no loop.
+        let (p, q) = (rules.playable_on(a.pip), rules.playable_on(b.pip));
+        for w in 0..W {
+            joining |= tiles.0[w] & (p.0[w] | q.0[w]);
+        }
+        return joining != 0;
+    }
     for e in board.ends() {
         let p = rules.playable_on(e.pip);
         for w in 0..W {
