@@ -206,7 +206,9 @@ impl<'a> View<'a> {
     /// g.view(g.next_seat(me)).fill_legal_moves(&mut out);
     /// assert!(out.is_empty());
     /// ```
-    #[inline]
+    // Always inlined, like the game's own: a strategy's loop (the arena's
+    // `random` seats) otherwise calls it, reloading the position each move.
+    #[inline(always)]
     pub fn fill_legal_moves(&self, out: &mut MoveList) {
         match self.seat {
             Some(s) if self.game.to_move() == Some(s) => self.game.fill_legal_moves(out),
