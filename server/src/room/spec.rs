@@ -2,10 +2,10 @@
 //! variant, or a variant file of either family), the seating the engine
 //! accepts, the clock, the timeout policy.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use capicua_engine::poly::{FileRules, POLY_PRESETS, PolyRules, PolyVariant};
-use capicua_engine::{Game, Seat, Seating, Variant};
+use capicua_engine::{Game, Rules, Seat, Seating, Variant};
 use capicua_protocol::{ErrorCode, RoomSpec};
 /// Longest per-move time and bank a room may set (as a tournament may).
 use capicua_tournament::MAX_CLOCK_MS;
@@ -217,7 +217,7 @@ fn tiles_seating(spec: &RoomSpec, rules: capicua_engine::Rules) -> Result<(RoomR
     if let Some(teams) = &spec.teams {
         seating = seating.with_teams(teams.clone());
     }
-    let rules = Arc::new(rules);
+    let rules = shared_preset(rules);
     // Seating is checked by dealing a throwaway game: the engine is the
     // only judge of what a table may be.
     let probe = Game::new(rules.clone(), seating.clone(), 0).map_err(|e| CreateError::Seating(e.to_string()))?;
@@ -239,7 +239,7 @@ fn poly_seating(spec: &RoomSpec, rules: PolyRules) -> Result<(RoomRules, Vec<u8>
         return Err(CreateError::Seating("tiles with 3, 4 or 6 faces are played without teams".into()));
     }
     let seats = spec.seats.unwrap_or(*rules.seat_range().end());
-    let rules = Arc::new(rules);
+    let rules = shared_poly_preset(rules);
     capicua_engine::poly::PolyGame::new(rules.clone(), seats, 0).map_err(|e| CreateError::Seating(e.to_string()))?;
     let name = &rules.variant().name;
     if spec.rated
@@ -249,6 +249,38 @@ fn poly_seating(spec: &RoomSpec, rules: PolyRules) -> Result<(RoomRules, Vec<u8>
         return Err(preset_name_taken(name));
     }
     Ok((RoomRules::Poly(RulesOf { rules, seating: seats }), (0..seats).collect()))
+}
+
+/// The process's one compiled copy of a preset's rules when `rules` are
+/// exactly that preset's (name included), else `rules` in an `Arc` of their
+/// own. Rooms hold their rules for life and most rooms play a preset:
+/// sharing saves each room its own compiled copy (about 4 KiB).
+fn shared_preset(rules: Rules) -> Arc<Rules> {
+    static SHARED: OnceLock<Vec<Arc<Rules>>> = OnceLock::new();
+    let shared = SHARED.get_or_init(|| {
+        capicua_engine::PRESETS
+            .iter()
+            .filter_map(|name| capicua_engine::preset(name)?.validate().ok())
+            .map(Arc::new)
+            .collect()
+    });
+    let v = rules.variant();
+    match shared.iter().find(|p| p.variant().name == v.name && p.variant() == v) {
+        Some(p) => p.clone(),
+        None => Arc::new(rules),
+    }
+}
+
+/// [`shared_preset`] for tiles with 3, 4 or 6 faces.
+fn shared_poly_preset(rules: PolyRules) -> Arc<PolyRules> {
+    static SHARED: OnceLock<Vec<Arc<PolyRules>>> = OnceLock::new();
+    let shared =
+        SHARED.get_or_init(|| POLY_PRESETS.iter().filter_map(|name| PolyRules::preset(name)).map(Arc::new).collect());
+    let v = rules.variant();
+    match shared.iter().find(|p| p.variant().name == v.name && p.variant() == v) {
+        Some(p) => p.clone(),
+        None => Arc::new(rules),
+    }
 }
 
 /// A rated room that names a preset must play its rules.
@@ -271,4 +303,46 @@ fn variant_file(text: &str) -> Result<FileRules, CreateError> {
     }
     let origin = if text.trim_start().starts_with('{') { "variant-file.json" } else { "variant-file.toml" };
     FileRules::from_file_text(origin, text).map_err(CreateError::VariantFile)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tiles_rules(spec: &RoomSpec) -> Arc<Rules> {
+        match settings(spec, std::time::Duration::ZERO).expect("a valid spec").rules {
+            RoomRules::Tiles(r) => r.rules,
+            RoomRules::Poly(_) => panic!("a dominoes room"),
+        }
+    }
+
+    fn poly_rules(spec: &RoomSpec) -> Arc<PolyRules> {
+        match settings(spec, std::time::Duration::ZERO).expect("a valid spec").rules {
+            RoomRules::Poly(r) => r.rules,
+            RoomRules::Tiles(_) => panic!("a poly room"),
+        }
+    }
+
+    #[test]
+    fn rooms_of_a_preset_share_its_compiled_rules_and_other_rules_are_their_own() {
+        let latin = RoomSpec { preset: Some("latin".into()), ..RoomSpec::default() };
+        assert!(Arc::ptr_eq(&tiles_rules(&latin), &tiles_rules(&latin)));
+        // The preset's rules sent as a variant open the preset: shared too.
+        let as_variant = RoomSpec { variant: capicua_engine::preset("latin"), ..RoomSpec::default() };
+        assert!(Arc::ptr_eq(&tiles_rules(&latin), &tiles_rules(&as_variant)));
+        // Other rules keep a copy of their own, whatever their name.
+        let mut other = capicua_engine::preset("latin").unwrap();
+        other.name = "latin-custom".into();
+        other.target = capicua_engine::MatchTarget::Hands(1);
+        let custom = RoomSpec { variant: Some(other.clone()), ..RoomSpec::default() };
+        let (a, b) = (tiles_rules(&custom), tiles_rules(&custom));
+        assert!(!Arc::ptr_eq(&a, &b));
+        assert_eq!(a.variant(), &other);
+        assert!(!Arc::ptr_eq(&a, &tiles_rules(&latin)));
+
+        let name = POLY_PRESETS[0];
+        let poly = RoomSpec { preset: Some(name.into()), ..RoomSpec::default() };
+        assert!(Arc::ptr_eq(&poly_rules(&poly), &poly_rules(&poly)));
+        assert_eq!(poly_rules(&poly).variant().name, name);
+    }
 }
