@@ -10,6 +10,7 @@ mod ladder;
 mod limits;
 mod ops;
 mod rooms;
+mod socket;
 mod tournaments;
 mod ws;
 

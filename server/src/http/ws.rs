@@ -3,19 +3,15 @@
 use std::sync::Arc;
 
 use axum::extract::State;
-use axum::extract::ws::WebSocketUpgrade;
 use axum::http::{Extensions, StatusCode};
 use axum::response::{IntoResponse, Response};
 use capicua_protocol::ErrorCode;
 use futures_util::StreamExt;
 
+use super::socket::Upgrade;
 use crate::AppState;
 
-pub(super) async fn ws(
-    State(state): State<Arc<AppState>>,
-    extensions: Extensions,
-    upgrade: WebSocketUpgrade,
-) -> Response {
+pub(super) async fn ws(State(state): State<Arc<AppState>>, extensions: Extensions, upgrade: Upgrade) -> Response {
     let peer = crate::limits::peer_of(&extensions);
     // Behind a trusted proxy the accept loop counts no address: the
     // proxy's clients are counted here, by the address it forwards.
@@ -43,20 +39,18 @@ pub(super) async fn ws(
     // every read (at the default 128 KiB that memset dominated a profile of
     // small-frame traffic), and every connection holds one for its life.
     // Clients' frames are a few hundred bytes; a larger one takes more reads.
-    upgrade.max_message_size(1 << 20).max_frame_size(1 << 20).read_buffer_size(1024).on_upgrade(
-        move |socket| async move {
-            let _proxied = proxied;
-            let (sink, stream) = socket.split();
-            match state.lobby.admit() {
-                Some(permit) => {
-                    crate::conn::serve(state, peer, sink, stream).await;
-                    drop(permit);
-                }
-                None => {
-                    crate::metrics::Metrics::inc(&state.metrics.connections_refused);
-                    crate::conn::refuse(sink).await;
-                }
+    upgrade.on_upgrade(1024, 1 << 20, move |socket| async move {
+        let _proxied = proxied;
+        let (sink, stream) = socket.split();
+        match state.lobby.admit() {
+            Some(permit) => {
+                crate::conn::serve(state, peer, sink, stream).await;
+                drop(permit);
             }
-        },
-    )
+            None => {
+                crate::metrics::Metrics::inc(&state.metrics.connections_refused);
+                crate::conn::refuse(sink).await;
+            }
+        }
+    })
 }
