@@ -17,6 +17,10 @@ of the `block` preset. Measured:
 - `open_spiel block`: `pyspiel.load_game("python_block_dominoes")` when
   installed.
 
+The contenders take turns (slices of a quarter of a second or so, round
+after round, `--seconds` each in all), so a drift of the machine's speed
+weighs on all of them alike.
+
 Usage: python hands_per_sec.py [--seconds 3]
 """
 
@@ -35,22 +39,44 @@ hand-size = [[4, 7]]
 """
 
 
-def timed(play, seconds):
-    """Hands a second of `play(n)`, which plays n hands, scaled up until it runs `seconds`."""
-    n, spent = 16, 0.0
-    while spent < seconds / 4:
+def calibrated(play, slice_seconds):
+    """How many hands of `play(n)` take about `slice_seconds`."""
+    n = 4
+    while True:
         start = time.perf_counter()
         play(n)
         spent = time.perf_counter() - start
-        if spent < seconds / 4:
-            n *= 4
-    total, hands, deadline = 0.0, 0, time.perf_counter() + seconds
-    while time.perf_counter() < deadline:
-        start = time.perf_counter()
-        play(n)
-        total += time.perf_counter() - start
-        hands += n
-    return hands / total
+        if spent >= slice_seconds / 4:
+            return max(1, int(n * slice_seconds / spent))
+        n *= 4
+
+
+def interleaved(contenders, seconds, slices=12):
+    """Hands a second of each `play(n)`, measured in turns: every contender
+    plays a slice of about `seconds / slices`, round after round, until each
+    has played `seconds`. The machine's speed drifts within minutes; taking
+    turns spreads the drift over every contender alike, so their ratios
+    hold where back-to-back blocks of seconds would not."""
+    sizes, rates = {}, {}
+    for name, play in contenders:
+        try:
+            sizes[name] = calibrated(play, seconds / slices)
+        except ImportError as e:
+            print(f"{name:26} skipped: {e}")
+    spent = {name: 0.0 for name in sizes}
+    hands = {name: 0 for name in sizes}
+    plays = dict(contenders)
+    while any(t < seconds for t in spent.values()):
+        for name, n in sizes.items():
+            if spent[name] >= seconds:
+                continue
+            start = time.perf_counter()
+            plays[name](n)
+            spent[name] += time.perf_counter() - start
+            hands[name] += n
+    for name in sizes:
+        rates[name] = hands[name] / spent[name]
+    return rates
 
 
 def capicua_own(n):
@@ -110,14 +136,9 @@ def main():
         ("capicua callback (index)", capicua_index),
         ("capicua callback (dict)", capicua_dict),
     ]
-    rates = {}
-    for name, play in contenders:
-        try:
-            rates[name] = timed(play, args.seconds)
-        except ImportError as e:
-            print(f"{name:26} skipped: {e}")
-            continue
-        print(f"{name:26} {rates[name]:>12,.0f} hands/s")
+    rates = interleaved(contenders, args.seconds)
+    for name, rate in rates.items():
+        print(f"{name:26} {rate:>12,.0f} hands/s")
     base = rates.get("dominoes (PyPI)")
     if base:
         print()

@@ -181,7 +181,7 @@ impl PyStrategy {
 /// A view as a JSON value: a `View` (its dict) or a dict.
 fn view_value(position: &Bound<'_, PyAny>) -> PyResult<serde_json::Value> {
     if let Ok(v) = position.cast::<PyView>() {
-        return Ok(v.get().json());
+        return v.get().json();
     }
     if position.is_instance_of::<PyDict>() {
         return from_py(position);
@@ -283,7 +283,7 @@ fn run_arena(
     threads: usize,
     time_moves: bool,
 ) -> PyResult<serde_json::Value> {
-    let error: ErrorSlot = Arc::new(Mutex::new(None));
+    let error = ErrorSlot::default();
     let python = !seats.functions.is_empty();
     let functions = Arc::new(seats.functions);
     let builder: Arc<Builder> = {
@@ -314,7 +314,7 @@ fn run_arena(
     // thread of its own would set up and tear down an interpreter state
     // per call. Without them, other Python threads run meanwhile.
     let report = if python { arena.run(&progress) } else { py.detach(|| arena.run(&progress)) };
-    if let Some(e) = error.lock().ok().and_then(|mut e| e.take()) {
+    if let Some(e) = error.take() {
         return Err(e);
     }
     Ok(to_json(&report.map_err(spec_error)?))

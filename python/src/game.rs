@@ -2,10 +2,13 @@
 //! `capicua.View` (a seat's view handed to a Python strategy, read like
 //! the dict `Game.view` returns).
 
-use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 
+use capicua_engine::Move;
 use capicua_engine::poly::{POLY_PRESETS, PolyMove};
 use capicua_protocol::AnyMove;
+use capicua_strategy::seat_view::SeatView;
 use pyo3::exceptions::{PyKeyError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyInt, PyString};
@@ -13,7 +16,8 @@ use serde_json::Value;
 
 use crate::convert::{from_py, py_of, to_py};
 use crate::errors::{IllegalMoveError, VariantError};
-use crate::model::{AnyGame, AnyRules, BareMove, LoadError, MoveError};
+use crate::lent::{Lent, Slot};
+use crate::model::{AnyGame, AnyRules, BareMove, LoadError, MoveError, tiles_field};
 
 /// A [`LoadError`] as Python's `capicua.VariantError`.
 pub(crate) fn variant_error(e: LoadError) -> PyErr {
@@ -302,43 +306,189 @@ impl Snap {
 
 /// A seat's view, handed to a Python strategy: a read-only mapping with
 /// the keys of `Game.view(seat)`.
+///
+/// A strategy's view is lent the seat itself for the length of the call
+/// ([`PyView::lend`]): each key is read from the seat when asked for, and
+/// nothing else is built. When the call returns, a view that the function
+/// kept (or that another object still refers to) is given the seat's whole
+/// snapshot, so it reads the same afterwards; one that nothing refers to
+/// is lent the next seat.
 #[pyclass(name = "View", module = "capicua", frozen, mapping)]
 pub struct PyView {
-    pub(crate) snap: Snap,
-    dict: OnceLock<Py<PyDict>>,
+    /// The seat lent for the call, if any.
+    seat: Slot,
+    /// Whether `state` holds anything (read without its lock).
+    built: AtomicBool,
+    // Held only while plain Rust runs (never while Python objects are
+    // made, which may run any Python code): nothing waits on it while
+    // holding the interpreter.
+    state: Mutex<ViewState>,
+}
+
+#[derive(Default)]
+struct ViewState {
+    /// The whole view, once taken (always, outside a lending).
+    snap: Option<Arc<Snap>>,
+    /// The whole view as a dict, once built.
+    dict: Option<Py<PyDict>>,
+}
+
+fn not_lent() -> PyErr {
+    pyo3::exceptions::PyRuntimeError::new_err(
+        "this view is its seat's only while its strategy chooses, and on that thread",
+    )
 }
 
 impl PyView {
-    /// The view as the protocol's JSON.
-    pub fn json(&self) -> Value {
-        self.snap.json()
-    }
-
     /// The view of a snapshot.
     pub fn new(snap: Snap) -> PyView {
-        PyView { snap, dict: OnceLock::new() }
+        PyView {
+            seat: Slot::default(),
+            built: AtomicBool::new(true),
+            state: Mutex::new(ViewState { snap: Some(Arc::new(snap)), dict: None }),
+        }
+    }
+
+    /// A view with nothing to read but what it is [lent](PyView::lend).
+    pub fn blank() -> PyView {
+        PyView { seat: Slot::default(), built: AtomicBool::new(false), state: Mutex::new(ViewState::default()) }
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, ViewState> {
+        // A panic under the lock leaves plain data behind: keep reading it.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Stores in the state under its lock.
+    fn build<T>(&self, f: impl FnOnce(&mut ViewState) -> T) -> T {
+        let mut st = self.state();
+        self.built.store(true, Ordering::Release);
+        f(&mut st)
+    }
+
+    /// Runs `f` with the view lent `seat`, the seat to move, whose legal
+    /// moves are `legal`: it reads the seat in place. Then, if `kept()`
+    /// says that something besides its owner refers to the view, it takes
+    /// the seat's whole snapshot; else it forgets everything of it (and
+    /// may be lent again). A view lent must be [blank](PyView::blank) or
+    /// forgotten.
+    pub fn lend<R>(
+        &self,
+        seat: &dyn SeatView,
+        legal: &[Move],
+        f: impl FnOnce() -> R,
+        kept: impl FnOnce() -> bool,
+    ) -> R {
+        self.seat.lend(&Lent { seat, legal }, || {
+            let r = f();
+            if kept() {
+                // A snapshot taken during the call is the same.
+                if self.state().snap.is_none() {
+                    let snap = seat.snapshot().map(|s| Arc::new(Snap::Tiles(Box::new(s))));
+                    self.build(|st| st.snap = snap);
+                }
+            } else if self.built.swap(false, Ordering::AcqRel) {
+                let dict = {
+                    let mut st = self.state();
+                    st.snap = None;
+                    st.dict.take()
+                };
+                // Python objects are dropped outside the lock.
+                drop(dict);
+            }
+            r
+        })
+    }
+
+    /// The whole snapshot, once taken.
+    fn taken(&self) -> Option<Arc<Snap>> {
+        if !self.built.load(Ordering::Acquire) {
+            return None;
+        }
+        self.state().snap.clone()
+    }
+
+    /// The whole snapshot: its own, or the lent seat's, which it keeps.
+    fn snap(&self) -> PyResult<Arc<Snap>> {
+        if let Some(s) = self.taken() {
+            return Ok(s);
+        }
+        let snap = self.seat.with(|lent| match lent {
+            Some(lent) => lent
+                .seat
+                .snapshot()
+                .ok_or_else(|| pyo3::exceptions::PyRuntimeError::new_err("this seat's view cannot be taken as data")),
+            None => Err(not_lent()),
+        })?;
+        let snap = Arc::new(Snap::Tiles(Box::new(snap)));
+        Ok(self.build(|st| st.snap.get_or_insert(snap).clone()))
+    }
+
+    /// The view as the protocol's JSON.
+    pub fn json(&self) -> PyResult<Value> {
+        Ok(self.snap()?.json())
+    }
+
+    /// The viewer's legal moves.
+    pub fn legal(&self) -> PyResult<Vec<AnyMove>> {
+        if let Some(legal) = self.seat.with(|l| l.map(|l| l.legal.iter().map(|&m| AnyMove::Tiles(m)).collect())) {
+            return Ok(legal);
+        }
+        Ok(self.snap()?.legal())
+    }
+
+    /// The `i`th legal move.
+    pub fn legal_at(&self, i: usize) -> Option<AnyMove> {
+        match self.seat.with(|l| l.map(|l| l.legal.get(i).map(|&m| AnyMove::Tiles(m)))) {
+            Some(m) => m,
+            None => self.taken()?.legal_at(i),
+        }
+    }
+
+    /// How many legal moves.
+    pub fn legal_count(&self) -> usize {
+        match self.seat.with(|l| l.map(|l| l.legal.len())) {
+            Some(n) => n,
+            None => self.taken().map_or(0, |s| s.legal_count()),
+        }
     }
 
     fn dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        if let Some(d) = self.dict.get() {
+        if self.built.load(Ordering::Acquire)
+            && let Some(d) = &self.state().dict
+        {
             return Ok(d.bind(py).clone());
         }
-        let d = self.snap.to_py(py)?.cast_into::<PyDict>()?;
-        let _ = self.dict.set(d.clone().unbind());
-        Ok(self.dict.get().map(|d| d.bind(py).clone()).unwrap_or(d))
+        let d = self.snap()?.to_py(py)?.cast_into::<PyDict>()?;
+        // Another thread may have built it meanwhile: one dict per view.
+        Ok(self.build(|st| st.dict.get_or_insert_with(|| d.unbind()).bind(py).clone()))
     }
 }
 
 #[pymethods]
 impl PyView {
     fn __getitem__<'py>(&self, py: Python<'py>, key: &str) -> PyResult<Bound<'py, PyAny>> {
-        if let Some(d) = self.dict.get() {
-            return d.bind(py).get_item(key)?.ok_or_else(|| PyKeyError::new_err(key.to_string()));
+        let missing = || PyKeyError::new_err(key.to_string());
+        if self.built.load(Ordering::Acquire) {
+            let (dict, snap) = {
+                let st = self.state();
+                (st.dict.as_ref().map(|d| d.clone_ref(py)), st.snap.clone())
+            };
+            if let Some(d) = dict {
+                return d.bind(py).get_item(key)?.ok_or_else(missing);
+            }
+            if let Some(value) = snap.and_then(|s| s.field(py, key)) {
+                return value;
+            }
+        } else {
+            match self.seat.with(|lent| lent.map(|l| tiles_field(l.seat, l.legal, key))) {
+                Some(Some(field)) => return py_of(py, &field),
+                Some(None) => {}
+                None => return Err(not_lent()),
+            }
         }
-        if let Some(value) = self.snap.field(py, key) {
-            return value;
-        }
-        self.dict(py)?.get_item(key)?.ok_or_else(|| PyKeyError::new_err(key.to_string()))
+        // A key read from the whole view.
+        self.dict(py)?.get_item(key)?.ok_or_else(missing)
     }
 
     fn __contains__(&self, py: Python<'_>, key: &str) -> PyResult<bool> {
@@ -379,8 +529,8 @@ impl PyView {
     /// The number of legal moves, without building the view's objects: a
     /// strategy may answer with an index below it.
     #[getter]
-    fn legal_count(&self) -> usize {
-        self.snap.legal_count()
+    fn get_legal_count(&self) -> usize {
+        self.legal_count()
     }
 
     /// The legal moves (`view["legal-moves"]`).
@@ -392,18 +542,22 @@ impl PyView {
     /// `"tiles"` or `"poly"`.
     #[getter]
     fn family(&self) -> &'static str {
-        match self.snap {
-            Snap::Tiles(_) => "tiles",
-            Snap::Poly(..) => "poly",
+        match self.taken().as_deref() {
+            Some(Snap::Poly(..)) => "poly",
+            _ => "tiles",
         }
     }
 
     /// The viewer's seat.
     #[getter]
     fn seat(&self) -> Option<u8> {
-        match &self.snap {
-            Snap::Tiles(s) => s.seat.map(|s| s.0),
-            Snap::Poly(s, _) => s.seat,
+        if let Some(seat) = self.seat.with(|l| l.map(|l| l.seat.seat().0)) {
+            return Some(seat);
+        }
+        match self.taken().as_deref() {
+            Some(Snap::Tiles(s)) => s.seat.map(|s| s.0),
+            Some(Snap::Poly(s, _)) => s.seat,
+            None => None,
         }
     }
 

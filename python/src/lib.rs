@@ -4,6 +4,8 @@
 //!
 //! - [`model`]: a match of either tile family and what it hands out, as
 //!   JSON values (no Python needed: the Rust tests check it);
+//! - [`lent`]: a seat lent to a strategy's view for one call (the crate's
+//!   only unsafe code, behind a safe interface);
 //!
 //! and, with the feature `python` (which the wheel's build turns on):
 //!
@@ -22,6 +24,7 @@ pub mod bots;
 pub mod convert;
 #[cfg(feature = "python")]
 pub mod game;
+pub mod lent;
 pub mod model;
 #[cfg(feature = "python")]
 pub mod remote;

@@ -6,8 +6,12 @@
 use std::sync::Arc;
 
 use capicua_engine::poly::{FileRules, POLY_PRESETS, PolyGame, PolyMove, PolyMoveList, PolyRules, PolyViewSnapshot};
-use capicua_engine::{Family, Game, Move, MoveList, PRESETS, Rules, Seat, Seating, ViewSnapshot};
+use capicua_engine::{
+    Family, Game, LeadRequirement, Move, MoveList, OpenEnd, PRESETS, Record, Rules, Seat, Seating, TileSet,
+    ViewSnapshot,
+};
 use capicua_protocol::AnyMove;
+use capicua_strategy::seat_view::SeatView;
 use serde_json::{Value, json};
 
 /// Why a variant could not be loaded.
@@ -416,3 +420,79 @@ impl Snap {
         }
     }
 }
+
+/// One key of a two-faced view, read from the seat itself rather than
+/// from a whole [`ViewSnapshot`]: a Python strategy that reads its hand
+/// and legal moves pays for those alone. Serializes as the snapshot's
+/// value of the key does.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[serde(untagged)]
+pub enum TilesField {
+    /// `legal-moves`.
+    Moves(Vec<Move>),
+    /// `hand`.
+    Hand(Option<TileSet>),
+    /// `seat`, `to-move`.
+    Seat(Option<Seat>),
+    /// `leader`.
+    Leader(Seat),
+    /// `ends`.
+    Ends(Vec<OpenEnd>),
+    /// `history`.
+    History(Vec<Record>),
+    /// `hand-sizes`.
+    Sizes(Vec<u8>),
+    /// `scores`, `play-points`.
+    Points(Vec<i32>),
+    /// `stock`.
+    Count(usize),
+    /// `hand-number`.
+    Number(u32),
+    /// `variant`.
+    Name(String),
+    /// `lead-requirement`.
+    Lead(Option<LeadRequirement>),
+}
+
+/// The key `key` of the view of `seat`, the seat to move, whose legal
+/// moves are `legal`: the same value as the key of `seat.snapshot()`, for
+/// the keys a strategy reads most; `None` for the others (whole-table
+/// keys such as `hands`, `results` or `outcome`, and those a snapshot
+/// leaves out when empty), which the snapshot answers.
+pub fn tiles_field(seat: &dyn SeatView, legal: &[Move], key: &str) -> Option<TilesField> {
+    Some(match key {
+        "legal-moves" => TilesField::Moves(legal.to_vec()),
+        "hand" => TilesField::Hand(Some(seat.hand())),
+        // The seat is lent while it chooses: it is to move.
+        "seat" | "to-move" => TilesField::Seat(Some(seat.seat())),
+        "leader" => TilesField::Leader(seat.leader()),
+        "ends" => TilesField::Ends(seat.ends().to_vec()),
+        "history" => TilesField::History(seat.history().to_vec()),
+        "hand-sizes" => TilesField::Sizes((0..seat.seats()).map(|s| seat.hand_len(Seat(s)) as u8).collect()),
+        "scores" => TilesField::Points(seat.scores().to_vec()),
+        "play-points" => TilesField::Points(seat.play_points().to_vec()),
+        "stock" => TilesField::Count(seat.stock_len()),
+        "hand-number" => TilesField::Number(seat.hand_number()),
+        "variant" => TilesField::Name(seat.rules().variant().name.clone()),
+        "lead-requirement" => TilesField::Lead(seat.lead_requirement()),
+        _ => return None,
+    })
+}
+
+/// The keys [`tiles_field`] answers.
+pub const TILES_FIELDS: [&str; 14] = [
+    "legal-moves",
+    "hand",
+    "seat",
+    "to-move",
+    "leader",
+    "ends",
+    "history",
+    "hand-sizes",
+    "scores",
+    "play-points",
+    "stock",
+    "hand-number",
+    "variant",
+    "lead-requirement",
+];

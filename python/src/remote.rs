@@ -10,8 +10,8 @@
 //! and for the function's first failure, which stops it.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use capicua_bot::remote::{PlayConfig, PlayOptions, PlayVariant, Registration, Strategies, Tally, play_as, tokens_for};
@@ -57,7 +57,7 @@ pub fn play<'py>(
     rated: bool,
     count: usize,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let error: ErrorSlot = Arc::new(Mutex::new(None));
+    let error = ErrorSlot::default();
     let mut cfg = PlayConfig {
         server,
         token,
@@ -107,7 +107,7 @@ pub fn play<'py>(
         })
     });
     // The function's own failure first: it is why the loop stopped.
-    if let Some(e) = error.lock().ok().and_then(|mut e| e.take()) {
+    if let Some(e) = error.take() {
         return Err(e);
     }
     outcome?;
@@ -165,7 +165,7 @@ async fn watch(error: &ErrorSlot) -> PyErr {
         if let Err(e) = Python::attach(|py| py.check_signals()) {
             return e;
         }
-        if error.lock().map(|e| e.is_some()).unwrap_or(true) {
+        if error.failed() {
             return RemoteError::new_err("the function failed");
         }
     }

@@ -8,6 +8,7 @@
 //! caller raises it once the loop is back in Python. After a failure the
 //! function is not called again.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use capicua_engine::poly::{PolyMoveList, PolyView};
@@ -16,16 +17,61 @@ use capicua_protocol::AnyMove;
 use capicua_strategy::Strategy;
 use capicua_strategy::poly::PolyStrategy;
 use capicua_strategy::seat_view::SeatView;
+use pyo3::call::PyCallArgs;
 use pyo3::prelude::*;
-use pyo3::types::PyInt;
+use pyo3::types::{PyInt, PyTuple};
 
 use crate::convert::from_py;
 use crate::errors::IllegalMoveError;
 use crate::game::{PyView, Snap};
 use crate::model::move_json;
 
-/// Where a Python strategy's first failure waits to be raised.
-pub type ErrorSlot = Arc<Mutex<Option<PyErr>>>;
+/// Where a Python strategy's first failure waits to be raised, shared by
+/// the strategies of one loop: after it, none calls its function again.
+#[derive(Clone, Default)]
+pub struct ErrorSlot(Arc<Failure>);
+
+#[derive(Default)]
+struct Failure {
+    /// Whether `error` holds one (read every move, without the lock).
+    failed: AtomicBool,
+    error: Mutex<Option<PyErr>>,
+}
+
+impl ErrorSlot {
+    /// Whether a failure is kept (or was, and has been taken).
+    pub fn failed(&self) -> bool {
+        self.0.failed.load(Ordering::Acquire)
+    }
+
+    /// Keeps `e`, unless a failure came first.
+    pub fn fail(&self, e: PyErr) {
+        let mut slot = self.0.error.lock().unwrap_or_else(|p| p.into_inner());
+        slot.get_or_insert(e);
+        self.0.failed.store(true, Ordering::Release);
+    }
+
+    /// The failure kept, to be raised.
+    pub fn take(&self) -> Option<PyErr> {
+        self.0.error.lock().unwrap_or_else(|p| p.into_inner()).take()
+    }
+}
+
+/// A view to lend seats to, and the arguments of a call with it,
+/// `(view,)`, made once (a tuple is a call's largest cost after the
+/// function's own).
+struct LentView {
+    view: Py<PyView>,
+    args: Py<PyTuple>,
+}
+
+impl LentView {
+    fn new(py: Python<'_>) -> PyResult<LentView> {
+        let view = Py::new(py, PyView::blank())?;
+        let args = PyTuple::new(py, [view.clone_ref(py)])?.unbind();
+        Ok(LentView { view, args })
+    }
+}
 
 /// A Python function `choose(view) -> move` (a move's dict, or its index
 /// among the view's legal moves).
@@ -33,22 +79,25 @@ pub struct PyChooser {
     func: Py<PyAny>,
     name: String,
     error: ErrorSlot,
+    /// The two-faced view of the last call, which nothing else refers to:
+    /// the next call's, lent the next seat.
+    view: Option<LentView>,
+    /// The legal moves of the seat choosing.
+    legal: MoveList,
 }
 
 impl PyChooser {
     /// The strategy of `func`, named `name` in reports; failures go to `error`.
     pub fn new(func: Py<PyAny>, name: String, error: ErrorSlot) -> PyChooser {
-        PyChooser { func, name, error }
+        PyChooser { func, name, error, view: None, legal: MoveList::new() }
     }
 
     fn failed(&self) -> bool {
-        self.error.lock().map(|e| e.is_some()).unwrap_or(true)
+        self.error.failed()
     }
 
     fn fail(&self, e: PyErr) {
-        if let Ok(mut slot) = self.error.lock() {
-            slot.get_or_insert(e);
-        }
+        self.error.fail(e);
     }
 
     /// The function's choice for the view, or `None` after a failure.
@@ -56,46 +105,82 @@ impl PyChooser {
         if self.failed() {
             return None;
         }
-        Python::attach(|py| {
-            let view = match Py::new(py, PyView::new(snap)) {
-                Ok(v) => v,
-                Err(e) => {
-                    self.fail(e);
-                    return None;
-                }
-            };
-            let answer = match self.func.call1(py, (view.clone_ref(py),)) {
-                Ok(a) => a.into_bound(py),
-                Err(e) => {
-                    self.fail(e);
-                    return None;
-                }
-            };
-            // The view is frozen: its legal moves are read in place.
-            match chosen(&answer, &view.get().snap) {
-                Ok(m) => Some(m),
-                Err(e) => {
-                    self.fail(e);
-                    None
-                }
+        Python::attach(|py| match Py::new(py, PyView::new(snap)) {
+            Ok(view) => self.call(view.bind(py)),
+            Err(e) => {
+                self.fail(e);
+                None
             }
         })
+    }
+
+    /// Calls the function with `view`: the legal move it names.
+    fn call(&self, view: &Bound<'_, PyView>) -> Option<AnyMove> {
+        self.call_with(view, (view,))
+    }
+
+    /// [`PyChooser::call`] with the call's arguments, `(view,)`.
+    fn call_with<'py>(&self, view: &Bound<'py, PyView>, args: impl PyCallArgs<'py>) -> Option<AnyMove> {
+        let picked = self.func.bind(view.py()).call1(args).and_then(|answer| chosen(&answer, view.get()));
+        picked.map_err(|e| self.fail(e)).ok()
+    }
+
+    /// The function's choice for the seat to move, which the view handed
+    /// to it reads in place; `None` after a failure.
+    fn ask_seat(&mut self, seat: &dyn SeatView) -> Option<Move> {
+        if self.failed() {
+            return None;
+        }
+        let cached = self.view.take();
+        let (picked, reuse) = Python::attach(|py| {
+            let lent = match cached {
+                // Only this chooser refers to them: no one can see them change.
+                Some(c) if c.view.get_refcnt(py) == 2 && c.args.get_refcnt(py) == 1 => c,
+                _ => match LentView::new(py) {
+                    Ok(c) => c,
+                    Err(e) => {
+                        self.fail(e);
+                        return (None, None);
+                    }
+                },
+            };
+            let (v, args) = (lent.view.bind(py), lent.args.bind(py));
+            let mut reuse = true;
+            let picked = v.get().lend(
+                seat,
+                &self.legal,
+                || self.call_with(v, args),
+                || {
+                    // Anything besides this chooser's references (the function
+                    // kept the view or its arguments, or an object it made
+                    // refers to them) keeps the view.
+                    reuse = v.get_refcnt() == 2 && args.get_refcnt() == 1;
+                    !reuse
+                },
+            );
+            (picked, reuse.then_some(lent))
+        });
+        self.view = reuse;
+        match picked {
+            Some(AnyMove::Tiles(m)) => Some(m),
+            _ => None,
+        }
     }
 }
 
 /// The legal move a function's answer names: an index, or a move's dict
 /// equal to one of them.
-fn chosen(answer: &Bound<'_, PyAny>, snap: &Snap) -> PyResult<AnyMove> {
+fn chosen(answer: &Bound<'_, PyAny>, view: &PyView) -> PyResult<AnyMove> {
     if answer.is_instance_of::<PyInt>() {
         let i: i64 = answer.extract()?;
-        return usize::try_from(i).ok().and_then(|i| snap.legal_at(i)).ok_or_else(|| {
+        return usize::try_from(i).ok().and_then(|i| view.legal_at(i)).ok_or_else(|| {
             IllegalMoveError::new_err(format!(
                 "choose returned index {i}, not below the {} legal moves",
-                snap.legal_count()
+                view.legal_count()
             ))
         });
     }
-    let legal = snap.legal();
+    let legal = view.legal()?;
     let value = from_py(answer)?;
     legal.iter().find(|m| move_json(m) == value).copied().ok_or_else(|| {
         IllegalMoveError::new_err(format!("choose returned {value}, not one of the {} legal moves", legal.len()))
@@ -108,22 +193,14 @@ impl Strategy for PyChooser {
     }
 
     fn choose(&mut self, view: &dyn SeatView) -> Move {
-        let Some(snap) = view.snapshot() else {
-            self.fail(pyo3::exceptions::PyRuntimeError::new_err("this seat's view cannot be taken as data"));
-            let mut legal = MoveList::new();
-            view.legal_moves(&mut legal);
-            return legal.first().copied().unwrap_or(Move::Pass);
-        };
-        let first = snap.legal_moves.first().copied().unwrap_or(Move::Pass);
-        match self.ask(Snap::Tiles(Box::new(snap))) {
-            Some(AnyMove::Tiles(m)) => m,
-            _ => first,
-        }
+        self.legal.clear();
+        view.legal_moves(&mut self.legal);
+        let first = self.legal.first().copied().unwrap_or(Move::Pass);
+        self.ask_seat(view).unwrap_or(first)
     }
 
     fn reseed(&mut self, _seed: u64) {}
 }
-
 impl PolyStrategy for PyChooser {
     fn name(&self) -> String {
         self.name.clone()

@@ -5,9 +5,9 @@
 
 use std::collections::HashSet;
 
-use capicua::model::{AnyGame, AnyRules};
+use capicua::model::{AnyGame, AnyRules, TILES_FIELDS, TilesField, tiles_field, to_json};
 use capicua_engine::poly::{POLY_PRESETS, PolyViewSnapshot};
-use capicua_engine::{Game, PRESETS, Seat, TileSet, ViewSnapshot};
+use capicua_engine::{Game, MoveList, PRESETS, Seat, TileSet, ViewSnapshot};
 use capicua_strategy::{SeatView, TableSeat};
 
 /// A small deterministic stream for picking moves.
@@ -93,6 +93,40 @@ fn no_view_handed_to_python_names_another_seats_hidden_tile() {
         }
     });
     assert!(views > 10_000, "only {views} views checked");
+}
+
+/// A Python strategy's view reads each key from the seat it is lent
+/// while it chooses: every key read so is the snapshot's (which the test
+/// above checks for leaks), at every position of every two-faced preset.
+#[test]
+fn a_lent_seats_keys_are_its_snapshots() {
+    let mut keys = 0;
+    every_position(|name, game| {
+        let AnyGame::Tiles(g) = game else { return };
+        let Some(to_move) = g.to_move() else { return };
+        let seat = TableSeat::new(g, to_move);
+        let mut legal = MoveList::new();
+        seat.legal_moves(&mut legal);
+        let snap = to_json(&seat.snapshot().unwrap());
+        for key in TILES_FIELDS {
+            let field = tiles_field(&seat, &legal, key).unwrap_or_else(|| panic!("{name}: {key} not read in place"));
+            assert_eq!(Some(&to_json(&field)), snap.get(key), "{name}: {key}");
+            keys += 1;
+        }
+        // The rest of the view is the snapshot's.
+        for key in ["hands", "drawn", "results", "outcome", "teams", "values", "no-such-key"] {
+            assert_eq!(tiles_field(&seat, &legal, key), None, "{name}: {key}");
+        }
+    });
+    assert!(keys > 10_000, "only {keys} keys checked");
+    // The check sees a wrong value.
+    let rules = AnyRules::load("block").unwrap();
+    let AnyGame::Tiles(g) = AnyGame::deal(&rules, Some(2), None, 1).unwrap() else { unreachable!() };
+    let other = TableSeat::new(&g, Seat(1));
+    let snap = to_json(&TableSeat::new(&g, Seat(0)).snapshot().unwrap());
+    let hand = tiles_field(&other, &[], "hand").unwrap();
+    assert!(matches!(hand, TilesField::Hand(Some(_))));
+    assert_ne!(Some(&to_json(&hand)), snap.get("hand"));
 }
 
 #[test]

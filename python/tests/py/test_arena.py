@@ -55,3 +55,46 @@ def test_a_functions_error_and_an_illegal_answer_stop_the_arena():
 def test_random_hands_runs_the_native_loop():
     report = capicua.random_hands("block", 2000, seats=4)
     assert report["games"] == 2000 and report["games_per_sec"] > 0
+
+
+KEYS = ("hand", "legal-moves", "to-move", "seat", "history", "ends", "hand-sizes", "scores", "stock", "leader")
+
+
+def test_a_view_kept_after_its_call_reads_as_it_did_during_it():
+    # A view reads its seat in place while the function chooses; one the
+    # function keeps (or keeps a bound method of) is given its snapshot.
+    kept, methods = [], []
+
+    def keeper(view):
+        during = {k: view[k] for k in KEYS}
+        kept.append((view, during, view.legal_count))
+        methods.append((view.get, view["hand"]))
+        return len(kept) % view.legal_count
+
+    def reader(view):
+        # Keys read one by one from a view nothing keeps: as its dict says.
+        during = {k: view[k] for k in KEYS}
+        assert during == {k: v for k, v in view.to_dict().items() if k in KEYS}
+        return 0
+
+    capicua.arena("block", [keeper, reader], games=6, seed=4)
+    assert len(kept) > 10 and len({id(v) for v, _, _ in kept}) == len(kept)
+    for view, during, count in kept:
+        assert {k: view[k] for k in KEYS} == during and view.legal_count == count
+        assert view.to_dict()["hand"] == during["hand"] and view["to-move"] == view.seat
+    for get, hand in methods:
+        assert get("hand") == hand
+
+
+def test_a_view_reused_between_calls_never_shows_an_old_seat():
+    seen = []
+
+    def choose(view):
+        # Nothing keeps this view: the next call may be handed it again.
+        seen.append((id(view), view.seat, view["to-move"], tuple(map(tuple, view["hand"]))))
+        return 0
+
+    capicua.arena("block", [choose] * 4, games=3, seed=9)
+    assert all(seat == to_move for _, seat, to_move, _ in seen)
+    # Views are handed out again, each time seeing the seat to move.
+    assert len({i for i, *_ in seen}) < len(seen) and len({s for _, s, _, _ in seen}) == 4
