@@ -385,6 +385,8 @@ async fn play_ladder(a: PlayArgs, tokens: Vec<String>, tally: Arc<Tally>) -> Res
             strategy: a.strategy.clone(),
             preset: a.preset.clone(),
             index: i as u64,
+            matches: None,
+            strategies: None,
         };
         bots.spawn(capicua_bot::remote::ladder(cfg, tally.clone()));
     }

@@ -80,6 +80,8 @@ async fn eight_remote_bots_play_rated_ladder_games_that_the_ladder_and_the_ratin
             strategy: "heuristic".into(),
             preset: "block".into(),
             index: i as u64,
+            matches: None,
+            strategies: None,
         };
         bots.push(tokio::spawn(ladder(cfg, tally.clone())));
     }

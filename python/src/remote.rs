@@ -1,8 +1,10 @@
 //! `capicua.play`: a Python bot on a capicua server, through the bot
 //! client's own remote loop (`capicua-bot play`): it connects, says hello
 //! with a token (or registers a name, or plays as a guest), finds, joins or
-//! creates a room, and answers every prompt with the Python function,
-//! reconnecting with the bot client's backoff after a dropped connection.
+//! creates a room (or joins a preset's ladder, or awaits a tournament's
+//! assignments: `capicua-bot play --ladder` and `--tournament ID`), and
+//! answers every prompt with the Python function, reconnecting with the bot
+//! client's backoff after a dropped connection.
 //!
 //! The loop runs on the calling thread without the GIL; the function is
 //! called with it, one prompt at a time. Every tenth of a second the loop
@@ -14,11 +16,14 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use capicua_bot::remote::{PlayConfig, PlayOptions, PlayVariant, Registration, Strategies, Tally, play_as, tokens_for};
+use capicua_bot::remote::{
+    AwaitConfig, LadderConfig, PlayConfig, PlayOptions, PlayVariant, Registration, Strategies, Tally,
+    await_assignments_with, play_as, tokens_for,
+};
 use capicua_protocol::RoomId;
 use capicua_strategy::Strategy;
 use capicua_strategy::poly::PolyStrategy;
-use pyo3::exceptions::PyTypeError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyString;
 
@@ -38,11 +43,14 @@ const WATCH: Duration = Duration::from_millis(100);
 /// first use, its token kept in `token_file`, `NAME.token` by default), or
 /// a guest. Where: `room`, or the fullest waiting room of `variant` (a
 /// preset's name or a variant file's text; rated rooms with `rated`), else
-/// a new one. Stops after `matches` finished matches per bot (`None`:
-/// until interrupted). Returns the counts: games, moves, errors,
+/// a new one; or, for one registered player, the ladder of the preset
+/// `variant` (`ladder=True`), or the tables of tournament `tournament`
+/// (waited for if not created yet; play ends when it does). Stops after
+/// `matches` finished matches per bot (`None`: until interrupted; a
+/// tournament ends by itself). Returns the counts: games, moves, errors,
 /// reconnects.
 #[pyfunction]
-#[pyo3(signature = (choose, server, *, token = None, name = None, token_file = None, variant = "block", room = None, matches = Some(1), rated = false, count = 1))]
+#[pyo3(signature = (choose, server, *, token = None, name = None, token_file = None, variant = "block", room = None, matches = Some(1), rated = false, count = 1, ladder = false, tournament = None))]
 #[allow(clippy::too_many_arguments, reason = "Python keyword arguments")]
 pub fn play<'py>(
     py: Python<'py>,
@@ -56,32 +64,17 @@ pub fn play<'py>(
     matches: Option<u64>,
     rated: bool,
     count: usize,
+    ladder: bool,
+    tournament: Option<i64>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let error = ErrorSlot::default();
-    let mut cfg = PlayConfig {
-        server,
-        token,
-        strategy: "random".into(),
-        poly_strategy: "random".into(),
-        room,
-        preset: "block".into(),
-        count: count.max(1),
-        matches,
-    };
-    let mut opts = PlayOptions { rated, ..PlayOptions::default() };
-    match variant_of(variant)? {
-        Wanted::Preset(name) => cfg.preset = name,
-        Wanted::File(v) => opts.variant = Some(v),
-    }
-    if let Ok(s) = choose.cast::<PyStrategy>() {
-        let spec = s.borrow().spec().to_string();
-        cfg.strategy = spec.clone();
-        cfg.poly_strategy = spec;
+    let (spec, strategies) = if let Ok(s) = choose.cast::<PyStrategy>() {
+        (s.borrow().spec().to_string(), None)
     } else if choose.is_callable() {
-        opts.strategies = Some(python_strategies(choose, error.clone()));
+        ("random".to_string(), Some(python_strategies(choose, error.clone())))
     } else {
         return Err(PyTypeError::new_err("choose: a function choose(view) -> move, or a capicua.Strategy"));
-    }
+    };
     let players: Vec<Registration> = name
         .into_iter()
         .map(|name| {
@@ -89,6 +82,51 @@ pub fn play<'py>(
             Registration { name, token_file }
         })
         .collect();
+    let seated = ladder || tournament.is_some();
+    if seated {
+        if ladder && tournament.is_some() {
+            return Err(PyValueError::new_err("ladder=True or tournament=ID: one at a time"));
+        }
+        if room.is_some() || rated || count > 1 {
+            return Err(PyValueError::new_err(
+                "ladder and tournament play one player at the tables the server gives it: no room, rated or count",
+            ));
+        }
+        if token.is_none() && players.is_empty() {
+            return Err(PyValueError::new_err(
+                "ladder and tournament play a registered player: give name= (or token=)",
+            ));
+        }
+    }
+    let wanted = match variant_of(variant)? {
+        Wanted::File(_) if ladder => {
+            return Err(PyValueError::new_err("the ladder of a preset: variant= names one (capicua.presets())"));
+        }
+        wanted => wanted,
+    };
+    let mode = if ladder {
+        let Wanted::Preset(preset) = wanted else { unreachable!("refused above") };
+        Mode::Ladder { preset, matches }
+    } else if let Some(t) = tournament {
+        Mode::Tournament(t)
+    } else {
+        let mut cfg = PlayConfig {
+            server: server.clone(),
+            token: token.clone(),
+            strategy: spec.clone(),
+            poly_strategy: spec.clone(),
+            room,
+            preset: "block".into(),
+            count: count.max(1),
+            matches,
+        };
+        let mut opts = PlayOptions { rated, strategies: strategies.clone(), ..PlayOptions::default() };
+        match wanted {
+            Wanted::Preset(name) => cfg.preset = name,
+            Wanted::File(v) => opts.variant = Some(v),
+        }
+        Mode::Rooms(Box::new((cfg, opts)))
+    };
     let tally = Arc::new(Tally::default());
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -97,8 +135,37 @@ pub fn play<'py>(
     let outcome = py.detach(|| {
         runtime.block_on(async {
             let session = async {
-                opts.tokens = tokens_for(&cfg.server, &players, &tally).await?;
-                play_as(cfg, opts, tally.clone()).await
+                let tokens = tokens_for(&server, &players, &tally).await?;
+                // A seated player: its registered token, or the one given.
+                let player = || tokens.first().cloned().or_else(|| token.clone()).unwrap_or_default();
+                match mode {
+                    Mode::Rooms(rooms) => {
+                        let (cfg, opts) = *rooms;
+                        play_as(cfg, PlayOptions { tokens, ..opts }, tally.clone()).await
+                    }
+                    Mode::Ladder { preset, matches } => {
+                        let cfg = LadderConfig {
+                            server: server.clone(),
+                            token: player(),
+                            strategy: spec,
+                            preset,
+                            index: 0,
+                            matches,
+                            strategies,
+                        };
+                        capicua_bot::remote::ladder(cfg, tally.clone()).await
+                    }
+                    Mode::Tournament(t) => {
+                        let cfg = AwaitConfig {
+                            server: server.clone(),
+                            token: player(),
+                            strategy: spec,
+                            tournament: Some(t),
+                            fallbacks: Vec::new(),
+                        };
+                        await_assignments_with(cfg, strategies, tally.clone()).await
+                    }
+                }
             };
             tokio::select! {
                 done = session => done.map_err(|e| RemoteError::new_err(e.to_string())),
@@ -121,6 +188,16 @@ pub fn play<'py>(
             "reconnects": count(&tally.reconnects),
         }),
     )
+}
+
+/// Where `play` plays.
+enum Mode {
+    /// Rooms found, joined or created (`capicua-bot play`).
+    Rooms(Box<(PlayConfig, PlayOptions)>),
+    /// A preset's ladder (`capicua-bot play --ladder`).
+    Ladder { preset: String, matches: Option<u64> },
+    /// A tournament's tables (`capicua-bot play --tournament ID`).
+    Tournament(i64),
 }
 
 /// The rooms a bot looks for: a preset's (by name), or a variant file's.

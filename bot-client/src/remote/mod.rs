@@ -49,5 +49,5 @@ pub use error::RemoteError;
 pub(crate) use error::{code_name, unexpected};
 pub use play::{PlayConfig, PlayOptions, PlayVariant, Strategies, play, play_as};
 pub use register::{Registration, tokens_for};
-pub use seated::{AwaitConfig, LadderConfig, await_assignments, ladder};
+pub use seated::{AwaitConfig, LadderConfig, await_assignments, await_assignments_with, ladder};
 pub use tally::Tally;

@@ -3,7 +3,7 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
 use capicua_protocol::{Assignment, ClientMsg, ErrorCode, Progress, RoomId, ServerMsg};
@@ -14,6 +14,7 @@ use capicua_strategy::spec;
 use super::connection::{Connection, Greeting};
 use super::decider::Decider;
 use super::error::{RemoteError, code_name, unexpected};
+use super::options::Strategies;
 use super::tally::Tally;
 use crate::backoff::Backoff;
 use crate::transport::ServerAddr;
@@ -40,30 +41,63 @@ pub struct AwaitConfig {
 /// returns when that tournament is over; a tournament that does not exist
 /// yet is waited for (players register before the organiser creates it).
 pub async fn await_assignments(cfg: AwaitConfig, tally: Arc<Tally>) -> Result<(), RemoteError> {
-    spec::build(&cfg.strategy, 0)?;
+    await_assignments_with(cfg, None, tally).await
+}
+
+/// [`await_assignments`] with strategies of the caller's own (such as the
+/// Python package's functions) instead of those `cfg.strategy` names.
+pub async fn await_assignments_with(
+    cfg: AwaitConfig,
+    strategies: Option<Strategies>,
+    tally: Arc<Tally>,
+) -> Result<(), RemoteError> {
+    if strategies.is_none() {
+        spec::build(&cfg.strategy, 0)?;
+    }
     let servers: Vec<String> = std::iter::once(cfg.server.clone()).chain(cfg.fallbacks.iter().cloned()).collect();
     // A tournament seat is reserved by name: an answer that is not the
     // expected one will not change, so only transient errors reconnect.
     let told_not_yet = AtomicBool::new(false);
-    reconnecting(&servers, 0, &tally, Session::Assignments(&cfg, &told_not_yet)).await
+    let seated = Seated { cfg: &cfg, strategies: strategies.as_ref(), told_not_yet: &told_not_yet };
+    reconnecting(&servers, 0, &tally, Session::Assignments(seated)).await
+}
+
+/// What a bot awaiting assignments plays with, for one connection.
+#[derive(Clone, Copy)]
+struct Seated<'a> {
+    cfg: &'a AwaitConfig,
+    strategies: Option<&'a Strategies>,
+    /// Whether the wait for the tournament to exist was told.
+    told_not_yet: &'a AtomicBool,
+}
+
+/// A seated bot's decider: the caller's strategies, or `spec`'s (with the
+/// seated bots' poly strategy).
+fn seated_decider(strategies: Option<&Strategies>, spec: &str, seed: u64) -> Result<Decider, RemoteError> {
+    Ok(match strategies {
+        Some(Strategies(build)) => {
+            let (tiles, poly) = build(seed);
+            Decider::new(tiles, poly)
+        }
+        None => Decider::new(spec::build(spec, seed)?, build_poly(SEATED_POLY_STRATEGY, seed)?),
+    })
 }
 
 /// What one connection of a seated bot does.
 #[derive(Clone, Copy)]
 enum Session<'a> {
-    /// Plays its tournament assignments ([`await_assignments`]); the flag
-    /// tells whether the wait for the tournament to exist was told.
-    Assignments(&'a AwaitConfig, &'a AtomicBool),
-    /// Plays on a ladder ([`ladder`]).
-    Ladder(&'a LadderConfig),
+    /// Plays its tournament assignments ([`await_assignments`]).
+    Assignments(Seated<'a>),
+    /// Plays on a ladder ([`ladder`]), counting the matches it finished.
+    Ladder(&'a LadderConfig, &'a AtomicU64),
 }
 
 impl Session<'_> {
     /// The registered player's token the connection says `hello` with.
     fn token(&self) -> &str {
         match self {
-            Session::Assignments(cfg, _) => &cfg.token,
-            Session::Ladder(cfg) => &cfg.token,
+            Session::Assignments(seated) => &seated.cfg.token,
+            Session::Ladder(cfg, _) => &cfg.token,
         }
     }
 }
@@ -94,8 +128,8 @@ async fn reconnecting(
             backoff.reset();
             tally.recovered(index, server);
             match session {
-                Session::Assignments(cfg, told) => assignment_session((cfg, told), conn, addr, tally).await,
-                Session::Ladder(cfg) => ladder_session(cfg, conn, addr, tally).await,
+                Session::Assignments(seated) => assignment_session(seated, conn, addr, tally).await,
+                Session::Ladder(cfg, played) => ladder_session(cfg, played, conn, addr, tally).await,
             }
         }
         .await;
@@ -126,19 +160,33 @@ pub struct LadderConfig {
     pub preset: String,
     /// Which bot of the process this is (its outage reports and seeds).
     pub index: u64,
+    /// Leave the ladder after this many finished matches (`None`: play
+    /// until stopped).
+    pub matches: Option<u64>,
+    /// Strategies of the caller's own (such as the Python package's
+    /// functions) instead of those `strategy` names.
+    pub strategies: Option<Strategies>,
 }
 
-/// Plays on a preset's ladder until stopped: joins the pool, takes every
-/// seat the server gives it (`ladder-match`: join, ready), answers prompts;
-/// reconnects with backoff and joins again when the connection drops. The
-/// server takes the player off the ladder when its connection ends.
+/// Plays on a preset's ladder until stopped (or `cfg.matches` finished
+/// matches, then leaves it): joins the pool, takes every seat the server
+/// gives it (`ladder-match`: join, ready), answers prompts; reconnects with
+/// backoff and joins again when the connection drops. The server takes the
+/// player off the ladder when its connection ends.
 pub async fn ladder(cfg: LadderConfig, tally: Arc<Tally>) -> Result<(), RemoteError> {
-    spec::build(&cfg.strategy, 0)?;
-    reconnecting(std::slice::from_ref(&cfg.server), cfg.index, &tally, Session::Ladder(&cfg)).await
+    if cfg.strategies.is_none() {
+        spec::build(&cfg.strategy, 0)?;
+    }
+    if cfg.matches == Some(0) {
+        return Ok(());
+    }
+    let played = AtomicU64::new(0);
+    reconnecting(std::slice::from_ref(&cfg.server), cfg.index, &tally, Session::Ladder(&cfg, &played)).await
 }
 
 async fn ladder_session(
     cfg: &LadderConfig,
+    played: &AtomicU64,
     mut conn: Connection,
     addr: &ServerAddr,
     tally: &Tally,
@@ -149,13 +197,23 @@ async fn ladder_session(
         other => return Err(unexpected("join-ladder", other)),
     }
     let seed = derive_seed(0x1add + cfg.index, u64::from(std::process::id()));
-    let mut decider = Decider::new(spec::build(&cfg.strategy, seed)?, build_poly(SEATED_POLY_STRATEGY, seed)?);
+    let mut decider = seated_decider(cfg.strategies.as_ref(), &cfg.strategy, seed)?;
     loop {
         let msg = match early.pop_front() {
             Some(m) => m,
             None => conn.recv().await?.msg,
         };
+        let over = matches!(msg, ServerMsg::GameOver { .. });
         match play_seated(&mut conn, &mut decider, tally, addr, msg).await? {
+            None if over => {
+                let done = played.fetch_add(1, Ordering::Relaxed) + 1;
+                if cfg.matches.is_some_and(|m| done >= m) {
+                    // Off the pool before the server pairs it again.
+                    let _ = conn.send(ClientMsg::LeaveLadder).await;
+                    conn.close().await;
+                    return Ok(());
+                }
+            }
             None => {}
             Some(ServerMsg::Error { code, message, .. }) => {
                 tally.errors.fetch_add(1, Ordering::Relaxed);
@@ -174,7 +232,7 @@ async fn ladder_session(
 }
 
 async fn assignment_session(
-    (cfg, told_not_yet): (&AwaitConfig, &AtomicBool),
+    Seated { cfg, strategies, told_not_yet }: Seated<'_>,
     mut conn: Connection,
     addr: &ServerAddr,
     tally: &Arc<Tally>,
@@ -188,7 +246,7 @@ async fn assignment_session(
     // Seats given back by `hello` resend their prompt; assignments follow.
     let await_id = conn.send(ClientMsg::AwaitAssignments).await?;
     let seed = derive_seed(0xa55, u64::from(std::process::id()));
-    let mut decider = Decider::new(spec::build(&cfg.strategy, seed)?, build_poly(SEATED_POLY_STRATEGY, seed)?);
+    let mut decider = seated_decider(strategies, &cfg.strategy, seed)?;
     // Tables played on another node by a task of their own, by room.
     let mut elsewhere: HashMap<RoomId, tokio::task::JoinHandle<()>> = HashMap::new();
     loop {
@@ -197,9 +255,9 @@ async fn assignment_session(
         if let ServerMsg::Assignment(a @ Assignment { url: Some(_), .. }) = &frame.msg {
             // The table is open on another node of the database: play it
             // there on a connection of its own, and keep waiting here.
-            elsewhere
-                .entry(a.room)
-                .or_insert_with(|| tokio::spawn(play_elsewhere(cfg.clone(), a.clone(), tally.clone())));
+            elsewhere.entry(a.room).or_insert_with(|| {
+                tokio::spawn(play_elsewhere(cfg.clone(), strategies.cloned(), a.clone(), tally.clone()))
+            });
             continue;
         }
         match play_seated(&mut conn, &mut decider, tally, addr, frame.msg).await? {
@@ -292,7 +350,7 @@ const ELSEWHERE_TRIES: u32 = 5;
 /// says ready and plays until the match is over or the room is closed.
 /// A dropped connection is tried again with backoff a few times; the seat
 /// stays reserved meanwhile.
-async fn play_elsewhere(cfg: AwaitConfig, a: Assignment, tally: Arc<Tally>) {
+async fn play_elsewhere(cfg: AwaitConfig, strategies: Option<Strategies>, a: Assignment, tally: Arc<Tally>) {
     let url = a.url.clone().unwrap_or_default();
     let addr = match ServerAddr::of_node(&url) {
         Ok(addr) => addr,
@@ -309,7 +367,7 @@ async fn play_elsewhere(cfg: AwaitConfig, a: Assignment, tally: Arc<Tally>) {
             conn.hello_with(Some(cfg.token.clone()), Greeting::BATCHED).await?;
             tally.learn_site(conn.site());
             let seed = derive_seed(0xe15e, a.room);
-            let mut decider = Decider::new(spec::build(&cfg.strategy, seed)?, build_poly(SEATED_POLY_STRATEGY, seed)?);
+            let mut decider = seated_decider(strategies.as_ref(), &cfg.strategy, seed)?;
             play_seated(&mut conn, &mut decider, &tally, &addr, ServerMsg::Assignment(a.clone())).await?;
             loop {
                 let msg = conn.recv().await?.msg;
