@@ -367,6 +367,15 @@ pub fn move_json(m: &AnyMove) -> Value {
     }
 }
 
+/// The keys of a two-faced move's JSON shape ([`move_json`]): `kind`, and
+/// a play's `tile`, `end` and `face`.
+pub fn move_keys(m: &Move) -> usize {
+    match m {
+        Move::Play { .. } => 4,
+        Move::Draw | Move::Pass => 1,
+    }
+}
+
 /// A poly view as the package hands it out: the protocol's snapshot, with
 /// the viewer's legal moves beside it under `legal-moves` (as a two-faced
 /// snapshot carries them; a poly prompt sends them beside its view).

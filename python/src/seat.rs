@@ -19,12 +19,12 @@ use capicua_strategy::poly::PolyStrategy;
 use capicua_strategy::seat_view::SeatView;
 use pyo3::call::PyCallArgs;
 use pyo3::prelude::*;
-use pyo3::types::{PyInt, PyTuple};
+use pyo3::types::{PyDict, PyInt, PyTuple};
 
 use crate::convert::from_py;
 use crate::errors::IllegalMoveError;
 use crate::game::{PyView, Snap};
-use crate::model::move_json;
+use crate::model::{move_json, move_keys};
 
 /// Where a Python strategy's first failure waits to be raised, shared by
 /// the strategies of one loop: after it, none calls its function again.
@@ -181,6 +181,15 @@ fn chosen(answer: &Bound<'_, PyAny>, view: &PyView) -> PyResult<AnyMove> {
         });
     }
     let legal = view.legal()?;
+    // A legal move's dict read straight into a move, its keys counted: what
+    // the scan below finds, without a JSON value per legal move.
+    if let Ok(d) = answer.cast::<PyDict>()
+        && let Ok(m) = pythonize::depythonize::<Move>(answer)
+        && d.len() == move_keys(&m)
+        && let Some(found) = legal.iter().find(|l| **l == AnyMove::Tiles(m))
+    {
+        return Ok(*found);
+    }
     let value = from_py(answer)?;
     legal.iter().find(|m| move_json(m) == value).copied().ok_or_else(|| {
         IllegalMoveError::new_err(format!("choose returned {value}, not one of the {} legal moves", legal.len()))

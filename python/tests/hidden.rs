@@ -5,9 +5,10 @@
 
 use std::collections::HashSet;
 
-use capicua::model::{AnyGame, AnyRules, TILES_FIELDS, TilesField, tiles_field, to_json};
+use capicua::model::{AnyGame, AnyRules, TILES_FIELDS, TilesField, move_json, move_keys, tiles_field, to_json};
 use capicua_engine::poly::{POLY_PRESETS, PolyViewSnapshot};
 use capicua_engine::{Game, MoveList, PRESETS, Seat, TileSet, ViewSnapshot};
+use capicua_protocol::AnyMove;
 use capicua_strategy::{SeatView, TableSeat};
 
 /// A small deterministic stream for picking moves.
@@ -108,6 +109,11 @@ fn a_lent_seats_keys_are_its_snapshots() {
         let mut legal = MoveList::new();
         seat.legal_moves(&mut legal);
         let snap = to_json(&seat.snapshot().unwrap());
+        // A Python strategy's answer is matched by its keys' count too.
+        for m in &legal {
+            let keys = move_json(&AnyMove::Tiles(*m)).as_object().map(|o| o.len());
+            assert_eq!(keys, Some(move_keys(m)), "{name}: {m}");
+        }
         for key in TILES_FIELDS {
             let field = tiles_field(&seat, &legal, key).unwrap_or_else(|| panic!("{name}: {key} not read in place"));
             assert_eq!(Some(&to_json(&field)), snap.get(key), "{name}: {key}");

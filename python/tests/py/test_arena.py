@@ -51,6 +51,28 @@ def test_a_functions_error_and_an_illegal_answer_stop_the_arena():
     with pytest.raises(capicua.StrategyError):
         capicua.arena("block", ["nobody", "random"], games=10)
 
+    def extra(view):
+        return {**view["legal-moves"][0], "note": 1}
+
+    with pytest.raises(capicua.IllegalMoveError):
+        capicua.arena("block", [extra, "random"], games=2)
+
+
+def test_an_answer_equal_to_a_legal_moves_dict_is_that_move():
+    answered = []
+
+    def copied(view):
+        # A new dict, its tile a list: equal to the last legal move's.
+        m = dict(view["legal-moves"][-1])
+        if "tile" in m:
+            m["tile"] = list(m["tile"])
+        answered.append(m)
+        return m
+
+    report = capicua.arena("draw", [copied, "random"], games=20, seed=6)
+    assert report["games"] == 20 and any("tile" in m for m in answered)
+    assert any(m["kind"] != "play" for m in answered)
+
 
 def test_random_hands_runs_the_native_loop():
     report = capicua.random_hands("block", 2000, seats=4)
