@@ -29,7 +29,11 @@ type Thinking = JoinHandle<Result<Thought, tokio::task::JoinError>>;
 
 /// Runs a room until it closes.
 pub(crate) struct RoomTask {
-    core: RoomCore,
+    /// Boxed: the task's future holds its `RoomTask` more than once (the
+    /// spawned block's capture, `run`'s argument, the instrumented body),
+    /// each copy for the room's whole life; boxed, the core (about 3 KiB)
+    /// is held once.
+    core: Box<RoomCore>,
     state: Arc<AppState>,
     /// The lobby's copy of the room's entry.
     info: Arc<Mutex<RoomInfo>>,
@@ -50,7 +54,15 @@ impl RoomTask {
         info: Arc<Mutex<RoomInfo>>,
         on_stored: Option<oneshot::Sender<Option<i64>>>,
     ) -> RoomTask {
-        RoomTask { core, state, info, outboxes: HashMap::new(), thinking: None, on_stored, fx: Vec::with_capacity(16) }
+        RoomTask {
+            core: Box::new(core),
+            state,
+            info,
+            outboxes: HashMap::new(),
+            thinking: None,
+            on_stored,
+            fx: Vec::with_capacity(16),
+        }
     }
 
     /// The room's id.
