@@ -82,22 +82,7 @@ pub fn play<'py>(
             Registration { name, token_file }
         })
         .collect();
-    let seated = ladder || tournament.is_some();
-    if seated {
-        if ladder && tournament.is_some() {
-            return Err(PyValueError::new_err("ladder=True or tournament=ID: one at a time"));
-        }
-        if room.is_some() || rated || count > 1 {
-            return Err(PyValueError::new_err(
-                "ladder and tournament play one player at the tables the server gives it: no room, rated or count",
-            ));
-        }
-        if token.is_none() && players.is_empty() {
-            return Err(PyValueError::new_err(
-                "ladder and tournament play a registered player: give name= (or token=)",
-            ));
-        }
-    }
+    check_seated(ladder, tournament, room, rated, count, token.is_some() || !players.is_empty())?;
     let wanted = match variant_of(variant)? {
         Wanted::File(_) if ladder => {
             return Err(PyValueError::new_err("the ladder of a preset: variant= names one (capicua.presets())"));
@@ -128,14 +113,73 @@ pub fn play<'py>(
         Mode::Rooms(Box::new((cfg, opts)))
     };
     let tally = Arc::new(Tally::default());
+    let outcome = run(py, Session { server, token, players, spec, strategies, mode }, &tally, &error);
+    // The function's own failure first: it is why the loop stopped.
+    if let Some(e) = error.take() {
+        return Err(e);
+    }
+    outcome?;
+    let count = |c: &std::sync::atomic::AtomicU64| c.load(Ordering::Relaxed);
+    to_py(
+        py,
+        &serde_json::json!({
+            "games": count(&tally.games),
+            "moves": count(&tally.moves),
+            "errors": count(&tally.errors),
+            "reconnects": count(&tally.reconnects),
+        }),
+    )
+}
+
+/// Ladder and tournament play: one registered player at the tables the
+/// server gives it.
+fn check_seated(
+    ladder: bool,
+    tournament: Option<i64>,
+    room: Option<RoomId>,
+    rated: bool,
+    count: usize,
+    registered: bool,
+) -> PyResult<()> {
+    if !ladder && tournament.is_none() {
+        return Ok(());
+    }
+    if ladder && tournament.is_some() {
+        return Err(PyValueError::new_err("ladder=True or tournament=ID: one at a time"));
+    }
+    if room.is_some() || rated || count > 1 {
+        return Err(PyValueError::new_err(
+            "ladder and tournament play one player at the tables the server gives it: no room, rated or count",
+        ));
+    }
+    if !registered {
+        return Err(PyValueError::new_err("ladder and tournament play a registered player: give name= (or token=)"));
+    }
+    Ok(())
+}
+
+/// What [`play`] runs, its arguments checked.
+struct Session {
+    server: String,
+    token: Option<String>,
+    players: Vec<Registration>,
+    spec: String,
+    strategies: Option<Strategies>,
+    mode: Mode,
+}
+
+/// Runs a session on a runtime of its own, the GIL released, until it ends
+/// or the Python function fails.
+fn run(py: Python<'_>, session: Session, tally: &Arc<Tally>, error: &ErrorSlot) -> PyResult<()> {
+    let Session { server, token, players, spec, strategies, mode } = session;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| RemoteError::new_err(e.to_string()))?;
-    let outcome = py.detach(|| {
+    py.detach(|| {
         runtime.block_on(async {
             let session = async {
-                let tokens = tokens_for(&server, &players, &tally).await?;
+                let tokens = tokens_for(&server, &players, tally).await?;
                 // A seated player: its registered token, or the one given.
                 let player = || tokens.first().cloned().or_else(|| token.clone()).unwrap_or_default();
                 match mode {
@@ -169,25 +213,10 @@ pub fn play<'py>(
             };
             tokio::select! {
                 done = session => done.map_err(|e| RemoteError::new_err(e.to_string())),
-                stop = watch(&error) => Err(stop),
+                stop = watch(error) => Err(stop),
             }
         })
-    });
-    // The function's own failure first: it is why the loop stopped.
-    if let Some(e) = error.take() {
-        return Err(e);
-    }
-    outcome?;
-    let count = |c: &std::sync::atomic::AtomicU64| c.load(Ordering::Relaxed);
-    to_py(
-        py,
-        &serde_json::json!({
-            "games": count(&tally.games),
-            "moves": count(&tally.moves),
-            "errors": count(&tally.errors),
-            "reconnects": count(&tally.reconnects),
-        }),
-    )
+    })
 }
 
 /// Where `play` plays.
