@@ -133,17 +133,17 @@ impl Stream for Socket {
     type Item = Result<Message, Error>;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        loop {
-            return Poll::Ready(match ready!(self.inner.poll_next_unpin(cx)) {
-                Some(Ok(msg)) => match from_tungstenite(msg)? {
-                    Some(msg) => Some(Ok(msg)),
-                    // Raw frames are not surfaced by tungstenite when reading.
+        // Raw frames are not surfaced by tungstenite when reading: skip them.
+        while let Some(next) = ready!(self.inner.poll_next_unpin(cx)) {
+            match next {
+                Ok(msg) => match from_tungstenite(msg)? {
+                    Some(msg) => return Poll::Ready(Some(Ok(msg))),
                     None => continue,
                 },
-                Some(Err(e)) => Some(Err(e)),
-                None => None,
-            });
+                Err(e) => return Poll::Ready(Some(Err(e))),
+            }
         }
+        Poll::Ready(None)
     }
 }
 

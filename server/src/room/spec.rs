@@ -173,26 +173,32 @@ pub(super) fn settings_named(
 /// preset's rules (with its keys in another order, under another name)
 /// opens a room of that preset, listed, stored and rated under its name.
 fn preset_of(v: &Variant) -> Option<Variant> {
-    let rules_of = |v: &Variant| {
-        let mut v = v.clone();
-        v.name.clear();
-        v.description.clear();
-        v
-    };
-    let rules = rules_of(v);
-    capicua_engine::PRESETS.iter().filter_map(|name| capicua_engine::preset(name)).find(|p| rules_of(p) == rules)
+    let presets = capicua_engine::PRESETS.iter().filter_map(|name| capicua_engine::preset(name));
+    same_rules(v, presets, |v| (&mut v.name, &mut v.description))
 }
 
 /// The poly preset whose rules `v` plays (as [`preset_of`]).
 fn poly_preset_of(v: &PolyVariant) -> Option<PolyVariant> {
-    let rules_of = |v: &PolyVariant| {
+    let presets = POLY_PRESETS.iter().filter_map(|name| capicua_engine::poly::poly_preset(name));
+    same_rules(v, presets, |v| (&mut v.name, &mut v.description))
+}
+
+/// The first of `presets` equal to `v` once both are stripped of their name
+/// and description (`words` lends those two fields).
+fn same_rules<V: Clone + PartialEq>(
+    v: &V,
+    mut presets: impl Iterator<Item = V>,
+    words: impl Fn(&mut V) -> (&mut String, &mut String),
+) -> Option<V> {
+    let rules_of = |v: &V| {
         let mut v = v.clone();
-        v.name.clear();
-        v.description.clear();
+        let (name, description) = words(&mut v);
+        name.clear();
+        description.clear();
         v
     };
     let rules = rules_of(v);
-    POLY_PRESETS.iter().filter_map(|name| capicua_engine::poly::poly_preset(name)).find(|p| rules_of(p) == rules)
+    presets.find(|p| rules_of(p) == rules)
 }
 
 /// Rules read from a variant file, under their preset's name when they are
@@ -257,27 +263,27 @@ fn poly_seating(spec: &RoomSpec, rules: PolyRules) -> Result<(RoomRules, Vec<u8>
 /// sharing saves each room its own compiled copy (about 4 KiB).
 fn shared_preset(rules: Rules) -> Arc<Rules> {
     static SHARED: OnceLock<Vec<Arc<Rules>>> = OnceLock::new();
-    let shared = SHARED.get_or_init(|| {
-        capicua_engine::PRESETS
-            .iter()
-            .filter_map(|name| capicua_engine::preset(name)?.validate().ok())
-            .map(Arc::new)
-            .collect()
+    let presets = SHARED.get_or_init(|| {
+        let compiled = capicua_engine::PRESETS.iter().filter_map(|name| capicua_engine::preset(name)?.validate().ok());
+        compiled.map(Arc::new).collect()
     });
-    let v = rules.variant();
-    match shared.iter().find(|p| p.variant().name == v.name && p.variant() == v) {
-        Some(p) => p.clone(),
-        None => Arc::new(rules),
-    }
+    shared(rules, presets, Rules::variant)
 }
 
 /// [`shared_preset`] for tiles with 3, 4 or 6 faces.
 fn shared_poly_preset(rules: PolyRules) -> Arc<PolyRules> {
     static SHARED: OnceLock<Vec<Arc<PolyRules>>> = OnceLock::new();
-    let shared =
+    let presets =
         SHARED.get_or_init(|| POLY_PRESETS.iter().filter_map(|name| PolyRules::preset(name)).map(Arc::new).collect());
-    let v = rules.variant();
-    match shared.iter().find(|p| p.variant().name == v.name && p.variant() == v) {
+    shared(rules, presets, PolyRules::variant)
+}
+
+/// The one of `presets` whose variant is `rules`' own, name included (the
+/// name is the variant's first field, so most misses stop there), else
+/// `rules` in an `Arc` of their own.
+fn shared<R, V: PartialEq>(rules: R, presets: &[Arc<R>], variant: impl Fn(&R) -> &V) -> Arc<R> {
+    let v = variant(&rules);
+    match presets.iter().find(|p| variant(p) == v) {
         Some(p) => p.clone(),
         None => Arc::new(rules),
     }
