@@ -209,6 +209,12 @@ async fn an_address_gets_only_so_many_replays_at_once_and_the_next_is_refused() 
     for _ in 0..2 {
         let mut tcp = small_window(server.addr).await;
         tcp.write_all(request.as_bytes()).await.unwrap();
+        // The answer has begun: this reader holds its slot, and does
+        // before any probe below could take one and leave this reader's
+        // pipelined requests all refused (a reader that holds nothing).
+        let mut status = [0u8; 12];
+        tokio::time::timeout(WAIT, tcp.read_exact(&mut status)).await.expect("a replay's answer begins").unwrap();
+        assert_eq!(&status, b"HTTP/1.1 200", "{}", String::from_utf8_lossy(&status));
         held.push(tcp);
     }
     // A third, however small, is refused while those two are unread.
