@@ -295,6 +295,33 @@ fn a_late_arena_entrant_is_paired_at_the_next_pairing() {
     assert_eq!(back, t);
 }
 
+/// A reader that took the log before a late entry and the tables after the
+/// table that seats the late entrant has that table ahead of the entry:
+/// the table waits for the entry (the next reading brings both) instead of
+/// refusing the whole reading.
+#[test]
+fn a_table_read_ahead_of_its_entrants_entry_waits_for_it() {
+    let created = arena(3, "", "").config().clone();
+    let mut t = Tournament::new(created.clone());
+    t.start_arena(60_000);
+    t.arena_pair(0);
+    let late = Control::Enter { entrant: capicua_tournament::EntrantSpec::Player("late".into()) };
+    t.control(late.clone()).unwrap();
+    assert_eq!(pairs(&t.arena_pair(10).tables), [(2, 3)]);
+    let tables = t.arena_tables().to_vec();
+
+    let mut reader = Tournament::new(created);
+    reader.start_arena(60_000);
+    // The first reading: the log before the entry, every table.
+    reader.extend_arena_log(&tables, &[]).unwrap();
+    assert_eq!(reader.arena_tables(), &tables[..1], "the late entrant's table waits");
+    // The next reading: from the tables it holds, and the log since.
+    reader.extend_arena_log(&tables[reader.arena_tables().len()..], &[Entry::Control(late)]).unwrap();
+    reader.arena_tick(10);
+    assert_eq!(reader.arena_tables(), &tables[..]);
+    assert_eq!(reader, t);
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(cases(64)))]
 

@@ -226,7 +226,9 @@ impl Tournament {
     /// order), as [`Tournament::replay_arena_log`] does from the start: each
     /// table is added as soon as its entrants have entered (a late
     /// entrant's tables come after its entry), and every table before a
-    /// result.
+    /// result. Tables left over that seat an entrant not entered yet (read
+    /// ahead of the entry) are not added: hand them over again with the
+    /// entry.
     pub fn extend_arena_log(&mut self, tables: &[Round], log: &[Entry]) -> Result<(), LogError> {
         let mut tables = tables.iter().peekable();
         for entry in log {
@@ -235,7 +237,11 @@ impl Tournament {
             }
             self.apply_entry(entry)?;
         }
-        for table in tables {
+        // A table whose entrant has not entered yet was read ahead of its
+        // entry (the log and the tables are read one after the other while
+        // the arena goes on): it and the tables after it wait for the next
+        // reading, which starts from the tables held.
+        while let Some(table) = tables.next_if(|r| self.seats_known(r)) {
             self.add_arena_table(table.clone())?;
         }
         Ok(())
