@@ -232,15 +232,22 @@ impl Tournament {
     pub fn extend_arena_log(&mut self, tables: &[Round], log: &[Entry]) -> Result<(), LogError> {
         let mut tables = tables.iter().peekable();
         for entry in log {
-            while let Some(table) = tables.next_if(|r| self.seats_known(r)) {
-                self.add_arena_table(table.clone())?;
-            }
+            self.add_seated_tables(&mut tables)?;
             self.apply_entry(entry)?;
         }
         // A table whose entrant has not entered yet was read ahead of its
         // entry (the log and the tables are read one after the other while
         // the arena goes on): it and the tables after it wait for the next
         // reading, which starts from the tables held.
+        self.add_seated_tables(&mut tables)
+    }
+
+    /// Adds the next of `tables` (in creation order) as long as every
+    /// entrant they seat has entered.
+    fn add_seated_tables<'a>(
+        &mut self,
+        tables: &mut std::iter::Peekable<impl Iterator<Item = &'a Round>>,
+    ) -> Result<(), LogError> {
         while let Some(table) = tables.next_if(|r| self.seats_known(r)) {
             self.add_arena_table(table.clone())?;
         }
