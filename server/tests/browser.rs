@@ -199,6 +199,20 @@ async fn a_guest_plays_a_latin_match_by_mouse_and_never_sees_a_hidden_tile() {
         own.extend(hand);
         played.extend(on_board);
     }
+    // A hand's end turns every hand face up: each seat's tiles then, as
+    // "seat N's tiles: ..." names them.
+    let mut turned_up = HashSet::new();
+    for s in g["steps"].as_array().unwrap() {
+        for (seat, hand) in s["hand-end"]["view"]["hands"].as_array().into_iter().flatten().enumerate() {
+            let faces = |t: &Value| (t[0].as_u64().unwrap(), t[1].as_u64().unwrap());
+            let tiles: Vec<String> =
+                hand.as_array().unwrap().iter().map(faces).map(|(a, b)| format!("{}-{}", a.max(b), a.min(b))).collect();
+            let list = if tiles.is_empty() { "none".to_string() } else { tiles.join(", ") };
+            turned_up.insert(format!("seat {}'s tiles: {list}", seat + 1));
+        }
+    }
+    assert!(!turned_up.is_empty(), "the stored game has the hands turned up at each hand's end");
+    let revealed: HashSet<[u8; 2]> = turned_up.iter().flat_map(|l| tiles_in(l)).collect();
     // A hand's last play is in no view's board: the view after it already
     // holds the next hand. Its `played` event told every seat.
     for e in g["steps"].as_array().unwrap().iter().flat_map(|s| s["events"].as_array().unwrap()) {
@@ -213,15 +227,24 @@ async fn a_guest_plays_a_latin_match_by_mouse_and_never_sees_a_hidden_tile() {
         for t in tiles_in(text) {
             shown.insert(t);
             assert!(
-                own.contains(&t) || played.contains(&t),
+                own.contains(&t) || played.contains(&t) || revealed.contains(&t),
                 "the page showed {t:?} ({region}: {text:?}), a tile seat 0 never saw"
             );
             if region == "seats" {
-                assert!(played.contains(&t), "the other seats' panels named {t:?}, never played: {text:?}");
+                // A panel names a seat's hand only as it was at a hand's end.
+                assert!(
+                    played.contains(&t) || turned_up.contains(text),
+                    "the other seats' panels named {t:?}, neither played nor a hand turned up at a hand's end: {text:?}"
+                );
             }
         }
     }
-    // The check had something to check: the page named our tiles and the board's.
+    // The check had something to check: the page turned the other hands up
+    // at a hand's end, and named our tiles and the board's.
+    assert!(
+        p.seen.iter().any(|(region, text)| region == "seats" && turned_up.contains(text)),
+        "no hand was shown turned up at a hand's end: {turned_up:?}"
+    );
     assert!(own.iter().all(|t| shown.contains(t)), "every tile seat 0 held was shown to it");
     assert!(shown.len() >= 20, "{} tiles named", shown.len());
     // Ends were chosen both ways when a tile fitted two (it does not always happen).
