@@ -6,11 +6,12 @@ use std::collections::HashMap;
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
 
-use capicua_engine::poly::{PolyGame, PolyViewSnapshot};
+use capicua_engine::poly::{PolyGame, PolyRules, PolyViewSnapshot};
 use capicua_engine::{Rules, Seat, ViewSnapshot};
 use capicua_protocol::AnyMove;
 use capicua_strategy::arena::{Arena, ArenaConfig, Builder, Mode};
-use capicua_strategy::poly::{POLY_STRATEGIES, PolyStrategy, build_poly};
+use capicua_strategy::poly::{POLY_STRATEGIES, PolyStrategy, build_poly, run_poly_arena};
+use capicua_strategy::rng::derive_seed;
 use capicua_strategy::spec::{STRATEGIES, build};
 use capicua_strategy::{SnapshotSeat, Strategy, TableSeat};
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -240,7 +241,10 @@ fn seats_of(py: Python<'_>, seats: &Bound<'_, PyAny>) -> PyResult<Seats> {
 /// crate's arena: duplicate deals with the seats rotated, and the same
 /// statistics as `capicua-bot arena` (wins with 95% Wilson intervals, mean
 /// scores, blocked and tie rates, per team too). `mode` is `"hands"` (one
-/// hand a game) or `"matches"`. Returns the report as a dict.
+/// hand a game) or `"matches"`. Tiles with 3, 4 or 6 faces play in the
+/// poly arena: each game dealt from its own seed with the seats rotated one
+/// a game, the same per-seat statistics, on one thread. Returns the report
+/// as a dict.
 #[pyfunction]
 #[pyo3(signature = (variant, seats, games = 1000, seed = 1, mode = "hands", threads = 1, time_moves = false))]
 #[allow(clippy::too_many_arguments, reason = "Python keyword arguments")]
@@ -263,13 +267,36 @@ pub fn arena<'py>(
     };
     let report = match &rules {
         AnyRules::Tiles(r) => run_arena(py, r, seats, games, seed, mode, threads, time_moves)?,
-        AnyRules::Poly(_) => {
-            return Err(StrategyError::new_err(
-                "the arena plays two-faced variants; play tiles with 3, 4 or 6 faces with capicua.Game and capicua.Strategy",
-            ));
-        }
+        AnyRules::Poly(r) => run_poly(py, r, seats, games, seed, mode)?,
     };
     to_py(py, &report)
+}
+
+/// The poly arena (tiles with 3, 4 or 6 faces), on this thread: its report.
+fn run_poly(
+    py: Python<'_>,
+    rules: &Arc<PolyRules>,
+    seats: Seats,
+    games: u64,
+    seed: u64,
+    mode: Mode,
+) -> PyResult<serde_json::Value> {
+    let error = ErrorSlot::default();
+    let python = !seats.functions.is_empty();
+    let mut strategies = Vec::with_capacity(seats.specs.len());
+    for (e, spec) in seats.specs.iter().enumerate() {
+        strategies.push(match seats.functions.get(spec) {
+            Some(f) => Box::new(PyChooser::new(f.clone_ref(py), spec.clone(), error.clone())) as Box<dyn PolyStrategy>,
+            None => build_poly(spec, derive_seed(seed, e as u64)).map_err(spec_error)?,
+        });
+    }
+    let mut play = || run_poly_arena(rules.clone(), &mut strategies, games, seed, mode);
+    // As in the two-faced arena: Python seats are called on this thread.
+    let report = if python { play() } else { py.detach(play) };
+    if let Some(e) = error.take() {
+        return Err(e);
+    }
+    Ok(to_json(&report.map_err(spec_error)?))
 }
 
 #[allow(clippy::too_many_arguments, reason = "the arena's settings")]
@@ -334,10 +361,11 @@ pub fn random_hands<'py>(
     threads: usize,
 ) -> PyResult<Bound<'py, PyAny>> {
     let rules = rules_of(variant)?;
-    let AnyRules::Tiles(r) = &rules else {
-        return Err(StrategyError::new_err("random_hands plays two-faced variants"));
-    };
     let n = seats.unwrap_or_else(|| rules.default_seats());
     let seats = Seats { specs: vec!["random".to_string(); n as usize], functions: HashMap::new() };
-    to_py(py, &run_arena(py, r, seats, hands, seed, Mode::Hands, threads, false)?)
+    let report = match &rules {
+        AnyRules::Tiles(r) => run_arena(py, r, seats, hands, seed, Mode::Hands, threads, false)?,
+        AnyRules::Poly(r) => run_poly(py, r, seats, hands, seed, Mode::Hands)?,
+    };
+    to_py(py, &report)
 }

@@ -1,5 +1,6 @@
 //! Errors of the bot library, one enum per failure domain.
 
+use capicua_engine::poly::PolyIllegal;
 use capicua_engine::{IllegalMove, Move, SeatingError, VariantError};
 use thiserror::Error;
 
@@ -21,6 +22,14 @@ pub enum BotError {
         last: Option<Move>,
         /// Why it was refused.
         error: IllegalMove,
+    },
+    /// A poly strategy chose a move the game refused.
+    #[error("strategy {strategy}: {error}")]
+    PolyIllegal {
+        /// The strategy's name.
+        strategy: String,
+        /// Why the move was refused (it names the move).
+        error: PolyIllegal,
     },
 }
 

@@ -120,3 +120,33 @@ def test_a_view_reused_between_calls_never_shows_an_old_seat():
     assert all(seat == to_move for _, seat, to_move, _ in seen)
     # Views are handed out again, each time seeing the seat to move.
     assert len({i for i, *_ in seen}) < len(seen) and len({s for _, s, _, _ in seen}) == 4
+
+
+def test_tiles_with_three_four_or_six_faces_play_in_the_poly_arena():
+    a = capicua.arena("triominoes", ["greedy", "random"], games=40, seed=3, mode="matches")
+    b = capicua.arena("triominoes", [capicua.strategy("greedy"), "random"], games=40, seed=3, mode="matches")
+    assert a["games"] == 40 and a["faces"] == 3 and a["hands"] > 40
+    for key in ("wins", "losses", "ties", "win_rate", "ci95_low", "ci95_high", "mean_score"):
+        assert a["seats"][0][key] == b["seats"][0][key]
+    assert a["seats"][0]["wins"] + a["seats"][1]["wins"] + a["seats"][0]["ties"] == 40
+    assert a["seats"][0]["win_rate"] > a["seats"][1]["win_rate"], "greedy beats random"
+
+    seen = []
+
+    def first(view):
+        seen.append(view.seat)
+        assert view["to-move"] == view.seat
+        return 0
+
+    report = capicua.arena("quadominoes", [first, "greedy", "random"], games=6, seed=1)
+    assert report["mode"] == "hands" and report["hands"] == 6
+    assert report["seats"][0]["strategy"] == "python:first" and set(seen) == {0, 1, 2}
+
+    def cheat(view):
+        return 999
+
+    with pytest.raises(capicua.IllegalMoveError):
+        capicua.arena("hexominoes", [cheat, "random"], games=2)
+    with pytest.raises(capicua.StrategyError):
+        capicua.arena("triominoes", ["greedy"] * 9, games=2)
+    assert capicua.random_hands("triominoes", 50)["hands"] == 50

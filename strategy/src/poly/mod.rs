@@ -3,8 +3,9 @@
 //! A [`PolyStrategy`] sees a seat's [`PolyView`] (its hand, the board, the
 //! sizes of the other hands and of the stock, the scores), never the hidden
 //! tiles, and returns one of the seat's legal moves. The arena
-//! (`capicua-bot poly-arena`) and, later, the server share these
-//! implementations, built by name with [`build_poly`]:
+//! ([`run_poly_arena`], behind `capicua-bot poly-arena` and Python's
+//! `capicua.arena`) and the server share these implementations, built by
+//! name with [`build_poly`]:
 //!
 //! ```
 //! use capicua_engine::poly::{PolyGame, PolyRules};
@@ -20,6 +21,7 @@
 //! assert!(build_poly("smart", 1).is_err(), "two-faced strategies are not poly strategies");
 //! ```
 
+mod arena;
 mod pimc;
 mod record;
 
@@ -27,6 +29,7 @@ use std::time::Duration;
 
 use capicua_engine::poly::{PolyMove, PolyMoveList, PolyView};
 
+pub use arena::{PolyArenaReport, run_poly_arena};
 pub use pimc::{PolyAnalysis, PolyBudget, PolyModel, PolyMoveEstimate, PolyPimc, PolyPimcConfig, PolyRollout};
 
 use crate::error::SpecError;
