@@ -13,7 +13,7 @@ use capicua_strategy::arena::{Arena, ArenaConfig, Builder, Mode};
 use capicua_strategy::poly::{POLY_STRATEGIES, PolyStrategy, build_poly, run_poly_arena};
 use capicua_strategy::rng::derive_seed;
 use capicua_strategy::spec::{STRATEGIES, build};
-use capicua_strategy::{SnapshotSeat, Strategy, TableSeat};
+use capicua_strategy::{ArenaError, SnapshotSeat, Strategy, TableSeat};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
@@ -293,6 +293,12 @@ fn run_poly(
     let mut play = || run_poly_arena(rules.clone(), &mut strategies, games, seed, mode);
     // As in the two-faced arena: Python seats are called on this thread.
     let report = if python { play() } else { py.detach(play) };
+    finish(&error, report)
+}
+
+/// An arena's report, or the first error: a Python seat's (which stopped
+/// it) before the arena's own.
+fn finish<R: serde::Serialize>(error: &ErrorSlot, report: Result<R, ArenaError>) -> PyResult<serde_json::Value> {
     if let Some(e) = error.take() {
         return Err(e);
     }
@@ -341,10 +347,7 @@ fn run_arena(
     // thread of its own would set up and tear down an interpreter state
     // per call. Without them, other Python threads run meanwhile.
     let report = if python { arena.run(&progress) } else { py.detach(|| arena.run(&progress)) };
-    if let Some(e) = error.take() {
-        return Err(e);
-    }
-    Ok(to_json(&report.map_err(spec_error)?))
+    finish(&error, report)
 }
 
 /// Plays `hands` hands of `variant` between `random` seats in Rust (the
