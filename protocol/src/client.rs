@@ -110,6 +110,15 @@ pub enum ClientMsg {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         invite: Option<String>,
     },
+    /// Frees a seat before the room's match starts: its player (or hosted
+    /// bot) is out of the room. Only the room's creator or the admin may;
+    /// the player removed hears `unseated`.
+    Unseat {
+        /// The room.
+        room: RoomId,
+        /// The seat, from 0.
+        seat: u8,
+    },
     /// Fills every empty seat with a server-hosted bot.
     FillBots {
         /// The room.

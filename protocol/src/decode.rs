@@ -20,6 +20,14 @@ pub enum DecodeError {
         /// Where the tag is, as a dotted path from the frame (`move.kind`).
         path: String,
     },
+    /// A tag ([`TAG_KEYS`]) naming no kind this place takes.
+    #[error("not a known message: `{path}`: {error}")]
+    UnknownTag {
+        /// Where the tag is, as a dotted path from the frame (`move.family`).
+        path: String,
+        /// serde's words: the value and the kinds expected.
+        error: serde_json::Error,
+    },
 }
 
 impl DecodeError {
@@ -27,7 +35,9 @@ impl DecodeError {
     pub fn code(&self) -> ErrorCode {
         match self {
             DecodeError::Json(_) => ErrorCode::BadJson,
-            DecodeError::Message(_) | DecodeError::Tag { .. } => ErrorCode::BadMessage,
+            DecodeError::Message(_) | DecodeError::Tag { .. } | DecodeError::UnknownTag { .. } => {
+                ErrorCode::BadMessage
+            }
         }
     }
 }
@@ -57,6 +67,34 @@ pub fn non_string_tag(value: &serde_json::Value) -> Option<String> {
     }
 }
 
+/// The path of the first tag in `value` (at any depth) whose value is the
+/// string `name`, if any.
+fn tag_named(value: &serde_json::Value, name: &str) -> Option<String> {
+    use serde_json::Value;
+    match value {
+        Value::Object(map) => map.iter().find_map(|(k, v)| {
+            if TAG_KEYS.contains(&k.as_str()) && v.as_str() == Some(name) {
+                return Some(k.clone());
+            }
+            tag_named(v, name).map(|inner| format!("{k}.{inner}"))
+        }),
+        Value::Array(items) => items.iter().enumerate().find_map(|(i, v)| tag_named(v, name).map(|inner| format!("{i}.{inner}"))),
+        _ => None,
+    }
+}
+
+/// serde's error reading `value`, with the path of the tag at fault when
+/// it names an unknown kind (serde's error says the value, not where it
+/// is: internally tagged enums read their tag from a buffer).
+fn message_error(value: &serde_json::Value, e: serde_json::Error) -> DecodeError {
+    let text = e.to_string();
+    let unknown = text.strip_prefix("unknown variant `").and_then(|rest| rest.split_once('`')).map(|(name, _)| name);
+    match unknown.and_then(|name| tag_named(value, name)) {
+        Some(path) => DecodeError::UnknownTag { path, error: e },
+        None => DecodeError::Message(e),
+    }
+}
+
 /// Decodes JSON a client sent into `T`, accepting only string tags
 /// ([`TAG_KEYS`]). Every decoder of client input goes through here.
 pub fn decode_strict<T: serde::de::DeserializeOwned>(text: &[u8]) -> Result<T, DecodeError> {
@@ -64,7 +102,7 @@ pub fn decode_strict<T: serde::de::DeserializeOwned>(text: &[u8]) -> Result<T, D
     if let Some(path) = non_string_tag(&value) {
         return Err(DecodeError::Tag { path });
     }
-    T::deserialize(&value).map_err(DecodeError::Message)
+    T::deserialize(&value).map_err(|e| message_error(&value, e))
 }
 
 /// Decodes a client frame, telling malformed JSON from unknown messages,
@@ -75,7 +113,7 @@ pub fn decode_client(text: &str) -> Result<ClientFrame, (Option<u64>, DecodeErro
     if let Some(path) = non_string_tag(&value) {
         return Err((id(), DecodeError::Tag { path }));
     }
-    ClientFrame::deserialize(&value).map_err(|e| (id(), DecodeError::Message(e)))
+    ClientFrame::deserialize(&value).map_err(|e| (id(), message_error(&value, e)))
 }
 
 #[cfg(test)]
@@ -119,6 +157,25 @@ mod tests {
         assert!(matches!(decode_client(r#"{"type":"ping"}"#), Ok(ClientFrame { msg: ClientMsg::Ping, .. })));
         // Bad JSON stays bad JSON.
         assert_eq!(decode_client("{\"type\":").unwrap_err().1.code(), ErrorCode::BadJson);
+    }
+
+    #[test]
+    fn an_unknown_string_tag_names_its_field_by_path() {
+        let named = |text: &str, path: &str| {
+            let (_, e) = decode_client(text).expect_err(text);
+            assert_eq!(e.code(), ErrorCode::BadMessage, "{text}");
+            assert!(matches!(&e, DecodeError::UnknownTag { path: p, .. } if p == path), "{text}: {e:?}");
+            let said = e.to_string();
+            assert!(said.contains(&format!("`{path}`")) && said.contains("hex"), "{said}");
+        };
+        named(r#"{"type":"move","room":1,"prompt":1,"family":"hex","move":{"kind":"pass"}}"#, "family");
+        named(r#"{"type":"move","room":1,"prompt":1,"family":"tiles","move":{"kind":"hex"}}"#, "move.kind");
+        named(r#"{"type":"hex"}"#, "type");
+        let e = decode_strict::<Vec<Move>>(br#"[{"kind":"pass"},{"kind":"hex"}]"#).unwrap_err();
+        assert!(matches!(&e, DecodeError::UnknownTag { path, .. } if path == "1.kind"), "{e:?}");
+        // Any other mistake keeps serde's words alone.
+        let (_, e) = decode_client(r#"{"type":"join","room":"x"}"#).unwrap_err();
+        assert!(matches!(e, DecodeError::Message(_)), "{e:?}");
     }
 
     /// The same check serves every decoder of client input, the engine's

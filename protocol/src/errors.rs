@@ -88,6 +88,16 @@ pub enum ErrorCode {
     /// being computed for this connection, or every analysis slot is
     /// busy): ask again shortly.
     Busy,
+    /// The games of the room's creator (or of its address) filled their
+    /// storage budget for now: no match starts until it refills (the
+    /// message says when).
+    StorageBudget,
+    /// The address holds as many seats in rooms that have not started as
+    /// the server allows: leave one first.
+    TooManySeats,
+    /// The page asking for the WebSocket is on another site, one this
+    /// server does not serve (the `Origin` header).
+    BadOrigin,
     /// The organiser's control does not fit where the tournament stands
     /// (pausing a finished one, deleting a started one, withdrawing an
     /// entrant twice): HTTP 409.

@@ -74,6 +74,15 @@ pub enum ServerMsg {
         /// The room.
         room: RoomId,
     },
+    /// Unsolicited, to the player the room's creator (or the admin)
+    /// removed from a seat with `unseat` before the match: the player is
+    /// no longer in the room.
+    Unseated {
+        /// The room.
+        room: RoomId,
+        /// The seat it held.
+        seat: u8,
+    },
     /// Answer to `spectate`.
     Spectating {
         /// The room.

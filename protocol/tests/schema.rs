@@ -35,6 +35,7 @@ fn client_tag(m: &ClientMsg) -> &'static str {
         ClientMsg::Leave { .. } => "leave",
         ClientMsg::Spectate { .. } => "spectate",
         ClientMsg::FillBots { .. } => "fill-bots",
+        ClientMsg::Unseat { .. } => "unseat",
         ClientMsg::Ready { .. } => "ready",
         ClientMsg::Move { .. } => "move",
         ClientMsg::Resync { .. } => "resync",
@@ -58,6 +59,7 @@ fn server_tag(m: &ServerMsg) -> &'static str {
         ServerMsg::Room { .. } => "room",
         ServerMsg::Seated { .. } => "seated",
         ServerMsg::Left { .. } => "left",
+        ServerMsg::Unseated { .. } => "unseated",
         ServerMsg::Spectating { .. } => "spectating",
         ServerMsg::Ok { .. } => "ok",
         ServerMsg::GameStarted { .. } => "game-started",
@@ -154,6 +156,9 @@ fn error_codes() -> Vec<ErrorCode> {
         NotFound,
         HintUnavailable,
         Busy,
+        StorageBudget,
+        TooManySeats,
+        BadOrigin,
         TournamentState,
     ];
     for c in &all {
@@ -163,7 +168,7 @@ fn error_codes() -> Vec<ErrorCode> {
             | NoSuchSeat | NotSeated | AlreadySeated | BadVariant | BadRequest | GameInProgress | UnknownStrategy
             | NotYourTurn | StalePrompt | IllegalMove | RateLimited | TooManyConnections | TooManyRooms
             | ShuttingDown | SlowConsumer | Internal | NoSuchTournament | BadTournament | NoSuchGame | NotFound
-            | HintUnavailable | Busy | TournamentState => {}
+            | HintUnavailable | Busy | StorageBudget | TooManySeats | BadOrigin | TournamentState => {}
         }
     }
     all
@@ -339,6 +344,7 @@ fn client_samples() -> Vec<ClientMsg> {
         ClientMsg::Leave { room: 3 },
         ClientMsg::Spectate { room: Some(3), invite: None },
         ClientMsg::FillBots { room: 3, strategy: "random".into() },
+        ClientMsg::Unseat { room: 3, seat: 1 },
         ClientMsg::Ready { room: 3 },
         ClientMsg::Resync { room: 3 },
         ClientMsg::CloseRoom { room: 3 },
@@ -495,6 +501,7 @@ fn server_samples() -> Vec<ServerMsg> {
         },
         ServerMsg::Seated { room: 3, seat: 1 },
         ServerMsg::Left { room: 3 },
+        ServerMsg::Unseated { room: 3, seat: 1 },
         ServerMsg::Spectating { room: 3 },
         ServerMsg::Ok { room: 3 },
         ServerMsg::Accepted { room: 3, prompt: 7 },
@@ -767,7 +774,7 @@ fn every_client_message_fits_the_schema() {
         }
     }
     let seen = check_frames(&schema["client"], &frames);
-    assert_eq!(seen.len(), 19);
+    assert_eq!(seen.len(), 20);
     assert_eq!(families(&frames, "move"), ["poly", "tiles"]);
 }
 
@@ -801,7 +808,7 @@ fn every_server_message_fits_the_schema() {
         assert_eq!(families(&frames, tag), ["poly", "tiles"], "`{tag}` frames of both families");
     }
     let seen = check_frames(&schema["server"], &frames);
-    assert_eq!(seen.len(), 25);
+    assert_eq!(seen.len(), 26);
 }
 
 /// The enums inside messages: the schema lists exactly the values the
@@ -820,7 +827,7 @@ fn the_schema_lists_every_error_code_and_progress() {
         _ => panic!("ErrorCode is not an enumeration: {def}"),
     };
     assert_eq!(codes, listed);
-    assert_eq!(codes.len(), 38);
+    assert_eq!(codes.len(), 41);
     let progress = tags(&checker, &server["$defs"]["Progress"], "event");
     assert_eq!(
         progress,
