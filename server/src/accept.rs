@@ -42,7 +42,7 @@ use tower::ServiceExt;
 
 use crate::AppState;
 use crate::api::ApiError;
-use crate::limits::{Admit, Held};
+use crate::limits::{Admit, Held, HeldConn};
 use crate::metrics::Metrics;
 
 /// The reserve's header timeout: it serves probes and the admin, whose
@@ -55,7 +55,7 @@ fn reserve_serves(admin: Option<&str>, req: &Request<Incoming>) -> bool {
         return true;
     }
     let bearer = req.headers().get(header::AUTHORIZATION).and_then(|v| v.to_str().ok());
-    matches!((admin, bearer.and_then(|b| b.strip_prefix("Bearer "))), (Some(a), Some(b)) if a == b)
+    bearer.and_then(|b| b.strip_prefix("Bearer ")).is_some_and(|b| crate::secret::is_admin(b.trim(), admin))
 }
 
 fn too_many_connections() -> Response {
@@ -74,7 +74,8 @@ fn too_many_connections() -> Response {
 /// no address): what it holds, and whether it is on the reserve; `None`
 /// when it is refused.
 fn admit(state: &AppState, peer: IpAddr) -> Option<(Held, bool)> {
-    let counted = (!state.config.trusted_proxies.contains(&peer)).then_some(peer);
+    let counted = (!state.config.trusted_proxies.contains(&peer))
+        .then(|| crate::limits::group(peer, state.config.ipv6_prefix));
     let admitted = match state.conn_counts.admit(counted) {
         Admit::Full(h) => Some((h, false)),
         Admit::Reserve(h) => Some((h, true)),
@@ -123,10 +124,17 @@ pub(crate) async fn serve(
         // The reserve's check needs the admin token only: a connection
         // holds no reference to the server's state of its own.
         let admin = if reserve { state.config.admin_token.clone() } else { None };
+        // Shared with every request on the connection: a WebSocket upgrade
+        // keeps its clone for the socket's life, so the connection counts
+        // against its address (and the descriptor budget) until the socket
+        // closes, not only until hyper hands the socket over.
+        let held = Arc::new(held);
+        let counted = held.clone();
         let service = hyper::service::service_fn(move |mut req: Request<Incoming>| {
             let app = app.clone();
             let refuse = reserve && !reserve_serves(admin.as_deref(), &req);
             req.extensions_mut().insert(ConnectInfo(peer));
+            req.extensions_mut().insert(HeldConn(counted.clone()));
             async move {
                 if refuse {
                     return Ok::<_, Infallible>(too_many_connections());

@@ -132,9 +132,11 @@ impl Caller {
     /// Reads the credential of a request against the admin token (if admin
     /// actions are enabled) and the players of `db`: a malformed header or
     /// a token that is neither the admin's nor a player's is `401 bad-token`.
+    /// A client address that sent too many wrong tokens is answered `429
+    /// rate-limited` for a while, whatever it sends.
     pub(crate) async fn of(
-        db: &crate::db::Db,
-        admin_token: Option<&str>,
+        state: &crate::AppState,
+        addr: Option<std::net::IpAddr>,
         headers: &HeaderMap,
     ) -> Result<Caller, ApiError> {
         let Some(value) = headers.get(header::AUTHORIZATION) else {
@@ -147,12 +149,23 @@ impl Caller {
                 "the Authorization header must be `Bearer TOKEN`",
             ));
         };
-        if admin_token == Some(token) {
+        let limits = &state.http_limits;
+        if let Some(wait) = addr.and_then(|a| limits.may_try_token(a).err()) {
+            let secs = wait.as_secs().max(1);
+            let message = format!("too many wrong tokens from this address; retry in {secs} s");
+            return Err(ApiError::new(StatusCode::TOO_MANY_REQUESTS, ErrorCode::RateLimited, message).with_retry_after(secs));
+        }
+        if crate::secret::is_admin(token, state.config.admin_token.as_deref()) {
             return Ok(Caller::Admin);
         }
-        match db.player_by_token(token).await? {
+        match state.db.player_by_token(token).await? {
             Some(p) => Ok(Caller::Player(p.id)),
-            None => Err(ApiError::new(StatusCode::UNAUTHORIZED, ErrorCode::BadToken, "unknown token")),
+            None => {
+                if let Some(a) = addr {
+                    limits.wrong_token(a);
+                }
+                Err(ApiError::new(StatusCode::UNAUTHORIZED, ErrorCode::BadToken, "unknown token"))
+            }
         }
     }
 
@@ -162,6 +175,18 @@ impl Caller {
     pub(crate) fn refuse(self, message: impl Into<String>) -> ApiError {
         let status = if self == Caller::Guest { StatusCode::UNAUTHORIZED } else { StatusCode::FORBIDDEN };
         ApiError::new(status, ErrorCode::Unauthorized, message)
+    }
+}
+
+/// The client address a request counts against (see
+/// [`crate::limits::peer_of`]); `None` on a Unix socket.
+pub(crate) struct Peer(pub Option<std::net::IpAddr>);
+
+impl<S: Send + Sync> FromRequestParts<S> for Peer {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
+        Ok(Peer(crate::limits::peer_of(&parts.extensions)))
     }
 }
 

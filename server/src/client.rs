@@ -16,6 +16,9 @@ pub struct Identity {
     pub name: String,
     /// Admin rights.
     pub admin: bool,
+    /// The client's address as the per-address limits count it (see
+    /// `limits`); `None` on a Unix socket.
+    pub addr: Option<std::net::IpAddr>,
 }
 
 /// A connected client as rooms see it.

@@ -85,6 +85,27 @@ pub struct Config {
     /// Replay requests of one address being answered at once (their
     /// answers still being sent count); 0 is no limit.
     pub replays_per_addr: usize,
+    /// Replay pages (`GET /api/games/{id}`) one address may be answered a
+    /// minute, in bursts of up to that many; 0 is no limit.
+    pub replay_pages_per_min: u32,
+    /// How many leading bits of an IPv6 address make the address the
+    /// per-address limits count (64: a /64, what one subscriber is given);
+    /// 128 counts every address apart.
+    pub ipv6_prefix: u8,
+    /// Most open rooms created from one address, by guests and every name
+    /// registered there together; 0 is no limit (the admin has none).
+    pub max_rooms_per_addr: usize,
+    /// Most seats one address may hold in rooms whose match has not
+    /// started; 0 is no limit.
+    pub max_seats_per_addr: usize,
+    /// KiB of stored games one room owner (a registered player, or a
+    /// guest's address), and one address, may add an hour, in bursts of up
+    /// to that many: a match does not start once its creator's budget is
+    /// spent; 0 is no limit.
+    pub stored_kib_per_hour: u32,
+    /// Wrong tokens one address may send in `hello` a minute (the admin's
+    /// and players'); 0 is no limit.
+    pub token_guesses_per_min: u32,
 
     // CPU-bound work: hosted searches, hints, reviews.
     /// Hosted-bot searches, hints and review decisions running at once,
@@ -93,6 +114,9 @@ pub struct Config {
     /// The longest a review may take in all, waiting for slots included;
     /// a review that needs longer is refused `busy` and not stored.
     pub review_time: Duration,
+    /// Hints one address may have computed or waiting at once (a
+    /// connection and a player have one each); 0 is no limit.
+    pub hints_per_addr: usize,
 }
 
 impl Config {
@@ -132,14 +156,22 @@ impl Default for Config {
             outbound_bytes: 4 << 20,
             replay_page_bytes: 1 << 20,
             replays_per_addr: 4,
+            replay_pages_per_min: 120,
+            ipv6_prefix: 64,
+            max_rooms_per_addr: 8,
+            max_seats_per_addr: 8,
+            stored_kib_per_hour: 16 * 1024,
+            token_guesses_per_min: 10,
             max_searches: std::thread::available_parallelism().map_or(1, |n| n.get()),
             review_time: Duration::from_secs(30),
+            hints_per_addr: 1,
         }
     }
 }
 
-/// Which web origins may call the HTTP API from a browser (CORS). The
-/// WebSocket, `/healthz` and `/metrics` never answer cross-origin requests.
+/// Which web origins may call the HTTP API from a browser (CORS) and open
+/// the WebSocket from their pages; the server's own origin always may.
+/// `/healthz` and `/metrics` never answer cross-origin requests.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub enum CorsOrigins {
     /// No CORS headers: browsers allow same-origin calls only.
@@ -162,6 +194,15 @@ pub struct BadOrigin {
 }
 
 impl CorsOrigins {
+    /// Whether a page of `origin` (an `Origin` header) was allowed.
+    pub(crate) fn allows(&self, origin: &str) -> bool {
+        match self {
+            CorsOrigins::None => false,
+            CorsOrigins::Any => true,
+            CorsOrigins::List(list) => list.iter().any(|o| o.eq_ignore_ascii_case(origin)),
+        }
+    }
+
     /// Reads `--cors-origin` values: nothing for [`CorsOrigins::None`], a
     /// `*` among them for [`CorsOrigins::Any`], otherwise each must be an
     /// origin: `http://` or `https://`, a host, an optional port, and no path

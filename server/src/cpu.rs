@@ -6,13 +6,18 @@
 //! Slots are handed out in two queues, each first come first served:
 //!
 //! - [`Class::Hint`]: a player waiting at a prompt for a hint. Its wait is
-//!   short and bounded (the asker gets `busy` beyond it), and a connection
-//!   asks one hint at a time, so this queue goes first.
+//!   short and bounded (the asker gets `busy` beyond it), and an address
+//!   and a player ask one hint at a time (`hints`).
 //! - [`Class::Search`]: a hosted bot's move and one decision of a review.
 //!   A room asks one search per turn and a review one decision at a time,
 //!   so each room and each review holds at most one place in the queue: a
 //!   room with bots that think long cannot starve the others, and neither
 //!   can a review of a long game.
+//!
+//! While both queues wait, a released slot goes to the queue that did not
+//! have the last one: hints go first when they are rare, but players who
+//! ask a hint at every turn cannot starve the hosted bots (nor bots the
+//! hints), each queue having at least every other slot.
 //!
 //! A slot is released when its [`Slot`] drops: the blocking closure owns it,
 //! so a search whose asker went away (a closed room, a hung-up review)
@@ -28,7 +33,7 @@ use tokio::sync::oneshot;
 /// Which queue a request for a slot joins.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Class {
-    /// A hint: served before any search.
+    /// A hint: served first, but never twice in a row while searches wait.
     Hint,
     /// A hosted bot's search or a review's decision.
     Search,
@@ -51,6 +56,22 @@ struct Queue {
     free: usize,
     hints: VecDeque<oneshot::Sender<Slot>>,
     searches: VecDeque<oneshot::Sender<Slot>>,
+    /// The queue that had the last slot handed over.
+    last: Class,
+}
+
+impl Queue {
+    /// The queue the next released slot goes to: the one waiting, or, both
+    /// waiting, the one that did not have the last slot.
+    fn next(&self) -> Option<Class> {
+        match (self.hints.is_empty(), self.searches.is_empty()) {
+            (true, true) => None,
+            (false, true) => Some(Class::Hint),
+            (true, false) => Some(Class::Search),
+            (false, false) if self.last == Class::Hint => Some(Class::Search),
+            (false, false) => Some(Class::Hint),
+        }
+    }
 }
 
 /// One slot, held while it lives.
@@ -71,7 +92,12 @@ impl Cpu {
     pub(crate) fn new(slots: usize) -> Arc<Cpu> {
         let slots = slots.max(1);
         Arc::new(Cpu {
-            queue: Mutex::new(Queue { free: slots, hints: VecDeque::new(), searches: VecDeque::new() }),
+            queue: Mutex::new(Queue {
+                free: slots,
+                hints: VecDeque::new(),
+                searches: VecDeque::new(),
+                last: Class::Search,
+            }),
             busy: AtomicI64::new(0),
             waiting: AtomicI64::new(0),
             slots,
@@ -79,8 +105,8 @@ impl Cpu {
     }
 
     /// A slot, once one is free and every request queued before this one in
-    /// its class (and, for a search, every hint queued) has one. Dropping
-    /// the future leaves the queue.
+    /// its class has one (the two classes taking turns while both wait).
+    /// Dropping the future leaves the queue.
     pub(crate) async fn acquire(self: &Arc<Self>, class: Class) -> Slot {
         let rx = {
             let mut q = self.queue.lock().expect("cpu queue lock");
@@ -124,14 +150,17 @@ impl Cpu {
     /// Hands a released slot to the next live waiter, or frees it.
     fn release(self: &Arc<Self>) {
         let mut q = self.queue.lock().expect("cpu queue lock");
-        loop {
-            let next = match q.hints.pop_front() {
-                Some(tx) => Some(tx),
-                None => q.searches.pop_front(),
+        while let Some(class) = q.next() {
+            let tx = match class {
+                Class::Hint => q.hints.pop_front(),
+                Class::Search => q.searches.pop_front(),
             };
-            let Some(tx) = next else { break };
+            let Some(tx) = tx else { break };
             match tx.send(Slot { cpu: Some(self.clone()) }) {
-                Ok(()) => return,
+                Ok(()) => {
+                    q.last = class;
+                    return;
+                }
                 // The waiter left: its slot must not release again (under
                 // this lock), so it is disarmed and the next waiter tried.
                 Err(mut slot) => slot.cpu = None,
@@ -155,6 +184,11 @@ impl Drop for Waiting<'_> {
 mod tests {
     use super::*;
     use std::time::Duration;
+
+    /// The future's output if it is ready now.
+    async fn ready<F: std::future::Future + Unpin>(f: &mut F) -> Option<F::Output> {
+        tokio::time::timeout(Duration::from_millis(1), f).await.ok()
+    }
 
     async fn pending<F: std::future::Future + Unpin>(f: &mut F) -> bool {
         tokio::time::timeout(Duration::from_millis(1), f).await.is_err()
@@ -182,6 +216,48 @@ mod tests {
         assert_eq!((cpu.busy.load(Ordering::Relaxed), cpu.waiting.load(Ordering::Relaxed)), (1, 0));
         drop(second);
         assert_eq!(cpu.busy.load(Ordering::Relaxed), 0);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn hints_asked_at_every_turn_leave_every_other_slot_to_the_searches() {
+        let cpu = Cpu::new(1);
+        let mut held = cpu.acquire(Class::Search).await;
+        let mut searches: VecDeque<_> = (0..3).map(|_| Box::pin(cpu.acquire(Class::Search))).collect();
+        let mut hints: VecDeque<_> = (0..3).map(|_| Box::pin(cpu.acquire(Class::Hint))).collect();
+        for s in &mut searches {
+            assert!(pending(s).await);
+        }
+        for h in &mut hints {
+            assert!(pending(h).await);
+        }
+        let mut order = vec![];
+        for _ in 0..6 {
+            drop(held);
+            let hint = match hints.front_mut() {
+                Some(h) => ready(h).await,
+                None => None,
+            };
+            held = match hint {
+                Some(slot) => {
+                    order.push('h');
+                    hints.pop_front();
+                    slot
+                }
+                None => {
+                    order.push('s');
+                    let slot = ready(searches.front_mut().expect("a search waits")).await;
+                    searches.pop_front();
+                    slot.expect("the slot went to the search")
+                }
+            };
+            // The other queue's first waiter did not get it as well.
+            for s in searches.iter_mut().take(1) {
+                assert!(pending(s).await);
+            }
+        }
+        assert_eq!(order.iter().collect::<String>(), "hshshs", "the queues take turns, hints first");
+        drop(held);
+        assert_eq!((cpu.busy.load(Ordering::Relaxed), cpu.waiting.load(Ordering::Relaxed)), (0, 0));
     }
 
     #[tokio::test(start_paused = true)]

@@ -11,8 +11,10 @@
 //! - A hint (`hint` on the WebSocket) answers a seat's pending prompt in
 //!   an unrated room that is not a tournament's table (the room's core
 //!   checks that, and the seat and turn, before a job comes here); one hint
-//!   at a time per connection. Hints queue for a slot ahead of searches and
-//!   reviews, for [`HINT_WAIT`] at most: then `busy`, to be asked again.
+//!   at a time per connection and per player, `--hints-per-addr` per client
+//!   address. Hints queue for a slot, taking turns with searches and
+//!   reviews ([`crate::cpu`]), for [`HINT_WAIT`] at most: then `busy`, to be
+//!   asked again.
 //! - A review (`GET /api/games/{id}/review?seat=N`) replays a stored game
 //!   and analyses each decision of seat N (a turn with two legal moves or
 //!   more), one decision per slot in the searches' queue, so a review takes
@@ -42,7 +44,7 @@ use crate::api::{ApiError, ApiPath, ApiQuery};
 use crate::cpu::Class;
 use crate::db::Play;
 use crate::metrics::Metrics;
-use crate::state::hints::Hints;
+use crate::state::hints::{Asking, Hints};
 use crate::{AppState, ConnId, Outbox};
 
 /// Deals sampled for a hint: the hosted `pimc`'s own budget, so the hint
@@ -72,6 +74,10 @@ const REVIEWS_CACHED: usize = 64;
 pub(crate) struct HintJob {
     /// The asking connection.
     pub conn: ConnId,
+    /// Its registered player, if any.
+    pub player: Option<i64>,
+    /// Its client address, if known.
+    pub addr: Option<IpAddr>,
     /// Request id to echo.
     pub id: Option<u64>,
     /// The room.
@@ -116,14 +122,15 @@ pub(crate) fn hint(state: &Arc<AppState>, out: Outbox, job: HintJob) {
     let busy = |out: &Outbox, id, message: &str| {
         out.send(id, ServerMsg::Error { code: ErrorCode::Busy, message: message.into(), url: None });
     };
-    if !hints.asking.lock().expect("hint askers lock").insert(job.conn) {
-        return busy(&out, job.id, "a hint is already being computed for this connection");
-    }
+    let asker = match Asker::take(state, &job) {
+        Ok(asker) => asker,
+        Err(why) => return busy(&out, job.id, why),
+    };
     let state = state.clone();
     tokio::spawn(async move {
-        let HintJob { conn, id, room, seq, prompt, seat, game, stop } = job;
+        let HintJob { id, room, seq, prompt, seat, game, stop, .. } = job;
         let Ok(slot) = tokio::time::timeout(HINT_WAIT, state.cpu.acquire(Class::Hint)).await else {
-            state.hints.asking.lock().expect("hint askers lock").remove(&conn);
+            drop(asker);
             return busy(&out, id, "every search slot is busy: ask again in a second or two");
         };
         let analysed = tokio::task::spawn_blocking(move || {
@@ -133,7 +140,7 @@ pub(crate) fn hint(state: &Arc<AppState>, out: Outbox, job: HintJob) {
             pimc.analyse(&TableSeat::new(&game, seat))
         })
         .await;
-        state.hints.asking.lock().expect("hint askers lock").remove(&conn);
+        drop(asker);
         match analysed {
             Ok(a) => {
                 let moves = hint_moves(&a);
@@ -156,6 +163,81 @@ pub(crate) fn hint(state: &Arc<AppState>, out: Outbox, job: HintJob) {
             }
         }
     });
+}
+
+/// A hint's place among those asked: its connection, its player and its
+/// address each hold one until the hint is answered (or refused), so one
+/// client cannot keep the search slots for itself by asking from many
+/// rooms, connections or names.
+struct Asker {
+    state: Arc<AppState>,
+    who: Who,
+}
+
+/// Who asks a hint.
+#[derive(Clone, Copy, Debug)]
+struct Who {
+    conn: ConnId,
+    player: Option<i64>,
+    addr: Option<IpAddr>,
+}
+
+impl Asking {
+    /// Counts `who` as asking, or says why it may not ask now (`per_addr`
+    /// hints an address may have at once, 0 for no limit).
+    fn take(&mut self, who: Who, per_addr: usize) -> Result<(), &'static str> {
+        if self.conns.contains(&who.conn) {
+            return Err("a hint is already being computed for this connection");
+        }
+        if who.player.is_some_and(|p| self.players.contains(&p)) {
+            return Err("a hint is already being computed for this player");
+        }
+        if let Some(a) = who.addr
+            && per_addr > 0
+            && self.addrs.get(&a).copied().unwrap_or(0) >= per_addr
+        {
+            return Err("hints from this address are being computed: ask again in a moment");
+        }
+        self.conns.insert(who.conn);
+        if let Some(p) = who.player {
+            self.players.insert(p);
+        }
+        if let Some(a) = who.addr {
+            *self.addrs.entry(a).or_default() += 1;
+        }
+        Ok(())
+    }
+
+    /// `who`'s hint was answered or refused.
+    fn give_back(&mut self, who: Who) {
+        self.conns.remove(&who.conn);
+        if let Some(p) = who.player {
+            self.players.remove(&p);
+        }
+        if let Some(a) = who.addr
+            && let Some(n) = self.addrs.get_mut(&a)
+        {
+            *n -= 1;
+            if *n == 0 {
+                self.addrs.remove(&a);
+            }
+        }
+    }
+}
+
+impl Asker {
+    /// Takes the places of the job's asker, or says why it may not ask now.
+    fn take(state: &Arc<AppState>, job: &HintJob) -> Result<Asker, &'static str> {
+        let who = Who { conn: job.conn, player: job.player, addr: job.addr };
+        state.hints.asking.lock().expect("hint askers lock").take(who, state.config.hints_per_addr)?;
+        Ok(Asker { state: state.clone(), who })
+    }
+}
+
+impl Drop for Asker {
+    fn drop(&mut self) {
+        self.state.hints.asking.lock().expect("hint askers lock").give_back(self.who);
+    }
 }
 
 /// A fixed seed per decision: the same question gets the same answer.
@@ -404,6 +486,8 @@ async fn compute_review(
 #[derive(Deserialize)]
 pub(crate) struct ReviewQuery {
     seat: u8,
+    /// A private room's invite (see [`crate::replays::check_access`]).
+    key: Option<String>,
 }
 
 /// A review's JSON as the answer.
@@ -416,9 +500,12 @@ fn review_response(body: Arc<str>) -> Response {
 pub(crate) async fn review(
     State(state): State<Arc<AppState>>,
     extensions: Extensions,
+    headers: axum::http::HeaderMap,
     ApiPath(id): ApiPath<i64>,
     ApiQuery(q): ApiQuery<ReviewQuery>,
 ) -> Result<Response, ApiError> {
+    let peer = crate::limits::peer_of(&extensions);
+    crate::replays::check_access(&state, id, q.key.as_deref(), peer, &headers).await?;
     let remember = |body: Arc<str>| {
         let mut reviews = state.hints.reviews.lock().expect("review cache lock");
         if reviews.len() >= REVIEWS_CACHED {
@@ -494,6 +581,31 @@ pub(crate) async fn review(
 mod tests {
     use super::*;
     use capicua_engine::Seating;
+
+    #[test]
+    fn an_address_and_a_player_ask_one_hint_at_a_time_over_all_their_connections() {
+        let mut asking = Asking::default();
+        let home: IpAddr = "10.0.0.1".parse().unwrap();
+        let ana = Who { conn: 1, player: Some(7), addr: Some(home) };
+        asking.take(ana, 1).expect("the first hint");
+        let again = asking.take(ana, 1).unwrap_err();
+        assert!(again.contains("connection"), "{again}");
+        // Ana on another device, at another address: still one at a time.
+        let ana_phone = Who { conn: 2, player: Some(7), addr: Some("10.9.9.9".parse().unwrap()) };
+        assert!(asking.take(ana_phone, 1).unwrap_err().contains("player"));
+        // Another room, another guest connection, the same address.
+        let neighbour = Who { conn: 3, player: None, addr: Some(home) };
+        assert!(asking.take(neighbour, 1).unwrap_err().contains("address"));
+        assert!(asking.take(neighbour, 2).is_ok(), "two per address when the operator allows it");
+        asking.give_back(neighbour);
+        let elsewhere = Who { conn: 4, player: None, addr: Some("10.0.0.2".parse().unwrap()) };
+        assert!(asking.take(elsewhere, 1).is_ok(), "another address asks meanwhile");
+        asking.give_back(ana);
+        assert!(asking.take(neighbour, 1).is_ok(), "the address's hint was answered");
+        asking.give_back(neighbour);
+        asking.give_back(elsewhere);
+        assert!(asking.conns.is_empty() && asking.players.is_empty() && asking.addrs.is_empty(), "nothing kept");
+    }
 
     /// A latin match played to its end by the first legal move: its start and moves.
     fn played() -> (Game, Vec<Move>) {

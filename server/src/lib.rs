@@ -39,6 +39,7 @@ pub(crate) mod replays;
 pub(crate) mod replicas;
 pub(crate) mod room;
 pub(crate) mod room_cmd;
+pub(crate) mod secret;
 pub(crate) mod serve;
 pub(crate) mod state;
 pub(crate) mod table;

@@ -46,6 +46,29 @@ pub(crate) struct ReplayQuery {
     seat: Option<u8>,
     from: Option<usize>,
     limit: Option<usize>,
+    /// A private room's invite: the key to its games.
+    key: Option<String>,
+}
+
+/// Refuses a private room's game to whoever shows neither its room's
+/// invite (`key`), nor the token of a registered player seated in it, nor
+/// the admin's: as `no-such-game`, so a stranger learns nothing of it.
+pub(crate) async fn check_access(
+    state: &AppState,
+    id: i64,
+    key: Option<&str>,
+    peer: Option<std::net::IpAddr>,
+    headers: &axum::http::HeaderMap,
+) -> Result<(), ApiError> {
+    let Some((Some(hash), players)) = state.db.game_access(id).await? else { return Ok(()) };
+    if key.is_some_and(|k| crate::secret::same(&crate::db::hash_token(k), &hash)) {
+        return Ok(());
+    }
+    match crate::api::Caller::of(state, peer, headers).await? {
+        crate::api::Caller::Admin => Ok(()),
+        crate::api::Caller::Player(p) if players.contains(&p) => Ok(()),
+        _ => Err(ApiError::of(ErrorCode::NoSuchGame, format!("no game {id}"))),
+    }
 }
 
 /// One step of a replay: what the viewer saw after a move.
@@ -177,27 +200,14 @@ struct Window {
 pub(crate) async fn game(
     State(state): State<Arc<AppState>>,
     extensions: Extensions,
+    headers: axum::http::HeaderMap,
     ApiPath(id): ApiPath<i64>,
     ApiQuery(q): ApiQuery<ReplayQuery>,
 ) -> Result<Response, ApiError> {
-    let permit = match crate::limits::peer_of(&extensions) {
-        Some(addr) => match state.replays.take(addr) {
-            Some(p) => Some(p),
-            None => {
-                let max = state.config.replays_per_addr;
-                let mut response = ApiError::new(
-                    StatusCode::TOO_MANY_REQUESTS,
-                    ErrorCode::RateLimited,
-                    format!(
-                        "at most {max} replay requests of one address are answered at once; ask again once one is read"
-                    ),
-                )
-                .into_response();
-                response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
-                return Ok(response);
-            }
-        },
-        None => None,
+    let peer = crate::limits::peer_of(&extensions);
+    let permit = match admit(&state, peer) {
+        Ok(permit) => permit,
+        Err(refused) => return refused,
     };
     let bad = |m: String, field: &str| {
         ApiError::new(StatusCode::BAD_REQUEST, ErrorCode::BadRequest, m).with_field(Some(field))
@@ -206,6 +216,7 @@ pub(crate) async fn game(
     if !(1..=MAX_PAGE_STEPS).contains(&limit) {
         return Err(bad(format!("limit must be 1 to {MAX_PAGE_STEPS}, not {limit}"), "limit"));
     }
+    check_access(&state, id, q.key.as_deref(), peer, &headers).await?;
     let g = state
         .db
         .game(id)
@@ -243,6 +254,40 @@ pub(crate) async fn game(
     let mut response = Body::from_stream(stream).into_response();
     response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
     Ok(response)
+}
+
+/// Whether an address may have one more replay page now: so many a minute,
+/// and so many being sent at once. The permit it gives back is held until
+/// the page's last byte is taken.
+#[allow(clippy::result_large_err)]
+fn admit(
+    state: &AppState,
+    peer: Option<std::net::IpAddr>,
+) -> Result<Option<crate::limits::Slot<std::net::IpAddr>>, Result<Response, ApiError>> {
+    // A page is up to `--replay-page-bytes` to build and send: an address
+    // gets so many a minute, beside the HTTP API's reads.
+    if let Some(wait) = peer.and_then(|a| state.http_limits.check_replay_page(a).err()) {
+        let secs = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
+        let per_min = state.config.replay_pages_per_min;
+        let message = format!("at most {per_min} replay pages a minute for one address; retry in {} s", secs.max(1));
+        return Err(Err(ApiError::new(StatusCode::TOO_MANY_REQUESTS, ErrorCode::RateLimited, message)
+            .with_retry_after(secs)));
+    }
+    let Some(addr) = peer else { return Ok(None) };
+    match state.replays.take(addr) {
+        Some(p) => Ok(Some(p)),
+        None => {
+            let max = state.config.replays_per_addr;
+            let mut response = ApiError::new(
+                StatusCode::TOO_MANY_REQUESTS,
+                ErrorCode::RateLimited,
+                format!("at most {max} replay requests of one address are answered at once; ask again once one is read"),
+            )
+            .into_response();
+            response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+            Err(Ok(response))
+        }
+    }
 }
 
 /// The page's JSON body.

@@ -44,6 +44,15 @@ pub enum RoomCmd {
         /// Request id.
         id: Option<u64>,
     },
+    /// Free a seat before the match (the creator or the admin).
+    Unseat {
+        /// Who asks.
+        client: Client,
+        /// The seat.
+        seat: u8,
+        /// Request id.
+        id: Option<u64>,
+    },
     /// Fill empty seats with hosted bots.
     FillBots {
         /// Who asks.
@@ -132,6 +141,7 @@ impl RoomCmd {
             | RoomCmd::Leave { client, .. }
             | RoomCmd::Spectate { client, .. }
             | RoomCmd::FillBots { client, .. }
+            | RoomCmd::Unseat { client, .. }
             | RoomCmd::Chat { client, .. }
             | RoomCmd::Ready { client, .. }
             | RoomCmd::Move { client, .. }

@@ -40,7 +40,7 @@ pub struct AppState {
     /// TCP connections are not counted by address).
     pub(crate) proxied_counts: Arc<limits::ConnCounts>,
     /// Open rooms per owner.
-    pub(crate) room_quota: Arc<limits::RoomQuota>,
+    pub(crate) room_quota: limits::RoomQuota,
     /// HTTP API requests per address.
     pub(crate) http_limits: limits::HttpLimits,
     /// Hints and reviews: the analysis slots, who awaits one, the caches.
@@ -64,6 +64,11 @@ pub struct AppState {
     pub(crate) scheduler: AtomicBool,
     /// Replay requests being answered, per address.
     pub(crate) replays: Arc<limits::ReplayGate>,
+    /// Bytes of stored games per room owner and per address; `None`: no
+    /// limit.
+    pub(crate) store_budget: Option<Arc<limits::StoreBudget>>,
+    /// Seats per address in rooms waiting for their match.
+    pub(crate) seat_slots: Arc<limits::Slots<std::net::IpAddr>>,
 }
 
 impl AppState {
@@ -82,13 +87,17 @@ impl AppState {
                 limits::fd_budget().unwrap_or(usize::MAX),
             ),
             proxied_counts: limits::ConnCounts::new(config.max_connections_per_addr, usize::MAX),
-            room_quota: limits::RoomQuota::new(config.max_rooms_per_owner),
-            http_limits: limits::HttpLimits::new(
-                config.http_writes_per_min,
-                config.http_reads_per_min,
-                config.registrations_per_min,
-            ),
-            replays: limits::ReplayGate::new(config.replays_per_addr),
+            room_quota: limits::RoomQuota::new(config.max_rooms_per_owner, config.max_rooms_per_addr),
+            http_limits: limits::HttpLimits::new(limits::Rates {
+                writes: config.http_writes_per_min,
+                reads: config.http_reads_per_min,
+                registrations: config.registrations_per_min,
+                replay_pages: config.replay_pages_per_min,
+                guesses: config.token_guesses_per_min,
+            }),
+            replays: limits::replay_gate(config.replays_per_addr),
+            store_budget: limits::StoreBudget::new(config.stored_kib_per_hour),
+            seat_slots: limits::Slots::new(config.max_seats_per_addr),
             config,
             db,
             metrics: metrics::Metrics::default(),

@@ -206,3 +206,16 @@ fn serve_with_a_port_flag_names_listen() {
     assert!(stderr.contains("--listen 127.0.0.1:9000"), "{stderr}");
     assert!(!std::path::Path::new("/nonexistent/never-created.db").exists());
 }
+
+/// `serve` refuses an admin token a guesser could find: short, or one
+/// character repeated; it starts nothing for it.
+#[test]
+fn serve_refuses_a_weak_admin_token() {
+    for (token, says) in [("s3cret", "at least 16"), ("aaaaaaaaaaaaaaaaaaaa", "repeated"), ("has spaces in the token", "spaces")] {
+        let (ok, _, stderr) =
+            run(&["serve", "--admin-token", token, "--listen", "127.0.0.1:0", "--database", "/nonexistent/never.db"]);
+        assert!(!ok, "{token:?} was taken");
+        assert!(stderr.contains("--admin-token") && stderr.contains(says), "{token:?}: {stderr}");
+    }
+    assert!(!std::path::Path::new("/nonexistent/never.db").exists());
+}

@@ -41,6 +41,9 @@ impl Server {
             // The load generator's players all come from 127.0.0.1.
             .env("CAPICUA_REGISTRATIONS_PER_MIN", "0")
             .env("CAPICUA_MAX_CONNECTIONS_PER_ADDR", "0")
+            .env("CAPICUA_MAX_ROOMS_PER_ADDR", "0")
+            .env("CAPICUA_MAX_SEATS_PER_ADDR", "0")
+            .env("CAPICUA_STORED_KIB_PER_HOUR", "0")
             .env("RUST_LOG", "info")
             .stdout(Stdio::null())
             .stderr(Stdio::piped())

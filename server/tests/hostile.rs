@@ -43,7 +43,7 @@ async fn only_the_creator_a_seated_player_or_the_admin_fills_seats() {
     let private = owner.create_room(json!({"preset": "latin", "private": true})).await;
     let r = stranger.request(json!({"type": "fill-bots", "room": private, "strategy": "random"})).await;
     assert_eq!(r["type"], "error", "{r}");
-    assert!(r["code"] == "invite-only" || r["code"] == "not-seated", "{r}");
+    assert_eq!(r["code"], "invite-only", "a stranger learns nothing of a private room: {r}");
 
     // A player who joined (as anyone may, in a public room) may fill the rest.
     let mut friend = s.guest().await;
@@ -328,4 +328,66 @@ async fn a_crowd_is_bounded_and_so_is_what_its_chat_costs() {
     let burst = capicua_protocol::ROOM_CHAT_BURST as usize;
     assert!(sent >= burst && sent <= burst + 2, "{sent} lines went out (room burst {burst})");
     assert!(refused > 0);
+}
+
+#[tokio::test]
+async fn a_websocket_counts_against_its_address_until_it_closes() {
+    let s = server(Config { max_connections_per_addr: 4, ..common::config() }).await;
+    // Four greeted sockets hold the address's share, though their HTTP
+    // connections were handed over to the WebSocket long ago.
+    let mut open = vec![];
+    for _ in 0..4 {
+        open.push(s.guest().await);
+    }
+    for _ in 0..3 {
+        assert!(tokio_tungstenite::connect_async(s.url()).await.is_err(), "a fifth WebSocket from the address");
+    }
+    let (status, body) = one_request(s.addr, "/api/rooms", None).await;
+    assert_eq!(status, 503, "and a fifth HTTP connection: {body}");
+    // The reserve still answers the probe; another address is served.
+    assert_eq!(one_request(s.addr, "/healthz", None).await.0, 200);
+    let other: std::net::IpAddr = "127.0.0.2".parse().unwrap();
+    let mut neighbour = common::Client::connect_from(other, s.addr).await.expect("another address connects");
+    assert_eq!(neighbour.hello(None).await["type"], "welcome");
+    // A socket that closes gives its place back.
+    drop(open.pop());
+    wait_until("the address's freed place to be taken", WAIT, async || {
+        tokio_tungstenite::connect_async(s.url()).await.is_ok()
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_message_in_fragments_is_refused_as_it_grows_past_the_frame_limit() {
+    use tokio_tungstenite::tungstenite::Message;
+    use tokio_tungstenite::tungstenite::protocol::frame::Frame;
+    use tokio_tungstenite::tungstenite::protocol::frame::coding::{Data, OpCode};
+    let s = server(common::config()).await;
+    let mut c = s.guest().await;
+    // A text message that never ends: 16 KiB fragments, none final, a
+    // ping between them (a ping is traffic, so the idle timeout would
+    // never close it).
+    let chunk = vec![b'x'; 16 * 1024];
+    c.send_raw(Message::Frame(Frame::message(chunk.clone(), OpCode::Data(Data::Text), false))).await;
+    for _ in 0..8 {
+        c.send_raw(Message::Ping(vec![1].into())).await;
+        c.send_raw(Message::Frame(Frame::message(chunk.clone(), OpCode::Data(Data::Continue), false))).await;
+    }
+    let err = c.recv().await;
+    assert_eq!(err["code"], "frame-too-large", "refused before 128 KiB arrived: {err}");
+    assert_eq!(c.closed_with().await, capicua_protocol::close::TOO_BIG);
+}
+
+#[tokio::test]
+async fn pings_count_against_the_rate_and_a_flood_of_them_is_closed() {
+    use tokio_tungstenite::tungstenite::Message;
+    let s = server(Config { rate_per_sec: 50, rate_burst: 100, flood_limit: 200, ..common::config() }).await;
+    let mut c = s.guest().await;
+    // Each ping costs the server a pong: 2,000 at once are a flood.
+    for i in 0..2000u32 {
+        c.send_raw(Message::Ping(i.to_be_bytes().to_vec().into())).await;
+    }
+    let err = c.recv().await;
+    assert_eq!(err["code"], "rate-limited", "{err}");
+    assert_eq!(c.closed_with().await, capicua_protocol::close::FLOOD);
 }

@@ -138,7 +138,7 @@ async fn games_are_stored_and_read_back_as_played(database: String) {
     assert!(db.game(poly_id + 100).await.unwrap().is_none());
 
     // The replay list: newest first, paged by id, filtered by player.
-    let page = db.recent_games(4, None, None).await.unwrap();
+    let page = db.recent_games(4, None, None, false).await.unwrap();
     let ids: Vec<i64> = page.iter().map(|g| g.id).collect();
     let mut all: Vec<i64> = stored.iter().map(|(id, _)| *id).collect();
     all.sort_by(|a, b| b.cmp(a));
@@ -146,11 +146,11 @@ async fn games_are_stored_and_read_back_as_played(database: String) {
     assert_eq!(page[0].variant, "triominoes");
     assert_eq!(page[1].seats.len(), 3);
     assert_eq!(page[1].hands, stored[4].1.hands.len() as i64);
-    let next = db.recent_games(4, Some(ids[3]), None).await.unwrap();
+    let next = db.recent_games(4, Some(ids[3]), None, false).await.unwrap();
     assert_eq!(next.iter().map(|g| g.id).collect::<Vec<_>>(), all[4..]);
-    let by_bot = db.recent_games(10, None, Some("bot:random")).await.unwrap();
+    let by_bot = db.recent_games(10, None, Some("bot:random"), false).await.unwrap();
     assert_eq!(by_bot.len(), 5, "the bot sat in the five games of dominoes");
-    assert!(db.recent_games(10, None, Some("nobody")).await.unwrap().is_empty());
+    assert!(db.recent_games(10, None, Some("nobody"), false).await.unwrap().is_empty());
     db.close().await;
 
     // Reopened, the writer numbers after what is stored.

@@ -29,8 +29,9 @@ pub(crate) struct ServeArgs {
     pub(crate) public_url: Option<String>,
     /// Token that grants admin actions: closing rooms (`close-room`),
     /// creating tournaments (`POST /api/tournaments`) and creating rated
-    /// rooms without a player's token.
-    #[arg(long, env = "CAPICUA_ADMIN_TOKEN")]
+    /// rooms without a player's token. At least 16 characters, not all
+    /// the same (`od -An -N16 -tx1 /dev/urandom | tr -d ' \n'` makes one).
+    #[arg(long, env = "CAPICUA_ADMIN_TOKEN", value_parser = admin_token)]
     pub(crate) admin_token: Option<String>,
     /// A web origin (`https://club.example`) whose pages may call the
     /// HTTP API (`/api/...`) from a browser; repeat for more, `*` for
@@ -121,6 +122,11 @@ pub(crate) struct CpuLimits {
     /// and its requester told to retry later.
     #[arg(long, env = "CAPICUA_REVIEW_SECS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=3600))]
     review_secs: u64,
+    /// Hints one client address may have computed or waiting at once (a
+    /// connection and a registered player have one each); over it, `busy`.
+    /// 0 is no limit.
+    #[arg(long, env = "CAPICUA_HINTS_PER_ADDR", default_value_t = 1)]
+    hints_per_addr: usize,
 }
 
 /// What one client may take from the server: rooms, and HTTP API requests
@@ -184,6 +190,33 @@ pub(crate) struct ClientLimits {
     /// is no limit.
     #[arg(long, env = "CAPICUA_MAX_SPECTATORS", default_value_t = 200)]
     max_spectators: usize,
+    /// Leading bits of an IPv6 address that the per-address limits count
+    /// as one address: 64 (a /64, what one subscriber is usually given) by
+    /// default, 128 to count every address apart.
+    #[arg(long, env = "CAPICUA_IPV6_PREFIX", default_value_t = 64, value_parser = clap::value_parser!(u8).range(1..=128))]
+    ipv6_prefix: u8,
+    /// Most open rooms created from one address, by its guests and all the
+    /// names registered there together (`too-many-rooms` after that); 0 is
+    /// no limit. The admin has none.
+    #[arg(long, env = "CAPICUA_MAX_ROOMS_PER_ADDR", default_value_t = 8)]
+    max_rooms_per_addr: usize,
+    /// Most seats one address may hold in rooms whose match has not
+    /// started (`too-many-seats` after that), so that nobody can squat
+    /// every waiting room; 0 is no limit.
+    #[arg(long, env = "CAPICUA_MAX_SEATS_PER_ADDR", default_value_t = 8)]
+    max_seats_per_addr: usize,
+    /// KiB of finished matches the rooms of one owner (a registered player,
+    /// or a guest's address), and of one address, may store an hour, in
+    /// bursts of up to that many: once spent, their rooms start no match
+    /// (`storage-budget`) until it refills. 0 is no limit; the admin's
+    /// rooms and tournament tables are exempt.
+    #[arg(long, env = "CAPICUA_STORED_KIB_PER_HOUR", default_value_t = 16384)]
+    stored_kib_per_hour: u32,
+    /// Wrong tokens (the admin's or a player's) one address may send in
+    /// `hello` a minute; past it, `hello` with a token is refused
+    /// `rate-limited` and the connection closed. 0 is no limit.
+    #[arg(long, env = "CAPICUA_TOKEN_GUESSES_PER_MIN", default_value_t = 10)]
+    token_guesses_per_min: u32,
 }
 
 /// What one client may make the server hold in memory.
@@ -202,6 +235,12 @@ pub(crate) struct MemoryLimits {
     /// `rate-limited`. 0 is no limit.
     #[arg(long, env = "CAPICUA_REPLAYS_PER_ADDR", default_value_t = 4)]
     replays_per_addr: usize,
+    /// Replay pages (`GET /api/games/{id}`) one address is answered a
+    /// minute, in bursts of up to that many (`429` `rate-limited` after
+    /// that): each page is up to `--replay-page-bytes` to build and send.
+    /// 0 is no limit.
+    #[arg(long, env = "CAPICUA_REPLAY_PAGES_PER_MIN", default_value_t = 120)]
+    replay_pages_per_min: u32,
 }
 
 /// Serves until SIGINT or SIGTERM.
@@ -273,7 +312,14 @@ fn config(args: ServeArgs, cors: capicua_server::CorsOrigins) -> capicua_server:
         outbound_bytes: memory.outbound_bytes as usize,
         replay_page_bytes: memory.replay_page_bytes as usize,
         replays_per_addr: memory.replays_per_addr,
+        replay_pages_per_min: memory.replay_pages_per_min,
+        ipv6_prefix: limits.ipv6_prefix,
+        max_rooms_per_addr: limits.max_rooms_per_addr,
+        max_seats_per_addr: limits.max_seats_per_addr,
+        stored_kib_per_hour: limits.stored_kib_per_hour,
+        token_guesses_per_min: limits.token_guesses_per_min,
         review_time: Duration::from_secs(cpu.review_secs),
+        hints_per_addr: cpu.hints_per_addr,
         ..Default::default()
     };
     match cpu.max_searches {
@@ -308,6 +354,25 @@ async fn bind(listen: &str) -> anyhow::Result<(capicua_server::Listener, Option<
             Ok((l.into(), None, line))
         }
     }
+}
+
+/// The fewest characters an admin token has: guesses are throttled per
+/// address, but a short token falls to guesses from many addresses.
+const ADMIN_TOKEN_MIN: usize = 16;
+
+/// Checks `--admin-token`: long enough, and not one character repeated.
+fn admin_token(s: &str) -> Result<String, String> {
+    let n = s.chars().count();
+    if n < ADMIN_TOKEN_MIN {
+        return Err(format!("{n} characters: an admin token has at least {ADMIN_TOKEN_MIN}"));
+    }
+    if s.chars().all(|c| Some(c) == s.chars().next()) {
+        return Err("one character repeated is no secret".into());
+    }
+    if s.chars().any(|c| c.is_control() || c.is_whitespace()) {
+        return Err("an admin token has no spaces or control characters".into());
+    }
+    Ok(s.to_string())
 }
 
 /// Checks `--public-url`: an `http://` or `https://` URL with a host, kept

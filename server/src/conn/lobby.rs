@@ -5,6 +5,13 @@
 use capicua_protocol::{ClientMsg, ErrorCode, ServerMsg};
 
 use super::Conn;
+
+/// Requests a second that read the database or the whole lobby, after a
+/// burst of [`SLOW_BURST`]: far fewer than moves, which cost a room a few
+/// microseconds.
+pub(super) const SLOW_PER_SEC: u32 = 10;
+/// The burst of those requests.
+pub(super) const SLOW_BURST: u32 = 20;
 use crate::Client;
 use crate::limits::RoomOwner;
 use crate::room;
@@ -12,6 +19,9 @@ use crate::room;
 impl Conn {
     /// `list-rooms` and `create-room`.
     pub(super) async fn on_lobby(&mut self, id: Option<u64>, client: &Client, msg: ClientMsg) {
+        if matches!(msg, ClientMsg::ListRooms) && !self.spend_slow(id) {
+            return;
+        }
         match msg {
             ClientMsg::ListRooms => {
                 let list = crate::nodes::lobby(&self.state).await;
@@ -27,7 +37,7 @@ impl Conn {
                     (false, Some(p)) => room::Creator::Owner(room::Owner::Player(p)),
                     (false, None) => room::Creator::Owner(room::Owner::Guest(self.id)),
                 };
-                match room::create(&self.state, *spec, owner, creator).await {
+                match room::create(&self.state, *spec, owner, self.peer, creator).await {
                     Ok(info) => {
                         self.out.send(id, ServerMsg::Room { room: info });
                     }
@@ -38,12 +48,28 @@ impl Conn {
         }
     }
 
+    /// Takes a token of the slower bucket of requests that read the
+    /// database or the whole lobby (`subscribe-tournament`, `list-rooms`):
+    /// false, with `rate-limited` sent, over it.
+    fn spend_slow(&mut self, id: Option<u64>) -> bool {
+        if self.slow.take() {
+            return true;
+        }
+        let message = format!(
+            "at most {SLOW_PER_SEC} list-rooms and subscribe-tournament a second after {SLOW_BURST} in a row; wait a moment"
+        );
+        self.error(id, ErrorCode::RateLimited, message);
+        false
+    }
+
     /// `await-assignments` and `subscribe-tournament`.
     pub(super) async fn on_tournament(&mut self, id: Option<u64>, client: &Client, msg: ClientMsg) {
         match msg {
             ClientMsg::AwaitAssignments => crate::tournament::await_assignments(&self.state, client, id),
             ClientMsg::SubscribeTournament { tournament } => {
-                crate::tournament::subscribe(&self.state, client, tournament, id).await
+                if self.spend_slow(id) {
+                    crate::tournament::subscribe(&self.state, client, tournament, id).await
+                }
             }
             _ => unreachable!("routed to tournaments: {msg:?}"),
         }

@@ -62,6 +62,8 @@ struct Conn {
     bucket: Bucket,
     /// Chat lines: a slower bucket of their own.
     chat: Bucket,
+    /// Requests that read the database or the whole lobby: another.
+    slow: Bucket,
     rejected_in_a_row: u32,
     /// The client's address, if known: a guest's rooms count against it.
     peer: Option<std::net::IpAddr>,
@@ -102,6 +104,7 @@ where
         id,
         bucket: Bucket::new(state.config.rate_per_sec, state.config.rate_burst),
         chat: Bucket::new(CHAT_PER_SEC, CHAT_BURST),
+        slow: Bucket::new(lobby::SLOW_PER_SEC, lobby::SLOW_BURST),
         state,
         out: out.clone(),
         ident: None,
@@ -335,23 +338,19 @@ impl Conn {
                 return Some(End::Close(close::POLICY, "binary frame"));
             }
             Message::Close(_) => return Some(End::Gone),
-            Message::Ping(_) | Message::Pong(_) => return None,
+            // A ping costs a pong (the WebSocket layer answers it on its
+            // own): control frames count against the rate like messages,
+            // dropped over it without an error frame of their own.
+            Message::Ping(_) | Message::Pong(_) => return self.spend(false).err().flatten(),
         };
         Metrics::inc(&self.state.metrics.frames_in);
         if text.len() > MAX_FRAME_BYTES {
             self.error(None, ErrorCode::FrameTooLarge, format!("frames are limited to {MAX_FRAME_BYTES} bytes"));
             return Some(End::Close(close::TOO_BIG, "frame too large"));
         }
-        if !self.bucket.take() {
-            self.rejected_in_a_row += 1;
-            if self.rejected_in_a_row > self.state.config.flood_limit {
-                self.error(None, ErrorCode::RateLimited, "flooding: closing the connection");
-                return Some(End::Close(close::FLOOD, "flood"));
-            }
-            self.error(None, ErrorCode::RateLimited, "too many messages; slow down");
-            return None;
+        if let Err(end) = self.spend(true) {
+            return end;
         }
-        self.rejected_in_a_row = 0;
         let frame = match decode_client(&text) {
             Ok(f) => f,
             Err((id, e)) => {
@@ -360,6 +359,25 @@ impl Conn {
             }
         };
         self.on_frame(frame).await
+    }
+
+    /// Takes a token of the connection's rate for a frame: `Ok` within the
+    /// rate; over it the frame is dropped (with a `rate-limited` error when
+    /// `say`), and `Err(Some(_))` closes a connection that went on flooding.
+    fn spend(&mut self, say: bool) -> Result<(), Option<End>> {
+        if self.bucket.take() {
+            self.rejected_in_a_row = 0;
+            return Ok(());
+        }
+        self.rejected_in_a_row += 1;
+        if self.rejected_in_a_row > self.state.config.flood_limit {
+            self.error(None, ErrorCode::RateLimited, "flooding: closing the connection");
+            return Err(Some(End::Close(close::FLOOD, "flood")));
+        }
+        if say {
+            self.error(None, ErrorCode::RateLimited, "too many messages; slow down");
+        }
+        Err(None)
     }
 
     async fn on_frame(&mut self, ClientFrame { id, msg }: ClientFrame) -> Option<End> {
@@ -439,6 +457,7 @@ impl Conn {
                 (room, forward(room, RoomCmd::Spectate { client, id }))
             }
             ClientMsg::FillBots { room, strategy } => (room, forward(room, RoomCmd::FillBots { client, strategy, id })),
+            ClientMsg::Unseat { room, seat } => (room, forward(room, RoomCmd::Unseat { client, seat, id })),
             ClientMsg::Ready { room } => (room, forward(room, RoomCmd::Ready { client, id })),
             ClientMsg::Move { room, prompt, r#move } => {
                 (room, forward(room, RoomCmd::Move { client, prompt, mv: r#move, id }))

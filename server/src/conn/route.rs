@@ -30,6 +30,7 @@ pub(super) fn route(msg: &ClientMsg) -> Route {
         | ClientMsg::Leave { .. }
         | ClientMsg::Spectate { .. }
         | ClientMsg::FillBots { .. }
+        | ClientMsg::Unseat { .. }
         | ClientMsg::Ready { .. }
         | ClientMsg::Move { .. }
         | ClientMsg::Resync { .. }
@@ -58,6 +59,7 @@ mod tests {
         assert_eq!(of(r#"{"type":"list-rooms"}"#), Route::Lobby);
         assert_eq!(of(r#"{"type":"join","room":3}"#), Route::Room);
         assert_eq!(of(r#"{"type":"hint","room":3}"#), Route::Room);
+        assert_eq!(of(r#"{"type":"unseat","room":3,"seat":1}"#), Route::Room);
         assert_eq!(of(r#"{"type":"chat","room":3,"text":"hi"}"#), Route::Room);
         assert_eq!(of(r#"{"type":"await-assignments"}"#), Route::Tournament);
         assert_eq!(of(r#"{"type":"leave-ladder"}"#), Route::Ladder);

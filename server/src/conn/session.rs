@@ -62,14 +62,27 @@ impl Conn {
             );
             return Some(End::Close(close::VERSION_MISMATCH, "protocol version mismatch"));
         }
+        // An address that sent too many wrong tokens may try none for a
+        // while, the right one included: guessing on learns nothing.
+        let limits = &self.state.http_limits;
+        if token.is_some()
+            && let Some(wait) = self.peer.and_then(|a| limits.may_try_token(a).err())
+        {
+            let secs = wait.as_secs().max(1);
+            self.error(id, ErrorCode::RateLimited, format!("too many wrong tokens from this address; retry in {secs} s"));
+            return Some(End::Close(close::BAD_TOKEN, "too many wrong tokens"));
+        }
         let ident = match token {
-            None => Identity { player_id: None, name: self.guest_name(), admin: false },
-            Some(t) if self.state.config.admin_token.as_deref() == Some(t.as_str()) => {
-                Identity { player_id: None, name: "admin".into(), admin: true }
+            None => Identity { player_id: None, name: self.guest_name(), admin: false, addr: self.peer },
+            Some(t) if crate::secret::is_admin(&t, self.state.config.admin_token.as_deref()) => {
+                Identity { player_id: None, name: "admin".into(), admin: true, addr: self.peer }
             }
             Some(t) => match self.state.db.player_by_token(&t).await {
-                Ok(Some(p)) => Identity { player_id: Some(p.id), name: p.name, admin: false },
+                Ok(Some(p)) => Identity { player_id: Some(p.id), name: p.name, admin: false, addr: self.peer },
                 Ok(None) => {
+                    if let Some(a) = self.peer {
+                        limits.wrong_token(a);
+                    }
                     self.error(id, ErrorCode::BadToken, "unknown token");
                     return Some(End::Close(close::BAD_TOKEN, "bad token"));
                 }
@@ -90,7 +103,11 @@ impl Conn {
             id,
             ServerMsg::Welcome {
                 version: PROTOCOL_VERSION,
-                player: PlayerInfo { name: ident.name.clone(), guest: ident.player_id.is_none(), admin: ident.admin },
+                player: PlayerInfo {
+                    name: ident.name.clone(),
+                    guest: ident.player_id.is_none() && !ident.admin,
+                    admin: ident.admin,
+                },
                 seats: seats.clone(),
                 site: self.state.config.public_url.clone(),
             },
@@ -147,8 +164,8 @@ impl Conn {
         }
         match self.state.db.register(&name).await {
             Ok((player, token)) => {
-                self.ident =
-                    Some(Arc::new(Identity { player_id: Some(player.id), name: player.name.clone(), admin: false }));
+                let ident = Identity { player_id: Some(player.id), name: player.name.clone(), admin: false, addr: self.peer };
+                self.ident = Some(Arc::new(ident));
                 self.claim_player();
                 // Seats taken as a guest now belong to the player. The rooms
                 // hear it before any later command of this connection (same

@@ -35,6 +35,10 @@ pub struct StoredGame {
     pub seats: Vec<SeatRecord>,
     /// Rated.
     pub rated: bool,
+    /// Its room's invite, hashed, if the room was private: then only who
+    /// shows the invite (or a seated player's token, or the admin's) may
+    /// read the game.
+    pub invite_hash: Option<String>,
 }
 
 /// A stored game as a list of replays shows it (`GET /api/games`).
@@ -91,6 +95,7 @@ struct GameRow {
     rated: bool,
     #[sqlx(try_from = "Flag")]
     poly: bool,
+    invite_hash: Option<String>,
 }
 
 /// A stored seat or side number (a small integer column).
@@ -108,6 +113,13 @@ pub(super) struct Encoded {
 }
 
 impl Encoded {
+    /// The bytes of the texts, with a row's own cost for the game and each
+    /// hand.
+    pub(super) fn bytes(&self) -> usize {
+        let texts = self.seating_json.len() + self.moves_json.len() + self.scores_json.len();
+        texts + self.hands.iter().map(|(_, h)| h.len() + 64).sum::<usize>() + 64
+    }
+
     pub(super) fn of(g: &GameRecord) -> Result<Encoded, DbError> {
         let (seating_json, moves_json) = match &g.play {
             Play::Tiles { seating, moves, .. } => (serde_json::to_string(seating)?, encode_moves(moves)),
@@ -219,7 +231,7 @@ impl Db {
     pub async fn game(&self, id: i64) -> Result<Option<StoredGame>, DbError> {
         let Some(r) = sqlx::query_as::<_, GameRow>(
             "SELECT id, room_id, variant_json, seed, seating_json, moves_json, scores_json, winner, forfeit, rated,
-                    poly
+                    poly, (SELECT invite_hash FROM rooms WHERE rooms.id = games.room_id) AS invite_hash
              FROM games WHERE id = $1",
         )
         .bind(id)
@@ -257,30 +269,70 @@ impl Db {
             forfeit: small(r.forfeit),
             seats,
             rated: r.rated,
+            invite_hash: r.invite_hash,
         }))
+    }
+
+    /// Who may read a stored game: `None` when there is no such game, else
+    /// its room's invite hash (`None` inside for a public room) and the
+    /// registered players seated in it.
+    pub async fn game_access(&self, id: i64) -> Result<Option<(Option<String>, Vec<i64>)>, DbError> {
+        let Some(row) = sqlx::query(
+            "SELECT (SELECT invite_hash FROM rooms WHERE rooms.id = games.room_id) AS invite_hash FROM games WHERE id = $1",
+        )
+        .bind(id)
+        .fetch_optional(&self.pool)
+        .await?
+        else {
+            return Ok(None);
+        };
+        let hash: Option<String> = row.try_get("invite_hash")?;
+        if hash.is_none() {
+            return Ok(Some((None, vec![])));
+        }
+        let players = sqlx::query_scalar("SELECT player_id FROM game_seats WHERE game_id = $1 AND player_id IS NOT NULL")
+            .bind(id)
+            .fetch_all(&self.pool)
+            .await?;
+        Ok(Some((hash, players)))
+    }
+
+    /// Records a private room's invite (hashed): its games are private.
+    pub async fn set_room_invite(&self, room: i64, invite: &str) -> Result<(), DbError> {
+        sqlx::query("UPDATE rooms SET invite_hash = $1 WHERE id = $2")
+            .bind(super::hash_token(invite))
+            .bind(room)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
     }
 
     /// Stored games, newest first: at most `limit`, only those older than
     /// `before` (an id) when given, and only those the registered player
     /// (or hosted bot) named `player` sat in when given: by player id, so
     /// a guest's passing name never matches and the lookup is indexed.
-    /// What a list of replays shows, no more: no seed, no moves.
+    /// What a list of replays shows, no more: no seed, no moves. The games
+    /// of private rooms are listed only when `private` says so (the admin).
     pub async fn recent_games(
         &self,
         limit: u32,
         before: Option<i64>,
         player: Option<&str>,
+        private: bool,
     ) -> Result<Vec<GameSummary>, DbError> {
         let rows = sqlx::query(
             "SELECT id, variant, scores_json, winner, forfeit, hands, rated, finished_at FROM games
              WHERE ($1 IS NULL OR id < $1)
                AND ($2 IS NULL OR id IN (SELECT game_id FROM game_seats
                                          WHERE player_id = (SELECT id FROM players WHERE name = $2)))
+               AND ($4 = 1 OR room_id IS NULL
+                    OR NOT EXISTS (SELECT 1 FROM rooms WHERE rooms.id = games.room_id AND rooms.invite_hash IS NOT NULL))
              ORDER BY id DESC LIMIT $3",
         )
         .bind(before)
         .bind(player)
         .bind(limit as i64)
+        .bind(i64::from(private))
         .fetch_all(&self.pool)
         .await?;
         let mut games = rows

@@ -53,6 +53,15 @@ impl Db {
         Ok(row.map(|r| r.try_get("id")).transpose()?)
     }
 
+    /// The player row of a hosted strategy (`bot:NAME`), if it has one.
+    pub async fn hosted_bot_id(&self, strategy: &str) -> Result<Option<i64>, DbError> {
+        let row = sqlx::query("SELECT id FROM players WHERE name = $1")
+            .bind(format!("bot:{strategy}"))
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok(row.map(|r| r.try_get("id")).transpose()?)
+    }
+
     /// The player row of a hosted strategy (`bot:NAME`), created on first use.
     pub async fn hosted_bot(&self, strategy: &str) -> Result<Player, DbError> {
         let name = format!("bot:{strategy}");

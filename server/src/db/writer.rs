@@ -31,18 +31,28 @@ pub(super) struct StoreJob {
     pub(super) reply: oneshot::Sender<Result<i64, String>>,
 }
 
+/// What a row costs beside its text: its key, numbers and index entries.
+const ROW_BYTES: usize = 64;
+
 impl Db {
     /// Stores a finished game (and updates ratings) in one committed
     /// transaction; returns its id once it is durable.
     pub async fn store_game(&self, record: GameRecord) -> Result<i64, DbError> {
+        self.store_game_sized(record).await.map(|(id, _)| id)
+    }
+
+    /// Stores a finished game as [`Db::store_game`] does; its id and the
+    /// bytes of its rows (what it costs the disk, about).
+    pub async fn store_game_sized(&self, record: GameRecord) -> Result<(i64, usize), DbError> {
         if self.read_only {
             return Err(DbError::ReadOnly);
         }
         let (reply, rx) = oneshot::channel();
         let encoded = Encoded::of(&record)?;
+        let bytes = encoded.bytes() + record.seats.len() * ROW_BYTES;
         self.writer.send(StoreJob { record, encoded, reply }).await.map_err(|_| DbError::WriterGone)?;
         match rx.await {
-            Ok(Ok(id)) => Ok(id),
+            Ok(Ok(id)) => Ok((id, bytes)),
             Ok(Err(msg)) => Err(DbError::NotStored(msg)),
             Err(_) => Err(DbError::WriterGone),
         }

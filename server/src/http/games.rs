@@ -6,12 +6,12 @@ use std::sync::Arc;
 
 use axum::Json;
 use axum::extract::State;
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, StatusCode};
 use capicua_protocol::ErrorCode;
 use serde::{Deserialize, Serialize};
 
 use crate::AppState;
-use crate::api::{ApiError, ApiQuery};
+use crate::api::{ApiError, ApiQuery, Caller, Peer};
 use crate::db::tournaments::GameCorrection;
 use crate::db::{GameSummary, Standing};
 
@@ -56,11 +56,16 @@ pub(super) struct GamesQuery {
 
 /// Stored games, newest first, a page at a time: `?limit=N` (1 to 100,
 /// 20 by default), `?before=ID` for the page after the one ending at ID,
-/// `?player=NAME` for one registered player's (or hosted bot's).
+/// `?player=NAME` for one registered player's (or hosted bot's). A
+/// private room's games are not listed (but to the admin).
 pub(super) async fn games(
     State(state): State<Arc<AppState>>,
+    Peer(peer): Peer,
+    headers: HeaderMap,
     ApiQuery(q): ApiQuery<GamesQuery>,
 ) -> Result<Json<Vec<Listed>>, ApiError> {
+    // The games of private rooms are listed to the admin alone.
+    let private = Caller::of(&state, peer, &headers).await? == Caller::Admin;
     let bad = |m: String| ApiError::new(StatusCode::BAD_REQUEST, ErrorCode::BadRequest, m);
     let limit = q.limit.unwrap_or(20);
     if !(1..=GAMES_LIMIT).contains(&limit) {
@@ -74,7 +79,8 @@ pub(super) async fn games(
             bad(format!("player must be a name of 1 to 64 bytes, not {} bytes", p.len())).with_field(Some("player"))
         );
     }
-    let games = state.db.recent_games(limit, q.before, q.player.as_deref()).await.map_err(ApiError::internal)?;
+    let games =
+        state.db.recent_games(limit, q.before, q.player.as_deref(), private).await.map_err(ApiError::internal)?;
     let (lo, hi) = games.iter().fold((i64::MAX, i64::MIN), |(lo, hi), g| (lo.min(g.id), hi.max(g.id)));
     let maybe = if games.is_empty() {
         Vec::new()

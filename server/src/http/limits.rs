@@ -22,7 +22,7 @@ pub(super) async fn client_addr(State(state): State<Arc<AppState>>, mut req: Req
         // The last header line is the nearest hop's: read from the end.
         let headers = req.headers().get_all("x-forwarded-for").iter().rev().filter_map(|h| h.to_str().ok());
         let addr = forwarded_client(peer, &state.config.trusted_proxies, headers);
-        req.extensions_mut().insert(ClientAddr(addr));
+        req.extensions_mut().insert(ClientAddr(crate::limits::group(addr, state.config.ipv6_prefix)));
     }
     next.run(req).await
 }

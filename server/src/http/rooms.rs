@@ -82,7 +82,7 @@ pub(super) async fn create_room(
     headers: HeaderMap,
     body: Result<Bytes, axum::extract::rejection::BytesRejection>,
 ) -> Result<(StatusCode, Json<RoomInfo>), ApiError> {
-    let caller = Caller::of(&state.db, state.config.admin_token.as_deref(), &headers).await?;
+    let caller = Caller::of(&state, crate::limits::peer_of(&extensions), &headers).await?;
     let body = body.map_err(|e| ApiError::body(&e, ErrorCode::BadRequest, MAX_ROOM_SPEC_BYTES))?;
     let spec: RoomSpec = match capicua_protocol::decode_strict(&body) {
         Ok(s) => s,
@@ -114,7 +114,8 @@ pub(super) async fn create_room(
         Caller::Player(id) => crate::room::Creator::Owner(crate::room::Owner::Player(id)),
         Caller::Guest => crate::room::Creator::Unknown,
     };
-    match crate::room::create(&state, spec, owner, creator).await {
+    let addr = crate::limits::peer_of(&extensions);
+    match crate::room::create(&state, spec, owner, addr, creator).await {
         Ok(info) => Ok((StatusCode::CREATED, Json(info))),
         Err(e) => Err(ApiError::of(e.code(), e.to_string()).with_field(e.field())),
     }

@@ -38,7 +38,7 @@ use capicua_tournament::{
 use serde::{Deserialize, Serialize};
 
 use crate::AppState;
-use crate::api::{ApiError, ApiPath, ApiQuery, Caller};
+use crate::api::{ApiError, ApiPath, ApiQuery, Caller, Peer};
 use crate::db::tournaments::{self, ControlAction, ControlOutcome, StoredResult, StoredTable, Summary};
 use crate::state::tournaments::Replayed;
 use crate::tournament::TournamentError;
@@ -158,11 +158,12 @@ fn check_by(by: Option<String>) -> Result<String, ApiError> {
 /// `POST /api/tournaments/{id}/{pause|resume|cancel|withdraw|correct|enter}` (admin).
 async fn control(
     State(state): State<Arc<AppState>>,
+    Peer(peer): Peer,
     headers: HeaderMap,
     ApiPath((id, name)): ApiPath<(i64, String)>,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Json<Summary>, ApiError> {
-    check_admin(&state, &headers).await?;
+    check_admin(&state, peer, &headers).await?;
     let body = body.map_err(|e| ApiError::body(&e, ErrorCode::BadRequest, MAX_CONTROL_BYTES))?;
     let (action, by) = action_of(&state, id, &name, &body).await?;
     let outcome = state.db.take_tournament_control(id, &action, &by).await?;
@@ -286,11 +287,12 @@ fn progress_of(
 /// started, with everything stored of it. Body optional: `{"by": NAME}`.
 async fn delete(
     State(state): State<Arc<AppState>>,
+    Peer(peer): Peer,
     headers: HeaderMap,
     ApiPath(id): ApiPath<i64>,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<StatusCode, ApiError> {
-    check_admin(&state, &headers).await?;
+    check_admin(&state, peer, &headers).await?;
     let body = body.map_err(|e| ApiError::body(&e, ErrorCode::BadRequest, MAX_CONTROL_BYTES))?;
     let b: StatusBody = parse_body(&body)?;
     let by = check_by(b.by)?;
@@ -343,10 +345,10 @@ fn not_found(id: i64) -> ApiError {
 
 /// Checks `Authorization: Bearer <admin token>` (see
 /// [`crate::api::status_of`] for the statuses).
-async fn check_admin(state: &AppState, headers: &HeaderMap) -> Result<(), ApiError> {
+async fn check_admin(state: &AppState, peer: Option<std::net::IpAddr>, headers: &HeaderMap) -> Result<(), ApiError> {
     let disabled = state.config.admin_token.is_none();
     let hint = if disabled { " (admin actions are disabled: start the server with --admin-token)" } else { "" };
-    match Caller::of(&state.db, state.config.admin_token.as_deref(), headers).await {
+    match Caller::of(state, peer, headers).await {
         Ok(Caller::Admin) => Ok(()),
         Ok(Caller::Guest) => {
             Err(Caller::Guest.refuse(format!("send the admin token as `Authorization: Bearer TOKEN`{hint}")))
@@ -370,11 +372,12 @@ struct CreateQuery {
 
 async fn create(
     State(state): State<Arc<AppState>>,
+    Peer(peer): Peer,
     headers: HeaderMap,
     ApiQuery(query): ApiQuery<CreateQuery>,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<(StatusCode, Json<Summary>), ApiError> {
-    check_admin(&state, &headers).await?;
+    check_admin(&state, peer, &headers).await?;
     let starts_at = query.starts_at.as_deref().map(store::parse_starts_at).transpose()?;
     let body = body.map_err(|e| ApiError::body(&e, ErrorCode::BadTournament, store::MAX_SPEC_BYTES))?;
     let body = std::str::from_utf8(&body).map_err(|e| {

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use axum::extract::State;
-use axum::http::{Extensions, StatusCode};
+use axum::http::{Extensions, HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use capicua_protocol::ErrorCode;
 use futures_util::StreamExt;
@@ -11,7 +11,36 @@ use futures_util::StreamExt;
 use super::socket::Upgrade;
 use crate::AppState;
 
-pub(super) async fn ws(State(state): State<Arc<AppState>>, extensions: Extensions, upgrade: Upgrade) -> Response {
+/// Whether a browser page of `origin` may open the WebSocket: the server's
+/// own pages (the request's `Host`, or `--public-url`) and the
+/// `--cors-origin` ones. Without the check any web page could make its
+/// visitors' browsers hold guest sockets here.
+fn origin_allowed(state: &AppState, origin: &str, host: Option<&str>) -> bool {
+    let own = origin.strip_prefix("https://").or_else(|| origin.strip_prefix("http://"));
+    let same_host = matches!((own, host), (Some(o), Some(h)) if o.eq_ignore_ascii_case(h));
+    let public = state.config.public_url.as_deref().is_some_and(|u| u.eq_ignore_ascii_case(origin));
+    same_host || public || state.config.cors.allows(origin)
+}
+
+pub(super) async fn ws(
+    State(state): State<Arc<AppState>>,
+    extensions: Extensions,
+    headers: HeaderMap,
+    upgrade: Upgrade,
+) -> Response {
+    // Bots send no `Origin`; a browser always does.
+    if let Some(origin) = headers.get(header::ORIGIN) {
+        let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
+        if !origin.to_str().is_ok_and(|o| origin_allowed(&state, o, host)) {
+            crate::metrics::Metrics::inc(&state.metrics.connections_refused);
+            return crate::api::ApiError::new(
+                StatusCode::FORBIDDEN,
+                ErrorCode::BadOrigin,
+                "this server's WebSocket opens from its own pages and the origins its operator allows (--cors-origin)",
+            )
+            .into_response();
+        }
+    }
     let peer = crate::limits::peer_of(&extensions);
     // Behind a trusted proxy the accept loop counts no address: the
     // proxy's clients are counted here, by the address it forwards.
@@ -33,14 +62,19 @@ pub(super) async fn ws(State(state): State<Arc<AppState>>, extensions: Extension
         }
         _ => None,
     };
-    // Above our own protocol limit, so an oversize frame gets a clear error
-    // code from us before the connection closes.
+    // The protocol's own limit, on a message's fragments as they arrive:
+    // a message begun and never finished holds at most that much (the
+    // WebSocket layer counts a fragmented message as it grows, and the
+    // receive loop answers its refusal with `frame-too-large`).
     // A small read buffer: the transport zero-fills the whole buffer on
     // every read (at the default 128 KiB that memset dominated a profile of
     // small-frame traffic), and every connection holds one for its life.
     // Clients' frames are a few hundred bytes; a larger one takes more reads.
-    upgrade.on_upgrade(1024, 1 << 20, move |socket| async move {
-        let _proxied = proxied;
+    // The TCP connection's place in the per-address and descriptor counts:
+    // held by the socket, which outlives the HTTP connection it came from.
+    let held = extensions.get::<crate::limits::HeldConn>().cloned();
+    upgrade.on_upgrade(1024, capicua_protocol::MAX_FRAME_BYTES, move |socket| async move {
+        let _held = (held, proxied);
         let (sink, stream) = socket.split();
         match state.lobby.admit() {
             Some(permit) => {

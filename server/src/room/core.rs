@@ -56,6 +56,10 @@ pub(crate) struct RoomCore {
     pub(super) play: Match,
     pub(super) clocks: Clocks,
     pub(super) closed: bool,
+    /// A player came back to a room that stood still for want of anyone:
+    /// it goes on after the connection's `resync` (which follows its
+    /// `hello`), so that its prompt is sent once, with the state.
+    wake_on_sync: bool,
     /// Raised when the room closes: its bots' searches stop.
     pub(super) stop: StopFlag,
 }
@@ -112,6 +116,7 @@ impl RoomCore {
             seats,
             chat: ChatBucket::default(),
             closed: false,
+            wake_on_sync: false,
             stop,
         })
     }
@@ -129,6 +134,11 @@ impl RoomCore {
     /// The room's id.
     pub(crate) fn id(&self) -> RoomId {
         self.settings.id
+    }
+
+    /// The budget its stored games count against, if any.
+    pub(crate) fn store_gate(&self) -> Option<&crate::limits::StoreGate> {
+        self.settings.store_gate.as_ref()
     }
 
     /// Whether the room is closed.
@@ -160,11 +170,14 @@ impl RoomCore {
         if self.closed {
             return refuse_closed(cmd, fx);
         }
+        let stood_still = self.unattended();
+        let reattach = matches!(cmd, RoomCmd::Reattach { .. });
         match cmd {
             RoomCmd::Join { client, seat, id } => self.join(fx, Member::of(&client), seat, id),
             RoomCmd::Leave { client, id } => self.leave(now, fx, Member::of(&client), id),
             RoomCmd::Spectate { client, id } => self.spectate(now, fx, Member::of(&client), id),
             RoomCmd::FillBots { client, strategy, id } => self.fill_bots(now, fx, Member::of(&client), strategy, id),
+            RoomCmd::Unseat { client, seat, id } => self.unseat(fx, Member::of(&client), seat, id),
             RoomCmd::Ready { client, id } => self.ready(now, fx, Member::of(&client), id),
             RoomCmd::Chat { client, text, id } => self.chat(now, fx, Member::of(&client), text, id),
             RoomCmd::Move { client, prompt, mv, id } => self.on_move(now, fx, Member::of(&client), prompt, mv, id),
@@ -187,6 +200,12 @@ impl RoomCore {
                 self.changed(fx);
             }
             RoomCmd::Shutdown => self.close(fx, "the server is shutting down"),
+        }
+        if reattach {
+            self.wake_on_sync |= stood_still;
+        } else {
+            let stood_still = stood_still || std::mem::take(&mut self.wake_on_sync);
+            self.wake(now, fx, stood_still);
         }
         self.track_idle(now);
     }
@@ -231,12 +250,12 @@ impl RoomCore {
     }
 
     /// The hosted bots of [`Effect::RegisterBots`] have their player row
-    /// (`Some`), or it could not be had (`None`).
+    /// (`Ok`), or why it could not be had.
     pub(crate) fn bots_registered(
         &mut self,
         now: Instant,
         fill: effect::BotFill,
-        player_id: Option<i64>,
+        player_id: Result<i64, (ErrorCode, String)>,
         fx: &mut Vec<Effect>,
     ) {
         let effect::BotFill { who, strategy, id } = fill;
@@ -244,8 +263,8 @@ impl RoomCore {
             return effect::refuse(fx, &who, id, ErrorCode::NoSuchRoom, "the room is closed");
         }
         match player_id {
-            Some(p) => self.seat_bots(now, fx, who, strategy, Some(p), id),
-            None => effect::refuse(fx, &who, id, ErrorCode::Internal, "could not register the hosted bot"),
+            Ok(p) => self.seat_bots(now, fx, who, strategy, Some(p), id),
+            Err((code, message)) => effect::refuse(fx, &who, id, code, message),
         }
         self.track_idle(now);
     }
@@ -337,6 +356,7 @@ fn refuse_closed(cmd: RoomCmd, fx: &mut Vec<Effect>) {
         | RoomCmd::Leave { client, id }
         | RoomCmd::Spectate { client, id }
         | RoomCmd::FillBots { client, id, .. }
+        | RoomCmd::Unseat { client, id, .. }
         | RoomCmd::Ready { client, id }
         | RoomCmd::Chat { client, id, .. }
         | RoomCmd::Move { client, id, .. }

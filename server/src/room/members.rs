@@ -37,10 +37,25 @@ impl RoomCore {
             Ok(i) => i,
             Err((code, message)) => return effect::refuse(fx, &who, id, code, message),
         };
+        // One address may hold only so many seats in rooms that have not
+        // started: squatting every waiting room is not possible.
+        let waiting = match (&self.settings.seat_slots, who.ident.addr) {
+            (Some(slots), Some(addr)) if !who.ident.admin => match slots.take(addr) {
+                Some(slot) => Some(slot),
+                None => {
+                    let message = format!(
+                        "your address holds {} seats in rooms that have not started, the most allowed; leave one first",
+                        slots.max()
+                    );
+                    return effect::refuse(fx, &who, id, ErrorCode::TooManySeats, message);
+                }
+            },
+            _ => None,
+        };
         if let Owner::Player(p) = Owner::of(&who) {
             fx.push(Effect::Seated(p));
         }
-        self.seats.sit(i, &who);
+        self.seats.sit(i, &who, waiting);
         tracing::info!(room, seat = i, player = %who.ident.name, "joined");
         effect::reply(fx, &who, id, ServerMsg::Seated { room, seat: i as u8 });
         self.changed(fx);
@@ -84,22 +99,47 @@ impl RoomCore {
         }
     }
 
+    /// The creator (or the admin) frees a seat before the match: its
+    /// player hears `unseated` and is out of the room, a hosted bot goes.
+    pub(super) fn unseat(&mut self, fx: &mut Vec<Effect>, who: Member, seat: u8, id: Option<u64>) {
+        if !self.seats.is_creator(&who) {
+            let message = "only the room's creator or the admin may free a seat";
+            return effect::refuse(fx, &who, id, ErrorCode::Unauthorized, message);
+        }
+        if self.options.is_table() {
+            let message = "this table's seats are set by its event";
+            return effect::refuse(fx, &who, id, ErrorCode::BadRequest, message);
+        }
+        if self.play.is_on() {
+            return effect::refuse(fx, &who, id, ErrorCode::GameInProgress, "a match is in play");
+        }
+        let i = seat as usize;
+        if i >= self.seats.len() {
+            let message = crate::api::no_such_seat(seat, self.seats.len() as u64);
+            return effect::refuse(fx, &who, id, ErrorCode::NoSuchSeat, message);
+        }
+        let Some(member) = self.seats.occupant(i) else {
+            return effect::refuse(fx, &who, id, ErrorCode::BadRequest, format!("seat {seat} is empty"));
+        };
+        let room = self.settings.id;
+        if let Some(m) = member.cloned() {
+            effect::send(fx, &m, None, ServerMsg::Unseated { room, seat }, Push::Now);
+        }
+        tracing::info!(room, seat, by = %who.ident.name, "unseated");
+        self.vacate(fx, i);
+        effect::reply(fx, &who, id, ServerMsg::Ok { room });
+        self.changed(fx);
+    }
+
+    /// A member watches; a room of bots that stood still for want of a
+    /// watcher plays on ([`RoomCore::wake`], after every command).
     pub(super) fn spectate(&mut self, now: Instant, fx: &mut Vec<Effect>, who: Member, id: Option<u64>) {
-        let stood_still = self.unattended();
         if let Err((code, message)) = self.seats.watch(&who, self.settings.max_spectators) {
             return effect::refuse(fx, &who, id, code, message);
         }
         effect::reply(fx, &who, id, ServerMsg::Spectating { room: self.settings.id });
         fx.push(Effect::Info);
         self.send_sync(now, fx, &who, None);
-        // A room of bots that stood still for want of a watcher plays on.
-        if stood_still {
-            if self.play.game().is_some() {
-                self.advance(now, fx);
-            } else {
-                self.maybe_start(now, fx);
-            }
-        }
     }
 
     pub(super) fn ready(&mut self, now: Instant, fx: &mut Vec<Effect>, who: Member, id: Option<u64>) {
@@ -131,6 +171,11 @@ impl RoomCore {
         // room's creator or the admin may. A private room's seats are taken
         // by its invite, so a stranger cannot reach this by its number.
         if !self.seats.may_fill(&who) {
+            // A stranger learns nothing of a private room named by number.
+            if self.settings.private {
+                let message = format!("room {} is private: it is reached by its invite", self.settings.id);
+                return effect::refuse(fx, &who, id, ErrorCode::InviteOnly, message);
+            }
             let message = "only the room's creator or a player seated in it may fill its seats";
             return effect::refuse(fx, &who, id, ErrorCode::NotSeated, message);
         }
@@ -141,6 +186,9 @@ impl RoomCore {
         }
         if self.play.is_on() {
             return effect::refuse(fx, &who, id, ErrorCode::GameInProgress, "a match is in play");
+        }
+        if self.seats.empty().is_empty() {
+            return effect::refuse(fx, &who, id, ErrorCode::SeatTaken, "the room has no empty seat");
         }
         if self.settings.rated {
             // A rated room's hosted bots play under a player row of their

@@ -57,20 +57,27 @@ pub(crate) fn invite_id() -> Result<String, getrandom::Error> {
 }
 
 /// Validates a room spec, records the room and starts its task. The room
-/// counts against its `owner`'s open rooms (none for the admin's).
+/// counts against its `owner`'s open rooms and those created from `addr`
+/// (none for the admin's: no owner).
 pub(crate) async fn create(
     state: &Arc<AppState>,
     spec: RoomSpec,
     owner: Option<RoomOwner>,
+    addr: Option<std::net::IpAddr>,
     creator: Creator,
 ) -> Result<RoomInfo, CreateError> {
     // The slot is taken before anything is checked or recorded: a creator
     // at its limit costs the server no row.
     let slot = match owner {
-        Some(o) => Some(state.room_quota.take(o).map_err(|TooManyRooms(n)| CreateError::TooManyRooms(n))?),
+        Some(o) => Some(state.room_quota.take(o, addr).map_err(|e| match e {
+            TooManyRooms::Owner(n) => CreateError::TooManyRooms(n),
+            TooManyRooms::Addr(n) => CreateError::TooManyRoomsHere(n),
+        })?),
         None => None,
     };
-    let settings = settings(&spec, state.config.reconnect_grace)?;
+    let mut settings = settings(&spec, state.config.reconnect_grace)?;
+    settings.store_gate = state.store_budget.as_ref().zip(owner).map(|(b, o)| b.gate(o, addr));
+    settings.seat_slots = (state.config.max_seats_per_addr > 0).then(|| state.seat_slots.clone());
     create_with(state, spec, settings, TableOptions::default(), None, slot, creator).await
 }
 
@@ -127,6 +134,10 @@ async fn create_with(
     let info = Arc::new(Mutex::new(snapshot.clone()));
     let (tx, rx) = mpsc::unbounded_channel();
     let invite = if spec.private { Some(invite_id().map_err(|_| CreateError::NoEntropy)?) } else { None };
+    if let Some(invite) = &invite {
+        // Its games are private too.
+        state.db.set_room_invite(id as i64, invite).await.map_err(CreateError::Db)?;
+    }
     state.lobby.insert_room(id, RoomHandle { tx, info: info.clone(), invite: invite.clone() });
     // Only the creator's reply carries the invite.
     snapshot.invite = invite;

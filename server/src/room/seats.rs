@@ -6,8 +6,11 @@ use capicua_engine::Seat;
 use capicua_protocol::{ErrorCode, Occupant, OccupantKind, SeatInfo};
 use tokio::time::Instant;
 
+use std::net::IpAddr;
+
 use super::effect::Member;
 use crate::ConnId;
+use crate::limits::Slot;
 use crate::bots::HostedStrategy;
 use crate::record::{SeatKind, SeatRecord};
 
@@ -54,6 +57,10 @@ pub(crate) enum SeatState {
         gone_since: Option<Instant>,
         /// Left or out of grace: its turns go to the timeout policy at once.
         abandoned: bool,
+        /// Its place among the seats its address holds in rooms waiting for
+        /// their match (`--max-seats-per-addr`), given back when the match
+        /// starts or the seat is freed.
+        waiting: Option<Slot<IpAddr>>,
     },
     Bot {
         name: String,
@@ -158,9 +165,9 @@ impl Seats {
         self.seats.iter().any(|s| matches!(s, SeatState::Human { member: Some(_), .. }))
     }
 
-    /// Whether the seats hold hosted bots and no person.
-    pub(crate) fn bots_only(&self) -> bool {
-        self.seats.iter().any(|s| matches!(s, SeatState::Bot { .. })) && !self.has_humans()
+    /// Whether a hosted bot holds a seat.
+    pub(crate) fn has_bots(&self) -> bool {
+        self.seats.iter().any(|s| matches!(s, SeatState::Bot { .. }))
     }
 
     /// The first seat not ready to play (empty, not ready, gone).
@@ -197,8 +204,9 @@ impl Seats {
         }
     }
 
-    /// Seats `who` in seat `i` (not ready yet), out of the spectators.
-    pub(crate) fn sit(&mut self, i: usize, who: &Member) {
+    /// Seats `who` in seat `i` (not ready yet), out of the spectators,
+    /// holding its address's `waiting` slot.
+    pub(crate) fn sit(&mut self, i: usize, who: &Member, waiting: Option<Slot<IpAddr>>) {
         self.spectators.retain(|s| s.conn != who.conn);
         self.seats[i] = SeatState::Human {
             owner: Owner::of(who),
@@ -207,7 +215,32 @@ impl Seats {
             ready: false,
             gone_since: None,
             abandoned: false,
+            waiting,
         };
+    }
+
+    /// The match started: the seats no longer count as waiting ones.
+    pub(crate) fn stop_waiting(&mut self) {
+        for s in &mut self.seats {
+            if let SeatState::Human { waiting, .. } = s {
+                *waiting = None;
+            }
+        }
+    }
+
+    /// What holds seat `i`: `None` when it is empty, else its connected
+    /// member (`None` inside for a hosted bot, or a player away).
+    pub(crate) fn occupant(&self, i: usize) -> Option<Option<&Member>> {
+        match self.seats.get(i)? {
+            SeatState::Empty => None,
+            SeatState::Human { member, .. } => Some(member.as_ref()),
+            SeatState::Bot { .. } => Some(None),
+        }
+    }
+
+    /// Whether `who` is the room's creator (or the admin).
+    pub(crate) fn is_creator(&self, who: &Member) -> bool {
+        who.ident.admin || self.creator == Creator::Owner(Owner::of(who))
     }
 
     /// Empties seat `i`; the registered player who held it, if one did.
@@ -317,7 +350,7 @@ impl Seats {
     /// Whether `who` may fill the empty seats: the admin, the room's
     /// creator or a player seated in it.
     pub(crate) fn may_fill(&self, who: &Member) -> bool {
-        who.ident.admin || self.creator == Creator::Owner(Owner::of(who)) || self.seat_of(who).is_some()
+        self.is_creator(who) || self.seat_of(who).is_some()
     }
 
     /// The empty seats.

@@ -41,6 +41,12 @@ pub(crate) struct Settings {
     pub unwatched: Option<Duration>,
     /// Most spectators at once; 0 is no limit.
     pub max_spectators: usize,
+    /// The budget its stored games count against (its creator's, and its
+    /// creator's address's); `None` for the admin's rooms and tables.
+    pub store_gate: Option<crate::limits::StoreGate>,
+    /// The seats each address holds in rooms waiting for their match;
+    /// `None`: not counted (tables, or no limit).
+    pub seat_slots: Option<std::sync::Arc<crate::limits::Slots<std::net::IpAddr>>>,
 }
 
 /// A hosted seat set when the room is created.

@@ -29,6 +29,9 @@ pub(crate) enum CreateError {
     /// The creator holds its most open rooms already.
     #[error("you already have {0} open rooms, the most allowed; close or finish one first")]
     TooManyRooms(usize),
+    /// The creator's address holds its most open rooms already.
+    #[error("{0} rooms created from your address are open, the most allowed; close or finish one first")]
+    TooManyRoomsHere(usize),
     /// The preset does not exist.
     #[error(
         "unknown preset {0:?}; presets: {presets}; poly presets: {poly}",
@@ -80,7 +83,7 @@ impl CreateError {
     pub(crate) fn code(&self) -> ErrorCode {
         match self {
             CreateError::ShuttingDown => ErrorCode::ShuttingDown,
-            CreateError::TooManyRooms(_) => ErrorCode::TooManyRooms,
+            CreateError::TooManyRooms(_) | CreateError::TooManyRoomsHere(_) => ErrorCode::TooManyRooms,
             CreateError::UnknownPreset(_) | CreateError::PresetOrVariant | CreateError::Variant(_) => {
                 ErrorCode::BadVariant
             }
@@ -165,6 +168,8 @@ pub(super) fn settings_named(
         idle: None,
         unwatched: None,
         max_spectators: 0,
+        store_gate: None,
+        seat_slots: None,
     })
 }
 

@@ -9,7 +9,7 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 
 use axum::extract::ws::Utf8Bytes;
-use capicua_protocol::{RoomId, RoomInfo, ServerMsg};
+use capicua_protocol::{ErrorCode, RoomId, RoomInfo, ServerMsg};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
@@ -147,11 +147,12 @@ impl RoomTask {
                     // as its largest await for as long as it lives (a room,
                     // for hours), and these run once a match or less.
                     Effect::RegisterBots(fill) => {
-                        let row = Box::pin(hosted_bot_row(&self.state, &fill.strategy)).await;
+                        let row = Box::pin(hosted_bot_row(&self.state, &fill.strategy, fill.who.ident.addr)).await;
                         follow_up = Some(FollowUp::Registered(fill, row));
                     }
                     Effect::Store(record) => {
-                        follow_up = Some(FollowUp::Stored(Box::pin(store(&self.state, *record)).await));
+                        let gate = self.core.store_gate().cloned();
+                        follow_up = Some(FollowUp::Stored(Box::pin(store(&self.state, *record, gate)).await));
                     }
                     Effect::MatchDone(game) => {
                         if let Some(tx) = self.on_stored.take() {
@@ -230,9 +231,18 @@ impl RoomTask {
 }
 
 /// Stores a finished match: its id, or `None` if it could not be stored.
-async fn store(state: &AppState, record: crate::record::GameRecord) -> Option<i64> {
-    match state.db.store_game(record).await {
-        Ok(id) => {
+/// Stores a finished match: its id, or `None`. What it stored counts
+/// against the room's budget (`gate`).
+async fn store(
+    state: &AppState,
+    record: crate::record::GameRecord,
+    gate: Option<crate::limits::StoreGate>,
+) -> Option<i64> {
+    match state.db.store_game_sized(record).await {
+        Ok((id, bytes)) => {
+            if let Some(g) = gate {
+                g.charge(Instant::now(), bytes);
+            }
             Metrics::inc(&state.metrics.games_finished);
             tracing::info!(game = id, "match stored");
             Some(id)
@@ -246,23 +256,35 @@ async fn store(state: &AppState, record: crate::record::GameRecord) -> Option<i6
 }
 
 /// The player row a rated room's hosted bots of `strategy` play under, or
-/// `None` if it could not be had.
-async fn hosted_bot_row(state: &AppState, strategy: &str) -> Option<i64> {
-    match state.db.hosted_bot(strategy).await {
-        Ok(p) => Some(p.id),
-        Err(e) => {
-            tracing::error!(error = %e, "registering a hosted bot");
-            None
-        }
+/// why it could not be had. A new row is a new name: it counts against the
+/// registrations of the address asking (`addr`), or every spec a client
+/// can write would be a row.
+async fn hosted_bot_row(
+    state: &AppState,
+    strategy: &str,
+    addr: Option<std::net::IpAddr>,
+) -> Result<i64, (ErrorCode, String)> {
+    let internal = |e: crate::db::DbError| {
+        tracing::error!(error = %e, "registering a hosted bot");
+        (ErrorCode::Internal, "could not register the hosted bot".to_string())
+    };
+    if let Some(id) = state.db.hosted_bot_id(strategy).await.map_err(internal)? {
+        return Ok(id);
     }
+    if let Some(wait) = addr.and_then(|a| state.http_limits.check_registration(a).err()) {
+        let secs = wait.as_secs().max(1);
+        let message = format!("too many new names from this address (a rated bot of a new spec is one); retry in {secs} s");
+        return Err((ErrorCode::RateLimited, message));
+    }
+    state.db.hosted_bot(strategy).await.map(|p| p.id).map_err(internal)
 }
 
 /// What the core hears once an effect is performed.
 enum FollowUp {
     /// The match was stored (its id) or not.
     Stored(Option<i64>),
-    /// The hosted bots' player row, or `None` if it could not be had.
-    Registered(Box<BotFill>, Option<i64>),
+    /// The hosted bots' player row, or why it could not be had.
+    Registered(Box<BotFill>, Result<i64, (ErrorCode, String)>),
     /// Go on after yielding.
     Resume,
 }

@@ -43,7 +43,7 @@ fn member(conn: ConnId, player: Option<i64>) -> Client {
         None => format!("guest{conn}"),
     };
     let out = Outbox::new(8, 1 << 20, &Arc::new(Flusher::default()));
-    Client { conn, ident: Arc::new(Identity { player_id: player, name, admin: false }), out }
+    Client { conn, ident: Arc::new(Identity { player_id: player, name, admin: false, addr: None }), out }
 }
 
 /// What the test answers the core with, as the task would.
@@ -169,7 +169,7 @@ impl Room {
             match next {
                 Next::Resume => self.core.resume(self.now, &mut fx),
                 Next::Thought(answer) => self.core.thought(self.now, answer, &mut fx),
-                Next::Registered(fill) => self.core.bots_registered(self.now, *fill, Some(100), &mut fx),
+                Next::Registered(fill) => self.core.bots_registered(self.now, *fill, Ok(100), &mut fx),
             }
             self.read(fx);
         }

@@ -11,11 +11,24 @@ use capicua_strategy::StopFlag;
 
 use crate::ConnId;
 
+/// Who awaits a hint.
+#[derive(Default)]
+pub(crate) struct Asking {
+    /// Connections: one hint at a time each.
+    pub(crate) conns: HashSet<ConnId>,
+    /// Registered players: one hint at a time each, over all their
+    /// connections.
+    pub(crate) players: HashSet<i64>,
+    /// Hints per client address.
+    pub(crate) addrs: HashMap<IpAddr, usize>,
+}
+
 /// The shared state of hints and reviews.
 #[derive(Default)]
 pub(crate) struct Hints {
-    /// Connections with a hint being computed.
-    pub(crate) asking: Mutex<HashSet<ConnId>>,
+    /// Who has a hint being computed or waiting: connections, players and
+    /// addresses (an address holds at most `--hints-per-addr`).
+    pub(crate) asking: Mutex<Asking>,
     /// Answered hints by (room, sequence number, seat).
     pub(crate) cached: Mutex<HashMap<(RoomId, u64, u8), ServerMsg>>,
     /// Served reviews by (game, seat): their JSON.

@@ -297,6 +297,9 @@ impl Registry {
     }
 }
 
+/// The most tournaments one connection follows at once.
+pub(crate) const MAX_FOLLOWED: usize = 32;
+
 /// `await-assignments`: registers the connection and sends the tables due.
 pub(crate) fn await_assignments(state: &AppState, client: &Client, id: Option<u64>) {
     let Some(player) = client.ident.player_id else {
@@ -323,15 +326,26 @@ pub(crate) fn await_assignments(state: &AppState, client: &Client, id: Option<u6
 
 /// `subscribe-tournament`: answers with where it stands, then streams progress.
 pub(crate) async fn subscribe(state: &AppState, client: &Client, tournament: TournamentId, id: Option<u64>) {
+    let follows = |inner: &crate::state::tournaments::RegistryInner| {
+        inner.subscribers.iter().filter(|(t, subs)| **t != tournament && subs.iter().any(|c| c.conn == client.conn)).count()
+    };
+    if follows(&state.tournaments.lock()) >= MAX_FOLLOWED {
+        let message = format!("a connection follows at most {MAX_FOLLOWED} tournaments");
+        client.out.send(id, ServerMsg::Error { code: ErrorCode::BadRequest, message, url: None });
+        return;
+    }
     // The organiser's controls the followers here are told of start after
     // the last one taken before this subscription (see `relay`).
     let controls = state.db.last_tournament_audit(tournament).await;
     match state.db.tournament_summary(tournament).await {
         Ok(Some(s)) => {
             // Registered before the answer is sent: no event can fall in between
-            // unseen (at worst one is seen twice).
+            // unseen (at worst one is seen twice). A connection is a follower
+            // once, however often it subscribes.
             let mut inner = state.tournaments.lock();
-            inner.subscribers.entry(tournament).or_default().push(client.clone());
+            let subs = inner.subscribers.entry(tournament).or_default();
+            subs.retain(|c| c.conn != client.conn && c.out.is_open());
+            subs.push(client.clone());
             if let Ok(last) = controls {
                 inner.controls_told.entry(tournament).or_insert(last);
             }

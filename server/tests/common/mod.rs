@@ -17,10 +17,22 @@ use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
 /// The server's defaults but for the limits per address: every test client
 /// is a guest from 127.0.0.1, one address, and many tests open more rooms,
-/// register more names and hold more connections than one address may
-/// (`tests/limits.rs` and `tests/hostile.rs` test those limits).
+/// register more names, hold more connections and seats, store more games
+/// and ask more hints than one address may (`tests/limits.rs`,
+/// `tests/hostile.rs` and `tests/hostile_bounds.rs` test those limits).
 pub fn config() -> Config {
-    Config { max_rooms_per_owner: 0, registrations_per_min: 0, max_connections_per_addr: 0, ..Config::default() }
+    Config {
+        max_rooms_per_owner: 0,
+        max_rooms_per_addr: 0,
+        max_seats_per_addr: 0,
+        registrations_per_min: 0,
+        max_connections_per_addr: 0,
+        stored_kib_per_hour: 0,
+        hints_per_addr: 0,
+        token_guesses_per_min: 0,
+        replay_pages_per_min: 0,
+        ..Config::default()
+    }
 }
 
 /// A running server.
@@ -283,6 +295,18 @@ impl Client {
     pub async fn connect(url: &str) -> Client {
         let (ws, _) = tokio_tungstenite::connect_async_with_config(url, None, true).await.expect("connect");
         Client { ws, next_id: 0, frames: vec![], queue: Default::default(), closed: None }
+    }
+
+    /// A client whose TCP connection comes from `local` (any 127.x.y.z is
+    /// loopback on Linux): another address for the per-address limits.
+    pub async fn connect_from(local: std::net::IpAddr, server: SocketAddr) -> Result<Client, String> {
+        let socket = tokio::net::TcpSocket::new_v4().map_err(|e| e.to_string())?;
+        socket.bind(SocketAddr::new(local, 0)).map_err(|e| e.to_string())?;
+        let tcp = socket.connect(server).await.map_err(|e| e.to_string())?;
+        let url = format!("ws://{server}/ws");
+        let (ws, _) =
+            tokio_tungstenite::client_async(url, MaybeTlsStream::Plain(tcp)).await.map_err(|e| e.to_string())?;
+        Ok(Client::from_ws(ws))
     }
 
     /// A client over a WebSocket the test opened itself (on a socket with

@@ -12,10 +12,15 @@ pub(super) const CSV: &str = "text/csv; charset=utf-8";
 
 /// One CSV field: quoted when it holds a comma, a quote, a line break or
 /// leading or trailing spaces (a spreadsheet would trim them), its quotes
-/// doubled (RFC 4180).
+/// doubled (RFC 4180). A text a spreadsheet would run as a formula (it
+/// starts with `=`, `+`, `-`, `@`, a tab or a carriage return, and is not
+/// a number) is neutralised with a leading `'`: a team named
+/// `=HYPERLINK(...)` is shown, not run.
 pub(super) fn field(text: &str) -> String {
+    let formula = text.starts_with(['=', '+', '-', '@', '\t', '\r']) && text.parse::<f64>().is_err();
+    let text = if formula { format!("'{text}") } else { text.to_string() };
     let needs = text.contains([',', '"', '\n', '\r']) || text.starts_with(' ') || text.ends_with(' ');
-    if needs { format!("\"{}\"", text.replace('"', "\"\"")) } else { text.to_string() }
+    if needs { format!("\"{}\"", text.replace('"', "\"\"")) } else { text }
 }
 
 /// One CSV line of `fields`, ended by CRLF (RFC 4180).
@@ -190,6 +195,18 @@ pub(super) fn results(rows: &[ResultRow]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_formula_is_shown_not_run_and_a_number_stays_a_number() {
+        assert_eq!(field("=HYPERLINK(\"http://x\")"), "\"'=HYPERLINK(\"\"http://x\"\")\"");
+        assert_eq!(field("-cmd|' /C calc'!A0"), "'-cmd|' /C calc'!A0");
+        assert_eq!(field("+1+1"), "'+1+1");
+        assert_eq!(field("@SUM(A1)"), "'@SUM(A1)");
+        assert_eq!(field("\tx"), "'\tx");
+        assert_eq!(field("-3"), "-3", "a negative score");
+        assert_eq!(field("-0.5"), "-0.5");
+        assert_eq!(field("ana-maría"), "ana-maría", "a dash inside is nothing");
+    }
 
     #[test]
     fn a_field_is_quoted_only_when_it_must_be() {

@@ -66,17 +66,37 @@ impl RoomCore {
         self.clocks.unwatched_since?.checked_add(self.settings.unwatched?)
     }
 
-    /// Whether the room is one of hosted bots alone that no one watches:
-    /// such a room does not play (its searches would burn the CPU for
-    /// nobody), and closes once [`crate::room::settings::Settings::unwatched`] has
-    /// passed. Tables (their event needs the result) and the admin's rooms
+    /// Whether the room would play for nobody: no person is connected to
+    /// it (in a seat or watching) and machines would make its moves
+    /// (hosted bots, or the timeout policy of seats whose players left or
+    /// dropped). Such a room does not play (its searches would burn the
+    /// CPU, and its stored games the disk, for nobody), and closes once
+    /// [`crate::room::settings::Settings::unwatched`] has passed. Leaving a
+    /// seat does not keep a room of bots playing: only a connected person
+    /// does. Tables (their event needs the result) and the admin's rooms
     /// play on.
     pub(in crate::room) fn unattended(&self) -> bool {
         self.settings.unwatched.is_some()
             && !self.options.is_table()
             && !self.seats.by_admin()
             && self.seats.spectators().is_empty()
-            && self.seats.bots_only()
+            && !self.seats.has_connected()
+            && (self.seats.has_bots() || self.play.is_on())
+    }
+
+    /// A room that stood still for want of a person goes on once one came
+    /// (`stood_still` is whether it stood still before the command): its
+    /// hosted seats move, or its match starts. A pending prompt waits for
+    /// its player as it did.
+    pub(in crate::room) fn wake(&mut self, now: Instant, fx: &mut Vec<Effect>, stood_still: bool) {
+        if !stood_still || self.unattended() || self.closed {
+            return;
+        }
+        if self.play.game().is_none() {
+            self.maybe_start(now, fx);
+        } else if self.play.pending_seat().is_none() {
+            self.advance(now, fx);
+        }
     }
 
     /// Starts or stops the idle clock: it runs while no seat holds a

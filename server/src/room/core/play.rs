@@ -152,10 +152,11 @@ impl RoomCore {
         if self.play.is_on() || self.closed || self.unattended() {
             return;
         }
-        if self.seats.first_missing().is_some() || !self.deal_match(fx) {
+        if self.seats.first_missing().is_some() || self.over_budget(now, fx) || !self.deal_match(fx) {
             return;
         }
         self.play.seq += 1;
+        self.seats.stop_waiting();
         let (room, seq) = (self.settings.id, self.play.seq);
         let game = self.play.game.as_ref().expect("just dealt");
         for i in 0..self.seats.len() {
@@ -171,6 +172,20 @@ impl RoomCore {
         tracing::info!(room, seq, "match started");
         self.changed(fx);
         self.advance(now, fx);
+    }
+
+    /// Whether the room's owner has stored its most games lately: then no
+    /// match starts, and everyone in the room hears when one may.
+    fn over_budget(&self, now: Instant, fx: &mut Vec<Effect>) -> bool {
+        let Some(Err(wait)) = self.settings.store_gate.as_ref().map(|g| g.check(now)) else { return false };
+        let mins = wait.as_secs().div_ceil(60).max(1);
+        let message = format!(
+            "the games of this room's creator (or of its address) filled their storage for now: \
+             the next match may start in about {mins} min"
+        );
+        let msg = Arc::new(ServerMsg::Error { code: ErrorCode::StorageBudget, message, url: None });
+        effect::send_all(fx, self.seats.members(), &msg, Push::Now);
+        true
     }
 
     /// Plays hosted seats until a player must move (prompted), a slow
@@ -509,6 +524,8 @@ impl RoomCore {
         game.keep_hand_ends(false);
         fx.push(Effect::Hint(Box::new(crate::hints::HintJob {
             conn: who.conn,
+            player: who.ident.player_id,
+            addr: who.ident.addr,
             id,
             room: self.settings.id,
             seq: self.play.seq,
