@@ -229,6 +229,17 @@ function onFrame(f) {
     pump(t);
     return;
   }
+  if (f.type === 'unseated') {
+    // The room's creator freed our seat before the match.
+    const t = app.table(f.room);
+    if (t.seat === f.seat) {
+      t.seat = null;
+      t.lost = false;
+    }
+    app.toast(say('tb.unseated', { n: f.seat + 1 }));
+    app.update();
+    return;
+  }
   if (f.type === 'tournament-progress') {
     // The tournament page, if open, refreshes what changed.
     app.onTournament?.(f);
@@ -602,7 +613,8 @@ function predictMover(t, events, fresh) {
 /** The finished match's last hand, read from the stored game. */
 async function finalSummary(t, game) {
   try {
-    const q = t.seat === null ? '' : `&seat=${t.seat}`;
+    // A private room's games open with its invite.
+    const q = `${t.seat === null ? '' : `&seat=${t.seat}`}${t.invite ? `&key=${t.invite}` : ''}`;
     // Replays come a page at a time: the head (with the step count) and
     // then the last step alone.
     const r = await fetch(`/api/games/${game}?limit=1${q}`);
@@ -705,7 +717,7 @@ function route() {
   } else if (parts[0] === 'replay' && /^\d+$/.test(parts[1] || '')) {
     mod = replay;
     const seat = query.get('seat');
-    params = { game: Number(parts[1]), seat: seat !== null && /^\d+$/.test(seat) ? Number(seat) : null, step: query.get('step') };
+    params = { game: Number(parts[1]), seat: seat !== null && /^\d+$/.test(seat) ? Number(seat) : null, step: query.get('step'), key: query.get('key') };
     nav = '#/replays';
   } else if (parts[0] === 'replays') {
     mod = replay;

@@ -287,6 +287,8 @@ function createCard(app) {
           tb.seat = joined.seat;
           tb.info = created.room;
           tb.invite = invite || null;
+          // The creator may free a seat before the match.
+          tb.creator = true;
           if (app.me?.guest) app.rememberGuestSeat(room, joined.seat);
           if (fill.value) {
             tb.strength = fill.value;

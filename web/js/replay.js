@@ -6,7 +6,7 @@
 import { h, replace, tileName, joinWords } from './dom.js';
 import { renderBoard, endName } from './board.js';
 import { tileSvg, needsNumerals } from './tiles.js';
-import { scoreboard, seatPanels, handSummary, boardWidth } from './table.js';
+import { scoreboard, seatPanels, handSummary, boardWidth, replayHash } from './table.js';
 import { reviewPanel, replayHint, reviewHints } from './hints.js';
 import { t, lang, errorText } from './i18n.js';
 import { renderPolyBoard, polyEventText, polyHandPictures, polyScores, tileSet, byCorners } from './poly.js';
@@ -202,7 +202,7 @@ function replayControls(k, n, go) {
 /** Steps fetched when the viewer steps back into steps not loaded yet. */
 const BACK_PAGE = 50;
 
-export function mount(app, { game, seat, step }) {
+export function mount(app, { game, seat, step, key = null }) {
   if (game === null) return { el: indexPage(app) };
   const el = h('div', { class: 'replay' }, h('h1', {}, t('replays.game', { id: game })), h('p', {}, t('shell.loading')));
   let data = null;
@@ -238,7 +238,7 @@ export function mount(app, { game, seat, step }) {
       {
         id: 'rp-seat',
         'data-key': 'rp-seat',
-        onchange: (e) => app.go(`#/replay/${game}${e.target.value === '' ? '' : `?seat=${e.target.value}`}${k ? `${e.target.value === '' ? '?' : '&'}step=${k}` : ''}`),
+        onchange: (e) => app.go(replayHash(game, { seat: e.target.value, step: k, key })),
       },
       h('option', { value: '', selected: seat === null }, t('replay.spectator')),
       data.seats.map((x) => h('option', { value: x.seat, selected: x.seat === seat }, t('replay.seat-named', { n: x.seat + 1, name: x.name || t('replay.nobody') }))),
@@ -246,7 +246,7 @@ export function mount(app, { game, seat, step }) {
   const go = (i, focus) => {
     const back = i < k;
     k = Math.max(0, Math.min(n(), i));
-    const hash = `#/replay/${game}${seat === null ? '' : `?seat=${seat}`}${k ? `${seat === null ? '?' : '&'}step=${k}` : ''}`;
+    const hash = replayHash(game, { seat, step: k, key });
     // The address follows the step without a new page (no hashchange).
     history.replaceState(null, '', hash);
     if (have(k)) return render(focus);
@@ -315,7 +315,7 @@ export function mount(app, { game, seat, step }) {
           ),
         )
       : null;
-    const link = `${location.origin}/#/replay/${game}${seat === null ? '' : `?seat=${seat}`}`;
+    const link = `${location.origin}/${replayHash(game, { seat, key })}`;
     const hand = view.hand;
     const parts = [
       h('h1', {}, t('replay.heading', { id: game, variant: variant.name })),
@@ -436,6 +436,7 @@ export function mount(app, { game, seat, step }) {
     if (seat !== null) q.set('seat', seat);
     if (from > 0) q.set('from', from);
     if (limit) q.set('limit', limit);
+    if (key) q.set('key', key);
     const query = q.toString();
     const r = await fetch(`/api/games/${game}${query ? `?${query}` : ''}`);
     const body = await r.json().catch(() => ({}));
@@ -462,7 +463,7 @@ export function mount(app, { game, seat, step }) {
     .catch((e) => replace(el, h('h1', {}, t('replays.game', { id: game })), h('p', { role: 'alert' }, t('replay.cannot', { reason: e.message }))));
 
   const loadReview = () =>
-    fetch(`/api/games/${game}/review?seat=${seat}`)
+    fetch(`/api/games/${game}/review?seat=${seat}${key ? `&key=${encodeURIComponent(key)}` : ''}`)
       .then(async (r) => {
         const body = await r.json().catch(() => ({}));
         if (!r.ok) throw new Error(body.code ? errorText(body) : t('http.status', { status: r.status }));

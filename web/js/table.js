@@ -12,6 +12,16 @@ import { sendMove, otherMoves, legalInWords, handTitle, secondsLeft } from './pr
 export { secondsLeft };
 import { t as say } from './i18n.js';
 
+/** A replay's address: its game, the seat watched, the step and a private room's key. */
+export function replayHash(game, { seat = null, step = 0, key = null } = {}) {
+  const q = new URLSearchParams();
+  if (seat !== null && seat !== '') q.set('seat', seat);
+  if (step) q.set('step', step);
+  if (key) q.set('key', key);
+  const query = q.toString();
+  return `#/replay/${game}${query ? `?${query}` : ''}`;
+}
+
 // --- shared pieces (also used by the replay page) -----------------------------
 
 /** The side names and scores, with the match target. */
@@ -453,6 +463,17 @@ function waitingRoom(app, t) {
             say('tb.take-this'),
           )
         : null,
+      o && t.creator && s.seat !== t.seat && info.status === 'waiting'
+        ? h(
+            'button',
+            {
+              'data-key': `free-${s.seat}`,
+              'aria-label': say('tb.free-seat-label', { n: s.seat + 1 }),
+              onclick: () => app.ask({ type: 'unseat', room: t.room, seat: s.seat }).catch(() => {}),
+            },
+            say('tb.free-seat'),
+          )
+        : null,
     );
   });
   const controls = [];
@@ -558,7 +579,7 @@ function gameOverCard(app, t) {
         : mine === null
           ? say('tb.side-won', { side: sideName(app, t, r.winner) })
           : say('tb.you-lost');
-  const link = g.game !== null && g.game !== undefined ? `#/replay/${g.game}${t.seat === null ? '' : `?seat=${t.seat}`}` : null;
+  const link = g.game !== null && g.game !== undefined ? replayHash(g.game, { seat: t.seat, key: t.invite }) : null;
   if (t.overClosed) {
     return h(
       'p',
