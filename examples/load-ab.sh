@@ -22,7 +22,7 @@ trap 'rm -rf "$dir"' EXIT
 run() { # name binary port
   # Every table is a room of one guest address: no limit of rooms per
   # creator (an environment variable, which binaries without it ignore).
-  CAPICUA_MAX_ROOMS_PER_PLAYER=0 CAPICUA_MAX_CONNECTIONS_PER_ADDR=0 "$2" serve --listen "127.0.0.1:$3" --database "$dir/$1-$3.db" --rate 100000 >"$dir/$1.log" 2>&1 &
+  CAPICUA_MAX_ROOMS_PER_PLAYER=0 CAPICUA_MAX_CONNECTIONS_PER_ADDR=0 CAPICUA_MAX_ROOMS_PER_ADDR=0 CAPICUA_MAX_SEATS_PER_ADDR=0 CAPICUA_STORED_KIB_PER_HOUR=0 "$2" serve --listen "127.0.0.1:$3" --database "$dir/$1-$3.db" --rate 100000 >"$dir/$1.log" 2>&1 &
   local pid=$!
   for _ in $(seq 100); do curl -sf "localhost:$3/healthz" >/dev/null && break; sleep 0.1; done
   printf '%s: ' "$1"

@@ -10,7 +10,8 @@
 #
 # Linux only; builds nothing: run `cargo build --release -p capicua-server
 # -p capicua-bot` and start the server first, with `--max-rooms-per-player 0
-# --max-connections-per-addr 0`
+# --max-connections-per-addr 0 --max-rooms-per-addr 0 --max-seats-per-addr 0
+# --stored-kib-per-hour 0`
 # (every table is a room of the same guest address).
 set -euo pipefail
 port=$1 tables=$2 seconds=$3

@@ -21,7 +21,7 @@ ulimit -n "$(ulimit -Hn)"
 here="$(dirname "$0")/.."
 dir=$(mktemp -d)
 "$here/target/release/capicua-server" serve --listen "127.0.0.1:$port" --database "$dir/soak.db" \
-    --max-rooms-per-player 0 --max-connections-per-addr 0 --max-connections 20000 2>"$dir/server.log" &
+    --max-rooms-per-player 0 --max-connections-per-addr 0 --max-rooms-per-addr 0 --max-seats-per-addr 0 --stored-kib-per-hour 0 --max-connections 20000 2>"$dir/server.log" &
 server=$!
 trap 'kill $server 2>/dev/null || true; rm -rf "$dir"' EXIT
 until curl -sf "localhost:$port/healthz" >/dev/null; do

@@ -82,7 +82,7 @@ capicua_run() {
   # Every table is a room of one guest address, and every connection
   # comes from 127.0.0.1: no limit of rooms per creator or connections
   # per address.
-  CAPICUA_MAX_ROOMS_PER_PLAYER=0 CAPICUA_MAX_CONNECTIONS_PER_ADDR=0 "$server" serve --listen "127.0.0.1:$1" --database "$dir/capicua-$1.db" --rate 100000 \
+  CAPICUA_MAX_ROOMS_PER_PLAYER=0 CAPICUA_MAX_CONNECTIONS_PER_ADDR=0 CAPICUA_MAX_ROOMS_PER_ADDR=0 CAPICUA_MAX_SEATS_PER_ADDR=0 CAPICUA_STORED_KIB_PER_HOUR=0 "$server" serve --listen "127.0.0.1:$1" --database "$dir/capicua-$1.db" --rate 100000 \
     >"$dir/server-$1.log" 2>&1 &
   local pid=$!
   pids+=("$pid")

@@ -85,6 +85,34 @@ struct Common {
     /// file.
     #[arg(long, global = true)]
     row: Option<PathBuf>,
+    /// The local address the probe table, /healthz, the admin read and the
+    /// victims connect from: not the attacks' (the server caps connections
+    /// per address). Any 127.x.y.z is loopback on Linux, for a server on
+    /// loopback.
+    #[arg(long, global = true, default_value = "127.0.0.2")]
+    probe_addr: std::net::IpAddr,
+    /// The server's admin token: the monitor times an admin read a second,
+    /// and the attacks that need the admin use it.
+    #[arg(long, global = true, env = "CAPICUA_ADMIN_TOKEN", hide_env_values = true)]
+    admin_token: Option<Token>,
+}
+
+/// The admin token: the run prints its command line, never the token.
+#[derive(Clone)]
+struct Token(String);
+
+impl std::str::FromStr for Token {
+    type Err = std::convert::Infallible;
+
+    fn from_str(s: &str) -> Result<Token, Self::Err> {
+        Ok(Token(s.to_string()))
+    }
+}
+
+impl std::fmt::Debug for Token {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "<hidden>")
+    }
 }
 
 #[derive(Subcommand, Debug)]
@@ -105,6 +133,29 @@ enum Attack {
     LadderFlood(attack::ladder_flood::Args),
     /// Spectators of one room all chatting.
     Chat(attack::chat::Args),
+    /// WebSockets opened in batches, each saying `hello` and pinging.
+    WsFlood(attack::ws_flood::Args),
+    /// WebSockets each sending a text message that never ends.
+    Fragments(attack::fragments::Args),
+    /// Hints asked at every prompt of the long game, and a victim's table.
+    HintStarve(attack::hint_starve::Args),
+    /// Names open rooms of `pimc` bots, sit, say ready and leave.
+    AbandonedRooms(attack::abandoned_rooms::Args),
+    /// Rooms of the long game between quick bots: stored games by the
+    /// minute.
+    StoreFlood(attack::store_flood::Args),
+    /// Every free seat of every waiting public room taken, and a victim.
+    Squat(attack::squat::Args),
+    /// Rated rooms filled with hosted bots of a new spec each time.
+    BotRows(attack::bot_rows::Args),
+    /// `hello` with wrong tokens as fast as possible.
+    AdminGuess(attack::admin_guess::Args),
+    /// `subscribe-tournament` in a tight loop.
+    SubscribeFlood(attack::subscribe_flood::Args),
+    /// WebSocket pings as fast as the socket takes them.
+    Pings(attack::pings::Args),
+    /// Pages of a long game's replay as fast as they come.
+    ReplayBurst(attack::replay_burst::Args),
 }
 
 impl Attack {
@@ -118,6 +169,17 @@ impl Attack {
             Attack::SlowSpectators(_) => "slow-spectators",
             Attack::LadderFlood(_) => "ladder-flood",
             Attack::Chat(_) => "chat",
+            Attack::WsFlood(_) => "ws-flood",
+            Attack::Fragments(_) => "fragments",
+            Attack::HintStarve(_) => "hint-starve",
+            Attack::AbandonedRooms(_) => "abandoned-rooms",
+            Attack::StoreFlood(_) => "store-flood",
+            Attack::Squat(_) => "squat",
+            Attack::BotRows(_) => "bot-rows",
+            Attack::AdminGuess(_) => "admin-guess",
+            Attack::SubscribeFlood(_) => "subscribe-flood",
+            Attack::Pings(_) => "pings",
+            Attack::ReplayBurst(_) => "replay-burst",
         }
     }
 
@@ -131,6 +193,17 @@ impl Attack {
             Attack::SlowSpectators(a) => attack::slow_spectators::run(ctx, a).await,
             Attack::LadderFlood(a) => attack::ladder_flood::run(ctx, a).await,
             Attack::Chat(a) => attack::chat::run(ctx, a).await,
+            Attack::WsFlood(a) => attack::ws_flood::run(ctx, a).await,
+            Attack::Fragments(a) => attack::fragments::run(ctx, a).await,
+            Attack::HintStarve(a) => attack::hint_starve::run(ctx, a).await,
+            Attack::AbandonedRooms(a) => attack::abandoned_rooms::run(ctx, a).await,
+            Attack::StoreFlood(a) => attack::store_flood::run(ctx, a).await,
+            Attack::Squat(a) => attack::squat::run(ctx, a).await,
+            Attack::BotRows(a) => attack::bot_rows::run(ctx, a).await,
+            Attack::AdminGuess(a) => attack::admin_guess::run(ctx, a).await,
+            Attack::SubscribeFlood(a) => attack::subscribe_flood::run(ctx, a).await,
+            Attack::Pings(a) => attack::pings::run(ctx, a).await,
+            Attack::ReplayBurst(a) => attack::replay_burst::run(ctx, a).await,
         }
     }
 }
@@ -151,13 +224,23 @@ async fn main() -> anyhow::Result<()> {
     let name = cli.attack.name();
     println!("capicua-hostile {name} against {} (pid {pid}); descriptor limit {before} -> {fd_limit}", c.server);
     println!("{cli:?}");
+    let probe = server.from_addr(c.probe_addr);
+    let admin_token = c.admin_token.clone().map(|t| t.0);
     let monitor = Monitor::start(
-        server.clone(),
+        probe.clone(),
         pid,
         Duration::from_millis(c.healthz_timeout_ms),
         Duration::from_millis(c.probe_think_ms),
+        admin_token.clone(),
     );
-    let ctx = Ctx { server, monitor: monitor.clone(), baseline: Duration::from_secs(c.baseline), fd_limit };
+    let ctx = Ctx {
+        server,
+        probe,
+        admin_token,
+        monitor: monitor.clone(),
+        baseline: Duration::from_secs(c.baseline),
+        fd_limit,
+    };
     // The attack's own failure (a server that refuses a step) is a
     // result: noted, and the run goes on to the recovery check.
     if let Err(e) = cli.attack.run(&ctx).await {

@@ -1,7 +1,10 @@
 //! Watches the server while an attack runs: its process every second
-//! (`/proc`), `/healthz` every second, and the probe table's move
-//! latencies; prints a line a second, then the summary of each phase and
-//! the recovery check.
+//! (`/proc`), `/healthz` (and, given the admin token, an admin read) every
+//! second, and the probe table's move latencies; prints a line a second,
+//! then the summary of each phase and the recovery check. The probe table
+//! and those requests come from the probe address, not the attacks': the
+//! server caps connections per address, and what the attacks' address
+//! meets is the attacks' result, not a normal client's.
 
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -46,13 +49,61 @@ struct Point {
     cpu: f64,
 }
 
-/// How a `/healthz` request went.
+/// How a timed request (`/healthz`, the admin read) went.
 #[derive(Clone, Debug)]
 enum Health {
     Ok(Duration),
     /// Answered with another status, or the connection failed.
     Failed(String),
     TimedOut,
+}
+
+impl Health {
+    /// GETs `path` (with `bearer`) and times it: anything but a `200`
+    /// within `timeout` is a failure or a timeout.
+    async fn check(server: &Server, path: &str, bearer: Option<&str>, timeout: Duration) -> Health {
+        match http::get_as(server, path, bearer, timeout).await {
+            Ok(r) if r.status == 200 => Health::Ok(r.elapsed),
+            Ok(r) => Health::Failed(format!("HTTP {}", r.status)),
+            Err(e) if http::is_timeout(&e) => Health::TimedOut,
+            Err(e) => Health::Failed(format!("{e:#}")),
+        }
+    }
+}
+
+/// Timed requests of one kind, by when each was sent.
+#[derive(Default)]
+struct Checks(Mutex<Vec<(Instant, Health)>>);
+
+impl Checks {
+    fn push(&self, sent: Instant, health: Health) {
+        self.0.lock().expect("checks lock").push((sent, health));
+    }
+
+    fn all(&self) -> Vec<(Instant, Health)> {
+        self.0.lock().expect("checks lock").clone()
+    }
+
+    /// The last one, for the line of the second.
+    fn last_text(&self) -> String {
+        self.0.lock().expect("checks lock").last().map_or("-".into(), |(_, h)| match h {
+            Health::Ok(d) => format!("{} ms", ms(Some(d.as_secs_f64() * 1000.0))),
+            Health::Failed(why) => format!("FAILED ({why})"),
+            Health::TimedOut => "TIMEOUT".into(),
+        })
+    }
+}
+
+/// The figures of one kind of timed request: latency in the baseline and
+/// in the attack, failures and timeouts from the attack's start.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CheckFigures {
+    /// Latency of the answered ones.
+    pub baseline: Summary,
+    /// Latency of the answered ones.
+    pub attack: Summary,
+    /// Failed and timed out, from the attack's start on.
+    pub failures: (usize, usize),
 }
 
 /// What the monitor keeps.
@@ -64,7 +115,10 @@ pub struct Monitor {
     start: Instant,
     phases: Mutex<Vec<(Instant, Phase)>>,
     points: Mutex<Vec<Point>>,
-    health: Mutex<Vec<(Instant, Health)>>,
+    health: Checks,
+    /// The admin token, for the admin read.
+    admin_token: Option<String>,
+    admin: Checks,
     /// The probe table's figures.
     pub probe: Arc<TableStats>,
     notes: Mutex<Vec<String>>,
@@ -152,12 +206,10 @@ pub struct Figures {
     pub probe_baseline: Summary,
     /// Probe latency.
     pub probe_attack: Summary,
-    /// `/healthz` latency.
-    pub health_baseline: Summary,
-    /// `/healthz` latency.
-    pub health_attack: Summary,
-    /// `/healthz` failures and timeouts from the attack's start.
-    pub health_failures: (usize, usize),
+    /// `/healthz`.
+    pub health: CheckFigures,
+    /// The admin read, when the admin token was given.
+    pub admin: Option<CheckFigures>,
     /// Seconds from the attack's end to the recovery; `None`: not
     /// recovered in time.
     pub recovered: Option<f64>,
@@ -166,9 +218,17 @@ pub struct Figures {
 }
 
 impl Monitor {
-    /// Starts watching process `pid` of `server`: the sampler and the
-    /// probe table (four remote bots thinking `probe_think` per move).
-    pub fn start(server: Server, pid: u32, healthz_timeout: Duration, probe_think: Duration) -> Arc<Monitor> {
+    /// Starts watching process `pid` of `server` (as reached from the
+    /// probe address): the sampler and the probe table (four remote bots
+    /// thinking `probe_think` per move); with `admin_token`, an admin read
+    /// a second too.
+    pub fn start(
+        server: Server,
+        pid: u32,
+        healthz_timeout: Duration,
+        probe_think: Duration,
+        admin_token: Option<String>,
+    ) -> Arc<Monitor> {
         let start = Instant::now();
         let monitor = Arc::new(Monitor {
             server: server.clone(),
@@ -178,12 +238,14 @@ impl Monitor {
             start,
             phases: Mutex::new(vec![(start, Phase::Setup)]),
             points: Mutex::new(Vec::new()),
-            health: Mutex::new(Vec::new()),
+            health: Checks::default(),
+            admin_token,
+            admin: Checks::default(),
             probe: Arc::new(TableStats::default()),
             notes: Mutex::new(Vec::new()),
             gone: AtomicBool::new(false),
         });
-        let probe = crate::table::TableConfig { ws: server.ws, name: "probe".into(), think: probe_think, record: true };
+        let probe = crate::table::TableConfig { server, name: "probe".into(), think: probe_think, record: true };
         tokio::spawn(crate::table::run(probe, monitor.probe.clone()));
         tokio::spawn(monitor.clone().sample());
         monitor
@@ -230,14 +292,18 @@ impl Monitor {
             let sent = Instant::now();
             let me = self.clone();
             tokio::spawn(async move {
-                let health = match http::get(&me.server, "/healthz", me.healthz_timeout).await {
-                    Ok(r) if r.status == 200 => Health::Ok(r.elapsed),
-                    Ok(r) => Health::Failed(format!("HTTP {}", r.status)),
-                    Err(e) if http::is_timeout(&e) => Health::TimedOut,
-                    Err(e) => Health::Failed(format!("{e:#}")),
-                };
-                me.health.lock().expect("health lock").push((sent, health));
+                let health = Health::check(&me.server, "/healthz", None, me.healthz_timeout).await;
+                me.health.push(sent, health);
             });
+            if self.admin_token.is_some() {
+                let me = self.clone();
+                tokio::spawn(async move {
+                    // The admin sees private games here: an admin-authorised read.
+                    let token = me.admin_token.as_deref();
+                    let admin = Health::check(&me.server, "/api/games?limit=1", token, me.healthz_timeout).await;
+                    me.admin.push(sent, admin);
+                });
+            }
             let Some(now) = procfs::read(self.pid) else {
                 if !self.gone.swap(true, Ordering::Relaxed) {
                     self.note(format!("the server process {} is gone", self.pid));
@@ -252,14 +318,12 @@ impl Monitor {
             last = Some(now);
             let probe = Summary::of(self.probe.latencies(probe_seen, now.at));
             probe_seen = now.at;
-            let health = self.health.lock().expect("health lock").last().map_or("-".into(), |(_, h)| match h {
-                Health::Ok(d) => format!("{} ms", ms(Some(d.as_secs_f64() * 1000.0))),
-                Health::Failed(why) => format!("FAILED ({why})"),
-                Health::TimedOut => "TIMEOUT".into(),
-            });
+            let health = self.health.last_text();
+            let admin =
+                if self.admin_token.is_some() { format!(" | admin {}", self.admin.last_text()) } else { String::new() };
             let stalled = self.probe.oldest_pending().filter(|d| *d > Duration::from_secs(1));
             println!(
-                "{:>5.0}s {:<8} cpu {:>5.1}%  rss {:>7.1} MiB  threads {:>3}  fds {:>5} | healthz {health} | probe {} moves p99 {} ms{}",
+                "{:>5.0}s {:<8} cpu {:>5.1}%  rss {:>7.1} MiB  threads {:>3}  fds {:>5} | healthz {health}{admin} | probe {} moves p99 {} ms{}",
                 self.start.elapsed().as_secs_f64(),
                 phase.name(),
                 cpu,
@@ -343,23 +407,6 @@ impl Monitor {
         let (cpu_base, rss_base) = self.process_figures(Phase::Baseline);
         let span_summary =
             |phase| self.span(phase).map_or_else(Summary::default, |(a, b)| Summary::of(self.probe.latencies(a, b)));
-        let health = self.health.lock().expect("health lock").clone();
-        let health_of = |phase: Phase| {
-            Summary::of(health.iter().filter(|(at, _)| self.phase_at(*at) == phase).filter_map(|(_, h)| match h {
-                Health::Ok(d) => Some(*d),
-                _ => None,
-            }))
-        };
-        let attack_start = self.span(Phase::Attack).map(|(a, _)| a);
-        let from_attack = health.iter().filter(|(at, _)| attack_start.is_some_and(|s| *at >= s));
-        let (mut failed, mut timed_out) = (0, 0);
-        for (_, h) in from_attack {
-            match h {
-                Health::Failed(_) => failed += 1,
-                Health::TimedOut => timed_out += 1,
-                Health::Ok(_) => {}
-            }
-        }
         Figures {
             cpu: (cpu_base, peak_f(&|p| p.cpu), last.map_or(0.0, |p| p.cpu)),
             rss: (rss_base, peak_f(&rss), last.map_or(0.0, rss)),
@@ -371,12 +418,32 @@ impl Monitor {
             fds: (base_u(&|p| p.reading.fds), peak_u(&|p| p.reading.fds), last.map_or(0, |p| p.reading.fds)),
             probe_baseline: span_summary(Phase::Baseline),
             probe_attack: span_summary(Phase::Attack),
-            health_baseline: health_of(Phase::Baseline),
-            health_attack: health_of(Phase::Attack),
-            health_failures: (failed, timed_out),
+            health: self.check_figures(&self.health),
+            admin: self.admin_token.as_ref().map(|_| self.check_figures(&self.admin)),
             recovered,
             server_gone: self.server_gone(),
         }
+    }
+
+    /// The figures of one kind of timed request.
+    fn check_figures(&self, checks: &Checks) -> CheckFigures {
+        let all = checks.all();
+        let of = |phase: Phase| {
+            Summary::of(all.iter().filter(|(at, _)| self.phase_at(*at) == phase).filter_map(|(_, h)| match h {
+                Health::Ok(d) => Some(*d),
+                _ => None,
+            }))
+        };
+        let attack_start = self.span(Phase::Attack).map(|(a, _)| a);
+        let (mut failed, mut timed_out) = (0, 0);
+        for (_, h) in all.iter().filter(|(at, _)| attack_start.is_some_and(|s| *at >= s)) {
+            match h {
+                Health::Failed(_) => failed += 1,
+                Health::TimedOut => timed_out += 1,
+                Health::Ok(_) => {}
+            }
+        }
+        CheckFigures { baseline: of(Phase::Baseline), attack: of(Phase::Attack), failures: (failed, timed_out) }
     }
 
     /// The summary for people, notes included.
@@ -407,15 +474,14 @@ impl Monitor {
                 .as_ref()
                 .map_or(String::new(), |w| format!(" (last: {w})")),
         );
-        let _ = writeln!(s, "healthz        baseline {}", f.health_baseline);
-        let _ = writeln!(s, "healthz        attack   {}", f.health_attack);
-        let _ = writeln!(
-            s,
-            "healthz from the attack on: {} failed, {} timed out (> {:.1} s)",
-            f.health_failures.0,
-            f.health_failures.1,
-            self.healthz_timeout.as_secs_f64()
-        );
+        let timeout = self.healthz_timeout.as_secs_f64();
+        for (what, c) in std::iter::once(("healthz", &f.health)).chain(f.admin.as_ref().map(|a| ("admin  ", a))) {
+            let _ = writeln!(s, "{what}        baseline {}", c.baseline);
+            let _ = writeln!(s, "{what}        attack   {}", c.attack);
+            let (failed, timed_out) = c.failures;
+            let what = what.trim_end();
+            let _ = writeln!(s, "{what} from the attack on: {failed} failed, {timed_out} timed out (> {timeout:.1} s)");
+        }
         let recovered = match (f.recovered, f.server_gone) {
             (_, true) => "server gone".to_string(),
             (Some(t), _) => format!("recovered {t:.0} s after the attack stopped"),
@@ -432,15 +498,17 @@ impl Monitor {
 /// One line of the summary table (tab-separated): attack, cpu peak, RSS
 /// peak, threads peak, fds peak, probe p99 baseline/attack and the
 /// attack's slowest move (a stall that a p99 over many quick moves hides),
-/// healthz failures+timeouts, recovered.
+/// healthz failures+timeouts, admin read failures+timeouts (`-` without
+/// the admin token), recovered.
 pub fn table_row(attack: &str, f: &Figures) -> String {
     let recovered = match (f.recovered, f.server_gone) {
         (_, true) => "server gone".into(),
         (Some(t), _) => format!("yes {t:.0}s"),
         (None, _) => "no".into(),
     };
+    let admin = f.admin.map_or("-".into(), |a| format!("{}+{}", a.failures.0, a.failures.1));
     format!(
-        "{attack}\t{:.0}%\t{:.0} MiB\t{}\t{}\t{}/{} ms\t{} ms\t{}+{}\t{recovered}",
+        "{attack}\t{:.0}%\t{:.0} MiB\t{}\t{}\t{}/{} ms\t{} ms\t{}+{}\t{admin}\t{recovered}",
         f.cpu.1,
         f.rss.1,
         f.threads.1,
@@ -448,8 +516,8 @@ pub fn table_row(attack: &str, f: &Figures) -> String {
         ms(f.probe_baseline.p99),
         ms(f.probe_attack.p99),
         ms(f.probe_attack.max),
-        f.health_failures.0,
-        f.health_failures.1,
+        f.health.failures.0,
+        f.health.failures.1,
     )
 }
 
@@ -504,12 +572,13 @@ mod tests {
             fds: (40, 20_012, 40),
             probe_baseline: Summary { n: 10, p50: Some(0.5), p99: Some(1.25), max: Some(2.0) },
             probe_attack: Summary { n: 10, p50: Some(3.0), p99: Some(250.0), max: Some(900.0) },
-            health_failures: (2, 3),
+            health: CheckFigures { failures: (2, 3), ..CheckFigures::default() },
+            admin: Some(CheckFigures { failures: (0, 1), ..CheckFigures::default() }),
             recovered: Some(4.0),
             ..Figures::default()
         };
         let row = table_row("idle", &f);
-        assert_eq!(row, "idle\t190%\t813 MiB\t9\t20012\t1.25/250.0 ms\t900.0 ms\t2+3\tyes 4s");
-        assert!(table_row("x", &Figures::default()).ends_with("\tno"));
+        assert_eq!(row, "idle\t190%\t813 MiB\t9\t20012\t1.25/250.0 ms\t900.0 ms\t2+3\t0+1\tyes 4s");
+        assert!(table_row("x", &Figures::default()).ends_with("\t0+0\t-\tno"));
     }
 }

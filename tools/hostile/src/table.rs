@@ -10,12 +10,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use capicua_bot::remote::Connection;
 use capicua_protocol::ClientMsg;
 use serde_json::Value;
 use tokio::task::JoinSet;
 
-use crate::client::{self, EVENTS_PREFIX, Rng};
+use crate::client::{self, Conn, EVENTS_PREFIX, Rng};
+use crate::http::Server;
 
 /// What a table has done.
 #[derive(Debug, Default)]
@@ -65,8 +65,8 @@ impl TableStats {
 /// How a table plays.
 #[derive(Clone, Debug)]
 pub struct TableConfig {
-    /// `ws://HOST:PORT/ws`.
-    pub ws: String,
+    /// The server, and the address the table connects from.
+    pub server: Server,
     /// The prefix of the name its creator registers (so its room counts
     /// against that player's room limit, not the attacking address's; a
     /// guest creates it if the server registers no more names).
@@ -95,12 +95,12 @@ pub async fn run(cfg: TableConfig, stats: std::sync::Arc<TableStats>) {
 
 /// One room: set up, play until a seat fails.
 async fn play(cfg: &TableConfig, stats: &std::sync::Arc<TableStats>) -> anyhow::Result<()> {
-    let mut creator = client::register_or_guest(&cfg.ws, &cfg.name).await.context("table: connect")?;
+    let mut creator = client::register_or_guest(&cfg.server, &cfg.name).await.context("table: connect")?;
     let room = client::create_room(&mut creator, client::four_seats("latin")).await.context("table: create")?;
     let room = room["id"].as_u64().context("table: room without id")?;
     let mut conns = vec![creator];
     for _ in 1..4 {
-        conns.push(client::connect(&cfg.ws, None).await.context("table: connect")?);
+        conns.push(client::connect(&cfg.server, None).await.context("table: connect")?);
     }
     for (seat, conn) in conns.iter_mut().enumerate() {
         client::join(conn, room, seat as u8).await.context("table: join")?;
@@ -116,7 +116,7 @@ async fn play(cfg: &TableConfig, stats: &std::sync::Arc<TableStats>) -> anyhow::
 }
 
 async fn play_seat(
-    mut conn: Connection,
+    mut conn: Conn,
     room: u64,
     seat: usize,
     cfg: TableConfig,

@@ -37,9 +37,9 @@ pub async fn run(ctx: &Ctx, args: &Args) -> anyhow::Result<()> {
     let tally = Arc::new(Mutex::new(Tally::default()));
     let mut names = tokio::task::JoinSet::new();
     for _ in 0..args.names {
-        let (ws, rooms, strategy, tally) = (ctx.server.ws.clone(), args.rooms, args.strategy.clone(), tally.clone());
+        let (server, rooms, strategy, tally) = (ctx.server.clone(), args.rooms, args.strategy.clone(), tally.clone());
         names.spawn(async move {
-            if let Err(e) = open_rooms(&ws, rooms, &strategy, &tally).await {
+            if let Err(e) = open_rooms(&server, rooms, &strategy, &tally).await {
                 tally.lock().expect("tally lock").add(format!("failed: {e:#}"));
             }
         });
@@ -48,7 +48,7 @@ pub async fn run(ctx: &Ctx, args: &Args) -> anyhow::Result<()> {
     let tally = tally.lock().expect("tally lock").clone();
     ctx.note(format!("{} names x {} rooms of {}: {tally}", args.names, args.rooms, args.strategy));
     // The lobby, every 10 s: how many of those rooms play.
-    let mut watcher = client::connect(&ctx.server.ws, None).await?;
+    let mut watcher = client::connect(&ctx.server, None).await?;
     while Instant::now() < deadline && !ctx.monitor.server_gone() {
         let listed = client::request(&mut watcher, ClientMsg::ListRooms).await;
         let rooms = listed.as_ref().ok().and_then(|l| l["rooms"].as_array().cloned()).unwrap_or_default();
@@ -70,8 +70,8 @@ pub async fn run(ctx: &Ctx, args: &Args) -> anyhow::Result<()> {
 }
 
 /// One name: register, open `rooms` rooms, fill each, leave.
-async fn open_rooms(ws: &str, rooms: usize, strategy: &str, tally: &Mutex<Tally>) -> anyhow::Result<()> {
-    let (mut conn, _) = client::register(ws, "botrooms").await?;
+async fn open_rooms(server: &crate::http::Server, rooms: usize, strategy: &str, tally: &Mutex<Tally>) -> anyhow::Result<()> {
+    let (mut conn, _) = client::register(server, "botrooms").await?;
     for _ in 0..rooms {
         let room = match client::request(&mut conn, ClientMsg::CreateRoom(Box::new(client::four_seats("latin")))).await
         {

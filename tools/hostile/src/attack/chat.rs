@@ -42,7 +42,7 @@ struct Counts {
 pub async fn run(ctx: &Ctx, args: &Args) -> anyhow::Result<()> {
     let busy = Arc::new(TableStats::default());
     let cfg = TableConfig {
-        ws: ctx.server.ws.clone(),
+        server: ctx.server.clone(),
         name: "chatroom".into(),
         think: Duration::from_millis(args.room_think_ms),
         record: false,
@@ -54,12 +54,12 @@ pub async fn run(ctx: &Ctx, args: &Args) -> anyhow::Result<()> {
     ctx.begin().await;
     let deadline = Instant::now() + Duration::from_secs(args.seconds);
     let t0 = Instant::now();
-    let watching: Vec<anyhow::Result<capicua_bot::remote::Connection>> = futures_util::stream::iter(0..args.spectators)
+    let watching: Vec<anyhow::Result<client::Conn>> = futures_util::stream::iter(0..args.spectators)
         .map(|_| {
-            let ws = ctx.server.ws.clone();
+            let server = ctx.server.clone();
             async move {
                 // People watching a table take every frame as it comes.
-                let mut conn = client::connect_with(&ws, None, false).await?;
+                let mut conn = client::connect_with(&server, None, false).await?;
                 let reply = client::request(&mut conn, ClientMsg::Spectate { room: Some(room), invite: None }).await?;
                 client::expect(reply, "spectating")?;
                 Ok(conn)
@@ -107,7 +107,7 @@ pub async fn run(ctx: &Ctx, args: &Args) -> anyhow::Result<()> {
 
 /// One spectator: reads everything (counting chat lines), says a line
 /// every `every`.
-async fn talk(mut conn: capicua_bot::remote::Connection, room: u64, i: usize, every: Duration, counts: Arc<Counts>) {
+async fn talk(mut conn: client::Conn, room: u64, i: usize, every: Duration, counts: Arc<Counts>) {
     let mut tick = tokio::time::interval(every);
     let mut n = 0u64;
     loop {

@@ -30,7 +30,7 @@ pub struct Args {
 pub async fn run(ctx: &Ctx, args: &Args) -> anyhow::Result<()> {
     // The victim: a registered player (or a guest) with a public and a
     // private room, seated in both, waiting for friends.
-    let mut victim = client::register_or_guest(&ctx.server.ws, "victim").await?;
+    let mut victim = client::register_or_guest(&ctx.server, "victim").await?;
     let public = client::create_room(&mut victim, client::four_seats("latin")).await?;
     let public = public["id"].as_u64().context("room without id")?;
     client::join(&mut victim, public, 0).await?;
@@ -43,7 +43,7 @@ pub async fn run(ctx: &Ctx, args: &Args) -> anyhow::Result<()> {
 
     ctx.begin().await;
     let deadline = Instant::now() + Duration::from_secs(args.seconds);
-    let mut stranger = client::connect(&ctx.server.ws, None).await?;
+    let mut stranger = client::connect(&ctx.server, None).await?;
     let listed = client::request(&mut stranger, ClientMsg::ListRooms).await?;
     let rooms: Vec<u64> =
         listed["rooms"].as_array().map_or(vec![], |r| r.iter().filter_map(|r| r["id"].as_u64()).collect());

@@ -224,7 +224,7 @@ fn counts(idle: &[Idle], which: impl Fn(&Idle) -> bool) -> String {
 /// Whether a new client connects and is welcomed, within 10 s.
 async fn normal_client(server: &Server) -> String {
     let t0 = Instant::now();
-    match tokio::time::timeout(Duration::from_secs(10), client::connect(&server.ws, None)).await {
+    match tokio::time::timeout(Duration::from_secs(10), client::connect(server, None)).await {
         Ok(Ok(conn)) => {
             conn.close().await;
             format!("welcomed in {:.0} ms", t0.elapsed().as_secs_f64() * 1000.0)

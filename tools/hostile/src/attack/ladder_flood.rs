@@ -9,13 +9,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use capicua_bot::remote::Connection;
 use capicua_protocol::ClientMsg;
 use futures_util::StreamExt;
 use serde_json::Value;
 
 use super::{Ctx, Tally};
-use crate::client::{self, EVENTS_PREFIX, Rng};
+use crate::client::{self, Conn, EVENTS_PREFIX, Rng};
 
 /// `capicua-hostile ladder-flood`.
 #[derive(clap::Args, Clone, Debug)]
@@ -38,16 +37,16 @@ pub struct Args {
 /// Runs the attack.
 pub async fn run(ctx: &Ctx, args: &Args) -> anyhow::Result<()> {
     let t0 = Instant::now();
-    let registered: Vec<anyhow::Result<Connection>> = futures_util::stream::iter(0..args.names)
+    let registered: Vec<anyhow::Result<Conn>> = futures_util::stream::iter(0..args.names)
         .map(|_| {
-            let ws = ctx.server.ws.clone();
-            async move { Ok(client::register(&ws, "flood").await?.0) }
+            let server = ctx.server.clone();
+            async move { Ok(client::register(&server, "flood").await?.0) }
         })
         .buffer_unordered(args.concurrency.max(1))
         .collect()
         .await;
     let mut failures = Tally::default();
-    let flood: Vec<Connection> =
+    let flood: Vec<Conn> =
         registered.into_iter().filter_map(|r| r.map_err(|e| failures.add(format!("{e:#}"))).ok()).collect();
     ctx.note(format!(
         "registered {} of {} names in {:.1} s; failed: {failures}",
@@ -55,13 +54,13 @@ pub async fn run(ctx: &Ctx, args: &Args) -> anyhow::Result<()> {
         args.names,
         t0.elapsed().as_secs_f64()
     ));
-    let (mut real, _) = client::register(&ctx.server.ws, "real").await?;
+    let (mut real, _) = client::register(&ctx.server, "real").await?;
 
     ctx.begin().await;
     let deadline = Instant::now() + Duration::from_secs(args.seconds);
     let t0 = Instant::now();
     let variant = args.variant.clone();
-    let joined: Vec<(Connection, String)> = futures_util::stream::iter(flood)
+    let joined: Vec<(Conn, String)> = futures_util::stream::iter(flood)
         .map(|mut conn| {
             let join = ClientMsg::JoinLadder { variant: variant.clone() };
             async move {
@@ -114,7 +113,7 @@ pub async fn run(ctx: &Ctx, args: &Args) -> anyhow::Result<()> {
 }
 
 /// A flood name: reads its frames (counting `ladder-match`), answers none.
-async fn sit_idle(mut conn: Connection, matched: Arc<AtomicU64>) {
+async fn sit_idle(mut conn: Conn, matched: Arc<AtomicU64>) {
     while let Ok(text) = conn.recv_text().await {
         if text.contains(r#""type":"ladder-match""#) {
             matched.fetch_add(1, Ordering::Relaxed);
@@ -124,7 +123,7 @@ async fn sit_idle(mut conn: Connection, matched: Arc<AtomicU64>) {
 
 /// The real player's first ladder match: waits for `ladder-match`, joins,
 /// says ready, plays at random to `game-over`, noting each step.
-async fn play_first_match(ctx: &Ctx, real: &mut Connection, t0: Instant, deadline: Instant) -> anyhow::Result<()> {
+async fn play_first_match(ctx: &Ctx, real: &mut Conn, t0: Instant, deadline: Instant) -> anyhow::Result<()> {
     let mut rng = Rng::new(0x1add);
     let mut room = None;
     loop {

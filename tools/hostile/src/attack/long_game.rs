@@ -18,7 +18,16 @@ pub struct LongGameArgs {
     /// A stored game to use instead of building one.
     #[arg(long)]
     pub game: Option<i64>,
-    /// The built game's set: double-N.
+    /// The built game's shape.
+    #[command(flatten)]
+    pub shape: LongShape,
+}
+
+/// The long variant's shape (also what the attacks that play it, rather
+/// than replay it, are sized by).
+#[derive(clap::Args, Clone, Debug)]
+pub struct LongShape {
+    /// The set: double-N.
     #[arg(long, default_value_t = 18)]
     pub max_pip: u8,
     /// Tiles dealt to each of the four seats.
@@ -29,14 +38,24 @@ pub struct LongGameArgs {
     pub hands: u32,
 }
 
-impl LongGameArgs {
-    /// The variant file of the game built.
+impl LongShape {
+    /// The variant file.
     pub fn variant_file(&self) -> String {
         format!(
             "base = \"latin\"\nname = \"hostile-long\"\ntiles = {{ max-pip = {} }}\n\
              deal = {{ hand-size = {}, rest = \"out-of-play\" }}\ntarget = {{ hands = {} }}\n",
             self.max_pip, self.hand_size, self.hands
         )
+    }
+
+    /// A 4-seat room of the variant with a minute per move.
+    pub fn room_spec(&self) -> RoomSpec {
+        RoomSpec {
+            variant_file: Some(self.variant_file()),
+            seats: Some(4),
+            time: Some(TimeControl { move_ms: 60_000, bank_ms: 0 }),
+            ..Default::default()
+        }
     }
 }
 
@@ -50,23 +69,17 @@ pub async fn game(ctx: &Ctx, args: &LongGameArgs) -> anyhow::Result<i64> {
     let (id, moves) = build(ctx, args).await.context("building the long game")?;
     ctx.note(format!(
         "built game {id} ({} hands of double-{}, {} tiles a hand each, {moves} moves by our seat) in {:.1} s",
-        args.hands,
-        args.max_pip,
-        args.hand_size,
+        args.shape.hands,
+        args.shape.max_pip,
+        args.shape.hand_size,
         t0.elapsed().as_secs_f64()
     ));
     Ok(id)
 }
 
 async fn build(ctx: &Ctx, args: &LongGameArgs) -> anyhow::Result<(i64, u64)> {
-    let mut conn = client::register_or_guest(&ctx.server.ws, "longgame").await?;
-    let spec = RoomSpec {
-        variant_file: Some(args.variant_file()),
-        seats: Some(4),
-        time: Some(TimeControl { move_ms: 60_000, bank_ms: 0 }),
-        ..Default::default()
-    };
-    let room = client::create_room(&mut conn, spec).await?;
+    let mut conn = client::register_or_guest(&ctx.server, "longgame").await?;
+    let room = client::create_room(&mut conn, args.shape.room_spec()).await?;
     let room = room["id"].as_u64().context("room without id")?;
     client::join(&mut conn, room, 0).await?;
     let fill = ClientMsg::FillBots { room, strategy: "random".into() };
@@ -122,7 +135,7 @@ mod tests {
 
     #[test]
     fn the_variant_file_names_the_shape() {
-        let args = LongGameArgs { game: None, max_pip: 12, hand_size: 20, hands: 7 };
+        let args = LongShape { max_pip: 12, hand_size: 20, hands: 7 };
         let file = args.variant_file();
         assert!(file.starts_with("base = \"latin\"\n"), "{file}");
         assert!(file.contains("tiles = { max-pip = 12 }"), "{file}");

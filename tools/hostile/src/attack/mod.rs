@@ -3,15 +3,26 @@
 //! returns once its time is up, dropping every connection it opened: the
 //! recovery check starts when it returns.
 
+pub mod abandoned_rooms;
+pub mod admin_guess;
 pub mod bot_rooms;
+pub mod bot_rows;
 pub mod chat;
 pub mod fill_bots;
+pub mod fragments;
+pub mod hint_starve;
 pub mod idle;
 pub mod ladder_flood;
 pub mod long_game;
+pub mod pings;
 pub mod replay;
+pub mod replay_burst;
 pub mod review;
 pub mod slow_spectators;
+pub mod squat;
+pub mod store_flood;
+pub mod subscribe_flood;
+pub mod ws_flood;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -21,8 +32,13 @@ use crate::monitor::Monitor;
 
 /// What every attack is given.
 pub struct Ctx {
-    /// The server.
+    /// The server, as the attacks reach it.
     pub server: Server,
+    /// The server as reached from the probe address: for victims, whose
+    /// connections must not count against the attacks' address.
+    pub probe: Server,
+    /// The server's admin token, if given.
+    pub admin_token: Option<String>,
     /// The monitor (phases, notes, the probe).
     pub monitor: Arc<Monitor>,
     /// How long the baseline lasts.
@@ -50,6 +66,25 @@ pub async fn hold_until(ctx: &Ctx, deadline: Instant) {
     }
 }
 
+/// Until `deadline` (or the server process is gone), a note every
+/// `every` of what `say` reports then.
+pub async fn hold_noting(ctx: &Ctx, deadline: Instant, every: Duration, mut say: impl FnMut() -> String) {
+    while Instant::now() < deadline && !ctx.monitor.server_gone() {
+        hold_until(ctx, (Instant::now() + every).min(deadline)).await;
+        ctx.note(say());
+    }
+}
+
+/// How many of `wanted` connections this process may open, keeping
+/// `margin` descriptors free (noted when fewer).
+pub fn fd_budget(ctx: &Ctx, wanted: usize, margin: u64) -> usize {
+    let budget = ctx.fd_limit.saturating_sub(crate::procfs::own_fds() + margin) as usize;
+    if budget < wanted {
+        ctx.note(format!("opening {budget} connections, not {wanted}: this process may hold {}", ctx.fd_limit));
+    }
+    wanted.min(budget)
+}
+
 /// Counts of outcomes by name, printed in a stable order.
 #[derive(Clone, Debug, Default)]
 pub struct Tally(std::collections::BTreeMap<String, u64>);
@@ -58,6 +93,23 @@ impl Tally {
     /// Counts one `what`.
     pub fn add(&mut self, what: impl Into<String>) {
         *self.0.entry(what.into()).or_default() += 1;
+    }
+
+    /// Counts `n` more `what`.
+    pub fn add_n(&mut self, what: impl Into<String>, n: u64) {
+        *self.0.entry(what.into()).or_default() += n;
+    }
+
+    /// Adds every count of `other`.
+    pub fn merge(&mut self, other: &Tally) {
+        for (k, v) in &other.0 {
+            self.add_n(k.clone(), *v);
+        }
+    }
+
+    /// The sum of every count.
+    pub fn total(&self) -> u64 {
+        self.0.values().sum()
     }
 
     /// How many `what`.

@@ -13,7 +13,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use super::long_game::{self, LongGameArgs};
 use super::{Ctx, Tally};
-use crate::client::{self, EVENTS_PREFIX, Rng};
+use crate::client::{self, Conn, EVENTS_PREFIX, Rng};
 use crate::http;
 use crate::stats::Summary;
 
@@ -41,7 +41,7 @@ pub struct Args {
 pub async fn run(ctx: &Ctx, args: &Args) -> anyhow::Result<()> {
     let id = long_game::game(ctx, &args.game).await?;
     // The player who asks for hints, seated against hosted bots.
-    let mut conn = client::register_or_guest(&ctx.server.ws, "hinter").await?;
+    let mut conn = client::register_or_guest(&ctx.server, "hinter").await?;
     let room = client::create_room(&mut conn, client::four_seats("latin")).await?;
     let room = room["id"].as_u64().context("room without id")?;
     client::join(&mut conn, room, 0).await?;
@@ -131,14 +131,17 @@ async fn abandon_reviews(ctx: &Ctx, path: &str, reviews: usize, hang_up: Duratio
 
 /// What the hints got.
 #[derive(Default)]
-struct Hints {
-    asked: u64,
-    answered: Vec<Duration>,
-    outcomes: Tally,
+pub(super) struct Hints {
+    /// Hints asked.
+    pub(super) asked: u64,
+    /// The answered ones' latencies.
+    pub(super) answered: Vec<Duration>,
+    /// Replies by outcome.
+    pub(super) outcomes: Tally,
 }
 
 impl Hints {
-    fn other(&self) -> String {
+    pub(super) fn other(&self) -> String {
         let mut rest = self.outcomes.clone();
         rest.0.remove("hint");
         rest.0.remove("error:busy");
@@ -148,8 +151,8 @@ impl Hints {
 
 /// Plays seat 0, asking for a hint at a prompt at most every `every`
 /// (then moving at random), until `until`.
-async fn ask_hints(
-    conn: &mut capicua_bot::remote::Connection,
+pub(super) async fn ask_hints(
+    conn: &mut Conn,
     room: u64,
     every: Duration,
     until: Instant,

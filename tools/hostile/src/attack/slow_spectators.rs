@@ -38,7 +38,7 @@ pub struct Args {
 pub async fn run(ctx: &Ctx, args: &Args) -> anyhow::Result<()> {
     let busy = Arc::new(TableStats::default());
     let cfg = TableConfig {
-        ws: ctx.server.ws.clone(),
+        server: ctx.server.clone(),
         name: "busy".into(),
         think: Duration::from_millis(args.room_think_ms),
         record: false,
