@@ -35,9 +35,7 @@ impl DecodeError {
     pub fn code(&self) -> ErrorCode {
         match self {
             DecodeError::Json(_) => ErrorCode::BadJson,
-            DecodeError::Message(_) | DecodeError::Tag { .. } | DecodeError::UnknownTag { .. } => {
-                ErrorCode::BadMessage
-            }
+            DecodeError::Message(_) | DecodeError::Tag { .. } | DecodeError::UnknownTag { .. } => ErrorCode::BadMessage,
         }
     }
 }
@@ -78,7 +76,9 @@ fn tag_named(value: &serde_json::Value, name: &str) -> Option<String> {
             }
             tag_named(v, name).map(|inner| format!("{k}.{inner}"))
         }),
-        Value::Array(items) => items.iter().enumerate().find_map(|(i, v)| tag_named(v, name).map(|inner| format!("{i}.{inner}"))),
+        Value::Array(items) => {
+            items.iter().enumerate().find_map(|(i, v)| tag_named(v, name).map(|inner| format!("{i}.{inner}")))
+        }
         _ => None,
     }
 }

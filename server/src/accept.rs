@@ -74,8 +74,8 @@ fn too_many_connections() -> Response {
 /// no address): what it holds, and whether it is on the reserve; `None`
 /// when it is refused.
 fn admit(state: &AppState, peer: IpAddr) -> Option<(Held, bool)> {
-    let counted = (!state.config.trusted_proxies.contains(&peer))
-        .then(|| crate::limits::group(peer, state.config.ipv6_prefix));
+    let counted =
+        (!state.config.trusted_proxies.contains(&peer)).then(|| crate::limits::group(peer, state.config.ipv6_prefix));
     let admitted = match state.conn_counts.admit(counted) {
         Admit::Full(h) => Some((h, false)),
         Admit::Reserve(h) => Some((h, true)),

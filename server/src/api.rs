@@ -153,7 +153,9 @@ impl Caller {
         if let Some(wait) = addr.and_then(|a| limits.may_try_token(a).err()) {
             let secs = wait.as_secs().max(1);
             let message = format!("too many wrong tokens from this address; retry in {secs} s");
-            return Err(ApiError::new(StatusCode::TOO_MANY_REQUESTS, ErrorCode::RateLimited, message).with_retry_after(secs));
+            return Err(
+                ApiError::new(StatusCode::TOO_MANY_REQUESTS, ErrorCode::RateLimited, message).with_retry_after(secs)
+            );
         }
         if crate::secret::is_admin(token, state.config.admin_token.as_deref()) {
             return Ok(Caller::Admin);

@@ -270,8 +270,9 @@ fn admit(
         let secs = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
         let per_min = state.config.replay_pages_per_min;
         let message = format!("at most {per_min} replay pages a minute for one address; retry in {} s", secs.max(1));
-        return Err(Err(ApiError::new(StatusCode::TOO_MANY_REQUESTS, ErrorCode::RateLimited, message)
-            .with_retry_after(secs)));
+        return Err(Err(
+            ApiError::new(StatusCode::TOO_MANY_REQUESTS, ErrorCode::RateLimited, message).with_retry_after(secs)
+        ));
     }
     let Some(addr) = peer else { return Ok(None) };
     match state.replays.take(addr) {
@@ -281,7 +282,9 @@ fn admit(
             let mut response = ApiError::new(
                 StatusCode::TOO_MANY_REQUESTS,
                 ErrorCode::RateLimited,
-                format!("at most {max} replay requests of one address are answered at once; ask again once one is read"),
+                format!(
+                    "at most {max} replay requests of one address are answered at once; ask again once one is read"
+                ),
             )
             .into_response();
             response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));

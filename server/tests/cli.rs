@@ -211,7 +211,9 @@ fn serve_with_a_port_flag_names_listen() {
 /// character repeated; it starts nothing for it.
 #[test]
 fn serve_refuses_a_weak_admin_token() {
-    for (token, says) in [("s3cret", "at least 16"), ("aaaaaaaaaaaaaaaaaaaa", "repeated"), ("has spaces in the token", "spaces")] {
+    for (token, says) in
+        [("s3cret", "at least 16"), ("aaaaaaaaaaaaaaaaaaaa", "repeated"), ("has spaces in the token", "spaces")]
+    {
         let (ok, _, stderr) =
             run(&["serve", "--admin-token", token, "--listen", "127.0.0.1:0", "--database", "/nonexistent/never.db"]);
         assert!(!ok, "{token:?} was taken");

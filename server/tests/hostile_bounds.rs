@@ -171,7 +171,8 @@ async fn a_rated_room_mints_no_bot_row_without_an_empty_seat_and_new_specs_count
     assert_eq!(r["type"], "ok", "one new name left: {r}");
     // Full now: no row for any other spec.
     for n in 2..6 {
-        let r = c.request(json!({"type": "fill-bots", "room": room, "strategy": format!("pimc:samples={}", 10 + n)})).await;
+        let r =
+            c.request(json!({"type": "fill-bots", "room": room, "strategy": format!("pimc:samples={}", 10 + n)})).await;
         assert_eq!(r["code"], "seat-taken", "{r}");
     }
     // A second rated room: a new spec is a new name, over the address's rate.
@@ -296,7 +297,8 @@ async fn the_addresses_of_one_ipv6_subscriber_are_one_address() {
 async fn a_private_rooms_games_are_listed_to_nobody_and_replayed_with_its_invite() {
     let s = server(common::config()).await;
     let mut host = s.guest().await;
-    let r = host.request(json!({"type": "create-room", "preset": "block", "seats": 2, "target": 1, "private": true})).await;
+    let r =
+        host.request(json!({"type": "create-room", "preset": "block", "seats": 2, "target": 1, "private": true})).await;
     let (room, invite) = (r["room"]["id"].as_u64().unwrap(), r["room"]["invite"].as_str().unwrap().to_string());
     let r = host.request(json!({"type": "spectate", "invite": invite})).await;
     assert_eq!(r["type"], "spectating", "{r}");
@@ -315,7 +317,8 @@ async fn a_private_rooms_games_are_listed_to_nobody_and_replayed_with_its_invite
     let (status, _) = s.get(&format!("/api/games/{game}?key=00000000-0000-4000-8000-000000000000")).await;
     assert_eq!(status, 404, "with another key");
     let replay = wait_for("the admin's replay", WAIT, async || {
-        let (status, body) = common::http_request(s.addr, "GET", &format!("/api/games/{game}"), Some(ADMIN), None).await;
+        let (status, body) =
+            common::http_request(s.addr, "GET", &format!("/api/games/{game}"), Some(ADMIN), None).await;
         if status == 200 { Ok(body) } else { Err(status) }
     })
     .await;

@@ -69,7 +69,11 @@ impl Conn {
             && let Some(wait) = self.peer.and_then(|a| limits.may_try_token(a).err())
         {
             let secs = wait.as_secs().max(1);
-            self.error(id, ErrorCode::RateLimited, format!("too many wrong tokens from this address; retry in {secs} s"));
+            self.error(
+                id,
+                ErrorCode::RateLimited,
+                format!("too many wrong tokens from this address; retry in {secs} s"),
+            );
             return Some(End::Close(close::BAD_TOKEN, "too many wrong tokens"));
         }
         let ident = match token {
@@ -164,7 +168,8 @@ impl Conn {
         }
         match self.state.db.register(&name).await {
             Ok((player, token)) => {
-                let ident = Identity { player_id: Some(player.id), name: player.name.clone(), admin: false, addr: self.peer };
+                let ident =
+                    Identity { player_id: Some(player.id), name: player.name.clone(), admin: false, addr: self.peer };
                 self.ident = Some(Arc::new(ident));
                 self.claim_player();
                 // Seats taken as a guest now belong to the player. The rooms

@@ -290,10 +290,11 @@ impl Db {
         if hash.is_none() {
             return Ok(Some((None, vec![])));
         }
-        let players = sqlx::query_scalar("SELECT player_id FROM game_seats WHERE game_id = $1 AND player_id IS NOT NULL")
-            .bind(id)
-            .fetch_all(&self.pool)
-            .await?;
+        let players =
+            sqlx::query_scalar("SELECT player_id FROM game_seats WHERE game_id = $1 AND player_id IS NOT NULL")
+                .bind(id)
+                .fetch_all(&self.pool)
+                .await?;
         Ok(Some((hash, players)))
     }
 

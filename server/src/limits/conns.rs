@@ -141,7 +141,6 @@ impl Drop for Held {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;

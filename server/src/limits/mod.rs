@@ -27,9 +27,9 @@ use axum::http::Extensions;
 pub(crate) use self::conns::{Admit, ConnCounts, Held, HeldConn, fd_budget};
 pub(crate) use self::http::{HttpLimits, Rates};
 pub(crate) use self::replays::{ReplayGate, replay_gate};
+pub(crate) use self::rooms::{RoomOwner, RoomQuota, RoomSlot, TooManyRooms};
 pub(crate) use self::slots::{Slot, Slots};
 pub(crate) use self::stored::{StoreBudget, StoreGate};
-pub(crate) use self::rooms::{RoomOwner, RoomQuota, RoomSlot, TooManyRooms};
 
 /// The client address of a request, as the `client_addr` middleware found it; `None` on
 /// a Unix socket.
@@ -84,7 +84,6 @@ pub(crate) fn forwarded_client<'a>(
     }
     client
 }
-
 
 #[cfg(test)]
 mod tests {

@@ -10,8 +10,8 @@ use std::net::IpAddr;
 
 use super::effect::Member;
 use crate::ConnId;
-use crate::limits::Slot;
 use crate::bots::HostedStrategy;
+use crate::limits::Slot;
 use crate::record::{SeatKind, SeatRecord};
 
 /// Who owns a seat: a registered player (across reconnects) or a guest's

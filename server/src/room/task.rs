@@ -273,7 +273,8 @@ async fn hosted_bot_row(
     }
     if let Some(wait) = addr.and_then(|a| state.http_limits.check_registration(a).err()) {
         let secs = wait.as_secs().max(1);
-        let message = format!("too many new names from this address (a rated bot of a new spec is one); retry in {secs} s");
+        let message =
+            format!("too many new names from this address (a rated bot of a new spec is one); retry in {secs} s");
         return Err((ErrorCode::RateLimited, message));
     }
     state.db.hosted_bot(strategy).await.map(|p| p.id).map_err(internal)

@@ -327,7 +327,11 @@ pub(crate) fn await_assignments(state: &AppState, client: &Client, id: Option<u6
 /// `subscribe-tournament`: answers with where it stands, then streams progress.
 pub(crate) async fn subscribe(state: &AppState, client: &Client, tournament: TournamentId, id: Option<u64>) {
     let follows = |inner: &crate::state::tournaments::RegistryInner| {
-        inner.subscribers.iter().filter(|(t, subs)| **t != tournament && subs.iter().any(|c| c.conn == client.conn)).count()
+        inner
+            .subscribers
+            .iter()
+            .filter(|(t, subs)| **t != tournament && subs.iter().any(|c| c.conn == client.conn))
+            .count()
     };
     if follows(&state.tournaments.lock()) >= MAX_FOLLOWED {
         let message = format!("a connection follows at most {MAX_FOLLOWED} tournaments");

@@ -93,8 +93,9 @@ impl Conn {
             tcp.set_nodelay(true)?;
             // A small read buffer: thousands of connections are held open.
             let config = tungstenite::protocol::WebSocketConfig::default().read_buffer_size(4096);
-            let (ws, _) =
-                tokio_tungstenite::client_async_with_config(server.ws.as_str(), tcp, Some(config)).await.map_err(ended)?;
+            let (ws, _) = tokio_tungstenite::client_async_with_config(server.ws.as_str(), tcp, Some(config))
+                .await
+                .map_err(ended)?;
             anyhow::Ok(Conn { ws, next_id: 0 })
         };
         tokio::time::timeout(CONNECT_TIMEOUT, open).await.map_err(|_| anyhow::anyhow!("connect: timed out"))?

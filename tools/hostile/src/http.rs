@@ -196,7 +196,12 @@ pub async fn read_response<R: AsyncBufRead + Unpin>(r: &mut R, keep: usize) -> a
 
 /// Reads `n` bytes of a body (to the end of the stream for `usize::MAX`),
 /// keeping them up to `keep`.
-async fn read_body<R: AsyncBufRead + Unpin>(r: &mut R, n: usize, keep: usize, out: &mut Response) -> anyhow::Result<()> {
+async fn read_body<R: AsyncBufRead + Unpin>(
+    r: &mut R,
+    n: usize,
+    keep: usize,
+    out: &mut Response,
+) -> anyhow::Result<()> {
     let mut left = n;
     let mut buf = vec![0u8; 64 * 1024];
     while left > 0 {
@@ -335,10 +340,7 @@ mod tests {
     #[test]
     fn the_server_url_gives_both_addresses() {
         let s = Server::parse("http://127.0.0.1:18080/").unwrap();
-        assert_eq!(
-            s,
-            Server { authority: "127.0.0.1:18080".into(), ws: "ws://127.0.0.1:18080/ws".into(), from: None }
-        );
+        assert_eq!(s, Server { authority: "127.0.0.1:18080".into(), ws: "ws://127.0.0.1:18080/ws".into(), from: None });
         assert!(s.get_request("/healthz").starts_with("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:18080\r\n"));
         assert!(Server::parse("ws://127.0.0.1:1/ws").is_err());
         assert!(Server::parse("http://h:1/api").is_err());

@@ -169,7 +169,11 @@ pub(super) async fn lobby_and_searches(server: &Server, rooms: &[u64]) -> String
     let gauges = match http::metrics(server, Duration::from_secs(10)).await {
         Ok(text) => {
             let of = |name| http::metric(&text, name).map_or("-".into(), |v| format!("{v}"));
-            format!("capicua_searches {}, capicua_cpu_slots_waiting {}", of("capicua_searches"), of("capicua_cpu_slots_waiting"))
+            format!(
+                "capicua_searches {}, capicua_cpu_slots_waiting {}",
+                of("capicua_searches"),
+                of("capicua_cpu_slots_waiting")
+            )
         }
         Err(e) => format!("/metrics: {e:#}"),
     };

@@ -7,7 +7,6 @@
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-
 use super::{Ctx, Tally, hold_noting};
 use crate::client::{self, Conn, Rng};
 use crate::http::Server;

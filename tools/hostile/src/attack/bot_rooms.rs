@@ -70,7 +70,12 @@ pub async fn run(ctx: &Ctx, args: &Args) -> anyhow::Result<()> {
 }
 
 /// One name: register, open `rooms` rooms, fill each, leave.
-async fn open_rooms(server: &crate::http::Server, rooms: usize, strategy: &str, tally: &Mutex<Tally>) -> anyhow::Result<()> {
+async fn open_rooms(
+    server: &crate::http::Server,
+    rooms: usize,
+    strategy: &str,
+    tally: &Mutex<Tally>,
+) -> anyhow::Result<()> {
     let (mut conn, _) = client::register(server, "botrooms").await?;
     for _ in 0..rooms {
         let room = match client::request(&mut conn, ClientMsg::CreateRoom(Box::new(client::four_seats("latin")))).await

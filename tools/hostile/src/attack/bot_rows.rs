@@ -56,7 +56,10 @@ pub async fn run(ctx: &Ctx, args: &Args) -> anyhow::Result<()> {
             // Free the seats for the next spec.
             if ok {
                 for seat in 1..4u8 {
-                    tally.add(format!("unseat {}", client::outcome_of(&mut conn, ClientMsg::Unseat { room, seat }).await));
+                    tally.add(format!(
+                        "unseat {}",
+                        client::outcome_of(&mut conn, ClientMsg::Unseat { room, seat }).await
+                    ));
                 }
             }
             if Instant::now() >= next_note {

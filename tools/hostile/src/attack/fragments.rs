@@ -125,7 +125,10 @@ async fn fragment(server: &Server, args: &Args, deadline: Instant, counts: &Coun
                     said = format!(" after {}", client::outcome(&v));
                 }
                 Some(Ok(Message::Close(c))) => {
-                    break format!("closed {}{said}", c.map_or("without a code".into(), |c| u16::from(c.code).to_string()));
+                    break format!(
+                        "closed {}{said}",
+                        c.map_or("without a code".into(), |c| u16::from(c.code).to_string())
+                    );
                 }
                 Some(Ok(_)) => {}
                 Some(Err(e)) => break format!("{}{said}", client::why(&client::ended(e))),

@@ -60,7 +60,10 @@ pub async fn run(ctx: &Ctx, args: &Args) -> anyhow::Result<()> {
     };
     hold_noting(ctx, deadline, Duration::from_secs(10), say).await;
     // Each ends at the deadline; a send blocked for good is cut here.
-    if tokio::time::timeout(Duration::from_secs(5), async { while pingers.join_next().await.is_some() {} }).await.is_err() {
+    if tokio::time::timeout(Duration::from_secs(5), async { while pingers.join_next().await.is_some() {} })
+        .await
+        .is_err()
+    {
         pingers.abort_all();
     }
     ctx.note(format!("in all: {}", say()));

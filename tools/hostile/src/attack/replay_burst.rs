@@ -46,7 +46,8 @@ impl Seconds {
 
     /// `200/429` of each second from `from`, and the others.
     fn line(&self, from: usize) -> String {
-        let each: Vec<String> = self.counts.iter().skip(from).map(|[ok, limited, _]| format!("{ok}/{limited}")).collect();
+        let each: Vec<String> =
+            self.counts.iter().skip(from).map(|[ok, limited, _]| format!("{ok}/{limited}")).collect();
         let (ok, limited, other) = self.counts.iter().fold((0, 0, 0), |(a, b, c), s| (a + s[0], b + s[1], c + s[2]));
         format!(
             "200/429 per second from {from} s: {}; in all 200 {ok}, 429 {limited}, other {other} ({}), {:.1} MiB read",
@@ -86,7 +87,11 @@ pub async fn run(ctx: &Ctx, args: &Args) -> anyhow::Result<()> {
         opened
     };
     let opened = tokio::time::timeout(Duration::from_secs(5), ended).await.unwrap_or(0);
-    ctx.note(format!("GET {path} over {} connections: {}", args.parallel, seconds.lock().expect("seconds lock").line(0)));
+    ctx.note(format!(
+        "GET {path} over {} connections: {}",
+        args.parallel,
+        seconds.lock().expect("seconds lock").line(0)
+    ));
     if opened > 0 {
         ctx.note(format!("connections opened: {opened}"));
     }

@@ -151,12 +151,7 @@ impl Hints {
 
 /// Plays seat 0, asking for a hint at a prompt at most every `every`
 /// (then moving at random), until `until`.
-pub(super) async fn ask_hints(
-    conn: &mut Conn,
-    room: u64,
-    every: Duration,
-    until: Instant,
-) -> anyhow::Result<Hints> {
+pub(super) async fn ask_hints(conn: &mut Conn, room: u64, every: Duration, until: Instant) -> anyhow::Result<Hints> {
     let mut hints = Hints::default();
     let mut rng = Rng::new(room ^ 0x417);
     let mut next_hint = Instant::now();

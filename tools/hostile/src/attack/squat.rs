@@ -53,7 +53,8 @@ pub async fn run(ctx: &Ctx, args: &Args) -> anyhow::Result<()> {
     ctx.begin().await;
     let deadline = Instant::now() + Duration::from_secs(args.seconds);
     let squatter = Arc::new(Squatter::default());
-    let polling = tokio::spawn(squat(ctx.server.clone(), Duration::from_millis(args.poll_ms), deadline, squatter.clone()));
+    let polling =
+        tokio::spawn(squat(ctx.server.clone(), Duration::from_millis(args.poll_ms), deadline, squatter.clone()));
     let mut rounds = Rounds::default();
     while Instant::now() < deadline && !ctx.monitor.server_gone() {
         let next = Instant::now() + Duration::from_secs(args.victim_every.max(2));

@@ -66,8 +66,15 @@ pub async fn run(ctx: &Ctx, args: &Args) -> anyhow::Result<()> {
         bytes: args.database.as_deref().map(db_bytes),
     };
     let how = Abandon { rooms: args.rooms, spec: args.shape.room_spec(), strategy: args.strategy.clone() };
-    let (mut opened, mut held) = abandoned_rooms::open_names(&ctx.server, args.names, "store", &how, args.stay_connected).await;
-    ctx.note(format!("{} names x {} rooms: {} rooms left to their bots; {}", args.names, args.rooms, opened.rooms.len(), opened.tally));
+    let (mut opened, mut held) =
+        abandoned_rooms::open_names(&ctx.server, args.names, "store", &how, args.stay_connected).await;
+    ctx.note(format!(
+        "{} names x {} rooms: {} rooms left to their bots; {}",
+        args.names,
+        args.rooms,
+        opened.rooms.len(),
+        opened.tally
+    ));
     let mut register = tokio::time::interval(Duration::from_secs(args.register_secs.max(1)));
     register.tick().await;
     let mut report = tokio::time::interval(Duration::from_secs(15));

@@ -83,7 +83,8 @@ async fn create_tournament(server: &Server, token: &str) -> anyhow::Result<i64> 
     });
     let starts = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH)?.as_secs() + 86_400;
     let path = format!("/api/tournaments?starts-at={starts}");
-    let (status, body) = http::post_json(server, &path, Some(token), &spec.to_string(), Duration::from_secs(10)).await?;
+    let (status, body) =
+        http::post_json(server, &path, Some(token), &spec.to_string(), Duration::from_secs(10)).await?;
     anyhow::ensure!(status == 201, "POST /api/tournaments: HTTP {status} {body}");
     body["id"].as_i64().ok_or_else(|| anyhow::anyhow!("POST /api/tournaments: no id in {body}"))
 }
