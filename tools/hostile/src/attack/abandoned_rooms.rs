@@ -16,12 +16,9 @@ use crate::http::{self, Server};
 /// `capicua-hostile abandoned-rooms`.
 #[derive(clap::Args, Clone, Debug)]
 pub struct Args {
-    /// Names registered (guests where the server registers no more).
-    #[arg(long, default_value_t = 10)]
-    pub names: usize,
-    /// Rooms each name opens.
-    #[arg(long, default_value_t = 4)]
-    pub rooms: usize,
+    /// Who opens the rooms.
+    #[command(flatten)]
+    pub owners: super::Owners,
     /// The hosted strategy filling them.
     #[arg(long, default_value = "pimc")]
     pub strategy: String,
@@ -37,12 +34,12 @@ pub struct Args {
 pub async fn run(ctx: &Ctx, args: &Args) -> anyhow::Result<()> {
     ctx.begin().await;
     let deadline = Instant::now() + Duration::from_secs(args.seconds);
-    let how = Abandon { rooms: args.rooms, spec: client::four_seats("latin"), strategy: args.strategy.clone() };
-    let (opened, _held) = open_names(&ctx.server, args.names, "abandon", &how, args.stay_connected).await;
+    let how = Abandon { rooms: args.owners.rooms, spec: client::four_seats("latin"), strategy: args.strategy.clone() };
+    let (opened, _held) = open_names(&ctx.server, args.owners.names, "abandon", &how, args.stay_connected).await;
     ctx.note(format!(
         "{} names x {} rooms of {}: {} rooms left to their bots; {}",
-        args.names,
-        args.rooms,
+        args.owners.names,
+        args.owners.rooms,
         args.strategy,
         opened.rooms.len(),
         opened.tally

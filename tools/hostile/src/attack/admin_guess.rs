@@ -12,15 +12,7 @@ use crate::client::{self, Conn, Rng};
 use crate::http::Server;
 
 /// `capicua-hostile admin-guess`.
-#[derive(clap::Args, Clone, Debug)]
-pub struct Args {
-    /// Connections guessing at once.
-    #[arg(long, default_value_t = 8)]
-    pub connections: usize,
-    /// How long the guessing lasts.
-    #[arg(long, default_value_t = 30)]
-    pub seconds: u64,
-}
+pub type Args = super::Swarm;
 
 /// Runs the attack.
 pub async fn run(ctx: &Ctx, args: &Args) -> anyhow::Result<()> {

@@ -30,6 +30,31 @@ use std::time::{Duration, Instant};
 use crate::http::Server;
 use crate::monitor::Monitor;
 
+/// Connections attacking at once, and for how long: the attacks whose
+/// whole size is that.
+#[derive(clap::Args, Clone, Debug)]
+pub struct Swarm {
+    /// Connections attacking at once.
+    #[arg(long, default_value_t = 8)]
+    pub connections: usize,
+    /// How long the attack lasts.
+    #[arg(long, default_value_t = 30)]
+    pub seconds: u64,
+}
+
+/// Names, and the rooms each opens: the attacks that spread over
+/// owners.
+#[derive(clap::Args, Clone, Debug)]
+pub struct Owners {
+    /// Names registered at the start (guests where the server registers
+    /// no more).
+    #[arg(long, default_value_t = 10)]
+    pub names: usize,
+    /// Rooms each name opens.
+    #[arg(long, default_value_t = 4)]
+    pub rooms: usize,
+}
+
 /// What every attack is given.
 pub struct Ctx {
     /// The server, as the attacks reach it.

@@ -16,15 +16,7 @@ use crate::http::Server;
 use crate::stats::Summary;
 
 /// `capicua-hostile pings`.
-#[derive(clap::Args, Clone, Debug)]
-pub struct Args {
-    /// Connections pinging.
-    #[arg(long, default_value_t = 8)]
-    pub connections: usize,
-    /// How long the attack lasts.
-    #[arg(long, default_value_t = 30)]
-    pub seconds: u64,
-}
+pub type Args = super::Swarm;
 
 /// What the connections did.
 #[derive(Default)]

@@ -16,13 +16,9 @@ use crate::http::{self, Server};
 /// `capicua-hostile store-flood`.
 #[derive(clap::Args, Clone, Debug)]
 pub struct Args {
-    /// Names registered at the start (guests where the server registers
-    /// no more).
-    #[arg(long, default_value_t = 10)]
-    pub names: usize,
-    /// Rooms each name opens.
-    #[arg(long, default_value_t = 4)]
-    pub rooms: usize,
+    /// Who opens the rooms.
+    #[command(flatten)]
+    pub owners: super::Owners,
     /// The game the rooms play.
     #[command(flatten)]
     pub shape: LongShape,
@@ -65,13 +61,13 @@ pub async fn run(ctx: &Ctx, args: &Args) -> anyhow::Result<()> {
         finished: finished_total(&ctx.server).await,
         bytes: args.database.as_deref().map(db_bytes),
     };
-    let how = Abandon { rooms: args.rooms, spec: args.shape.room_spec(), strategy: args.strategy.clone() };
+    let how = Abandon { rooms: args.owners.rooms, spec: args.shape.room_spec(), strategy: args.strategy.clone() };
     let (mut opened, mut held) =
-        abandoned_rooms::open_names(&ctx.server, args.names, "store", &how, args.stay_connected).await;
+        abandoned_rooms::open_names(&ctx.server, args.owners.names, "store", &how, args.stay_connected).await;
     ctx.note(format!(
         "{} names x {} rooms: {} rooms left to their bots; {}",
-        args.names,
-        args.rooms,
+        args.owners.names,
+        args.owners.rooms,
         opened.rooms.len(),
         opened.tally
     ));
