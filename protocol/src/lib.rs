@@ -15,6 +15,7 @@ mod decode;
 mod errors;
 mod family;
 mod ids;
+mod names;
 pub mod poly;
 mod room;
 mod server;
@@ -26,6 +27,7 @@ pub use decode::{DecodeError, TAG_KEYS, decode_client, decode_strict, non_string
 pub use errors::{ErrorCode, close};
 pub use family::{AnyMove, Family};
 pub use ids::{GameId, PromptId, RoomId, TournamentId};
+pub use names::{MAX_NAME_CHARS, check_name, name_key};
 pub use room::{Occupant, OccupantKind, RoomInfo, RoomStatus, SeatInfo, TimeControl, TimeoutPolicy};
 pub use server::{GameResult, HintMove, PlayerInfo, SeatRef, ServerFrame, ServerMsg};
 pub use tournament::{Assignment, Progress, TournamentStatus};
@@ -47,22 +49,6 @@ pub const CHAT_BURST: u32 = 5;
 pub const ROOM_CHAT_PER_SEC: u32 = 5;
 /// A room's burst of chat lines.
 pub const ROOM_CHAT_BURST: u32 = 10;
-
-/// The longest player name, in characters.
-pub const MAX_NAME_CHARS: usize = 32;
-
-/// Checks a name a player asks to register, by the rules every way of
-/// registering applies (`register` over the wire and the command line):
-/// 1 to [`MAX_NAME_CHARS`] ASCII letters, digits, `-`, `_` or `.`; not
-/// `admin` and not starting with `guest-`, the names the server gives to
-/// the admin and to guests. The error says the rules, for people.
-pub fn check_name(name: &str) -> Result<(), &'static str> {
-    let ok_chars = name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
-    if name.is_empty() || name.len() > MAX_NAME_CHARS || !ok_chars || name.starts_with("guest-") || name == "admin" {
-        return Err("names are 1 to 32 letters, digits, '-', '_' or '.', not 'admin' nor 'guest-*'");
-    }
-    Ok(())
-}
 
 /// The JSON Schemas of every client and server frame, as one JSON document
 /// `{"protocol-version": 2, "client": ..., "server": ...}`.

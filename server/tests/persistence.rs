@@ -28,6 +28,7 @@ on_both!(
     the_schema_guards_refuse_what_is_not_a_capicua_database,
     a_tournament_on_a_server_stores_its_tables_standings_and_replays,
     two_writers_on_one_database_number_and_rate_games_as_one,
+    names_registered_before_keys_keep_working_and_their_keys_are_taken,
 );
 
 /// A two-faced match played to the end by first legal moves.
@@ -164,6 +165,8 @@ async fn players_ratings_and_the_leaderboard_agree_with_the_stored_games(databas
     let db = Db::open(&database).await.unwrap();
     let (ana, token) = db.register("ana").await.unwrap();
     assert!(matches!(db.register("ana").await, Err(DbError::NameTaken(n)) if n == "ana"));
+    assert!(matches!(db.register("ANA").await, Err(DbError::NameTaken(_))), "one name in another case");
+    assert!(matches!(db.register("\u{430}na").await, Err(DbError::NameTaken(_))), "a Cyrillic look-alike");
     assert_eq!(db.player_by_token(&token).await.unwrap(), Some(ana.clone()));
     assert_eq!(db.player_by_token("wrong").await.unwrap(), None);
     assert_eq!(db.player_id("ana").await.unwrap(), Some(ana.id));
@@ -268,6 +271,37 @@ async fn the_schema_guards_refuse_what_is_not_a_capicua_database(database: Strin
     let options = capicua_server::db::OpenOptions { allow_foreign_tables: true, ..Default::default() };
     let db = Db::open_with(&database, options).await.unwrap();
     assert_eq!(db.game_count().await.unwrap(), 1);
+    db.close().await;
+}
+
+/// Rows made before names had keys (here: written without one) get their
+/// key when the server opens the database; of two old names with one key
+/// the first holds it, and both still sign in.
+async fn names_registered_before_keys_keep_working_and_their_keys_are_taken(database: String) {
+    let db = Db::open(&database).await.unwrap();
+    let (bea, token) = db.register("bea").await.unwrap();
+    db.close().await;
+    {
+        use sqlx::Connection;
+        sqlx::any::install_default_drivers();
+        let url = capicua_server::db::database_url(&database);
+        let mut conn = sqlx::AnyConnection::connect(&url).await.unwrap();
+        sqlx::query("UPDATE players SET name_key = NULL").execute(&mut conn).await.unwrap();
+        for name in ["Bea", "Luz"] {
+            sqlx::query("INSERT INTO players (name, kind, created_at) VALUES ($1, 'player', 0)")
+                .bind(name)
+                .execute(&mut conn)
+                .await
+                .unwrap();
+        }
+        conn.close().await.unwrap();
+    }
+    let db = Db::open(&database).await.unwrap();
+    assert_eq!(db.player_by_token(&token).await.unwrap(), Some(bea));
+    for taken in ["BEA", "luz", "LUZ"] {
+        assert!(matches!(db.register(taken).await, Err(DbError::NameTaken(_))), "{taken}");
+    }
+    assert!(db.register("Lía").await.is_ok());
     db.close().await;
 }
 

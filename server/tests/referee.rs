@@ -88,6 +88,33 @@ async fn illegal_stale_duplicate_and_foreign_moves_change_nothing() {
     assert_eq!(after["history"].as_array().unwrap().len(), 1, "exactly one move applied: {after}");
 }
 
+/// Names people have register as written; one name in another case or
+/// with look-alike letters, and the server's own names, do not.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn people_register_their_own_names_and_nobody_takes_a_look_alike() {
+    let server = TestServer::start().await;
+    let register = async |name: &str| {
+        let mut c = server.client().await;
+        c.hello(None).await;
+        c.request(json!({"type": "register", "name": name})).await
+    };
+    for name in ["José Pérez", "María José", "ana"] {
+        let r = register(name).await;
+        assert_eq!((r["type"].as_str(), r["name"].as_str()), (Some("registered"), Some(name)), "{r}");
+    }
+    // Written decomposed, stored composed: the same name, so taken.
+    let r = register("Jose\u{301} Pe\u{301}rez").await;
+    assert_eq!(r["code"], "name-taken", "{r}");
+    for taken in ["ANA", "Ana", "\u{430}na", "josé pérez"] {
+        let r = register(taken).await;
+        assert_eq!(r["code"], "name-taken", "{taken}: {r}");
+    }
+    for reserved in ["Admin", "admin", "guest-1", "Guest-1", "\u{430}dmin"] {
+        let r = register(reserved).await;
+        assert_eq!(r["code"], "bad-name", "{reserved}: {r}");
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bad_input_gets_error_codes_and_close_codes() {
     let server = TestServer::start().await;
@@ -108,7 +135,7 @@ async fn bad_input_gets_error_codes_and_close_codes() {
     assert_eq!(r["code"], "already-greeted");
     let r = c.request(json!({"type": "close-room", "room": 1})).await;
     assert_eq!(r["code"], "unauthorized");
-    let r = c.request(json!({"type": "register", "name": "no spaces"})).await;
+    let r = c.request(json!({"type": "register", "name": "two  spaces"})).await;
     assert_eq!(r["code"], "bad-name");
     // Oversize frame: error, then close 1009.
     c.send_raw(Message::Text("x".repeat(capicua_protocol::MAX_FRAME_BYTES + 1).into())).await;

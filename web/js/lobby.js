@@ -52,7 +52,6 @@ function identityCard(app) {
     name: 'name',
     autocomplete: 'username',
     maxlength: '32',
-    pattern: '[A-Za-z0-9._-]{1,32}',
     required: true,
     'data-key': 'reg-name',
   });

@@ -150,9 +150,10 @@ impl Conn {
     }
 
     pub(super) async fn register(&mut self, id: Option<u64>, name: String) {
-        if let Err(rules) = capicua_protocol::check_name(&name) {
-            return self.error(id, ErrorCode::BadName, rules);
-        }
+        let name = match capicua_protocol::check_name(&name) {
+            Ok(name) => name,
+            Err(rules) => return self.error(id, ErrorCode::BadName, rules),
+        };
         if self.ident.as_ref().is_some_and(|i| i.player_id.is_some()) {
             return self.error(id, ErrorCode::BadRequest, "this connection already acts for a registered player");
         }
@@ -181,7 +182,11 @@ impl Conn {
                 }
                 self.out.send(id, ServerMsg::Registered { name: player.name, token });
             }
-            Err(crate::db::DbError::NameTaken(n)) => self.error(id, ErrorCode::NameTaken, format!("{n:?} is taken")),
+            Err(crate::db::DbError::NameTaken(n)) => self.error(
+                id,
+                ErrorCode::NameTaken,
+                format!("{n:?} is taken (names in another case or with look-alike letters are one name)"),
+            ),
             Err(e) => {
                 tracing::error!(error = %e, "register");
                 self.error(id, ErrorCode::Internal, "could not register; try again");

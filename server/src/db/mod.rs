@@ -298,6 +298,7 @@ impl Db {
             node: Arc::default(),
         };
         counting.count_missing_draws().await?;
+        counting.key_names().await?;
         let health = Arc::new(StoreHealth::default());
         let (writer, writer_done) = writer::spawn(pool.clone(), backend, health.clone(), options.store_retry).await?;
         let postgres_url = (backend == Backend::Postgres).then(|| url.into());

@@ -21,9 +21,11 @@ impl Db {
     pub async fn register(&self, name: &str) -> Result<(Player, String), DbError> {
         let token = new_token()?;
         let res = sqlx::query_scalar(
-            "INSERT INTO players (name, token_hash, kind, created_at) VALUES ($1, $2, $3, $4) RETURNING id",
+            "INSERT INTO players (name, name_key, token_hash, kind, created_at) VALUES ($1, $2, $3, $4, $5) \
+             RETURNING id",
         )
         .bind(name)
+        .bind(capicua_protocol::name_key(name))
         .bind(hash_token(&token))
         .bind(Text(OccupantKind::Player))
         .bind(now_secs())
@@ -34,6 +36,31 @@ impl Db {
             Err(sqlx::Error::Database(e)) if e.is_unique_violation() => Err(DbError::NameTaken(name.to_string())),
             Err(e) => Err(e.into()),
         }
+    }
+
+    /// Gives every player row without a name key its key: rows made
+    /// before keys existed. Where two old names share one (`Ana` and `ana`,
+    /// both registered before), the first keeps it and the later none: both
+    /// still sign in, and no new name can take the key.
+    pub(super) async fn key_names(&self) -> Result<(), DbError> {
+        let rows = sqlx::query("SELECT id, name FROM players WHERE name_key IS NULL ORDER BY id")
+            .fetch_all(&self.pool)
+            .await?;
+        for row in rows {
+            let (id, name): (i64, String) = (row.try_get("id")?, row.try_get("name")?);
+            let keyed = sqlx::query("UPDATE players SET name_key = $1 WHERE id = $2")
+                .bind(capicua_protocol::name_key(&name))
+                .bind(id)
+                .execute(&self.pool)
+                .await;
+            match keyed {
+                Err(sqlx::Error::Database(e)) if e.is_unique_violation() => {}
+                other => {
+                    other?;
+                }
+            }
+        }
+        Ok(())
     }
 
     /// The player holding a token.
@@ -66,10 +93,11 @@ impl Db {
     pub async fn hosted_bot(&self, strategy: &str) -> Result<Player, DbError> {
         let name = format!("bot:{strategy}");
         sqlx::query(
-            "INSERT INTO players (name, token_hash, kind, created_at) VALUES ($1, NULL, $2, $3) \
+            "INSERT INTO players (name, name_key, token_hash, kind, created_at) VALUES ($1, $2, NULL, $3, $4) \
              ON CONFLICT DO NOTHING",
         )
         .bind(&name)
+        .bind(capicua_protocol::name_key(&name))
         .bind(Text(OccupantKind::HostedBot))
         .bind(now_secs())
         .execute(&self.pool)
