@@ -39,7 +39,8 @@ pub enum ClientMsg {
     Hello {
         /// Must equal [`PROTOCOL_VERSION`].
         version: u32,
-        /// A player's secret token, or the admin token.
+        /// A player's secret token, the admin token, or a guest's session
+        /// (`guest:` and 64 hex digits, from an earlier `welcome`).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         token: Option<String>,
         /// Lean prompts: `prompt` frames to this connection carry no `view`

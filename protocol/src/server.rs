@@ -43,6 +43,13 @@ pub enum ServerMsg {
         /// host name, say).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         site: Option<String>,
+        /// To a guest: its session, secret. A later `hello` with it as the
+        /// `token` (within the server's reconnect grace of the last
+        /// connection closing) is the same guest, by name and seats: a
+        /// reloaded page keeps its seat. A session the server no longer
+        /// knows gives a new guest, not an error.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        guest_session: Option<String>,
     },
     /// Answer to `register`: keep the token secret, it is shown only once.
     Registered {

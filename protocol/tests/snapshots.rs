@@ -145,8 +145,19 @@ fn server_messages() {
                 player: PlayerInfo { name: "ana".into(), guest: false, admin: false },
                 seats: vec![SeatRef { room: 3, seat: 0 }],
                 site: Some("https://dominoes.example.org".into()),
+                guest_session: None,
             },
             r#"{"id":1,"type":"welcome","version":2,"player":{"name":"ana","guest":false,"admin":false},"seats":[{"room":3,"seat":0}],"site":"https://dominoes.example.org"}"#,
+        ),
+        (
+            ServerMsg::Welcome {
+                version: 2,
+                player: PlayerInfo { name: "guest-4".into(), guest: true, admin: false },
+                seats: vec![],
+                site: None,
+                guest_session: Some(format!("guest:{}", "0a".repeat(32))),
+            },
+            r#"{"id":1,"type":"welcome","version":2,"player":{"name":"guest-4","guest":true,"admin":false},"seats":[],"guest-session":"guest:0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a"}"#,
         ),
         (
             ServerMsg::Registered { name: "ana".into(), token: "abc".into() },

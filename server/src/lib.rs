@@ -24,6 +24,7 @@ pub(crate) mod conn;
 pub(crate) mod cpu;
 pub mod db;
 pub(crate) mod docs;
+pub(crate) mod guests;
 pub(crate) mod hints;
 pub(crate) mod http;
 pub mod ladder;

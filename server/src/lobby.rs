@@ -13,6 +13,7 @@ use capicua_protocol::{RoomId, RoomInfo};
 use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore, mpsc};
 
 use crate::ConnId;
+use crate::client::Owner;
 use crate::room_cmd::RoomCmd;
 
 /// A running room, as the lobby holds it.
@@ -38,7 +39,7 @@ pub(crate) struct Acting {
 pub(crate) struct Lobby {
     rooms: Mutex<HashMap<RoomId, RoomHandle>>,
     /// Rooms where each registered player holds a seat (for reconnects).
-    seats: Mutex<HashMap<i64, HashSet<RoomId>>>,
+    seats: Mutex<HashMap<Owner, HashSet<RoomId>>>,
     acting: Mutex<HashMap<i64, Acting>>,
     /// One permit per open WebSocket connection.
     permits: Arc<Semaphore>,
@@ -106,13 +107,13 @@ impl Lobby {
         list
     }
 
-    /// Records that `player` holds a seat in `room`.
-    pub(crate) fn seat(&self, player: i64, room: RoomId) {
+    /// Records that `player` (or a guest) holds a seat in `room`.
+    pub(crate) fn seat(&self, player: Owner, room: RoomId) {
         self.seats.lock().expect("seats lock").entry(player).or_default().insert(room);
     }
 
     /// Records that `player` no longer holds a seat in `room`.
-    pub(crate) fn unseat(&self, player: i64, room: RoomId) {
+    pub(crate) fn unseat(&self, player: Owner, room: RoomId) {
         let mut by_player = self.seats.lock().expect("seats lock");
         if let Some(set) = by_player.get_mut(&player) {
             set.remove(&room);
@@ -123,7 +124,7 @@ impl Lobby {
     }
 
     /// The rooms where `player` holds a seat.
-    pub(crate) fn seats_of(&self, player: i64) -> Vec<RoomId> {
+    pub(crate) fn seats_of(&self, player: Owner) -> Vec<RoomId> {
         self.seats.lock().expect("seats lock").get(&player).map(|s| s.iter().copied().collect()).unwrap_or_default()
     }
 
@@ -173,12 +174,12 @@ mod tests {
     #[test]
     fn seats_are_kept_per_player_until_the_last_one_goes() {
         let lobby = Lobby::new(1);
-        lobby.seat(7, 1);
-        lobby.seat(7, 2);
-        lobby.unseat(7, 1);
-        assert_eq!(lobby.seats_of(7), [2]);
-        lobby.unseat(7, 2);
-        assert!(lobby.seats_of(7).is_empty());
+        lobby.seat(Owner::Player(7), 1);
+        lobby.seat(Owner::Player(7), 2);
+        lobby.unseat(Owner::Player(7), 1);
+        assert_eq!(lobby.seats_of(Owner::Player(7)), [2]);
+        lobby.unseat(Owner::Player(7), 2);
+        assert!(lobby.seats_of(Owner::Player(7)).is_empty());
         assert!(lobby.seats.lock().unwrap().is_empty(), "no empty set is left behind");
     }
 

@@ -69,6 +69,8 @@ pub struct AppState {
     pub(crate) store_budget: Option<Arc<limits::StoreBudget>>,
     /// Seats per address in rooms waiting for their match.
     pub(crate) seat_slots: Arc<limits::Slots<std::net::IpAddr>>,
+    /// Guest sessions: a reloaded page is the same guest, seats included.
+    pub(crate) guests: crate::guests::Guests,
 }
 
 impl AppState {
@@ -98,6 +100,9 @@ impl AppState {
             replays: limits::replay_gate(config.replays_per_addr),
             store_budget: limits::StoreBudget::new(config.stored_kib_per_hour),
             seat_slots: limits::Slots::new(config.max_seats_per_addr),
+            // As many idle sessions as connections: a guest's seat outlives
+            // its connection by the grace, and so does its session.
+            guests: crate::guests::Guests::new(config.reconnect_grace, config.max_connections),
             config,
             db,
             metrics: metrics::Metrics::default(),

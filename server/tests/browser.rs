@@ -253,13 +253,32 @@ async fn a_guest_plays_a_latin_match_by_mouse_and_never_sees_a_hidden_tile() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_registered_player_reloads_mid_match_and_plays_on_in_the_same_seat() {
+    reload_mid_match(Some("ana")).await;
+}
+
+/// A guest's tab keeps its guest session: F5 is the same guest, in the
+/// same seat, with the turn.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_guest_reloads_mid_match_and_plays_on_in_the_same_seat() {
+    reload_mid_match(None).await;
+}
+
+/// Plays three moves of a latin match from the page (as `name`, registered
+/// first, or as a guest), reloads it, and plays the match out: the same
+/// room, name and hand after the reload, every move of seat 0 from the page.
+async fn reload_mid_match(name: Option<&str>) {
     let _one = ONE_BROWSER.lock().await;
     let server = TestServer::start().await;
     let Some(b) = Browser::start(format!("http://{}", server.addr)).await else { return };
     lobby(&b).await;
-    b.fill("Name", "ana").await;
-    b.click_named("Register this name").await;
-    b.wait_named("Sign out (forget the token)").await;
+    if let Some(name) = name {
+        b.fill("Name", name).await;
+        b.click_named("Register this name").await;
+        b.wait_named("Sign out (forget the token)").await;
+    }
+    let who =
+        || async { b.js("return document.getElementById('who').textContent").await.as_str().unwrap().to_string() };
+    let before_who = who().await;
     start_latin(&b, "random").await;
     let mut p = Played::default();
     play(&b, Until::Moves(3), false, &mut p).await;
@@ -270,7 +289,7 @@ async fn a_registered_player_reloads_mid_match_and_plays_on_in_the_same_seat() {
     assert!(room.starts_with("#/room/"), "{room}");
 
     b.client.refresh().await.unwrap();
-    // Back in the same room, as ana, with the turn (the pending prompt is sent again).
+    // Back in the same room, as before, with the turn (the pending prompt is sent again).
     let look = b
         .wait_js(
             "our turn again after the reload",
@@ -278,9 +297,10 @@ async fn a_registered_player_reloads_mid_match_and_plays_on_in_the_same_seat() {
         )
         .await;
     assert_eq!(look["hash"], json!(room));
-    assert!(
-        b.js("return document.getElementById('who').textContent").await.as_str().unwrap().contains("Signed in as ana")
-    );
+    assert_eq!(who().await, before_who, "the same name after the reload");
+    if let Some(name) = name {
+        assert!(before_who.contains(&format!("Signed in as {name}")), "{before_who}");
+    }
     if look["over"].is_null() {
         assert_eq!(look["hand"], before["hand"], "the same hand after the reload");
     }
@@ -289,8 +309,12 @@ async fn a_registered_player_reloads_mid_match_and_plays_on_in_the_same_seat() {
     b.close().await;
 
     let g = server.get_json(&format!("/api/games/{id}?seat=0")).await;
-    assert_eq!(g["seats"][0]["name"], "ana");
-    assert_eq!(g["seats"][0]["kind"], "player");
+    match name {
+        Some(name) => {
+            assert_eq!((g["seats"][0]["name"].as_str(), g["seats"][0]["kind"].as_str()), (Some(name), Some("player")))
+        }
+        None => assert_eq!(g["seats"][0]["kind"], "guest", "{}", g["seats"]),
+    }
     assert_eq!(seat_moves(&g, 0), p.moves, "moves before and after the reload, all from the page");
     assert!(p.moves > 3, "moves were made after the reload");
 }

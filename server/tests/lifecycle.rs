@@ -52,6 +52,46 @@ async fn a_reconnecting_player_gets_its_seat_and_prompt_back() {
     assert!(over["game"].as_i64().is_some());
 }
 
+/// A guest's `welcome` carries its session: a reload (a new connection
+/// with it) is the same guest, seat, prompt and all; without it, or with
+/// one the server does not know, a new guest with no seat.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_guest_who_reloads_keeps_the_seat_and_the_prompt() {
+    let server = TestServer::start().await;
+    let mut g = server.client().await;
+    let welcome = g.hello(None).await;
+    let name = welcome["player"]["name"].clone();
+    let session = welcome["guest-session"].as_str().expect("a guest's welcome has its session").to_string();
+    assert!(session.starts_with("guest:") && session.len() == 6 + 64, "{session}");
+    let room = g.create_room(json!({"preset": "block", "seats": 2})).await;
+    g.join(room, Some(0)).await;
+    assert_eq!(g.request(json!({"type": "fill-bots", "room": room, "strategy": "random"})).await["type"], "ok");
+    g.ready(room).await;
+    let prompt = next_prompt(&mut g).await;
+    drop(g);
+    seat_disconnected(&server, room, 0).await;
+
+    // Another guest, and a guest with a made-up session: strangers.
+    let mut other = server.client().await;
+    let w = other.hello(Some(&format!("guest:{}", "0".repeat(64)))).await;
+    assert_ne!(w["player"]["name"], name);
+    assert_eq!((w["player"]["guest"].as_bool(), w["seats"].clone()), (Some(true), json!([])));
+
+    let mut g = server.client().await;
+    let w = g.hello(Some(&session)).await;
+    assert_eq!(w["player"]["name"], name, "the same guest");
+    assert_eq!(w["seats"], json!([{"room": room, "seat": 0}]));
+    assert!(w.get("guest-session").is_none(), "the session is said once, when it opens");
+    let again = next_prompt(&mut g).await;
+    assert_eq!(again["prompt"], prompt["prompt"], "the pending prompt is sent again");
+    let m = pick(&again["legal-moves"], 0);
+    let r =
+        g.request(json!({"type": "move", "family": "tiles", "room": room, "prompt": again["prompt"], "move": m})).await;
+    assert_eq!(r["type"], "accepted", "{r}");
+    let info = server.room_info(room).await;
+    assert_eq!(info["seats"][0]["occupant"]["connected"], true, "{info}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_seat_left_past_the_grace_period_is_freed() {
     let grace = Duration::from_millis(200);

@@ -21,6 +21,8 @@ const TOKEN_KEY = 'capicua.token';
 const PACE_KEY = 'capicua.pace';
 const GAMES_KEY = 'capicua.games';
 const GUEST_SEAT_KEY = 'capicua.guest-seat';
+// A guest's session, per tab: a reload is the same guest, seats included.
+const GUEST_SESSION_KEY = 'capicua.guest-session';
 
 // `?pace=MS` (kept in this browser): how long each move of another seat
 // stays on screen before the next is shown. 0 shows moves as they come.
@@ -41,12 +43,14 @@ export const app = {
   conn: null,
 
   token() {
-    return localStorage.getItem(TOKEN_KEY);
+    return localStorage.getItem(TOKEN_KEY) || sessionStorage.getItem(GUEST_SESSION_KEY);
   },
 
   setToken(t) {
     if (t) localStorage.setItem(TOKEN_KEY, t);
     else localStorage.removeItem(TOKEN_KEY);
+    // Registered, or signed out: the guest this tab was is done.
+    sessionStorage.removeItem(GUEST_SESSION_KEY);
   },
 
   /** A room's table state, created on first use. */
@@ -659,6 +663,7 @@ function setStatus(text) {
 function onWelcome(w, again) {
   const wasGuest = app.me?.guest;
   app.me = w.player;
+  if (w['guest-session']) sessionStorage.setItem(GUEST_SESSION_KEY, w['guest-session']);
   const held = new Set(w.seats.map((s) => s.room));
   for (const s of w.seats) {
     const t = app.table(s.room);
@@ -668,7 +673,8 @@ function onWelcome(w, again) {
   for (const t of app.tables.values()) {
     if (held.has(t.room)) continue;
     if (t.seat !== null && !t.gameOver && !t.closed && (again || wasGuest)) {
-      // A guest's seat does not survive its connection.
+      // The seat was not given back (a guest session the server no
+      // longer knows, or a grace that ran out).
       t.lost = true;
       t.seat = null;
       t.prompt = null;
@@ -683,7 +689,7 @@ function onWelcome(w, again) {
     if (kept && app.me.guest) {
       try {
         const { room } = JSON.parse(kept);
-        app.table(room).lost = true;
+        if (!held.has(room)) app.table(room).lost = true;
       } catch {
         // Nothing to tell.
       }

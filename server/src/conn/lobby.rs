@@ -35,7 +35,7 @@ impl Conn {
                 let creator = match (client.ident.admin, client.ident.player_id) {
                     (true, _) => room::Creator::Admin,
                     (false, Some(p)) => room::Creator::Owner(room::Owner::Player(p)),
-                    (false, None) => room::Creator::Owner(room::Owner::Guest(self.id)),
+                    (false, None) => room::Creator::Owner(client.ident.owner(self.id)),
                 };
                 match room::create(&self.state, *spec, owner, self.peer, creator).await {
                     Ok(info) => {

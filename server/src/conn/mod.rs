@@ -69,6 +69,10 @@ struct Conn {
     peer: Option<std::net::IpAddr>,
     /// Notified when a newer connection acts for this connection's player.
     replaced: Arc<tokio::sync::Notify>,
+    /// The guest session this connection uses, released when it ends.
+    guest_session: Option<crate::guests::SessionKey>,
+    /// A new guest session's secret, until the `welcome` carries it.
+    guest_secret: Option<String>,
 }
 
 /// Serves one connection until the client leaves, the server shuts down or
@@ -112,6 +116,8 @@ where
         rejected_in_a_row: 0,
         peer,
         replaced: Arc::new(tokio::sync::Notify::new()),
+        guest_session: None,
+        guest_secret: None,
     };
     let end = conn.receive(&mut stream).await;
     conn.leave();
@@ -215,6 +221,9 @@ impl Conn {
             self.state.ladder.disconnected(pid, self.id);
         }
         self.forget_player();
+        if let Some(key) = self.guest_session.take() {
+            self.state.guests.release(&key, std::time::Instant::now());
+        }
         self.state.metrics.connections.fetch_sub(1, Ordering::Relaxed);
     }
 }

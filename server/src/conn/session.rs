@@ -53,6 +53,26 @@ impl Conn {
         }
     }
 
+    /// A guest: the one of `session` if the server knows it (this
+    /// connection now one of its own), else a new guest with a new session
+    /// (its secret for the `welcome`).
+    fn guest(&mut self, session: Option<&str>) -> Identity {
+        let now = std::time::Instant::now();
+        let guests = &self.state.guests;
+        if let Some((g, key)) = session.and_then(|s| guests.resume(s, now)) {
+            self.guest_session = Some(key);
+            return Identity { player_id: None, name: g.name, admin: false, addr: self.peer, guest: Some(g.id) };
+        }
+        let name = self.guest_name();
+        let opened = guests.open(crate::guests::Guest { id: self.id, name: name.clone() }, now);
+        let guest = opened.map(|o| {
+            self.guest_session = Some(o.key);
+            self.guest_secret = Some(o.secret);
+            self.id
+        });
+        Identity { player_id: None, name, admin: false, addr: self.peer, guest }
+    }
+
     pub(super) async fn hello(&mut self, id: Option<u64>, version: u32, token: Option<String>) -> Option<End> {
         if version != PROTOCOL_VERSION {
             self.error(
@@ -65,6 +85,12 @@ impl Conn {
         // An address that sent too many wrong tokens may try none for a
         // while, the right one included: guessing on learns nothing.
         let limits = &self.state.http_limits;
+        // A guest's session is no credential to guess: an unknown one is a
+        // new guest.
+        let (guest_token, token) = match token {
+            Some(t) if t.starts_with(crate::guests::PREFIX) => (Some(t), None),
+            t => (None, t),
+        };
         if token.is_some()
             && let Some(wait) = self.peer.and_then(|a| limits.may_try_token(a).err())
         {
@@ -77,12 +103,14 @@ impl Conn {
             return Some(End::Close(close::BAD_TOKEN, "too many wrong tokens"));
         }
         let ident = match token {
-            None => Identity { player_id: None, name: self.guest_name(), admin: false, addr: self.peer },
+            None => self.guest(guest_token.as_deref()),
             Some(t) if crate::secret::is_admin(&t, self.state.config.admin_token.as_deref()) => {
-                Identity { player_id: None, name: "admin".into(), admin: true, addr: self.peer }
+                Identity { player_id: None, name: "admin".into(), admin: true, addr: self.peer, guest: None }
             }
             Some(t) => match self.state.db.player_by_token(&t).await {
-                Ok(Some(p)) => Identity { player_id: Some(p.id), name: p.name, admin: false, addr: self.peer },
+                Ok(Some(p)) => {
+                    Identity { player_id: Some(p.id), name: p.name, admin: false, addr: self.peer, guest: None }
+                }
                 Ok(None) => {
                     if let Some(a) = self.peer {
                         limits.wrong_token(a);
@@ -114,6 +142,7 @@ impl Conn {
                 },
                 seats: seats.clone(),
                 site: self.state.config.public_url.clone(),
+                guest_session: self.guest_secret.take(),
             },
         );
         // After the welcome: each room sends its state and the pending prompt.
@@ -126,11 +155,14 @@ impl Conn {
         None
     }
 
-    /// Gives a registered player its seats back on this connection.
+    /// Gives a registered player (or a guest session) its seats back on
+    /// this connection.
     pub(super) async fn reattach(&mut self) -> Vec<SeatRef> {
         let client = self.client().expect("greeted");
-        let Some(pid) = client.ident.player_id else { return vec![] };
-        let rooms = self.state.lobby.seats_of(pid);
+        if client.ident.player_id.is_none() && client.ident.guest.is_none() {
+            return vec![];
+        }
+        let rooms = self.state.lobby.seats_of(client.ident.owner(self.id));
         let mut seats = vec![];
         for room in rooms {
             let Some(h) = self.state.room(room) else { continue };
@@ -169,8 +201,15 @@ impl Conn {
         }
         match self.state.db.register(&name).await {
             Ok((player, token)) => {
-                let ident =
-                    Identity { player_id: Some(player.id), name: player.name.clone(), admin: false, addr: self.peer };
+                // The guest it was stays known: its seats move to the player.
+                let guest = self.ident.as_ref().and_then(|i| i.guest);
+                let ident = Identity {
+                    player_id: Some(player.id),
+                    name: player.name.clone(),
+                    admin: false,
+                    addr: self.peer,
+                    guest,
+                };
                 self.ident = Some(Arc::new(ident));
                 self.claim_player();
                 // Seats taken as a guest now belong to the player. The rooms

@@ -288,7 +288,7 @@ impl RoomCore {
         self.play.end();
         let msg = Arc::new(ServerMsg::RoomClosed { room: self.settings.id, reason: reason.into() });
         effect::send_all(fx, self.seats.members(), &msg, Push::Now);
-        for p in self.seats.seated_players() {
+        for p in self.seats.seat_owners() {
             fx.push(Effect::Unseated(p));
         }
         tracing::info!(room = self.settings.id, reason, "room closed");

@@ -8,6 +8,7 @@ use capicua_protocol::{ErrorCode, RoomId, ServerMsg};
 use tokio::sync::oneshot;
 
 use crate::bots::HostedStrategy;
+use crate::client::Owner;
 use crate::record::GameRecord;
 use crate::table::Table;
 use crate::{Client, ConnId, Identity};
@@ -116,10 +117,10 @@ pub(crate) enum Effect {
     Store(Box<GameRecord>),
     /// The match is over and announced: `Some(game id)` if it was stored.
     MatchDone(Option<i64>),
-    /// A registered player now holds a seat here (for reconnects).
-    Seated(i64),
-    /// A registered player no longer holds a seat here.
-    Unseated(i64),
+    /// A player or guest now holds a seat here (for reconnects).
+    Seated(Owner),
+    /// A player or guest no longer holds a seat here.
+    Unseated(Owner),
     /// The seats given back to a reconnecting player, for its reply.
     GaveBack(oneshot::Sender<Vec<u8>>, Vec<u8>),
     /// A metric to count.

@@ -52,9 +52,7 @@ impl RoomCore {
             },
             _ => None,
         };
-        if let Owner::Player(p) = Owner::of(&who) {
-            fx.push(Effect::Seated(p));
-        }
+        fx.push(Effect::Seated(Owner::of(&who)));
         self.seats.sit(i, &who, waiting);
         tracing::info!(room, seat = i, player = %who.ident.name, "joined");
         effect::reply(fx, &who, id, ServerMsg::Seated { room, seat: i as u8 });
@@ -223,7 +221,8 @@ impl RoomCore {
     pub(super) fn promote(&mut self, fx: &mut Vec<Effect>, who: Member) {
         let Some(pid) = who.ident.player_id else { return };
         if self.seats.promote(&who, pid) {
-            fx.push(Effect::Seated(pid));
+            fx.push(Effect::Unseated(who.ident.guest_owner(who.conn)));
+            fx.push(Effect::Seated(Owner::Player(pid)));
             self.changed(fx);
         }
     }

@@ -14,20 +14,11 @@ use crate::bots::HostedStrategy;
 use crate::limits::Slot;
 use crate::record::{SeatKind, SeatRecord};
 
-/// Who owns a seat: a registered player (across reconnects) or a guest's
-/// connection.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Owner {
-    Player(i64),
-    Guest(ConnId),
-}
+pub(crate) use crate::client::Owner;
 
 impl Owner {
     pub(crate) fn of(m: &Member) -> Owner {
-        match m.ident.player_id {
-            Some(p) => Owner::Player(p),
-            None => Owner::Guest(m.conn),
-        }
+        m.ident.owner(m.conn)
     }
 }
 
@@ -130,12 +121,12 @@ impl Seats {
         (0..self.seats.len()).filter_map(|i| self.member(i)).chain(self.spectators.iter())
     }
 
-    /// Registered players seated here.
-    pub(crate) fn seated_players(&self) -> Vec<i64> {
+    /// The owners (players and guests) seated here.
+    pub(crate) fn seat_owners(&self) -> Vec<Owner> {
         self.seats
             .iter()
             .filter_map(|s| match s {
-                SeatState::Human { owner: Owner::Player(p), .. } => Some(*p),
+                SeatState::Human { owner, .. } => Some(*owner),
                 _ => None,
             })
             .collect()
@@ -243,10 +234,10 @@ impl Seats {
         who.ident.admin || self.creator == Creator::Owner(Owner::of(who))
     }
 
-    /// Empties seat `i`; the registered player who held it, if one did.
-    pub(crate) fn vacate(&mut self, i: usize) -> Option<i64> {
+    /// Empties seat `i`; the player or guest who held it, if one did.
+    pub(crate) fn vacate(&mut self, i: usize) -> Option<Owner> {
         let player = match self.seats[i] {
-            SeatState::Human { owner: Owner::Player(p), .. } => Some(p),
+            SeatState::Human { owner, .. } => Some(owner),
             _ => None,
         };
         self.seats[i] = SeatState::Empty;
@@ -271,7 +262,7 @@ impl Seats {
 
     /// After a match: seats left during it are freed (their registered
     /// players returned), the others must say ready again.
-    pub(crate) fn after_match(&mut self) -> Vec<i64> {
+    pub(crate) fn after_match(&mut self) -> Vec<Owner> {
         let mut unseated = vec![];
         for i in 0..self.seats.len() {
             match &mut self.seats[i] {
@@ -375,7 +366,7 @@ impl Seats {
     /// Hands the seats a guest connection holds to the player it registered
     /// as (the creator's too); whether a seat moved.
     pub(crate) fn promote(&mut self, who: &Member, player: i64) -> bool {
-        let guest = Owner::Guest(who.conn);
+        let guest = who.ident.guest_owner(who.conn);
         if self.creator == Creator::Owner(guest) {
             self.creator = Creator::Owner(Owner::Player(player));
         }

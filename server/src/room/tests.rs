@@ -43,7 +43,7 @@ fn member(conn: ConnId, player: Option<i64>) -> Client {
         None => format!("guest{conn}"),
     };
     let out = Outbox::new(8, 1 << 20, &Arc::new(Flusher::default()));
-    Client { conn, ident: Arc::new(Identity { player_id: player, name, admin: false, addr: None }), out }
+    Client { conn, ident: Arc::new(Identity { player_id: player, name, admin: false, addr: None, guest: None }), out }
 }
 
 /// What the test answers the core with, as the task would.
