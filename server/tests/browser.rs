@@ -1333,3 +1333,46 @@ async fn the_manual_is_one_click_from_the_site_and_reads_on_a_desktop_and_a_phon
     p.screenshot("manual-phone").await;
     p.close().await;
 }
+
+/// Two people at one table; one's browser goes away mid-match: the other's
+/// page says at once that they are disconnected and what happens to their
+/// turns, and says it no more once they are back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_player_who_drops_is_shown_disconnected_to_the_other_within_two_seconds() {
+    let _one = ONE_BROWSER.lock().await;
+    let server = TestServer::start().await;
+    let Some(ana) = Browser::start(format!("http://{}", server.addr)).await else { return };
+    lobby(&ana).await;
+    let room = ana.open_room("block", Some("2"), "").await;
+    let Some(ben) = Browser::start(format!("http://{}", server.addr)).await else { return };
+    lobby(&ben).await;
+    ben.click_named(&format!("join room {room}")).await;
+    ben.click_named("I'm ready").await;
+    ana.click_named("I'm ready").await;
+    ana.wait_js("the match under way at ana's table", "return document.querySelector('section.seats .seat') !== null")
+        .await;
+    const AWAY: &str =
+        "const e = document.querySelector('.seat.away .tag.away[role=\"status\"]'); return e ? e.textContent : null";
+    assert!(ana.js(AWAY).await.is_null(), "nobody is away yet");
+    // Ben's page goes (a guest's tab closed): ana's page says so.
+    let session = ben.js("return sessionStorage.getItem('capicua.guest-session')").await;
+    let session = session.as_str().expect("ben's tab keeps its guest session").to_string();
+    let gone = Instant::now();
+    ben.close().await;
+    let said = ana.wait_js("ben shown disconnected", AWAY).await;
+    let within = gone.elapsed();
+    assert!(
+        said.as_str().unwrap().contains("disconnected") && said.as_str().unwrap().contains("a bot plays for them"),
+        "{said}"
+    );
+    assert!(within < Duration::from_secs(2), "shown {within:?} after the drop");
+    ana.screenshot("seat-disconnected").await;
+    let label = ana.js("return document.querySelector('.seat.away').getAttribute('aria-label')").await;
+    assert!(label.as_str().unwrap().contains("disconnected"), "the seat's accessible name says it: {label}");
+    // Ben comes back with his session: the note goes.
+    let mut back = server.client().await;
+    let w = back.hello(Some(&session)).await;
+    assert_eq!(w["seats"], json!([{"room": room, "seat": 1}]), "{w}");
+    ana.wait_js("ben shown back", "return document.querySelector('.seat.away') === null").await;
+    ana.close().await;
+}

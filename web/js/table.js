@@ -178,8 +178,21 @@ export function seatPlace(seat, mySeat, n) {
   return rel === 1 ? 'left' : rel === n - 1 ? 'right' : 'top';
 }
 
+/**
+ * What the table says of seat `s` when its person's connection dropped in a
+ * match (null otherwise): that they are disconnected, and what the room's
+ * timeout policy does with their turns meanwhile.
+ */
+function awayNote(t, s) {
+  const o = t.info?.seats?.[s]?.occupant;
+  if (!o || o.kind === 'hosted-bot' || o.connected !== false || t.info?.status !== 'playing') return null;
+  const policy = t.info?.['on-timeout']?.kind;
+  const then = policy === 'pass' ? 'tb.away-pass' : policy === 'forfeit' ? 'tb.away-forfeit' : 'tb.away-bot';
+  return say(then);
+}
+
 /** The other seats: names, partners, tile counts, passes, the seat to move. */
-export function seatPanels({ view, seats, mySeat, sideOf, names, clockFor, passed, last, around = false, numerals = false }) {
+export function seatPanels({ view, seats, mySeat, sideOf, names, clockFor, passed, last, away, around = false, numerals = false }) {
   const n = view?.['hand-sizes']?.length ?? seats;
   const mySide = mySeat === null || mySeat === undefined ? null : sideOf(mySeat);
   const order = [];
@@ -205,11 +218,15 @@ export function seatPanels({ view, seats, mySeat, sideOf, names, clockFor, passe
       if (didPass) bits.push(say('tb.passed'));
       else if (action) bits.push(say('tb.last', { action }));
       if (toMove) bits.push(say('tb.to-move'));
+      // A seated person whose connection dropped: said at once, with what
+      // happens to their turns.
+      const gone = away?.(s);
+      if (gone) bits.push(gone);
       const place = around ? seatPlace(s, mySeat, n) : null;
       return h(
         'div',
         {
-          class: `seat ${toMove ? 'to-move' : ''} ${place ? `at-${place}` : ''}`,
+          class: `seat ${toMove ? 'to-move' : ''} ${gone ? 'away' : ''} ${place ? `at-${place}` : ''}`,
           role: 'group',
           'aria-label': say('tb.seat-label', { n: s + 1, bits: bits.join(', ') }),
         },
@@ -222,6 +239,7 @@ export function seatPanels({ view, seats, mySeat, sideOf, names, clockFor, passe
           toMove ? h('span', { class: 'tag turn' }, say('tb.to-move')) : null,
           toMove && clockFor ? clockFor(s) : null,
         ),
+        gone ? h('div', { class: 'tag away', role: 'status' }, gone) : null,
         shown && s !== mySeat && around
           ? h(
               'div',
@@ -714,6 +732,7 @@ function playing(app, t) {
         names: (s) => names(t, s),
         passed: t.handEnd ? null : t.passed,
         last: t.handEnd ? null : t.lastAction,
+        away: (s) => awayNote(t, s),
         around,
         numerals: needsNumerals(t.variant),
         clockFor: () =>

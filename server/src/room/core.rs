@@ -191,8 +191,13 @@ impl RoomCore {
             }
             RoomCmd::Reattach { client, reply } => {
                 let given = self.seats.reattach(&Member::of(&client));
+                // The others see the seat connected again.
+                if given.is_empty() {
+                    fx.push(Effect::Info);
+                } else {
+                    self.changed(fx);
+                }
                 fx.push(Effect::GaveBack(reply, given));
-                fx.push(Effect::Info);
             }
             RoomCmd::Promote { client } => self.promote(fx, Member::of(&client)),
             RoomCmd::Disconnected { conn } => {
