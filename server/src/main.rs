@@ -23,7 +23,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Serves HTTP and WebSocket (`/ws`) on one port until SIGINT/SIGTERM.
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
     /// Prints the JSON Schema of every protocol message.
     Schema,
     /// Prints this command line's reference as Markdown (the book's
@@ -129,7 +129,7 @@ fn markdown_help<C: clap::CommandFactory>(title: &str) -> String {
 async fn run(cli: Cli) -> anyhow::Result<()> {
     let allow_foreign_tables = cli.allow_foreign_tables;
     match cli.command {
-        Command::Serve(args) => cli::serve::run(args, allow_foreign_tables).await,
+        Command::Serve(args) => cli::serve::run(*args, allow_foreign_tables).await,
         Command::Schema => cli::schema::run(),
         Command::MarkdownHelp => {
             print!("{}", markdown_help::<Cli>("capicua-server options"));

@@ -366,7 +366,8 @@ fn admin_token(s: &str) -> Result<String, String> {
     if n < ADMIN_TOKEN_MIN {
         return Err(format!("{n} characters: an admin token has at least {ADMIN_TOKEN_MIN}"));
     }
-    if s.chars().all(|c| Some(c) == s.chars().next()) {
+    let first = s.chars().next();
+    if s.chars().all(|c| Some(c) == first) {
         return Err("one character repeated is no secret".into());
     }
     if s.chars().any(|c| c.is_control() || c.is_whitespace()) {

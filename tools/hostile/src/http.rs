@@ -39,7 +39,7 @@ impl Server {
     }
 
     /// The same server, reached from local address `from`.
-    pub fn from_addr(&self, from: IpAddr) -> Server {
+    pub fn bound_to(&self, from: IpAddr) -> Server {
         Server { from: Some(from), ..self.clone() }
     }
 

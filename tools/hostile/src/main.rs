@@ -224,7 +224,7 @@ async fn main() -> anyhow::Result<()> {
     let name = cli.attack.name();
     println!("capicua-hostile {name} against {} (pid {pid}); descriptor limit {before} -> {fd_limit}", c.server);
     println!("{cli:?}");
-    let probe = server.from_addr(c.probe_addr);
+    let probe = server.bound_to(c.probe_addr);
     let admin_token = c.admin_token.clone().map(|t| t.0);
     let monitor = Monitor::start(
         probe.clone(),
