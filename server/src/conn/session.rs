@@ -73,15 +73,10 @@ impl Conn {
         Identity { player_id: None, name, admin: false, addr: self.peer, guest }
     }
 
-    pub(super) async fn hello(&mut self, id: Option<u64>, version: u32, token: Option<String>) -> Option<End> {
-        if version != PROTOCOL_VERSION {
-            self.error(
-                id,
-                ErrorCode::VersionMismatch,
-                format!("this server speaks protocol version {PROTOCOL_VERSION}, not {version}"),
-            );
-            return Some(End::Close(close::VERSION_MISMATCH, "protocol version mismatch"));
-        }
+    /// Who a `hello` with `token` is: a guest (new, or the one of a
+    /// guest session), the admin or a registered player; or the error
+    /// that ends the connection.
+    async fn identify(&mut self, id: Option<u64>, token: Option<String>) -> Result<Identity, End> {
         // An address that sent too many wrong tokens may try none for a
         // while, the right one included: guessing on learns nothing.
         let limits = &self.state.http_limits;
@@ -100,9 +95,9 @@ impl Conn {
                 ErrorCode::RateLimited,
                 format!("too many wrong tokens from this address; retry in {secs} s"),
             );
-            return Some(End::Close(close::BAD_TOKEN, "too many wrong tokens"));
+            return Err(End::Close(close::BAD_TOKEN, "too many wrong tokens"));
         }
-        let ident = match token {
+        Ok(match token {
             None => self.guest(guest_token.as_deref()),
             Some(t) if crate::secret::is_admin(&t, self.state.config.admin_token.as_deref()) => {
                 Identity { player_id: None, name: "admin".into(), admin: true, addr: self.peer, guest: None }
@@ -116,14 +111,29 @@ impl Conn {
                         limits.wrong_token(a);
                     }
                     self.error(id, ErrorCode::BadToken, "unknown token");
-                    return Some(End::Close(close::BAD_TOKEN, "bad token"));
+                    return Err(End::Close(close::BAD_TOKEN, "bad token"));
                 }
                 Err(e) => {
                     tracing::error!(error = %e, "token lookup");
                     self.error(id, ErrorCode::Internal, "could not check the token; try again");
-                    return Some(End::Close(close::TRY_AGAIN_LATER, "internal error"));
+                    return Err(End::Close(close::TRY_AGAIN_LATER, "internal error"));
                 }
             },
+        })
+    }
+
+    pub(super) async fn hello(&mut self, id: Option<u64>, version: u32, token: Option<String>) -> Option<End> {
+        if version != PROTOCOL_VERSION {
+            self.error(
+                id,
+                ErrorCode::VersionMismatch,
+                format!("this server speaks protocol version {PROTOCOL_VERSION}, not {version}"),
+            );
+            return Some(End::Close(close::VERSION_MISMATCH, "protocol version mismatch"));
+        }
+        let ident = match self.identify(id, token).await {
+            Ok(ident) => ident,
+            Err(end) => return Some(end),
         };
         tracing::Span::current().record("player", ident.name.as_str());
         self.ident = Some(Arc::new(ident));
