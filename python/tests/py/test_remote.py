@@ -68,7 +68,7 @@ def server(tmp_path):
         stop_server(proc)
 
 
-ADMIN = "py-admin-token"
+ADMIN = "py-admin-token-for-tests"
 
 
 @pytest.fixture

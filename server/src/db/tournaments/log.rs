@@ -6,6 +6,8 @@
 //! tournament run on several servers ([`Incident`]), which join the audit
 //! trail of controls.
 
+use std::collections::HashSet;
+
 use capicua_tournament::{Control, Entry, MatchResult, Tournament};
 use serde::{Deserialize, Serialize};
 use sqlx::{Any, AnyConnection, Transaction};
@@ -230,6 +232,17 @@ impl Db {
                 .fetch_all(&self.pool)
                 .await?;
         Ok(rows.into_iter().map(|(t, a)| (t as u32, a)).collect())
+    }
+
+    /// The tables of a round whose match is in the log.
+    pub async fn tables_with_results(&self, id: i64, round: u32) -> Result<HashSet<u32>, DbError> {
+        let rows: Vec<(i64,)> =
+            sqlx::query_as("SELECT table_no FROM tournament_matches WHERE tournament_id = $1 AND round = $2")
+                .bind(id)
+                .bind(i64::from(round))
+                .fetch_all(&self.pool)
+                .await?;
+        Ok(rows.into_iter().map(|(t,)| t as u32).collect())
     }
 
     /// Notes that node `node` runs the tournament now; returns the node that

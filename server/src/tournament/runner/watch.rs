@@ -144,20 +144,21 @@ pub(super) async fn watch(
             Verdict::Keep => {}
         }
     }
-    record_losses(state, id, round, losses).await?;
-    Ok(fresh)
+    let stored = record_losses(state, id, round, losses).await?;
+    Ok(fresh || stored)
 }
 
 /// Records the placements just lost: a `node-crashed` incident per dead
-/// node, with its tables, then a `placement-lost` per placement.
+/// node, with its tables, then a `placement-lost` per placement whose match
+/// is not stored. Returns whether one was: the log is to be read.
 async fn record_losses(
     state: &AppState,
     id: TournamentId,
     round: u32,
     losses: Vec<(Watched, Lost, Why)>,
-) -> Result<(), TournamentError> {
+) -> Result<bool, TournamentError> {
     if losses.is_empty() {
-        return Ok(());
+        return Ok(false);
     }
     let by = state.db.node_id().unwrap_or(0);
     let at = now_ms();
@@ -170,7 +171,22 @@ async fn record_losses(
     for (node, tables) in dead {
         state.db.record_incident(id, by, &Incident::NodeCrashed { node, tables, seen_at: at }).await?;
     }
+    // A node stores a table's match before it marks the placement done: one
+    // killed between the two left a result, not a table to play again.
+    let stored = state.db.tables_with_results(id, round).await?;
+    let mut any_stored = false;
     for (w, lost, why) in losses {
+        if stored.contains(&w.table) {
+            tracing::info!(
+                tournament = id,
+                round,
+                table = w.table,
+                node = w.node,
+                "its match was stored as the node died"
+            );
+            any_stored = true;
+            continue;
+        }
         let incident = Incident::PlacementLost {
             node: w.node,
             placement: w.id,
@@ -182,7 +198,7 @@ async fn record_losses(
         };
         state.db.record_incident(id, by, &incident).await?;
     }
-    Ok(())
+    Ok(any_stored)
 }
 
 /// Records a `table-replayed` incident for each of `tables` (of `round`,
