@@ -201,6 +201,27 @@ pub enum ClientMsg {
     /// Leaves the ladder's pool (a ladder match in play goes on): answered
     /// with `ladder`.
     LeaveLadder,
+    /// Play now: waits for people (registered or guests) who seek the same
+    /// preset, table size and rated or casual play. The server pairs
+    /// seekers of similar rating, the accepted gap widening with the wait,
+    /// opens a one-match room with a seat reserved for each and sends each
+    /// a `paired`. Answered with `seeking`. One seek per player and per
+    /// connection: a second replaces the first. Rated seeks are for
+    /// registered players (`unauthorized`); a seek ends with its
+    /// connection.
+    Seek {
+        /// A published preset (`GET /api/variants`).
+        preset: String,
+        /// Seats at the table, within the preset's range; its fewest when
+        /// absent.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seats: Option<u8>,
+        /// Ratings count (registered players only).
+        #[serde(default)]
+        rated: bool,
+    },
+    /// Leaves the Play now queue: answered with `seeking` (`preset` null).
+    CancelSeek,
 }
 
 impl ClientMsg {

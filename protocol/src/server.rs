@@ -270,6 +270,32 @@ pub enum ServerMsg {
         /// The preset played.
         variant: String,
     },
+    /// Answer to `seek` and `cancel-seek` (and sent when a seek ends
+    /// otherwise): what this player seeks now, and how many seek the same.
+    Seeking {
+        /// The preset sought, `null` when not seeking.
+        preset: Option<String>,
+        /// The table size sought (0 when not seeking).
+        seats: u8,
+        /// Rated play sought.
+        rated: bool,
+        /// Seekers of the same preset, size and rating now (this one
+        /// included).
+        waiting: u32,
+    },
+    /// A Play now pairing: a one-match room was opened with a seat reserved
+    /// for the receiver: `join` it at this seat, then `ready`. A seat not
+    /// taken and ready within 60 seconds forfeits.
+    Paired {
+        /// The room to join.
+        room: RoomId,
+        /// The seat reserved for the receiver.
+        seat: u8,
+        /// The preset played.
+        preset: String,
+        /// Ratings count.
+        rated: bool,
+    },
 }
 
 /// One legal move in a `hint`.

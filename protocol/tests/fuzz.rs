@@ -39,6 +39,8 @@ fn examples() -> Vec<Value> {
         json!({"id": 21, "type": "subscribe-tournament", "tournament": 1}),
         json!({"id": 22, "type": "join-ladder", "variant": "block"}),
         json!({"id": 23, "type": "leave-ladder"}),
+        json!({"id": 23, "type": "seek", "preset": "draw", "seats": 2, "rated": false}),
+        json!({"id": 23, "type": "cancel-seek"}),
         json!({"id": 24, "type": "move", "room": 1, "prompt": 4, "family": "poly",
                "move": {"kind": "play", "tile": 12, "at": {"kind": "cell", "x": -1, "y": 2}, "rotation": 1}}),
         json!({"id": 25, "type": "move", "room": 1, "prompt": 5, "family": "poly",

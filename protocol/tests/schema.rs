@@ -47,6 +47,8 @@ fn client_tag(m: &ClientMsg) -> &'static str {
         ClientMsg::Hint { .. } => "hint",
         ClientMsg::JoinLadder { .. } => "join-ladder",
         ClientMsg::LeaveLadder => "leave-ladder",
+        ClientMsg::Seek { .. } => "seek",
+        ClientMsg::CancelSeek => "cancel-seek",
     }
 }
 
@@ -79,6 +81,8 @@ fn server_tag(m: &ServerMsg) -> &'static str {
         ServerMsg::Hint { .. } => "hint",
         ServerMsg::Ladder { .. } => "ladder",
         ServerMsg::LadderMatch { .. } => "ladder-match",
+        ServerMsg::Seeking { .. } => "seeking",
+        ServerMsg::Paired { .. } => "paired",
     }
 }
 
@@ -355,6 +359,8 @@ fn client_samples() -> Vec<ClientMsg> {
         ClientMsg::SubscribeTournament { tournament: 4 },
         ClientMsg::JoinLadder { variant: "block".into() },
         ClientMsg::LeaveLadder,
+        ClientMsg::Seek { preset: "latin".into(), seats: Some(4), rated: true },
+        ClientMsg::CancelSeek,
     ];
     // A move of every kind the engine writes.
     let mut game = Game::new(Rules::preset("draw").unwrap().into(), Seating::new(2), 1).unwrap();
@@ -563,6 +569,9 @@ fn server_samples() -> Vec<ServerMsg> {
         ServerMsg::Ladder { variant: Some("block".into()), waiting: 3 },
         ServerMsg::Ladder { variant: None, waiting: 0 },
         ServerMsg::LadderMatch { room: 9, seat: 1, variant: "block".into() },
+        ServerMsg::Seeking { preset: Some("latin".into()), seats: 4, rated: true, waiting: 2 },
+        ServerMsg::Seeking { preset: None, seats: 0, rated: false, waiting: 0 },
+        ServerMsg::Paired { room: 9, seat: 3, preset: "latin".into(), rated: false },
     ];
     for code in error_codes() {
         samples.push(ServerMsg::Error { code, message: format!("{code:?}"), url: None });
@@ -776,7 +785,7 @@ fn every_client_message_fits_the_schema() {
         }
     }
     let seen = check_frames(&schema["client"], &frames);
-    assert_eq!(seen.len(), 20);
+    assert_eq!(seen.len(), 22);
     assert_eq!(families(&frames, "move"), ["poly", "tiles"]);
 }
 
@@ -810,7 +819,7 @@ fn every_server_message_fits_the_schema() {
         assert_eq!(families(&frames, tag), ["poly", "tiles"], "`{tag}` frames of both families");
     }
     let seen = check_frames(&schema["server"], &frames);
-    assert_eq!(seen.len(), 26);
+    assert_eq!(seen.len(), 28);
 }
 
 /// The enums inside messages: the schema lists exactly the values the

@@ -96,6 +96,15 @@ fn client_messages() {
         (ClientMsg::Hint { room: 3 }, r#"{"id":1,"type":"hint","room":3}"#),
         (ClientMsg::JoinLadder { variant: "block".into() }, r#"{"id":1,"type":"join-ladder","variant":"block"}"#),
         (ClientMsg::LeaveLadder, r#"{"id":1,"type":"leave-ladder"}"#),
+        (
+            ClientMsg::Seek { preset: "latin".into(), seats: Some(4), rated: true },
+            r#"{"id":1,"type":"seek","preset":"latin","seats":4,"rated":true}"#,
+        ),
+        (
+            ClientMsg::Seek { preset: "draw".into(), seats: None, rated: false },
+            r#"{"id":1,"type":"seek","preset":"draw","rated":false}"#,
+        ),
+        (ClientMsg::CancelSeek, r#"{"id":1,"type":"cancel-seek"}"#),
     ];
     for (msg, want) in cases {
         assert_eq!(client(Some(1), msg.clone()), want);
@@ -223,6 +232,14 @@ fn server_messages() {
         (
             ServerMsg::LadderMatch { room: 7, seat: 1, variant: "block".into() },
             r#"{"id":1,"type":"ladder-match","room":7,"seat":1,"variant":"block"}"#,
+        ),
+        (
+            ServerMsg::Seeking { preset: Some("draw".into()), seats: 2, rated: false, waiting: 3 },
+            r#"{"id":1,"type":"seeking","preset":"draw","seats":2,"rated":false,"waiting":3}"#,
+        ),
+        (
+            ServerMsg::Paired { room: 7, seat: 0, preset: "draw".into(), rated: true },
+            r#"{"id":1,"type":"paired","room":7,"seat":0,"preset":"draw","rated":true}"#,
         ),
         (
             ServerMsg::Assignment(Assignment {

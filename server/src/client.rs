@@ -28,7 +28,7 @@ pub struct Identity {
 
 /// Who owns a seat: a registered player or a guest session, both across
 /// reconnects (a connection with neither, the admin's, by its number).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub(crate) enum Owner {
     Player(i64),
     Guest(u64),

@@ -49,6 +49,8 @@ pub struct Config {
     pub trusted_proxies: Vec<std::net::IpAddr>,
     /// The ladder's pairing and the clock of its rooms.
     pub ladder: ladder::LadderConfig,
+    /// Play now's rooms and bounds.
+    pub seeks: crate::seeks::SeekConfig,
     /// The base URL clients reach this server at (`http://host:port`),
     /// recorded for the other servers on the database, which send clients
     /// of this server's rooms here; `None`: `http://` and the listening
@@ -145,6 +147,7 @@ impl Default for Config {
             http_reads_per_min: 1200,
             trusted_proxies: Vec::new(),
             ladder: ladder::LadderConfig::default(),
+            seeks: crate::seeks::SeekConfig::default(),
             public_url: None,
             unwatched_room: Some(Duration::from_secs(60)),
             registrations_per_min: 10,

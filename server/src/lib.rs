@@ -41,6 +41,7 @@ pub(crate) mod replicas;
 pub(crate) mod room;
 pub(crate) mod room_cmd;
 pub(crate) mod secret;
+pub mod seeks;
 pub(crate) mod serve;
 pub(crate) mod state;
 pub(crate) mod table;

@@ -119,6 +119,7 @@ pub(crate) fn spawn(state: Arc<AppState>) {
             for (variant, players) in state.ladder.pair(state.config.ladder.gap) {
                 open(&state, variant, players).await;
             }
+            crate::seeks::pair_and_open(&state, state.config.ladder.gap).await;
         }
     });
 }
@@ -142,7 +143,7 @@ async fn open(state: &Arc<AppState>, variant: String, mut players: Vec<i64>) {
         ..RoomSpec::default()
     };
     let options = TableOptions {
-        reserved: players.iter().map(|&p| Some(p)).collect(),
+        reserved: players.iter().map(|&p| Some(crate::client::Owner::Player(p))).collect(),
         hosted: players.iter().map(|_| None).collect(),
         one_match: true,
         no_show: Some(cfg.no_show),

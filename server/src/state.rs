@@ -31,6 +31,8 @@ pub struct AppState {
     pub(crate) tournaments: tournaments::Registry,
     /// The ladder: who is on which, the pools of those waiting.
     pub(crate) ladder: ladder::Ladder,
+    /// Play now: who seeks what table.
+    pub(crate) seeks: crate::seeks::Seeks,
     /// Sends the deferred frames of connections that batch events.
     pub(crate) flusher: Arc<Flusher>,
     /// Open TCP connections per address and in all (the accept loop's
@@ -108,6 +110,7 @@ impl AppState {
             metrics: metrics::Metrics::default(),
             tournaments: tournaments::Registry::default(),
             ladder: ladder::Ladder::default(),
+            seeks: crate::seeks::Seeks::default(),
             flusher,
             hints: hints::Hints::default(),
             cpu,

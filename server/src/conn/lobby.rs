@@ -75,11 +75,15 @@ impl Conn {
         }
     }
 
-    /// `join-ladder` and `leave-ladder`.
+    /// `join-ladder` and `leave-ladder`; `seek` and `cancel-seek` (Play now).
     pub(super) async fn on_ladder(&mut self, id: Option<u64>, client: &Client, msg: ClientMsg) {
         match msg {
             ClientMsg::JoinLadder { variant } => crate::matchmaking::join(&self.state, client, variant, id).await,
             ClientMsg::LeaveLadder => crate::matchmaking::leave(&self.state, client, id),
+            ClientMsg::Seek { preset, seats, rated } => {
+                crate::seeks::seek(&self.state, client, preset, seats, rated, id).await
+            }
+            ClientMsg::CancelSeek => crate::seeks::cancel(&self.state, client, id),
             _ => unreachable!("routed to the ladder: {msg:?}"),
         }
     }

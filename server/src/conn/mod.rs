@@ -217,8 +217,11 @@ impl Conn {
         for (_, tx) in self.rooms.drain() {
             let _ = tx.send(RoomCmd::Disconnected { conn: self.id });
         }
-        if let Some(pid) = self.ident.as_ref().and_then(|i| i.player_id) {
-            self.state.ladder.disconnected(pid, self.id);
+        if let Some(ident) = self.ident.as_ref() {
+            if let Some(pid) = ident.player_id {
+                self.state.ladder.disconnected(pid, self.id);
+            }
+            self.state.seeks.disconnected(ident.owner(self.id), self.id);
         }
         self.forget_player();
         if let Some(key) = self.guest_session.take() {

@@ -16,7 +16,7 @@ pub(super) enum Route {
     Room,
     /// `await-assignments`, `subscribe-tournament` (`lobby.rs`).
     Tournament,
-    /// `join-ladder`, `leave-ladder` (`lobby.rs`).
+    /// `join-ladder`, `leave-ladder`, `seek`, `cancel-seek` (`lobby.rs`).
     Ladder,
 }
 
@@ -37,7 +37,9 @@ pub(super) fn route(msg: &ClientMsg) -> Route {
         | ClientMsg::Hint { .. }
         | ClientMsg::CloseRoom { .. } => Route::Room,
         ClientMsg::AwaitAssignments | ClientMsg::SubscribeTournament { .. } => Route::Tournament,
-        ClientMsg::JoinLadder { .. } | ClientMsg::LeaveLadder => Route::Ladder,
+        ClientMsg::JoinLadder { .. } | ClientMsg::LeaveLadder | ClientMsg::Seek { .. } | ClientMsg::CancelSeek => {
+            Route::Ladder
+        }
     }
 }
 

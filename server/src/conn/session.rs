@@ -213,6 +213,13 @@ impl Conn {
             Ok((player, token)) => {
                 // The guest it was stays known: its seats move to the player.
                 let guest = self.ident.as_ref().and_then(|i| i.guest);
+                // A seek made as the guest ends: its table would be reserved
+                // for the guest, whom this connection no longer is.
+                if let Some(old) = self.ident.as_ref().map(|i| i.owner(self.id))
+                    && self.state.seeks.disconnected(old, self.id)
+                {
+                    self.out.send(None, crate::seeks::not_seeking());
+                }
                 let ident = Identity {
                     player_id: Some(player.id),
                     name: player.name.clone(),

@@ -62,3 +62,17 @@ pub(super) async fn board(
         rows.into_iter().map(|(p, standing)| LadderRow { standing, in_pool: on.contains(&p) }).collect::<Vec<_>>();
     Ok(Json(LadderBoard { variant, waiting: waiting as u32, players }))
 }
+
+/// `GET /api/seeks`' answer: Play now's queue.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) struct SeekBoard {
+    /// How many seek each kind of table now, most sought first.
+    pub(crate) seeks: Vec<crate::seeks::SeekCount>,
+}
+
+/// `GET /api/seeks`: how many people seek each preset, table size and
+/// rated or casual play now (who they are is not shown).
+pub(super) async fn seeks(State(state): State<Arc<AppState>>) -> Json<SeekBoard> {
+    Json(SeekBoard { seeks: state.seeks.counts() })
+}

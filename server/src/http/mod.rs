@@ -43,6 +43,7 @@ pub(crate) fn router(state: Arc<AppState>) -> Router {
         .route("/api/leaderboard", get(games::leaderboard))
         .route("/api/leaderboards", get(games::leaderboards))
         .route("/api/ladder", get(ladder::board))
+        .route("/api/seeks", get(ladder::seeks))
         .merge(tournaments::routes())
         .method_not_allowed_fallback(method_not_allowed)
         // Inside CORS: a browser can read a 429 only with its CORS headers.

@@ -9,6 +9,7 @@
 //! seated first, at the closest table its neighbours in rating make.
 
 use std::collections::HashMap;
+use std::hash::Hash;
 
 /// How far apart in rating (Weng-Lin mean skill) the players of a table
 /// may be: `base` at once, growing by `per_sec` for every second waited.
@@ -35,11 +36,12 @@ impl Gap {
     }
 }
 
-/// A player waiting to be paired.
+/// A player waiting to be paired: `K` names it (a player id on the
+/// ladder; a seat's owner, person or guest, for Play now).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Waiting {
+pub struct Waiting<K = i64> {
     /// The player.
-    pub player: i64,
+    pub player: K,
     /// Its rating on the ladder's board (mean skill).
     pub rating: f64,
     /// When it began waiting (milliseconds on the caller's clock).
@@ -56,20 +58,20 @@ pub enum PoolError {
 
 /// One ladder's waiting players: each at most once, at most `cap` of them.
 #[derive(Clone, Debug)]
-pub struct Pool {
-    waiting: HashMap<i64, Waiting>,
+pub struct Pool<K = i64> {
+    waiting: HashMap<K, Waiting<K>>,
     cap: usize,
 }
 
-impl Pool {
+impl<K: Copy + Eq + Hash + Ord> Pool<K> {
     /// An empty pool for at most `cap` players.
-    pub fn new(cap: usize) -> Pool {
+    pub fn new(cap: usize) -> Pool<K> {
         Pool { waiting: HashMap::new(), cap }
     }
 
     /// Adds a player, or updates the rating of one already waiting (it
     /// keeps its place: joining again never resets the wait).
-    pub fn join(&mut self, player: i64, rating: f64, now_ms: u64) -> Result<(), PoolError> {
+    pub fn join(&mut self, player: K, rating: f64, now_ms: u64) -> Result<(), PoolError> {
         if let Some(w) = self.waiting.get_mut(&player) {
             w.rating = rating;
             return Ok(());
@@ -82,12 +84,12 @@ impl Pool {
     }
 
     /// Removes a player; whether it was waiting.
-    pub fn leave(&mut self, player: i64) -> bool {
+    pub fn leave(&mut self, player: K) -> bool {
         self.waiting.remove(&player).is_some()
     }
 
     /// Whether a player waits here.
-    pub fn contains(&self, player: i64) -> bool {
+    pub fn contains(&self, player: K) -> bool {
         self.waiting.contains_key(&player)
     }
 
@@ -103,8 +105,8 @@ impl Pool {
 
     /// Forms the tables of `seats` players that `gap` allows now and takes
     /// their players out of the pool.
-    pub fn pair(&mut self, now_ms: u64, seats: usize, gap: Gap) -> Vec<Vec<i64>> {
-        let waiting: Vec<Waiting> = self.waiting.values().copied().collect();
+    pub fn pair(&mut self, now_ms: u64, seats: usize, gap: Gap) -> Vec<Vec<K>> {
+        let waiting: Vec<Waiting<K>> = self.waiting.values().copied().collect();
         let tables = tables(&waiting, now_ms, seats, gap);
         for t in &tables {
             for p in t {
@@ -119,12 +121,12 @@ impl Pool {
 /// `now_ms`, as player ids ordered by rating. No player is seated twice
 /// (a player listed twice counts once), and a table's spread of ratings is
 /// within what each of its players accepts.
-pub fn tables(pool: &[Waiting], now_ms: u64, seats: usize, gap: Gap) -> Vec<Vec<i64>> {
+pub fn tables<K: Copy + Eq + Hash + Ord>(pool: &[Waiting<K>], now_ms: u64, seats: usize, gap: Gap) -> Vec<Vec<K>> {
     if seats < 2 {
         return Vec::new();
     }
     let mut seen = std::collections::HashSet::new();
-    let mut by_rating: Vec<Waiting> = pool.iter().copied().filter(|w| seen.insert(w.player)).collect();
+    let mut by_rating: Vec<Waiting<K>> = pool.iter().copied().filter(|w| seen.insert(w.player)).collect();
     // NaN ratings (none are expected) sort last and stay there.
     by_rating
         .sort_by(|a, b| a.rating.total_cmp(&b.rating).then(a.since_ms.cmp(&b.since_ms)).then(a.player.cmp(&b.player)));

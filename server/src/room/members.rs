@@ -16,7 +16,7 @@ impl RoomCore {
         let room = self.settings.id;
         if self.options.is_reserved() {
             // A reserved player gets its own seat whatever it asks for.
-            match self.options.reserved_seat(who.ident.player_id) {
+            match self.options.reserved_seat(Owner::of(&who)) {
                 Some(s) => seat = Some(s),
                 None => return effect::refuse(fx, &who, id, ErrorCode::Unauthorized, "this table is reserved"),
             }

@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use capicua_protocol::{RoomId, TimeControl, TimeoutPolicy};
 
+use crate::client::Owner;
 use crate::record::{GameRecord, TableLink};
 use crate::table::RoomRules;
 
@@ -63,8 +64,9 @@ pub(crate) struct HostedSeat {
 /// reserved seats, hosted seats, one match, a no-show deadline.
 #[derive(Default)]
 pub(crate) struct TableOptions {
-    /// The player each seat is reserved for (`None`: open or hosted).
-    pub reserved: Vec<Option<i64>>,
+    /// Who each seat is reserved for (`None`: open or hosted): a player,
+    /// or a guest session (a Play now pairing).
+    pub reserved: Vec<Option<Owner>>,
     /// Seats filled with hosted bots at creation.
     pub hosted: Vec<Option<HostedSeat>>,
     /// Play one match, then close.
@@ -95,9 +97,8 @@ impl TableOptions {
         self.reserved.iter().any(Option::is_some)
     }
 
-    /// The seat reserved for a player, if one is.
-    pub(crate) fn reserved_seat(&self, player: Option<i64>) -> Option<u8> {
-        let p = player?;
-        self.reserved.iter().position(|r| *r == Some(p)).map(|s| s as u8)
+    /// The seat reserved for an owner, if one is.
+    pub(crate) fn reserved_seat(&self, owner: Owner) -> Option<u8> {
+        self.reserved.iter().position(|r| *r == Some(owner)).map(|s| s as u8)
     }
 }

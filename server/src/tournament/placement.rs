@@ -173,7 +173,7 @@ pub(crate) async fn host_table(
         })
         .collect();
     let options = TableOptions {
-        reserved: plan.reserved.clone(),
+        reserved: plan.reserved.iter().map(|p| p.map(crate::client::Owner::Player)).collect(),
         hosted,
         one_match: true,
         no_show: Some(Duration::from_secs(plan.no_show_secs)),

@@ -2,6 +2,7 @@
 //! idle rooms.
 
 use super::*;
+use crate::client::Owner;
 
 #[test]
 fn timeouts_play_by_the_rooms_policy() {
@@ -111,7 +112,7 @@ fn a_disconnected_player_keeps_its_seat_for_the_grace_period() {
 #[test]
 fn a_table_reserves_its_seats_and_forfeits_a_no_show() {
     let table = TableOptions {
-        reserved: vec![Some(1), Some(2), Some(3), Some(4)],
+        reserved: [1, 2, 3, 4].map(|p| Some(Owner::Player(p))).to_vec(),
         one_match: true,
         no_show: Some(Duration::from_secs(60)),
         ..TableOptions::default()
@@ -290,7 +291,8 @@ fn tables_and_rooms_without_an_idle_time_never_close_for_idleness() {
     let mut room = Room::idling(spec("latin"), TableOptions::default(), None);
     room.advance(IDLE * 100);
     assert!(!room.closed);
-    let table = TableOptions { reserved: vec![Some(1), Some(2), Some(3), Some(4)], ..TableOptions::default() };
+    let table =
+        TableOptions { reserved: [1, 2, 3, 4].map(|p| Some(Owner::Player(p))).to_vec(), ..TableOptions::default() };
     let mut room = Room::idling(spec("latin"), table, Some(IDLE));
     room.advance(IDLE * 2);
     assert!(!room.closed, "an event closes its tables");
