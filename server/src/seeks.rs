@@ -19,13 +19,11 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use capicua_protocol::{ErrorCode, RoomSpec, ServerMsg, TimeControl};
+use capicua_protocol::{ErrorCode, ServerMsg};
 use serde::Serialize;
-use tokio::sync::oneshot;
 
 use crate::client::Owner;
 use crate::ladder::matchmaker::{Gap, Pool, PoolError};
-use crate::room::TableOptions;
 use crate::{AppState, Client, ConnId};
 
 /// What Play now's rooms play, and its bounds.
@@ -282,30 +280,13 @@ pub(crate) async fn pair_and_open(state: &Arc<AppState>, gap: Gap) {
 
 /// Opens the room of one table and tells each seeker its seat.
 async fn open(state: &Arc<AppState>, wanted: Wanted, mut seated: Vec<(Owner, Client)>) {
-    // Who sits where is shuffled: the order of the queue never decides it.
-    for i in (1..seated.len()).rev() {
-        let j = getrandom::u64().map_or(0, |r| (r % (i as u64 + 1)) as usize);
-        seated.swap(i, j);
-    }
     let cfg = &state.config.seeks;
-    let spec = RoomSpec {
-        preset: Some(wanted.preset.clone()),
-        seats: Some(wanted.seats),
-        rated: wanted.rated,
-        time: Some(TimeControl { move_ms: cfg.move_ms, bank_ms: 0 }),
-        ..RoomSpec::default()
-    };
-    let options = TableOptions {
-        reserved: seated.iter().map(|(o, _)| Some(*o)).collect(),
-        hosted: seated.iter().map(|_| None).collect(),
-        one_match: true,
-        no_show: Some(cfg.no_show),
-        link: None,
-        entropy: None,
-    };
-    let (done_tx, done_rx) = oneshot::channel();
-    let info = match crate::room::create_table(state, spec, options, done_tx).await {
-        Ok(info) => info,
+    let mut owners: Vec<(Owner, Owner)> = seated.iter().map(|(o, _)| (*o, *o)).collect();
+    let opened =
+        crate::matchmaking::open_reserved(state, &wanted.preset, wanted.rated, cfg.move_ms, cfg.no_show, &mut owners)
+            .await;
+    let (info, ended) = match opened {
+        Ok(opened) => opened,
         Err(e) => {
             tracing::warn!(error = %e, preset = wanted.preset, "opening a Play now room");
             for (_, c) in &seated {
@@ -316,6 +297,8 @@ async fn open(state: &Arc<AppState>, wanted: Wanted, mut seated: Vec<(Owner, Cli
             return;
         }
     };
+    // The seats as shuffled.
+    seated.sort_by_key(|(o, _)| owners.iter().position(|(p, _)| p == o));
     tracing::info!(
         room = info.id,
         preset = wanted.preset,
@@ -328,17 +311,9 @@ async fn open(state: &Arc<AppState>, wanted: Wanted, mut seated: Vec<(Owner, Cli
             ServerMsg::Paired { room: info.id, seat: seat as u8, preset: wanted.preset.clone(), rated: wanted.rated };
         c.out.send(None, msg);
     }
-    // The room's lobby entry as it ends tells who never took a seat.
-    let entry = state.room(info.id).map(|h| h.info);
     let state = state.clone();
-    let owners: Vec<Owner> = seated.iter().map(|(o, _)| *o).collect();
     tokio::spawn(async move {
-        let _ = done_rx.await;
-        if let Some(entry) = entry {
-            let last = entry.lock().expect("room info lock").clone();
-            let absent: Vec<Owner> =
-                owners.iter().zip(&last.seats).filter(|(_, s)| s.occupant.is_none()).map(|(&o, _)| o).collect();
-            state.seeks.bench(&absent, state.config.seeks.no_show_cooldown);
-        }
+        let absent = ended.await;
+        state.seeks.bench(&absent, state.config.seeks.no_show_cooldown);
     });
 }
