@@ -50,7 +50,7 @@ pub struct Config {
     /// The ladder's pairing and the clock of its rooms.
     pub ladder: ladder::LadderConfig,
     /// Play now's rooms and bounds.
-    pub seeks: crate::seeks::SeekConfig,
+    pub seeks: crate::ladder::seeks::SeekConfig,
     /// The base URL clients reach this server at (`http://host:port`),
     /// recorded for the other servers on the database, which send clients
     /// of this server's rooms here; `None`: `http://` and the listening
@@ -147,7 +147,7 @@ impl Default for Config {
             http_reads_per_min: 1200,
             trusted_proxies: Vec::new(),
             ladder: ladder::LadderConfig::default(),
-            seeks: crate::seeks::SeekConfig::default(),
+            seeks: crate::ladder::seeks::SeekConfig::default(),
             public_url: None,
             unwatched_room: Some(Duration::from_secs(60)),
             registrations_per_min: 10,

@@ -8,12 +8,10 @@
 
 use std::sync::Arc;
 
-use capicua_protocol::{ErrorCode, RoomSpec, ServerMsg, TimeControl};
-use tokio::sync::oneshot;
+use capicua_protocol::{ErrorCode, ServerMsg};
 
 use crate::ladder::matchmaker::{Pool, PoolError};
 use crate::ladder::{Member, ladder_seats, no_ladder, remove};
-use crate::room::TableOptions;
 use crate::{AppState, Client};
 
 /// A player's rating on a preset's board (mean skill; a new player's
@@ -119,55 +117,9 @@ pub(crate) fn spawn(state: Arc<AppState>) {
             for (variant, players) in state.ladder.pair(state.config.ladder.gap) {
                 open(&state, variant, players).await;
             }
-            crate::seeks::pair_and_open(&state, state.config.ladder.gap).await;
+            crate::play_now::pair_and_open(&state, state.config.ladder.gap).await;
         }
     });
-}
-
-/// A one-match room of `preset` (`rated` or not, a move clock of
-/// `move_ms`) with a seat reserved for each of `owners` in order, shuffled
-/// first so that the order of a queue or a rating never decides the seats
-/// (who leads is the room's deal). Returns the room and a future that ends
-/// with the room, naming the owners who never took their seat.
-pub(crate) async fn open_reserved<O: Copy + Send + 'static>(
-    state: &Arc<AppState>,
-    preset: &str,
-    rated: bool,
-    move_ms: u64,
-    no_show: std::time::Duration,
-    owners: &mut [(crate::client::Owner, O)],
-) -> Result<(capicua_protocol::RoomInfo, impl Future<Output = Vec<O>> + Send + 'static), crate::room::CreateError> {
-    for i in (1..owners.len()).rev() {
-        let j = getrandom::u64().map_or(0, |r| (r % (i as u64 + 1)) as usize);
-        owners.swap(i, j);
-    }
-    let spec = RoomSpec {
-        preset: Some(preset.to_string()),
-        seats: Some(owners.len() as u8),
-        rated,
-        time: Some(TimeControl { move_ms, bank_ms: 0 }),
-        ..RoomSpec::default()
-    };
-    let options = TableOptions {
-        reserved: owners.iter().map(|(o, _)| Some(*o)).collect(),
-        hosted: owners.iter().map(|_| None).collect(),
-        one_match: true,
-        no_show: Some(no_show),
-        link: None,
-        entropy: None,
-    };
-    let (done_tx, done_rx) = oneshot::channel();
-    let info = crate::room::create_table(state, spec, options, done_tx).await?;
-    // The room's lobby entry as it ends tells who never took a seat.
-    let entry = state.room(info.id).map(|h| h.info);
-    let keys: Vec<O> = owners.iter().map(|(_, k)| *k).collect();
-    let ended = async move {
-        let _ = done_rx.await;
-        let Some(entry) = entry else { return Vec::new() };
-        let last = entry.lock().expect("room info lock").clone();
-        keys.iter().zip(&last.seats).filter(|(_, s)| s.occupant.is_none()).map(|(&k, _)| k).collect()
-    };
-    Ok((info, ended))
 }
 
 /// Opens the rated room of one table, tells each player its seat, and
@@ -176,7 +128,7 @@ pub(crate) async fn open_reserved<O: Copy + Send + 'static>(
 async fn open(state: &Arc<AppState>, variant: String, players: Vec<i64>) {
     let cfg = &state.config.ladder;
     let mut owners: Vec<_> = players.iter().map(|&p| (crate::client::Owner::Player(p), p)).collect();
-    let opened = open_reserved(state, &variant, true, cfg.move_ms, cfg.no_show, &mut owners).await;
+    let opened = crate::room::open_reserved(state, &variant, true, cfg.move_ms, cfg.no_show, &mut owners).await;
     let players: Vec<i64> = owners.iter().map(|&(_, p)| p).collect();
     let (info, ended) = match opened {
         Ok(opened) => opened,

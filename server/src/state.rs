@@ -32,7 +32,7 @@ pub struct AppState {
     /// The ladder: who is on which, the pools of those waiting.
     pub(crate) ladder: ladder::Ladder,
     /// Play now: who seeks what table.
-    pub(crate) seeks: crate::seeks::Seeks,
+    pub(crate) seeks: crate::ladder::seeks::Seeks,
     /// Sends the deferred frames of connections that batch events.
     pub(crate) flusher: Arc<Flusher>,
     /// Open TCP connections per address and in all (the accept loop's
@@ -110,7 +110,7 @@ impl AppState {
             metrics: metrics::Metrics::default(),
             tournaments: tournaments::Registry::default(),
             ladder: ladder::Ladder::default(),
-            seeks: crate::seeks::Seeks::default(),
+            seeks: crate::ladder::seeks::Seeks::default(),
             flusher,
             hints: hints::Hints::default(),
             cpu,

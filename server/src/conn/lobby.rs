@@ -81,9 +81,9 @@ impl Conn {
             ClientMsg::JoinLadder { variant } => crate::matchmaking::join(&self.state, client, variant, id).await,
             ClientMsg::LeaveLadder => crate::matchmaking::leave(&self.state, client, id),
             ClientMsg::Seek { preset, seats, rated } => {
-                crate::seeks::seek(&self.state, client, preset, seats, rated, id).await
+                crate::play_now::seek(&self.state, client, preset, seats, rated, id).await
             }
-            ClientMsg::CancelSeek => crate::seeks::cancel(&self.state, client, id),
+            ClientMsg::CancelSeek => crate::play_now::cancel(&self.state, client, id),
             _ => unreachable!("routed to the ladder: {msg:?}"),
         }
     }

@@ -218,7 +218,7 @@ impl Conn {
                 if let Some(old) = self.ident.as_ref().map(|i| i.owner(self.id))
                     && self.state.seeks.disconnected(old, self.id)
                 {
-                    self.out.send(None, crate::seeks::not_seeking());
+                    self.out.send(None, crate::ladder::seeks::not_seeking());
                 }
                 let ident = Identity {
                     player_id: Some(player.id),

@@ -68,7 +68,7 @@ pub(super) async fn board(
 #[serde(rename_all = "kebab-case")]
 pub(crate) struct SeekBoard {
     /// How many seek each kind of table now, most sought first.
-    pub(crate) seeks: Vec<crate::seeks::SeekCount>,
+    pub(crate) seeks: Vec<crate::ladder::seeks::SeekCount>,
 }
 
 /// `GET /api/seeks`: how many people seek each preset, table size and

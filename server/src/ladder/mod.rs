@@ -8,6 +8,7 @@
 //! - this file: the [`Ladder`] in `AppState` (who is on which ladder,
 //!   waiting or playing) and its settings; `GET /api/ladder` (in `http`)
 //!   reads its pools.
+//! - [`seeks`]: Play now, people seeking a table (`crate::play_now` pairs them).
 //! - `crate::matchmaking`: what needs the server's state: `join-ladder`
 //!   and `leave-ladder`, and the pairing task that opens a room per table
 //!   and tells each player its seat (`ladder-match`). It stands outside
@@ -21,6 +22,7 @@
 //! room's no-show time, like a tournament table's).
 
 pub mod matchmaker;
+pub mod seeks;
 
 use std::collections::HashMap;
 use std::sync::Mutex;
