@@ -125,11 +125,10 @@ pub(crate) fn spawn(state: Arc<AppState>) {
 /// Opens the rated room of one table, tells each player its seat, and
 /// brings them back to the pool once the match is stored (or the room
 /// ended without one).
-async fn open(state: &Arc<AppState>, variant: String, players: Vec<i64>) {
+async fn open(state: &Arc<AppState>, variant: String, mut players: Vec<i64>) {
     let cfg = &state.config.ladder;
-    let mut owners: Vec<_> = players.iter().map(|&p| (crate::client::Owner::Player(p), p)).collect();
-    let opened = crate::room::open_reserved(state, &variant, true, cfg.move_ms, cfg.no_show, &mut owners).await;
-    let players: Vec<i64> = owners.iter().map(|&(_, p)| p).collect();
+    let owner = |&p: &i64| crate::client::Owner::Player(p);
+    let opened = crate::room::open_reserved(state, &variant, true, cfg.move_ms, cfg.no_show, &mut players, owner).await;
     let (info, ended) = match opened {
         Ok(opened) => opened,
         Err(e) => {
@@ -151,7 +150,7 @@ async fn open(state: &Arc<AppState>, variant: String, players: Vec<i64>) {
     }
     let state = state.clone();
     tokio::spawn(async move {
-        let absent = ended.await;
+        let absent: Vec<i64> = ended.await.into_iter().map(|i| players[i]).collect();
         state.ladder.bench(&absent, state.config.ladder.no_show_cooldown);
         back_to_pool(&state, &players).await;
     });

@@ -10,8 +10,7 @@ use std::sync::Arc;
 use capicua_protocol::{ErrorCode, ServerMsg};
 
 use crate::client::Owner;
-use crate::ladder::matchmaker::Pool;
-use crate::ladder::matchmaker::{Gap, PoolError};
+use crate::ladder::matchmaker::{Gap, Pool, PoolError};
 use crate::ladder::seeks::{Seeker, Wanted, not_seeking, seat_range};
 use crate::{AppState, Client};
 
@@ -106,9 +105,10 @@ pub(crate) async fn pair_and_open(state: &Arc<AppState>, gap: Gap) {
 /// Opens the room of one table and tells each seeker its seat.
 async fn open(state: &Arc<AppState>, wanted: Wanted, mut seated: Vec<(Owner, Client)>) {
     let cfg = &state.config.seeks;
-    let mut owners: Vec<(Owner, Owner)> = seated.iter().map(|(o, _)| (*o, *o)).collect();
+    let owner = |(o, _): &(Owner, Client)| *o;
     let opened =
-        crate::room::open_reserved(state, &wanted.preset, wanted.rated, cfg.move_ms, cfg.no_show, &mut owners).await;
+        crate::room::open_reserved(state, &wanted.preset, wanted.rated, cfg.move_ms, cfg.no_show, &mut seated, owner)
+            .await;
     let (info, ended) = match opened {
         Ok(opened) => opened,
         Err(e) => {
@@ -121,8 +121,6 @@ async fn open(state: &Arc<AppState>, wanted: Wanted, mut seated: Vec<(Owner, Cli
             return;
         }
     };
-    // The seats as shuffled.
-    seated.sort_by_key(|(o, _)| owners.iter().position(|(p, _)| p == o));
     tracing::info!(
         room = info.id,
         preset = wanted.preset,
@@ -135,9 +133,10 @@ async fn open(state: &Arc<AppState>, wanted: Wanted, mut seated: Vec<(Owner, Cli
             ServerMsg::Paired { room: info.id, seat: seat as u8, preset: wanted.preset.clone(), rated: wanted.rated };
         c.out.send(None, msg);
     }
+    let owners: Vec<Owner> = seated.into_iter().map(|(o, _)| o).collect();
     let state = state.clone();
     tokio::spawn(async move {
-        let absent = ended.await;
+        let absent: Vec<Owner> = ended.await.into_iter().map(|i| owners[i]).collect();
         state.seeks.bench(&absent, state.config.seeks.no_show_cooldown);
     });
 }

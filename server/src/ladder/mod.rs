@@ -170,9 +170,7 @@ impl Ladder {
 /// for a published preset, two-faced or poly; `None` for anything else
 /// (there is no ladder of it).
 pub(crate) fn ladder_seats(variant: &str) -> Option<usize> {
-    capicua_engine::preset(variant)
-        .map(|v| usize::from(v.players.min))
-        .or_else(|| capicua_engine::poly::poly_preset(variant).map(|v| usize::from(v.seats.min)))
+    seeks::seat_range(variant).map(|(min, _)| usize::from(min))
 }
 
 /// Why there is no ladder of `variant`.

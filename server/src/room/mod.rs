@@ -97,32 +97,34 @@ pub(crate) async fn create_table(
 }
 
 /// A one-match room of `preset` (`rated` or not, a move clock of
-/// `move_ms`) with a seat reserved for each of `owners` in order, shuffled
-/// first so that the order of a queue or a rating never decides the seats
-/// (who leads is the room's deal). Returns the room and a future that ends
-/// with the room, naming the owners who never took their seat.
-pub(crate) async fn open_reserved<O: Copy + Send + 'static>(
+/// `move_ms`) with a seat reserved for each of `players` (whose owner
+/// `owner` tells) in order, shuffled first so that the order of a queue or
+/// a rating never decides the seats (who leads is the room's deal).
+/// Returns the room and a future that ends with the room, naming the
+/// seats (indices into `players` as shuffled) never taken.
+pub(crate) async fn open_reserved<T>(
     state: &Arc<AppState>,
     preset: &str,
     rated: bool,
     move_ms: u64,
     no_show: std::time::Duration,
-    owners: &mut [(crate::client::Owner, O)],
-) -> Result<(capicua_protocol::RoomInfo, impl Future<Output = Vec<O>> + Send + 'static), CreateError> {
-    for i in (1..owners.len()).rev() {
+    players: &mut [T],
+    owner: impl Fn(&T) -> crate::client::Owner,
+) -> Result<(capicua_protocol::RoomInfo, impl Future<Output = Vec<usize>> + Send + 'static), CreateError> {
+    for i in (1..players.len()).rev() {
         let j = getrandom::u64().map_or(0, |r| (r % (i as u64 + 1)) as usize);
-        owners.swap(i, j);
+        players.swap(i, j);
     }
     let spec = capicua_protocol::RoomSpec {
         preset: Some(preset.to_string()),
-        seats: Some(owners.len() as u8),
+        seats: Some(players.len() as u8),
         rated,
         time: Some(capicua_protocol::TimeControl { move_ms, bank_ms: 0 }),
         ..capicua_protocol::RoomSpec::default()
     };
     let options = TableOptions {
-        reserved: owners.iter().map(|(o, _)| Some(*o)).collect(),
-        hosted: owners.iter().map(|_| None).collect(),
+        reserved: players.iter().map(|p| Some(owner(p))).collect(),
+        hosted: players.iter().map(|_| None).collect(),
         one_match: true,
         no_show: Some(no_show),
         link: None,
@@ -132,12 +134,11 @@ pub(crate) async fn open_reserved<O: Copy + Send + 'static>(
     let info = create_table(state, spec, options, done_tx).await?;
     // The room's lobby entry as it ends tells who never took a seat.
     let entry = state.room(info.id).map(|h| h.info);
-    let keys: Vec<O> = owners.iter().map(|(_, k)| *k).collect();
     let ended = async move {
         let _ = done_rx.await;
         let Some(entry) = entry else { return Vec::new() };
         let last = entry.lock().expect("room info lock").clone();
-        keys.iter().zip(&last.seats).filter(|(_, s)| s.occupant.is_none()).map(|(&k, _)| k).collect()
+        last.seats.iter().enumerate().filter(|(_, s)| s.occupant.is_none()).map(|(i, _)| i).collect()
     };
     Ok((info, ended))
 }
