@@ -57,10 +57,8 @@ pub(crate) async fn join(state: &Arc<AppState>, client: &Client, variant: String
     let mut inner = state.ladder.lock();
     // A player given a seat it never took cost its opponents a match: it
     // sits out a while, or names that never show would fill the pools.
-    inner.benched.retain(|_, until| *until > now);
-    if let Some(&until) = inner.benched.get(&player) {
+    if let Some(secs) = crate::ladder::benched_secs(&mut inner.benched, &player, now) {
         drop(inner);
-        let secs = (until - now).div_ceil(1000);
         let message = format!("you missed your last ladder match; join again in {secs} s");
         client.out.send(id, ServerMsg::Error { code: ErrorCode::RateLimited, message, url: None });
         return;

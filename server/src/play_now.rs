@@ -62,10 +62,8 @@ pub(crate) async fn seek(
     let wanted = Wanted { preset, seats, rated };
     let now = state.seeks.now_ms();
     let mut inner = state.seeks.lock();
-    inner.benched.retain(|_, until| *until > now);
-    if let Some(&until) = inner.benched.get(&owner) {
+    if let Some(secs) = crate::ladder::benched_secs(&mut inner.benched, &owner, now) {
         drop(inner);
-        let secs = (until - now).div_ceil(1000);
         let message = format!("you did not take your last Play now seat; seek again in {secs} s");
         return refuse(client, id, ErrorCode::RateLimited, message);
     }

@@ -182,6 +182,17 @@ pub(crate) fn no_ladder(variant: &str) -> String {
     )
 }
 
+/// The seconds `who` still sits out (a seat it never took), if any, after
+/// forgetting every bench that has ended by `now_ms`.
+pub(crate) fn benched_secs<K: Eq + std::hash::Hash>(
+    benched: &mut HashMap<K, u64>,
+    who: &K,
+    now_ms: u64,
+) -> Option<u64> {
+    benched.retain(|_, until| *until > now_ms);
+    benched.get(who).map(|until| (until - now_ms).div_ceil(1000))
+}
+
 /// Takes a player off its ladder.
 pub(crate) fn remove(inner: &mut Inner, player: i64) {
     if let Some(m) = inner.members.remove(&player)
