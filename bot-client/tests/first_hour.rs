@@ -370,6 +370,19 @@ async fn a_bot_registered_by_name_waits_for_its_tournament_to_be_created_and_pla
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A free address on 127.0.0.1 whose port lies below Linux's ephemeral
+/// range (32768-60999). The outage test frees it and binds it again; a port
+/// from `bind(":0")` is ephemeral, so a connection another test opens
+/// meanwhile may take it as its own local port and the bind fails.
+fn quiet_addr() -> SocketAddr {
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().subsec_nanos();
+    (0..4000u32)
+        .map(|i| 20_000 + ((nanos.wrapping_add(i.wrapping_mul(7919))) % 12_000) as u16)
+        .find_map(|port| std::net::TcpListener::bind(("127.0.0.1", port)).ok())
+        .map(|l| l.local_addr().unwrap())
+        .expect("a free port below the ephemeral range")
+}
+
 /// A TCP proxy to `to` on `addr`: the server as the bots see it. Aborting
 /// the task closes the listener and drops every connection through it,
 /// as a server that dies does.
@@ -393,7 +406,7 @@ async fn a_server_lost_mid_session_is_told_by_cause_and_counted_as_one_reconnect
     let config = capicua_server::Config { admin_token: Some(ADMIN.into()), ..common::config() };
     let server = TestServer::start_with(temp_db(), config).await;
     let dir = temp_dir("outage");
-    let addr = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
+    let addr = quiet_addr();
     let url = format!("ws://{addr}/ws");
     let proxy = forwarding(addr, server.addr).await;
     let bot = Watched::spawn(&dir, &["play", "--server", &url, "--register", "ana", "--tournament", "1"]);
@@ -472,8 +485,8 @@ async fn drop_connections(addr: SocketAddr, accepted: Arc<Mutex<u32>>) -> tokio:
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unreachable_server_is_told_once_and_the_bots_play_once_it_is_up() {
-    // A port with nothing listening.
-    let addr = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
+    // A port with nothing listening (until the server binds it).
+    let addr = quiet_addr();
     let url = format!("ws://{addr}/ws");
     let dir = temp_dir("down");
     let mut child = bot(&dir, &["play", "--server", &url, "--count", "4", "--preset", "block", "--matches", "1"])
