@@ -2,7 +2,8 @@
 //! opened from the form keep their preset's name, a phone's width holds
 //! every page without sideways scrolling and its controls answer a finger,
 //! the page speaks Spanish, presets come with their words and rules, and
-//! the review's links land on their move.
+//! the review's links land on their move; Play now seats people who seek
+//! the same table at one table, two or four of them.
 //!
 //! The page is read through roles and accessible names. Each test skips
 //! (passing, with a message) where Chromium or chromedriver is missing,
@@ -12,7 +13,7 @@ mod browser_support;
 mod common;
 
 use browser_support::Browser;
-use common::{TestServer, play_out, play_until_over, seat_all};
+use common::{TestServer, WAIT, play_out, play_until_over, seat_all, wait_for};
 use serde_json::{Value, json};
 
 /// One Chromium at a time: the machine has two cores.
@@ -439,5 +440,162 @@ async fn a_replay_shows_each_hands_end_with_the_hands_turned_up() {
     b.click_named("next move").await;
     b.wait_js(&format!("Move {} of", k + 1), "return !document.querySelector('[aria-label=\"the hands turned up\"]')")
         .await;
+    b.close().await;
+}
+
+// --- Play now ------------------------------------------------------------------
+
+/// The Play now card's wait line, when one shows.
+const SEEKING: &str = "return document.querySelector('.playnow .seek-wait')?.textContent || null";
+
+/// The room a page sits at (`#/room/N`) once the match there is under way,
+/// and the seat (from 1) that the page shows as its own: the one its panels
+/// of the other seats leave out.
+const SEATED: &str = r#"
+  const m = location.hash.match(/^#\/room\/(\d+)$/);
+  const others = [...document.querySelectorAll('section.seats .seat')].map((e) => Number(e.getAttribute('aria-label').match(/^seat (\d+)/)[1]));
+  if (!m || !others.length) return null;
+  const mine = [...Array(others.length + 1).keys()].map((i) => i + 1).find((i) => !others.includes(i));
+  return [Number(m[1]), mine];
+"#;
+
+/// What `GET /api/seeks` says, once it says `want`.
+async fn seeks_become(server: &TestServer, want: Value) {
+    wait_for("the seeks", WAIT, async || {
+        let got = server.get_json("/api/seeks").await;
+        if got["seeks"] == want { Ok(()) } else { Err(got) }
+    })
+    .await;
+}
+
+/// Chooses a Play now table and presses its button.
+async fn play_now(b: &Browser, game: &str, players: &str) {
+    b.choose("Game", game).await;
+    b.choose("Players", players).await;
+    b.click_named("Play now").await;
+}
+
+/// Two guests in two browsers: one seeks, sees the wait and can cancel;
+/// the queue shows the other how many seek what; when the second presses
+/// Play now for the same table both land at one room, each in a seat of
+/// their own, and the match begins without another click.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_people_click_play_now_and_land_at_one_table() {
+    let _one = ONE_BROWSER.lock().await;
+    let server = TestServer::start().await;
+    let Some(ana) = Browser::start(format!("http://{}", server.addr)).await else { return };
+    lobby(&ana).await;
+    let nobody =
+        ana.wait_js("the empty queue", "return document.querySelector('.seek-queue')?.textContent || null").await;
+    assert!(nobody.as_str().unwrap().contains("Nobody is seeking"), "{nobody}");
+    play_now(&ana, "draw", "2").await;
+    let wait = ana.wait_js("ana's wait", SEEKING).await;
+    assert!(wait.as_str().unwrap().starts_with("Looking for people: draw, 2 players."), "{wait}");
+    seeks_become(&server, json!([{"preset": "draw", "seats": 2, "rated": false, "waiting": 1}])).await;
+    // The wait counts up while it lasts.
+    ana.wait_js(
+        "the wait's clock to move",
+        "const c = document.querySelector('.seek-clock')?.textContent; return c && c !== '0:00' ? c : null",
+    )
+    .await;
+    // Cancel leaves the queue at once and gives the form back.
+    ana.click_named("Cancel").await;
+    seeks_become(&server, json!([])).await;
+    ana.wait_js(
+        "the form back, and no wait shown",
+        "return !document.querySelector('.playnow .seek-wait') && document.querySelector('[data-key=\"p-go\"]').offsetParent !== null",
+    )
+    .await;
+    play_now(&ana, "draw", "2").await;
+    ana.wait_js("ana's wait again", SEEKING).await;
+    ana.screenshot("play-now-seeking").await;
+
+    let Some(ben) = Browser::start(format!("http://{}", server.addr)).await else { return };
+    lobby(&ben).await;
+    let queue = ben
+        .wait_js(
+            "ana's seek in ben's queue",
+            "const q = document.querySelector('.seek-queue')?.innerText || ''; return q.includes('1 waiting') ? q : null",
+        )
+        .await;
+    assert!(queue.as_str().unwrap().contains("draw · 2 players"), "{queue}");
+    ben.screenshot("play-now-queue").await;
+    play_now(&ben, "draw", "2").await;
+    let at_ana = ana.wait_js("ana at the table", SEATED).await;
+    let at_ben = ben.wait_js("ben at the table", SEATED).await;
+    assert_eq!(at_ana[0], at_ben[0], "one table: {at_ana} {at_ben}");
+    assert_ne!(at_ana[1], at_ben[1], "a seat each: {at_ana} {at_ben}");
+    let room = at_ana[0].as_u64().unwrap();
+    let info = server.room_info(room).await;
+    assert_eq!(info["variant"], "draw", "{info}");
+    assert_ne!(info["status"], "waiting", "both were made ready: {info}");
+    let names: Vec<&str> =
+        info["seats"].as_array().unwrap().iter().map(|s| s["occupant"]["name"].as_str().unwrap()).collect();
+    for b in [&ana, &ben] {
+        let who = b.js("return document.getElementById('who').textContent").await;
+        assert!(names.iter().any(|n| who.as_str().unwrap().contains(n)), "{who} sits in {names:?}");
+    }
+    seeks_become(&server, json!([])).await;
+    ben.close().await;
+    ana.close().await;
+}
+
+/// Four people seek a latin table, one after another: the fourth forms it,
+/// and all four land at one room in pairs, each in a seat of their own.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn four_people_seek_latin_and_form_a_partnership_table() {
+    let _one = ONE_BROWSER.lock().await;
+    let server = TestServer::start().await;
+    let mut people = vec![];
+    for n in 1..=4u64 {
+        let Some(b) = Browser::start(format!("http://{}", server.addr)).await else { return };
+        lobby(&b).await;
+        play_now(&b, "latin", "4").await;
+        b.wait_js("the wait", SEEKING).await;
+        if n < 4 {
+            seeks_become(&server, json!([{"preset": "latin", "seats": 4, "rated": false, "waiting": n}])).await;
+        }
+        people.push(b);
+    }
+    let mut seats = std::collections::BTreeSet::new();
+    let mut rooms = std::collections::BTreeSet::new();
+    for b in &people {
+        let at = b.wait_js("a seat at the table", SEATED).await;
+        rooms.insert(at[0].as_u64().unwrap());
+        seats.insert(at[1].as_u64().unwrap());
+    }
+    assert_eq!(rooms.len(), 1, "one table: {rooms:?}");
+    assert_eq!(seats.len(), 4, "four seats: {seats:?}");
+    let info = server.room_info(*rooms.first().unwrap()).await;
+    let sides: Vec<u64> = info["seats"].as_array().unwrap().iter().map(|s| s["side"].as_u64().unwrap()).collect();
+    assert_eq!(sides, [0, 1, 0, 1], "partners sit across: {info}");
+    assert!(info["seats"].as_array().unwrap().iter().all(|s| s["occupant"]["kind"] == "guest"), "four people: {info}");
+    seeks_become(&server, json!([])).await;
+    for b in people {
+        b.close().await;
+    }
+}
+
+/// On a phone, in Spanish: Play now is tapped with a finger, the wait and
+/// its Cancel fit the screen, and Cancel ends the seek.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_a_phone_in_spanish_play_now_waits_and_cancels() {
+    let _one = ONE_BROWSER.lock().await;
+    let server = TestServer::start().await;
+    let flags = ["--lang=es-ES", "--accept-lang=es-ES,es"];
+    let Some(b) = Browser::start_phone(format!("http://{}", server.addr), &flags).await else { return };
+    lobby(&b).await;
+    b.choose("Juego", "draw").await;
+    b.tap_named("Jugar ya").await;
+    let wait = b.wait_js("the wait", SEEKING).await;
+    assert!(wait.as_str().unwrap().starts_with("Buscando personas: draw, 2 jugadores."), "{wait}");
+    b.wait_js("the queue", "return (document.querySelector('.seek-queue')?.innerText || '').includes('1 esperando')")
+        .await;
+    no_overflow(&b, "the lobby while seeking").await;
+    b.js("window.scrollTo(0, 0)").await;
+    b.screenshot("play-now-phone-es").await;
+    b.tap_named("Cancelar").await;
+    seeks_become(&server, json!([])).await;
+    b.wait_js("the form back", "return document.querySelector('[data-key=\"p-go\"]').offsetParent !== null").await;
     b.close().await;
 }

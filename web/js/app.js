@@ -10,6 +10,7 @@ import { Connection } from './net.js';
 import { tileName, sameTile } from './dom.js';
 import { endName } from './board.js';
 import * as lobby from './lobby.js';
+import * as playNow from './playnow.js';
 import * as table from './table.js';
 import * as replay from './replay.js';
 import * as standings from './standings.js';
@@ -41,6 +42,8 @@ export const app = {
   route: null,
   pace: Number(localStorage.getItem(PACE_KEY) ?? 450),
   conn: null,
+  // What this connection seeks with Play now (`seeking`), or null.
+  seek: null,
 
   token() {
     return localStorage.getItem(TOKEN_KEY) || sessionStorage.getItem(GUEST_SESSION_KEY);
@@ -242,6 +245,10 @@ function onFrame(f) {
     }
     app.toast(say('tb.unseated', { n: f.seat + 1 }));
     app.update();
+    return;
+  }
+  if (f.type === 'seeking' || f.type === 'paired') {
+    playNow.onFrame(app, f);
     return;
   }
   if (f.type === 'tournament-progress') {
@@ -770,6 +777,11 @@ app.conn = new Connection({
   onWelcome,
   onStatus: setStatus,
   onClose: (code) => {
+    // The server ends a seek with its connection: seek again once back.
+    if (app.seek) {
+      app.seek = null;
+      app.update();
+    }
     if (code === 4001) {
       // The stored token is unknown here (a new database): start as a guest.
       app.setToken(null);

@@ -4,6 +4,7 @@
 import { h, replace } from './dom.js';
 import { builder, erroredField, presetDescription } from './rules.js';
 import { t, errorText } from './i18n.js';
+import * as playNow from './playnow.js';
 
 /** Hosted bot strengths offered, weakest first (`GET /api/variants` says which exist). */
 export const STRENGTHS = ['random', 'bota-gorda', 'heuristic', 'smart', 'pimc'];
@@ -219,7 +220,7 @@ function createCard(app) {
   };
   const fillSeats = () => {
     const p = chosen();
-    const { min, max } = p?.variant?.players || p?.variant?.seats || { min: 2, max: 4 };
+    const { min, max } = playNow.seatRange(p);
     const old = Number(seats.value) || max;
     seats.replaceChildren(
       ...Array.from({ length: max - min + 1 }, (_, i) => min + i).map((n) =>
@@ -332,7 +333,8 @@ function createCard(app) {
 export function mount(app) {
   const who = h('div');
   const rooms = h('div');
-  const el = h('div', { class: 'lobby' }, h('h1', {}, t('lobby.title')), who, rooms, createCard(app));
+  const play = playNow.mount(app);
+  const el = h('div', { class: 'lobby' }, h('h1', {}, t('lobby.title')), play.el, who, rooms, createCard(app));
   let lastMe = null;
   const update = () => {
     const meKey = JSON.stringify(app.me);
@@ -342,11 +344,19 @@ export function mount(app) {
       replace(who, identityCard(app));
     }
     replace(rooms, roomsCard(app));
+    play.update();
   };
   const ask = () => app.conn.ready && app.conn.request({ type: 'list-rooms' }).catch(() => {});
   ask();
   const timer = setInterval(ask, 2000);
-  return { el, update, unmount: () => clearInterval(timer) };
+  return {
+    el,
+    update,
+    unmount: () => {
+      clearInterval(timer);
+      play.unmount();
+    },
+  };
 }
 
 /**
