@@ -599,3 +599,43 @@ async fn on_a_phone_in_spanish_play_now_waits_and_cancels() {
     b.wait_js("the form back", "return document.querySelector('[data-key=\"p-go\"]').offsetParent !== null").await;
     b.close().await;
 }
+
+/// A registered player opens a rated room from the form; the lobby marks
+/// it rated, and a guest, whom a rated room does not admit, is offered no
+/// seat in it (only to watch) and cannot tick the box.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_registered_player_opens_a_rated_room_from_the_form_and_a_guest_only_watches_it() {
+    let _one = ONE_BROWSER.lock().await;
+    let server = TestServer::start().await;
+    let Some(ana) = Browser::start(format!("http://{}", server.addr)).await else { return };
+    lobby(&ana).await;
+    ana.fill("Name", "Ana María").await;
+    ana.click_named("Register this name").await;
+    ana.wait_named("Sign out (forget the token)").await;
+    ana.wait_js("the rated box, open to a registered name", "return !document.getElementById('c-rated').disabled")
+        .await;
+    ana.choose("Variant", "block").await;
+    ana.choose("Table", "2").await;
+    ana.choose("Fill the other seats with bots", "").await;
+    ana.client.find(fantoccini::Locator::Id("c-rated")).await.unwrap().click().await.unwrap();
+    ana.click_named("Create and sit down").await;
+    ana.wait_named("I'm ready").await;
+    let hash = ana.wait_js("the room's page", "return location.hash.startsWith('#/room/') && location.hash").await;
+    let room: u64 = hash.as_str().unwrap().trim_start_matches("#/room/").parse().unwrap();
+    let info = server.room_info(room).await;
+    assert_eq!(info["rated"], true, "{info}");
+    assert_eq!(info["seats"][0]["occupant"]["name"], "Ana María", "{info}");
+
+    let Some(guest) = Browser::start(format!("http://{}", server.addr)).await else { return };
+    lobby(&guest).await;
+    guest.wait_named(&format!("watch room {room}")).await;
+    let row = guest.js(&format!("return document.querySelector('tr[aria-label=\"room {room}\"]').innerText")).await;
+    assert!(row.as_str().unwrap().contains("rated"), "{row}");
+    assert!(
+        guest.find_named(&format!("join room {room}")).await.is_err(),
+        "a guest is offered no seat in a rated room"
+    );
+    assert_eq!(guest.js("return document.getElementById('c-rated').disabled").await, json!(true));
+    guest.close().await;
+    ana.close().await;
+}

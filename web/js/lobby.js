@@ -186,6 +186,8 @@ function createCard(app) {
   const fill = h('select', { id: 'c-fill', name: 'bots', 'data-key': 'c-fill' });
   const button = h('button', { type: 'submit', class: 'primary', 'data-key': 'c-create' }, t('lobby.create'));
   const priv = h('input', { id: 'c-private', type: 'checkbox', 'data-key': 'c-private' });
+  // Rated rooms admit registered players only: a guest's box stays off.
+  const rated = h('input', { id: 'c-rated', type: 'checkbox', 'data-key': 'c-rated' });
   let presets = [];
   let catalog = [];
   let rules = null;
@@ -267,6 +269,7 @@ function createCard(app) {
           const ms = Math.round(Number(secs.value) * 1000);
           if (ms > 0) spec.time = { 'move-ms': ms, 'bank-ms': 0 };
           if (priv.checked) spec.private = true;
+          if (rated.checked && !app.me?.guest) spec.rated = true;
           let created;
           try {
             created = await app.conn.request(spec);
@@ -308,6 +311,7 @@ function createCard(app) {
       h('label', { class: 'inline' }, t('lobby.seconds'), secs),
       h('label', { class: 'inline' }, t('lobby.fill'), fill),
       h('label', { class: 'inline' }, priv, t('lobby.private')),
+      h('label', { class: 'inline', title: t('play.rated-guest') }, rated, t('lobby.rated-room')),
       button,
     ),
     about,
@@ -334,7 +338,9 @@ export function mount(app) {
   const who = h('div');
   const rooms = h('div');
   const play = playNow.mount(app);
-  const el = h('div', { class: 'lobby' }, h('h1', {}, t('lobby.title')), play.el, who, rooms, createCard(app));
+  const create = createCard(app);
+  const el = h('div', { class: 'lobby' }, h('h1', {}, t('lobby.title')), play.el, who, rooms, create);
+  const ratedBox = create.querySelector('#c-rated');
   let lastMe = null;
   const update = () => {
     const meKey = JSON.stringify(app.me);
@@ -345,6 +351,8 @@ export function mount(app) {
     }
     replace(rooms, roomsCard(app));
     play.update();
+    ratedBox.disabled = !app.me || app.me.guest;
+    if (ratedBox.disabled) ratedBox.checked = false;
   };
   const ask = () => app.conn.ready && app.conn.request({ type: 'list-rooms' }).catch(() => {});
   ask();

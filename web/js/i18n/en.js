@@ -75,6 +75,7 @@ export default {
   'lobby.rated': 'rated',
   'lobby.watching': (p) => (p.n === 1 ? '1 watching' : '{n} watching'),
   'lobby.secs-a-move': '{n} s a move',
+  'lobby.rated-room': 'Rated room',
   'lobby.rooms': 'Rooms',
   'lobby.col-room': 'Room',
   'lobby.col-variant': 'Variant',

@@ -76,6 +76,7 @@ export default {
   'lobby.rated': 'puntuable',
   'lobby.watching': (p) => (p.n === 1 ? '1 mirando' : '{n} mirando'),
   'lobby.secs-a-move': '{n} s por jugada',
+  'lobby.rated-room': 'Sala puntuable',
   'lobby.rooms': 'Salas',
   'lobby.col-room': 'Sala',
   'lobby.col-variant': 'Modalidad',
