@@ -102,6 +102,8 @@ pub enum ErrorCode {
     /// (pausing a finished one, deleting a started one, withdrawing an
     /// entrant twice): HTTP 409.
     TournamentState,
+    /// No player of this name (HTTP only: `GET /api/players/{name}`).
+    NoSuchPlayer,
 }
 
 /// WebSocket close codes the server uses, and whether a client should reconnect.

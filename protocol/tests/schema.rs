@@ -164,6 +164,7 @@ fn error_codes() -> Vec<ErrorCode> {
         TooManySeats,
         BadOrigin,
         TournamentState,
+        NoSuchPlayer,
     ];
     for c in &all {
         match c {
@@ -172,7 +173,7 @@ fn error_codes() -> Vec<ErrorCode> {
             | NoSuchSeat | NotSeated | AlreadySeated | BadVariant | BadRequest | GameInProgress | UnknownStrategy
             | NotYourTurn | StalePrompt | IllegalMove | RateLimited | TooManyConnections | TooManyRooms
             | ShuttingDown | SlowConsumer | Internal | NoSuchTournament | BadTournament | NoSuchGame | NotFound
-            | HintUnavailable | Busy | StorageBudget | TooManySeats | BadOrigin | TournamentState => {}
+            | HintUnavailable | Busy | StorageBudget | TooManySeats | BadOrigin | TournamentState | NoSuchPlayer => {}
         }
     }
     all

@@ -110,9 +110,11 @@ pub(crate) fn status_of(code: ErrorCode) -> StatusCode {
         ErrorCode::HintUnavailable => StatusCode::FORBIDDEN,
         ErrorCode::TournamentState => StatusCode::CONFLICT,
         ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
-        ErrorCode::NoSuchRoom | ErrorCode::NoSuchTournament | ErrorCode::NoSuchGame | ErrorCode::NotFound => {
-            StatusCode::NOT_FOUND
-        }
+        ErrorCode::NoSuchRoom
+        | ErrorCode::NoSuchTournament
+        | ErrorCode::NoSuchGame
+        | ErrorCode::NoSuchPlayer
+        | ErrorCode::NotFound => StatusCode::NOT_FOUND,
         _ => StatusCode::BAD_REQUEST,
     }
 }

@@ -89,6 +89,52 @@ fn fingerprint_of<T: Clone + serde::Serialize>(v: &T, anonymize: impl FnOnce(&mu
     Sha256::digest(&json)[..6].iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// The rating people read, scaled like lichess's: 1500 for a new player,
+/// 60 points for each point of Weng-Lin mean skill (the starting
+/// uncertainty, 25/3, is 500 points).
+pub(crate) fn shown(mu: f64) -> i32 {
+    (1500.0 + 60.0 * (mu - 25.0)).round() as i32
+}
+
+/// The uncertainty above which a rating is provisional (shown with `?`):
+/// a new player's rating has 25/3, and about twelve games against even
+/// opponents bring it under this.
+pub(crate) const PROVISIONAL_SIGMA: f64 = 6.0;
+
+/// Whether a rating of uncertainty `sigma` is still provisional.
+pub(crate) fn provisional(sigma: f64) -> bool {
+    sigma > PROVISIONAL_SIGMA
+}
+
+/// What a rated game did to one seat's rating, as read back with the game:
+/// the shown rating before and after ([`shown`]), whether the new one is
+/// provisional, and the Weng-Lin values after.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct RatingMove {
+    /// The shown rating before the game.
+    pub before: i32,
+    /// The shown rating after it.
+    pub after: i32,
+    /// `after - before`.
+    pub change: i32,
+    /// Whether the rating after is provisional.
+    pub provisional: bool,
+    /// Mean skill after.
+    pub mu: f64,
+    /// Uncertainty after.
+    pub sigma: f64,
+}
+
+impl RatingMove {
+    /// From the stored `(mu, sigma)` before and after, when the game rated the seat.
+    pub fn of(before: Option<(f64, f64)>, after: Option<(f64, f64)>) -> Option<RatingMove> {
+        let ((mu0, _), (mu, sigma)) = (before?, after?);
+        let (before, after) = (shown(mu0), shown(mu));
+        Some(RatingMove { before, after, change: after - before, provisional: provisional(sigma), mu, sigma })
+    }
+}
+
 /// A player's rating in one variant, with the games behind it.
 #[derive(Clone, Copy)]
 pub(crate) struct Rated {
@@ -117,44 +163,61 @@ pub fn side_ranks(scores: &[i32], winner: Option<u8>, forfeit_side: Option<u8>) 
 }
 
 /// Whether one player holds more than one seat (a hosted strategy playing
-/// itself). Such a game is not rated: one identity cannot both win and lose
-/// it, and two updates of one rating from one game would leave only the
-/// last; leaving it out keeps `wins <= games` and every update whole.
+/// itself, or a person's partner and both opponents).
 pub fn self_play(g: &GameRecord) -> bool {
-    holds_two_seats(g.seats.iter().filter_map(|s| s.player_id))
+    let players: Vec<i64> = g.seats.iter().filter_map(|s| s.player_id).collect();
+    players.iter().any(|p| seats_held(&players, *p) > 1)
 }
 
-/// Whether one player id comes twice among a game's seated players.
-fn holds_two_seats(players: impl Iterator<Item = i64>) -> bool {
-    let mut seen = std::collections::HashSet::new();
-    players.into_iter().any(|p| !seen.insert(p))
+/// Seats `player` holds among a game's seated players.
+fn seats_held(players: &[i64], player: i64) -> usize {
+    players.iter().filter(|&&p| p == player).count()
 }
 
-/// Whether a stored game moves ratings: rated, every seat a player's, no
-/// player in two seats.
+/// Whether a stored game moves ratings: rated, every seat a player's, and
+/// someone in one seat only. A player in several seats (one hosted
+/// strategy as a person's partner and both opponents) plays with its
+/// rating but is not moved by the game: one identity cannot both win and
+/// lose it, and two updates of one rating from one game would leave only
+/// the last. So a person against three `bot:pimc` is rated, and the bot's
+/// rating is the yardstick; two seats of one strategy alone rate no one.
 pub(crate) fn counts(g: &GameRecord) -> bool {
-    g.rated && g.seats.iter().all(|s| s.player_id.is_some()) && !self_play(g)
+    let sides: Vec<(u8, i64)> = g.seats.iter().filter_map(|s| Some((s.side, s.player_id?))).collect();
+    g.rated && seats_count(&sides, sides.len() == g.seats.len())
 }
 
 /// Whether a stored game's seats, as `(side, player)` of its players' seats
 /// (`all_players`: no seat was a guest's), are rated: [`counts`] for a game
 /// read back.
 pub(crate) fn seats_count(sides: &[(u8, i64)], all_players: bool) -> bool {
-    all_players && !sides.is_empty() && !holds_two_seats(sides.iter().map(|&(_, p)| p))
+    let players: Vec<i64> = sides.iter().map(|&(_, p)| p).collect();
+    all_players && players.iter().any(|p| seats_held(&players, *p) == 1)
+}
+
+/// What a rated game did to one player's rating.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Change {
+    /// The player.
+    pub(crate) player: i64,
+    /// The rating before the game (the starting one before a first game).
+    pub(crate) before: WengLinRating,
+    /// The rating after it.
+    pub(crate) after: WengLinRating,
 }
 
 /// Updates the ratings of a rated game's players into `touched` (ratings
 /// changed in this batch, read first) over `stored` (the committed ones).
-pub(crate) fn rate(stored: &Ratings, touched: &mut Ratings, g: &GameRecord) {
+pub(crate) fn rate(stored: &Ratings, touched: &mut Ratings, g: &GameRecord) -> Vec<Change> {
     let forfeit_side = g.forfeit.and_then(|seat| g.seats.iter().find(|s| s.seat == seat)).map(|s| s.side);
     let seats: Vec<(u8, i64)> = g.seats.iter().map(|s| (s.side, s.player_id.expect("checked by the caller"))).collect();
-    rate_result(stored, touched, &play_rating_key(&g.play), &g.scores, g.winner, forfeit_side, &seats);
+    rate_result(stored, touched, &play_rating_key(&g.play), &g.scores, g.winner, forfeit_side, &seats)
 }
 
 /// [`rate`] from a result alone: the board, scores by side, the winning
 /// side, the forfeiting side and each seat's (side, player). The writer and
 /// [`crate::db::Db::replay_ratings`] both come here, so a replay computes what the
-/// writer computed, to the bit.
+/// writer computed, to the bit. Returns the change of each player it
+/// moved (the players in one seat only, see [`counts`]).
 pub(crate) fn rate_result(
     stored: &Ratings,
     touched: &mut Ratings,
@@ -163,7 +226,9 @@ pub(crate) fn rate_result(
     winner: Option<u8>,
     forfeit_side: Option<u8>,
     seats: &[(u8, i64)],
-) {
+) -> Vec<Change> {
+    let players: Vec<i64> = seats.iter().map(|&(_, p)| p).collect();
+    let mut changes = Vec::with_capacity(seats.len());
     let sides = scores.len();
     let ranks = side_ranks(scores, winner, forfeit_side);
     let mut teams: Vec<Vec<(i64, Rated)>> = vec![Vec::new(); sides];
@@ -194,6 +259,10 @@ pub(crate) fn rate_result(
         }
         let Some(updated) = new_iter.next() else { break };
         for ((pid, old), rating) in team.iter().zip(updated) {
+            if seats_held(&players, *pid) > 1 {
+                continue;
+            }
+            changes.push(Change { player: *pid, before: old.rating, after: rating });
             let won = winner == Some(side as u8);
             touched.insert(
                 (board.to_string(), *pid),
@@ -206,6 +275,7 @@ pub(crate) fn rate_result(
             );
         }
     }
+    changes
 }
 
 #[cfg(test)]
@@ -234,6 +304,50 @@ mod tests {
         let mut other = impostor.clone();
         other.scoring.win_bonus = 400;
         assert_ne!(fingerprint(&other), fingerprint(&impostor));
+    }
+
+    #[test]
+    fn a_new_rating_shows_1500_provisional_and_settles_after_a_dozen_even_games() {
+        let fresh = WengLinRating::new();
+        assert_eq!(shown(fresh.rating), 1500);
+        assert!(provisional(fresh.uncertainty));
+        // Two players trading wins: their ratings stay near 1500 and stop being provisional.
+        let (mut a, mut b) = (fresh, fresh);
+        let mut settled = None;
+        for game in 1..=40 {
+            let (first, second) = if game % 2 == 1 { (a, b) } else { (b, a) };
+            let new = weng_lin_multi_team(
+                &[(&[first][..], MultiTeamOutcome::new(1)), (&[second][..], MultiTeamOutcome::new(2))],
+                &WengLinConfig::new(),
+            );
+            (a, b) = if game % 2 == 1 { (new[0][0], new[1][0]) } else { (new[1][0], new[0][0]) };
+            if settled.is_none() && !provisional(a.uncertainty) {
+                settled = Some(game);
+            }
+        }
+        let settled = settled.expect("settles");
+        assert!((8..=20).contains(&settled), "settled after {settled} games");
+        assert!((shown(a.rating) - 1500).abs() < 60, "{}", shown(a.rating));
+        let m = RatingMove::of(Some((25.0, 8.3)), Some((26.0, 7.9))).unwrap();
+        assert_eq!((m.before, m.after, m.change, m.provisional), (1500, 1560, 60, true));
+        assert_eq!(RatingMove::of(None, Some((26.0, 7.9))), None);
+    }
+
+    #[test]
+    fn a_person_against_three_seats_of_one_bot_is_rated_and_the_bot_is_the_yardstick() {
+        let (stored, mut touched) = (Ratings::new(), Ratings::new());
+        // Person 1 with bot 9 as partner (side 0) against bot 9 twice (side 1).
+        let seats = [(0, 1), (1, 9), (0, 9), (1, 9)];
+        assert!(seats_count(&seats, true));
+        let changes = rate_result(&stored, &mut touched, "latin", &[200, 120], Some(0), None, &seats);
+        assert_eq!(changes.len(), 1);
+        assert_eq!(changes[0].player, 1);
+        assert!(changes[0].after.rating > changes[0].before.rating, "a win moves the person up");
+        assert!(touched.contains_key(&("latin".to_string(), 1)));
+        assert!(!touched.contains_key(&("latin".to_string(), 9)), "the bot in three seats is not moved");
+        // One strategy in both seats rates no one; one guest seat rates no one.
+        assert!(!seats_count(&[(0, 9), (1, 9)], true));
+        assert!(!seats_count(&[(0, 1)], false));
     }
 
     #[test]

@@ -30,7 +30,7 @@ use serde::{Deserialize, Serialize};
 use crate::AppState;
 use crate::api::{ApiError, ApiPath, ApiQuery};
 use crate::db::tournaments::GameCorrection;
-use crate::db::{Play, SeatRecord, StoredGame};
+use crate::db::{Play, SeatRating, SeatRecord, StoredGame};
 
 /// The most steps in one page, and the default `limit`: the byte bound
 /// usually ends a page first.
@@ -123,6 +123,9 @@ struct ReplayHead<'a, V, View> {
     correction: Option<&'a GameCorrection>,
     /// The seat whose side forfeited.
     forfeit: Option<u8>,
+    /// What a rated game did to its seats' ratings (absent when it rated none).
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    ratings: &'a [SeatRating],
     /// The view at the start.
     start: View,
     /// Moves in the game: steps in all its pages.
@@ -295,10 +298,10 @@ fn admit(
 
 /// The page's JSON body.
 fn page(g: StoredGame, correction: Option<GameCorrection>, w: Window) -> Result<Vec<u8>, ApiError> {
-    let StoredGame { id, room_id: room, play, seed, scores, winner, forfeit, seats, .. } = g;
+    let StoredGame { id, room_id: room, play, seed, scores, winner, forfeit, seats, ratings, .. } = g;
     let sides: Vec<u8> = seats.iter().map(|s| s.side).collect();
     let counted = correction.as_ref().map(|c| c.by_side(&sides, &scores));
-    let facts = Facts { id, room, seats, scores, winner, forfeit, total: play.plies(), correction, counted };
+    let facts = Facts { id, room, seats, scores, winner, forfeit, ratings, total: play.plies(), correction, counted };
     match play {
         Play::Tiles { variant, seating, moves } => tiles_page(&facts, &variant, seating, &moves, seed, w),
         Play::Poly { variant, seats, moves } => poly_page(&facts, &variant, seats, moves, seed, w),
@@ -313,6 +316,7 @@ struct Facts {
     scores: Vec<i32>,
     winner: Option<u8>,
     forfeit: Option<u8>,
+    ratings: Vec<SeatRating>,
     /// The game's steps.
     total: usize,
     /// The organiser's correction of its tournament table.
@@ -337,6 +341,7 @@ impl Facts {
             played_winner: self.counted.as_ref().map(|_| self.winner),
             correction: self.correction.as_ref(),
             forfeit: self.forfeit,
+            ratings: &self.ratings,
             start,
             total_steps: self.total,
             from: w.from,

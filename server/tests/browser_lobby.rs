@@ -639,3 +639,170 @@ async fn a_registered_player_opens_a_rated_room_from_the_form_and_a_guest_only_w
     guest.close().await;
     ana.close().await;
 }
+
+/// Makes one move for whoever's turn it is on the page (the first end to
+/// choose, the first playable tile, else draw or pass), or presses
+/// Continue at a hand's end; the stored game once the match is over.
+async fn step(b: &Browser) -> Option<i64> {
+    use browser_support::{LOOK, xpath_literal};
+    use fantoccini::Locator;
+    let look = b.js(LOOK).await;
+    if !look["over"].is_null() {
+        return Some(look["game"].as_i64().unwrap_or(-1));
+    }
+    if look["turn"] != true {
+        b.continue_hand().await;
+        return None;
+    }
+    let first = |k: &str| look[k].as_array().and_then(|a| a.first()).and_then(|v| v.as_str()).map(str::to_string);
+    if let Some(name) = first("choices").or_else(|| first("playable")).or_else(|| first("moves")) {
+        b.click_now(Locator::XPath(&format!("//button[@aria-label={}]", xpath_literal(&name)))).await;
+    }
+    None
+}
+
+/// Registers `name` on the page.
+async fn register(b: &Browser, name: &str) {
+    b.fill("Name", name).await;
+    b.click_named("Register this name").await;
+    b.wait_named("Sign out (forget the token)").await;
+}
+
+/// Two registered people play a rated match in two browsers: the result
+/// shows what it did to both ratings, the leaderboard ranks them with
+/// their new ratings (provisional) and marks the reader's own row, and the
+/// profile lists the rating and the game with its change.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rated_match_between_two_people_moves_both_ratings_and_the_leaderboard_shows_them() {
+    let _one = ONE_BROWSER.lock().await;
+    let server = TestServer::start().await;
+    let Some(ana) = Browser::start(format!("http://{}", server.addr)).await else { return };
+    lobby(&ana).await;
+    register(&ana, "Ana").await;
+    ana.choose("Variant", "block").await;
+    ana.choose("Table", "2").await;
+    ana.choose("Fill the other seats with bots", "").await;
+    ana.client.find(fantoccini::Locator::Id("c-rated")).await.unwrap().click().await.unwrap();
+    ana.click_named("Create and sit down").await;
+    ana.click_named("I'm ready").await;
+    let hash = ana.wait_js("the room's page", "return location.hash.startsWith('#/room/') && location.hash").await;
+    let room: u64 = hash.as_str().unwrap().trim_start_matches("#/room/").parse().unwrap();
+
+    let Some(ben) = Browser::start(format!("http://{}", server.addr)).await else { return };
+    lobby(&ben).await;
+    register(&ben, "Ben").await;
+    ben.click_named(&format!("join room {room}")).await;
+    ben.click_named("I'm ready").await;
+
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(240);
+    let (mut at_ana, mut at_ben) = (None, None);
+    while at_ana.is_none() || at_ben.is_none() {
+        assert!(std::time::Instant::now() < deadline, "the match did not end in time");
+        if at_ana.is_none() {
+            at_ana = step(&ana).await;
+        }
+        if at_ben.is_none() {
+            at_ben = step(&ben).await;
+        }
+    }
+    assert_eq!(at_ana, at_ben, "one stored game");
+    let game = at_ana.unwrap();
+    assert!(game > 0, "the result links to the stored game");
+
+    // The result card says what the match did to both ratings, the reader's first.
+    let changes = ana
+        .wait_js(
+            "the rating changes on the result",
+            "const l = document.querySelector('[aria-label=\"Rating changes\"]'); return l ? [...l.children].map((li) => li.textContent) : null",
+        )
+        .await;
+    let changes: Vec<&str> = changes.as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+    ana.screenshot("rated-result").await;
+    assert_eq!(changes.len(), 2, "{changes:?}");
+    assert!(changes[0].starts_with("You: "), "{changes:?}");
+    assert!(changes[1].contains("(Ben)"), "{changes:?}");
+    assert!(changes.iter().all(|c| c.contains("?") && c.contains("(provisional)")), "{changes:?}");
+    let stored = server.get_json(&format!("/api/games/{game}?limit=1")).await;
+    let winner = stored["winner"].as_u64().expect("block is won by one side") as usize;
+    let moves = stored["ratings"].as_array().unwrap();
+    assert_eq!(moves.len(), 2, "{stored}");
+    for m in moves {
+        let won = m["seat"].as_u64().unwrap() as usize == winner;
+        let change = m["change"].as_i64().unwrap();
+        assert!(if won { change > 0 } else { change < 0 }, "{m}");
+        assert_eq!(m["after"].as_i64().unwrap() - m["before"].as_i64().unwrap(), change);
+        assert_eq!(m["before"], 1500, "{m}");
+    }
+    let sign = |c: i64| if c > 0 { format!("+{c}") } else { format!("\u{2212}{}", -c) };
+    let ana_move = moves
+        .iter()
+        .find(|m| m["seat"] == stored["seats"].as_array().unwrap().iter().find(|s| s["name"] == "Ana").unwrap()["seat"])
+        .unwrap();
+    assert!(
+        changes[0].contains(&format!("{}? ({})", ana_move["after"], sign(ana_move["change"].as_i64().unwrap()))),
+        "{changes:?} {ana_move}"
+    );
+
+    // Both on the leaderboard, the winner first, with the shown ratings.
+    let board = server.get_json("/api/leaderboard?variant=block").await;
+    let rows = board.as_array().unwrap();
+    assert_eq!(rows.len(), 2, "{board}");
+    let winner_name = stored["seats"][winner]["name"].as_str().unwrap();
+    assert_eq!(rows[0]["name"], winner_name, "{board}");
+    assert!(rows.iter().all(|r| r["provisional"] == true && r["games"] == 1), "{board}");
+    assert!(rows[0]["rating"].as_i64().unwrap() > 1500 && rows[1]["rating"].as_i64().unwrap() < 1500, "{board}");
+
+    // The page's leaderboard marks Ana's row.
+    ana.open("/?pace=0#/standings").await;
+    ana.choose("Variant", "block").await;
+    let mine = ana
+        .wait_js(
+            "Ana's row marked",
+            "const r = document.querySelector('tr[aria-current=\"true\"]'); return r ? r.innerText : null",
+        )
+        .await;
+    let mine = mine.as_str().unwrap();
+    assert!(mine.contains("Ana") && mine.contains(&format!("{}?", ana_move["after"])), "{mine}");
+    let rows_marked = ana.js("return document.querySelectorAll('tr[aria-current]').length").await;
+    assert_eq!(rows_marked, json!(1));
+
+    // Her name opens her profile: the board's rating and the game with its change.
+    ana.click_named("Ana").await;
+    let profile = ana
+        .wait_js(
+            "Ana's profile",
+            "const t = document.querySelector('table[class~=\"cards\"] caption'); return location.hash === '#/player/Ana' && document.querySelectorAll('main table').length === 2 ? document.querySelector('main').innerText : null",
+        )
+        .await;
+    let profile = profile.as_str().unwrap();
+    assert!(profile.contains("This is you."), "{profile}");
+    assert!(profile.contains(&format!("Game {game}")), "{profile}");
+    assert!(
+        profile.contains(&format!("{}? ({})", ana_move["after"], sign(ana_move["change"].as_i64().unwrap()))),
+        "{profile}"
+    );
+    ana.screenshot("profile").await;
+    // A name nobody has says so.
+    ana.open("/?pace=0#/player/Nobody%20Here").await;
+    let missing = ana
+        .wait_js("no such player", "return document.querySelector('main [role=\"alert\"]')?.textContent || null")
+        .await;
+    assert!(missing.as_str().unwrap().contains("Nobody has that name"), "{missing}");
+    // Ben's, in Spanish, from his name at the top of the page.
+    ben.click_named("Español").await;
+    ben.click_named("Conectado como Ben").await;
+    let perfil = ben
+        .wait_js(
+            "Ben's profile in Spanish",
+            "return location.hash === '#/player/Ben' && document.querySelectorAll('main table').length === 2 ? document.querySelector('main').innerText : null",
+        )
+        .await;
+    let perfil = perfil.as_str().unwrap();
+    assert!(
+        perfil.contains("Eres tú.") && perfil.contains("Partidas recientes") && perfil.contains("Perdida"),
+        "{perfil}"
+    );
+    ben.screenshot("profile-es").await;
+    ben.close().await;
+    ana.close().await;
+}

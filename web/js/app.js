@@ -7,13 +7,14 @@
 // after a state change, keeping keyboard focus where it was.
 
 import { Connection } from './net.js';
-import { tileName, sameTile } from './dom.js';
+import { h, tileName, sameTile } from './dom.js';
 import { endName } from './board.js';
 import * as lobby from './lobby.js';
 import * as playNow from './playnow.js';
 import * as table from './table.js';
 import * as replay from './replay.js';
 import * as standings from './standings.js';
+import * as profile from './profile.js';
 import * as rules from './rules.js';
 import { t as say, errorText } from './i18n.js';
 import { applyPolyEvents, describePoly, tileSet } from './poly.js';
@@ -191,7 +192,14 @@ function renderWho() {
     el.textContent = '';
     return;
   }
-  el.textContent = say(app.me.guest ? 'shell.who-guest' : 'shell.who', { name: app.me.name });
+  if (app.me.guest) {
+    el.textContent = say('shell.who-guest', { name: app.me.name });
+    return;
+  }
+  // A registered name links to its profile.
+  el.replaceChildren(
+    h('a', { href: `#/player/${encodeURIComponent(app.me.name)}`, title: say('pf.my-profile') }, say('shell.who', { name: app.me.name })),
+  );
 }
 
 // --- frames ------------------------------------------------------------------
@@ -484,7 +492,7 @@ function applyFrame(t, f) {
       log(t, `${text} ${say('tb.final-scores', { list: r.scores.map((p, side) => `${table.sideName(app, t, side)} ${p}`).join(', ') })}`);
       if (f.game !== null && f.game !== undefined) {
         app.rememberGame({ id: f.game, seat: t.seat, variant: t.variant?.name, room: t.room, won: mine === r.winner });
-        if (!t.handEnd) finalSummary(t, f.game);
+        if (!t.handEnd || t.info?.rated) storedResult(t, f.game, { summary: !t.handEnd });
       }
       return false;
     }
@@ -621,31 +629,38 @@ function predictMover(t, events, fresh) {
   } else v['to-move'] = undefined;
 }
 
-/** The finished match's last hand, read from the stored game. */
-async function finalSummary(t, game) {
+/**
+ * What the stored game adds to the result on screen: what a rated match
+ * did to each seat's rating (`ratings` of its first replay page), and,
+ * with `summary`, the last hand's result and final position.
+ */
+async function storedResult(t, game, { summary }) {
   try {
     // A private room's games open with its invite.
     const q = `${t.seat === null ? '' : `&seat=${t.seat}`}${t.invite ? `&key=${t.invite}` : ''}`;
-    // Replays come a page at a time: the head (with the step count) and
-    // then the last step alone.
+    // Replays come a page at a time: the head (with the step count and
+    // the ratings) and then the last step alone.
     const r = await fetch(`/api/games/${game}?limit=1${q}`);
     if (!r.ok) return;
     let g = await r.json();
+    if (t.gameOver?.game === game) t.gameOver.ratings = g.ratings || [];
     const total = g['total-steps'];
-    if (total > 1) {
+    if (summary && total > 1) {
       const end = await fetch(`/api/games/${game}?from=${total - 1}&limit=1${q}`);
       if (!end.ok) return;
       g = await end.json();
     }
-    const last = g.steps.length ? g.steps[g.steps.length - 1].view : g.start;
-    const results = last.results || [];
-    if (results.length) {
-      t.summary = results[results.length - 1];
-      t.view = last;
+    if (summary) {
+      const last = g.steps.length ? g.steps[g.steps.length - 1].view : g.start;
+      const results = last.results || [];
+      if (results.length) {
+        t.summary = results[results.length - 1];
+        t.view = last;
+      }
     }
     app.update();
   } catch {
-    // The summary is a nicety: the result is already on screen.
+    // A nicety: the result is already on screen.
   }
 }
 
@@ -740,12 +755,16 @@ function route() {
     mod = { mount: rules.mountRules };
     params = { preset: parts[1] ? decodeURIComponent(parts[1]) : null };
     nav = '#/rules';
+  } else if (parts[0] === 'player' && parts[1]) {
+    mod = profile;
+    params = { name: decodeURIComponent(parts[1]) };
+    nav = '#/standings';
   } else if (parts[0] === 'standings') {
     mod = standings;
     params = { tournament: parts[1] === 'tournament' && /^\d+$/.test(parts[2] || '') ? Number(parts[2]) : null };
     nav = '#/standings';
   }
-  const name = mod === lobby ? 'lobby' : mod === table ? 'table' : mod === replay ? 'replay' : mod === standings ? 'standings' : nav === '#/rules' ? 'rules' : 'invite';
+  const name = mod === lobby ? 'lobby' : mod === table ? 'table' : mod === replay ? 'replay' : mod === standings ? 'standings' : mod === profile ? 'profile' : nav === '#/rules' ? 'rules' : 'invite';
   const key = JSON.stringify([name, params]);
   if (app.route === key) return;
   app.route = key;

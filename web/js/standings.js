@@ -3,6 +3,7 @@
 
 import { h, replace, joinWords } from './dom.js';
 import { t, errorText } from './i18n.js';
+import { shownRating } from './rating.js';
 
 async function getJson(url) {
   const r = await fetch(url);
@@ -11,13 +12,14 @@ async function getJson(url) {
   return body;
 }
 
-function table(caption, head, rows) {
+/** A list table; `rowAttrs(i)` gives row `i`'s attributes (the reader's own row marked). */
+function table(caption, head, rows, rowAttrs = () => ({})) {
   return h(
     'table',
     { class: 'list' },
     h('caption', { class: 'visually-hidden' }, caption),
     h('thead', {}, h('tr', {}, head.map((c) => h('th', { scope: 'col' }, c)))),
-    h('tbody', {}, rows.map((r) => h('tr', {}, r.map((c, i) => (i === 1 ? h('th', { scope: 'row' }, c) : h('td', {}, c)))))),
+    h('tbody', {}, rows.map((r, n) => h('tr', rowAttrs(n), r.map((c, i) => (i === 1 ? h('th', { scope: 'row' }, c) : h('td', {}, c)))))),
   );
 }
 
@@ -37,13 +39,14 @@ function leaderboard(app) {
               [t('st.rank'), t('st.player'), t('st.rating'), t('st.games'), t('st.wins'), t('st.draws'), t('st.losses')],
               rows.map((r) => [
                 String(r.rank),
-                r.name,
-                r.ordinal.toFixed(1),
+                h('a', { href: `#/player/${encodeURIComponent(r.name)}` }, r.name),
+                h('span', { title: t('st.rating-detail', { mu: r.mu.toFixed(1), sigma: r.sigma.toFixed(1) }) }, shownRating(r)),
                 String(r.games),
                 String(r.wins),
                 String(r.draws),
                 String(r.losses),
               ]),
+              (n) => (app.me && rows[n].name === app.me.name ? { class: 'mine', 'aria-current': 'true' } : {}),
             )
           : h('p', { class: 'muted' }, t('st.no-rated', { variant })),
       );

@@ -11,6 +11,7 @@ import { sendMove, otherMoves, legalInWords, handTitle, secondsLeft } from './pr
 
 export { secondsLeft };
 import { t as say } from './i18n.js';
+import { shownRating, signed } from './rating.js';
 
 /** A replay's address: its game, the seat watched, the step and a private room's key. */
 export function replayHash(game, { seat = null, step = 0, key = null } = {}) {
@@ -585,6 +586,24 @@ async function leave(app, t) {
   app.go('#/');
 }
 
+/** What a rated match did to each rated seat's rating, the reader's own first. */
+function ratingChanges(app, t, ratings) {
+  if (!ratings?.length) return null;
+  const mineFirst = [...ratings].sort((a, b) => (b.seat === t.seat) - (a.seat === t.seat));
+  return h(
+    'ul',
+    { class: 'rating-changes', 'aria-label': say('tb.rating-changes') },
+    mineFirst.map((r) =>
+      h(
+        'li',
+        { class: r.seat === t.seat ? 'mine' : null },
+        say('tb.rating-change', { who: app.who(t, r.seat, { cap: true }), rating: shownRating(r), change: signed(r.change) }),
+        r.provisional ? h('span', { class: 'muted small' }, ` ${say('tb.provisional')}`) : null,
+      ),
+    ),
+  );
+}
+
 function gameOverCard(app, t) {
   const g = t.gameOver;
   const r = g.result;
@@ -620,6 +639,7 @@ function gameOverCard(app, t) {
     h('h2', { id: 'over-h' }, headline),
     h('p', {}, say('tb.final-score', { list: r.scores.map((p, side) => `${sideName(app, t, side)}: ${p}`).join(', '), n: r.hands })),
     r.forfeit !== undefined && r.forfeit !== null ? h('p', {}, say('tb.forfeit', { n: r.forfeit + 1 })) : null,
+    ratingChanges(app, t, g.ratings),
     h(
       'div',
       { class: 'row' },

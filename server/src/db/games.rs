@@ -9,6 +9,7 @@ use sqlx::Row;
 
 use super::columns::{Flag, text_column};
 use super::{Db, DbError, now_secs};
+use crate::ratings::RatingMove;
 
 pub use crate::record::{GameRecord, HandResults, Play, SeatKind, SeatRecord};
 
@@ -39,6 +40,8 @@ pub struct StoredGame {
     /// shows the invite (or a seated player's token, or the admin's) may
     /// read the game.
     pub invite_hash: Option<String>,
+    /// What the game did to its seats' ratings (the seats it rated).
+    pub ratings: Vec<SeatRating>,
 }
 
 /// A stored game as a list of replays shows it (`GET /api/games`).
@@ -77,6 +80,28 @@ pub struct SummarySeat {
     pub name: String,
     /// Who sat there.
     pub kind: SeatKind,
+    /// What the game did to the seat's rating, when it rated the seat.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rating: Option<RatingMove>,
+}
+
+/// What a rated game did to one seat's rating (`ratings` of a replay's
+/// first page).
+#[derive(Clone, Copy, Debug, Serialize, PartialEq)]
+pub struct SeatRating {
+    /// The seat.
+    pub seat: u8,
+    /// The move.
+    #[serde(flatten)]
+    pub rating: RatingMove,
+}
+
+/// The four rating columns of a `game_seats` row, as a move.
+fn rating_move(r: &sqlx::any::AnyRow) -> Result<Option<RatingMove>, DbError> {
+    let pair = |mu: &str, sigma: &str| -> Result<Option<(f64, f64)>, DbError> {
+        Ok(r.try_get::<Option<f64>, _>(mu)?.zip(r.try_get::<Option<f64>, _>(sigma)?))
+    };
+    Ok(RatingMove::of(pair("mu_before", "sigma_before")?, pair("mu_after", "sigma_after")?))
 }
 
 /// A `games` row as read back.
@@ -245,6 +270,20 @@ impl Db {
                 .bind(id)
                 .fetch_all(&self.pool)
                 .await?;
+        let ratings = sqlx::query(
+            "SELECT seat, mu_before, sigma_before, mu_after, sigma_after FROM game_seats
+             WHERE game_id = $1 AND mu_after IS NOT NULL ORDER BY seat",
+        )
+        .bind(id)
+        .fetch_all(&self.pool)
+        .await?
+        .iter()
+        .filter_map(|r| match (small(r.try_get("seat").ok()), rating_move(r)) {
+            (Some(seat), Ok(Some(rating))) => Some(Ok(SeatRating { seat, rating })),
+            (_, Err(e)) => Some(Err(e)),
+            _ => None,
+        })
+        .collect::<Result<Vec<_>, DbError>>()?;
         let seating: Seating = serde_json::from_str(&r.seating_json)?;
         let play = if r.poly {
             Play::Poly {
@@ -270,6 +309,7 @@ impl Db {
             seats,
             rated: r.rated,
             invite_hash: r.invite_hash,
+            ratings,
         }))
     }
 
@@ -357,7 +397,8 @@ impl Db {
         };
         // The seats of the whole page in one query (ids are contiguous enough).
         let seats: Vec<(i64, SummarySeat)> = sqlx::query(
-            "SELECT game_id, seat, side, name, kind FROM game_seats WHERE game_id BETWEEN $1 AND $2 ORDER BY game_id, seat",
+            "SELECT game_id, seat, side, name, kind, mu_before, sigma_before, mu_after, sigma_after FROM game_seats
+             WHERE game_id BETWEEN $1 AND $2 ORDER BY game_id, seat",
         )
         .bind(last)
         .bind(first)
@@ -372,6 +413,7 @@ impl Db {
                     side: small(r.try_get("side")?).unwrap_or_default(),
                     name: r.try_get("name")?,
                     kind: r.try_get("kind")?,
+                    rating: rating_move(r)?,
                 },
             ))
         })

@@ -58,11 +58,11 @@ use tokio::sync::mpsc;
 
 pub use backend::{Backend, Topology};
 pub use games::{
-    GameRecord, GameSummary, HandResults, Play, RoomVariant, SeatKind, SeatRecord, StoredGame, SummarySeat,
+    GameRecord, GameSummary, HandResults, Play, RoomVariant, SeatKind, SeatRating, SeatRecord, StoredGame, SummarySeat,
     decode_moves, encode_moves,
 };
-pub use players::Player;
-pub use ratings::{Standing, side_ranks};
+pub use players::{Player, Profile};
+pub use ratings::{BoardRating, Standing, side_ranks};
 pub use scheduler_lock::SchedulerLock;
 pub use tournaments::TableLink;
 

@@ -16,7 +16,40 @@ pub struct Player {
     pub name: String,
 }
 
+/// Who a name belongs to, as a profile shows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Profile {
+    /// Row id.
+    pub id: i64,
+    /// The name as registered.
+    pub name: String,
+    /// A person's name or a hosted strategy's (`bot:NAME`).
+    pub kind: OccupantKind,
+    /// Registered at (Unix seconds).
+    pub since: i64,
+}
+
 impl Db {
+    /// The player a name belongs to: the name as written, else the name
+    /// its canonical key belongs to (`ANA` finds `ana`).
+    pub async fn profile(&self, name: &str) -> Result<Option<Profile>, DbError> {
+        let row = sqlx::query(
+            "SELECT id, name, kind, created_at FROM players WHERE name = $1 OR name_key = $2
+             ORDER BY CASE WHEN name = $1 THEN 0 ELSE 1 END LIMIT 1",
+        )
+        .bind(name)
+        .bind(capicua_protocol::name_key(name))
+        .fetch_optional(&self.pool)
+        .await?;
+        let Some(r) = row else { return Ok(None) };
+        Ok(Some(Profile {
+            id: r.try_get("id")?,
+            name: r.try_get("name")?,
+            kind: r.try_get::<Text<OccupantKind>, _>("kind")?.0,
+            since: r.try_get("created_at")?,
+        }))
+    }
+
     /// Registers a name, returning the player and a fresh token (stored hashed).
     pub async fn register(&self, name: &str) -> Result<(Player, String), DbError> {
         let token = new_token()?;

@@ -26,7 +26,14 @@ pub struct Standing {
     pub rank: u32,
     /// Player name.
     pub name: String,
-    /// Conservative rating: mu - 3 sigma.
+    /// The rating people read ([`crate::ratings::shown`]: 1500 to start).
+    #[sqlx(skip)]
+    pub rating: i32,
+    /// Whether the rating is still provisional (its uncertainty above
+    /// [`crate::ratings::PROVISIONAL_SIGMA`]).
+    #[sqlx(skip)]
+    pub provisional: bool,
+    /// Conservative rating, by which the board ranks: mu - 3 sigma.
     pub ordinal: f64,
     /// Mean skill.
     pub mu: f64,
@@ -96,6 +103,8 @@ impl Db {
                 let standing = Standing {
                     rank: i as u32 + 1,
                     name: r.name,
+                    rating: crate::ratings::shown(r.mu),
+                    provisional: crate::ratings::provisional(r.sigma),
                     ordinal: r.ordinal,
                     mu: r.mu,
                     sigma: r.sigma,
@@ -150,6 +159,67 @@ impl Db {
     pub async fn rated_variants(&self) -> Result<Vec<String>, DbError> {
         let rows = sqlx::query("SELECT DISTINCT variant FROM ratings ORDER BY variant").fetch_all(&self.pool).await?;
         Ok(rows.iter().map(|r| r.try_get("variant")).collect::<Result<_, _>>()?)
+    }
+}
+
+/// A player's rating on one board, with the player's rank there (the
+/// profile's table).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+#[serde(rename_all = "kebab-case")]
+pub struct BoardRating {
+    /// The board ([`rating_key`]).
+    pub board: String,
+    /// The player's line of that board's leaderboard (its `name` the player's).
+    #[serde(flatten)]
+    pub standing: Standing,
+}
+
+/// A profile's rating row as read.
+#[derive(sqlx::FromRow)]
+struct BoardRow {
+    variant: String,
+    name: String,
+    mu: f64,
+    sigma: f64,
+    ordinal: f64,
+    games: i64,
+    wins: i64,
+    draws: i64,
+    rank: i64,
+}
+
+impl Db {
+    /// Every board `player` is rated on, most games first, each with the
+    /// player's rank there (`1 +` the players above on that board).
+    pub async fn player_ratings(&self, player: i64) -> Result<Vec<BoardRating>, DbError> {
+        let rows: Vec<BoardRow> = sqlx::query_as(
+            "SELECT r.variant, p.name, r.mu, r.sigma, r.ordinal, r.games, r.wins, COALESCE(r.draws, 0) AS draws,
+                    (SELECT COUNT(*) FROM ratings o WHERE o.variant = r.variant AND o.ordinal > r.ordinal) + 1 AS rank
+             FROM ratings r JOIN players p ON p.id = r.player_id
+             WHERE r.player_id = $1 ORDER BY r.games DESC, r.variant",
+        )
+        .bind(player)
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(rows
+            .into_iter()
+            .map(|r| BoardRating {
+                board: r.variant,
+                standing: Standing {
+                    rank: u32::try_from(r.rank).unwrap_or(u32::MAX),
+                    name: r.name,
+                    rating: crate::ratings::shown(r.mu),
+                    provisional: crate::ratings::provisional(r.sigma),
+                    ordinal: r.ordinal,
+                    mu: r.mu,
+                    sigma: r.sigma,
+                    games: r.games,
+                    wins: r.wins,
+                    draws: r.draws,
+                    losses: r.games - r.wins - r.draws,
+                },
+            })
+            .collect())
     }
 }
 
@@ -369,9 +439,13 @@ mod tests {
             // One player in both seats: stored, rated for no one.
             game("block", block, &[(0, p[2]), (1, p[2])], vec![50, 0], Some(0)),
             game("block", block, &[(0, p[2]), (1, p[0])], vec![50, 20], Some(0)),
+            // d with b as partner and both opponents (a hosted bot's three
+            // seats): d is rated, b plays with its rating unmoved.
+            game("latin", latin, &[(0, p[3]), (1, p[1]), (0, p[1]), (1, p[1])], vec![200, 100], Some(0)),
         ];
+        let mut ids = Vec::new();
         for g in games {
-            db.store_game(g).await.unwrap();
+            ids.push(db.store_game(g).await.unwrap());
         }
         let stored = db.stored_ratings().await.unwrap();
         assert_eq!(db.replay_ratings().await.unwrap(), stored);
@@ -388,9 +462,22 @@ mod tests {
                 ("latin", a, 1),
                 ("latin", b, 1),
                 ("latin", c, 1),
-                ("latin", d, 1)
+                ("latin", d, 2)
             ]
         );
+        // The game read back says what it did to each rated seat, and only those.
+        let last = db.game(*ids.last().unwrap()).await.unwrap().unwrap();
+        let moved: Vec<(u8, i32)> = last.ratings.iter().map(|r| (r.seat, r.rating.change)).collect();
+        assert_eq!(moved.len(), 1, "{moved:?}");
+        assert_eq!(moved[0].0, 0);
+        assert!(moved[0].1 > 0, "a win moves d up: {moved:?}");
+        let d_latin = stored.iter().find(|r| r.variant == "latin" && r.player_id == d).unwrap();
+        assert_eq!(last.ratings[0].rating.after, crate::ratings::shown(d_latin.mu));
+        let listed = db.recent_games(1, None, None, false).await.unwrap();
+        let listed: Vec<Option<i32>> = listed[0].seats.iter().map(|s| s.rating.map(|r| r.change)).collect();
+        assert_eq!(listed, [Some(moved[0].1), None, None, None]);
+        // An unrated game has no moves.
+        assert!(db.game(ids[5]).await.unwrap().unwrap().ratings.is_empty());
         db.close().await;
         for ext in ["", "-wal", "-shm"] {
             let _ = std::fs::remove_file(format!("{}{ext}", path.display()));

@@ -9,6 +9,7 @@ mod games;
 mod ladder;
 mod limits;
 mod ops;
+mod players;
 mod rooms;
 mod socket;
 mod tournaments;
@@ -42,6 +43,7 @@ pub(crate) fn router(state: Arc<AppState>) -> Router {
         .route("/api/games/{id}/review", get(crate::hints::review))
         .route("/api/leaderboard", get(games::leaderboard))
         .route("/api/leaderboards", get(games::leaderboards))
+        .route("/api/players/{name}", get(players::profile))
         .route("/api/ladder", get(ladder::board))
         .route("/api/seeks", get(ladder::seeks))
         .merge(tournaments::routes())

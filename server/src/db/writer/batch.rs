@@ -150,6 +150,8 @@ struct SeatRow<'a> {
     name: &'a str,
     kind: SeatKind,
     score: i64,
+    /// What the game did to the player's rating, when it rated them.
+    change: Option<crate::ratings::Change>,
 }
 
 struct HandRow<'a> {
@@ -239,6 +241,11 @@ impl<'a> Rows<'a> {
                 finished_at: now,
                 poly: g.play.is_poly(),
             });
+            let changes = if crate::ratings::counts(g) {
+                crate::ratings::rate(&st.ratings, &mut rows.touched, g)
+            } else {
+                Vec::new()
+            };
             for s in &g.seats {
                 rows.seats.push(SeatRow {
                     game_id: id,
@@ -248,13 +255,11 @@ impl<'a> Rows<'a> {
                     name: &s.name,
                     kind: s.kind,
                     score: g.scores.get(s.side as usize).copied().unwrap_or(0) as i64,
+                    change: changes.iter().find(|c| Some(c.player) == s.player_id).copied(),
                 });
             }
             for (hand, json) in &e.hands {
                 rows.hands.push(HandRow { game_id: id, hand: *hand, result_json: json });
-            }
-            if crate::ratings::counts(g) {
-                crate::ratings::rate(&st.ratings, &mut rows.touched, g);
             }
         }
         Ok(rows)
@@ -290,13 +295,25 @@ impl<'a> Rows<'a> {
         .await?;
         insert_rows(
             tx,
-            "INSERT INTO game_seats (game_id, seat, side, player_id, name, kind, score)",
-            7,
+            "INSERT INTO game_seats (game_id, seat, side, player_id, name, kind, score, mu_before, sigma_before, \
+             mu_after, sigma_after)",
+            11,
             "",
             SEAT_ROWS,
             &self.seats,
             |q, s| {
-                q.bind(s.game_id).bind(s.seat).bind(s.side).bind(s.player_id).bind(s.name).bind(s.kind).bind(s.score)
+                let (before, after) = (s.change.map(|c| c.before), s.change.map(|c| c.after));
+                q.bind(s.game_id)
+                    .bind(s.seat)
+                    .bind(s.side)
+                    .bind(s.player_id)
+                    .bind(s.name)
+                    .bind(s.kind)
+                    .bind(s.score)
+                    .bind(before.map(|r| r.rating))
+                    .bind(before.map(|r| r.uncertainty))
+                    .bind(after.map(|r| r.rating))
+                    .bind(after.map(|r| r.uncertainty))
             },
         )
         .await?;
