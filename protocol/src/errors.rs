@@ -104,6 +104,9 @@ pub enum ErrorCode {
     TournamentState,
     /// No player of this name (HTTP only: `GET /api/players/{name}`).
     NoSuchPlayer,
+    /// Signing in failed: the name or the password is wrong (never which;
+    /// HTTP only: `POST /api/session`, 401).
+    BadSignIn,
 }
 
 /// WebSocket close codes the server uses, and whether a client should reconnect.

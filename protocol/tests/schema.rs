@@ -165,6 +165,7 @@ fn error_codes() -> Vec<ErrorCode> {
         BadOrigin,
         TournamentState,
         NoSuchPlayer,
+        BadSignIn,
     ];
     for c in &all {
         match c {
@@ -173,7 +174,8 @@ fn error_codes() -> Vec<ErrorCode> {
             | NoSuchSeat | NotSeated | AlreadySeated | BadVariant | BadRequest | GameInProgress | UnknownStrategy
             | NotYourTurn | StalePrompt | IllegalMove | RateLimited | TooManyConnections | TooManyRooms
             | ShuttingDown | SlowConsumer | Internal | NoSuchTournament | BadTournament | NoSuchGame | NotFound
-            | HintUnavailable | Busy | StorageBudget | TooManySeats | BadOrigin | TournamentState | NoSuchPlayer => {}
+            | HintUnavailable | Busy | StorageBudget | TooManySeats | BadOrigin | TournamentState | NoSuchPlayer
+            | BadSignIn => {}
         }
     }
     all

@@ -104,7 +104,7 @@ pub(crate) fn no_such_seat(seat: impl std::fmt::Display, seats: impl Into<u64>) 
 pub(crate) fn status_of(code: ErrorCode) -> StatusCode {
     match code {
         ErrorCode::Unauthorized => StatusCode::FORBIDDEN,
-        ErrorCode::BadToken => StatusCode::UNAUTHORIZED,
+        ErrorCode::BadToken | ErrorCode::BadSignIn => StatusCode::UNAUTHORIZED,
         ErrorCode::ShuttingDown | ErrorCode::Busy => StatusCode::SERVICE_UNAVAILABLE,
         ErrorCode::RateLimited | ErrorCode::TooManyRooms => StatusCode::TOO_MANY_REQUESTS,
         ErrorCode::HintUnavailable => StatusCode::FORBIDDEN,

@@ -16,6 +16,7 @@
 // (`db`), and tournament specs (`tournament::store`). Everything else is
 // the server's own.
 pub(crate) mod accept;
+pub(crate) mod accounts;
 pub(crate) mod api;
 pub(crate) mod bots;
 pub(crate) mod client;
@@ -34,6 +35,7 @@ pub(crate) mod matchmaking;
 pub(crate) mod metrics;
 pub(crate) mod nodes;
 pub(crate) mod outbox;
+pub(crate) mod passwords;
 pub(crate) mod play_now;
 pub(crate) mod ratings;
 pub mod record;

@@ -45,6 +45,8 @@ pub struct AppState {
     pub(crate) room_quota: limits::RoomQuota,
     /// HTTP API requests per address.
     pub(crate) http_limits: limits::HttpLimits,
+    /// Signing in: attempts per name and per address, the hashing slots.
+    pub(crate) accounts: crate::accounts::Accounts,
     /// Hints and reviews: the analysis slots, who awaits one, the caches.
     pub(crate) hints: hints::Hints,
     /// The slots of CPU-bound work, shared by hosted searches, hints and
@@ -99,6 +101,8 @@ impl AppState {
                 replay_pages: config.replay_pages_per_min,
                 guesses: config.token_guesses_per_min,
             }),
+            // One hash per core at once: a flood of sign-ins waits, play does not.
+            accounts: crate::accounts::Accounts::new(std::thread::available_parallelism().map_or(2, |n| n.get())),
             replays: limits::replay_gate(config.replays_per_addr),
             store_budget: limits::StoreBudget::new(config.stored_kib_per_hour),
             seat_slots: limits::Slots::new(config.max_seats_per_addr),

@@ -272,9 +272,7 @@ async fn reload_mid_match(name: Option<&str>) {
     let Some(b) = Browser::start(format!("http://{}", server.addr)).await else { return };
     lobby(&b).await;
     if let Some(name) = name {
-        b.fill("Name", name).await;
-        b.click_named("Register this name").await;
-        b.wait_named("Sign out (forget the token)").await;
+        b.register(name).await;
     }
     let who =
         || async { b.js("return document.getElementById('who').textContent").await.as_str().unwrap().to_string() };

@@ -171,9 +171,7 @@ async fn a_rated_table_shows_no_hint_button() {
     let Some(b) = Browser::start(format!("http://{}", server.addr)).await else { return };
     b.open("/?pace=0#/").await;
     b.wait_js("the welcome", "return document.getElementById('who').textContent").await;
-    b.fill("Name", "ana").await;
-    b.click_named("Register this name").await;
-    b.wait_named("Sign out (forget the token)").await;
+    b.register("ana").await;
     b.click_named(&format!("join room {room}")).await;
     b.click_named("I'm ready").await;
     let ben = tokio::spawn(common::play_until_over(ben, room, 1));

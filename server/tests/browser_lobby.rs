@@ -609,9 +609,7 @@ async fn a_registered_player_opens_a_rated_room_from_the_form_and_a_guest_only_w
     let server = TestServer::start().await;
     let Some(ana) = Browser::start(format!("http://{}", server.addr)).await else { return };
     lobby(&ana).await;
-    ana.fill("Name", "Ana María").await;
-    ana.click_named("Register this name").await;
-    ana.wait_named("Sign out (forget the token)").await;
+    ana.register("Ana María").await;
     ana.wait_js("the rated box, open to a registered name", "return !document.getElementById('c-rated').disabled")
         .await;
     ana.choose("Variant", "block").await;
@@ -661,13 +659,6 @@ async fn step(b: &Browser) -> Option<i64> {
     None
 }
 
-/// Registers `name` on the page.
-async fn register(b: &Browser, name: &str) {
-    b.fill("Name", name).await;
-    b.click_named("Register this name").await;
-    b.wait_named("Sign out (forget the token)").await;
-}
-
 /// Two registered people play a rated match in two browsers: the result
 /// shows what it did to both ratings, the leaderboard ranks them with
 /// their new ratings (provisional) and marks the reader's own row, and the
@@ -678,7 +669,7 @@ async fn a_rated_match_between_two_people_moves_both_ratings_and_the_leaderboard
     let server = TestServer::start().await;
     let Some(ana) = Browser::start(format!("http://{}", server.addr)).await else { return };
     lobby(&ana).await;
-    register(&ana, "Ana").await;
+    ana.register("Ana").await;
     ana.choose("Variant", "block").await;
     ana.choose("Table", "2").await;
     ana.choose("Fill the other seats with bots", "").await;
@@ -690,7 +681,7 @@ async fn a_rated_match_between_two_people_moves_both_ratings_and_the_leaderboard
 
     let Some(ben) = Browser::start(format!("http://{}", server.addr)).await else { return };
     lobby(&ben).await;
-    register(&ben, "Ben").await;
+    ben.register("Ben").await;
     ben.click_named(&format!("join room {room}")).await;
     ben.click_named("I'm ready").await;
 

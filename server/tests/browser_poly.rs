@@ -461,9 +461,7 @@ async fn a_registered_player_reloads_mid_match_at_a_poly_table_and_plays_on() {
     let Some(b) = Browser::start(format!("http://{}", server.addr)).await else { return };
     b.open("/?pace=0#/").await;
     b.wait_js("the welcome", "return document.getElementById('who').textContent").await;
-    b.fill("Name", "tri").await;
-    b.click_named("Register this name").await;
-    b.wait_named("Sign out (forget the token)").await;
+    b.register("tri").await;
     let room = b.open_room("edge-triominoes", Some("2"), "greedy").await;
     b.click_named("I'm ready").await;
     // Three of our turns by clicking, then our fourth turn: the page is still.

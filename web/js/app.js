@@ -15,6 +15,7 @@ import * as table from './table.js';
 import * as replay from './replay.js';
 import * as standings from './standings.js';
 import * as profile from './profile.js';
+import * as account from './account.js';
 import * as rules from './rules.js';
 import { t as say, errorText } from './i18n.js';
 import { applyPolyEvents, describePoly, tileSet } from './poly.js';
@@ -46,14 +47,16 @@ export const app = {
   // What this connection seeks with Play now (`seeking`), or null.
   seek: null,
 
+  // A signed-in player's session is an HttpOnly cookie the page never
+  // sees: the socket carries it. The token `hello` names is a guest's
+  // session in this tab, if any.
   token() {
-    return localStorage.getItem(TOKEN_KEY) || sessionStorage.getItem(GUEST_SESSION_KEY);
+    return sessionStorage.getItem(GUEST_SESSION_KEY);
   },
 
-  setToken(t) {
-    if (t) localStorage.setItem(TOKEN_KEY, t);
-    else localStorage.removeItem(TOKEN_KEY);
-    // Registered, or signed out: the guest this tab was is done.
+  /** Registered, signed in or out: the guest this tab was is done. */
+  setToken() {
+    localStorage.removeItem(TOKEN_KEY);
     sessionStorage.removeItem(GUEST_SESSION_KEY);
   },
 
@@ -755,6 +758,10 @@ function route() {
     mod = { mount: rules.mountRules };
     params = { preset: parts[1] ? decodeURIComponent(parts[1]) : null };
     nav = '#/rules';
+  } else if (parts[0] === 'account') {
+    mod = account;
+    params = {};
+    nav = '#/';
   } else if (parts[0] === 'player' && parts[1]) {
     mod = profile;
     params = { name: decodeURIComponent(parts[1]) };
@@ -764,7 +771,7 @@ function route() {
     params = { tournament: parts[1] === 'tournament' && /^\d+$/.test(parts[2] || '') ? Number(parts[2]) : null };
     nav = '#/standings';
   }
-  const name = mod === lobby ? 'lobby' : mod === table ? 'table' : mod === replay ? 'replay' : mod === standings ? 'standings' : mod === profile ? 'profile' : nav === '#/rules' ? 'rules' : 'invite';
+  const name = mod === lobby ? 'lobby' : mod === table ? 'table' : mod === replay ? 'replay' : mod === standings ? 'standings' : mod === profile ? 'profile' : mod === account ? 'account' : nav === '#/rules' ? 'rules' : 'invite';
   const key = JSON.stringify([name, params]);
   if (app.route === key) return;
   app.route = key;
@@ -828,5 +835,21 @@ window.addEventListener('capicua:lang', () => {
   route();
   renderWho();
 });
-app.conn.open();
+/**
+ * A token an older page kept in this browser's storage, readable by any
+ * script: traded once for a session cookie, then forgotten.
+ */
+async function tradeStoredToken() {
+  const old = localStorage.getItem(TOKEN_KEY);
+  if (!old) return;
+  try {
+    const r = await fetch('/api/session', { method: 'POST', headers: { Authorization: `Bearer ${old}` } });
+    // Kept only when the server could not be asked: unknown here, it is nobody's.
+    if (r.ok || r.status === 401) localStorage.removeItem(TOKEN_KEY);
+  } catch {
+    // Offline: traded on the next load.
+  }
+}
+
+tradeStoredToken().finally(() => app.conn.open());
 route();

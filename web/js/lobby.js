@@ -21,6 +21,34 @@ export function strengthOptions(catalog, selected, poly = false) {
     .map((n) => h('option', { value: n, selected: n === selected }, t(`${poly ? 'poly-bot' : 'bot'}.${n}`)));
 }
 
+/** A JSON request to the account API (the session cookie goes with it). */
+export async function accountRequest(method, url, body, headers = {}) {
+  const r = await fetch(url, {
+    method,
+    credentials: 'same-origin',
+    headers: body === undefined ? headers : { 'Content-Type': 'application/json', ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const reply = await r.json().catch(() => ({}));
+  if (!r.ok) throw Object.assign(new Error(reply.code ? errorText(reply) : t('http.status', { status: r.status })), { code: reply.code });
+  return reply;
+}
+
+/** Signs out of this session (or, `everywhere`, of every one) and goes on as a guest. */
+export async function signOut(app, everywhere) {
+  try {
+    await accountRequest('DELETE', everywhere ? '/api/sessions' : '/api/session');
+  } catch {
+    // Signed out already: the page goes on as a guest anyway.
+  }
+  app.setToken(null);
+  app.conn.restart();
+}
+
+function passwordInput(id, autocomplete) {
+  return h('input', { id, type: 'password', autocomplete, minlength: '8', maxlength: '256', required: true, 'data-key': id });
+}
+
 function identityCard(app) {
   const card = h('section', { class: 'card', 'aria-labelledby': 'who-h' });
   const me = app.me;
@@ -32,56 +60,86 @@ function identityCard(app) {
     replace(
       card,
       h('h2', { id: 'who-h' }, t('lobby.signed-in', { name: me.name })),
-      h('p', { class: 'muted' }, t('lobby.token-kept')),
+      h('p', { class: 'muted' }, t('lobby.session-kept')),
       h(
-        'button',
-        {
-          'data-key': 'signout',
-          onclick: () => {
-            if (!confirm(t('lobby.signout-confirm'))) return;
-            app.setToken(null);
-            app.conn.restart();
-          },
-        },
-        t('lobby.signout'),
+        'div',
+        { class: 'row' },
+        h('a', { class: 'button', href: '#/account', 'data-key': 'account' }, t('lobby.account')),
+        h('button', { 'data-key': 'signout', onclick: () => signOut(app, false) }, t('lobby.signout')),
       ),
     );
     return card;
   }
-  const name = h('input', {
-    id: 'reg-name',
-    name: 'name',
-    autocomplete: 'username',
-    maxlength: '32',
-    required: true,
-    'data-key': 'reg-name',
-  });
-  const form = h(
+  const status = h('p', { role: 'alert', class: 'form-error' });
+  const name = h('input', { id: 'reg-name', name: 'name', autocomplete: 'username', maxlength: '32', required: true, 'data-key': 'reg-name' });
+  const password = passwordInput('reg-pass', 'new-password');
+  const register = h(
     'form',
     {
       class: 'row',
+      'aria-label': t('lobby.register-form'),
       onsubmit: async (e) => {
         e.preventDefault();
+        status.textContent = '';
         try {
+          // Over the socket, so the seats taken as a guest become the
+          // player's; its token is traded at once for a session cookie the
+          // page cannot read, and the password set through it.
           const r = await app.ask({ type: 'register', name: name.value.trim() });
-          app.setToken(r.token);
+          await accountRequest('POST', '/api/session', undefined, { Authorization: `Bearer ${r.token}` });
+          await accountRequest('PUT', '/api/account/password', { password: password.value });
+          app.setToken(null);
           app.me = { name: r.name, guest: false, admin: false };
           app.announce(t('lobby.registered', { name: r.name }));
           app.update();
-        } catch {
+        } catch (err) {
+          if (err.code) status.textContent = err.message;
           name.focus();
         }
       },
     },
     h('label', { for: 'reg-name' }, t('lobby.name')),
     name,
+    h('label', { for: 'reg-pass' }, t('lobby.password')),
+    password,
     h('button', { type: 'submit', 'data-key': 'register' }, t('lobby.register')),
+  );
+  const inName = h('input', { id: 'in-name', name: 'name', autocomplete: 'username', maxlength: '32', required: true, 'data-key': 'in-name' });
+  const inPassword = passwordInput('in-pass', 'current-password');
+  const signIn = h(
+    'form',
+    {
+      class: 'row',
+      'aria-label': t('lobby.signin-form'),
+      onsubmit: async (e) => {
+        e.preventDefault();
+        status.textContent = '';
+        try {
+          const r = await accountRequest('POST', '/api/session', { name: inName.value.trim(), password: inPassword.value });
+          app.setToken(null);
+          app.announce(t('lobby.signed-in', { name: r.name }));
+          // The socket opens again as the player: its seats come back.
+          app.conn.restart();
+        } catch (err) {
+          status.textContent = err.message;
+          inPassword.select();
+        }
+      },
+    },
+    h('label', { for: 'in-name' }, t('lobby.signin-name')),
+    inName,
+    h('label', { for: 'in-pass' }, t('lobby.signin-password')),
+    inPassword,
+    h('button', { type: 'submit', 'data-key': 'signin' }, t('lobby.signin')),
   );
   replace(
     card,
     h('h2', { id: 'who-h' }, t('lobby.guest', { name: me.name })),
     h('p', { class: 'muted' }, t('lobby.guest-help')),
-    form,
+    register,
+    h('h3', {}, t('lobby.have-name')),
+    signIn,
+    status,
   );
   return card;
 }

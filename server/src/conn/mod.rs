@@ -73,12 +73,21 @@ struct Conn {
     guest_session: Option<crate::guests::SessionKey>,
     /// A new guest session's secret, until the `welcome` carries it.
     guest_secret: Option<String>,
+    /// The signed-in browser's session secret (its cookie), which a
+    /// `hello` without a player's token acts for.
+    cookie: Option<String>,
 }
 
 /// Serves one connection until the client leaves, the server shuts down or
-/// the connection must be closed. `peer` is the client's address, if known.
-pub(crate) async fn serve<S, R, E>(state: Arc<AppState>, peer: Option<std::net::IpAddr>, sink: S, stream: R)
-where
+/// the connection must be closed. `peer` is the client's address, if known;
+/// `cookie` the session of a signed-in browser's page.
+pub(crate) async fn serve<S, R, E>(
+    state: Arc<AppState>,
+    peer: Option<std::net::IpAddr>,
+    cookie: Option<String>,
+    sink: S,
+    stream: R,
+) where
     S: Sink<Message> + Unpin + Send + 'static,
     R: Stream<Item = Result<Message, E>> + Unpin,
     E: std::error::Error + 'static,
@@ -87,11 +96,17 @@ where
     // says who it is, so one client's requests can be followed in the log.
     let id = state.next_conn_id();
     let span = tracing::info_span!("conn", conn = id, player = tracing::field::Empty);
-    serve_as(state, id, peer, sink, stream).instrument(span).await
+    serve_as(state, id, peer, cookie, sink, stream).instrument(span).await
 }
 
-async fn serve_as<S, R, E>(state: Arc<AppState>, id: ConnId, peer: Option<std::net::IpAddr>, sink: S, mut stream: R)
-where
+async fn serve_as<S, R, E>(
+    state: Arc<AppState>,
+    id: ConnId,
+    peer: Option<std::net::IpAddr>,
+    cookie: Option<String>,
+    sink: S,
+    mut stream: R,
+) where
     S: Sink<Message> + Unpin + Send + 'static,
     R: Stream<Item = Result<Message, E>> + Unpin,
     E: std::error::Error + 'static,
@@ -118,6 +133,7 @@ where
         replaced: Arc::new(tokio::sync::Notify::new()),
         guest_session: None,
         guest_secret: None,
+        cookie,
     };
     let end = conn.receive(&mut stream).await;
     conn.leave();

@@ -97,6 +97,30 @@ impl Conn {
             );
             return Err(End::Close(close::BAD_TOKEN, "too many wrong tokens"));
         }
+        // A signed-in browser: its session cookie, unless the hello names a
+        // player's token. A session that ended (signed out elsewhere) leaves
+        // a guest.
+        if token.is_none()
+            && let Some(cookie) = self.cookie.clone()
+        {
+            match self.state.db.credential(&cookie).await {
+                Ok(Some((p, crate::db::accounts::Credential::Session))) => {
+                    return Ok(Identity {
+                        player_id: Some(p.id),
+                        name: p.name,
+                        admin: false,
+                        addr: self.peer,
+                        guest: None,
+                    });
+                }
+                Ok(_) => self.cookie = None,
+                Err(e) => {
+                    tracing::error!(error = %e, "session lookup");
+                    self.error(id, ErrorCode::Internal, "could not check the session; try again");
+                    return Err(End::Close(close::TRY_AGAIN_LATER, "internal error"));
+                }
+            }
+        }
         Ok(match token {
             None => self.guest(guest_token.as_deref()),
             Some(t) if crate::secret::is_admin(&t, self.state.config.admin_token.as_deref()) => {

@@ -22,7 +22,7 @@ async fn a_connection_driven_through_channels_answers_in_order() {
         tx.send(m).map_err(|_| ())?;
         Ok::<_, ()>(tx)
     });
-    serve(state, None, Box::pin(sink), input).await;
+    serve(state, None, None, Box::pin(sink), input).await;
     let mut got = vec![];
     while let Ok(Message::Text(t)) = rx.try_recv() {
         let v: serde_json::Value = serde_json::from_str(&t).unwrap();
@@ -65,7 +65,7 @@ async fn a_client_that_never_reads_is_closed_as_a_slow_consumer() {
         tx.send(m).map_err(|_| ())?;
         Ok::<_, ()>((tx, gate))
     });
-    tokio::time::timeout(std::time::Duration::from_secs(60), serve(state, None, Box::pin(sink), input))
+    tokio::time::timeout(std::time::Duration::from_secs(60), serve(state, None, None, Box::pin(sink), input))
         .await
         .expect("the handler closes a client that never reads");
     gate.send(true).unwrap();

@@ -31,6 +31,7 @@
 //! transactions take turns on one counter row, so games are numbered and
 //! rated in commit order whichever server stores them.
 
+pub mod accounts;
 mod backend;
 mod columns;
 pub mod games;

@@ -52,16 +52,27 @@ impl Db {
 
     /// Registers a name, returning the player and a fresh token (stored hashed).
     pub async fn register(&self, name: &str) -> Result<(Player, String), DbError> {
+        self.insert_player(name, None).await
+    }
+
+    /// Registers a name with a password (its PHC hash) in one statement,
+    /// as [`Db::register`] does.
+    pub async fn register_with_password(&self, name: &str, phc: &str) -> Result<(Player, String), DbError> {
+        self.insert_player(name, Some(phc)).await
+    }
+
+    async fn insert_player(&self, name: &str, phc: Option<&str>) -> Result<(Player, String), DbError> {
         let token = new_token()?;
         let res = sqlx::query_scalar(
-            "INSERT INTO players (name, name_key, token_hash, kind, created_at) VALUES ($1, $2, $3, $4, $5) \
-             RETURNING id",
+            "INSERT INTO players (name, name_key, token_hash, kind, created_at, password_hash) \
+             VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
         )
         .bind(name)
         .bind(capicua_protocol::name_key(name))
         .bind(hash_token(&token))
         .bind(Text(OccupantKind::Player))
         .bind(now_secs())
+        .bind(phc)
         .fetch_one(&self.pool)
         .await;
         match res {
@@ -97,11 +108,10 @@ impl Db {
     }
 
     /// The player holding a token.
+    /// Any of its secrets counts: the token it registered with, a session
+    /// of its signing in, or one of its bot tokens ([`Db::credential`]).
     pub async fn player_by_token(&self, token: &str) -> Result<Option<Player>, DbError> {
-        Ok(sqlx::query_as("SELECT id, name FROM players WHERE token_hash = $1")
-            .bind(hash_token(token))
-            .fetch_optional(&self.pool)
-            .await?)
+        Ok(self.credential(token).await?.map(|(p, _)| p))
     }
 
     /// The id of a registered (token-holding) player.

@@ -5,6 +5,7 @@
 //! `{"code": ..., "message": ...}` with the matching status
 //! ([`ApiError`](crate::api::ApiError)).
 
+mod account;
 mod games;
 mod ladder;
 mod limits;
@@ -44,6 +45,28 @@ pub(crate) fn router(state: Arc<AppState>) -> Router {
         .route("/api/leaderboard", get(games::leaderboard))
         .route("/api/leaderboards", get(games::leaderboards))
         .route("/api/players/{name}", get(players::profile))
+        .route(
+            "/api/account",
+            get(account::account)
+                .post(account::register)
+                .layer(axum::extract::DefaultBodyLimit::max(account::MAX_BODY)),
+        )
+        .route(
+            "/api/account/password",
+            axum::routing::put(account::set_password).layer(axum::extract::DefaultBodyLimit::max(account::MAX_BODY)),
+        )
+        .route(
+            "/api/account/tokens",
+            axum::routing::post(account::new_token).layer(axum::extract::DefaultBodyLimit::max(account::MAX_BODY)),
+        )
+        .route("/api/account/tokens/{id}", axum::routing::delete(account::revoke_token))
+        .route(
+            "/api/session",
+            axum::routing::post(account::sign_in)
+                .delete(account::sign_out)
+                .layer(axum::extract::DefaultBodyLimit::max(account::MAX_BODY)),
+        )
+        .route("/api/sessions", axum::routing::delete(account::sign_out_everywhere))
         .route("/api/ladder", get(ladder::board))
         .route("/api/seeks", get(ladder::seeks))
         .merge(tournaments::routes())

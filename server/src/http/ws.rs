@@ -73,12 +73,17 @@ pub(super) async fn ws(
     // The TCP connection's place in the per-address and descriptor counts:
     // held by the socket, which outlives the HTTP connection it came from.
     let held = extensions.get::<crate::limits::HeldConn>().cloned();
+    // A signed-in browser's session, from its cookie: honoured only from
+    // this server's own pages, so another site's page cannot open a socket
+    // that acts for the player.
+    let session =
+        super::account::own_origin(&state, &headers).then(|| super::account::session_cookie(&headers)).flatten();
     upgrade.on_upgrade(1024, capicua_protocol::MAX_FRAME_BYTES, move |socket| async move {
         let _held = (held, proxied);
         let (sink, stream) = socket.split();
         match state.lobby.admit() {
             Some(permit) => {
-                crate::conn::serve(state, peer, sink, stream).await;
+                crate::conn::serve(state, peer, session, sink, stream).await;
                 drop(permit);
             }
             None => {

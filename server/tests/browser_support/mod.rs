@@ -272,6 +272,24 @@ impl Browser {
         self.click_now(Locator::XPath("//button[not(@aria-label)][normalize-space()='Continue']")).await
     }
 
+    /// Registers `name` with [`PASSWORD`] from the lobby's form, and waits
+    /// until the page is signed in as it.
+    pub async fn register(&self, name: &str) {
+        self.fill("Name", name).await;
+        self.fill("Password", PASSWORD).await;
+        self.click_named("Register this name").await;
+        self.wait_named("Sign out").await;
+    }
+
+    /// Signs in as `name` with `password` from the lobby's form, and waits
+    /// until the page is signed in as it.
+    pub async fn sign_in(&self, name: &str, password: &str) {
+        self.fill("Registered name", name).await;
+        self.fill("Its password", password).await;
+        self.click_named("Sign in").await;
+        self.wait_named("Sign out").await;
+    }
+
     /// Types into the form control labelled `label` (a `<label>` around it or `for` it).
     pub async fn fill(&self, label: &str, text: &str) {
         let q = xpath_literal(label);
@@ -353,6 +371,9 @@ pub fn xpath_literal(s: &str) -> String {
 /// What the page shows now, read by roles and accessible names: every
 /// label and text (with the region it sits in), the hand, the moves on
 /// offer, and the match's end.
+/// The password the tests register names with.
+pub const PASSWORD: &str = "correct horse 1";
+
 pub const LOOK: &str = r#"
 const all = (sel, root = document) => [...root.querySelectorAll(sel)];
 const region = (el) => {
