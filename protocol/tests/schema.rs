@@ -841,7 +841,7 @@ fn the_schema_lists_every_error_code_and_progress() {
         _ => panic!("ErrorCode is not an enumeration: {def}"),
     };
     assert_eq!(codes, listed);
-    assert_eq!(codes.len(), 41);
+    assert_eq!(codes.len(), 43);
     let progress = tags(&checker, &server["$defs"]["Progress"], "event");
     assert_eq!(
         progress,

@@ -49,6 +49,14 @@ impl ApiError {
         self
     }
 
+    /// `429 rate-limited` with `Retry-After`: `what` happened too often;
+    /// the request may succeed after `wait`.
+    pub(crate) fn rate_limited(what: &str, wait: std::time::Duration) -> ApiError {
+        let secs = wait.as_secs().max(1);
+        ApiError::new(StatusCode::TOO_MANY_REQUESTS, ErrorCode::RateLimited, format!("{what}; retry in {secs} s"))
+            .with_retry_after(secs)
+    }
+
     /// A request body that could not be read: over the route's `limit` of
     /// bytes (413), or cut short (400). axum answers these in plain text; the
     /// API answers them as every other error, with `code`.
@@ -153,11 +161,7 @@ impl Caller {
         };
         let limits = &state.http_limits;
         if let Some(wait) = addr.and_then(|a| limits.may_try_token(a).err()) {
-            let secs = wait.as_secs().max(1);
-            let message = format!("too many wrong tokens from this address; retry in {secs} s");
-            return Err(
-                ApiError::new(StatusCode::TOO_MANY_REQUESTS, ErrorCode::RateLimited, message).with_retry_after(secs)
-            );
+            return Err(ApiError::rate_limited("too many wrong tokens from this address", wait));
         }
         if crate::secret::is_admin(token, state.config.admin_token.as_deref()) {
             return Ok(Caller::Admin);

@@ -126,7 +126,19 @@ pub(crate) fn spawn(state: Arc<AppState>) {
 async fn open(state: &Arc<AppState>, variant: String, mut players: Vec<i64>) {
     let cfg = &state.config.ladder;
     let owner = |&p: &i64| crate::client::Owner::Player(p);
-    let opened = crate::room::open_reserved(state, &variant, true, cfg.move_ms, cfg.no_show, &mut players, owner).await;
+    let opened = crate::room::open_reserved(
+        state,
+        crate::room::Reserved {
+            preset: &variant,
+            rated: true,
+            move_ms: cfg.move_ms,
+            no_show: cfg.no_show,
+            one_match: true,
+        },
+        &mut players,
+        owner,
+    )
+    .await;
     let (info, ended) = match opened {
         Ok(opened) => opened,
         Err(e) => {

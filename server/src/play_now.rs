@@ -104,9 +104,16 @@ pub(crate) async fn pair_and_open(state: &Arc<AppState>, gap: Gap) {
 async fn open(state: &Arc<AppState>, wanted: Wanted, mut seated: Vec<(Owner, Client)>) {
     let cfg = &state.config.seeks;
     let owner = |(o, _): &(Owner, Client)| *o;
-    let opened =
-        crate::room::open_reserved(state, &wanted.preset, wanted.rated, cfg.move_ms, cfg.no_show, &mut seated, owner)
-            .await;
+    // The room stays after the match: its players play again when all of
+    // them say ready (a rematch), and it closes once they have all left.
+    let table = crate::room::Reserved {
+        preset: &wanted.preset,
+        rated: wanted.rated,
+        move_ms: cfg.move_ms,
+        no_show: cfg.no_show,
+        one_match: false,
+    };
+    let opened = crate::room::open_reserved(state, table, &mut seated, owner).await;
     let (info, ended) = match opened {
         Ok(opened) => opened,
         Err(e) => {

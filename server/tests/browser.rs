@@ -302,11 +302,51 @@ async fn reload_mid_match(name: Option<&str>) {
     if look["over"].is_null() {
         assert_eq!(look["hand"], before["hand"], "the same hand after the reload");
     }
+    // What the returning page shows, to check against the stored game.
+    let mut shown_hand = tiles_in(look["hand"].as_str().unwrap_or(""));
+    shown_hand.sort();
+    let shown_board: HashSet<[u8; 2]> = look["texts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t[0] == "board")
+        .flat_map(|t| tiles_in(t[1].as_str().unwrap()))
+        .collect();
+    let shown_playable: HashSet<[u8; 2]> =
+        strings(&look["playable"]).iter().flat_map(|l| tiles_in(l.split(',').next().unwrap())).collect();
+    let shown_log = look["log"].as_str().unwrap_or("").to_string();
     play(&b, Until::MatchOver, false, &mut p).await;
     let id = p.game.expect("stored game");
     b.close().await;
 
     let g = server.get_json(&format!("/api/games/{id}?seat=0")).await;
+    if look["over"].is_null() {
+        // The table the page came back to is the stored game's at that
+        // step: seat 0 to move, its hand, the tiles on the board (all
+        // played by then), what it could play, and a log that does not
+        // give another seat's move to it.
+        let steps = g["steps"].as_array().unwrap();
+        let views: Vec<&Value> = std::iter::once(&g["start"]).chain(steps.iter().map(|s| &s["view"])).collect();
+        let at = (0..steps.len())
+            .find(|&j| {
+                let (mut hand, _) = view_tiles(views[j]);
+                hand.sort();
+                let next = &steps[j]["events"][0];
+                hand == shown_hand && views[j]["to-move"] == json!(0) && next["seat"] == json!(0)
+            })
+            .expect("a step of the stored game where seat 0 moved next with the hand the page showed");
+        let (hand, played) = view_tiles(views[at]);
+        assert!(
+            shown_board.iter().all(|t| played.contains(t)),
+            "the board shows only tiles played by then: {shown_board:?}"
+        );
+        assert!(!shown_playable.is_empty() || strings(&look["moves"]).len() == 1, "a move is offered: {look}");
+        assert!(shown_playable.iter().all(|t| hand.contains(t)), "playable tiles are in the hand: {shown_playable:?}");
+        let last = at.checked_sub(1).map(|k| &steps[k]["events"][0]);
+        if shown_log.starts_with("You ") {
+            assert_eq!(last.map(|e| &e["seat"]), Some(&json!(0)), "the log gives seat 0 the last move: {shown_log}");
+        }
+    }
     match name {
         Some(name) => {
             assert_eq!((g["seats"][0]["name"].as_str(), g["seats"][0]["kind"].as_str()), (Some(name), Some("player")))
@@ -1367,6 +1407,16 @@ async fn a_player_who_drops_is_shown_disconnected_to_the_other_within_two_second
     ana.screenshot("seat-disconnected").await;
     let label = ana.js("return document.querySelector('.seat.away').getAttribute('aria-label')").await;
     assert!(label.as_str().unwrap().contains("disconnected"), "the seat's accessible name says it: {label}");
+    // And in Spanish, as the table speaks it.
+    ana.click_named("Español").await;
+    let dicho = ana
+        .wait_js(
+            "ben shown disconnected in Spanish",
+            &format!("const t = (() => {{ {AWAY} }})(); return t && t.includes('desconectado') ? t : null"),
+        )
+        .await;
+    assert!(dicho.as_str().unwrap().contains("juega por él un bot"), "{dicho}");
+    ana.screenshot("seat-disconnected-es").await;
     // Ben comes back with his session: the note goes.
     let mut back = server.client().await;
     let w = back.hello(Some(&session)).await;

@@ -100,11 +100,8 @@ async fn a_bot_token_made_on_the_account_page_plays_and_revoked_there_is_refused
     assert_eq!(welcome["player"]["name"], "Dora", "the bot plays as the account: {welcome}");
 
     b.click_named("revoke laptop bot").await;
-    b.wait_js(
-        "the revocation",
-        "return document.getElementById('ac-status')?.textContent.includes('is revoked')",
-    )
-    .await;
+    b.wait_js("the revocation", "return document.getElementById('ac-status')?.textContent.includes('is revoked')")
+        .await;
     assert_eq!(b.js("return document.querySelectorAll('ul.tokens li').length").await, json!(0));
     let mut late = server.client().await;
     late.send(json!({"type": "hello", "version": capicua_protocol::PROTOCOL_VERSION, "token": token})).await;

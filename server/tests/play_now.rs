@@ -56,8 +56,28 @@ async fn two_guests_who_seek_the_same_table_meet_and_play_it_out() {
     if seat_a == 1 {
         players.reverse();
     }
-    let (_, game) = play_out(players, room_a).await;
+    let (mut players, game) = play_out(players, room_a).await;
     assert!(game > 0, "the match was stored");
+    // The room stays for a rematch, which needs both: one ready waits.
+    wait_until("the room waiting again", Duration::from_secs(10), async || {
+        server.room_info(room_a).await["status"] == "waiting"
+    })
+    .await;
+    players[0].ready(room_a).await;
+    assert_eq!(server.room_info(room_a).await["status"], "waiting", "a rematch needs both players");
+    players[1].ready(room_a).await;
+    let again = players[0].recv_type("game-started").await;
+    assert_eq!(again["room"], room_a, "{again}");
+    let (players, second) = play_out(players, room_a).await;
+    assert!(second > game, "the rematch was stored too");
+    // Once both have left, the room closes.
+    for mut p in players {
+        p.request(json!({"type": "leave", "room": room_a})).await;
+    }
+    wait_until("the room closed", Duration::from_secs(10), async || {
+        !server.get_json("/api/rooms").await.as_array().unwrap().iter().any(|r| r["id"] == json!(room_a))
+    })
+    .await;
 }
 
 #[tokio::test]

@@ -49,6 +49,26 @@ pub struct Standing {
     pub losses: i64,
 }
 
+impl Standing {
+    /// The line of a player ranked `rank` with these Weng-Lin values and games.
+    #[allow(clippy::too_many_arguments, reason = "the columns of one row")]
+    fn of(rank: u32, name: String, mu: f64, sigma: f64, ordinal: f64, games: i64, wins: i64, draws: i64) -> Standing {
+        Standing {
+            rank,
+            name,
+            rating: crate::ratings::shown(mu),
+            provisional: crate::ratings::provisional(sigma),
+            ordinal,
+            mu,
+            sigma,
+            games,
+            wins,
+            draws,
+            losses: games - wins - draws,
+        }
+    }
+}
+
 /// A leaderboard row as read, before its losses are worked out.
 #[derive(sqlx::FromRow)]
 struct StandingRow {
@@ -100,19 +120,7 @@ impl Db {
             .enumerate()
             .map(|(i, r)| {
                 let draws = r.draws.or_else(|| counted.get(&r.player_id).copied()).unwrap_or(0);
-                let standing = Standing {
-                    rank: i as u32 + 1,
-                    name: r.name,
-                    rating: crate::ratings::shown(r.mu),
-                    provisional: crate::ratings::provisional(r.sigma),
-                    ordinal: r.ordinal,
-                    mu: r.mu,
-                    sigma: r.sigma,
-                    games: r.games,
-                    wins: r.wins,
-                    draws,
-                    losses: r.games - r.wins - draws,
-                };
+                let standing = Standing::of(i as u32 + 1, r.name, r.mu, r.sigma, r.ordinal, r.games, r.wins, draws);
                 (r.player_id, standing)
             })
             .collect())
@@ -205,19 +213,16 @@ impl Db {
             .into_iter()
             .map(|r| BoardRating {
                 board: r.variant,
-                standing: Standing {
-                    rank: u32::try_from(r.rank).unwrap_or(u32::MAX),
-                    name: r.name,
-                    rating: crate::ratings::shown(r.mu),
-                    provisional: crate::ratings::provisional(r.sigma),
-                    ordinal: r.ordinal,
-                    mu: r.mu,
-                    sigma: r.sigma,
-                    games: r.games,
-                    wins: r.wins,
-                    draws: r.draws,
-                    losses: r.games - r.wins - r.draws,
-                },
+                standing: Standing::of(
+                    u32::try_from(r.rank).unwrap_or(u32::MAX),
+                    r.name,
+                    r.mu,
+                    r.sigma,
+                    r.ordinal,
+                    r.games,
+                    r.wins,
+                    r.draws,
+                ),
             })
             .collect())
     }

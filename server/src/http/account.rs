@@ -133,13 +133,7 @@ async fn holder(
     }
     let limits = &state.http_limits;
     if let Some(wait) = peer.and_then(|a| limits.may_try_token(a).err()) {
-        let secs = wait.as_secs().max(1);
-        return Err(ApiError::new(
-            StatusCode::TOO_MANY_REQUESTS,
-            ErrorCode::RateLimited,
-            format!("too many wrong tokens from this address; retry in {secs} s"),
-        )
-        .with_retry_after(secs));
+        return Err(ApiError::rate_limited("too many wrong tokens from this address", wait));
     }
     match state.db.credential(&token).await.map_err(ApiError::internal)? {
         Some((_, Credential::Bot(_))) => Err(ApiError::new(
@@ -192,6 +186,18 @@ fn signed_in(state: &AppState, status: StatusCode, name: String, session: &str) 
     r
 }
 
+/// The answer to a failed password check; `wrong` says what was wrong.
+fn refused(e: SignInError, wrong: &str) -> ApiError {
+    match e {
+        SignInError::Wrong => ApiError::of(ErrorCode::BadSignIn, wrong),
+        SignInError::TooMany(wait) => {
+            ApiError::rate_limited("too many attempts to sign in to this name or from this address", wait)
+        }
+        SignInError::Busy => busy(),
+        SignInError::Db(e) => ApiError::internal(e),
+    }
+}
+
 fn busy() -> ApiError {
     ApiError::new(
         StatusCode::SERVICE_UNAVAILABLE,
@@ -217,13 +223,7 @@ pub(super) async fn register(
             .with_field(Some("password")));
     }
     if let Some(wait) = peer.and_then(|a| state.http_limits.check_registration(a).err()) {
-        let secs = wait.as_secs().max(1);
-        return Err(ApiError::new(
-            StatusCode::TOO_MANY_REQUESTS,
-            ErrorCode::RateLimited,
-            format!("too many new names from this address; retry in {secs} s"),
-        )
-        .with_retry_after(secs));
+        return Err(ApiError::rate_limited("too many new names from this address", wait));
     }
     let phc = state.accounts.hash(&c.password).await.ok_or_else(busy)?;
     let player = match state.db.register_with_password(&name, &phc).await {
@@ -264,18 +264,7 @@ pub(super) async fn sign_in(
             tracing::info!(player = %player.name, "signed in");
             Ok(signed_in(&state, StatusCode::OK, player.name, &session))
         }
-        Err(SignInError::Wrong) => Err(ApiError::of(ErrorCode::BadSignIn, "the name or the password is wrong")),
-        Err(SignInError::TooMany(wait)) => {
-            let secs = wait.as_secs().max(1);
-            Err(ApiError::new(
-                StatusCode::TOO_MANY_REQUESTS,
-                ErrorCode::RateLimited,
-                format!("too many attempts to sign in to this name or from this address; retry in {secs} s"),
-            )
-            .with_retry_after(secs))
-        }
-        Err(SignInError::Busy) => Err(busy()),
-        Err(SignInError::Db(e)) => Err(ApiError::internal(e)),
+        Err(e) => Err(refused(e, "the name or the password is wrong")),
     }
 }
 
@@ -362,24 +351,8 @@ pub(super) async fn set_password(
     }
     if state.db.has_password(h.player.id).await.map_err(ApiError::internal)? {
         let current = p.current.unwrap_or_default();
-        match state.accounts.sign_in(&state.db, &h.player.name, &current, peer).await {
-            Ok(_) => {}
-            Err(SignInError::Wrong) => {
-                return Err(
-                    ApiError::of(ErrorCode::BadSignIn, "the current password is wrong").with_field(Some("current"))
-                );
-            }
-            Err(SignInError::TooMany(wait)) => {
-                let secs = wait.as_secs().max(1);
-                return Err(ApiError::new(
-                    StatusCode::TOO_MANY_REQUESTS,
-                    ErrorCode::RateLimited,
-                    format!("too many attempts; retry in {secs} s"),
-                )
-                .with_retry_after(secs));
-            }
-            Err(SignInError::Busy) => return Err(busy()),
-            Err(SignInError::Db(e)) => return Err(ApiError::internal(e)),
+        if let Err(e) = state.accounts.sign_in(&state.db, &h.player.name, &current, peer).await {
+            return Err(refused(e, "the current password is wrong").with_field(Some("current")));
         }
     }
     let phc = state.accounts.hash(&p.password).await.ok_or_else(busy)?;

@@ -96,18 +96,28 @@ pub(crate) async fn create_table(
     create_with(state, spec, settings, table, Some(on_stored), None, Creator::Unknown).await
 }
 
-/// A one-match room of `preset` (`rated` or not, a move clock of
-/// `move_ms`) with a seat reserved for each of `players` (whose owner
-/// `owner` tells) in order, shuffled first so that the order of a queue or
+/// What a room of reserved seats plays: a preset, rated or not, the move
+/// clock (no bank), how long a seat may stay untaken, and whether it closes
+/// after its match (`one_match`: the ladder's, whose players go back to
+/// its pool) or stays while its players are in it, who play again when all
+/// of them say ready (a rematch).
+pub(crate) struct Reserved<'a> {
+    pub(crate) preset: &'a str,
+    pub(crate) rated: bool,
+    pub(crate) move_ms: u64,
+    pub(crate) no_show: std::time::Duration,
+    pub(crate) one_match: bool,
+}
+
+/// A room of `table` with a seat reserved for each of `players` (whose
+/// owner `owner` tells) in order, shuffled first so that the order of a queue or
 /// a rating never decides the seats (who leads is the room's deal).
-/// Returns the room and a future that ends with the room, naming the
-/// seats (indices into `players` as shuffled) never taken.
+/// Returns the room and a future that ends once its first match is stored
+/// (or the room without one), naming the seats (indices into `players` as
+/// shuffled) never taken.
 pub(crate) async fn open_reserved<T>(
     state: &Arc<AppState>,
-    preset: &str,
-    rated: bool,
-    move_ms: u64,
-    no_show: std::time::Duration,
+    table: Reserved<'_>,
     players: &mut [T],
     owner: impl Fn(&T) -> crate::client::Owner,
 ) -> Result<(capicua_protocol::RoomInfo, impl Future<Output = Vec<usize>> + Send + 'static), CreateError> {
@@ -115,6 +125,7 @@ pub(crate) async fn open_reserved<T>(
         let j = getrandom::u64().map_or(0, |r| (r % (i as u64 + 1)) as usize);
         players.swap(i, j);
     }
+    let Reserved { preset, rated, move_ms, no_show, one_match } = table;
     let spec = capicua_protocol::RoomSpec {
         preset: Some(preset.to_string()),
         seats: Some(players.len() as u8),
@@ -125,7 +136,7 @@ pub(crate) async fn open_reserved<T>(
     let options = TableOptions {
         reserved: players.iter().map(|p| Some(owner(p))).collect(),
         hosted: players.iter().map(|_| None).collect(),
-        one_match: true,
+        one_match,
         no_show: Some(no_show),
         link: None,
         entropy: None,
