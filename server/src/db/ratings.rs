@@ -26,11 +26,11 @@ pub struct Standing {
     pub rank: u32,
     /// Player name.
     pub name: String,
-    /// The rating people read ([`crate::ratings::shown`]: 1500 to start).
+    /// The rating people read: `1500 + 60 (mu - 25)`, rounded (1500 to start).
     #[sqlx(skip)]
     pub rating: i32,
-    /// Whether the rating is still provisional (its uncertainty above
-    /// [`crate::ratings::PROVISIONAL_SIGMA`]).
+    /// Whether the rating is still provisional (its uncertainty above 6,
+    /// about a dozen games against even opponents).
     #[sqlx(skip)]
     pub provisional: bool,
     /// Conservative rating, by which the board ranks: mu - 3 sigma.
