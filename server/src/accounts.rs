@@ -41,6 +41,11 @@ impl From<DbError> for SignInError {
     }
 }
 
+/// Why a name cannot be registered: `name` (or a name one with it) is taken.
+pub(crate) fn name_taken(name: &str) -> String {
+    format!("{name:?} is taken (names in another case or with look-alike letters are one name)")
+}
+
 /// The sign-in limits and the hashing slots.
 pub(crate) struct Accounts {
     hashing: Hashing,

@@ -127,6 +127,20 @@ pub(crate) fn status_of(code: ErrorCode) -> StatusCode {
     }
 }
 
+/// The token of a request's `Authorization: Bearer TOKEN` header: `None`
+/// without the header, `401 bad-token` for a header of another shape.
+pub(crate) fn bearer(headers: &HeaderMap) -> Result<Option<&str>, ApiError> {
+    let Some(value) = headers.get(header::AUTHORIZATION) else { return Ok(None) };
+    match value.to_str().ok().and_then(|v| v.strip_prefix("Bearer ")).map(str::trim) {
+        Some(token) => Ok(Some(token)),
+        None => Err(ApiError::new(
+            StatusCode::UNAUTHORIZED,
+            ErrorCode::BadToken,
+            "the Authorization header must be `Bearer TOKEN`",
+        )),
+    }
+}
+
 /// Who sent a request, by its `Authorization: Bearer TOKEN` header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Caller {
@@ -149,15 +163,8 @@ impl Caller {
         addr: Option<std::net::IpAddr>,
         headers: &HeaderMap,
     ) -> Result<Caller, ApiError> {
-        let Some(value) = headers.get(header::AUTHORIZATION) else {
+        let Some(token) = bearer(headers)? else {
             return Ok(Caller::Guest);
-        };
-        let Some(token) = value.to_str().ok().and_then(|v| v.strip_prefix("Bearer ")).map(str::trim) else {
-            return Err(ApiError::new(
-                StatusCode::UNAUTHORIZED,
-                ErrorCode::BadToken,
-                "the Authorization header must be `Bearer TOKEN`",
-            ));
         };
         let limits = &state.http_limits;
         if let Some(wait) = addr.and_then(|a| limits.may_try_token(a).err()) {

@@ -5,11 +5,11 @@
 
 import { h, replace } from './dom.js';
 import { t, lang } from './i18n.js';
-import { accountRequest, signOut } from './lobby.js';
+import { accountRequest, passwordInput, signOut } from './lobby.js';
 
 function passwordForm(account, status, reload) {
   const current = h('input', { id: 'ac-current', type: 'password', autocomplete: 'current-password', required: true, 'data-key': 'ac-current' });
-  const next = h('input', { id: 'ac-new', type: 'password', autocomplete: 'new-password', minlength: '8', maxlength: '256', required: true, 'data-key': 'ac-new' });
+  const next = passwordInput('ac-new', 'new-password');
   return h(
     'form',
     {

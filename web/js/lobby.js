@@ -45,7 +45,8 @@ export async function signOut(app, everywhere) {
   app.conn.restart();
 }
 
-function passwordInput(id, autocomplete) {
+/** A password field: 8 characters to 256 bytes, as the server takes them. */
+export function passwordInput(id, autocomplete) {
   return h('input', { id, type: 'password', autocomplete, minlength: '8', maxlength: '256', required: true, 'data-key': id });
 }
 

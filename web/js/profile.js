@@ -4,16 +4,10 @@
 // (`GET /api/games?player=NAME`).
 
 import { h, replace } from './dom.js';
-import { t, lang, errorText } from './i18n.js';
+import { t, lang } from './i18n.js';
+import { getJson } from './standings.js';
 import { shownRating, signed } from './rating.js';
 import { resultText } from './replay.js';
-
-async function getJson(url) {
-  const r = await fetch(url);
-  const body = await r.json().catch(() => ({}));
-  if (!r.ok) throw new Error(body.code ? errorText(body) : t('http.status', { status: r.status }));
-  return body;
-}
 
 function ratingsTable(p) {
   if (!p.ratings.length) return h('p', { class: 'muted' }, t('pf.no-ratings'));

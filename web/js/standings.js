@@ -5,7 +5,8 @@ import { h, replace, joinWords } from './dom.js';
 import { t, errorText } from './i18n.js';
 import { shownRating } from './rating.js';
 
-async function getJson(url) {
+/** A JSON answer of the API, or an error in the reader's words. */
+export async function getJson(url) {
   const r = await fetch(url);
   const body = await r.json().catch(() => ({}));
   if (!r.ok) throw new Error(body.code ? errorText(body) : t('http.status', { status: r.status }));

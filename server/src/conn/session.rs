@@ -262,11 +262,9 @@ impl Conn {
                 }
                 self.out.send(id, ServerMsg::Registered { name: player.name, token });
             }
-            Err(crate::db::DbError::NameTaken(n)) => self.error(
-                id,
-                ErrorCode::NameTaken,
-                format!("{n:?} is taken (names in another case or with look-alike letters are one name)"),
-            ),
+            Err(crate::db::DbError::NameTaken(n)) => {
+                self.error(id, ErrorCode::NameTaken, crate::accounts::name_taken(&n))
+            }
             Err(e) => {
                 tracing::error!(error = %e, "register");
                 self.error(id, ErrorCode::Internal, "could not register; try again");

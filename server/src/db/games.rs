@@ -5,7 +5,7 @@
 use capicua_engine::poly::PolyVariant;
 use capicua_engine::{Move, Seating, Variant};
 use serde::Serialize;
-use sqlx::Row;
+use sqlx::{FromRow, Row};
 
 use super::columns::{Flag, text_column};
 use super::{Db, DbError, now_secs};
@@ -265,25 +265,23 @@ impl Db {
         else {
             return Ok(None);
         };
-        let seats =
-            sqlx::query_as("SELECT seat, side, player_id, name, kind FROM game_seats WHERE game_id = $1 ORDER BY seat")
-                .bind(id)
-                .fetch_all(&self.pool)
-                .await?;
-        let ratings = sqlx::query(
-            "SELECT seat, mu_before, sigma_before, mu_after, sigma_after FROM game_seats
-             WHERE game_id = $1 AND mu_after IS NOT NULL ORDER BY seat",
+        // Who sat where and what the game did to their ratings, in one read.
+        let rows = sqlx::query(
+            "SELECT seat, side, player_id, name, kind, mu_before, sigma_before, mu_after, sigma_after
+             FROM game_seats WHERE game_id = $1 ORDER BY seat",
         )
         .bind(id)
         .fetch_all(&self.pool)
-        .await?
-        .iter()
-        .filter_map(|r| match (small(r.try_get("seat").ok()), rating_move(r)) {
-            (Some(seat), Ok(Some(rating))) => Some(Ok(SeatRating { seat, rating })),
-            (_, Err(e)) => Some(Err(e)),
-            _ => None,
-        })
-        .collect::<Result<Vec<_>, DbError>>()?;
+        .await?;
+        let mut seats = Vec::with_capacity(rows.len());
+        let mut ratings = Vec::new();
+        for row in &rows {
+            let seat = SeatRecord::from_row(row)?;
+            if let Some(rating) = rating_move(row)? {
+                ratings.push(SeatRating { seat: seat.seat, rating });
+            }
+            seats.push(seat);
+        }
         let seating: Seating = serde_json::from_str(&r.seating_json)?;
         let play = if r.poly {
             Play::Poly {

@@ -60,7 +60,12 @@ pub(crate) fn session_cookie(headers: &HeaderMap) -> Option<String> {
 /// `Origin` is this host's (or the public URL's).
 pub(crate) fn own_origin(state: &AppState, headers: &HeaderMap) -> bool {
     let Some(origin) = headers.get(header::ORIGIN).and_then(|o| o.to_str().ok()) else { return false };
-    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
+    is_own_origin(state, origin, headers.get(header::HOST).and_then(|h| h.to_str().ok()))
+}
+
+/// Whether `origin` is this server's: the request's own `host`, or the
+/// public URL's.
+pub(crate) fn is_own_origin(state: &AppState, origin: &str, host: Option<&str>) -> bool {
     let own = origin.strip_prefix("https://").or_else(|| origin.strip_prefix("http://"));
     let same_host = matches!((own, host), (Some(o), Some(h)) if o.eq_ignore_ascii_case(h));
     same_host || state.config.public_url.as_deref().is_some_and(|u| u.eq_ignore_ascii_case(origin))
@@ -111,18 +116,8 @@ async fn holder(
     headers: &HeaderMap,
     write: bool,
 ) -> Result<Holder, ApiError> {
-    let (token, by_cookie) = match headers.get(header::AUTHORIZATION) {
-        Some(v) => {
-            let t = v.to_str().ok().and_then(|v| v.strip_prefix("Bearer ")).map(str::trim);
-            let Some(t) = t else {
-                return Err(ApiError::new(
-                    StatusCode::UNAUTHORIZED,
-                    ErrorCode::BadToken,
-                    "the Authorization header must be `Bearer TOKEN`",
-                ));
-            };
-            (t.to_string(), false)
-        }
+    let (token, by_cookie) = match crate::api::bearer(headers)? {
+        Some(t) => (t.to_string(), false),
         None => match session_cookie(headers) {
             Some(t) => (t, true),
             None => return Err(ApiError::new(StatusCode::UNAUTHORIZED, ErrorCode::Unauthorized, "sign in first")),
@@ -229,12 +224,8 @@ pub(super) async fn register(
     let player = match state.db.register_with_password(&name, &phc).await {
         Ok((player, _token)) => player,
         Err(DbError::NameTaken(n)) => {
-            return Err(ApiError::new(
-                StatusCode::BAD_REQUEST,
-                ErrorCode::NameTaken,
-                format!("{n:?} is taken (names in another case or with look-alike letters are one name)"),
-            )
-            .with_field(Some("name")));
+            return Err(ApiError::new(StatusCode::BAD_REQUEST, ErrorCode::NameTaken, crate::accounts::name_taken(&n))
+                .with_field(Some("name")));
         }
         Err(e) => return Err(ApiError::internal(e)),
     };

@@ -16,10 +16,7 @@ use crate::AppState;
 /// `--cors-origin` ones. Without the check any web page could make its
 /// visitors' browsers hold guest sockets here.
 fn origin_allowed(state: &AppState, origin: &str, host: Option<&str>) -> bool {
-    let own = origin.strip_prefix("https://").or_else(|| origin.strip_prefix("http://"));
-    let same_host = matches!((own, host), (Some(o), Some(h)) if o.eq_ignore_ascii_case(h));
-    let public = state.config.public_url.as_deref().is_some_and(|u| u.eq_ignore_ascii_case(origin));
-    same_host || public || state.config.cors.allows(origin)
+    super::account::is_own_origin(state, origin, host) || state.config.cors.allows(origin)
 }
 
 pub(super) async fn ws(
