@@ -245,6 +245,45 @@ impl Board {
         }
     }
 
+    /// Whether joining `t` (played by `seat`) to end `a.0` by face `a.1` and
+    /// to end `b.0` by face `b.1` leave layouts equal up to the sides: the
+    /// same open ends, in any order, with the same pips, counting, owners,
+    /// covering duties and spinners to open, and the same doubles where
+    /// `counted` (the ends' sum scores: a double counts both halves).
+    /// Nothing a rule reads tells the two apart, so a player has nothing to
+    /// choose.
+    pub fn same_placement(&self, t: Tile, a: (EndId, u8), b: (EndId, u8), seat: Seat, counted: bool) -> bool {
+        if a == b {
+            return true;
+        }
+        let mut x = self.clone();
+        x.place(a.0, t, a.1, seat);
+        let mut y = self.clone();
+        y.place(b.0, t, b.1, seat);
+        x.len == y.len && x.spinners == y.spinners && x.shape(counted) == y.shape(counted)
+    }
+
+    /// The open ends as an order-free key: what rules read of each end
+    /// (not the tile that shows it, nor who played there last).
+    fn shape(&self, counted: bool) -> [(u8, bool, bool, u8, bool, bool, u8); MAX_ENDS] {
+        let mut key = [(0, false, false, 0, false, false, 0); MAX_ENDS];
+        for (i, e) in self.ends().iter().enumerate() {
+            let spinner = self.end_spinner[i];
+            let pending = if spinner == NO_SPINNER { u8::MAX } else { self.spinners_pending[spinner as usize] };
+            key[i] = (
+                e.pip,
+                e.double && counted,
+                e.scored,
+                e.owner.map_or(u8::MAX, |s| s.0),
+                e.opened,
+                self.must_cover & (1u64 << i) != 0,
+                pending,
+            );
+        }
+        key[..self.len as usize].sort_unstable();
+        key
+    }
+
     /// Joins `t` to end `id` by face `face`; the other face becomes the end.
     #[inline]
     pub(crate) fn place(&mut self, id: EndId, t: Tile, face: u8, seat: Seat) {

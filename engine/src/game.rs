@@ -31,6 +31,7 @@ use crate::variant::{
     BoardLayout, Direction, DoubleCover, PlayScoring, RankBy, Referee, TrainsSpec, TurnOrder, WhenUnable,
 };
 
+mod choices;
 mod conditions;
 pub(crate) mod deal;
 mod dealt;

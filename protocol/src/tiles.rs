@@ -26,7 +26,9 @@ pub struct Prompt {
     /// asked for lean prompts in `hello`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub view: Option<Box<ViewSnapshot>>,
-    /// The legal moves.
+    /// The legal moves, one per result: placements of a tile that leave
+    /// the same open ends, up to the sides of the board, are listed once
+    /// (the others are legal too).
     #[schemars(with = "Vec<MoveShape>")]
     pub legal_moves: Vec<Move>,
 }

@@ -104,9 +104,22 @@ fn round3(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
 }
 
-/// The moves of an analysis as the protocol writes them.
-fn hint_moves(a: &Analysis) -> Vec<HintMove> {
-    a.moves.iter().map(|e| HintMove { r#move: e.mv, win: round3(e.win), value: round3(e.value) }).collect()
+/// The moves of an analysis of `game`'s decision as the protocol writes
+/// them, one per result as the prompt offers them (moves that leave the
+/// same board up to its sides are one, scored by the better estimate), and
+/// the best move as the one of them it equals.
+fn hint_moves(game: &Game, a: &Analysis) -> (Move, Vec<HintMove>) {
+    let mut moves: Vec<HintMove> = Vec::with_capacity(a.moves.len());
+    for e in &a.moves {
+        let shown = HintMove { r#move: e.mv, win: round3(e.win), value: round3(e.value) };
+        match moves.iter_mut().find(|k| game.same_result(k.r#move, e.mv)) {
+            Some(k) if shown.value > k.value => *k = HintMove { r#move: k.r#move, ..shown },
+            Some(_) => {}
+            None => moves.push(shown),
+        }
+    }
+    let best = moves.iter().map(|k| k.r#move).find(|&k| game.same_result(k, a.best)).unwrap_or(a.best);
+    (best, moves)
 }
 
 /// Answers a hint job on `out`: from the cache at once, else computed on
@@ -137,15 +150,15 @@ pub(crate) fn hint(state: &Arc<AppState>, out: Outbox, job: HintJob) {
             let _slot = slot;
             let mut pimc = Pimc::new(config(HINT_SAMPLES, HINT_TIME), seed_of(room, seq, seat.0));
             capicua_strategy::Strategy::watch(&mut pimc, &stop);
-            pimc.analyse(&TableSeat::new(&game, seat))
+            let a = pimc.analyse(&TableSeat::new(&game, seat));
+            (hint_moves(&game, &a), a.samples)
         })
         .await;
         drop(asker);
         match analysed {
-            Ok(a) => {
-                let moves = hint_moves(&a);
-                let msg = ServerMsg::Hint { room, prompt, seat: seat.0, best: a.best, moves, samples: a.samples };
-                if a.samples > 0 {
+            Ok(((best, moves), samples)) => {
+                let msg = ServerMsg::Hint { room, prompt, seat: seat.0, best, moves, samples };
+                if samples > 0 {
                     let mut cached = state.hints.cached.lock().expect("hint cache lock");
                     if cached.len() >= HINTS_CACHED {
                         cached.clear();
@@ -345,20 +358,23 @@ impl DecisionJob {
         capicua_strategy::Strategy::watch(&mut pimc, &self.stop);
         let a = pimc.analyse(&TableSeat::new(game, self.seat));
         let m = self.moves[self.step];
-        let played_win = a.of(m).map(|e| round3(e.win));
-        let best_win = a.of(a.best).map_or(0.0, |e| round3(e.win));
+        let (best, moves) = hint_moves(game, &a);
+        // A move and its twin on the other side of the board are one move.
+        let win_of = |m: Move| moves.iter().find(|k| game.same_result(k.r#move, m)).map(|k| k.win);
+        let played_win = a.of(m).and(win_of(m));
+        let best_win = win_of(best).unwrap_or(0.0);
         Ok(Decision {
             step: self.step,
             hand: game.hand_results().len(),
             played: m,
             played_win,
-            best: a.best,
+            best,
             best_win,
-            moves: hint_moves(&a),
+            moves,
             samples: a.samples,
             // A play only a lenient referee let stand has no estimate: its
             // penalty is its own verdict.
-            mistake: m != a.best && played_win.is_some_and(|p| is_mistake(p, best_win, a.samples)),
+            mistake: !game.same_result(m, best) && played_win.is_some_and(|p| is_mistake(p, best_win, a.samples)),
         })
     }
 }

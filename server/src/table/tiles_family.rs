@@ -2,7 +2,7 @@
 //! shown its new view when a hand is dealt or a seat whose hand it sees
 //! draws.
 
-use capicua_engine::{Event, Family, Game, Move, Rules, Seat, Seating};
+use capicua_engine::{Event, Family, Game, Move, MoveList, Rules, Seat, Seating};
 use capicua_protocol::{AnyMove, Family as Wire, poly, tiles};
 
 use super::{Match, Moved, RoomRules, RulesOf, Table, TableEvents, TableFamily};
@@ -46,15 +46,21 @@ impl TableFamily for Game {
     }
 
     fn prompt(&self, seat: Seat, lean: bool) -> Wire<tiles::Prompt, poly::Prompt> {
-        let view = self.view(seat);
+        // A player chooses between results: moves that leave the same
+        // board up to its sides are offered once (the referee still takes
+        // either).
+        let mut legal = MoveList::new();
+        if self.to_move() == Some(seat) {
+            self.fill_distinct_moves(&mut legal);
+        }
+        let legal_moves = legal.to_vec();
         // A lean prompt skips building and encoding the view: the largest
         // part of a prompt, growing with the hand's history.
-        let (legal_moves, view) = if lean {
-            (view.legal_moves().to_vec(), None)
-        } else {
-            let snap = view.snapshot();
-            (snap.legal_moves.clone(), Some(Box::new(snap)))
-        };
+        let view = (!lean).then(|| {
+            let mut snap = self.view(seat).snapshot();
+            snap.legal_moves.clone_from(&legal_moves);
+            Box::new(snap)
+        });
         Wire::Tiles(tiles::Prompt { view, legal_moves })
     }
 
