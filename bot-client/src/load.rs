@@ -562,7 +562,7 @@ struct Seat {
 /// match and comes back with its token.
 async fn player(mut conn: Connection, seat: Seat) -> Result<Samples, RemoteError> {
     let mut bot = Bot::new(seat);
-    conn.send(ClientMsg::Ready { room: bot.seat.room }).await?;
+    conn.send(ClientMsg::Ready { room: bot.seat.room, read_hand_ends: false }).await?;
     while !bot.seat.shared.stop.load(Ordering::Relaxed) {
         // No timeout around each read (a timer armed and cancelled per
         // frame): tables play without pause, so the stop flag is seen at the
@@ -749,7 +749,7 @@ impl Bot {
         if seat.counts_games && seat.shared.measuring.load(Ordering::Relaxed) && over.game.is_some() {
             seat.shared.counters.games.fetch_add(1, Ordering::Relaxed);
         }
-        conn.send(ClientMsg::Ready { room: seat.room }).await?;
+        conn.send(ClientMsg::Ready { room: seat.room, read_hand_ends: false }).await?;
         Ok(())
     }
 }

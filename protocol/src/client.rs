@@ -72,8 +72,9 @@ pub enum ClientMsg {
     /// Registers a new player name; the reply carries its secret token, shown
     /// once. The connection then acts for that player.
     Register {
-        /// 1 to 32 ASCII letters, digits, `-`, `_` or `.`; not `admin`, not
-        /// starting with `guest-` (both case-sensitive); unique as written.
+        /// Letters of any script, digits, `-`, `_`, `.` or `'`, words parted
+        /// by single spaces (see [`crate::check_name`]); unique whatever the
+        /// case and accents.
         name: String,
     },
     /// Lists the rooms.
@@ -128,10 +129,17 @@ pub enum ClientMsg {
         strategy: String,
     },
     /// Says the seat is ready; a match starts when every seat is filled and
-    /// ready. Send it again after a match for the next one.
+    /// ready. Send it again after a match for the next one. During a match
+    /// it says the seat has read the hand's end (see `read-hand-ends`).
     Ready {
         /// The room.
         room: RoomId,
+        /// The seat is a person who reads each hand's end: after a hand,
+        /// the next hand's first move waits until every such seat says
+        /// `ready` again (or a short grace passes, or it drops), and no
+        /// clock runs meanwhile. Set with the `ready` that starts a match.
+        #[serde(default, skip_serializing_if = "is_false")]
+        read_hand_ends: bool,
     },
     /// Plays a move in answer to a prompt: `family` and `move`, one of the
     /// prompt's legal moves.

@@ -352,7 +352,7 @@ fn client_samples() -> Vec<ClientMsg> {
         ClientMsg::Spectate { room: Some(3), invite: None },
         ClientMsg::FillBots { room: 3, strategy: "random".into() },
         ClientMsg::Unseat { room: 3, seat: 1 },
-        ClientMsg::Ready { room: 3 },
+        ClientMsg::Ready { room: 3, read_hand_ends: false },
         ClientMsg::Resync { room: 3 },
         ClientMsg::CloseRoom { room: 3 },
         ClientMsg::Ping,

@@ -51,7 +51,11 @@ fn client_messages() {
             ClientMsg::FillBots { room: 3, strategy: "random".into() },
             r#"{"id":1,"type":"fill-bots","room":3,"strategy":"random"}"#,
         ),
-        (ClientMsg::Ready { room: 3 }, r#"{"id":1,"type":"ready","room":3}"#),
+        (ClientMsg::Ready { room: 3, read_hand_ends: false }, r#"{"id":1,"type":"ready","room":3}"#),
+        (
+            ClientMsg::Ready { room: 3, read_hand_ends: true },
+            r#"{"id":1,"type":"ready","room":3,"read-hand-ends":true}"#,
+        ),
         (
             ClientMsg::Move {
                 room: 3,

@@ -72,10 +72,12 @@ pub enum RoomCmd {
         /// Request id.
         id: Option<u64>,
     },
-    /// Ready for the next match.
+    /// Ready for the next match, or (during one) done reading a hand's end.
     Ready {
         /// Who.
         client: Client,
+        /// The seat reads each hand's end (set when a match starts).
+        reads: bool,
         /// Request id.
         id: Option<u64>,
     },

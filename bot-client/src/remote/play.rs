@@ -150,7 +150,7 @@ impl Bot {
                     let _turn = FINDING.lock().await;
                     find_seat(&mut conn, self.cfg.room, &self.wanted, &mut pending).await?
                 };
-                conn.send(ClientMsg::Ready { room }).await?;
+                conn.send(ClientMsg::Ready { room, read_hand_ends: false }).await?;
                 At { room, waiting: true }
             }
         };
@@ -190,7 +190,7 @@ impl Bot {
                         look = tokio::time::Instant::now() + self.backoff.jitter(LOOK_AROUND);
                         if let Some(better) = regroup(&mut conn, at.room, &self.wanted, &mut pending).await? {
                             at.room = better;
-                            conn.send(ClientMsg::Ready { room: at.room }).await?;
+                            conn.send(ClientMsg::Ready { room: at.room, read_hand_ends: false }).await?;
                         }
                         continue;
                     }
@@ -235,7 +235,7 @@ impl Bot {
                     let _ = conn.send(ClientMsg::Leave { room }).await;
                     return Ok(Some(SessionEnd::Done));
                 }
-                conn.send(ClientMsg::Ready { room }).await?;
+                conn.send(ClientMsg::Ready { room, read_hand_ends: false }).await?;
                 at.waiting = true;
             }
             ServerMsg::RoomClosed { room: r, .. } if r == room => return Ok(Some(SessionEnd::RoomClosed)),

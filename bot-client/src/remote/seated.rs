@@ -435,7 +435,7 @@ async fn play_seated(
     match msg {
         ServerMsg::LadderMatch { room, seat, .. } | ServerMsg::Assignment(Assignment { room, seat, .. }) => {
             conn.send(ClientMsg::join(room, Some(seat))).await?;
-            conn.send(ClientMsg::Ready { room }).await?;
+            conn.send(ClientMsg::Ready { room, read_hand_ends: false }).await?;
         }
         ServerMsg::Accepted { .. } => {
             tally.moves.fetch_add(1, Ordering::Relaxed);

@@ -486,7 +486,9 @@ impl Conn {
             }
             ClientMsg::FillBots { room, strategy } => (room, forward(room, RoomCmd::FillBots { client, strategy, id })),
             ClientMsg::Unseat { room, seat } => (room, forward(room, RoomCmd::Unseat { client, seat, id })),
-            ClientMsg::Ready { room } => (room, forward(room, RoomCmd::Ready { client, id })),
+            ClientMsg::Ready { room, read_hand_ends } => {
+                (room, forward(room, RoomCmd::Ready { client, reads: read_hand_ends, id }))
+            }
             ClientMsg::Move { room, prompt, r#move } => {
                 (room, forward(room, RoomCmd::Move { client, prompt, mv: r#move, id }))
             }

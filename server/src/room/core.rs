@@ -22,6 +22,9 @@
 mod clock;
 mod play;
 
+#[cfg(test)]
+pub(super) use play::HAND_END_READ;
+
 use std::sync::Arc;
 
 use capicua_engine::SeededRng;
@@ -178,7 +181,7 @@ impl RoomCore {
             RoomCmd::Spectate { client, id } => self.spectate(now, fx, Member::of(&client), id),
             RoomCmd::FillBots { client, strategy, id } => self.fill_bots(now, fx, Member::of(&client), strategy, id),
             RoomCmd::Unseat { client, seat, id } => self.unseat(fx, Member::of(&client), seat, id),
-            RoomCmd::Ready { client, id } => self.ready(now, fx, Member::of(&client), id),
+            RoomCmd::Ready { client, reads, id } => self.ready(now, fx, Member::of(&client), reads, id),
             RoomCmd::Chat { client, text, id } => self.chat(now, fx, Member::of(&client), text, id),
             RoomCmd::Move { client, prompt, mv, id } => self.on_move(now, fx, Member::of(&client), prompt, mv, id),
             RoomCmd::Resync { client, id } => self.send_sync(now, fx, &Member::of(&client), id),
@@ -206,6 +209,8 @@ impl RoomCore {
             }
             RoomCmd::Shutdown => self.close(fx, "the server is shutting down"),
         }
+        // A reader who left or dropped is not waited for.
+        self.resume_if_read(now, fx);
         if reattach {
             self.wake_on_sync |= stood_still;
         } else {
@@ -362,7 +367,7 @@ fn refuse_closed(cmd: RoomCmd, fx: &mut Vec<Effect>) {
         | RoomCmd::Spectate { client, id }
         | RoomCmd::FillBots { client, id, .. }
         | RoomCmd::Unseat { client, id, .. }
-        | RoomCmd::Ready { client, id }
+        | RoomCmd::Ready { client, id, .. }
         | RoomCmd::Chat { client, id, .. }
         | RoomCmd::Move { client, id, .. }
         | RoomCmd::Resync { client, id }

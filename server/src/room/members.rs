@@ -140,11 +140,16 @@ impl RoomCore {
         self.send_sync(now, fx, &who, None);
     }
 
-    pub(super) fn ready(&mut self, now: Instant, fx: &mut Vec<Effect>, who: Member, id: Option<u64>) {
+    pub(super) fn ready(&mut self, now: Instant, fx: &mut Vec<Effect>, who: Member, reads: bool, id: Option<u64>) {
         let Some(seat) = self.seats.seat_of(&who) else {
             return effect::refuse(fx, &who, id, ErrorCode::NotSeated, "take a seat first");
         };
-        self.seats.set_ready(seat);
+        if self.play.game().is_some() {
+            // In a match: the seat has read the hand's end.
+            effect::reply(fx, &who, id, ServerMsg::Ok { room: self.settings.id });
+            return self.hand_end_read(now, fx, seat);
+        }
+        self.seats.set_ready(seat, reads);
         effect::reply(fx, &who, id, ServerMsg::Ok { room: self.settings.id });
         self.changed(fx);
         self.maybe_start(now, fx);

@@ -44,6 +44,9 @@ pub(crate) enum SeatState {
         name: String,
         member: Option<Member>,
         ready: bool,
+        /// A person who reads each hand's end: the next hand waits for its
+        /// `ready` (said with the `ready` that started the match).
+        reads: bool,
         /// When the connection dropped (the grace period runs from here).
         gone_since: Option<Instant>,
         /// Left or out of grace: its turns go to the timeout policy at once.
@@ -204,6 +207,7 @@ impl Seats {
             name: who.ident.name.clone(),
             member: Some(who.clone()),
             ready: false,
+            reads: false,
             gone_since: None,
             abandoned: false,
             waiting,
@@ -253,11 +257,17 @@ impl Seats {
         }
     }
 
-    /// Marks a seat ready.
-    pub(crate) fn set_ready(&mut self, seat: Seat) {
-        if let SeatState::Human { ready, .. } = &mut self.seats[seat.index()] {
+    /// Marks a seat ready, and whether its player reads hand ends.
+    pub(crate) fn set_ready(&mut self, seat: Seat, reads_hand_ends: bool) {
+        if let SeatState::Human { ready, reads, .. } = &mut self.seats[seat.index()] {
             *ready = true;
+            *reads = reads_hand_ends;
         }
+    }
+
+    /// Whether seat `i` holds a connected person who reads hand ends.
+    pub(crate) fn reads_hand_ends(&self, i: usize) -> bool {
+        matches!(self.seats[i], SeatState::Human { member: Some(_), reads: true, abandoned: false, .. })
     }
 
     /// After a match: seats left during it are freed (their registered

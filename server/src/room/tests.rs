@@ -9,7 +9,7 @@ use capicua_engine::poly::{PolyEvent, PolyMove};
 use capicua_protocol::{ErrorCode, Family, RoomSpec, ServerFrame, ServerMsg, TimeControl, TimeoutPolicy, poly, tiles};
 use tokio::time::Instant;
 
-use super::core::RoomCore;
+use super::core::{HAND_END_READ, RoomCore};
 use super::effect::{BotFill, Effect, Push, Think};
 use super::settings::{HostedSeat, TableOptions};
 use super::{CreateError, settings};
@@ -206,7 +206,7 @@ impl Room {
             self.feed(RoomCmd::Join { client: member(c, Some(c as i64)), seat: Some(c as u8 - 1), id: Some(c) });
         }
         for c in 1..=4 {
-            self.feed(RoomCmd::Ready { client: member(c, Some(c as i64)), id: None });
+            self.feed(RoomCmd::Ready { client: member(c, Some(c as i64)), reads: false, id: None });
         }
     }
 
@@ -252,7 +252,7 @@ fn play_poly_room(spec: RoomSpec) -> Room {
     }
     room.feed(RoomCmd::FillBots { client: member(1, Some(1)), strategy: "greedy".into(), id: None });
     for c in 1..=2 {
-        room.feed(RoomCmd::Ready { client: member(c, Some(c as i64)), id: None });
+        room.feed(RoomCmd::Ready { client: member(c, Some(c as i64)), reads: false, id: None });
     }
     let mut answered = 0;
     while room.stored.is_none() {
@@ -278,7 +278,7 @@ fn a_poly_room_speaks_poly_messages_and_refuses_what_does_not_fit() {
     assert_eq!(room.last_error(1), Some(ErrorCode::UnknownStrategy), "a two-faced strategy cannot play poly tiles");
     room.feed(RoomCmd::FillBots { client: member(1, Some(1)), strategy: "greedy".into(), id: None });
     for c in 1..=2 {
-        room.feed(RoomCmd::Ready { client: member(c, Some(c as i64)), id: None });
+        room.feed(RoomCmd::Ready { client: member(c, Some(c as i64)), reads: false, id: None });
     }
     for c in [1, 2, 9] {
         let started = room.to(c, 0);

@@ -89,6 +89,16 @@ pub(crate) enum TableEvents {
     Poly(Moved<PolyGame>),
 }
 
+impl TableEvents {
+    /// Whether the move ended a hand (the match's last hand included).
+    pub(crate) fn ended_hand(&self) -> bool {
+        match self {
+            TableEvents::Tiles(m) => m.end.is_some(),
+            TableEvents::Poly(m) => m.end.is_some(),
+        }
+    }
+}
+
 /// A match in play.
 #[derive(Clone, Debug)]
 #[allow(clippy::large_enum_variant, reason = "one per room, in place for the whole match")]

@@ -125,7 +125,7 @@ async fn play_seat(
     let mut rng = Rng::new(room.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ seat as u64);
     let mut sent: Option<Instant> = None;
     let mut last_move: Option<String> = None;
-    conn.send(ClientMsg::Ready { room }).await?;
+    conn.send(ClientMsg::Ready { room, read_hand_ends: false }).await?;
     loop {
         let text = conn.recv_text().await?;
         if text.starts_with(EVENTS_PREFIX) {
@@ -164,7 +164,7 @@ async fn play_seat(
                 if seat == 0 {
                     stats.games.fetch_add(1, Ordering::Relaxed);
                 }
-                conn.send(ClientMsg::Ready { room }).await?;
+                conn.send(ClientMsg::Ready { room, read_hand_ends: false }).await?;
             }
             "room-closed" => anyhow::bail!("room {room} closed: {}", v["reason"].as_str().unwrap_or("")),
             "error" => {

@@ -31,7 +31,8 @@ impl Clocks {
 
 impl RoomCore {
     /// The earliest moment the room must act without a command: the pending
-    /// prompt's deadline, the end of a disconnected player's grace, or a
+    /// prompt's deadline, the end of a hand end's reading, the end of a
+    /// disconnected player's grace, or a
     /// table's no-show deadline, or the end of the room's idle time.
     pub(crate) fn next_deadline(&self) -> Option<Instant> {
         if self.closed || self.play.is_storing() {
@@ -40,6 +41,7 @@ impl RoomCore {
         self.play
             .deadline()
             .into_iter()
+            .chain(self.play.reading_until())
             .chain(self.seats.grace_ends(self.settings.grace))
             .chain(self.no_show_end())
             .chain(self.idle_end())
@@ -143,6 +145,7 @@ impl RoomCore {
         if self.play.deadline().is_some_and(|d| d <= now) {
             self.timeout(now, fx);
         }
+        self.resume_if_read(now, fx);
     }
 
     /// A table's players did not all come in time: the side of the first

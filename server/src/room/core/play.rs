@@ -18,6 +18,9 @@ use crate::table::{AnyMove, Table, TableEvents};
 /// Hosted moves in a row before the task yields its worker.
 const HOSTED_RUN: u32 = 64;
 
+/// The longest a hand's end holds the next hand for the people reading it.
+pub(crate) const HAND_END_READ: Duration = Duration::from_secs(30);
+
 /// Which strategy is thinking off the task.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Thinker {
@@ -33,6 +36,14 @@ struct Thinking {
     who: Thinker,
     /// Moves in the log when it started: its answer is for that position only.
     plies: usize,
+}
+
+/// A hand's end shown to the people at the table: the next hand's first
+/// move (and its clock) waits until each has read it, or until `until`.
+struct Reading {
+    until: Instant,
+    /// The seats that said they read it.
+    read: Vec<bool>,
 }
 
 /// The prompt a seat must answer, and its clock.
@@ -61,6 +72,9 @@ pub(crate) struct Match {
     /// The timeout policy's strategy; `None` while it thinks off the task.
     timeout_bot: Option<Box<dyn HostedStrategy>>,
     thinking: Option<Thinking>,
+    /// The last move ended a hand and the match goes on.
+    hand_ended: bool,
+    reading: Option<Reading>,
 }
 
 impl Match {
@@ -77,6 +91,8 @@ impl Match {
             games_played: 0,
             timeout_bot: Some(timeout_bot),
             thinking: None,
+            hand_ended: false,
+            reading: None,
         }
     }
 
@@ -115,10 +131,17 @@ impl Match {
         self.pending.as_ref().map(|p| p.deadline)
     }
 
+    /// When a hand's end stops holding the next hand for its readers.
+    pub(crate) fn reading_until(&self) -> Option<Instant> {
+        self.reading.as_ref().map(|r| r.until)
+    }
+
     /// Stops the match in play (the room closed).
     pub(crate) fn end(&mut self) {
         self.game = None;
         self.pending = None;
+        self.hand_ended = false;
+        self.reading = None;
     }
 }
 
@@ -137,6 +160,8 @@ impl RoomCore {
                 self.play.banks = vec![self.settings.time.bank_ms; self.seats.len()];
                 self.play.timeouts = vec![0; self.seats.len()];
                 self.play.game = Some(game);
+                self.play.hand_ended = false;
+                self.play.reading = None;
                 true
             }
             Err(e) => {
@@ -197,6 +222,15 @@ impl RoomCore {
             if self.play.thinking.is_some() || self.closed || self.unattended() {
                 return;
             }
+            if std::mem::take(&mut self.play.hand_ended) {
+                self.start_reading(now);
+            }
+            if self.play.reading.is_some() {
+                if self.readers_left() {
+                    return;
+                }
+                self.play.reading = None;
+            }
             let Some(game) = self.play.game.as_ref() else { return };
             let Some(seat) = game.to_move() else {
                 return self.finish(fx, None);
@@ -217,6 +251,39 @@ impl RoomCore {
             let m = bot.choose(game, seat);
             self.apply_hosted(fx, seat, m);
             hosted_moves += 1;
+        }
+    }
+
+    /// A hand just ended: while people at the table read it, nobody moves
+    /// and no clock runs (for at most [`HAND_END_READ`]).
+    fn start_reading(&mut self, now: Instant) {
+        let n = self.seats.len();
+        if (0..n).any(|i| self.seats.reads_hand_ends(i)) {
+            self.play.reading = Some(Reading { until: now + HAND_END_READ, read: vec![false; n] });
+        }
+    }
+
+    /// Whether a connected reader of the hand's end has not said it read it.
+    fn readers_left(&self) -> bool {
+        let Some(r) = &self.play.reading else { return false };
+        r.read.iter().enumerate().any(|(i, &read)| !read && self.seats.reads_hand_ends(i))
+    }
+
+    /// `seat` read the hand's end: the next hand goes on once all have.
+    pub(in crate::room) fn hand_end_read(&mut self, now: Instant, fx: &mut Vec<Effect>, seat: Seat) {
+        if let Some(r) = &mut self.play.reading {
+            r.read[seat.index()] = true;
+        }
+        self.resume_if_read(now, fx);
+    }
+
+    /// Ends the wait at a hand's end once no reader is left (read, left or
+    /// dropped), or its time is up: the next hand goes on.
+    pub(in crate::room) fn resume_if_read(&mut self, now: Instant, fx: &mut Vec<Effect>) {
+        let Some(until) = self.play.reading_until() else { return };
+        if until <= now || !self.readers_left() {
+            self.play.reading = None;
+            self.advance(now, fx);
         }
     }
 
@@ -371,6 +438,7 @@ impl RoomCore {
             effect::send(fx, who, id, ServerMsg::Accepted { room: self.settings.id, prompt }, Push::Quiet);
         }
         self.play.pending = None;
+        self.play.hand_ended = events.ended_hand() && game.to_move().is_some();
         fx.push(Effect::Count(Counter::Move));
         self.broadcast_events(fx, &events);
         if let Some((who, ..)) = accepted {

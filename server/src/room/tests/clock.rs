@@ -54,7 +54,7 @@ fn the_pass_policy_passes_when_it_may() {
     // `block` seats up to four: fill the rest with quick bots.
     room.feed(RoomCmd::FillBots { client: member(1, Some(1)), strategy: "random".into(), id: None });
     for c in 1..=2 {
-        room.feed(RoomCmd::Ready { client: member(c, Some(c as i64)), id: None });
+        room.feed(RoomCmd::Ready { client: member(c, Some(c as i64)), reads: false, id: None });
     }
     // Play until a person's prompt offers only a pass, then let it time out.
     for _ in 0..500 {
@@ -125,7 +125,7 @@ fn a_table_reserves_its_seats_and_forfeits_a_no_show() {
     assert!(room.to(3, 0).iter().any(|m| matches!(m, ServerMsg::Seated { seat: 2, .. })));
     room.feed(RoomCmd::FillBots { client: member(3, Some(3)), strategy: "random".into(), id: None });
     assert_eq!(room.last_error(3), Some(ErrorCode::BadRequest));
-    room.feed(RoomCmd::Ready { client: member(3, Some(3)), id: None });
+    room.feed(RoomCmd::Ready { client: member(3, Some(3)), reads: false, id: None });
 
     assert_eq!(room.core.next_deadline(), Some(room.now + Duration::from_secs(60)));
     room.advance(Duration::from_secs(60));
@@ -158,7 +158,7 @@ fn a_slow_strategy_thinks_off_the_task_and_a_stale_answer_is_dropped() {
     room.hold_thinks = true;
     room.feed(RoomCmd::Join { client: member(1, Some(1)), seat: Some(0), id: None });
     room.feed(RoomCmd::FillBots { client: member(1, Some(1)), strategy: "pimc:samples=2".into(), id: None });
-    room.feed(RoomCmd::Ready { client: member(1, Some(1)), id: None });
+    room.feed(RoomCmd::Ready { client: member(1, Some(1)), reads: false, id: None });
     // The person plays until a bot must think.
     while room.held.is_empty() {
         let (conn, prompt, legal) = room.prompt().expect("the person is prompted");
@@ -296,4 +296,75 @@ fn tables_and_rooms_without_an_idle_time_never_close_for_idleness() {
     let mut room = Room::idling(spec("latin"), table, Some(IDLE));
     room.advance(IDLE * 2);
     assert!(!room.closed, "an event closes its tables");
+}
+
+/// Plays first moves in a latin room where conn 1 reads hand ends and the
+/// others do not, until a hand ends; the index of the frames after it.
+fn to_a_hand_end(room: &mut Room) -> usize {
+    for c in 1..=4 {
+        room.feed(RoomCmd::Join { client: member(c, Some(c as i64)), seat: Some(c as u8 - 1), id: None });
+    }
+    for c in 1..=4 {
+        room.feed(RoomCmd::Ready { client: member(c, Some(c as i64)), reads: c == 1, id: None });
+    }
+    for _ in 0..200 {
+        let (conn, prompt, legal) = room.prompt().expect("prompted");
+        let before = room.sent.len();
+        room.feed(RoomCmd::Move {
+            client: member(conn, Some(conn as i64)),
+            prompt,
+            mv: AnyMove::Tiles(legal[0]),
+            id: None,
+        });
+        let ended = room.sent[before..]
+            .iter()
+            .any(|s| matches!(&s.msg, ServerMsg::Events { happened: Family::Tiles(h), .. } if h.hand_end.is_some()));
+        if ended {
+            return room.sent.len();
+        }
+    }
+    panic!("no hand ended in 200 moves");
+}
+
+/// Prompts sent from frame `from` on, with their milliseconds left.
+fn prompts_since(room: &Room, from: usize) -> Vec<u64> {
+    room.sent[from..]
+        .iter()
+        .filter_map(|s| match &s.msg {
+            ServerMsg::Prompt { deadline_ms, .. } => Some(*deadline_ms),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_hand_end_holds_the_next_hand_with_no_clock_running_until_its_reader_has_read_it() {
+    let mut room = Room::new(spec("latin"), TableOptions::default());
+    let after = to_a_hand_end(&mut room);
+    // A person reads the result: nobody is prompted, nobody moves.
+    room.advance(HAND_END_READ - Duration::from_millis(1));
+    assert_eq!(prompts_since(&room, after), Vec::<u64>::new(), "no prompt while the hand's end is read");
+    // A seat that does not read hand ends saying ready changes nothing.
+    room.feed(RoomCmd::Ready { client: member(2, Some(2)), reads: false, id: None });
+    assert!(prompts_since(&room, after).is_empty(), "only the reader is waited for");
+    // Read: the next hand's first move has its whole time.
+    room.feed(RoomCmd::Ready { client: member(1, Some(1)), reads: false, id: None });
+    assert_eq!(prompts_since(&room, after), vec![MOVE_MS], "prompted at once, with the full clock");
+}
+
+#[test]
+fn a_hand_end_holds_the_next_hand_no_longer_than_its_grace_nor_for_a_reader_who_dropped() {
+    let mut room = Room::new(spec("latin"), TableOptions::default());
+    let after = to_a_hand_end(&mut room);
+    room.advance(HAND_END_READ);
+    assert_eq!(prompts_since(&room, after), vec![MOVE_MS], "the grace ended: the next hand goes on");
+
+    let mut room = Room::new(spec("latin"), TableOptions::default());
+    let after = to_a_hand_end(&mut room);
+    room.feed(RoomCmd::Disconnected { conn: 1 });
+    // The next hand goes on: the seat to move is prompted (its player may
+    // be the one who dropped, whose turn then waits for its grace).
+    assert!(room.core.play.reading_until().is_none(), "nobody is left reading");
+    assert!(room.core.play.pending_seat().is_some(), "the next hand's first move is asked for");
+    assert!(prompts_since(&room, after).len() <= 1);
 }

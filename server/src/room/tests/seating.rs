@@ -39,11 +39,11 @@ fn the_match_starts_when_every_seat_is_ready() {
         room.feed(RoomCmd::Join { client: member(c, Some(c as i64)), seat: None, id: None });
     }
     for c in 1..=3 {
-        room.feed(RoomCmd::Ready { client: member(c, Some(c as i64)), id: None });
+        room.feed(RoomCmd::Ready { client: member(c, Some(c as i64)), reads: false, id: None });
     }
     assert!(room.prompt().is_none(), "seat 3 is not ready");
     let before = room.sent.len();
-    room.feed(RoomCmd::Ready { client: member(4, Some(4)), id: None });
+    room.feed(RoomCmd::Ready { client: member(4, Some(4)), reads: false, id: None });
     for c in 1..=4u64 {
         let started = room.to(c, before);
         let Some(ServerMsg::GameStarted { seat, game: Family::Tiles(tiles::GameStarted { view, .. }), .. }) =
@@ -209,7 +209,7 @@ fn the_server_closes_a_room_without_a_reply_to_anyone() {
     assert!(matches!(told.as_slice(), [ServerMsg::RoomClosed { .. }]), "{told:?}");
     // Closed: a member's command is refused, the server's is not answered.
     room.feed(RoomCmd::Close { from: From::System, id: None });
-    room.feed(RoomCmd::Ready { client: member(1, Some(1)), id: Some(3) });
+    room.feed(RoomCmd::Ready { client: member(1, Some(1)), reads: false, id: Some(3) });
     assert_eq!(room.last_error(1), Some(ErrorCode::NoSuchRoom));
 }
 
@@ -219,7 +219,7 @@ fn a_rated_rooms_bots_play_under_their_player_row() {
     room.feed(RoomCmd::Join { client: member(1, Some(1)), seat: Some(0), id: None });
     room.feed(RoomCmd::FillBots { client: member(1, Some(1)), strategy: "random".into(), id: Some(2) });
     assert!(room.to(1, 0).iter().any(|m| matches!(m, ServerMsg::Ok { .. })));
-    room.feed(RoomCmd::Ready { client: member(1, Some(1)), id: None });
+    room.feed(RoomCmd::Ready { client: member(1, Some(1)), reads: false, id: None });
     room.play_out();
     let record = room.stored.take().expect("stored");
     let bots: Vec<_> = record.seats[1..].iter().map(|s| s.player_id).collect();

@@ -129,7 +129,7 @@ pub(super) async fn abandon_rooms(conn: &mut Conn, how: &Abandon, opened: &mut O
         let steps = [
             ("join", ClientMsg::join(room, Some(0))),
             ("fill-bots", ClientMsg::FillBots { room, strategy: how.strategy.clone() }),
-            ("ready", ClientMsg::Ready { room }),
+            ("ready", ClientMsg::Ready { room, read_hand_ends: false }),
             ("leave", ClientMsg::Leave { room }),
         ];
         let mut fate = "sat, filled, ready, left".to_string();

@@ -101,7 +101,9 @@ async fn open_rooms(
             client::join(&mut conn, room, 0).await?;
             let again = client::outcome(&client::request(&mut conn, fill).await?);
             if again == "ok" {
-                let ready = client::outcome(&client::request(&mut conn, ClientMsg::Ready { room }).await?);
+                let ready = client::outcome(
+                    &client::request(&mut conn, ClientMsg::Ready { room, read_hand_ends: false }).await?,
+                );
                 format!("filled after sitting (ready: {ready}; refused first: {reply})")
             } else {
                 format!("fill refused ({reply}, seated: {again})")

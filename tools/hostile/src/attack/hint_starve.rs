@@ -136,7 +136,7 @@ async fn play_victim(server: &Server, strategy: &str, victim: &Mutex<Victim>) ->
     client::join(&mut conn, room, 0).await.context("victim: join")?;
     let fill = ClientMsg::FillBots { room, strategy: strategy.into() };
     client::expect(client::request(&mut conn, fill).await?, "ok").context("victim: fill-bots")?;
-    conn.send(ClientMsg::Ready { room }).await?;
+    conn.send(ClientMsg::Ready { room, read_hand_ends: false }).await?;
     let mut rng = Rng::new(room ^ 0x51c7);
     let (mut last_move, mut last_frame) = (Instant::now(), None::<String>);
     let mut asked: Vec<(u64, Instant)> = Vec::new();
@@ -170,7 +170,7 @@ async fn play_victim(server: &Server, strategy: &str, victim: &Mutex<Victim>) ->
             "game-started" => last_move = Instant::now(),
             "game-over" => {
                 victim.lock().expect("victim lock").matches += 1;
-                conn.send(ClientMsg::Ready { room }).await?;
+                conn.send(ClientMsg::Ready { room, read_hand_ends: false }).await?;
             }
             "error" if v["code"].as_str() == Some("rate-limited") => {
                 tokio::time::sleep(Duration::from_millis(20)).await;

@@ -149,7 +149,7 @@ async fn play_first_match(ctx: &Ctx, real: &mut Conn, t0: Instant, deadline: Ins
                 ));
                 room = Some(r);
                 client::join(real, r, seat as u8).await?;
-                real.send(ClientMsg::Ready { room: r }).await?;
+                real.send(ClientMsg::Ready { room: r, read_hand_ends: false }).await?;
             }
             "game-started" if v["room"].as_u64() == room => {
                 ctx.note(format!("its match started after {:.1} s", t0.elapsed().as_secs_f64()));

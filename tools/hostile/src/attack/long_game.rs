@@ -84,7 +84,7 @@ async fn build(ctx: &Ctx, args: &LongGameArgs) -> anyhow::Result<(i64, u64)> {
     client::join(&mut conn, room, 0).await?;
     let fill = ClientMsg::FillBots { room, strategy: "random".into() };
     client::expect(client::request(&mut conn, fill).await?, "ok").context("fill-bots")?;
-    conn.send(ClientMsg::Ready { room }).await?;
+    conn.send(ClientMsg::Ready { room, read_hand_ends: false }).await?;
     let mut rng = Rng::new(room);
     let mut moves = 0;
     let mut last: Option<String> = None;

@@ -155,7 +155,7 @@ pub(super) async fn ask_hints(conn: &mut Conn, room: u64, every: Duration, until
     let mut hints = Hints::default();
     let mut rng = Rng::new(room ^ 0x417);
     let mut next_hint = Instant::now();
-    conn.send(ClientMsg::Ready { room }).await?;
+    conn.send(ClientMsg::Ready { room, read_hand_ends: false }).await?;
     while Instant::now() < until {
         let Ok(text) = tokio::time::timeout_at(until.into(), conn.recv_text()).await else { break };
         let text = text?;
@@ -204,7 +204,7 @@ pub(super) async fn ask_hints(conn: &mut Conn, room: u64, every: Duration, until
                 }
             }
             "game-over" => {
-                conn.send(ClientMsg::Ready { room }).await?;
+                conn.send(ClientMsg::Ready { room, read_hand_ends: false }).await?;
             }
             _ => {}
         }
