@@ -41,8 +41,10 @@ enum Until {
 /// What a test saw while playing.
 #[derive(Default)]
 struct Played {
-    /// Our moves (plays, draws, passes) sent from the page.
+    /// Our plays and draws sent from the page.
     moves: u32,
+    /// Our passes clicked (or keyed): none while the page passes for us.
+    pass_clicks: u32,
     /// Plays whose end was chosen on the board, and in the list.
     chose_on_board: u32,
     chose_in_list: u32,
@@ -112,7 +114,7 @@ async fn play(b: &Browser, until: Until, keyboard: bool, p: &mut Played) {
             } else if !moves.is_empty() {
                 assert!(moves.contains(&focused), "focus is on {moves:?}, not {focused:?}");
                 b.keys(&Key::Enter.to_string()).await;
-                p.moves += 1;
+                p.count(&focused);
             }
             continue;
         }
@@ -140,21 +142,37 @@ async fn play(b: &Browser, until: Until, keyboard: bool, p: &mut Played) {
         } else if let Some(m) = moves.first() {
             let xp = format!("//button[@aria-label={}]", xpath_literal(m));
             if b.click_now(Locator::XPath(&xp)).await {
-                p.moves += 1;
+                p.count(m);
             }
         }
     }
 }
 
-/// Moves a seat made in a stored game (plays, draws and passes).
+impl Played {
+    /// Counts a click on the move button named `name` (pass or draw).
+    fn count(&mut self, name: &str) {
+        if name == "pass" {
+            self.pass_clicks += 1;
+        } else {
+            self.moves += 1;
+        }
+    }
+}
+
+/// Plays and draws a seat made in a stored game.
 fn seat_moves(game: &Value, seat: u64) -> u32 {
+    seat_events(game, seat, &["played", "drew"])
+}
+
+/// How many of a stored game's steps begin with one of `events` by `seat`.
+fn seat_events(game: &Value, seat: u64, events: &[&str]) -> u32 {
     game["steps"]
         .as_array()
         .unwrap()
         .iter()
         .filter(|s| {
             let first = &s["events"][0];
-            first["seat"] == json!(seat) && matches!(first["event"].as_str(), Some("played" | "drew" | "passed"))
+            first["seat"] == json!(seat) && events.iter().any(|e| first["event"] == *e)
         })
         .count() as u32
 }
@@ -186,7 +204,8 @@ async fn a_guest_plays_a_latin_match_by_mouse_and_never_sees_a_hidden_tile() {
 
     let g = server.get_json(&format!("/api/games/{id}?seat=0")).await;
     assert_eq!(g["seats"][0]["kind"], "guest", "{}", g["seats"]);
-    assert_eq!(seat_moves(&g, 0), p.moves, "every move of seat 0 was made by a click on the page");
+    assert_eq!(seat_moves(&g, 0), p.moves, "every play of seat 0 was made by a click on the page");
+    assert_eq!(p.pass_clicks, 0, "the page passed for seat 0 whenever nothing fitted");
     assert!(p.moves >= 7, "a match takes more than a hand's moves: {}", p.moves);
     assert!(!g["winner"].is_null(), "latin matches are won: {}", g["scores"]);
 
@@ -249,6 +268,63 @@ async fn a_guest_plays_a_latin_match_by_mouse_and_never_sees_a_hidden_tile() {
     assert!(shown.len() >= 20, "{} tiles named", shown.len());
     // Ends were chosen both ways when a tile fitted two (it does not always happen).
     eprintln!("moves {}, ends chosen on the board {}, in the list {}", p.moves, p.chose_on_board, p.chose_in_list);
+}
+
+/// The page passes for its player when passing is all they may do (the
+/// switch is on by default), and leaves the pass to click once the switch
+/// is off, which the browser remembers.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_page_passes_for_you_when_nothing_fits_unless_you_turn_it_off() {
+    const SWITCH: &str = "Pass for me when nothing fits";
+    let _one = ONE_BROWSER.lock().await;
+    let server = TestServer::start().await;
+    let Some(b) = Browser::start(format!("http://{}", server.addr)).await else { return };
+    let switch_on = async || {
+        b.wait_named(SWITCH).await;
+        let on = b.js(&format!("return document.querySelector('[aria-label={}]').checked", json!(SWITCH))).await;
+        on.as_bool().expect("a checkbox")
+    };
+    // Plays a block match against a bot: its stored game and what we did.
+    let block_match = async |on: bool| {
+        lobby(&b).await;
+        b.open_room("block", Some("2"), "random").await;
+        b.click_named("I'm ready").await;
+        assert_eq!(switch_on().await, on, "the switch is as it was left");
+        let mut p = Played::default();
+        play(&b, Until::MatchOver, false, &mut p).await;
+        let g = server.get_json(&format!("/api/games/{}?seat=0", p.game.expect("stored game"))).await;
+        assert_eq!(seat_moves(&g, 0), p.moves, "every play of seat 0 came from the page");
+        (g, p)
+    };
+    // Until seat 0 had to pass (two-seat block hands leave many stuck).
+    let mut passed = 0;
+    for _ in 0..4 {
+        let (g, p) = block_match(true).await;
+        assert_eq!(p.pass_clicks, 0, "no Pass clicked while the page passes for us");
+        passed += seat_events(&g, 0, &["passed"]);
+        if passed > 0 {
+            break;
+        }
+    }
+    assert!(passed > 0, "seat 0 never had to pass in four block matches");
+    // Turned off at the finished table, before the next match.
+    b.click_named(SWITCH).await;
+    assert!(!switch_on().await, "the switch is off once clicked");
+
+    let mut clicked = 0;
+    for _ in 0..4 {
+        let (g, p) = block_match(false).await;
+        assert_eq!(seat_events(&g, 0, &["passed"]), p.pass_clicks, "with the switch off, every pass was clicked");
+        clicked += p.pass_clicks;
+        if clicked > 0 {
+            break;
+        }
+    }
+    assert!(clicked > 0, "seat 0 never had to pass in four block matches with the switch off");
+    // A new page in this browser keeps it off.
+    b.client.refresh().await.unwrap();
+    block_match(false).await;
+    b.close().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -327,19 +403,19 @@ async fn reload_mid_match(name: Option<&str>) {
         // give another seat's move to it.
         let steps = g["steps"].as_array().unwrap();
         let views: Vec<&Value> = std::iter::once(&g["start"]).chain(steps.iter().map(|s| &s["view"])).collect();
-        let at = (0..steps.len())
-            .find(|&j| {
-                let (mut hand, _) = view_tiles(views[j]);
-                hand.sort();
-                let next = &steps[j]["events"][0];
-                hand == shown_hand && views[j]["to-move"] == json!(0) && next["seat"] == json!(0)
-            })
-            .expect("a step of the stored game where seat 0 moved next with the hand the page showed");
-        let (hand, played) = view_tiles(views[at]);
-        assert!(
-            shown_board.iter().all(|t| played.contains(t)),
-            "the board shows only tiles played by then: {shown_board:?}"
-        );
+        // Seat 0 may hold one hand at several turns (it passed between
+        // them), so the step is the one whose board is the board shown.
+        let seat_0_next = |j: usize| {
+            let (mut hand, _) = view_tiles(views[j]);
+            hand.sort();
+            hand == shown_hand && views[j]["to-move"] == json!(0) && steps[j]["events"][0]["seat"] == json!(0)
+        };
+        let board_at = |j: usize| view_tiles(views[j]).1.into_iter().collect::<HashSet<_>>();
+        let at = (0..steps.len()).find(|&j| seat_0_next(j) && board_at(j) == shown_board).unwrap_or_else(|| {
+            let boards: Vec<_> = (0..steps.len()).filter(|&j| seat_0_next(j)).map(board_at).collect();
+            panic!("no step of the stored game has seat 0 to move with the hand and board shown ({shown_board:?}); boards with that hand: {boards:?}")
+        });
+        let (hand, _) = view_tiles(views[at]);
         assert!(!shown_playable.is_empty() || strings(&look["moves"]).len() == 1, "a move is offered: {look}");
         assert!(shown_playable.iter().all(|t| hand.contains(t)), "playable tiles are in the hand: {shown_playable:?}");
         let last = at.checked_sub(1).map(|k| &steps[k]["events"][0]);

@@ -511,20 +511,28 @@ async fn a_hand_ends_with_its_last_tile_laid_and_every_hand_face_up_until_the_pl
     let board = list(&end["board"]);
     assert_eq!(board.len() + held, 28, "board {board:?} and hands {hands:?} hold every tile");
     assert!(board.iter().any(|t| t.contains("just played")), "the last tile is marked: {board:?}");
-    // It stays while the player looks (the bots play on behind it)...
+    // It stays while the player looks (the room waits for them)...
     tokio::time::sleep(Duration::from_millis(1500)).await;
     assert_eq!(b.js(HAND_END).await["board"], end["board"], "the hand's end stayed on screen");
-    // The picture: the board with its last tile above the hands face up.
-    b.js("document.querySelector('[aria-label=\"the board\"]').scrollIntoView(); return true").await;
+    // The picture, as the page shows it: the result over the final board
+    // with its last tile, the hands face up around it and the score above.
     b.screenshot("hand-end").await;
     b.client.set_window_size(390, 844).await.unwrap();
     b.wait_js("the narrow layout", "return document.documentElement.clientWidth <= 390").await;
     assert_eq!(b.js(OVERFLOW).await, serde_json::json!([]), "the hand's end fits a phone");
-    b.screenshot("hand-end-phone").await;
     b.client.set_window_size(1280, 800).await.unwrap();
-    // ...until Continue: then the next hand.
+    // ...until Continue: then the next hand, whose clock did not run
+    // while the player read (its first moves wait for the Continue).
     b.click_named("Continue").await;
     b.wait_js("the next hand", "return !document.querySelector('[aria-label=\"the hands, face up\"]')").await;
+    let clock = b
+        .wait_js(
+            "our first turn of the next hand",
+            "const c = document.querySelector('[role=\"timer\"][aria-label=\"time left for your move\"]'); return c && c.textContent",
+        )
+        .await;
+    let secs: u64 = clock.as_str().unwrap().trim_end_matches(" s").parse().unwrap_or_else(|e| panic!("{clock}: {e}"));
+    assert!(secs >= 29, "{secs} s of 30 left at our first turn after reading the hand's end");
     b.close().await;
 }
 
@@ -760,11 +768,71 @@ async fn a_spanish_player_reads_the_table_and_the_hands_end_in_spanish() {
         "pips counted in Spanish: {hands:?}"
     );
     no_english(&end, "the hand's end");
-    // The picture: the hands face up with their pips and "Seguir" below the board.
-    b.js("document.querySelector('.hand-end').scrollIntoView({ block: 'end' }); return true").await;
+    // The picture, as the page shows it: the result and "Seguir" over the
+    // final board, the hands face up around it, the score above.
     settle(&b).await;
     b.screenshot("hand-end-es").await;
     b.click_named("Seguir").await;
     b.wait_js("the next hand", "return !document.querySelector('[aria-label=\"las manos, boca arriba\"]')").await;
+    b.close().await;
+}
+
+/// The board's and the score's boxes against the window, once both are
+/// inside it: what a player sees without scrolling.
+const IN_SIGHT: &str = r#"
+const box = (sel) => { const e = document.querySelector(sel); if (!e) return null; const r = e.getBoundingClientRect(); return { top: Math.round(r.top), bottom: Math.round(r.bottom) }; };
+const board = box('section[aria-label="the board"]');
+const score = box('.scoreboard');
+const h = document.documentElement.clientHeight;
+const inside = (r) => r && r.top >= -1 && r.bottom <= h + 1;
+return inside(board) && inside(score) ? { board, score, h } : null;
+"#;
+
+/// Plays a latin match from `b`, checking at every turn of ours and every
+/// hand's end that the board and the score are in the window together;
+/// the number of turns and of hand ends checked.
+async fn board_and_score_in_sight(b: &Browser, what: &str) -> (u32, u32) {
+    lobby(b, "/?pace=0#/").await;
+    b.open_room("latin", None, "random").await;
+    b.click_named("I'm ready").await;
+    let deadline = Instant::now() + MATCH;
+    let (mut turns, mut ends) = (0, 0);
+    loop {
+        assert!(Instant::now() < deadline, "the match did not end within {MATCH:?}");
+        let l = look(b).await;
+        if !l["over"].is_null() {
+            return (turns, ends);
+        }
+        let at_end = b.js("return !!document.querySelector('[data-key=\"hand-continue\"]')").await == true;
+        if at_end || l["turn"] == true {
+            let which =
+                if at_end { format!("{what}, hand end {}", ends + 1) } else { format!("{what}, turn {}", turns + 1) };
+            b.wait_js(&format!("the board and the score in sight ({which})"), IN_SIGHT).await;
+            if at_end {
+                ends += 1;
+                if ends == 1 && what == "phone" {
+                    b.screenshot("hand-end-phone").await;
+                }
+                continue_hand(b).await;
+            } else if move_once(b).await {
+                turns += 1;
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_board_and_the_score_stay_in_sight_at_every_turn_and_hand_end_on_a_laptop_and_a_phone() {
+    let _one = ONE_BROWSER.lock().await;
+    let server = TestServer::start().await;
+    let Some(b) = Browser::start(format!("http://{}", server.addr)).await else { return };
+    b.client.set_window_size(1280, 800).await.unwrap();
+    let (turns, ends) = board_and_score_in_sight(&b, "laptop").await;
+    assert!(turns >= 7 && ends >= 1, "checked {turns} turns and {ends} hand ends");
+    b.close().await;
+    let Some(b) = Browser::start_phone(format!("http://{}", server.addr), &[]).await else { return };
+    let (turns, ends) = board_and_score_in_sight(&b, "phone").await;
+    assert!(turns >= 7 && ends >= 1, "checked {turns} turns and {ends} hand ends");
     b.close().await;
 }

@@ -18,6 +18,7 @@ import * as profile from './profile.js';
 import * as account from './account.js';
 import * as rules from './rules.js';
 import { t as say, errorText } from './i18n.js';
+import { passIfForced } from './prompt.js';
 import { applyPolyEvents, describePoly, tileSet } from './poly.js';
 
 const TOKEN_KEY = 'capicua.token';
@@ -359,9 +360,13 @@ async function pump(t) {
   }
 }
 
-/** Lets the frames held behind a hand's end through. */
+/**
+ * Lets the frames held behind a hand's end through, and tells the room the
+ * seat has read it: the next hand waits for the people at the table.
+ */
 export function continueHand(t) {
   if (!t.handEnd) return;
+  if (!t.handEnd.last) handEndRead(t);
   t.handEnd = null;
   clearTimeout(t.handEndTimer);
   t.focusHand = true;
@@ -369,6 +374,11 @@ export function continueHand(t) {
   pump(t);
 }
 app.continueHand = continueHand;
+
+/** Tells the room our seat is not reading a hand's end (any more). */
+function handEndRead(t) {
+  if (t.seat !== null && t.seat !== undefined && !watching(t)) app.conn.request({ type: 'ready', room: t.room }).catch(() => {});
+}
 
 /** Until the player continues, the table shows a finished hand: its last tile laid and every hand face up. */
 function showHandEnd(t, end, last) {
@@ -447,8 +457,9 @@ function applyFrame(t, f) {
       t.prompt = { id: f.prompt, legal: f['legal-moves'], endsAt: f.at + f['deadline-ms'] };
       t.choosing = null;
       t.pending = null;
-      app.announce(`${say('tb.your-turn')}. ${poly ? describePoly(t) : describeLegal(t)}`);
       t.focusHand = true;
+      if (passIfForced(app, t, poly ? 'poly' : 'tiles')) return false;
+      app.announce(`${say('tb.your-turn')}. ${poly ? describePoly(t) : describeLegal(t)}`);
       return false;
     }
     case 'events': {
@@ -520,6 +531,9 @@ function applyFrame(t, f) {
         t.view = null;
       }
       t.closed = null;
+      // Back at a match in play with no hand's end on screen (a reload):
+      // the room need not wait for us to read one.
+      if (f.view && !t.handEnd) handEndRead(t);
       return false;
     }
     case 'room-closed': {

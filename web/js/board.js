@@ -612,12 +612,20 @@ export function fitFelt(felt, minUnit = 0) {
   const bottom = hand ? hand.getBoundingClientRect().bottom : now.bottom;
   // The seats around the board come into view too when they fit.
   const grid = felt.closest('.table-grid')?.getBoundingClientRect();
-  const from = grid && bottom - grid.top <= best.screen ? grid.top : now.top;
-  // Up to the board's top, or down just enough to show the whole hand.
-  if (ours && bottom - from <= best.screen) {
-    if (from < 0) window.scrollBy(0, from);
+  const sticky = stickyHeight();
+  const from = grid && bottom - grid.top <= best.screen - sticky ? grid.top : now.top;
+  // Up to the board's top (under the score, which stays on screen), or
+  // down just enough to show the whole hand.
+  if (ours && bottom - from <= best.screen - sticky) {
+    if (from < sticky) window.scrollBy(0, from - sticky);
     else if (bottom > best.screen) window.scrollBy(0, bottom - best.screen);
   }
+}
+
+/** The height of the score kept at the top of the window as the page scrolls. */
+function stickyHeight() {
+  const s = document.querySelector('.scoreboard');
+  return s ? s.getBoundingClientRect().height + 8 : 0;
 }
 
 /**
@@ -652,7 +660,8 @@ function measure(felt, minUnit) {
   const scaleFor = (room) => Math.min(1, Math.max(0.05, room / total));
   let scale = scaleFor(screen - top - below - chrome - slack);
   if (screen - top - below - chrome - slack < LEAST_ROOM || unitAt(scale) < minUnit) {
-    scale = Math.max(scale, scaleFor(screen - below - chrome - slack));
+    // Scrolled down, the board sits under the score kept on screen.
+    scale = Math.max(scale, scaleFor(screen - stickyHeight() - below - chrome - slack));
   }
   return {
     scale,

@@ -47,7 +47,7 @@ export async function onFrame(app, f) {
     tb.spectating = false;
     if (app.me?.guest) app.rememberGuestSeat(f.room, joined.seat);
     // The seeker asked to play now: ready at once, no second click.
-    await app.ask({ type: 'ready', room: f.room });
+    await app.ask({ type: 'ready', room: f.room, 'read-hand-ends': true });
     app.announce(t('play.paired', { room: f.room }));
     app.go(`#/room/${f.room}`);
   } catch {

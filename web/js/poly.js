@@ -8,7 +8,7 @@
 // for cells of side 1. Pips are written as numerals beside their side.
 
 import { h, s, rovingTiles } from './dom.js';
-import { sendMove, otherMoves, legalInWords } from './prompt.js';
+import { sendMove, otherMoves, legalInWords, autoPassSwitch } from './prompt.js';
 import { fitFelt } from './board.js';
 // `tr`: the table is `t` throughout this file.
 import { t as tr } from './i18n.js';
@@ -759,6 +759,7 @@ export function polyHandArea(app, t, { title }) {
     );
   }
   extra.push(otherMoves(t, { label: (m) => (m.kind === 'draw' ? tr('tb.draw-lc') : tr('tb.pass-lc')), send: (m) => send(app, t, m) }));
+  if (t.seat !== null) extra.push(autoPassSwitch(app));
   return h('section', { class: `hand-area ${t.prompt ? 'my-turn' : ''}`, 'aria-label': tr('tb.hand-and-moves') }, title, row, extra);
 }
 

@@ -23,6 +23,42 @@ export function sendMove(app, t, move, family = 'tiles') {
   });
 }
 
+// Whether the page passes for its player when passing is the only legal
+// move (on unless turned off, remembered in this browser).
+const AUTO_PASS_KEY = 'capicua.auto-pass';
+
+export function autoPass() {
+  return localStorage.getItem(AUTO_PASS_KEY) !== 'off';
+}
+
+/**
+ * Passes for the player when `t`'s pending prompt allows nothing else and
+ * auto-pass is on: the pass is sent at once and announced; the room's
+ * answer shows it on the table as any pass. Whether it passed.
+ */
+export function passIfForced(app, t, family) {
+  const legal = t.prompt?.legal || [];
+  if (!autoPass() || legal.length !== 1 || legal[0].kind !== 'pass') return false;
+  app.announce(say('tb.auto-passed'));
+  sendMove(app, t, legal[0], family);
+  return true;
+}
+
+/** The table's auto-pass switch, the same at every table and before a match. */
+export function autoPassSwitch(app) {
+  const box = h('input', {
+    type: 'checkbox',
+    'data-key': 'auto-pass',
+    'aria-label': say('tb.auto-pass'),
+    checked: autoPass(),
+    onchange: () => {
+      localStorage.setItem(AUTO_PASS_KEY, box.checked ? 'on' : 'off');
+      app.update();
+    },
+  });
+  return h('label', { class: 'auto-pass' }, box, ` ${say('tb.auto-pass')}`);
+}
+
 /**
  * The prompt's moves other than a tile's play (draw, pass) as a row of
  * buttons, the same at every table; `label(m)` names a move for a screen

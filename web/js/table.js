@@ -2,12 +2,12 @@
 // your hand, the other seats, scores, clock), the result after it.
 
 import { h, replace, tileName, sameTile, joinWords, rovingTiles } from './dom.js';
-import { renderBoard, endName, endPip, boardKind } from './board.js';
+import { renderBoard, endName, endPip } from './board.js';
 import { tileSvg, needsNumerals } from './tiles.js';
 import { strengthOptions } from './lobby.js';
 import { hintBox, isHinted } from './hints.js';
 import { renderPolyBoard, polyTargets, polyHandArea, polyScores, describePoly, polyHandPictures, byCorners } from './poly.js';
-import { sendMove, otherMoves, legalInWords, handTitle, secondsLeft } from './prompt.js';
+import { sendMove, otherMoves, legalInWords, handTitle, secondsLeft, autoPassSwitch } from './prompt.js';
 
 export { secondsLeft };
 import { t as say } from './i18n.js';
@@ -154,14 +154,31 @@ function handEndPanel(app, t) {
     h('ul', { class: 'hands-up', 'aria-label': say('tb.hands-up') }, rows),
     teamLine,
     played.length ? h('p', { class: 'small' }, say('tb.play-points', { list: played.join('; ') })) : null,
-    end.last
+    !end.last && watcher ? h('p', { class: 'small muted' }, say('tb.next-soon')) : null,
+  );
+}
+
+/** A two-faced hand's end in a line: how it ended and who scored. */
+function handEndLine(app, t) {
+  const r = t.handEnd.result || {};
+  const { how, scored } = handWords(r, { who: (s, cap) => app.who(t, s, { cap }), sideName: (side) => sideName(app, t, side) });
+  return `${how} ${scored}`;
+}
+
+/**
+ * Over the final board, at a hand's end: the hand, how it ended, the
+ * points, and Continue. The board, the hands face up around it and the
+ * score stay in sight together while the player reads.
+ */
+function handEndBar(app, t, line) {
+  const hand = t.handEnd.result?.hand ?? t.handEnd.hand ?? 0;
+  return h(
+    'div',
+    { class: 'hand-end-bar' },
+    h('p', {}, h('strong', {}, `${say('tb.hand-result', { n: hand + 1 })}: `), line),
+    t.handEnd.last
       ? null
-      : h(
-          'div',
-          { class: 'row' },
-          h('button', { class: 'primary', 'data-key': 'hand-continue', onclick: () => app.continueHand(t) }, say('tb.continue')),
-          watcher ? h('span', { class: 'small muted' }, say('tb.next-soon')) : null,
-        ),
+      : h('button', { class: 'primary', 'data-key': 'hand-continue', onclick: () => app.continueHand(t) }, say('tb.continue')),
   );
 }
 
@@ -294,22 +311,6 @@ function twoWays(t, m) {
   return (t.prompt?.legal || []).some((o) => o !== m && o.kind === 'play' && o.end === m.end && sameTile(o.tile, m.tile));
 }
 
-/**
- * Whether every one of these plays of a tile leaves the same board, so
- * there is nothing to choose: beside a lone double lead on a line or a
- * spinner, its left and right ends are the same end seen from two sides.
- */
-function sameBoard(t, moves) {
-  const kind = boardKind(t.variant);
-  if (kind !== 'line' && kind !== 'spinner') return false;
-  const plays = (t.view?.history || []).filter((r) => r.action.kind === 'play');
-  if (plays.length !== 1) return false;
-  const [a, b] = plays[0].action.tile;
-  if (a !== b) return false;
-  const outer = (m) => m.tile[1 - m.face];
-  return moves.every((m) => (m.end === 0 || m.end === 1) && outer(m) === outer(moves[0]));
-}
-
 function moveLabel(t, m) {
   if (m.kind === 'draw') return say('tb.draw-lc');
   if (m.kind === 'pass') return say('tb.pass-lc');
@@ -323,7 +324,8 @@ function moveLabel(t, m) {
 function pickTile(app, t, tile) {
   const moves = (t.prompt?.legal || []).filter((m) => m.kind === 'play' && sameTile(m.tile, tile));
   if (!moves.length) return;
-  if (moves.length === 1 || sameBoard(t, moves)) return sendMove(app, t, moves[0]);
+  // The room offers one move per result: more than one is a real choice.
+  if (moves.length === 1) return sendMove(app, t, moves[0]);
   t.choosing = tile;
   t.focusChoice = true;
   app.announce(say('tb.choose-where', { tile: tileName(tile), list: moves.map((m) => moveLabel(t, m)).join('; ') }));
@@ -335,8 +337,7 @@ function handArea(app, t) {
   const legal = t.prompt?.legal || [];
   const movesOf = (tile) => legal.filter((m) => m.kind === 'play' && sameTile(m.tile, tile));
   const playable = (tile) => movesOf(tile).length > 0;
-  // A choice to make only where the ends give different boards.
-  const choose = (tile) => movesOf(tile).length > 1 && !sameBoard(t, movesOf(tile));
+  const choose = (tile) => movesOf(tile).length > 1;
   const numerals = needsNumerals(t.variant);
   const names = hand.map(tileName);
   const buttons = hand.map((tile, i) => {
@@ -423,6 +424,7 @@ function handArea(app, t) {
   const hint = hintBox(app, t, (m) => moveLabel(t, same(m)));
   if (hint) extra.push(hint);
   extra.push(otherMoves(t, { label: (m) => moveLabel(t, m), send: (m) => sendMove(app, t, m) }));
+  if (t.seat !== null) extra.push(autoPassSwitch(app));
   return h('section', { class: `hand-area ${t.prompt ? 'my-turn' : ''}`, 'aria-label': say('tb.hand-and-moves') }, handTitle(t, describe), row, extra);
 }
 
@@ -532,12 +534,13 @@ function waitingRoom(app, t) {
               {
                 class: 'primary',
                 'data-key': 'ready',
-                onclick: () => app.ask({ type: 'ready', room: t.room }).catch(() => {}),
+                onclick: () => app.ask({ type: 'ready', room: t.room, 'read-hand-ends': true }).catch(() => {}),
               },
               t.gameOver ? say('tb.play-another') : say('tb.im-ready'),
             ),
         h('button', { 'data-key': 'leave', onclick: () => leave(app, t) }, say('tb.leave-room')),
       ),
+      autoPassSwitch(app),
     );
   }
   return h(
@@ -668,9 +671,6 @@ function polyHandEnd(app, t) {
     h('h2', { id: 'sum-h' }, say('tb.hand-result', { n: hand + 1 })),
     t.banner ? h('p', {}, t.banner.text) : null,
     seats,
-    t.handEnd.last
-      ? null
-      : h('div', { class: 'row' }, h('button', { class: 'primary', 'data-key': 'hand-continue', onclick: () => app.continueHand(t) }, say('tb.continue'))),
   );
 }
 
@@ -688,6 +688,7 @@ const TILES_TABLE = {
     scoreboard({ view: t.view, variant: t.variant, seat: t.seat, sideOf: (s) => app.sideOf(t, s), sideName: (side) => sideName(app, t, side) }),
   hand: handArea,
   handEnd: handEndPanel,
+  handEndLine,
   /** The board is drawn once the page is in place, at the felt's width. */
   drawBoard(app, t, felt) {
     const shown = t.handEnd?.view || t.view;
@@ -714,6 +715,7 @@ const POLY_TABLE = {
     polyScores({ view: t.view, variant: t.variant, seat: t.seat, name: (s) => (s === t.seat ? say('tb.you-cap') : say('tb.seat-cap', { n: s + 1 })) }),
   hand: (app, t) => polyHandArea(app, t, { title: handTitle(t, describePoly) }),
   handEnd: polyHandEnd,
+  handEndLine: (app, t) => t.banner?.text || '',
   drawBoard(app, t, felt) {
     felt.append(renderPolyBoard({ view: t.handEnd?.view || t.view, variant: t.variant, targets: t.handEnd ? [] : polyTargets(app, t) }));
   },
@@ -739,6 +741,7 @@ function playing(app, t) {
   const parts = [fam.scores(app, t)];
   const felt = h('section', { class: fam.feltClass, 'aria-label': say('tb.the-board') });
   if (t.banner && !t.handEnd) felt.append(h('p', { class: 'banner', role: 'status' }, t.banner.text));
+  if (t.handEnd) felt.append(handEndBar(app, t, fam.handEndLine(app, t)));
   const around = fam.around(n);
   parts.push(
     h(
@@ -1005,6 +1008,10 @@ export function mount(app, { room }) {
     const match = inMatch ? playing(app, t) : null;
     if (match) kids.push(...match.parts);
     replace(el, kids);
+    // What scrolls into view (a focused tile, a button) stops below the
+    // score kept at the top of the window.
+    const score = el.querySelector('.scoreboard');
+    document.documentElement.style.scrollPaddingTop = score ? `${score.offsetHeight + 8}px` : '';
     // The board is drawn in place, where the felt's width is known.
     match?.draw();
     if (t.gameOver && !t.overClosed && t.focusOver !== false && free()) {
@@ -1014,7 +1021,12 @@ export function mount(app, { room }) {
     }
     if (t.handEnd && t.focusContinue && free()) {
       t.focusContinue = false;
-      (el.querySelector('[data-key="hand-continue"]') || el.querySelector('.hand-end'))?.focus();
+      // The table from its top (under the score, which stays on screen):
+      // the final board with the result over it, the hands around it.
+      const grid = el.querySelector('.table-grid, .table-rows');
+      const score = el.querySelector('.scoreboard');
+      if (grid) window.scrollTo({ top: grid.getBoundingClientRect().top + window.scrollY - (score?.offsetHeight || 0) - 8, behavior: 'instant' });
+      (el.querySelector('[data-key="hand-continue"]') || el.querySelector('.hand-end'))?.focus({ preventScroll: true });
       return;
     }
     // Keyboard play: focus follows the turn (only if focus is not elsewhere in a form).
@@ -1043,6 +1055,7 @@ export function mount(app, { room }) {
     unmount: () => {
       window.removeEventListener('resize', resize);
       if (t.onChat === chat.render) t.onChat = null;
+      document.documentElement.style.scrollPaddingTop = '';
     },
   };
 }

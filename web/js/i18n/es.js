@@ -883,6 +883,8 @@ export default {
   'tb.choose-another': 'Elegir otra ficha',
   'tb.draw': 'Robar una ficha',
   'tb.pass': 'Paso',
+  'tb.auto-pass': 'Pasar solo cuando no llevo ficha',
+  'tb.auto-passed': 'No llevas ficha: pasas.',
   'tb.your-turn': 'Tu turno',
   'tb.time-yours': 'tiempo que te queda para jugar',
   'tb.your-hand': 'Tu mano',
