@@ -383,11 +383,26 @@ fn quiet_addr() -> SocketAddr {
         .expect("a free port below the ephemeral range")
 }
 
+/// Listens on `addr` once it is free: the listener before it there (an
+/// aborted task's) may not be closed yet.
+async fn listen(addr: SocketAddr) -> tokio::net::TcpListener {
+    let deadline = std::time::Instant::now() + WAIT;
+    loop {
+        match tokio::net::TcpListener::bind(addr).await {
+            Ok(l) => return l,
+            Err(e) if e.kind() == std::io::ErrorKind::AddrInUse && std::time::Instant::now() < deadline => {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            Err(e) => panic!("cannot listen on {addr}: {e}"),
+        }
+    }
+}
+
 /// A TCP proxy to `to` on `addr`: the server as the bots see it. Aborting
 /// the task closes the listener and drops every connection through it,
 /// as a server that dies does.
 async fn forwarding(addr: SocketAddr, to: SocketAddr) -> tokio::task::JoinHandle<()> {
-    let listener = tokio::net::TcpListener::bind(addr).await.unwrap();
+    let listener = listen(addr).await;
     tokio::spawn(async move {
         // Dropped with the task: every connection through it ends.
         let mut conns = tokio::task::JoinSet::new();
@@ -474,7 +489,7 @@ async fn a_wrong_address_fails_at_once_with_one_message() {
 /// Accepts connections and drops them at once, counting them: a server
 /// that is up but not answering.
 async fn drop_connections(addr: SocketAddr, accepted: Arc<Mutex<u32>>) -> tokio::task::JoinHandle<()> {
-    let listener = tokio::net::TcpListener::bind(addr).await.unwrap();
+    let listener = listen(addr).await;
     tokio::spawn(async move {
         while let Ok((stream, _)) = listener.accept().await {
             *accepted.lock().unwrap() += 1;

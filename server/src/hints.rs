@@ -281,7 +281,8 @@ pub(crate) struct Decision {
     pub step: usize,
     /// The hand, from 0.
     pub hand: usize,
-    /// The move played.
+    /// The move played, as `moves` lists it (a twin on the other side of
+    /// the board is that move).
     pub played: Move,
     /// Its estimated chance to win the hand (none for a play the lenient
     /// referee let stand although illegal).
@@ -290,7 +291,7 @@ pub(crate) struct Decision {
     pub best: Move,
     /// Its estimated chance to win the hand.
     pub best_win: f64,
-    /// Every legal move with its chance.
+    /// Every legal move with its chance, one per result.
     pub moves: Vec<HintMove>,
     /// Deals sampled (fewer than the review's `samples` when the server
     /// was busy or the variant is slow).
@@ -318,13 +319,13 @@ pub(crate) fn is_mistake(played: f64, best: f64, samples: u32) -> bool {
 }
 
 /// The steps of `moves`, played from `game`, at which `seat` had a
-/// decision: its turn, with two legal moves or more.
+/// decision: its turn, with two moves of different results or more.
 fn decision_steps(mut game: Game, moves: &[Move], seat: Seat) -> Result<Vec<usize>, String> {
     let mut steps = Vec::new();
     let mut legal = capicua_engine::MoveList::new();
     for (step, &m) in moves.iter().enumerate() {
         if game.to_move() == Some(seat) {
-            game.fill_legal_moves(&mut legal);
+            game.fill_distinct_moves(&mut legal);
             if legal.len() > 1 {
                 steps.push(step);
             }
@@ -366,7 +367,8 @@ impl DecisionJob {
         Ok(Decision {
             step: self.step,
             hand: game.hand_results().len(),
-            played: m,
+            // As the moves list it: a twin on the other side is that move.
+            played: moves.iter().map(|k| k.r#move).find(|&k| game.same_result(k, m)).unwrap_or(m),
             played_win,
             best,
             best_win,

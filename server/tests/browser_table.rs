@@ -836,3 +836,66 @@ async fn the_board_and_the_score_stay_in_sight_at_every_turn_and_hand_end_on_a_l
     assert!(turns >= 7 && ends >= 1, "checked {turns} turns and {ends} hand ends");
     b.close().await;
 }
+
+/// An all-fives table counts its open ends as the engine does: at every
+/// turn of ours the page shows the ends' sum and the points it scores,
+/// checked against the stored game's boards rebuilt by the engine.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn all_fives_shows_the_ends_count_and_its_points_as_the_engine_counts_them() {
+    use capicua_engine::{Board, Record, Rules};
+    let _one = ONE_BROWSER.lock().await;
+    let server = TestServer::start().await;
+    let Some(b) = Browser::start(format!("http://{}", server.addr)).await else { return };
+    b.client.set_window_size(1280, 800).await.unwrap();
+    lobby(&b, "/?pace=0#/").await;
+    b.open_room("all-fives", Some("2"), "random").await;
+    b.click_named("I'm ready").await;
+    let deadline = Instant::now() + MATCH;
+    // (hand, plays on the board, sum shown, points shown, the words).
+    let mut shown: Vec<(u64, u64, u64, u64, String)> = vec![];
+    let game = loop {
+        assert!(Instant::now() < deadline, "the match did not end within {MATCH:?}");
+        let l = look(&b).await;
+        if !l["over"].is_null() {
+            break l["game"].as_i64().expect("the stored game");
+        }
+        continue_hand(&b).await;
+        if l["turn"] == true {
+            let c = b
+                .js("const e = document.querySelector('.ends-count'); \
+                     return e ? [e.dataset.hand, e.dataset.plays, e.dataset.sum, e.dataset.points, e.textContent] : null")
+                .await;
+            if let Some(c) = c.as_array() {
+                let n = |i: usize| c[i].as_str().unwrap().parse::<u64>().unwrap();
+                shown.push((n(0), n(1), n(2), n(3), c[4].as_str().unwrap().to_string()));
+                if shown.iter().filter(|s| s.3 > 0).count() == 1 && shown.last().unwrap().3 > 0 {
+                    b.screenshot("all-fives-count").await;
+                }
+            }
+            move_once(&b).await;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    };
+    b.close().await;
+
+    let g = server.get_json(&format!("/api/games/{game}?seat=0")).await;
+    let layout = Rules::preset("all-fives").unwrap().variant().board;
+    let mut truth = std::collections::HashMap::new();
+    let views = std::iter::once(&g["start"]).chain(g["steps"].as_array().unwrap().iter().map(|s| &s["view"]));
+    for v in views {
+        let mut board = Board::new(layout);
+        let mut plays = 0;
+        for r in v["history"].as_array().unwrap() {
+            let record: Record = serde_json::from_value(r.clone()).unwrap();
+            board.apply(&record, 2);
+            plays += u64::from(r["action"]["kind"] == "play");
+        }
+        truth.insert((v["hand-number"].as_u64().unwrap(), plays), u64::from(board.end_sum()));
+    }
+    assert!(shown.len() >= 5, "the count was shown at {} turns", shown.len());
+    for (hand, plays, sum, points, words) in &shown {
+        assert_eq!(truth.get(&(*hand, *plays)), Some(sum), "hand {hand} after {plays} plays: {words:?}");
+        assert_eq!(*points, if *sum > 0 && sum % 5 == 0 { *sum } else { 0 }, "{words:?}");
+        assert!(words.contains(&sum.to_string()), "{words:?}");
+    }
+}

@@ -124,6 +124,58 @@ async fn a_watcher_pauses_steps_one_move_and_plays_on() {
     b.close().await;
 }
 
+/// A watcher at the default pace keeps within a few moves of a match
+/// played faster than the pace (the page skips the pace while behind),
+/// and Pause works on the first press, held as a person holds it, while
+/// moves keep arriving.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_watcher_keeps_up_with_a_fast_match_and_pauses_on_the_first_press() {
+    let server = TestServer::start().await;
+    let mut a = server.guest().await;
+    let mut b2 = server.guest().await;
+    let room = a.create_room(json!({"preset": "draw", "seats": 2})).await;
+    a.join(room, Some(0)).await;
+    b2.join(room, Some(1)).await;
+    a.ready(room).await;
+    b2.ready(room).await;
+    let mut seats = Seats { a, b: b2, room, salt: 0 };
+    let mut seq = seats.step().await;
+
+    let Some(b) = Browser::start(format!("http://{}", server.addr)).await else { return };
+    // The default pace: 450 ms a move.
+    b.open(&format!("/?pace=450#/room/{room}")).await;
+    wait_shown(&b, "the watcher to catch up", seq).await;
+    // Moves every 100 ms, four times faster than the pace: the page stays
+    // close (a hand's end is shown its few seconds, the moves meanwhile
+    // are then shown at once).
+    let (mut worst, mut measured) = (0, 0);
+    for _ in 0..40 {
+        seq = seats.step().await;
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        let at = b
+            .js("const s = document.querySelector('[aria-label=\"moves shown\"]'); \
+                 return [Number(s?.dataset.seq), !!document.querySelector('[aria-label=\"the hands, face up\"]')]")
+            .await;
+        if at[1] == false {
+            worst = worst.max(seq.saturating_sub(at[0].as_u64().unwrap_or(0)));
+            measured += 1;
+        }
+    }
+    assert!(measured >= 20, "measured at {measured} moves only");
+    assert!(worst <= 5, "the watcher fell {worst} moves behind");
+    // Pause, pressed once for 150 ms while moves arrive every 30 ms.
+    let stream = async {
+        for _ in 0..12 {
+            seats.step().await;
+            tokio::time::sleep(std::time::Duration::from_millis(30)).await;
+        }
+    };
+    let press = b.press_named("Pause", std::time::Duration::from_millis(150));
+    tokio::join!(stream, press);
+    b.wait_js("paused by one press", "return !!document.querySelector('[data-key=\"watch-play\"]') && document.querySelector('[data-key=\"watch-play\"]').textContent === 'Play'").await;
+    b.close().await;
+}
+
 const ADMIN: &str = "admin-secret";
 
 /// An entrant's name in a tournament's detail (`entrants`).

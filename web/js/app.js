@@ -320,6 +320,8 @@ function moveIn(t, f) {
 async function pump(t) {
   if (t.busy) return;
   t.busy = true;
+  // Frames applied but not drawn yet (a watcher catching up).
+  let stale = false;
   try {
     while (t.queue.length) {
       const next = t.queue[0];
@@ -337,7 +339,10 @@ async function pump(t) {
       }
       const move = moveIn(t, next);
       const pace = watching(t) ? app.pace / t.speed : app.pace;
-      if (!held && move?.others && pace > 0 && !document.hidden) {
+      // A watcher who fell behind the live match (more moves waiting than
+      // a glance takes in) is shown them at once, drawn once caught up.
+      const behind = watching(t) && !t.paused && t.queue.filter((f) => f.type === 'events').length > CATCH_UP;
+      if (!held && !behind && move?.others && pace > 0 && !document.hidden) {
         const wait = (t.shownAt ?? -Infinity) + pace - performance.now();
         if (wait > 0) {
           await sleep(wait);
@@ -347,6 +352,11 @@ async function pump(t) {
       if (held) t.steps -= 1;
       t.queue.shift();
       applyFrame(t, next);
+      if (behind) {
+        stale = true;
+        continue;
+      }
+      stale = false;
       app.update();
       if (move) {
         // The pace counts from the move on screen: after the render that
@@ -355,6 +365,7 @@ async function pump(t) {
         t.shownAt = performance.now();
       }
     }
+    if (stale) app.update();
   } finally {
     t.busy = false;
   }
@@ -400,6 +411,9 @@ function showHandEnd(t, end, last) {
   const shown = performance.now();
   t.handEndTimer = setTimeout(check, 250);
 }
+
+/** How many moves a watcher may have waiting before the pace is skipped. */
+const CATCH_UP = 3;
 
 /** How long a watcher is shown the end of a hand. */
 const HAND_END_WATCH_MS = 4000;

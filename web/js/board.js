@@ -16,7 +16,7 @@
 // Everything is rebuilt from `history` (plays carry their end and face), so
 // the drawing never depends on a view's `ends` being current.
 
-import { s, h, tileName } from './dom.js';
+import { s, h, tileName, sameTile } from './dom.js';
 import { tileGroup } from './tiles.js';
 import { t, joinList } from './i18n.js';
 
@@ -26,6 +26,29 @@ export function boardKind(variant) {
   if (!b || b === 'line') return 'line';
   if (typeof b === 'string') return b;
   return Object.keys(b)[0] || 'line';
+}
+
+/**
+ * The sum of the open ends that count (`view.ends`), as the engine adds
+ * them for scoring during play: a double across an end counts both
+ * halves, once per tile however many of its sides are open.
+ */
+export function endSum(ends) {
+  let sum = 0;
+  (ends || []).forEach((e, i) => {
+    if (!e.scored) return;
+    if (!e.double) sum += e.pip;
+    else if (!ends.slice(0, i).some((p) => p.scored && p.double && sameTile(p.tile, e.tile))) sum += 2 * e.pip;
+  });
+  return sum;
+}
+
+/** The points an end sum scores under the variant's `during-play` rule (0 for none). */
+export function endSumPoints(rule, sum) {
+  if (!sum || !rule) return 0;
+  if (rule === 'fives-and-threes') return (sum % 5 === 0 ? sum / 5 : 0) + (sum % 3 === 0 ? sum / 3 : 0);
+  const k = rule['ends-multiple-of'];
+  return k && sum % k === 0 ? sum : 0;
 }
 
 /** The lead and each end's plays, in order, from a hand's history. */
@@ -660,8 +683,7 @@ function measure(felt, minUnit) {
   const scaleFor = (room) => Math.min(1, Math.max(0.05, room / total));
   let scale = scaleFor(screen - top - below - chrome - slack);
   if (screen - top - below - chrome - slack < LEAST_ROOM || unitAt(scale) < minUnit) {
-    // Scrolled down, the board sits under the score kept on screen.
-    scale = Math.max(scale, scaleFor(screen - stickyHeight() - below - chrome - slack));
+    scale = Math.max(scale, scaleFor(screen - below - chrome - slack));
   }
   return {
     scale,

@@ -2,7 +2,7 @@
 // your hand, the other seats, scores, clock), the result after it.
 
 import { h, replace, tileName, sameTile, joinWords, rovingTiles } from './dom.js';
-import { renderBoard, endName, endPip } from './board.js';
+import { renderBoard, endName, endPip, endSum, endSumPoints } from './board.js';
 import { tileSvg, needsNumerals } from './tiles.js';
 import { strengthOptions } from './lobby.js';
 import { hintBox, isHinted } from './hints.js';
@@ -155,6 +155,23 @@ function handEndPanel(app, t) {
     teamLine,
     played.length ? h('p', { class: 'small' }, say('tb.play-points', { list: played.join('; ') })) : null,
     !end.last && watcher ? h('p', { class: 'small muted' }, say('tb.next-soon')) : null,
+  );
+}
+
+/**
+ * The open ends' count, in a variant that scores it during play (all
+ * fives, fives and threes): the sum and the points it scores now.
+ */
+function endsCount(t, view) {
+  const rule = t.variant?.scoring?.['during-play'];
+  if (!view?.ends?.length || !rule || rule === 'none' || rule === 'headers') return null;
+  const sum = endSum(view.ends);
+  const points = endSumPoints(rule, sum);
+  const plays = (view.history || []).filter((r) => r.action.kind === 'play').length;
+  return h(
+    'p',
+    { class: 'ends-count', 'data-sum': sum, 'data-points': points, 'data-hand': view['hand-number'] ?? 0, 'data-plays': plays },
+    points ? say('tb.ends-score', { sum, n: points }) : say('tb.ends-sum', { sum }),
   );
 }
 
@@ -742,6 +759,8 @@ function playing(app, t) {
   const felt = h('section', { class: fam.feltClass, 'aria-label': say('tb.the-board') });
   if (t.banner && !t.handEnd) felt.append(h('p', { class: 'banner', role: 'status' }, t.banner.text));
   if (t.handEnd) felt.append(handEndBar(app, t, fam.handEndLine(app, t)));
+  const count = fam === TILES_TABLE ? endsCount(t, shown) : null;
+  if (count) felt.append(count);
   const around = fam.around(n);
   parts.push(
     h(
@@ -860,7 +879,9 @@ function watchControls(app, t) {
   const shown = t.view?.history?.length ?? t.view?.board?.length ?? 0;
   return h(
     'div',
-    { class: 'watch-controls', role: 'group', 'aria-label': say('tb.watch-controls') },
+    // A press holds back renders until it is let go (see `mount`): a
+    // button rebuilt by a move arriving meanwhile would lose the click.
+    { class: 'watch-controls', role: 'group', 'aria-label': say('tb.watch-controls'), onpointerdown: () => (t.pressing = true) },
     h(
       'button',
       { 'data-key': 'watch-play', onclick: () => app.setPaused(t, !t.paused) },
@@ -976,7 +997,22 @@ export function mount(app, { room }) {
   };
   const resize = () => app.update();
   window.addEventListener('resize', resize);
+  // While a watch control is held down, moves that arrive wait to be
+  // drawn: a render would take the button from under the press.
+  let deferred = false;
+  const release = () => {
+    if (!t.pressing) return;
+    t.pressing = false;
+    // After the click the release belongs to.
+    if (deferred) setTimeout(() => ((deferred = false), app.update()), 0);
+  };
+  window.addEventListener('pointerup', release);
+  window.addEventListener('pointercancel', release);
   const update = () => {
+    if (t.pressing) {
+      deferred = true;
+      return;
+    }
     start();
     chat.render();
     const inMatch = t.view && (t.info?.status === 'playing' || t.gameOver || t.view['to-move'] !== null);
@@ -1054,6 +1090,9 @@ export function mount(app, { room }) {
     keepFocus: false,
     unmount: () => {
       window.removeEventListener('resize', resize);
+      window.removeEventListener('pointerup', release);
+      window.removeEventListener('pointercancel', release);
+      t.pressing = false;
       if (t.onChat === chat.render) t.onChat = null;
       document.documentElement.style.scrollPaddingTop = '';
     },

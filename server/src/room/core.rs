@@ -21,9 +21,10 @@
 
 mod clock;
 mod play;
+mod reading;
 
 #[cfg(test)]
-pub(super) use play::HAND_END_READ;
+pub(super) use reading::HAND_END_READ;
 
 use std::sync::Arc;
 

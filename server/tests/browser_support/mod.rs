@@ -254,6 +254,21 @@ impl Browser {
         let _ = self.client.release_actions().await;
     }
 
+    /// Presses the element named `name` with the mouse as a person does:
+    /// the button held down for `hold` before it is let go (a page that
+    /// rebuilt the element meanwhile would lose the click).
+    pub async fn press_named(&self, name: &str, hold: Duration) {
+        use fantoccini::actions::{InputSource, MouseActions, PointerAction};
+        let e = self.wait_named(name).await;
+        let press = MouseActions::new("mouse".into())
+            .then(PointerAction::MoveToElement { element: e, duration: None, x: 0.0, y: 0.0 })
+            .then(PointerAction::Down { button: 0 })
+            .then(PointerAction::Pause { duration: hold })
+            .then(PointerAction::Up { button: 0 });
+        self.client.perform_actions(press).await.unwrap_or_else(|e| panic!("cannot press {name:?}: {e}"));
+        let _ = self.client.release_actions().await;
+    }
+
     /// Clicks what `locator` finds, if it is there now: false when it is
     /// gone or was replaced by a re-render meanwhile. Any other failure
     /// (another element on top of it, hidden) is a bug of the page: panics.

@@ -10,6 +10,7 @@ use capicua_protocol::{ErrorCode, GameResult, PromptId, ServerMsg, TimeoutPolicy
 use tokio::time::Instant;
 
 use super::RoomCore;
+use super::reading::Reading;
 use crate::bots::{self, HostedStrategy};
 use crate::record::GameRecord;
 use crate::room::effect::{self, Counter, Effect, Member, Push, Think};
@@ -17,9 +18,6 @@ use crate::table::{AnyMove, Table, TableEvents};
 
 /// Hosted moves in a row before the task yields its worker.
 const HOSTED_RUN: u32 = 64;
-
-/// The longest a hand's end holds the next hand for the people reading it.
-pub(crate) const HAND_END_READ: Duration = Duration::from_secs(30);
 
 /// Which strategy is thinking off the task.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -36,14 +34,6 @@ struct Thinking {
     who: Thinker,
     /// Moves in the log when it started: its answer is for that position only.
     plies: usize,
-}
-
-/// A hand's end shown to the people at the table: the next hand's first
-/// move (and its clock) waits until each has read it, or until `until`.
-struct Reading {
-    until: Instant,
-    /// The seats that said they read it.
-    read: Vec<bool>,
 }
 
 /// The prompt a seat must answer, and its clock.
@@ -73,8 +63,8 @@ pub(crate) struct Match {
     timeout_bot: Option<Box<dyn HostedStrategy>>,
     thinking: Option<Thinking>,
     /// The last move ended a hand and the match goes on.
-    hand_ended: bool,
-    reading: Option<Reading>,
+    pub(super) hand_ended: bool,
+    pub(super) reading: Option<Reading>,
 }
 
 impl Match {
@@ -251,39 +241,6 @@ impl RoomCore {
             let m = bot.choose(game, seat);
             self.apply_hosted(fx, seat, m);
             hosted_moves += 1;
-        }
-    }
-
-    /// A hand just ended: while people at the table read it, nobody moves
-    /// and no clock runs (for at most [`HAND_END_READ`]).
-    fn start_reading(&mut self, now: Instant) {
-        let n = self.seats.len();
-        if (0..n).any(|i| self.seats.reads_hand_ends(i)) {
-            self.play.reading = Some(Reading { until: now + HAND_END_READ, read: vec![false; n] });
-        }
-    }
-
-    /// Whether a connected reader of the hand's end has not said it read it.
-    fn readers_left(&self) -> bool {
-        let Some(r) = &self.play.reading else { return false };
-        r.read.iter().enumerate().any(|(i, &read)| !read && self.seats.reads_hand_ends(i))
-    }
-
-    /// `seat` read the hand's end: the next hand goes on once all have.
-    pub(in crate::room) fn hand_end_read(&mut self, now: Instant, fx: &mut Vec<Effect>, seat: Seat) {
-        if let Some(r) = &mut self.play.reading {
-            r.read[seat.index()] = true;
-        }
-        self.resume_if_read(now, fx);
-    }
-
-    /// Ends the wait at a hand's end once no reader is left (read, left or
-    /// dropped), or its time is up: the next hand goes on.
-    pub(in crate::room) fn resume_if_read(&mut self, now: Instant, fx: &mut Vec<Effect>) {
-        let Some(until) = self.play.reading_until() else { return };
-        if until <= now || !self.readers_left() {
-            self.play.reading = None;
-            self.advance(now, fx);
         }
     }
 
