@@ -29,6 +29,18 @@ struct Seats {
 }
 
 impl Seats {
+    /// Two guests seated in a two-seat draw game, its match started.
+    async fn draw_game(server: &TestServer) -> Seats {
+        let mut a = server.guest().await;
+        let mut b = server.guest().await;
+        let room = a.create_room(json!({"preset": "draw", "seats": 2})).await;
+        a.join(room, Some(0)).await;
+        b.join(room, Some(1)).await;
+        a.ready(room).await;
+        b.ready(room).await;
+        Seats { a, b, room, salt: 0 }
+    }
+
     /// Makes the next move (whoever is prompted) and returns the room's
     /// `seq` after it.
     async fn step(&mut self) -> u64 {
@@ -67,18 +79,11 @@ async fn wait_held(b: &Browser, n: usize) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_watcher_pauses_steps_one_move_and_plays_on() {
     let server = TestServer::start().await;
-    let mut a = server.guest().await;
-    let mut b2 = server.guest().await;
-    let room = a.create_room(json!({"preset": "draw", "seats": 2})).await;
-    a.join(room, Some(0)).await;
-    b2.join(room, Some(1)).await;
-    a.ready(room).await;
-    b2.ready(room).await;
-    let mut seats = Seats { a, b: b2, room, salt: 0 };
+    let mut seats = Seats::draw_game(&server).await;
     let mut seq = seats.step().await;
 
     let Some(b) = Browser::start(format!("http://{}", server.addr)).await else { return };
-    b.open(&format!("/?pace=0#/room/{room}")).await;
+    b.open(&format!("/?pace=0#/room/{}", seats.room)).await;
     wait_shown(&b, "the watcher to catch up", seq).await;
     seq = seats.step().await;
     wait_shown(&b, "a move shown live", seq).await;
@@ -131,38 +136,36 @@ async fn a_watcher_pauses_steps_one_move_and_plays_on() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_watcher_keeps_up_with_a_fast_match_and_pauses_on_the_first_press() {
     let server = TestServer::start().await;
-    let mut a = server.guest().await;
-    let mut b2 = server.guest().await;
-    let room = a.create_room(json!({"preset": "draw", "seats": 2})).await;
-    a.join(room, Some(0)).await;
-    b2.join(room, Some(1)).await;
-    a.ready(room).await;
-    b2.ready(room).await;
-    let mut seats = Seats { a, b: b2, room, salt: 0 };
+    let mut seats = Seats::draw_game(&server).await;
     let mut seq = seats.step().await;
 
     let Some(b) = Browser::start(format!("http://{}", server.addr)).await else { return };
     // The default pace: 450 ms a move.
-    b.open(&format!("/?pace=450#/room/{room}")).await;
+    b.open(&format!("/?pace=450#/room/{}", seats.room)).await;
     wait_shown(&b, "the watcher to catch up", seq).await;
     // Moves every 100 ms, four times faster than the pace: the page stays
-    // close (a hand's end is shown its few seconds, the moves meanwhile
-    // are then shown at once).
-    let (mut worst, mut measured) = (0, 0);
+    // within five moves of the room (given 200 ms for what is in
+    // flight). A hand's end is shown its few seconds meanwhile, with no
+    // move made.
+    let mut worst = 0;
     for _ in 0..40 {
+        b.wait_js("no hand's end on screen", "return !document.querySelector('[aria-label=\"the hands, face up\"]')")
+            .await;
         seq = seats.step().await;
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-        let at = b
-            .js("const s = document.querySelector('[aria-label=\"moves shown\"]'); \
-                 return [Number(s?.dataset.seq), !!document.querySelector('[aria-label=\"the hands, face up\"]')]")
-            .await;
-        if at[1] == false {
-            worst = worst.max(seq.saturating_sub(at[0].as_u64().unwrap_or(0)));
-            measured += 1;
+        let deadline = std::time::Instant::now() + std::time::Duration::from_millis(200);
+        loop {
+            let (shown_seq, _, _) = shown(&b).await;
+            let behind = seq.saturating_sub(shown_seq);
+            if behind <= 5 {
+                worst = worst.max(behind);
+                break;
+            }
+            assert!(std::time::Instant::now() < deadline, "the watcher stayed {behind} moves behind");
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
         }
     }
-    assert!(measured >= 20, "measured at {measured} moves only");
-    assert!(worst <= 5, "the watcher fell {worst} moves behind");
+    eprintln!("the watcher was at most {worst} moves behind");
     // Pause, pressed once for 150 ms while moves arrive every 30 ms.
     let stream = async {
         for _ in 0..12 {

@@ -413,7 +413,7 @@ function showHandEnd(t, end, last) {
 }
 
 /** How many moves a watcher may have waiting before the pace is skipped. */
-const CATCH_UP = 3;
+const CATCH_UP = 1;
 
 /** How long a watcher is shown the end of a hand. */
 const HAND_END_WATCH_MS = 4000;

@@ -683,7 +683,12 @@ function measure(felt, minUnit) {
   const scaleFor = (room) => Math.min(1, Math.max(0.05, room / total));
   let scale = scaleFor(screen - top - below - chrome - slack);
   if (screen - top - below - chrome - slack < LEAST_ROOM || unitAt(scale) < minUnit) {
-    scale = Math.max(scale, scaleFor(screen - below - chrome - slack));
+    // Scrolled down, the board sits under the score kept at the top,
+    // unless that would make its tiles too small to read: then they keep
+    // their size and the score may cover the board's top.
+    const room = screen - below - chrome - slack;
+    const under = scaleFor(room - stickyHeight());
+    scale = Math.max(scale, unitAt(under) >= minUnit ? under : scaleFor(room));
   }
   return {
     scale,
