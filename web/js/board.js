@@ -645,9 +645,9 @@ export function fitFelt(felt, minUnit = 0) {
   }
 }
 
-/** The height of the score kept at the top of the window as the page scrolls. */
+/** The height of the score kept at the top of the window as the table scrolls. */
 function stickyHeight() {
-  const s = document.querySelector('.scoreboard');
+  const s = document.querySelector('.room .scoreboard');
   return s ? s.getBoundingClientRect().height + 8 : 0;
 }
 
@@ -684,11 +684,11 @@ function measure(felt, minUnit) {
   let scale = scaleFor(screen - top - below - chrome - slack);
   if (screen - top - below - chrome - slack < LEAST_ROOM || unitAt(scale) < minUnit) {
     // Scrolled down, the board sits under the score kept at the top,
-    // unless that would make its tiles too small to read: then they keep
-    // their size and the score may cover the board's top.
+    // unless that would bring its tiles near the smallest readable size:
+    // then they keep their size and the score may cover the board's top.
     const room = screen - below - chrome - slack;
     const under = scaleFor(room - stickyHeight());
-    scale = Math.max(scale, unitAt(under) >= minUnit ? under : scaleFor(room));
+    scale = Math.max(scale, unitAt(under) >= minUnit * 1.25 ? under : scaleFor(room));
   }
   return {
     scale,
