@@ -360,15 +360,15 @@ impl DecisionJob {
         let a = pimc.analyse(&TableSeat::new(game, self.seat));
         let m = self.moves[self.step];
         let (best, moves) = hint_moves(game, &a);
-        // A move and its twin on the other side of the board are one move.
-        let win_of = |m: Move| moves.iter().find(|k| game.same_result(k.r#move, m)).map(|k| k.win);
-        let played_win = a.of(m).and(win_of(m));
-        let best_win = win_of(best).unwrap_or(0.0);
+        // A move and its twin on the other side of the board are one move:
+        // the played one as the list gives it.
+        let played = moves.iter().find(|k| game.same_result(k.r#move, m));
+        let played_win = a.of(m).and(played.map(|k| k.win));
+        let best_win = moves.iter().find(|k| k.r#move == best).map_or(0.0, |k| k.win);
         Ok(Decision {
             step: self.step,
             hand: game.hand_results().len(),
-            // As the moves list it: a twin on the other side is that move.
-            played: moves.iter().map(|k| k.r#move).find(|&k| game.same_result(k, m)).unwrap_or(m),
+            played: played.map_or(m, |k| k.r#move),
             played_win,
             best,
             best_win,

@@ -645,8 +645,8 @@ export function fitFelt(felt, minUnit = 0) {
   }
 }
 
-/** The height of the score kept at the top of the window as the table scrolls. */
-function stickyHeight() {
+/** The height of the score kept at the top of the window as the table scrolls (0 elsewhere). */
+export function stickyHeight() {
   const s = document.querySelector('.room .scoreboard');
   return s ? s.getBoundingClientRect().height + 8 : 0;
 }

@@ -2,7 +2,7 @@
 // your hand, the other seats, scores, clock), the result after it.
 
 import { h, replace, tileName, sameTile, joinWords, rovingTiles } from './dom.js';
-import { renderBoard, endName, endPip, endSum, endSumPoints } from './board.js';
+import { renderBoard, endName, endPip, endSum, endSumPoints, stickyHeight } from './board.js';
 import { tileSvg, needsNumerals } from './tiles.js';
 import { strengthOptions } from './lobby.js';
 import { hintBox, isHinted } from './hints.js';
@@ -1046,8 +1046,8 @@ export function mount(app, { room }) {
     replace(el, kids);
     // What scrolls into view (a focused tile, a button) stops below the
     // score kept at the top of the window.
-    const score = el.querySelector('.scoreboard');
-    document.documentElement.style.scrollPaddingTop = score ? `${score.offsetHeight + 8}px` : '';
+    const sticky = stickyHeight();
+    document.documentElement.style.scrollPaddingTop = sticky ? `${sticky}px` : '';
     // The board is drawn in place, where the felt's width is known.
     match?.draw();
     if (t.gameOver && !t.overClosed && t.focusOver !== false && free()) {
@@ -1060,8 +1060,7 @@ export function mount(app, { room }) {
       // The table from its top (under the score, which stays on screen):
       // the final board with the result over it, the hands around it.
       const grid = el.querySelector('.table-grid, .table-rows');
-      const score = el.querySelector('.scoreboard');
-      if (grid) window.scrollTo({ top: grid.getBoundingClientRect().top + window.scrollY - (score?.offsetHeight || 0) - 8, behavior: 'instant' });
+      if (grid) window.scrollTo({ top: grid.getBoundingClientRect().top + window.scrollY - sticky, behavior: 'instant' });
       (el.querySelector('[data-key="hand-continue"]') || el.querySelector('.hand-end'))?.focus({ preventScroll: true });
       return;
     }
